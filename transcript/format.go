@@ -1,0 +1,183 @@
+package transcript
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Format names a transcript format.
+type Format string
+
+// Formats (design.md §3).
+const (
+	FormatUnknown   Format = ""
+	FormatOpenAI    Format = "openai"
+	FormatAnthropic Format = "anthropic"
+	FormatCtxc      Format = "ctxc"
+	FormatClaude    Format = "claude-code"
+	FormatCodex     Format = "codex"
+	FormatPi        Format = "pi"
+)
+
+// Formats lists the accepted --format values.
+var Formats = []Format{FormatOpenAI, FormatAnthropic, FormatCtxc, FormatClaude, FormatCodex, FormatPi}
+
+// ParseFormat validates a --format value ("" and "auto" mean detect).
+func ParseFormat(s string) (Format, error) {
+	switch s {
+	case "", "auto":
+		return FormatUnknown, nil
+	}
+	for _, f := range Formats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = string(f)
+	}
+	return FormatUnknown, fmt.Errorf("unknown format %q (want auto, %s)", s, strings.Join(names, ", "))
+}
+
+// IsGeneric reports whether the format is a plain message list that ctxc may append markers to.
+func (f Format) IsGeneric() bool {
+	return f == FormatOpenAI || f == FormatAnthropic || f == FormatCtxc
+}
+
+// ref points at a line that contributes to the effective context. Lines are re-read by offset
+// when the context is materialized, so only this much is kept per line while scanning.
+type ref struct {
+	off    int64
+	size   int32
+	line   int32
+	tokens int32
+	msgs   int32
+	sel    uint8 // reader-specific: which part of the line to take
+}
+
+// formatReader is implemented once per format (one file each). add sees every valid JSON line in
+// order; the reader updates the file statistics and keeps what it needs to compute the
+// effective context; effective returns the references in context order; materialize turns one
+// referenced line into messages with their text.
+type formatReader interface {
+	add(l *Line, doc gjson.Result, st *Stats)
+	finish(st *Stats) []ref
+	materialize(b []byte, r ref) ([]Message, error)
+}
+
+func newFormatReader(f Format) formatReader {
+	switch f {
+	case FormatClaude:
+		return newClaudeReader()
+	case FormatCodex:
+		return newCodexReader()
+	case FormatPi:
+		return newPiReader()
+	default:
+		return newGenericReader(f)
+	}
+}
+
+// detectLine classifies one valid JSON line. strong is true when the line alone decides the
+// format; weak answers (a plain {"role","content":"..."} line) may be refined by later lines.
+func detectLine(doc gjson.Result) (f Format, strong bool, err error) {
+	if !doc.IsObject() {
+		return FormatUnknown, false, fmt.Errorf("a JSON %s, not a transcript record (want one JSON object per line)", jsonKind(doc))
+	}
+	typ := doc.Get("type").String()
+	switch {
+	case typ == "session" && doc.Get("id").Exists():
+		return FormatPi, true, nil
+	case doc.Get("payload").Exists() && doc.Get("timestamp").Exists() && codexItemTypes[typ]:
+		return FormatCodex, true, nil
+	case doc.Get("record_type").Exists() || (doc.Get("instructions").Exists() && doc.Get("id").Exists() && doc.Get("timestamp").Exists()):
+		return FormatCodex, true, nil
+	case claudeTypes[typ] && (doc.Get("uuid").Exists() || doc.Get("sessionId").Exists()):
+		return FormatClaude, true, nil
+	case typ == "summary" && doc.Get("leafUuid").Exists(), typ == "file-history-snapshot", typ == "queue-operation":
+		return FormatClaude, true, nil
+	case doc.Get("compact").Exists():
+		return FormatCtxc, true, nil
+	case doc.Get("created_by").Exists() && doc.Get("created_at").Exists():
+		return FormatCtxc, true, nil
+	case doc.Get("messages").IsArray() && !doc.Get("role").Exists():
+		return FormatUnknown, true, fmt.Errorf(`a {"messages":[...]} conversation per line (a fine-tuning dataset?), not a transcript of one session`)
+	}
+	msg := doc
+	if !msg.Get("role").Exists() && msg.Get("message.role").Exists() {
+		msg = msg.Get("message") // crabtalk's {"agent","message":{...}} lines
+	}
+	if !msg.Get("role").Exists() {
+		return FormatUnknown, false, nil
+	}
+	switch d, sure := messageDialect(msg); d {
+	case DialectAnthropic:
+		return FormatAnthropic, sure, nil
+	case DialectOpenAI:
+		return FormatOpenAI, sure, nil
+	}
+	return FormatUnknown, false, nil
+}
+
+var codexItemTypes = map[string]bool{"session_meta": true, "response_item": true, "event_msg": true,
+	"turn_context": true, "compacted": true, "world_state": true,
+	"inter_agent_communication": true, "inter_agent_communication_metadata": true}
+
+var claudeTypes = map[string]bool{"user": true, "assistant": true, "system": true, "attachment": true,
+	"progress": true, "summary": true}
+
+func jsonKind(doc gjson.Result) string {
+	switch {
+	case doc.IsArray():
+		return "array"
+	case doc.Type == gjson.String:
+		return "string"
+	case doc.Type == gjson.Number:
+		return "number"
+	case doc.Type == gjson.True, doc.Type == gjson.False:
+		return "boolean"
+	case doc.Type == gjson.Null:
+		return "null"
+	}
+	return "value"
+}
+
+// messageDialect tells an OpenAI chat message from an Anthropic Messages API one. sure is false
+// when the line is valid in both (plain text content).
+func messageDialect(msg gjson.Result) (d Dialect, sure bool) {
+	role := msg.Get("role").String()
+	switch role {
+	case "tool", "function":
+		return DialectOpenAI, true
+	case "system", "developer":
+		return DialectOpenAI, false
+	}
+	if msg.Get("tool_calls").Exists() || msg.Get("tool_call_id").Exists() || msg.Get("function_call").Exists() {
+		return DialectOpenAI, true
+	}
+	content := msg.Get("content")
+	if content.IsArray() {
+		d := DialectNone
+		content.ForEach(func(_, b gjson.Result) bool {
+			switch b.Get("type").String() {
+			case "tool_use", "tool_result", "thinking", "redacted_thinking", "image", "document", "server_tool_use", "web_search_tool_result":
+				d = DialectAnthropic
+				return false
+			case "image_url", "input_audio", "refusal", "file":
+				d = DialectOpenAI
+				return false
+			}
+			return true
+		})
+		if d != DialectNone {
+			return d, true
+		}
+	}
+	if role == "user" || role == "assistant" {
+		return DialectOpenAI, false
+	}
+	return DialectNone, false
+}

@@ -1,0 +1,121 @@
+package transcript
+
+import (
+	"fmt"
+
+	"github.com/tidwall/gjson"
+)
+
+// genericReader reads the plain message-list formats: OpenAI chat messages and Anthropic
+// messages one per line, and ctxc/crabtalk files, which add {"compact":...} markers and an
+// optional crabtalk meta first line. Dialect is decided per line, so a file may mix them.
+//
+// Lines: a message ({"role":...}, or crabtalk's {"message":{...}}) is conversation; a marker
+// starts a new effective context (design.md §6); the crabtalk meta line and trace events
+// ({"event":...}) are metadata; anything else is kept as opaque and ignored.
+type genericReader struct {
+	format    Format
+	refs      []ref
+	copies    int // lines after the newest marker that are verbatim tail copies (not new history)
+	anthropic bool
+	meta      bool
+}
+
+const (
+	selMessage uint8 = iota
+	selMarker
+)
+
+func newGenericReader(f Format) *genericReader { return &genericReader{format: f} }
+
+func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
+	if c := doc.Get("compact"); c.Exists() {
+		mk, ok := parseMarkerDoc(doc, false)
+		if !ok {
+			return // not a usable marker: the previous one still counts
+		}
+		st.Markers++
+		g.refs = g.refs[:0]
+		tokens := 0
+		for i := range mk.head {
+			tokens += mk.head[i].Tokens()
+		}
+		sum := SummaryMessage(mk.summary, l.Num)
+		tokens += sum.Tokens()
+		g.refs = append(g.refs, ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens), msgs: int32(len(mk.head) + 1), sel: selMarker})
+		g.copies = mk.tailLines
+		return
+	}
+	msg, ok := messageOf(doc)
+	if !ok {
+		if doc.Get("created_by").Exists() && doc.Get("created_at").Exists() {
+			g.meta = true
+		}
+		return
+	}
+	d, _ := messageDialect(msg)
+	m := parseDialect(msg, d, false)
+	m.Line = l.Num
+	if d == DialectAnthropic {
+		g.anthropic = true
+	}
+	if g.copies > 0 {
+		g.copies-- // a verbatim copy of a tail line: in the context, but not new history
+	} else {
+		st.countMessage(&m)
+	}
+	g.refs = append(g.refs, ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(m.Tokens()), msgs: 1, sel: selMessage})
+}
+
+// messageOf finds the chat message in a line: the line itself or crabtalk's "message" field.
+func messageOf(doc gjson.Result) (gjson.Result, bool) {
+	if doc.Get("role").Type == gjson.String {
+		return doc, true
+	}
+	if m := doc.Get("message"); m.IsObject() && m.Get("role").Type == gjson.String {
+		return m, true
+	}
+	return gjson.Result{}, false
+}
+
+func parseDialect(msg gjson.Result, d Dialect, text bool) Message {
+	if d == DialectAnthropic {
+		return parseAnthropicMessage(msg, text)
+	}
+	return parseOpenAIMessage(msg, text)
+}
+
+func (g *genericReader) finish(st *Stats) []ref {
+	switch {
+	case st.Markers > 0 || g.meta:
+		st.Format = FormatCtxc
+	case g.format == FormatOpenAI && g.anthropic:
+		st.Format = FormatAnthropic
+	default:
+		st.Format = g.format
+	}
+	return g.refs
+}
+
+func (g *genericReader) materialize(b []byte, r ref) ([]Message, error) {
+	doc := gjson.ParseBytes(b)
+	if r.sel == selMarker {
+		mk, ok := parseMarkerDoc(doc, true)
+		if !ok {
+			return nil, fmt.Errorf("marker changed while reading")
+		}
+		out := append(mk.head, SummaryMessage(mk.summary, r.lineNum()))
+		return out, nil
+	}
+	msg, ok := messageOf(doc)
+	if !ok {
+		return nil, fmt.Errorf("not a message")
+	}
+	d, _ := messageDialect(msg)
+	m := parseDialect(msg, d, true)
+	m.Line = r.lineNum()
+	m.Raw = []byte(msg.Raw)
+	return []Message{m}, nil
+}
+
+func (r ref) lineNum() int { return int(r.line) }

@@ -1,0 +1,163 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+
+	"github.com/tidwall/gjson"
+)
+
+// MarkerMeta is the "ctxc" object of a marker line (design.md §6): where the summary came from
+// and how it was made.
+type MarkerMeta struct {
+	V            int          `json:"v"`
+	Created      string       `json:"created"`
+	Provider     string       `json:"provider"`
+	Model        string       `json:"model,omitempty"`
+	Prompt       string       `json:"prompt"`
+	Source       MarkerSource `json:"source"`
+	TokensBefore int          `json:"tokens_before"`
+	TokensAfter  int          `json:"tokens_after"`
+	Estimator    string       `json:"estimator"`
+	Fallback     string       `json:"fallback"`
+	Chunks       int          `json:"chunks"`
+	// TailLines is how many lines right after the marker are verbatim copies of the protected
+	// tail, so that statistics do not count them twice as history.
+	TailLines int  `json:"tail_lines"`
+	Redacted  bool `json:"redacted,omitempty"`
+	// Format and file of the source when the marker was written by compact -o from another file.
+	SourceFormat string `json:"source_format,omitempty"`
+}
+
+// MarkerSource identifies the summarized lines.
+type MarkerSource struct {
+	FromLine int    `json:"from_line"`
+	ToLine   int    `json:"to_line"`
+	SHA256   string `json:"sha256"`
+}
+
+// Marker is a ctxc (or crabtalk) compaction marker line.
+type Marker struct {
+	Compact string            `json:"compact"`
+	Head    []json.RawMessage `json:"head"`
+	Ctxc    *MarkerMeta       `json:"ctxc,omitempty"`
+}
+
+// Encode renders the marker as one JSON line (with its newline), without HTML escaping.
+func (m *Marker) Encode() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+type parsedMarker struct {
+	summary   string
+	head      []Message
+	tailLines int
+	meta      gjson.Result
+}
+
+// parseMarkerDoc reads a marker line. ok is false when the line is not a usable marker (compact
+// is not a string, or head is not an array of messages): such a line is ignored and the previous
+// marker counts. Crabtalk's bare {"compact":"..."} has no head and is read the same way.
+func parseMarkerDoc(doc gjson.Result, text bool) (parsedMarker, bool) {
+	c := doc.Get("compact")
+	if c.Type != gjson.String {
+		return parsedMarker{}, false
+	}
+	pm := parsedMarker{summary: c.String(), meta: doc.Get("ctxc")}
+	if h := doc.Get("head"); h.Exists() {
+		if !h.IsArray() && h.Type != gjson.Null {
+			return parsedMarker{}, false
+		}
+		bad := false
+		h.ForEach(func(_, v gjson.Result) bool {
+			msg, ok := messageOf(v)
+			if !ok {
+				bad = true
+				return false
+			}
+			d, _ := messageDialect(msg)
+			m := parseDialect(msg, d, text)
+			if text {
+				m.Raw = []byte(msg.Raw)
+			}
+			pm.head = append(pm.head, m)
+			return true
+		})
+		if bad {
+			return parsedMarker{}, false
+		}
+	}
+	pm.tailLines = int(pm.meta.Get("tail_lines").Int())
+	return pm, true
+}
+
+// markerProbe is the byte string every marker line contains. Lines are confirmed by parsing;
+// this only picks candidates while reading backwards.
+var markerProbe = []byte(`"compact"`)
+
+// FindLastMarker reads r backwards from size and returns the byte offset and content of the last
+// line that is a valid marker, or -1. Its cost is proportional to what follows the marker, not
+// to the history before it.
+func FindLastMarker(r io.ReaderAt, size int64) (off int64, line []byte, err error) {
+	const chunk = 1 << 20
+	end := size
+	// An unterminated last line is still being written: it is not a marker yet.
+	skipPending := false
+	if size > 0 {
+		last := make([]byte, 1)
+		if _, err := r.ReadAt(last, size-1); err != nil && err != io.EOF {
+			return -1, nil, err
+		}
+		skipPending = last[0] != '\n'
+	}
+	var tail []byte // bytes after the current chunk up to the end of a partial line
+	for end > 0 {
+		start := end - chunk
+		if start < 0 {
+			start = 0
+		}
+		buf := make([]byte, end-start, int(end-start)+len(tail))
+		if _, err := r.ReadAt(buf, start); err != nil && err != io.EOF {
+			return -1, nil, err
+		}
+		buf = append(buf, tail...)
+		// Walk complete lines from the end of buf. The first line of buf may be partial
+		// unless start is 0.
+		pos := len(buf)
+		for {
+			nl := bytes.LastIndexByte(buf[:pos], '\n')
+			if nl < 0 && start > 0 {
+				break
+			}
+			lineStart := nl + 1
+			ln := buf[lineStart:pos]
+			if skipPending {
+				skipPending = false
+			} else if bytes.Contains(ln, markerProbe) {
+				l := trimLine(ln)
+				if start+int64(lineStart) == 0 {
+					l = trimBOM(l)
+				}
+				if gjson.ValidBytes(l) {
+					if _, ok := parseMarkerDoc(gjson.ParseBytes(l), false); ok {
+						return start + int64(lineStart), append([]byte(nil), l...), nil
+					}
+				}
+			}
+			if nl < 0 {
+				break
+			}
+			pos = nl
+		}
+		tail = append([]byte(nil), buf[:pos]...)
+		end = start
+	}
+	return -1, nil, nil
+}

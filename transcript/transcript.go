@@ -1,0 +1,258 @@
+package transcript
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
+)
+
+// Options control reading.
+type Options struct {
+	Format  Format          // forced format; FormatUnknown detects
+	Strict  bool            // an invalid line is an error (exit 65) instead of a warning
+	Top     int             // keep the N largest messages in Stats.Top
+	Window  int             // context window for Stats.WindowPct
+	MaxLine int             // line cap (0 = DefaultMaxLine)
+	Warn    func(w Warning) // called for each skipped line
+}
+
+// Warning reports a skipped line.
+type Warning struct {
+	Path string
+	Line int
+	Msg  string
+}
+
+func (w Warning) String() string { return fmt.Sprintf("%s:%d: %s", w.Path, w.Line, w.Msg) }
+
+// DataError is bad input: a file that is not a transcript, or (with Strict) an invalid line.
+type DataError struct {
+	Path string
+	Line int // 0 when not about one line
+	Msg  string
+}
+
+func (e *DataError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+}
+
+// Result is one scanned file: its statistics and, for Load, what makes its effective context.
+type Result struct {
+	Stats  *Stats
+	refs   []ref
+	reader formatReader
+}
+
+// detectWindow is how many valid lines detection may look at before it settles on a weak guess.
+const detectWindow = 64
+
+// Scan reads a whole transcript once, streaming, and returns its statistics. Memory stays
+// bounded by the longest line plus a few words per conversation line.
+func Scan(r io.Reader, path string, opts Options) (*Result, error) {
+	lr := NewLineReader(r)
+	if opts.MaxLine > 0 {
+		lr.SetMaxLine(opts.MaxLine)
+	}
+	return scanFrom(lr, path, opts, opts.Format)
+}
+
+type bufferedLine struct {
+	line Line
+	data []byte
+}
+
+func scanFrom(lr *LineReader, path string, opts Options, format Format) (*Result, error) {
+	st := &Stats{Path: path, topN: opts.Top}
+	var rd formatReader
+	var held []bufferedLine // lines seen before the format is known
+	weak := FormatUnknown
+
+	settle := func(f Format) {
+		if f == FormatUnknown {
+			f = FormatOpenAI
+		}
+		format = f
+		rd = newFormatReader(f)
+		for i := range held {
+			b := held[i]
+			b.line.Bytes = b.data
+			rd.add(&b.line, gjson.Parse(unsafeString(b.data)), st)
+		}
+		held = nil
+	}
+	if format != FormatUnknown {
+		settle(format)
+	}
+	for {
+		l, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var tl *LineTooLongError
+			if errors.As(err, &tl) {
+				return nil, &DataError{Path: path, Line: tl.Line, Msg: fmt.Sprintf("line longer than %d bytes", tl.Max)}
+			}
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		st.Lines++
+		if !gjson.ValidBytes(l.Bytes) {
+			if err := invalidLine(st, path, l.Num, "not valid JSON", opts); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		doc := gjson.Parse(unsafeString(l.Bytes))
+		if rd != nil {
+			rd.add(&l, doc, st)
+			continue
+		}
+		f, strong, derr := detectLine(doc)
+		if derr != nil {
+			if len(held) == 0 && weak == FormatUnknown {
+				return nil, &DataError{Path: path, Line: l.Num, Msg: derr.Error()}
+			}
+			if err := invalidLine(st, path, l.Num, derr.Error(), opts); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if f != FormatUnknown && (weak == FormatUnknown || strong) {
+			weak = f
+		}
+		held = append(held, bufferedLine{line: l, data: append([]byte(nil), l.Bytes...)})
+		if strong || len(held) >= detectWindow {
+			settle(weak)
+		}
+	}
+	if rd == nil {
+		if len(held) > 0 && weak == FormatUnknown {
+			return nil, &DataError{Path: path, Line: held[0].line.Num, Msg: "no transcript records found (not a known agent format or chat message list)"}
+		}
+		settle(weak)
+	}
+	if p, ok := lr.Pending(); ok {
+		st.Pending = true
+		st.Lines++
+		if opts.Warn != nil {
+			opts.Warn(Warning{Path: path, Line: p.Num, Msg: "last line has no newline yet (still being written?): not read"})
+		}
+	}
+	st.Bytes = lr.Offset()
+	refs := rd.finish(st)
+	if st.Format == FormatUnknown {
+		st.Format = format
+	}
+	for _, r := range refs {
+		st.EffTokens += int64(r.tokens)
+		st.EffMessages += int(r.msgs)
+	}
+	st.finish(opts.Window)
+	return &Result{Stats: st, refs: refs, reader: rd}, nil
+}
+
+func invalidLine(st *Stats, path string, num int, msg string, opts Options) error {
+	if opts.Strict {
+		return &DataError{Path: path, Line: num, Msg: msg}
+	}
+	st.badLine(num)
+	if opts.Warn != nil {
+		opts.Warn(Warning{Path: path, Line: num, Msg: msg + ": skipped"})
+	}
+	return nil
+}
+
+// Messages re-reads the lines of the effective context from f and returns its messages, in
+// order, with their text.
+func (res *Result) Messages(f io.ReaderAt) ([]Message, error) {
+	var out []Message
+	var buf []byte
+	for _, r := range res.refs {
+		if r.size <= 0 {
+			ms, err := res.reader.materialize(nil, r)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ms...)
+			continue
+		}
+		buf = make([]byte, r.size) // owned: messages may keep substrings of it
+		if _, err := f.ReadAt(buf, r.off); err != nil && !(errors.Is(err, io.EOF) && len(buf) == int(r.size)) {
+			return nil, fmt.Errorf("%s: re-reading line %d: %w", res.Stats.Path, r.line, err)
+		}
+		b := trimLine(buf)
+		if r.off == 0 {
+			b = trimBOM(b)
+		}
+		ms, err := res.reader.materialize(b, r)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", res.Stats.Path, r.line, err)
+		}
+		out = append(out, ms...)
+	}
+	return mergeSplitAssistant(out), nil
+}
+
+// ReadFile scans a file and returns its effective context (ctxc load).
+func ReadFile(path string, opts Options) (*Result, []Message, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	res, err := Scan(f, path, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	msgs, err := res.Messages(f)
+	return res, msgs, err
+}
+
+func trimLine(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func trimBOM(b []byte) []byte {
+	if len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
+		return b[3:]
+	}
+	return b
+}
+
+// unsafeString views b as a string without copying; the caller must not let the string outlive
+// or observe changes to b.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// mergeSplitAssistant joins consecutive assistant messages that share a provider message id:
+// Claude Code writes one line per content block of one API response.
+func mergeSplitAssistant(ms []Message) []Message {
+	out := ms[:0]
+	for _, m := range ms {
+		if n := len(out); n > 0 && m.Role == RoleAssistant && m.MsgID != "" && out[n-1].Role == RoleAssistant && out[n-1].MsgID == m.MsgID {
+			prev := &out[n-1]
+			prev.Blocks = append(prev.Blocks, m.Blocks...)
+			prev.Raw = nil
+			if m.Usage != nil {
+				prev.Usage = m.Usage
+			}
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
