@@ -1,12 +1,235 @@
 package transcript
 
-import "github.com/tidwall/gjson"
+import (
+	"hash/maphash"
+	"strings"
 
-// claudeReader: placeholder being replaced by the real reader.
-type claudeReader struct{ g *genericReader }
+	"github.com/tidwall/gjson"
+)
 
-func newClaudeReader() *claudeReader { return &claudeReader{g: newGenericReader(FormatClaude)} }
+// claudeReader reads Claude Code session files (~/.claude/projects/<dir>/<session>.jsonl).
+//
+// Conversation: "user" and "assistant" records with a "message" (an Anthropic Messages API
+// object). One API response is written as one line per content block sharing message.id: the
+// lines are merged back into one message when materialized, and their usage is counted once
+// (with the last line's output_tokens, which is the final one). Records with isSidechain:true
+// are subagent replays: counted apart, never in the history or the context.
+//
+// Metadata, passed through and not counted: "summary" (a session title, NOT a compaction),
+// file-history-snapshot, queue-operation, permission-mode, last-prompt, progress, attachment,
+// system records, and any type not known today. toolUseResult (a structured duplicate of the
+// tool result) is never counted.
+//
+// Compaction: a system record with subtype compact_boundary (parentUuid null) followed by a
+// user record with isCompactSummary:true that holds the summary.
+//
+// Reload rule (as --resume does): start at the newest main-chain user/assistant record and walk
+// parentUuid back; the walk ends at a record whose parent is null or unknown, which after a
+// compaction is the boundary. The context is the conversation records on that path, oldest
+// first: the summary message, then everything after it.
+type claudeReader struct {
+	seed   maphash.Seed
+	index  map[uint64]int32 // uuid hash → record index
+	recs   []claudeRec
+	leaf   int32
+	usage  claudePendingUsage
+	prevID string // message.id of the previous message record when it was an assistant one
+}
 
-func (r *claudeReader) add(l *Line, doc gjson.Result, st *Stats)       {}
-func (r *claudeReader) finish(st *Stats) []ref                         { st.Format = FormatClaude; return nil }
-func (r *claudeReader) materialize(b []byte, x ref) ([]Message, error) { return nil, nil }
+type claudeRec struct {
+	parent   uint64 // hash of parentUuid; 0 when null/absent
+	off      int64
+	size     int32
+	line     int32
+	tokens   int32
+	msgID    uint64 // hash of message.id of assistant records, to count split lines as one message
+	message  bool   // user/assistant record with a message: part of the context
+	boundary bool
+}
+
+type claudePendingUsage struct {
+	id string
+	u  Usage
+	ok bool
+}
+
+func newClaudeReader() *claudeReader {
+	return &claudeReader{seed: maphash.MakeSeed(), index: map[uint64]int32{}, leaf: -1}
+}
+
+func (c *claudeReader) hash(s string) uint64 {
+	h := maphash.String(c.seed, s)
+	if h == 0 {
+		h = 1 // 0 means "no parent"
+	}
+	return h
+}
+
+func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
+	var typ, uuid, parent, subtype string
+	var msg gjson.Result
+	var sidechain, compactSummary bool
+	// One pass over the top-level keys: lines can be megabytes long.
+	doc.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "type":
+			typ = v.Str
+		case "uuid":
+			uuid = v.Str
+		case "parentUuid":
+			parent = v.Str
+		case "subtype":
+			subtype = v.Str
+		case "message":
+			msg = v
+		case "isSidechain":
+			sidechain = v.Type == gjson.True
+		case "isCompactSummary":
+			compactSummary = v.Type == gjson.True
+		}
+		return true
+	})
+	isMessage := (typ == "user" || typ == "assistant") && msg.IsObject()
+	if sidechain {
+		if isMessage {
+			st.Sidechain++
+		}
+		return
+	}
+	if typ == "system" && subtype == "compact_boundary" {
+		st.Compactions++
+	}
+	var tokens int
+	var msgID uint64
+	if isMessage {
+		m := c.message(msg, typ, false)
+		m.Line = l.Num
+		m.Summary = compactSummary
+		if m.Role == RoleAssistant && m.MsgID != "" && m.MsgID == c.prevID {
+			st.countContent(&m)
+		} else {
+			st.countMessage(&m)
+		}
+		c.prevID = ""
+		if m.Role == RoleAssistant {
+			c.prevID = strings.Clone(m.MsgID)
+		}
+		tokens = m.Tokens()
+		if typ == "assistant" {
+			c.trackUsage(msg, st)
+			if m.MsgID != "" {
+				msgID = c.hash(m.MsgID)
+			}
+		}
+	}
+	if uuid == "" {
+		return
+	}
+	rec := claudeRec{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens),
+		msgID: msgID, message: isMessage, boundary: typ == "system" && subtype == "compact_boundary"}
+	if parent != "" {
+		rec.parent = c.hash(parent)
+	}
+	idx := int32(len(c.recs))
+	c.recs = append(c.recs, rec)
+	c.index[c.hash(uuid)] = idx
+	if isMessage {
+		c.leaf = idx
+	}
+}
+
+// message parses a record's "message". Claude Code's assistant messages carry API response
+// fields (id, model, usage...) that an API request may not contain, so Raw is not kept.
+func (c *claudeReader) message(msg gjson.Result, typ string, text bool) Message {
+	m := parseAnthropicMessage(msg, text)
+	m.Dialect = DialectNone
+	if m.Role == "" {
+		m.Role = Role(typ)
+	}
+	if m.Role == RoleAssistant {
+		m.MsgID = msg.Get("id").String()
+	}
+	return m
+}
+
+// trackUsage counts one response's usage once: split lines repeat it, and in 2.0.x only the
+// last line carries the final output_tokens.
+func (c *claudeReader) trackUsage(msg gjson.Result, st *Stats) {
+	u := msg.Get("usage")
+	if !u.IsObject() {
+		return
+	}
+	id := msg.Get("id").String()
+	cur := Usage{
+		Input:      int(u.Get("input_tokens").Int()),
+		Output:     int(u.Get("output_tokens").Int()),
+		CacheRead:  int(u.Get("cache_read_input_tokens").Int()),
+		CacheWrite: int(u.Get("cache_creation_input_tokens").Int()),
+	}
+	if c.usage.ok && c.usage.id == id && id != "" {
+		if cur.Output < c.usage.u.Output {
+			cur.Output = c.usage.u.Output
+		}
+		c.usage.u = cur
+		return
+	}
+	c.flushUsage(st)
+	c.usage = claudePendingUsage{id: strings.Clone(id), u: cur, ok: true} // id views the reused line buffer
+}
+
+func (c *claudeReader) flushUsage(st *Stats) {
+	if c.usage.ok {
+		st.countUsage("", c.usage.u, true)
+		c.usage.ok = false
+	}
+}
+
+func (c *claudeReader) finish(st *Stats) []ref {
+	c.flushUsage(st)
+	st.Format = FormatClaude
+	if c.leaf < 0 {
+		return nil
+	}
+	var path []int32
+	seen := make(map[int32]struct{})
+	for i := c.leaf; i >= 0; {
+		if _, loop := seen[i]; loop {
+			break // a parent cycle in a damaged file: stop rather than spin
+		}
+		seen[i] = struct{}{}
+		path = append(path, i)
+		r := c.recs[i]
+		if r.boundary || r.parent == 0 {
+			break
+		}
+		p, ok := c.index[r.parent]
+		if !ok {
+			break // parent in another file (resumed session) or lost
+		}
+		i = p
+	}
+	refs := make([]ref, 0, len(path))
+	var prevID uint64
+	for k := len(path) - 1; k >= 0; k-- {
+		r := c.recs[path[k]]
+		if !r.message {
+			continue
+		}
+		n := int32(1)
+		if r.msgID != 0 && r.msgID == prevID {
+			n = 0 // another block of the same response: merged into one message on load
+		}
+		prevID = r.msgID
+		refs = append(refs, ref{off: r.off, size: r.size, line: r.line, tokens: r.tokens, msgs: n})
+	}
+	return refs
+}
+
+func (c *claudeReader) materialize(b []byte, r ref) ([]Message, error) {
+	doc := gjson.Parse(unsafeString(b))
+	typ := doc.Get("type").String()
+	m := c.message(doc.Get("message"), typ, true)
+	m.Line = r.lineNum()
+	m.Summary = doc.Get("isCompactSummary").Bool()
+	return []Message{m}, nil
+}

@@ -97,6 +97,12 @@ func (st *Stats) badLine(n int) {
 // countMessage adds one message of the whole history.
 func (st *Stats) countMessage(m *Message) {
 	st.Messages.add(statsRole(m))
+	st.countContent(m)
+}
+
+// countContent adds a message's content without counting a new message: used for the further
+// lines of a response that Claude Code split over several lines.
+func (st *Stats) countContent(m *Message) {
 	calls, results := m.ToolCalls(), m.ToolResults()
 	st.ToolCalls += calls
 	st.ToolResults += results

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -256,3 +257,120 @@ func mergeSplitAssistant(ms []Message) []Message {
 	}
 	return out
 }
+
+// Detect reads the start of r and returns the format its first records show.
+func Detect(r io.Reader, path string, opts Options) (Format, error) {
+	if opts.Format != FormatUnknown {
+		return opts.Format, nil
+	}
+	lr := NewLineReader(r)
+	weak := FormatUnknown
+	seen := 0
+	for seen < detectWindow {
+		l, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return FormatUnknown, fmt.Errorf("%s: %w", path, err)
+		}
+		if !gjson.ValidBytes(l.Bytes) {
+			continue
+		}
+		seen++
+		f, strong, derr := detectLine(gjson.Parse(unsafeString(l.Bytes)))
+		if derr != nil {
+			if weak == FormatUnknown {
+				return FormatUnknown, &DataError{Path: path, Line: l.Num, Msg: derr.Error()}
+			}
+			continue
+		}
+		if f != FormatUnknown && (weak == FormatUnknown || strong) {
+			weak = f
+		}
+		if strong {
+			break
+		}
+	}
+	return weak, nil
+}
+
+// LoadFile returns the effective context of a file (ctxc load). For the plain message formats it
+// finds the last marker by reading the file backwards and parses only what follows it, so the
+// cost does not grow with the history before the marker; other formats are scanned whole.
+// The Stats of the result then describe only the part read.
+func LoadFile(path string, opts Options) (*Result, []Message, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	format, err := Detect(f, path, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	off := int64(-1)
+	if format.IsGeneric() || format == FormatUnknown {
+		if off, _, err = FindLastMarker(f, info.Size()); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if off <= 0 {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, nil, err
+		}
+		res, err := Scan(f, path, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		msgs, err := res.Messages(f)
+		return res, msgs, err
+	}
+	// Line numbers after the marker: count the newlines before it (memchr speed).
+	lines, err := countLines(f, off)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	lr := NewLineReader(io.NewSectionReader(f, off, info.Size()-off))
+	lr.SetStart(off, lines)
+	if opts.MaxLine > 0 {
+		lr.SetMaxLine(opts.MaxLine)
+	}
+	res, err := scanFrom(lr, path, opts, FormatCtxc)
+	if err != nil {
+		return nil, nil, err
+	}
+	msgs, err := res.Messages(f)
+	return res, msgs, err
+}
+
+func countLines(r io.ReaderAt, n int64) (int, error) {
+	buf := make([]byte, 1<<20)
+	lines := 0
+	for off := int64(0); off < n; {
+		k := int64(len(buf))
+		if n-off < k {
+			k = n - off
+		}
+		m, err := r.ReadAt(buf[:k], off)
+		lines += bytes.Count(buf[:m], []byte{'\n'})
+		off += int64(m)
+		if err != nil && err != io.EOF {
+			return 0, err
+		}
+		if m == 0 {
+			break
+		}
+	}
+	return lines, nil
+}
+
+// ScanParallel is Scan tuned for large inputs.
+func ScanParallel(r io.Reader, path string, opts Options) (*Result, error) { return Scan(r, path, opts) }

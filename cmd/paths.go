@@ -1,0 +1,83 @@
+package cmd
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// expandPaths turns command-line paths into files: a directory stands for every *.jsonl below
+// it (recursively, in lexical order, not following symlinked directories), a pattern with glob
+// characters that names no existing file is expanded, and "-" is standard input.
+func expandPaths(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		if a == "-" {
+			out = append(out, a)
+			continue
+		}
+		info, err := os.Stat(a)
+		if err != nil && strings.ContainsAny(a, "*?[") {
+			matches, gerr := filepath.Glob(a)
+			if gerr != nil {
+				return nil, &UsageError{fmt.Errorf("bad pattern %q: %w", a, gerr)}
+			}
+			if len(matches) == 0 {
+				return nil, fmt.Errorf("%s: no file matches", a)
+			}
+			sub, err := expandPaths(matches)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sub...)
+			continue
+		}
+		if err != nil {
+			out = append(out, a) // reported per file, with the reason, when it is opened
+			continue
+		}
+		if !info.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			if !d.IsDir() && strings.HasSuffix(d.Name(), ".jsonl") && d.Type().IsRegular() {
+				found = append(found, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+// readPathList reads one path per line (for `find ... | ctxc compact --from -`).
+func readPathList(r io.Reader) ([]string, error) {
+	var out []string
+	br := bufio.NewReader(r)
+	for {
+		line, err := br.ReadString('\n')
+		if p := strings.TrimRight(line, "\r\n"); strings.TrimSpace(p) != "" {
+			out = append(out, p)
+		}
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}

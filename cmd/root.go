@@ -1,0 +1,189 @@
+// Package cmd is ctxc's command line: flags → an options struct → a run function. It formats
+// output and maps errors to exit codes; the work itself is in transcript/, estimate/,
+// summarize/ and compact/.
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/ctxc/ctxc/config"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// BuildInfo is stamped by the release build.
+type BuildInfo struct{ Version, Commit, Date string }
+
+// resolve fills missing fields from the Go build information (go install, go build).
+func (b BuildInfo) resolve() BuildInfo {
+	if b.Version != "" {
+		return b
+	}
+	b.Version = "dev"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if v := info.Main.Version; v != "" && v != "(devel)" {
+			b.Version = v
+		}
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				b.Commit = s.Value
+			case "vcs.time":
+				b.Date = s.Value
+			}
+		}
+	}
+	return b
+}
+
+// Factory holds what every command needs from the outside world; tests replace its parts.
+type Factory struct {
+	IO     *IOStreams
+	Getenv func(string) string
+	Now    func() time.Time
+	Build  BuildInfo
+
+	Global   GlobalOptions
+	Resolved *config.Resolved // effective settings of the running command
+}
+
+// GlobalOptions are the root's persistent flags.
+type GlobalOptions struct {
+	ConfigFile string
+	JSON       bool
+	Quiet      bool
+	Verbose    int
+	Format     string
+	Strict     bool
+}
+
+// Main runs ctxc with the process's arguments and returns the exit code.
+func Main(build BuildInfo) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	f := &Factory{IO: System(), Getenv: os.Getenv, Now: time.Now, Build: build.resolve()}
+	return Run(ctx, f, os.Args[1:])
+}
+
+// Run executes one command line and returns its exit code; errors are printed to stderr (as a
+// JSON object with --json).
+func Run(ctx context.Context, f *Factory, args []string) int {
+	root := NewRootCmd(f)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	code := exitCode(err)
+	if err != nil {
+		var ee *ExitError
+		if errors.As(err, &ee) && ee.Silent {
+			return code
+		}
+		if f.Global.JSON {
+			b, _ := json.Marshal(map[string]any{"type": "exit_error", "code": code, "message": err.Error()})
+			fmt.Fprintln(f.IO.ErrOut, string(b))
+		} else {
+			fmt.Fprintln(f.IO.ErrOut, "ctxc: "+err.Error())
+			var ue *UsageError
+			if errors.As(err, &ue) {
+				fmt.Fprintln(f.IO.ErrOut, "Run 'ctxc --help' for usage.")
+			}
+		}
+	}
+	return code
+}
+
+// NewRootCmd builds the command tree.
+func NewRootCmd(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ctxc",
+		Short: "Compact and inspect LLM-agent session transcripts",
+		Long: `ctxc reads the JSONL session transcripts of LLM agents (Claude Code, Codex, pi/OpenClaw,
+OpenAI or Anthropic message lists, ctxc/crabtalk files), tells how big their context is, prints the
+effective context an agent would reload, and compacts long sessions by summarizing the middle of
+the conversation while keeping its start and its end verbatim. It never rewrites history: a
+compaction appends to the file (or writes a new file with -o).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       f.Build.Version,
+		PersistentPreRunE: func(c *cobra.Command, args []string) error {
+			res, err := config.Apply(c.Flags(), f.Global.ConfigFile, f.Getenv)
+			if err != nil {
+				return err
+			}
+			f.Resolved = res
+			if f.Global.JSON {
+				f.Global.Quiet = true
+			}
+			return nil
+		},
+	}
+	root.SetVersionTemplate("ctxc {{.Version}}\n")
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	root.SetIn(f.IO.In)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
+
+	pf := root.PersistentFlags()
+	pf.StringVar(&f.Global.ConfigFile, "config", "", "config file (default $XDG_CONFIG_HOME/ctxc/config.yaml)")
+	pf.BoolVar(&f.Global.JSON, "json", false, "machine output: one JSON object per line on stdout")
+	pf.BoolVarP(&f.Global.Quiet, "quiet", "q", false, "print errors only")
+	pf.CountVarP(&f.Global.Verbose, "verbose", "v", "say more (repeat for more)")
+	pf.StringVar(&f.Global.Format, "format", "auto", "input format: auto, openai, anthropic, ctxc, claude-code, codex, pi")
+	pf.BoolVar(&f.Global.Strict, "strict", false, "treat a line that is not valid JSON as an error (exit 65)")
+
+	root.AddCommand(
+		NewCmdStats(f, nil),
+		NewCmdLoad(f, nil),
+		NewCmdVersion(f),
+	)
+	for _, extra := range extraCommands {
+		root.AddCommand(extra(f))
+	}
+	// Every flag of every command is a valid config-file key, whichever command reads the file.
+	var visit func(c *cobra.Command)
+	visit = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(fl *pflag.Flag) { config.KnownElsewhere[fl.Name] = true })
+		c.PersistentFlags().VisitAll(func(fl *pflag.Flag) { config.KnownElsewhere[fl.Name] = true })
+		for _, s := range c.Commands() {
+			visit(s)
+		}
+	}
+	visit(root)
+	return root
+}
+
+// extraCommands are added by other files of this package (compact, config, man), so that the
+// root stays the one place that assembles the tree.
+var extraCommands []func(*Factory) *cobra.Command
+
+// NewCmdVersion prints the version.
+func NewCmdVersion(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			b := f.Build
+			if f.Global.JSON {
+				return json.NewEncoder(f.IO.Out).Encode(map[string]string{"version": b.Version, "commit": b.Commit, "date": b.Date})
+			}
+			fmt.Fprintf(f.IO.Out, "ctxc %s", b.Version)
+			if b.Commit != "" {
+				fmt.Fprintf(f.IO.Out, " (%s", b.Commit)
+				if b.Date != "" {
+					fmt.Fprintf(f.IO.Out, ", %s", b.Date)
+				}
+				fmt.Fprint(f.IO.Out, ")")
+			}
+			fmt.Fprintln(f.IO.Out)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,261 @@
+package cmd
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+
+	"github.com/ctxc/ctxc/transcript"
+	"github.com/spf13/cobra"
+)
+
+// StatsOptions are the inputs of `ctxc stats`.
+type StatsOptions struct {
+	IO     *IOStreams
+	Global *GlobalOptions
+
+	Paths  []string
+	From   string
+	Window int
+	Top    int
+}
+
+// NewCmdStats builds `ctxc stats`. runF replaces the run function in tests.
+func NewCmdStats(f *Factory, runF func(*StatsOptions) error) *cobra.Command {
+	opts := &StatsOptions{IO: f.IO, Global: &f.Global}
+	c := &cobra.Command{
+		Use:   "stats [PATH...]",
+		Short: "Token estimates of transcripts: whole history and effective context",
+		Long: `Print, per file: format, lines, invalid lines, messages by role, tool calls and results,
+characters, estimated tokens of the whole history and of the effective context (what the agent
+would send to the model now, after its last compaction), compactions, and the usage the agent
+recorded when it did.
+
+PATH is a file, a directory (every *.jsonl below it), a glob, or - for standard input.
+
+Token estimate: tokens = ceil(chars / 4) per message, where chars are Unicode code points of the
+text the model sees: message text, thinking text, tool-call name + arguments JSON, tool-result
+text. Not counted: signatures, encrypted reasoning, base64 image data (an image counts 1,600
+tokens), metadata records, and duplicates (Claude Code's split lines and toolUseResult copies,
+Codex event_msg copies, the verbatim tail copies after a ctxc marker). Expect about ±20%
+against real tokenizers (prose is over-estimated, code and JSON under-estimated); the
+"calibration" field compares the estimate with the usage the agent recorded.`,
+		Example: `  ctxc stats ~/.claude/projects/-home-me-proj/
+  ctxc stats --window 200000 session.jsonl
+  ctxc stats --json ~/.codex/sessions | jq -s 'map(select(.type=="file")) | sort_by(-.effective_tokens)'`,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Paths = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runStats(opts)
+		},
+	}
+	c.Flags().IntVar(&opts.Window, "window", 0, "context window in tokens: also show how full the effective context is")
+	c.Flags().IntVar(&opts.Top, "top", 0, "list the N largest messages with their line numbers")
+	c.Flags().StringVar(&opts.From, "from", "", "read the list of paths from this file (- for standard input), one per line")
+	return c
+}
+
+// statsLine is one --json object.
+type statsLine struct {
+	Type string `json:"type"`
+	*transcript.Stats
+}
+
+type statsTotals struct {
+	Type        string `json:"type"`
+	Files       int    `json:"files"`
+	Failed      int    `json:"failed"`
+	Lines       int    `json:"lines"`
+	BadLines    int    `json:"bad_lines"`
+	Messages    int    `json:"messages"`
+	ToolCalls   int    `json:"tool_calls"`
+	ToolResults int    `json:"tool_results"`
+	Chars       int64  `json:"chars"`
+	Tokens      int64  `json:"tokens"`
+	EffTokens   int64  `json:"effective_tokens"`
+	Bytes       int64  `json:"bytes"`
+}
+
+func runStats(opts *StatsOptions) error {
+	paths := opts.Paths
+	if opts.From != "" {
+		list, err := readFromList(opts.IO, opts.From)
+		if err != nil {
+			return err
+		}
+		paths = append(paths, list...)
+	}
+	if len(paths) == 0 {
+		return &UsageError{errors.New("stats needs a PATH (a file, a directory, or - for standard input)")}
+	}
+	files, err := expandPaths(paths)
+	if err != nil {
+		return err
+	}
+	format, err := transcript.ParseFormat(opts.Global.Format)
+	if err != nil {
+		return &UsageError{err}
+	}
+	ropts := transcript.Options{Format: format, Strict: opts.Global.Strict, Top: opts.Top, Window: opts.Window}
+	if !opts.Global.Quiet {
+		ropts.Warn = func(w transcript.Warning) { fmt.Fprintln(opts.IO.ErrOut, "warning: "+w.String()) }
+	}
+	out := opts.IO.Out
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	tot := statsTotals{Type: "totals"}
+	var table []*transcript.Stats
+	var lastErr error
+	for _, p := range files {
+		st, err := statsOne(opts.IO, p, ropts)
+		if err != nil {
+			tot.Failed++
+			lastErr = err
+			if opts.Global.JSON {
+				enc.Encode(map[string]any{"type": "error", "path": p, "code": exitCode(err), "message": err.Error()})
+			}
+			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+err.Error())
+			continue
+		}
+		tot.Files++
+		tot.Lines += st.Lines
+		tot.BadLines += st.BadLines
+		tot.Messages += st.Messages.Total()
+		tot.ToolCalls += st.ToolCalls
+		tot.ToolResults += st.ToolResults
+		tot.Chars += st.Chars
+		tot.Tokens += st.Tokens
+		tot.EffTokens += st.EffTokens
+		tot.Bytes += st.Bytes
+		if opts.Global.JSON {
+			if err := enc.Encode(statsLine{Type: "file", Stats: st}); err != nil {
+				return err
+			}
+			continue
+		}
+		table = append(table, st)
+	}
+	if opts.Global.JSON {
+		if err := enc.Encode(tot); err != nil {
+			return err
+		}
+	} else {
+		printStatsTable(out, table, tot, opts.Window > 0)
+	}
+	switch {
+	case tot.Failed == 0:
+		return nil
+	case tot.Files == 0 && tot.Failed == 1:
+		return &ExitError{Code: exitCode(lastErr), Err: lastErr, Silent: true}
+	case tot.Files == 0:
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("all %d files failed", tot.Failed)}
+	}
+	return &ExitError{Code: ExitPartial, Err: fmt.Errorf("%d of %d files failed", tot.Failed, tot.Failed+tot.Files)}
+}
+
+func readFromList(io *IOStreams, from string) ([]string, error) {
+	if from == "-" {
+		return readPathList(io.In)
+	}
+	fh, err := os.Open(from)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return readPathList(fh)
+}
+
+func statsOne(ios *IOStreams, path string, ropts transcript.Options) (*transcript.Stats, error) {
+	var r io.Reader
+	if path == "-" {
+		r = ios.In
+		path = "<stdin>"
+	} else {
+		fh, err := openTranscript(path)
+		if err != nil {
+			return nil, err
+		}
+		defer fh.Close()
+		r = fh
+	}
+	res, err := transcript.ScanParallel(r, path, ropts)
+	if err != nil {
+		return nil, err
+	}
+	return res.Stats, nil
+}
+
+// openTranscript opens a regular file for reading, with an error that names the path.
+func openTranscript(path string) (*os.File, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if info.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory", path)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	return os.Open(path)
+}
+
+func printStatsTable(w io.Writer, rows []*transcript.Stats, tot statsTotals, window bool) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	hdr := "FORMAT\tLINES\tBAD\tUSER\tASSIST\tTOOL\tCALLS\tTOKENS\tEFFECTIVE\t"
+	if window {
+		hdr += "WINDOW\t"
+	}
+	hdr += "COMPACTED\tRECORDED\t FILE"
+	fmt.Fprintln(tw, hdr)
+	for _, st := range rows {
+		m := st.Messages
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t", st.Format, st.Lines, st.BadLines,
+			m.User, m.Assistant, m.Tool, st.ToolCalls, human(st.Tokens), human(st.EffTokens))
+		if window {
+			fmt.Fprintf(tw, "%.0f%%\t", st.WindowPct)
+		}
+		rec := "-"
+		if st.Usage != nil && st.Usage.LastContext > 0 {
+			rec = human(int64(st.Usage.LastContext))
+		}
+		fmt.Fprintf(tw, "%d\t%s\t %s\n", st.Markers+st.Compactions, rec, st.Path)
+	}
+	if len(rows) > 1 {
+		fmt.Fprintf(tw, "total\t%d\t%d\t\t\t\t%d\t%s\t%s\t", tot.Lines, tot.BadLines, tot.ToolCalls, human(tot.Tokens), human(tot.EffTokens))
+		if window {
+			fmt.Fprint(tw, "\t")
+		}
+		fmt.Fprintf(tw, "\t\t %d files\n", tot.Files)
+	}
+	tw.Flush()
+	for _, st := range rows {
+		if len(st.Top) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\nlargest messages in %s:\n", st.Path)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "LINE\tROLE\tKIND\tTOKENS\t")
+		for _, t := range st.Top {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t\n", t.Line, t.Role, t.Kind, human(int64(t.Tokens)))
+		}
+		tw.Flush()
+	}
+}
+
+// human formats a token count with thousands separators.
+func human(n int64) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return s
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

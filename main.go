@@ -1,0 +1,20 @@
+// Command ctxc compacts and inspects LLM-agent session transcripts.
+package main
+
+import (
+	"os"
+
+	"github.com/ctxc/ctxc/cmd"
+)
+
+// Set by the release build (-X main.version=...); `go install` builds fall back to the module's
+// build information.
+var (
+	version = ""
+	commit  = ""
+	date    = ""
+)
+
+func main() {
+	os.Exit(cmd.Main(cmd.BuildInfo{Version: version, Commit: commit, Date: date}))
+}

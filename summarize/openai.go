@@ -1,0 +1,376 @@
+package summarize
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Defaults of the OpenAI-compatible provider.
+const (
+	// DefaultOpenAIWindow is assumed when the configuration gives none: the chat-completions API
+	// does not report a model's context length, and 8192 is a size nearly every served model has.
+	DefaultOpenAIWindow = 8192
+	// DefaultOpenAITimeout bounds one HTTP call (self-hosted servers on a CPU can be slow).
+	DefaultOpenAITimeout = 10 * time.Minute
+	// DefaultMaxRetries is the number of retries after the first attempt.
+	DefaultMaxRetries = 3
+	openaiTemperature = 0.2
+)
+
+// OpenAIConfig configures a client of any OpenAI-compatible /v1/chat/completions endpoint
+// (OpenAI, vLLM, llama.cpp server, LM Studio, OpenRouter, Ollama's /v1).
+type OpenAIConfig struct {
+	// BaseURL includes the version path, e.g. "http://127.0.0.1:8080/v1"; trailing slashes are
+	// trimmed and "/chat/completions" appended.
+	BaseURL string
+	// APIKey is sent as "Authorization: Bearer <key>" when non-empty. It never appears in errors.
+	APIKey string
+	Model  string
+	// Window is the model's context window in tokens (default DefaultOpenAIWindow).
+	Window int
+	// Timeout bounds each HTTP attempt (default DefaultOpenAITimeout; negative means none).
+	Timeout time.Duration
+	// MaxRetries counts retries after the first attempt (default DefaultMaxRetries; negative
+	// means none).
+	MaxRetries int
+	// HTTPClient is copied, never modified; nil means a fresh client.
+	HTTPClient *http.Client
+}
+
+// OpenAI is a Completer for OpenAI-compatible servers, written on net/http: the API surface ctxc
+// needs is one non-streaming POST, and an SDK would add megabytes and implicit environment reads.
+type OpenAI struct {
+	url        string // {base}/chat/completions
+	endpoint   string // base URL for messages, password redacted
+	key        string
+	model      string
+	window     int
+	maxRetries int
+	hc         *http.Client
+}
+
+// NewOpenAI validates cfg and builds the provider. It does not contact the server.
+func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
+	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
+	if base == "" {
+		return nil, errors.New("summarize: openai: no base URL configured")
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("summarize: openai: base URL must be http(s)://host[:port]/v1")
+	}
+	if strings.TrimSpace(cfg.Model) == "" {
+		return nil, errors.New("summarize: openai: no model configured")
+	}
+	window := cfg.Window
+	if window <= 0 {
+		window = DefaultOpenAIWindow
+	}
+	timeout := cfg.Timeout
+	switch {
+	case timeout == 0:
+		timeout = DefaultOpenAITimeout
+	case timeout < 0:
+		timeout = 0
+	}
+	retries := cfg.MaxRetries
+	switch {
+	case retries == 0:
+		retries = DefaultMaxRetries
+	case retries < 0:
+		retries = 0
+	}
+	return &OpenAI{
+		url:        base + "/chat/completions",
+		endpoint:   redact(u.Redacted(), cfg.APIKey),
+		key:        cfg.APIKey,
+		model:      strings.TrimSpace(cfg.Model),
+		window:     window,
+		maxRetries: retries,
+		hc:         newHTTPClient(cfg.HTTPClient, timeout),
+	}, nil
+}
+
+// Provider implements Completer.
+func (o *OpenAI) Provider() string { return "openai" }
+
+// Model implements Completer.
+func (o *OpenAI) Model() string { return o.model }
+
+// Endpoint is the base URL (for messages).
+func (o *OpenAI) Endpoint() string { return o.endpoint }
+
+// Window implements Completer: the configured window (the API has no way to ask).
+func (o *OpenAI) Window(context.Context) (int, error) { return o.window, nil }
+
+type openaiMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type openaiRequest struct {
+	Model       string          `json:"model"`
+	Messages    []openaiMessage `json:"messages"`
+	Stream      bool            `json:"stream"`
+	MaxTokens   int             `json:"max_tokens,omitempty"`
+	Temperature float64         `json:"temperature"`
+}
+
+// Complete implements Completer. numCtx is ignored: the OpenAI API has no such setting (servers
+// such as Ollama's /v1 size the context from their own configuration). Retries happen only
+// before a response is accepted: on dial errors, 429 and 502-504, honouring Retry-After.
+func (o *OpenAI) Complete(ctx context.Context, system, user string, numCtx, maxOut int) (Completion, error) {
+	body, err := json.Marshal(openaiRequest{
+		Model:       o.model,
+		Messages:    []openaiMessage{{Role: "system", Content: system}, {Role: "user", Content: user}},
+		MaxTokens:   maxOut,
+		Temperature: openaiTemperature,
+	})
+	if err != nil {
+		return Completion{}, err
+	}
+	var out Completion
+	err = withRetries(ctx, o.maxRetries, func(ctx context.Context) attemptOutcome {
+		var oc attemptOutcome
+		out, oc = o.attempt(ctx, body)
+		return oc
+	})
+	if err != nil {
+		return Completion{}, err
+	}
+	return out, nil
+}
+
+func (o *OpenAI) fail(kind ErrorKind, status int, msg string, err error) *EndpointError {
+	return &EndpointError{Provider: "openai", Endpoint: o.endpoint, Status: status, Kind: kind,
+		Msg: redact(msg, o.key), Err: redactErr(err, o.key)}
+}
+
+func (o *OpenAI) attempt(ctx context.Context, body []byte) (Completion, attemptOutcome) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.url, bytes.NewReader(body))
+	if err != nil {
+		return Completion{}, attemptOutcome{err: o.fail(Rejected, 0, "cannot build request", err)}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	if o.key != "" {
+		req.Header.Set("Authorization", "Bearer "+o.key)
+	}
+	resp, err := o.hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Completion{}, attemptOutcome{err: ctx.Err()}
+		}
+		kind, msg, retry := transportKind(err)
+		if kind == 0 {
+			kind, msg = Unavailable, "request failed"
+		}
+		return Completion{}, attemptOutcome{err: o.fail(kind, 0, msg, err), retry: retry}
+	}
+	defer resp.Body.Close()
+	data, readErr := io.ReadAll(resp.Body)
+	if ctx.Err() != nil {
+		return Completion{}, attemptOutcome{err: ctx.Err()}
+	}
+	status := resp.StatusCode
+	if status >= 200 && status < 300 {
+		if readErr != nil {
+			kind, msg, _ := transportKind(readErr)
+			if kind == 0 {
+				kind, msg = Unavailable, "reading the response failed"
+			}
+			return Completion{}, attemptOutcome{err: o.fail(kind, status, msg, readErr)}
+		}
+		c, derr := decodeOpenAI(data)
+		if derr != nil {
+			var de *decodeError
+			kind := BadResponse
+			if errors.As(derr, &de) {
+				kind = de.kind
+			}
+			return Completion{}, attemptOutcome{err: o.fail(kind, status, derr.Error(), nil)}
+		}
+		return c, attemptOutcome{}
+	}
+	msg := errorMessage(data)
+	if errors.Is(readErr, errBodyTooLarge) {
+		msg = "(error body larger than 8 MiB)"
+	}
+	retryAfter := resp.Header.Get("Retry-After")
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return Completion{}, attemptOutcome{err: o.fail(Auth, status, orStatus(msg, status), nil)}
+	case status == http.StatusRequestEntityTooLarge, status < 500 && status != 429 && mentionsContextLength(msg):
+		return Completion{}, attemptOutcome{err: o.fail(ContextLength, status, orStatus(msg, status), nil)}
+	case retryableStatus(status):
+		m := orStatus(msg, status)
+		if retryAfter != "" {
+			m += " (Retry-After: " + snippet(retryAfter, 40) + ")"
+		}
+		return Completion{}, attemptOutcome{err: o.fail(Unavailable, status, m, nil), retry: true, retryAfter: retryAfter}
+	case status >= 500:
+		if mentionsContextLength(msg) {
+			return Completion{}, attemptOutcome{err: o.fail(ContextLength, status, msg, nil)}
+		}
+		return Completion{}, attemptOutcome{err: o.fail(Unavailable, status, orStatus(msg, status), nil)}
+	case status == http.StatusNotFound:
+		return Completion{}, attemptOutcome{err: o.fail(Rejected, status,
+			orStatus(msg, status)+" (check the model name, and that the base URL ends in /v1)", nil)}
+	default:
+		return Completion{}, attemptOutcome{err: o.fail(Rejected, status, orStatus(msg, status), nil)}
+	}
+}
+
+func orStatus(msg string, status int) string {
+	if msg != "" {
+		return msg
+	}
+	return http.StatusText(status)
+}
+
+// errorMessage extracts a readable message from an error body: OpenAI's
+// {"error":{"message","code"}}, the {"error":"..."} of Ollama and llama.cpp, FastAPI's
+// {"detail":...}, or else the raw text.
+func errorMessage(data []byte) string {
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  json.RawMessage `json:"detail"`
+	}
+	if json.Unmarshal(data, &v) == nil {
+		if msg := errorField(v.Error); msg != "" {
+			return snippet(msg, 300)
+		}
+		if v.Message != "" {
+			return snippet(v.Message, 300)
+		}
+		if len(v.Detail) > 0 {
+			var s string
+			if json.Unmarshal(v.Detail, &s) == nil {
+				return snippet(s, 300)
+			}
+			return snippet(string(v.Detail), 300)
+		}
+	}
+	return snippet(string(data), 300)
+}
+
+// errorField reads an "error" member that is a string or {"message":..., "code":..., "type":...}.
+// The code is appended because "context_length_exceeded" is often only there.
+func errorField(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var obj struct {
+		Message string `json:"message"`
+		Code    any    `json:"code"`
+		Type    string `json:"type"`
+	}
+	if json.Unmarshal(raw, &obj) != nil {
+		return string(raw)
+	}
+	msg := obj.Message
+	if code, ok := obj.Code.(string); ok && code != "" && !strings.Contains(msg, code) {
+		msg += " [" + code + "]"
+	} else if obj.Type != "" && msg == "" {
+		msg = obj.Type
+	}
+	if msg == "" {
+		msg = string(raw)
+	}
+	return msg
+}
+
+// decodeError carries the ErrorKind a decoding failure maps to.
+type decodeError struct {
+	kind ErrorKind
+	msg  string
+}
+
+func (d *decodeError) Error() string { return d.msg }
+
+// decodeOpenAI parses a chat.completion body. It accepts content as a string or as an array of
+// {"type":"text","text":...} parts (some gateways), and reports an in-band {"error":...} on a
+// 200 reply. Anything else (no choices, null content, wrong types) is BadResponse.
+func decodeOpenAI(data []byte) (Completion, error) {
+	var r struct {
+		Choices []struct {
+			Message *struct {
+				Content json.RawMessage `json:"content"`
+				Refusal *string         `json:"refusal"`
+			} `json:"message"`
+			FinishReason *string `json:"finish_reason"`
+		} `json:"choices"`
+		Usage *struct {
+			PromptTokens     int `json:"prompt_tokens"`
+			CompletionTokens int `json:"completion_tokens"`
+		} `json:"usage"`
+		Error json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return Completion{}, &decodeError{BadResponse, "response is not a chat completion: " + snippet(err.Error(), 120)}
+	}
+	if msg := errorField(r.Error); msg != "" {
+		kind := BadResponse
+		if mentionsContextLength(msg) {
+			kind = ContextLength
+		}
+		return Completion{}, &decodeError{kind, "error in response: " + snippet(msg, 300)}
+	}
+	if len(r.Choices) == 0 || r.Choices[0].Message == nil {
+		return Completion{}, &decodeError{BadResponse, "response has no choices[0].message"}
+	}
+	ch := r.Choices[0]
+	text, ok := contentText(ch.Message.Content)
+	if !ok {
+		if ch.Message.Refusal != nil && *ch.Message.Refusal != "" {
+			return Completion{}, &decodeError{BadResponse, "model refused: " + snippet(*ch.Message.Refusal, 200)}
+		}
+		return Completion{}, &decodeError{BadResponse, "response has no choices[0].message.content"}
+	}
+	c := Completion{Text: text}
+	if ch.FinishReason != nil {
+		c.DoneReason = *ch.FinishReason
+	}
+	if r.Usage != nil {
+		c.PromptEvalCount = max(r.Usage.PromptTokens, 0)
+		c.EvalCount = max(r.Usage.CompletionTokens, 0)
+	}
+	return c, nil
+}
+
+func contentText(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, true
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return "", false
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type == "" || p.Type == "text" || p.Type == "output_text" {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String(), true
+}
