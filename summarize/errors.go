@@ -173,7 +173,7 @@ func transportKind(err error) (kind ErrorKind, msg string, retry bool) {
 	case errors.Is(err, errCrossHostRedirect):
 		return Rejected, "refused a redirect to another host", false
 	case errors.Is(err, errBodyTooLarge):
-		return BadResponse, "response body too large", false
+		return BadResponse, errBodyTooLarge.Error(), false
 	case errors.As(err, &dns):
 		return Unavailable, "cannot resolve host " + dns.Name, false
 	case errors.As(err, &op) && op.Op == "dial":

@@ -67,29 +67,29 @@ func (c *claudeReader) hash(s string) uint64 {
 
 func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 	var typ, uuid, parent, subtype string
-	var msg gjson.Result
+	var msg jv
 	var sidechain, compactSummary bool
 	// One pass over the top-level keys: lines can be megabytes long.
-	doc.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
+	jv(doc.Raw).each(func(k string, v jv) bool {
+		switch k {
 		case "type":
-			typ = v.Str
+			typ = v.str()
 		case "uuid":
-			uuid = v.Str
+			uuid = v.str()
 		case "parentUuid":
-			parent = v.Str
+			parent = v.str()
 		case "subtype":
-			subtype = v.Str
+			subtype = v.str()
 		case "message":
 			msg = v
 		case "isSidechain":
-			sidechain = v.Type == gjson.True
+			sidechain = v.boolean()
 		case "isCompactSummary":
-			compactSummary = v.Type == gjson.True
+			compactSummary = v.boolean()
 		}
 		return true
 	})
-	isMessage := (typ == "user" || typ == "assistant") && msg.IsObject()
+	isMessage := (typ == "user" || typ == "assistant") && msg.isObject()
 	if sidechain {
 		if isMessage {
 			st.Sidechain++
@@ -116,7 +116,7 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 		}
 		tokens = m.Tokens()
 		if typ == "assistant" {
-			c.trackUsage(msg, st)
+			c.trackUsage(msg, m.MsgID, st)
 			if m.MsgID != "" {
 				msgID = c.hash(m.MsgID)
 			}
@@ -140,32 +140,39 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 
 // message parses a record's "message". Claude Code's assistant messages carry API response
 // fields (id, model, usage...) that an API request may not contain, so Raw is not kept.
-func (c *claudeReader) message(msg gjson.Result, typ string, text bool) Message {
-	m := parseAnthropicMessage(msg, text)
+func (c *claudeReader) message(msg jv, typ string, text bool) Message {
+	m := anthropicMessage(msg, text)
 	m.Dialect = DialectNone
 	if m.Role == "" {
 		m.Role = Role(typ)
 	}
-	if m.Role == RoleAssistant {
-		m.MsgID = msg.Get("id").String()
+	if m.Role != RoleAssistant {
+		m.MsgID = ""
 	}
 	return m
 }
 
 // trackUsage counts one response's usage once: split lines repeat it, and in 2.0.x only the
 // last line carries the final output_tokens.
-func (c *claudeReader) trackUsage(msg gjson.Result, st *Stats) {
-	u := msg.Get("usage")
-	if !u.IsObject() {
+func (c *claudeReader) trackUsage(msg jv, id string, st *Stats) {
+	u := msg.get("usage")
+	if !u.isObject() {
 		return
 	}
-	id := msg.Get("id").String()
-	cur := Usage{
-		Input:      int(u.Get("input_tokens").Int()),
-		Output:     int(u.Get("output_tokens").Int()),
-		CacheRead:  int(u.Get("cache_read_input_tokens").Int()),
-		CacheWrite: int(u.Get("cache_creation_input_tokens").Int()),
-	}
+	var cur Usage
+	u.each(func(k string, v jv) bool {
+		switch k {
+		case "input_tokens":
+			cur.Input = int(v.int())
+		case "output_tokens":
+			cur.Output = int(v.int())
+		case "cache_read_input_tokens":
+			cur.CacheRead = int(v.int())
+		case "cache_creation_input_tokens":
+			cur.CacheWrite = int(v.int())
+		}
+		return true
+	})
 	if c.usage.ok && c.usage.id == id && id != "" {
 		if cur.Output < c.usage.u.Output {
 			cur.Output = c.usage.u.Output
@@ -228,7 +235,7 @@ func (c *claudeReader) finish(st *Stats) []ref {
 func (c *claudeReader) materialize(b []byte, r ref) ([]Message, error) {
 	doc := gjson.Parse(unsafeString(b))
 	typ := doc.Get("type").String()
-	m := c.message(doc.Get("message"), typ, true)
+	m := c.message(jv(doc.Get("message").Raw), typ, true)
 	m.Line = r.lineNum()
 	m.Summary = doc.Get("isCompactSummary").Bool()
 	return []Message{m}, nil

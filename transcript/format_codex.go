@@ -1,12 +1,627 @@
 package transcript
 
-import "github.com/tidwall/gjson"
+import (
+	"fmt"
+	"strings"
 
-// codexReader: placeholder being replaced by the real reader.
-type codexReader struct{ g *genericReader }
+	"github.com/ctxc/ctxc/estimate"
+	"github.com/tidwall/gjson"
+)
 
-func newCodexReader() *codexReader { return &codexReader{g: newGenericReader(FormatCodex)} }
+// codexReader reads OpenAI Codex CLI rollouts (formats.md §2) of all three eras: bare (line 1
+// {"id","timestamp","instructions",...}, then bare response items and {"record_type":"state"}),
+// wrapped ({"timestamp","type","payload"}) and 2026 (wrapped plus "ordinal", world_state,
+// base_instructions).
+//
+// Conversation: the response items (wrapped "response_item" payloads, or bare item lines):
+//   - message (role user/assistant/developer/system; input_text, output_text, input_image);
+//   - function_call / custom_tool_call / local_shell_call → an assistant tool call (Args: the
+//     arguments JSON string, the custom tool's raw input, the local_shell action);
+//   - function_call_output / custom_tool_call_output (and any other item with call_id+output)
+//     → a tool message with one tool result;
+//   - reasoning → assistant thinking, counting only readable summary[].text and content[].text,
+//     never encrypted_content; web_search_call → an assistant opaque block counting its action;
+//   - compaction / compaction_summary → a user summary message with one opaque block (encrypted:
+//     0 chars).
+//
+// Consecutive assistant-side items (reasoning, calls, assistant text) are one model response:
+// they are counted as one assistant message and share one MsgID so that Result.Messages merges
+// them (an OpenAI-valid shape: one assistant message with all its tool calls before the results).
+// An item that yields no block (a reasoning item with neither summary nor content) is no message.
+//
+// Metadata: session_meta (and the bare first line; instructions and base_instructions are not
+// counted: they are not history items), turn_context, world_state, inter_agent_communication*,
+// record_type:"state", ghost_snapshot, every event_msg. Usage comes from event_msg token_count
+// (info may be null: skipped) and the window from token_count.info.model_context_window or
+// task_started.model_context_window.
+//
+// Duplicates not counted: event_msg user_message, agent_message, agent_reasoning (copies of
+// response items); replacement_history items (copies of earlier history, see below).
+//
+// Reload rule (codex-rs rollout_reconstruction): history is replayed forward. A compacted record
+// with replacement_history replaces the whole history with those items (one ref, selector
+// codexSelReplacement). A legacy compacted record (message only) rebuilds the history as the
+// initial context (here: the session's leading developer/system/injected-user messages as
+// recorded), then the real user messages of the history so far as plain text (newest first
+// within 20,000 estimated tokens, the oldest selected one truncated to fit, then put back in
+// order), then one user message holding the summary (Summary:true). Every later response item
+// is appended. event_msg thread_rolled_back{num_turns} drops the last num_turns user turns.
+//
+// Simplifications (README): the initial context is the recorded leading messages, not the one
+// Codex would build from the current config; user messages inside a replacement_history base
+// are neither collected by a later legacy compaction nor cut by a rollback; truncation keeps the
+// first budget×4 code points (Codex keeps head and tail with a marker); tokens are chars/4 of
+// code points (Codex: bytes/4); a real user message is one whose text does not start with '<'
+// or "# AGENTS.md instructions" and is not a summary; forked rollouts that embed their parent's
+// history are read as one history.
+type codexReader struct {
+	hist     []codexItem // current effective history, in order
+	initial  []codexItem // leading injected-context messages (legacy rebuild)
+	initDone bool
+	base     codexBase // the replacement_history item, when hist[0] is one
+	run      codexRun  // stats: the assistant response being accumulated
+	window   int
+	lastTot  [2]int64 // total_token_usage (input, total) of the previous token_count
+	haveTot  bool
+}
 
-func (r *codexReader) add(l *Line, doc gjson.Result, st *Stats)       {}
-func (r *codexReader) finish(st *Stats) []ref                         { st.Format = FormatCodex; return nil }
-func (r *codexReader) materialize(b []byte, x ref) ([]Message, error) { return nil, nil }
+// Selectors of codex refs.
+const (
+	codexSelItem        uint8 = iota // the line's response item
+	codexSelReplacement              // the replacement_history of a compacted line
+	codexSelSummary                  // a legacy compacted line's message, as a user summary message
+	codexSelUserText                 // the line's user message as plain text, cut to tokens×4 code points
+)
+
+// codexTurnID is the MsgID shared by assistant-side items so that adjacent ones merge.
+const codexTurnID = "codex:response"
+
+// codexCompactUserBudget is Codex's COMPACT_USER_MESSAGE_MAX_TOKENS.
+const codexCompactUserBudget = 20000
+
+// codexSummaryPrefix opens Codex's local compaction summaries (SUMMARY_PREFIX).
+const codexSummaryPrefix = "Another language model started to solve this problem"
+
+type codexKind uint8
+
+const (
+	cxOther codexKind = iota // developer/system/injected user messages, tool results, summaries
+	cxAsst                   // assistant-side: merges with adjacent assistant-side items
+	cxUser                   // a real user message
+	cxBase                   // a replacement_history base
+)
+
+type codexItem struct {
+	r         ref
+	chars     int64 // code points of the message
+	imgs      int32
+	kind      codexKind
+	textChars int64 // cxUser: code points of its plain-text form (legacy rebuild)
+}
+
+// codexBase holds what a replacement_history ref yields, computed when it is read.
+type codexBase struct {
+	tokens, msgs int32
+	tail         codexTokenRun // merge state after its last message
+}
+
+// codexTokenRun mirrors mergeSplitAssistant: a run of adjacent assistant-side messages is one message
+// whose tokens are ceil(total chars/4) + images; each item is charged the increase it causes, so
+// that the refs' tokens add up to the merged messages' Tokens().
+type codexTokenRun struct {
+	active      bool
+	chars, imgs int64
+	tok         int64
+}
+
+func codexRunTokens(chars, imgs int64) int64 {
+	return int64(estimate.FromChars(int(chars))) + imgs*estimate.ImageTokens
+}
+
+// add charges one emitted message; asst tells whether it merges with an adjacent assistant one.
+func (t *codexTokenRun) add(asst bool, chars, imgs int64) (tokens int64, newMsg bool) {
+	if asst && t.active {
+		t.chars += chars
+		t.imgs += imgs
+		n := codexRunTokens(t.chars, t.imgs)
+		d := n - t.tok
+		t.tok = n
+		return d, false
+	}
+	n := codexRunTokens(chars, imgs)
+	*t = codexTokenRun{active: asst, chars: chars, imgs: imgs, tok: n}
+	return n, true
+}
+
+// codexRun accumulates one assistant response (adjacent assistant-side items) for the history
+// statistics without keeping its blocks.
+type codexRun struct {
+	active bool
+	line   int
+	chars  [BlockOpaque + 1]int
+	has    [BlockOpaque + 1]bool
+	calls  int
+	images int
+}
+
+func newCodexReader() *codexReader { return &codexReader{} }
+
+func (r *codexReader) add(l *Line, doc gjson.Result, st *Stats) {
+	typ := doc.Get("type").String()
+	if p := doc.Get("payload"); p.Exists() && codexItemTypes[typ] {
+		switch typ {
+		case "response_item":
+			r.addItem(l, p, st)
+		case "compacted":
+			r.addCompacted(l, p, st)
+		case "event_msg":
+			r.addEvent(p, st)
+		}
+		return
+	}
+	if typ == "" || doc.Get("record_type").Exists() {
+		return // bare-era session line or state record
+	}
+	r.addItem(l, doc, st) // bare-era response item
+}
+
+// codexItemOf finds the response item of a line: the payload of a wrapped line, else the line.
+func codexItemOf(doc gjson.Result) gjson.Result {
+	if p := doc.Get("payload"); p.Exists() && codexItemTypes[doc.Get("type").String()] {
+		return p
+	}
+	return doc
+}
+
+func (r *codexReader) addItem(l *Line, it gjson.Result, st *Stats) {
+	m, kind := codexItemMessage(it, false)
+	if len(m.Blocks) == 0 {
+		return
+	}
+	m.Line = l.Num
+	if kind == cxAsst {
+		r.run.add(&m)
+	} else {
+		r.flushRun(st)
+		st.countMessage(&m)
+	}
+	ci := codexItem{r: codexLineRef(l, codexSelItem), chars: int64(m.Chars()), imgs: int32(m.Images()), kind: kind}
+	if kind == cxUser {
+		_, n := codexUserText(it, false)
+		ci.textChars = int64(n)
+	}
+	r.hist = append(r.hist, ci)
+	if !r.initDone {
+		if kind == cxOther && !m.Summary && (m.Role == RoleDeveloper || m.Role == RoleSystem || m.Role == RoleUser) {
+			r.initial = append(r.initial, ci)
+		} else {
+			r.initDone = true
+		}
+	}
+}
+
+func codexLineRef(l *Line, sel uint8) ref {
+	return ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), sel: sel}
+}
+
+func (r *codexReader) addCompacted(l *Line, p gjson.Result, st *Stats) {
+	st.Compactions++
+	r.flushRun(st)
+	msg := p.Get("message")
+	if msg.Type == gjson.String && msg.Raw != `""` {
+		// The summary text is new content (a remote compaction leaves it empty: its summary is
+		// the opaque compaction item).
+		sm := codexSummaryMessage(msg, false)
+		sm.Line = l.Num
+		st.countMessage(&sm)
+	}
+	if rh := p.Get("replacement_history"); rh.IsArray() {
+		var b codexBase
+		rh.ForEach(func(_, it gjson.Result) bool {
+			m, kind := codexItemMessage(it, false)
+			if len(m.Blocks) == 0 {
+				return true
+			}
+			tok, newMsg := b.tail.add(kind == cxAsst, int64(m.Chars()), int64(m.Images()))
+			b.tokens += int32(tok)
+			if newMsg {
+				b.msgs++
+			}
+			return true
+		})
+		r.base = b
+		r.hist = append(r.hist[:0], codexItem{r: codexLineRef(l, codexSelReplacement), kind: cxBase})
+		return
+	}
+	// Legacy: initial context + recent real user messages (plain text) + summary.
+	var sel []codexItem
+	remaining := int64(codexCompactUserBudget)
+	for i := len(r.hist) - 1; i >= 0 && remaining > 0; i-- {
+		it := r.hist[i]
+		if it.kind != cxUser || it.textChars == 0 {
+			continue
+		}
+		tok := int64(estimate.FromChars(int(it.textChars)))
+		u := codexItem{r: it.r, kind: cxUser, textChars: it.textChars}
+		u.r.sel = codexSelUserText
+		if tok > remaining {
+			u.textChars = remaining * estimate.CharsPerToken
+			tok = remaining
+		}
+		u.chars = u.textChars
+		remaining -= tok
+		sel = append(sel, u)
+	}
+	hist := make([]codexItem, 0, len(r.initial)+len(sel)+1)
+	hist = append(hist, r.initial...)
+	for i := len(sel) - 1; i >= 0; i-- {
+		hist = append(hist, sel[i])
+	}
+	sm := codexSummaryMessage(msg, false)
+	hist = append(hist, codexItem{r: codexLineRef(l, codexSelSummary), chars: int64(sm.Chars()), kind: cxOther})
+	r.hist = hist
+}
+
+func (r *codexReader) addEvent(p gjson.Result, st *Stats) {
+	switch p.Get("type").String() {
+	case "token_count":
+		info := p.Get("info")
+		if !info.IsObject() {
+			return // rate-limit-only event (info:null)
+		}
+		if w := info.Get("model_context_window").Int(); w > 0 {
+			r.window = int(w)
+		}
+		r.tokenCount(info, st)
+	case "task_started":
+		if w := p.Get("model_context_window").Int(); w > 0 {
+			r.window = int(w)
+		}
+	case "thread_rolled_back":
+		r.rollback(p.Get("num_turns").Int())
+	}
+}
+
+// tokenCount records one response's usage from info.last_token_usage. Codex's input_tokens
+// includes cached_input_tokens, so Input is the uncached part, CacheRead the cached one and the
+// last context is input_tokens. Codex may report the same response twice (the cumulative
+// total_token_usage does not change): such a repeat only refreshes the last context.
+func (r *codexReader) tokenCount(info gjson.Result, st *Stats) {
+	last := info.Get("last_token_usage")
+	if !last.IsObject() {
+		return
+	}
+	in := last.Get("input_tokens").Int()
+	cached := last.Get("cached_input_tokens").Int()
+	u := Usage{Input: int(max(in-cached, 0)), CacheRead: int(cached), Output: int(last.Get("output_tokens").Int())}
+	if total := info.Get("total_token_usage"); total.IsObject() {
+		tot := [2]int64{total.Get("input_tokens").Int(), total.Get("total_tokens").Int()}
+		if r.haveTot && tot == r.lastTot && tot != [2]int64{} {
+			st.Usage.LastContext = u.Input + u.CacheRead + u.CacheWrite
+			return
+		}
+		r.lastTot, r.haveTot = tot, true
+	}
+	st.countUsage("", u, true)
+}
+
+// rollback drops the last n user turns: the history is cut at the n-th last real user message
+// (all of them when n exceeds their number); nothing happens without user messages.
+func (r *codexReader) rollback(n int64) {
+	if n <= 0 {
+		return
+	}
+	var pos []int
+	for i, it := range r.hist {
+		if it.kind == cxUser {
+			pos = append(pos, i)
+		}
+	}
+	if len(pos) == 0 {
+		return
+	}
+	cut := pos[0]
+	if n < int64(len(pos)) {
+		cut = pos[len(pos)-int(n)]
+	}
+	r.hist = r.hist[:cut]
+}
+
+func (c *codexRun) add(m *Message) {
+	if !c.active {
+		*c = codexRun{active: true, line: m.Line}
+	}
+	for _, b := range m.Blocks {
+		c.chars[b.Kind] += b.Chars
+		c.has[b.Kind] = true
+		if b.Kind == BlockToolCall {
+			c.calls++
+		}
+		if b.Kind == BlockImage {
+			c.images++
+		}
+		c.images += b.Images
+	}
+}
+
+// flushRun counts the accumulated assistant response as one message: one block per kind, the
+// tool-call count corrected afterwards.
+func (r *codexReader) flushRun(st *Stats) {
+	c := &r.run
+	if !c.active {
+		return
+	}
+	m := Message{Role: RoleAssistant, Line: c.line}
+	for k := BlockText; k <= BlockOpaque; k++ {
+		if !c.has[k] || k == BlockImage {
+			continue
+		}
+		m.Blocks = append(m.Blocks, Block{Kind: k, Chars: c.chars[k]})
+	}
+	if c.images > 0 {
+		m.Blocks = append(m.Blocks, Block{Kind: BlockImage, Images: c.images - 1})
+	}
+	st.countMessage(&m)
+	if c.calls > 1 {
+		st.ToolCalls += c.calls - 1
+	}
+	*c = codexRun{}
+}
+
+func (r *codexReader) finish(st *Stats) []ref {
+	r.flushRun(st)
+	st.Format = FormatCodex
+	if r.window > 0 {
+		if st.Usage == nil {
+			st.Usage = &RecordedUsage{}
+		}
+		st.Usage.ContextWindow = r.window
+	}
+	refs := make([]ref, 0, len(r.hist))
+	var run codexTokenRun
+	for _, it := range r.hist {
+		rf := it.r
+		if it.kind == cxBase {
+			rf.tokens, rf.msgs = r.base.tokens, r.base.msgs
+			run = r.base.tail
+		} else {
+			tok, newMsg := run.add(it.kind == cxAsst, it.chars, int64(it.imgs))
+			rf.tokens = int32(tok)
+			if newMsg {
+				rf.msgs = 1
+			}
+		}
+		refs = append(refs, rf)
+	}
+	return refs
+}
+
+func (r *codexReader) materialize(b []byte, x ref) ([]Message, error) {
+	doc := gjson.Parse(unsafeString(b))
+	line := x.lineNum()
+	switch x.sel {
+	case codexSelReplacement:
+		rh := codexItemOf(doc).Get("replacement_history")
+		if !rh.IsArray() {
+			return nil, fmt.Errorf("compacted record without replacement_history")
+		}
+		var out []Message
+		rh.ForEach(func(_, it gjson.Result) bool {
+			m, kind := codexItemMessage(it, true)
+			if len(m.Blocks) == 0 {
+				return true
+			}
+			m.Line = line
+			if kind == cxAsst {
+				m.MsgID = codexTurnID
+			}
+			out = append(out, m)
+			return true
+		})
+		return out, nil
+	case codexSelSummary:
+		m := codexSummaryMessage(codexItemOf(doc).Get("message"), true)
+		m.Line = line
+		return []Message{m}, nil
+	case codexSelUserText:
+		s, n := codexUserText(codexItemOf(doc), true)
+		if limit := int(x.tokens) * estimate.CharsPerToken; n > limit {
+			s, n = codexTruncate(s, limit), limit
+		}
+		return []Message{{Role: RoleUser, Line: line, Blocks: []Block{{Kind: BlockText, Text: s, Chars: n}}}}, nil
+	}
+	m, kind := codexItemMessage(codexItemOf(doc), true)
+	if len(m.Blocks) == 0 {
+		return nil, fmt.Errorf("not a conversation item")
+	}
+	m.Line = line
+	if kind == cxAsst {
+		m.MsgID = codexTurnID
+	}
+	return []Message{m}, nil
+}
+
+// codexTruncate keeps the first n code points of s.
+func codexTruncate(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
+}
+
+// codexSummaryMessage is the user message a legacy compaction puts into the history: the
+// compacted message as written (it already starts with Codex's summary prefix).
+func codexSummaryMessage(msg gjson.Result, text bool) Message {
+	var b Block
+	if msg.Type == gjson.String && msg.Raw != `""` {
+		b = textBlock(BlockText, msg, text)
+	} else {
+		const none = "(no summary available)"
+		b = Block{Kind: BlockText, Chars: estimate.Chars(none)}
+		if text {
+			b.Text = none
+		}
+	}
+	return Message{Role: RoleUser, Summary: true, Blocks: []Block{b}}
+}
+
+// codexUserText is the plain-text form of a user message (Codex content_items_to_text): its
+// non-empty text parts joined by newlines; chars counts its code points.
+func codexUserText(it gjson.Result, text bool) (string, int) {
+	content := it.Get("content")
+	if content.Type == gjson.String {
+		if text {
+			return content.String(), estimate.JSONStringChars(content.Raw)
+		}
+		return "", estimate.JSONStringChars(content.Raw)
+	}
+	var parts []string
+	chars, n := 0, 0
+	content.ForEach(func(_, p gjson.Result) bool {
+		switch p.Get("type").String() {
+		case "input_text", "output_text", "text":
+			t := p.Get("text")
+			if t.Type != gjson.String || t.Raw == `""` {
+				return true
+			}
+			if n > 0 {
+				chars++
+			}
+			n++
+			chars += estimate.JSONStringChars(t.Raw)
+			if text {
+				parts = append(parts, t.String())
+			}
+		}
+		return true
+	})
+	if text {
+		return joinLines(parts), chars
+	}
+	return "", chars
+}
+
+// codexRealUser tells a message typed by the user from injected context (<environment_context>,
+// <user_instructions>, AGENTS.md instructions) and from compaction summaries.
+func codexRealUser(it gjson.Result) bool {
+	first := ""
+	content := it.Get("content")
+	if content.Type == gjson.String {
+		first = content.String()
+	} else {
+		content.ForEach(func(_, p gjson.Result) bool {
+			t := p.Get("text")
+			if t.Type == gjson.String && t.Raw != `""` {
+				first = t.String()
+				return false
+			}
+			return true
+		})
+	}
+	first = strings.TrimLeft(first, " \t\r\n")
+	switch {
+	case strings.HasPrefix(first, "<"), strings.HasPrefix(first, "# AGENTS.md instructions"),
+		strings.HasPrefix(first, codexSummaryPrefix):
+		return false
+	}
+	return true
+}
+
+// codexItemMessage turns one response item into a message (no blocks: not a message).
+func codexItemMessage(it gjson.Result, text bool) (Message, codexKind) {
+	var m Message
+	kind := cxOther
+	callID := func() string {
+		if id := it.Get("call_id"); id.Exists() {
+			return id.String()
+		}
+		return it.Get("id").String()
+	}
+	switch typ := it.Get("type").String(); typ {
+	case "message":
+		m = parseOpenAIMessage(it, text)
+		m.Dialect = DialectNone
+		switch m.Role {
+		case RoleAssistant:
+			kind = cxAsst
+		case RoleUser:
+			if codexRealUser(it) {
+				kind = cxUser
+			}
+		}
+	case "reasoning":
+		m.Role, kind = RoleAssistant, cxAsst
+		thinking := func(_, p gjson.Result) bool {
+			if t := p.Get("text"); t.Type == gjson.String && t.Raw != `""` {
+				m.Blocks = append(m.Blocks, textBlock(BlockThinking, t, text))
+			}
+			return true
+		}
+		it.Get("summary").ForEach(thinking)
+		it.Get("content").ForEach(thinking) // raw reasoning text (open models); null for OpenAI
+	case "function_call":
+		m.Role, kind = RoleAssistant, cxAsst
+		m.Blocks = append(m.Blocks, toolCallBlock(callID(), it.Get("name").String(), it.Get("arguments"), text))
+	case "custom_tool_call":
+		m.Role, kind = RoleAssistant, cxAsst
+		m.Blocks = append(m.Blocks, toolCallBlock(callID(), it.Get("name").String(), it.Get("input"), text))
+	case "local_shell_call":
+		m.Role, kind = RoleAssistant, cxAsst
+		m.Blocks = append(m.Blocks, toolCallBlock(callID(), "local_shell", it.Get("action"), text))
+	case "web_search_call":
+		// A server-side tool: no result item follows, so it is not a tool call that needs one.
+		m.Role, kind = RoleAssistant, cxAsst
+		a := it.Get("action")
+		b := Block{Kind: BlockOpaque, Chars: strChars(a)}
+		if text {
+			b.Text = a.Raw
+		}
+		m.Blocks = append(m.Blocks, b)
+	case "compaction", "compaction_summary":
+		m.Role, m.Summary = RoleUser, true
+		m.Blocks = append(m.Blocks, opaqueBlock(it, text))
+	case "ghost_snapshot":
+	default:
+		if !it.Get("call_id").Exists() {
+			break
+		}
+		if out := it.Get("output"); out.Exists() || strings.HasSuffix(typ, "_output") {
+			m.Role = RoleTool
+			m.Blocks = append(m.Blocks, codexOutput(out, callID(), text))
+		} else if args := codexArgs(it); args.Exists() {
+			m.Role, kind = RoleAssistant, cxAsst
+			m.Blocks = append(m.Blocks, toolCallBlock(callID(), it.Get("name").String(), args, text))
+		}
+	}
+	return m, kind
+}
+
+func codexArgs(it gjson.Result) gjson.Result {
+	if a := it.Get("arguments"); a.Exists() {
+		return a
+	}
+	return it.Get("input")
+}
+
+// codexOutput reads a tool output: a string, an array of content items, or an object
+// {content, success}.
+func codexOutput(out gjson.Result, id string, text bool) Block {
+	var b Block
+	if out.IsObject() && out.Get("content").Exists() {
+		b = contentResult(out.Get("content"), text)
+		if s := out.Get("success"); s.Exists() && !s.Bool() {
+			b.IsError = true
+		}
+	} else {
+		b = contentResult(out, text)
+	}
+	b.ID = id
+	return b
+}

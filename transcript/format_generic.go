@@ -80,7 +80,7 @@ func messageOf(doc gjson.Result) (gjson.Result, bool) {
 
 func parseDialect(msg gjson.Result, d Dialect, text bool) Message {
 	if d == DialectAnthropic {
-		return parseAnthropicMessage(msg, text)
+		return parseAnthropicMessage(msg, text) // without MsgID: only Claude Code splits responses
 	}
 	return parseOpenAIMessage(msg, text)
 }

@@ -1,12 +1,440 @@
 package transcript
 
-import "github.com/tidwall/gjson"
+import (
+	"fmt"
+	"hash/fnv"
+	"strings"
 
-// piReader: placeholder being replaced by the real reader.
-type piReader struct{ g *genericReader }
+	"github.com/ctxc/ctxc/estimate"
+	"github.com/tidwall/gjson"
+)
 
-func newPiReader() *piReader { return &piReader{g: newGenericReader(FormatPi)} }
+// piReader reads pi coding agent sessions (v1–v3) and OpenClaw transcripts (formats.md §3).
+//
+// Entries are the valid JSON lines, the header {"type":"session",...} included at index 0 (as in
+// pi's own loader). v1 files (no "version") are linear and carry no ids; v2/v3 entries form a
+// tree through id/parentId.
+//
+// Conversation:
+//   - message entries: user (string or text/image blocks); assistant (text, thinking — the
+//     signature is not counted —, toolCall{id,name,arguments}, image); toolResult → a tool
+//     message with one result (toolCallId, toolName, isError); bashExecution → a user message
+//     with pi's own text for the model ("Ran `cmd`" + fenced output + exit code); custom and
+//     v2 hookMessage → a user message; branchSummary/compactionSummary → a user message with
+//     pi's summary wrapper;
+//   - custom_message entries (OpenClaw and extensions) → a user message, whatever "display";
+//   - branch_summary entries → a user message with pi's branch-summary wrapper;
+//   - compaction entries → the summary as a user message (Summary:true) with pi's wrapper "The
+//     conversation history before this point was compacted into the following summary: …".
+//
+// A message without content blocks (an aborted assistant turn with content:[]) is no message.
+// Usage of assistant messages {input,output,cacheRead,cacheWrite} is recorded per entry id
+// (all-zero usage of aborted turns is skipped).
+//
+// Metadata: the header, model_change, thinking_level_change, custom (OpenClaw model-snapshot,
+// extension state), label, session_info and unknown entries.
+//
+// Reload rule (pi buildSessionContext): the leaf is the last entry of the file; the path is the
+// leaf and its parentId ancestors (v1: every entry). The last compaction on the path starts the
+// context: its summary, then the path entries from firstKeptEntryId (v1: firstKeptEntryIndex,
+// an index into the entries) up to the compaction, then the path entries after it; compaction
+// entries inside the kept range are not re-emitted. Without a compaction the whole path counts.
+// As pi's LLM conversion does, assistant messages that ended in error or were aborted, and
+// bash executions marked excludeFromContext, are left out of the effective context (they are
+// still counted in the history).
+//
+// Simplifications (README): a file whose first line is not a header is read anyway (pi would
+// discard and restart it); ids are compared by a 64-bit hash.
+type piReader struct {
+	version int       // header version; 1 when absent
+	header  int32     // entry index of the header, -1 before it
+	entries []piEntry // every valid JSON line, in file order
+	ids     map[uint64]int32
+	comps   map[int32]piComp // compaction entries by entry index
+}
 
-func (r *piReader) add(l *Line, doc gjson.Result, st *Stats)       {}
-func (r *piReader) finish(st *Stats) []ref                         { st.Format = FormatPi; return nil }
-func (r *piReader) materialize(b []byte, x ref) ([]Message, error) { return nil, nil }
+type piEntry struct {
+	off    int64
+	size   int32
+	line   int32
+	tokens int32 // tokens of the message it yields in a context
+	parent uint64
+	flags  uint8
+}
+
+const (
+	piEmits     uint8 = 1 << iota // yields a message in a context
+	piCompact                     // a compaction entry
+	piHasParent                   // parent holds the key of a parentId
+)
+
+type piComp struct {
+	kept      uint64 // key of firstKeptEntryId (v2/v3)
+	keptIndex int64  // firstKeptEntryIndex (v1)
+	hasKept   bool
+	tokens    int32 // tokens of the summary message
+}
+
+// Selectors of pi refs.
+const (
+	piSelEntry   uint8 = iota // the message the entry yields
+	piSelSummary              // the compaction entry's summary message
+)
+
+// pi's wrappers for summaries sent to the model (coding-agent messages.ts).
+const (
+	piCompactionPrefix = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+	piCompactionSuffix = "\n</summary>"
+	piBranchPrefix     = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+	piBranchSuffix     = "</summary>"
+)
+
+func newPiReader() *piReader {
+	return &piReader{version: 1, header: -1, ids: map[uint64]int32{}, comps: map[int32]piComp{}}
+}
+
+// piKey maps an entry id to a map key: an 8-hex id exactly, anything else by FNV-1a (top bit set
+// so the two never meet).
+func piKey(id string) uint64 {
+	if len(id) == 8 {
+		var v uint64
+		ok := true
+		for i := 0; i < 8 && ok; i++ {
+			c := id[i]
+			switch {
+			case c >= '0' && c <= '9':
+				v = v<<4 | uint64(c-'0')
+			case c >= 'a' && c <= 'f':
+				v = v<<4 | uint64(c-'a'+10)
+			default:
+				ok = false
+			}
+		}
+		if ok {
+			return v
+		}
+	}
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64() | 1<<63
+}
+
+func (r *piReader) add(l *Line, doc gjson.Result, st *Stats) {
+	idx := int32(len(r.entries))
+	e := piEntry{off: l.Offset, size: int32(l.Size), line: int32(l.Num)}
+	typ := doc.Get("type").String()
+	if typ == "session" && r.header < 0 {
+		r.header = idx
+		if v := doc.Get("version").Int(); v > 1 {
+			r.version = int(v)
+		}
+		r.entries = append(r.entries, e)
+		return
+	}
+	if id := doc.Get("id"); id.Type == gjson.String {
+		r.ids[piKey(id.Str)] = idx
+	}
+	if p := doc.Get("parentId"); p.Type == gjson.String {
+		e.parent = piKey(p.Str)
+		e.flags |= piHasParent
+	}
+	if typ == "compaction" {
+		st.Compactions++
+		sm := piSummaryMessage(doc.Get("summary"), false)
+		sm.Line = l.Num
+		st.countMessage(&sm)
+		c := piComp{tokens: int32(sm.Tokens())}
+		if k := doc.Get("firstKeptEntryId"); k.Type == gjson.String {
+			c.kept, c.hasKept = piKey(k.Str), true
+		} else if k := doc.Get("firstKeptEntryIndex"); k.Type == gjson.Number {
+			c.keptIndex, c.hasKept = k.Int(), true
+		}
+		r.comps[idx] = c
+		e.flags |= piCompact
+		r.entries = append(r.entries, e)
+		return
+	}
+	m, emit := piEntryMessage(doc, false)
+	if len(m.Blocks) > 0 {
+		m.Line = l.Num
+		st.countMessage(&m)
+		if emit {
+			e.flags |= piEmits
+			e.tokens = int32(m.Tokens())
+		}
+		if m.Usage != nil {
+			st.countUsage(strings.Clone(doc.Get("id").String()), *m.Usage, true)
+		}
+	}
+	r.entries = append(r.entries, e)
+}
+
+func (r *piReader) finish(st *Stats) []ref {
+	st.Format = FormatPi
+	path := r.path()
+	comp := -1
+	for i, idx := range path {
+		if r.entries[idx].flags&piCompact != 0 {
+			comp = i
+		}
+	}
+	var refs []ref
+	emit := func(idx int32) {
+		e := r.entries[idx]
+		if e.flags&piEmits != 0 {
+			refs = append(refs, ref{off: e.off, size: e.size, line: e.line, tokens: e.tokens, msgs: 1, sel: piSelEntry})
+		}
+	}
+	if comp < 0 {
+		for _, idx := range path {
+			emit(idx)
+		}
+		return refs
+	}
+	ci := path[comp]
+	c := r.comps[ci]
+	ce := r.entries[ci]
+	refs = append(refs, ref{off: ce.off, size: ce.size, line: ce.line, tokens: c.tokens, msgs: 1, sel: piSelSummary})
+	first := int32(-1)
+	if c.hasKept {
+		if r.version < 2 {
+			if c.keptIndex > 0 && c.keptIndex < int64(len(r.entries)) && int32(c.keptIndex) != r.header {
+				first = int32(c.keptIndex)
+			}
+		} else if k, ok := r.ids[c.kept]; ok {
+			first = k
+		}
+	}
+	found := false
+	for i := 0; i < comp; i++ {
+		if path[i] == first {
+			found = true
+		}
+		if found {
+			emit(path[i])
+		}
+	}
+	for _, idx := range path[comp+1:] {
+		emit(idx)
+	}
+	return refs
+}
+
+// path returns the entry indexes from the root to the leaf (the last entry of the file).
+func (r *piReader) path() []int32 {
+	var path []int32
+	if r.version < 2 {
+		for i := range r.entries {
+			if int32(i) != r.header {
+				path = append(path, int32(i))
+			}
+		}
+		return path
+	}
+	leaf := int32(len(r.entries) - 1)
+	if leaf < 0 || leaf == r.header {
+		return nil
+	}
+	for cur := leaf; len(path) <= len(r.entries); {
+		path = append(path, cur)
+		e := r.entries[cur]
+		if e.flags&piHasParent == 0 {
+			break
+		}
+		p, ok := r.ids[e.parent]
+		if !ok || p == r.header {
+			break
+		}
+		cur = p
+	}
+	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+		path[i], path[j] = path[j], path[i]
+	}
+	return path
+}
+
+func (r *piReader) materialize(b []byte, x ref) ([]Message, error) {
+	doc := gjson.Parse(unsafeString(b))
+	if x.sel == piSelSummary {
+		m := piSummaryMessage(doc.Get("summary"), true)
+		m.Line = x.lineNum()
+		return []Message{m}, nil
+	}
+	m, _ := piEntryMessage(doc, true)
+	if len(m.Blocks) == 0 {
+		return nil, fmt.Errorf("not a conversation entry")
+	}
+	m.Line = x.lineNum()
+	return []Message{m}, nil
+}
+
+// piSummaryMessage is a compaction summary as pi sends it to the model.
+func piSummaryMessage(summary gjson.Result, text bool) Message {
+	var t piText
+	t.text = text
+	t.lit(piCompactionPrefix)
+	t.val(summary)
+	t.lit(piCompactionSuffix)
+	return Message{Role: RoleUser, Summary: true, Blocks: []Block{t.block()}}
+}
+
+// piText builds a text block from literals and JSON values, counting code points without
+// copying when only statistics are wanted.
+type piText struct {
+	text  bool
+	chars int
+	buf   []byte
+}
+
+func (t *piText) lit(s string) {
+	t.chars += estimate.Chars(s)
+	if t.text {
+		t.buf = append(t.buf, s...)
+	}
+}
+
+func (t *piText) val(v gjson.Result) {
+	t.chars += strChars(v)
+	if t.text {
+		t.buf = append(t.buf, valueText(v)...)
+	}
+}
+
+func (t *piText) block() Block {
+	b := Block{Kind: BlockText, Chars: t.chars}
+	if t.text {
+		b.Text = string(t.buf)
+	}
+	return b
+}
+
+// piEntryMessage turns a non-compaction entry into a message (no blocks: none). emit is false
+// for messages pi keeps out of the model's context.
+func piEntryMessage(doc gjson.Result, text bool) (m Message, emit bool) {
+	switch doc.Get("type").String() {
+	case "message":
+		return piMessage(doc.Get("message"), text)
+	case "custom_message":
+		m = Message{Role: RoleUser, Blocks: piContent(doc.Get("content"), text)}
+		return m, true
+	case "branch_summary":
+		if s := doc.Get("summary"); s.Type == gjson.String && s.Raw != `""` {
+			m = piWrapped(s, piBranchPrefix, piBranchSuffix, text)
+		}
+		return m, true
+	}
+	return m, false
+}
+
+func piWrapped(s gjson.Result, prefix, suffix string, text bool) Message {
+	t := piText{text: text}
+	t.lit(prefix)
+	t.val(s)
+	t.lit(suffix)
+	return Message{Role: RoleUser, Blocks: []Block{t.block()}}
+}
+
+func piMessage(msg gjson.Result, text bool) (m Message, emit bool) {
+	emit = true
+	switch msg.Get("role").String() {
+	case "user", "custom", "hookMessage":
+		m = Message{Role: RoleUser, Blocks: piContent(msg.Get("content"), text)}
+	case "assistant":
+		m = Message{Role: RoleAssistant}
+		msg.Get("content").ForEach(func(_, b gjson.Result) bool {
+			switch b.Get("type").String() {
+			case "text":
+				m.Blocks = append(m.Blocks, textBlock(BlockText, b.Get("text"), text))
+			case "thinking":
+				m.Blocks = append(m.Blocks, textBlock(BlockThinking, b.Get("thinking"), text))
+			case "toolCall":
+				m.Blocks = append(m.Blocks, toolCallBlock(b.Get("id").String(), b.Get("name").String(), b.Get("arguments"), text))
+			case "image":
+				m.Blocks = append(m.Blocks, piImageBlock(b, text))
+			default:
+				m.Blocks = append(m.Blocks, opaqueBlock(b, text))
+			}
+			return true
+		})
+		if u := msg.Get("usage"); u.IsObject() {
+			us := Usage{Input: int(u.Get("input").Int()), Output: int(u.Get("output").Int()),
+				CacheRead: int(u.Get("cacheRead").Int()), CacheWrite: int(u.Get("cacheWrite").Int())}
+			if us.Total() > 0 {
+				m.Usage = &us
+			}
+		}
+		switch msg.Get("stopReason").String() {
+		case "error", "aborted":
+			emit = false
+		}
+	case "toolResult":
+		b := contentResult(msg.Get("content"), text)
+		b.ID = msg.Get("toolCallId").String()
+		b.Name = msg.Get("toolName").String()
+		b.IsError = msg.Get("isError").Bool()
+		m = Message{Role: RoleTool, Blocks: []Block{b}}
+	case "bashExecution":
+		m = Message{Role: RoleUser, Blocks: []Block{piBashText(msg, text)}}
+		emit = !msg.Get("excludeFromContext").Bool()
+	case "branchSummary":
+		m = piWrapped(msg.Get("summary"), piBranchPrefix, piBranchSuffix, text)
+	case "compactionSummary":
+		m = piSummaryMessage(msg.Get("summary"), text)
+	}
+	return m, emit
+}
+
+// piBashText is the user text pi sends for a bash execution (messages.ts bashExecutionToText).
+func piBashText(msg gjson.Result, text bool) Block {
+	t := piText{text: text}
+	t.lit("Ran `")
+	t.val(msg.Get("command"))
+	t.lit("`\n")
+	if out := msg.Get("output"); out.Type == gjson.String && out.Raw != `""` {
+		t.lit("```\n")
+		t.val(out)
+		t.lit("\n```")
+	} else {
+		t.lit("(no output)")
+	}
+	if msg.Get("cancelled").Bool() {
+		t.lit("\n\n(command cancelled)")
+	} else if ec := msg.Get("exitCode"); ec.Type == gjson.Number && ec.Num != 0 {
+		t.lit("\n\nCommand exited with code ")
+		t.lit(ec.Raw)
+	}
+	if p := msg.Get("fullOutputPath"); msg.Get("truncated").Bool() && p.Type == gjson.String && p.Raw != `""` {
+		t.lit("\n\n[Output truncated. Full output: ")
+		t.val(p)
+		t.lit("]")
+	}
+	return t.block()
+}
+
+// piContent reads user-side content: a string or text/image blocks.
+func piContent(c gjson.Result, text bool) []Block {
+	if c.Type == gjson.String {
+		return []Block{textBlock(BlockText, c, text)}
+	}
+	var out []Block
+	c.ForEach(func(_, b gjson.Result) bool {
+		switch b.Get("type").String() {
+		case "text":
+			out = append(out, textBlock(BlockText, b.Get("text"), text))
+		case "image":
+			out = append(out, piImageBlock(b, text))
+		default:
+			out = append(out, opaqueBlock(b, text))
+		}
+		return true
+	})
+	return out
+}
+
+func piImageBlock(b gjson.Result, text bool) Block {
+	bl := Block{Kind: BlockImage}
+	if text {
+		bl.Text = b.Raw
+	}
+	return bl
+}

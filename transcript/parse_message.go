@@ -3,7 +3,6 @@ package transcript
 import (
 	"unicode/utf8"
 
-	"github.com/ctxc/ctxc/estimate"
 	"github.com/tidwall/gjson"
 )
 
@@ -11,44 +10,18 @@ import (
 // Anthropic Messages API messages. With text=false they only count (stats); with text=true they
 // also copy out the text (load, compact).
 
-// strChars counts the code points of a JSON value as the model sees it: a string's decoded text,
-// anything else its raw JSON.
-func strChars(v gjson.Result) int {
-	switch v.Type {
-	case gjson.String:
-		return estimate.JSONStringChars(v.Raw)
-	case gjson.Null:
-		return 0
-	}
-	if !v.Exists() {
-		return 0
-	}
-	return utf8.RuneCountInString(v.Raw)
-}
-
-// valueText is the text of a value: a string's content, anything else its raw JSON.
-func valueText(v gjson.Result) string {
-	if v.Type == gjson.String {
-		return v.String()
-	}
-	if v.Type == gjson.Null || !v.Exists() {
-		return ""
-	}
-	return v.Raw
-}
-
-func textBlock(kind BlockKind, v gjson.Result, text bool) Block {
-	b := Block{Kind: kind, Chars: strChars(v)}
+func textBlockV(kind BlockKind, v jv, text bool) Block {
+	b := Block{Kind: kind, Chars: v.chars()}
 	if text {
-		b.Text = valueText(v)
+		b.Text = v.text()
 	}
 	return b
 }
 
-func toolCallBlock(id, name string, args gjson.Result, text bool) Block {
-	b := Block{Kind: BlockToolCall, ID: id, Name: name, Chars: utf8.RuneCountInString(name) + strChars(args)}
+func toolCallBlockV(id, name string, args jv, text bool) Block {
+	b := Block{Kind: BlockToolCall, ID: id, Name: name, Chars: utf8.RuneCountInString(name) + args.chars()}
 	if text {
-		b.Args = valueText(args)
+		b.Args = args.text()
 		if b.Args == "" {
 			b.Args = "{}"
 		}
@@ -56,95 +29,116 @@ func toolCallBlock(id, name string, args gjson.Result, text bool) Block {
 	return b
 }
 
-func opaqueBlock(v gjson.Result, text bool) Block {
+func opaqueBlockV(v jv, text bool) Block {
 	b := Block{Kind: BlockOpaque}
 	if text {
-		b.Text = v.Raw
+		b.Text = string(v)
 	}
 	return b
 }
 
-// parseOpenAIMessage reads one OpenAI chat message.
-func parseOpenAIMessage(msg gjson.Result, text bool) Message {
-	m := Message{Role: Role(msg.Get("role").String()), Dialect: DialectOpenAI}
+// openAIMessage reads one OpenAI chat message.
+func openAIMessage(msg jv, text bool) Message {
+	m := Message{Dialect: DialectOpenAI}
+	var content, reasoning, refusal, toolCalls, functionCall jv
+	var callID, name string
+	msg.each(func(k string, v jv) bool {
+		switch k {
+		case "role":
+			m.Role = Role(v.str())
+		case "content":
+			content = v
+		case "reasoning_content":
+			reasoning = v
+		case "refusal":
+			refusal = v
+		case "tool_calls":
+			toolCalls = v
+		case "function_call":
+			functionCall = v
+		case "tool_call_id":
+			callID = v.str()
+		case "name":
+			name = v.str()
+		}
+		return true
+	})
 	switch m.Role {
 	case "function": // legacy function-call result
 		m.Role = RoleTool
-		b := textBlock(BlockToolResult, msg.Get("content"), text)
-		b.Name = msg.Get("name").String()
+		b := contentResultV(content, text)
+		b.Name = name
 		m.Blocks = append(m.Blocks, b)
 		return m
 	case RoleTool:
-		b := contentResult(msg.Get("content"), text)
-		b.ID = msg.Get("tool_call_id").String()
-		b.Name = msg.Get("name").String()
+		b := contentResultV(content, text)
+		b.ID, b.Name = callID, name
 		m.Blocks = append(m.Blocks, b)
 		return m
 	}
-	if rc := msg.Get("reasoning_content"); rc.Exists() && rc.Type != gjson.Null {
-		m.Blocks = append(m.Blocks, textBlock(BlockThinking, rc, text))
+	if reasoning.exists() && !reasoning.isNull() {
+		m.Blocks = append(m.Blocks, textBlockV(BlockThinking, reasoning, text))
 	}
-	content := msg.Get("content")
-	if content.IsArray() {
-		content.ForEach(func(_, p gjson.Result) bool {
-			switch p.Get("type").String() {
+	if content.isArray() {
+		content.each(func(_ string, p jv) bool {
+			switch p.get("type").str() {
 			case "text", "input_text", "output_text":
-				m.Blocks = append(m.Blocks, textBlock(BlockText, p.Get("text"), text))
+				m.Blocks = append(m.Blocks, textBlockV(BlockText, p.get("text"), text))
 			case "refusal":
-				m.Blocks = append(m.Blocks, textBlock(BlockText, p.Get("refusal"), text))
+				m.Blocks = append(m.Blocks, textBlockV(BlockText, p.get("refusal"), text))
 			case "image_url", "input_image":
 				b := Block{Kind: BlockImage}
 				if text {
-					b.Text = p.Raw
+					b.Text = string(p)
 				}
 				m.Blocks = append(m.Blocks, b)
 			default:
-				m.Blocks = append(m.Blocks, opaqueBlock(p, text))
+				m.Blocks = append(m.Blocks, opaqueBlockV(p, text))
 			}
 			return true
 		})
-	} else if content.Exists() && content.Type != gjson.Null {
-		m.Blocks = append(m.Blocks, textBlock(BlockText, content, text))
+	} else if content.exists() && !content.isNull() {
+		m.Blocks = append(m.Blocks, textBlockV(BlockText, content, text))
 	}
-	if r := msg.Get("refusal"); r.Type == gjson.String {
-		m.Blocks = append(m.Blocks, textBlock(BlockText, r, text))
+	if refusal.isString() {
+		m.Blocks = append(m.Blocks, textBlockV(BlockText, refusal, text))
 	}
-	msg.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
-		fn := tc.Get("function")
-		m.Blocks = append(m.Blocks, toolCallBlock(tc.Get("id").String(), fn.Get("name").String(), fn.Get("arguments"), text))
+	toolCalls.each(func(_ string, tc jv) bool {
+		fn := tc.get("function")
+		m.Blocks = append(m.Blocks, toolCallBlockV(tc.get("id").str(), fn.get("name").str(), fn.get("arguments"), text))
 		return true
 	})
-	if fc := msg.Get("function_call"); fc.IsObject() {
-		m.Blocks = append(m.Blocks, toolCallBlock("", fc.Get("name").String(), fc.Get("arguments"), text))
+	if functionCall.isObject() {
+		m.Blocks = append(m.Blocks, toolCallBlockV("", functionCall.get("name").str(), functionCall.get("arguments"), text))
 	}
 	return m
 }
 
-// contentResult reads tool-result content that is a string or an array of text/image parts.
-func contentResult(c gjson.Result, text bool) Block {
+// contentResultV reads tool-result content that is a string or an array of text/image parts.
+func contentResultV(c jv, text bool) Block {
 	b := Block{Kind: BlockToolResult}
-	if !c.IsArray() {
-		b.Chars = strChars(c)
+	if !c.isArray() {
+		b.Chars = c.chars()
 		if text {
-			b.Text = valueText(c)
+			b.Text = c.text()
 		}
 		return b
 	}
 	var parts []string
-	c.ForEach(func(_, p gjson.Result) bool {
-		switch p.Get("type").String() {
+	c.each(func(_ string, p jv) bool {
+		switch p.get("type").str() {
 		case "image", "image_url", "input_image":
 			b.Images++
 		case "text", "input_text", "output_text":
-			t := p.Get("text")
-			b.Chars += strChars(t)
+			t := p.get("text")
+			b.Chars += t.chars()
 			if text {
-				parts = append(parts, t.String())
+				parts = append(parts, t.str())
 			}
 		default:
-			b.Chars += strChars(p)
+			b.Chars += p.chars()
 			if text {
-				parts = append(parts, p.Raw)
+				parts = append(parts, string(p))
 			}
 		}
 		return true
@@ -176,45 +170,102 @@ func joinLines(parts []string) string {
 	return string(buf)
 }
 
-// parseAnthropicMessage reads one Anthropic Messages API message (also Claude Code's "message").
-func parseAnthropicMessage(msg gjson.Result, text bool) Message {
-	m := Message{Role: Role(msg.Get("role").String()), Dialect: DialectAnthropic}
-	content := msg.Get("content")
-	if !content.IsArray() {
-		if content.Exists() && content.Type != gjson.Null {
-			m.Blocks = append(m.Blocks, textBlock(BlockText, content, text))
+// anthropicMessage reads one Anthropic Messages API message (also Claude Code's "message").
+func anthropicMessage(msg jv, text bool) Message {
+	m := Message{Dialect: DialectAnthropic}
+	var content jv
+	msg.each(func(k string, v jv) bool {
+		switch k {
+		case "role":
+			m.Role = Role(v.str())
+		case "content":
+			content = v
+		case "id":
+			m.MsgID = v.str()
+		}
+		return true
+	})
+	if !content.isArray() {
+		if content.exists() && !content.isNull() {
+			m.Blocks = append(m.Blocks, textBlockV(BlockText, content, text))
 		}
 		return m
 	}
-	content.ForEach(func(_, b gjson.Result) bool {
-		m.Blocks = append(m.Blocks, anthropicBlock(b, text))
+	content.each(func(_ string, b jv) bool {
+		m.Blocks = append(m.Blocks, anthropicBlockV(b, text))
 		return true
 	})
 	return m
 }
 
-func anthropicBlock(b gjson.Result, text bool) Block {
-	switch b.Get("type").String() {
+func anthropicBlockV(b jv, text bool) Block {
+	var typ, id, name, useID string
+	var textV, thinking, input, content jv
+	var isError bool
+	b.each(func(k string, v jv) bool {
+		switch k {
+		case "type":
+			typ = v.str()
+		case "text":
+			textV = v
+		case "thinking":
+			thinking = v
+		case "id":
+			id = v.str()
+		case "name":
+			name = v.str()
+		case "input":
+			input = v
+		case "content":
+			content = v
+		case "tool_use_id":
+			useID = v.str()
+		case "is_error":
+			isError = v.boolean()
+		}
+		return true
+	})
+	switch typ {
 	case "text":
-		return textBlock(BlockText, b.Get("text"), text)
+		return textBlockV(BlockText, textV, text)
 	case "thinking":
 		// The signature is opaque and never counted (design.md §4).
-		return textBlock(BlockThinking, b.Get("thinking"), text)
+		return textBlockV(BlockThinking, thinking, text)
 	case "tool_use", "server_tool_use":
-		return toolCallBlock(b.Get("id").String(), b.Get("name").String(), b.Get("input"), text)
+		return toolCallBlockV(id, name, input, text)
 	case "tool_result", "web_search_tool_result":
-		r := contentResult(b.Get("content"), text)
-		r.ID = b.Get("tool_use_id").String()
-		r.IsError = b.Get("is_error").Bool()
+		r := contentResultV(content, text)
+		r.ID = useID
+		r.IsError = isError
 		return r
 	case "image":
 		bl := Block{Kind: BlockImage}
 		if text {
-			bl.Text = b.Raw
+			bl.Text = string(b)
 		}
 		return bl
 	case "compaction":
-		return textBlock(BlockText, b.Get("content"), text)
+		return textBlockV(BlockText, content, text)
 	}
-	return opaqueBlock(b, text) // redacted_thinking, document, unknown: kept, not counted
+	return opaqueBlockV(b, text) // redacted_thinking, document, unknown: kept, not counted
+}
+
+// Wrappers over gjson values for the readers that walk lines with gjson (Codex, pi): the
+// values' Raw text is a substring of the line, so converting costs nothing.
+
+func strChars(v gjson.Result) int     { return jv(v.Raw).chars() }
+func valueText(v gjson.Result) string { return jv(v.Raw).text() }
+func textBlock(kind BlockKind, v gjson.Result, text bool) Block {
+	return textBlockV(kind, jv(v.Raw), text)
+}
+func opaqueBlock(v gjson.Result, text bool) Block   { return opaqueBlockV(jv(v.Raw), text) }
+func contentResult(c gjson.Result, text bool) Block { return contentResultV(jv(c.Raw), text) }
+func toolCallBlock(id, name string, args gjson.Result, text bool) Block {
+	return toolCallBlockV(id, name, jv(args.Raw), text)
+}
+func parseOpenAIMessage(msg gjson.Result, text bool) Message { return openAIMessage(jv(msg.Raw), text) }
+func parseAnthropicMessage(msg gjson.Result, text bool) Message {
+	m := anthropicMessage(jv(msg.Raw), text)
+	m.MsgID = ""
+	return m
 }

@@ -69,94 +69,120 @@ type bufferedLine struct {
 	data []byte
 }
 
-func scanFrom(lr *LineReader, path string, opts Options, format Format) (*Result, error) {
-	st := &Stats{Path: path, topN: opts.Top}
-	var rd formatReader
-	var held []bufferedLine // lines seen before the format is known
-	weak := FormatUnknown
+// scanner holds the state of one pass over a file: detection, the format reader, statistics.
+type scanner struct {
+	path   string
+	opts   Options
+	format Format
+	st     *Stats
+	rd     formatReader
+	held   []bufferedLine // lines seen before the format is known
+	weak   Format
+}
 
-	settle := func(f Format) {
-		if f == FormatUnknown {
-			f = FormatOpenAI
-		}
-		format = f
-		rd = newFormatReader(f)
-		for i := range held {
-			b := held[i]
-			b.line.Bytes = b.data
-			rd.add(&b.line, gjson.Parse(unsafeString(b.data)), st)
-		}
-		held = nil
-	}
+func newScanner(path string, opts Options, format Format) *scanner {
+	sc := &scanner{path: path, opts: opts, st: &Stats{Path: path, topN: opts.Top}}
 	if format != FormatUnknown {
-		settle(format)
+		sc.settle(format)
 	}
+	return sc
+}
+
+func (sc *scanner) settle(f Format) {
+	if f == FormatUnknown {
+		f = FormatOpenAI
+	}
+	sc.format = f
+	sc.rd = newFormatReader(f)
+	for i := range sc.held {
+		b := sc.held[i]
+		b.line.Bytes = b.data
+		sc.rd.add(&b.line, gjson.Parse(unsafeString(b.data)), sc.st)
+	}
+	sc.held = nil
+}
+
+// line processes one line; valid says whether gjson.ValidBytes accepted it (computed by the
+// caller, possibly on another goroutine).
+func (sc *scanner) line(l *Line, valid bool) error {
+	st := sc.st
+	st.Lines++
+	if !valid {
+		return invalidLine(st, sc.path, l.Num, "not valid JSON", sc.opts)
+	}
+	doc := gjson.Parse(unsafeString(l.Bytes))
+	if sc.rd != nil {
+		sc.rd.add(l, doc, st)
+		return nil
+	}
+	f, strong, derr := detectLine(doc)
+	if derr != nil {
+		if len(sc.held) == 0 && sc.weak == FormatUnknown {
+			return &DataError{Path: sc.path, Line: l.Num, Msg: derr.Error()}
+		}
+		return invalidLine(st, sc.path, l.Num, derr.Error(), sc.opts)
+	}
+	if f != FormatUnknown && (sc.weak == FormatUnknown || strong) {
+		sc.weak = f
+	}
+	sc.held = append(sc.held, bufferedLine{line: *l, data: append([]byte(nil), l.Bytes...)})
+	if strong || len(sc.held) >= detectWindow {
+		sc.settle(sc.weak)
+	}
+	return nil
+}
+
+func (sc *scanner) readErr(err error) error {
+	var tl *LineTooLongError
+	if errors.As(err, &tl) {
+		return &DataError{Path: sc.path, Line: tl.Line, Msg: fmt.Sprintf("line longer than %d bytes", tl.Max)}
+	}
+	return fmt.Errorf("%s: %w", sc.path, err)
+}
+
+func (sc *scanner) finish(lr *LineReader) (*Result, error) {
+	st := sc.st
+	if sc.rd == nil {
+		if len(sc.held) > 0 && sc.weak == FormatUnknown {
+			return nil, &DataError{Path: sc.path, Line: sc.held[0].line.Num, Msg: "no transcript records found (not a known agent format or chat message list)"}
+		}
+		sc.settle(sc.weak)
+	}
+	if p, ok := lr.Pending(); ok {
+		st.Pending = true
+		st.Lines++
+		if sc.opts.Warn != nil {
+			sc.opts.Warn(Warning{Path: sc.path, Line: p.Num, Msg: "last line has no newline yet (still being written?): not read"})
+		}
+	}
+	st.Bytes = lr.Offset()
+	refs := sc.rd.finish(st)
+	if st.Format == FormatUnknown {
+		st.Format = sc.format
+	}
+	for _, r := range refs {
+		st.EffTokens += int64(r.tokens)
+		st.EffMessages += int(r.msgs)
+	}
+	st.finish(sc.opts.Window)
+	return &Result{Stats: st, refs: refs, reader: sc.rd}, nil
+}
+
+func scanFrom(lr *LineReader, path string, opts Options, format Format) (*Result, error) {
+	sc := newScanner(path, opts, format)
 	for {
 		l, err := lr.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			var tl *LineTooLongError
-			if errors.As(err, &tl) {
-				return nil, &DataError{Path: path, Line: tl.Line, Msg: fmt.Sprintf("line longer than %d bytes", tl.Max)}
-			}
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, sc.readErr(err)
 		}
-		st.Lines++
-		if !gjson.ValidBytes(l.Bytes) {
-			if err := invalidLine(st, path, l.Num, "not valid JSON", opts); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		doc := gjson.Parse(unsafeString(l.Bytes))
-		if rd != nil {
-			rd.add(&l, doc, st)
-			continue
-		}
-		f, strong, derr := detectLine(doc)
-		if derr != nil {
-			if len(held) == 0 && weak == FormatUnknown {
-				return nil, &DataError{Path: path, Line: l.Num, Msg: derr.Error()}
-			}
-			if err := invalidLine(st, path, l.Num, derr.Error(), opts); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if f != FormatUnknown && (weak == FormatUnknown || strong) {
-			weak = f
-		}
-		held = append(held, bufferedLine{line: l, data: append([]byte(nil), l.Bytes...)})
-		if strong || len(held) >= detectWindow {
-			settle(weak)
+		if err := sc.line(&l, gjson.ValidBytes(l.Bytes)); err != nil {
+			return nil, err
 		}
 	}
-	if rd == nil {
-		if len(held) > 0 && weak == FormatUnknown {
-			return nil, &DataError{Path: path, Line: held[0].line.Num, Msg: "no transcript records found (not a known agent format or chat message list)"}
-		}
-		settle(weak)
-	}
-	if p, ok := lr.Pending(); ok {
-		st.Pending = true
-		st.Lines++
-		if opts.Warn != nil {
-			opts.Warn(Warning{Path: path, Line: p.Num, Msg: "last line has no newline yet (still being written?): not read"})
-		}
-	}
-	st.Bytes = lr.Offset()
-	refs := rd.finish(st)
-	if st.Format == FormatUnknown {
-		st.Format = format
-	}
-	for _, r := range refs {
-		st.EffTokens += int64(r.tokens)
-		st.EffMessages += int(r.msgs)
-	}
-	st.finish(opts.Window)
-	return &Result{Stats: st, refs: refs, reader: rd}, nil
+	return sc.finish(lr)
 }
 
 func invalidLine(st *Stats, path string, num int, msg string, opts Options) error {
@@ -372,5 +398,3 @@ func countLines(r io.ReaderAt, n int64) (int, error) {
 	return lines, nil
 }
 
-// ScanParallel is Scan tuned for large inputs.
-func ScanParallel(r io.Reader, path string, opts Options) (*Result, error) { return Scan(r, path, opts) }

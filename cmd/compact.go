@@ -1,0 +1,561 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ctxc/ctxc/compact"
+	"github.com/ctxc/ctxc/summarize"
+	"github.com/ctxc/ctxc/transcript"
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	extraCommands = append(extraCommands, func(f *Factory) *cobra.Command { return NewCmdCompact(f, nil) })
+	codeMappers = append(codeMappers, func(err error) (int, bool) {
+		var ee *summarize.EndpointError
+		if errors.As(err, &ee) {
+			if ee.Kind == summarize.Unavailable {
+				return ExitUnavailable, true
+			}
+			return ExitFailure, true
+		}
+		var be *transcript.BusyError
+		if errors.As(err, &be) {
+			return ExitTempFail, true
+		}
+		var ue *compact.UnsupportedError
+		if errors.As(err, &ue) {
+			return ExitUsage, true
+		}
+		return 0, false
+	})
+}
+
+// CompactOptions are the inputs of `ctxc compact`.
+type CompactOptions struct {
+	IO     *IOStreams
+	Global *GlobalOptions
+	Getenv func(string) string
+	Now    func() time.Time
+
+	Paths          []string
+	From           string
+	Threshold      int
+	Window         int
+	Target         int
+	KeepHead       int
+	KeepTail       int
+	KeepTailTokens int
+	Provider       string
+	Model          string
+	Endpoint       string
+	APIKeyEnv      string
+	Output         string
+	DryRun         bool
+	Check          bool
+	Jobs           int
+	Parallel       int
+	Force          bool
+	Idle           time.Duration
+	Timeout        time.Duration
+	NowFlag        string
+	NoRedact       bool
+}
+
+// NewCmdCompact builds `ctxc compact`.
+func NewCmdCompact(f *Factory, runF func(*CompactOptions) error) *cobra.Command {
+	opts := &CompactOptions{IO: f.IO, Global: &f.Global, Getenv: f.Getenv, Now: f.Now}
+	c := &cobra.Command{
+		Use:   "compact [PATH...]",
+		Short: "Summarize the middle of long transcripts, keeping their head and tail",
+		Long: `Compact each transcript whose effective context is over the threshold: the protected head (system
+messages and the first user turn) and tail (the last messages, never splitting a tool call from
+its result) stay verbatim, the middle is summarized, and a marker is appended in one write:
+
+  {"compact":"<summary>","head":[...],"ctxc":{...provenance...}}
+  <verbatim copies of the tail lines>
+
+so that loading from the last marker gives head + summary + tail. Bytes already in the file never
+change. Claude Code, Codex and pi files are never appended to (their agents could not reload a
+foreign line): compact them with -o FILE, which writes a new ctxc file.
+
+Summarizers (--provider): ollama (native /api/chat), openai (any OpenAI-compatible /v1 endpoint),
+extractive (built in, deterministic, no LLM), auto (ollama if reachable, else openai if configured,
+else extractive). A summary that is empty, looks like an error, or is longer than its input is
+rejected: the aggressive prompt is tried, then the extractive summarizer; the marker records which
+ran.
+
+PATH is a file, a directory (every *.jsonl below it), or a glob; --from - reads paths from
+standard input.`,
+		Example: `  ctxc compact --provider extractive session.jsonl
+  ctxc compact --dry-run --json session.jsonl
+  ctxc compact --provider ollama --model llama3.2 --window 8192 ~/archive/
+  find ~/archive -name '*.jsonl' -mtime +1 | ctxc compact --from - -j 2
+  ctxc compact --check --threshold 50000 testdata/fixtures/
+  ctxc compact -o compacted.jsonl ~/.claude/projects/-home-me-proj/SESSION.jsonl`,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Paths = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runCompact(c.Context(), opts)
+		},
+	}
+	fl := c.Flags()
+	fl.IntVar(&opts.Threshold, "threshold", 0, "compact only when the effective context is over N tokens (default 100000, or 75% of --window)")
+	fl.IntVar(&opts.Window, "window", 0, "context window of the agent's model in tokens (sets the default threshold)")
+	fl.IntVar(&opts.Target, "target", compact.DefaultTarget, "summary size in tokens")
+	fl.IntVar(&opts.KeepHead, "keep-head", 1, "user turns kept verbatim at the start (after system messages)")
+	fl.IntVar(&opts.KeepTail, "keep-tail", compact.DefaultKeepTail, "messages kept verbatim at the end")
+	fl.IntVar(&opts.KeepTailTokens, "keep-tail-tokens", 0, "keep at least N tokens at the end instead of --keep-tail messages")
+	fl.StringVar(&opts.Provider, "provider", "auto", "summarizer: auto, ollama, openai or extractive")
+	fl.StringVar(&opts.Model, "model", "", "model name for ollama or openai")
+	fl.StringVar(&opts.Endpoint, "endpoint", "", "summarizer URL (ollama default $OLLAMA_HOST or http://127.0.0.1:11434; openai default $OPENAI_BASE_URL, including /v1)")
+	fl.StringVar(&opts.APIKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key for openai (keys are never taken from flags)")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write a new compacted ctxc file instead of appending (- for stdout); needed for claude-code, codex and pi files")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the plan (zones, tokens, whether the summarizer request fits) and write nothing")
+	fl.BoolVar(&opts.Check, "check", false, "write nothing; exit 1 if any file's effective context is over the threshold")
+	fl.IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files compacted at once")
+	fl.IntVar(&opts.Parallel, "parallel", 1, "summarizer requests at once for the chunks of one file")
+	fl.BoolVar(&opts.Force, "force", false, "compact files modified in the last --idle period, and append even if the file grew meanwhile")
+	fl.DurationVar(&opts.Idle, "idle", compact.DefaultIdle, "a file modified more recently is live and skipped")
+	fl.DurationVar(&opts.Timeout, "timeout", 10*time.Minute, "timeout of one summarizer request")
+	fl.StringVar(&opts.NowFlag, "now", "", "timestamp written in markers (RFC 3339; also SOURCE_DATE_EPOCH), for reproducible output")
+	fl.BoolVar(&opts.NoRedact, "no-redact", false, "send text to a non-loopback endpoint without replacing secret-looking strings")
+	fl.StringVar(&opts.From, "from", "", "read paths from this file (- for standard input), one per line")
+	return c
+}
+
+func (o *CompactOptions) now() (time.Time, error) {
+	if o.NowFlag != "" {
+		t, err := time.Parse(time.RFC3339, o.NowFlag)
+		if err != nil {
+			return time.Time{}, &UsageError{fmt.Errorf("--now: %w", err)}
+		}
+		return t, nil
+	}
+	if s := o.Getenv("SOURCE_DATE_EPOCH"); s != "" {
+		sec, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return time.Time{}, &UsageError{fmt.Errorf("SOURCE_DATE_EPOCH=%q: not a number of seconds", s)}
+		}
+		return time.Unix(sec, 0).UTC(), nil
+	}
+	return o.Now(), nil
+}
+
+// batchSummary is the final --json object and the summary line.
+type batchSummary struct {
+	Type      string         `json:"type"`
+	Files     int            `json:"files"`
+	Compacted int            `json:"compacted"`
+	Skipped   int            `json:"skipped"`
+	Reasons   map[string]int `json:"skipped_reasons,omitempty"`
+	Failed    int            `json:"failed"`
+	Untouched int            `json:"untouched,omitempty"`
+	Over      int            `json:"over_threshold,omitempty"`
+}
+
+func runCompact(ctx context.Context, opts *CompactOptions) error {
+	paths := opts.Paths
+	if opts.From != "" {
+		list, err := readFromList(opts.IO, opts.From)
+		if err != nil {
+			return err
+		}
+		paths = append(paths, list...)
+	}
+	if len(paths) == 0 {
+		return &UsageError{errors.New("compact needs a PATH (a file or a directory)")}
+	}
+	for _, p := range paths {
+		if p == "-" {
+			return &UsageError{errors.New("compact does not read a transcript from standard input (it appends to files); use --from - for a list of paths")}
+		}
+	}
+	files, err := expandPaths(paths)
+	if err != nil {
+		return err
+	}
+	if opts.Output != "" && len(files) != 1 {
+		return &UsageError{fmt.Errorf("-o takes exactly one input file (got %d)", len(files))}
+	}
+	format, err := transcript.ParseFormat(opts.Global.Format)
+	if err != nil {
+		return &UsageError{err}
+	}
+	now, err := opts.now()
+	if err != nil {
+		return err
+	}
+	co := compact.Options{
+		Threshold: opts.Threshold, Window: opts.Window, Target: opts.Target,
+		Zones:  transcript.ZoneOptions{KeepHead: opts.KeepHead, KeepTail: opts.KeepTail, KeepTailTokens: opts.KeepTailTokens},
+		Output: opts.Output, DryRun: opts.DryRun, Check: opts.Check, Force: opts.Force, Idle: opts.Idle,
+		Now: now, Format: format, Strict: opts.Global.Strict, Stdout: opts.IO.Out,
+		SummarizeOpts: summarize.Options{MaxParallel: opts.Parallel},
+	}
+	if !opts.Global.Quiet {
+		co.Warn = func(w transcript.Warning) { fmt.Fprintln(opts.IO.ErrOut, "warning: "+w.String()) }
+	}
+	if !opts.Check {
+		prov, err := newProvider(ctx, opts)
+		if err != nil {
+			return err
+		}
+		co.Completer, co.Redact = prov.completer, prov.redact
+		if prov.note != "" && !opts.Global.Quiet {
+			fmt.Fprintln(opts.IO.ErrOut, prov.note)
+		}
+		if opts.Global.Verbose > 1 {
+			co.SummarizeOpts.Logf = func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) }
+		}
+	}
+	return runBatch(ctx, opts, files, co)
+}
+
+// runBatch compacts files with opts.Jobs workers and reports per file and in total.
+func runBatch(ctx context.Context, opts *CompactOptions, files []string, co compact.Options) error {
+	jobs := opts.Jobs
+	if jobs < 1 {
+		jobs = 1
+	}
+	if jobs > len(files) {
+		jobs = len(files)
+	}
+	enc := json.NewEncoder(opts.IO.Out)
+	enc.SetEscapeHTML(false)
+	bar := newProgress(opts.IO, opts.Global, len(files))
+	sum := batchSummary{Type: "summary", Files: len(files), Reasons: map[string]int{}}
+	var mu sync.Mutex
+	var busy, hardFail, unavailable int
+	var firstErr error
+	stop, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	type result struct {
+		out *compact.Outcome
+		err error
+	}
+	report := func(path string, r result) {
+		mu.Lock()
+		defer mu.Unlock()
+		bar.Add()
+		out, err := r.out, r.err
+		if out == nil {
+			out = &compact.Outcome{Type: "file", Path: path}
+		}
+		if err != nil {
+			code := exitCode(err)
+			switch {
+			case compact.IsBusy(err):
+				var be *transcript.BusyError
+				errors.As(err, &be)
+				reason := "live"
+				if be.Reason == "locked" {
+					reason = "locked"
+				}
+				sum.Skipped++
+				sum.Reasons[reason]++
+				busy++
+				out.Status, out.Reason = compact.StatusSkipped, reason
+				printOutcome(opts, enc, bar, out, err.Error())
+				return
+			case len(files) > 1 && code == ExitUsage: // unsupported in place: a skip in a batch
+				sum.Skipped++
+				sum.Reasons["unsupported"]++
+				out.Status, out.Reason = compact.StatusSkipped, "unsupported"
+				printOutcome(opts, enc, bar, out, err.Error())
+				return
+			}
+			if errors.Is(err, context.Canceled) {
+				return // counted as untouched
+			}
+			sum.Failed++
+			if firstErr == nil {
+				firstErr = err
+			}
+			if code == ExitUnavailable {
+				unavailable++
+				cancel() // a dead endpoint: stop before grinding through the rest
+			} else {
+				hardFail++
+			}
+			if opts.Global.JSON {
+				enc.Encode(map[string]any{"type": "error", "path": path, "code": code, "message": err.Error()})
+			} else if len(files) > 1 {
+				bar.Println(opts.IO.ErrOut, "failed "+err.Error())
+			}
+			return
+		}
+		switch out.Status {
+		case compact.StatusCompacted:
+			sum.Compacted++
+		case compact.StatusSkipped:
+			sum.Skipped++
+			sum.Reasons[out.Reason]++
+		case compact.StatusOver:
+			sum.Over++
+		}
+		printOutcome(opts, enc, bar, out, "")
+	}
+
+	work := make(chan string)
+	var wg sync.WaitGroup
+	done := map[string]bool{}
+	for w := 0; w < jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				out, err := compact.File(stop, p, co)
+				report(p, result{out, err})
+				mu.Lock()
+				done[p] = err == nil || !errors.Is(err, context.Canceled)
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for _, p := range files {
+		select {
+		case work <- p:
+		case <-stop.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	bar.Finish()
+	for _, p := range files {
+		if !done[p] {
+			sum.Untouched++
+		}
+	}
+	if len(sum.Reasons) == 0 {
+		sum.Reasons = nil
+	}
+	printSummary(opts, enc, sum, len(files))
+
+	interrupted := ctx.Err() != nil
+	switch {
+	case interrupted:
+		return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted: %d file(s) left untouched", sum.Untouched)}
+	case unavailable > 0:
+		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("summarizer endpoint unavailable: %v; %d file(s) left untouched", firstErr, sum.Untouched)}
+	case len(files) == 1 && firstErr != nil:
+		return firstErr
+	case len(files) == 1 && busy > 0:
+		return &ExitError{Code: ExitTempFail, Silent: true}
+	case hardFail > 0 && sum.Compacted+sum.Skipped+sum.Over == 0:
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("all %d file(s) failed", hardFail)}
+	case hardFail > 0:
+		return &ExitError{Code: ExitPartial, Err: fmt.Errorf("%d of %d file(s) failed", hardFail, len(files))}
+	case busy > 0:
+		return &ExitError{Code: ExitTempFail, Err: fmt.Errorf("%d file(s) locked or live: retry later", busy)}
+	case opts.Check && sum.Over > 0:
+		return &ExitError{Code: ExitFailure, Silent: true}
+	}
+	return nil
+}
+
+func printOutcome(opts *CompactOptions, enc *json.Encoder, bar *progress, out *compact.Outcome, errText string) {
+	if opts.Global.JSON {
+		if errText != "" && out.Reason != "" {
+			out.Reason = errText
+		}
+		enc.Encode(out)
+		return
+	}
+	w := opts.IO.ErrOut
+	switch {
+	case opts.Check:
+		if out.Status == compact.StatusOver {
+			fmt.Fprintf(opts.IO.Out, "over\t%s\t%s tokens > threshold %s\n", out.Path, human(int64(out.Plan.TokensBefore)), human(int64(out.Plan.Threshold)))
+		} else if opts.Global.Verbose > 0 {
+			bar.Println(w, fmt.Sprintf("ok %s: %s tokens", out.Path, human(int64(out.TokensBefore))))
+		}
+	case opts.DryRun:
+		printPlan(opts.IO.Out, out)
+	case out.Status == compact.StatusCompacted:
+		if opts.Global.Quiet {
+			return
+		}
+		model := out.Provider
+		if out.Model != "" {
+			model += " " + out.Model
+		}
+		if out.Fallback != "" && out.Fallback != "none" {
+			model += ", fallback " + out.Fallback
+		}
+		dest := out.Path
+		if out.Output != "" {
+			dest = out.Path + " → " + out.Output
+		}
+		bar.Println(w, fmt.Sprintf("compacted %s: %d messages, ~%s → ~%s tokens (%s)", dest, out.Summarized,
+			human(int64(out.TokensBefore)), human(int64(out.TokensAfter)), model))
+	case out.Status == compact.StatusSkipped:
+		if opts.Global.Quiet {
+			return
+		}
+		msg := out.Reason
+		if errText != "" {
+			msg = errText
+		} else {
+			msg = fmt.Sprintf("%s: %s (%s tokens)", out.Path, out.Reason, human(int64(out.TokensBefore)))
+		}
+		bar.Println(w, "skipped "+msg)
+	}
+}
+
+func printPlan(w io.Writer, out *compact.Outcome) {
+	p := out.Plan
+	if p == nil {
+		return
+	}
+	fmt.Fprintf(w, "%s (%s): %s tokens, threshold %s\n", p.Path, p.Format, human(int64(p.TokensBefore)), human(int64(p.Threshold)))
+	for _, z := range []struct {
+		name string
+		z    compact.Zone
+	}{{"head", p.Head}, {"middle", p.Middle}, {"tail", p.Tail}} {
+		lines := "-"
+		if z.z.FromLine > 0 {
+			lines = fmt.Sprintf("lines %d-%d", z.z.FromLine, z.z.ToLine)
+		}
+		fmt.Fprintf(w, "  %-6s  %4d messages  %10s tokens  %s\n", z.name, z.z.Messages, human(int64(z.z.Tokens)), lines)
+	}
+	fmt.Fprintf(w, "  result  head + summary (~%s) + tail ≈ %s tokens\n", human(int64(p.Target)), human(int64(p.PredictedAfter)))
+	if p.SummarizerWindow > 0 {
+		fit := "fits"
+		if !p.Fits {
+			fit = "does not fit"
+		}
+		fmt.Fprintf(w, "  summarizer input ~%s tokens %s its %s-token window; %d chunk(s)\n", human(int64(p.SummarizerInput)), fit, human(int64(p.SummarizerWindow)), max(p.Chunks, 1))
+	} else {
+		fmt.Fprintf(w, "  summarizer input ~%s tokens\n", human(int64(p.SummarizerInput)))
+	}
+	if p.Compact {
+		fmt.Fprintln(w, "  would compact")
+	} else {
+		fmt.Fprintf(w, "  would not compact: %s\n", p.Reason)
+	}
+}
+
+func printSummary(opts *CompactOptions, enc *json.Encoder, s batchSummary, n int) {
+	if opts.Global.JSON {
+		enc.Encode(s)
+		return
+	}
+	if opts.DryRun || (opts.Global.Quiet && s.Failed == 0) || (n == 1 && !opts.Check) {
+		return
+	}
+	if opts.Check {
+		fmt.Fprintf(opts.IO.ErrOut, "%d file(s) checked: %d over threshold\n", s.Files, s.Over)
+		return
+	}
+	var reasons []string
+	for _, r := range []string{compact.ReasonUnderThreshold, compact.ReasonEmptyMiddle, compact.ReasonNoGain, compact.ReasonEmpty, "live", "locked", "unsupported"} {
+		if c := s.Reasons[r]; c > 0 {
+			reasons = append(reasons, fmt.Sprintf("%d %s", c, r))
+		}
+	}
+	line := fmt.Sprintf("%d file(s): %d compacted, %d skipped", s.Files, s.Compacted, s.Skipped)
+	if len(reasons) > 0 {
+		line += " (" + strings.Join(reasons, ", ") + ")"
+	}
+	line += fmt.Sprintf(", %d failed", s.Failed)
+	if s.Untouched > 0 {
+		line += fmt.Sprintf(", %d untouched", s.Untouched)
+	}
+	fmt.Fprintln(opts.IO.ErrOut, line)
+}
+
+// provider is the summarizer chosen for a run.
+type provider struct {
+	completer summarize.Completer // nil: extractive
+	redact    bool
+	note      string
+}
+
+func newProvider(ctx context.Context, opts *CompactOptions) (provider, error) {
+	if opts.DryRun && opts.Provider == "auto" {
+		return provider{}, nil
+	}
+	ollamaURL := firstNonEmpty(opts.Endpoint, opts.Getenv("OLLAMA_HOST"), "http://127.0.0.1:11434")
+	openaiURL := firstNonEmpty(opts.Endpoint, opts.Getenv("OPENAI_BASE_URL"))
+	switch opts.Provider {
+	case "extractive":
+		return provider{}, nil
+	case "ollama":
+		return newOllama(opts, ollamaURL)
+	case "openai":
+		return newOpenAI(opts, openaiURL)
+	case "auto":
+		if opts.Model != "" && summarize.Reachable(ctx, ollamaURL) {
+			p, err := newOllama(opts, ollamaURL)
+			p.note = "using ollama " + opts.Model + " at " + ollamaURL
+			return p, err
+		}
+		if opts.Model != "" && openaiURL != "" {
+			p, err := newOpenAI(opts, openaiURL)
+			p.note = "using openai-compatible " + opts.Model + " at " + openaiURL
+			return p, err
+		}
+		note := "using the extractive summarizer (no LLM"
+		if opts.Model == "" {
+			note += ": no --model given"
+		} else {
+			note += ": ollama not reachable at " + ollamaURL + " and no openai endpoint configured"
+		}
+		return provider{note: note + ")"}, nil
+	}
+	return provider{}, &UsageError{fmt.Errorf("unknown --provider %q (want auto, ollama, openai or extractive)", opts.Provider)}
+}
+
+func newOllama(opts *CompactOptions, url string) (provider, error) {
+	if opts.Model == "" {
+		return provider{}, &ExitError{Code: ExitConfig, Err: errors.New("--model is required for --provider ollama (or set model: in the config file, or CTXC_MODEL)")}
+	}
+	c, err := summarize.NewOllama(summarize.OllamaConfig{Endpoint: url, Model: opts.Model, Timeout: opts.Timeout})
+	if err != nil {
+		return provider{}, &ExitError{Code: ExitConfig, Err: err}
+	}
+	return provider{completer: c, redact: !opts.NoRedact && !isLoopback(url)}, nil
+}
+
+func newOpenAI(opts *CompactOptions, url string) (provider, error) {
+	if opts.Model == "" {
+		return provider{}, &ExitError{Code: ExitConfig, Err: errors.New("--model is required for --provider openai")}
+	}
+	if url == "" {
+		url = "https://api.openai.com/v1"
+	}
+	key := opts.Getenv(opts.APIKeyEnv)
+	c, err := summarize.NewOpenAI(summarize.OpenAIConfig{BaseURL: url, APIKey: key, Model: opts.Model, Window: opts.Window, Timeout: opts.Timeout})
+	if err != nil {
+		return provider{}, &ExitError{Code: ExitConfig, Err: err}
+	}
+	return provider{completer: c, redact: !opts.NoRedact && !isLoopback(url)}, nil
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// openFileOrStdout is used by commands that may write to "-".
+var _ = os.Stdout

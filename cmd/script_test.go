@@ -1,0 +1,129 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets testscript scenarios run ctxc as a program (the test binary itself).
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"ctxc": func() {
+			code := Main(BuildInfo{Version: "test"})
+			if p := os.Getenv("CTXC_EXITCODE_FILE"); p != "" {
+				os.WriteFile(p, []byte(strconv.Itoa(code)), 0o644)
+			}
+			os.Exit(code)
+		},
+	})
+}
+
+// TestScripts runs the user stories in testdata/script/*.txtar. Besides testscript's built-ins
+// they have:
+//
+//	exitcode N          the last ctxc run exited with N
+//	samefile A B        A and B have the same bytes (like cmp, without a diff of huge files)
+//	prefix A B          file B starts with all the bytes of file A (append-only check)
+//	gensessions DIR N   writes N small openai-format sessions into DIR
+//	sleep-until-old F   sets F's modification time to an hour ago (not live)
+func TestScripts(t *testing.T) {
+	samples, _ := filepath.Abs("../../shared/samples")
+	testscript.Run(t, testscript.Params{
+		Dir: "../testdata/script",
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("CTXC_EXITCODE_FILE", filepath.Join(e.WorkDir, ".exitcode"))
+			e.Setenv("HOME", e.WorkDir)
+			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".config"))
+			e.Setenv("SAMPLES", samples)
+			for _, k := range []string{"CTXC_TEST_OLLAMA_URL", "CTXC_TEST_OLLAMA_MODEL"} {
+				e.Setenv(k, os.Getenv(k))
+			}
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "samples":
+				_, err := os.Stat(samples)
+				return err == nil, nil
+			case "ollama":
+				return os.Getenv("CTXC_TEST_OLLAMA_URL") != "", nil
+			}
+			return false, nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode":        cmdExitCode,
+			"samefile":        cmdSameFile,
+			"prefix":          cmdPrefix,
+			"gensessions":     cmdGenSessions,
+			"sleep-until-old": cmdMakeOld,
+		},
+		UpdateScripts: os.Getenv("UPDATE_GOLDEN") != "",
+	})
+}
+
+func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: exitcode N")
+	}
+	got := strings.TrimSpace(ts.ReadFile("$WORK/.exitcode"))
+	if (got == args[0]) == neg {
+		ts.Fatalf("exit code %s, want %s%s", got, map[bool]string{true: "not ", false: ""}[neg], args[0])
+	}
+}
+
+func cmdSameFile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: samefile A B")
+	}
+	a, b := ts.ReadFile(args[0]), ts.ReadFile(args[1])
+	if (a == b) == neg {
+		ts.Fatalf("%s and %s: same=%v, want %v", args[0], args[1], a == b, !neg)
+	}
+}
+
+func cmdPrefix(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: prefix A B")
+	}
+	a, b := ts.ReadFile(args[0]), ts.ReadFile(args[1])
+	if strings.HasPrefix(b, a) == neg {
+		ts.Fatalf("%s starts with %s: %v, want %v", args[1], args[0], !neg, !neg)
+	}
+}
+
+func cmdMakeOld(ts *testscript.TestScript, neg bool, args []string) {
+	for _, a := range args {
+		p := ts.MkAbs(a)
+		old := timeNow().Add(-3600e9)
+		if err := os.Chtimes(p, old, old); err != nil {
+			ts.Fatalf("%v", err)
+		}
+	}
+}
+
+func cmdGenSessions(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: gensessions DIR N")
+	}
+	n, err := strconv.Atoi(args[1])
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	dir := ts.MkAbs(args[0])
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	for i := 0; i < n; i++ {
+		p := filepath.Join(dir, "s"+strconv.Itoa(i)+".jsonl")
+		if err := os.WriteFile(p, []byte(genSession(i, 40+i%7*10)), 0o644); err != nil {
+			ts.Fatalf("%v", err)
+		}
+		old := timeNow().Add(-3600e9)
+		os.Chtimes(p, old, old)
+	}
+}

@@ -1,0 +1,182 @@
+package transcript
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// Append safety (design.md §10). ctxc never rewrites bytes already in a transcript: a compaction
+// is one O_APPEND write of marker + tail copies, then fsync, under a sidecar lock that serializes
+// ctxc processes. The agent that owns the file does not take that lock, so a file modified in the
+// last idle period is treated as live and skipped.
+
+// BusyError says a file cannot be written now; retry later (exit 75).
+type BusyError struct {
+	Path   string
+	Reason string // "locked", "live", "changed"
+}
+
+func (e *BusyError) Error() string {
+	switch e.Reason {
+	case "locked":
+		return fmt.Sprintf("%s: another ctxc is compacting it (lock %s held)", e.Path, LockPath(e.Path))
+	case "live":
+		return fmt.Sprintf("%s: modified recently, the agent may still be writing it (use --force to compact anyway)", e.Path)
+	}
+	return fmt.Sprintf("%s: changed while it was being compacted; nothing written (use --force to append anyway)", e.Path)
+}
+
+// LockPath is the sidecar lock of a transcript.
+func LockPath(path string) string { return path + ".ctxc.lock" }
+
+// Lock takes the sidecar lock without waiting.
+func Lock(path string) (unlock func(), err error) {
+	l := flock.New(LockPath(path))
+	ok, err := l.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("%s: taking lock: %w", path, err)
+	}
+	if !ok {
+		return nil, &BusyError{Path: path, Reason: "locked"}
+	}
+	return func() {
+		l.Unlock()
+		os.Remove(LockPath(path))
+	}, nil
+}
+
+// CheckIdle returns a BusyError when the file was modified less than idle ago.
+func CheckIdle(path string, idle time.Duration, now time.Time) error {
+	if idle <= 0 {
+		return nil
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if now.Sub(info.ModTime()) < idle {
+		return &BusyError{Path: path, Reason: "live"}
+	}
+	return nil
+}
+
+// FileState is what a compaction saw of the file before summarizing.
+type FileState struct {
+	Size    int64
+	ModTime time.Time
+}
+
+// StatFile records the file's size and time.
+func StatFile(path string) (FileState, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return FileState{}, err
+	}
+	return FileState{Size: info.Size(), ModTime: info.ModTime()}, nil
+}
+
+// AppendResult says what AppendCompaction wrote.
+type AppendResult struct {
+	Offset int64 // where the appended bytes start
+	Bytes  int   // how many were appended
+}
+
+// AppendCompaction appends data (complete lines) in one write and fsyncs. If the file changed
+// since before (another writer appended), it refuses unless force. A file that does not end in a
+// newline gets one first, so the marker is a line of its own.
+func AppendCompaction(path string, before FileState, data []byte, force bool) (AppendResult, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return AppendResult{}, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return AppendResult{}, err
+	}
+	if info.Size() != before.Size && !force {
+		return AppendResult{}, &BusyError{Path: path, Reason: "changed"}
+	}
+	if size := info.Size(); size > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, size-1); err != nil && !errors.Is(err, io.EOF) {
+			return AppendResult{}, err
+		}
+		if last[0] != '\n' {
+			data = append([]byte{'\n'}, data...)
+		}
+	}
+	n, err := f.Write(data)
+	if err != nil {
+		return AppendResult{Offset: info.Size(), Bytes: n}, fmt.Errorf("%s: append: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return AppendResult{Offset: info.Size(), Bytes: n}, fmt.Errorf("%s: fsync: %w", path, err)
+	}
+	return AppendResult{Offset: info.Size(), Bytes: n}, nil
+}
+
+// UndoAppend removes what AppendCompaction wrote, but only if nothing was written after it: used
+// when the reload check after writing fails, so that a failed compaction leaves the file as it
+// was.
+func UndoAppend(path string, ar AppendResult) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if info.Size() != ar.Offset+int64(ar.Bytes) {
+		return fmt.Errorf("%s: not undoing the append: the file grew after it", path)
+	}
+	return os.Truncate(path, ar.Offset)
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same directory and a
+// rename, so that readers never see a half-written output.
+func WriteFileAtomic(path string, write func(w io.Writer) error) error {
+	dir := "."
+	if i := lastSlash(path); i >= 0 {
+		dir = path[:i+1]
+	}
+	tmp, err := os.CreateTemp(dir, ".ctxc-*.tmp")
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := write(tmp); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}
+
+func lastSlash(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '/' || s[i] == os.PathSeparator {
+			return i
+		}
+	}
+	return -1
+}
