@@ -70,7 +70,7 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 {
 		ts.Fatalf("usage: exitcode N")
 	}
-	got := strings.TrimSpace(ts.ReadFile("$WORK/.exitcode"))
+	got := strings.TrimSpace(ts.ReadFile(".exitcode"))
 	if (got == args[0]) == neg {
 		ts.Fatalf("exit code %s, want %s%s", got, map[bool]string{true: "not ", false: ""}[neg], args[0])
 	}

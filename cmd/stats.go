@@ -144,7 +144,7 @@ func runStats(opts *StatsOptions) error {
 		if err := enc.Encode(tot); err != nil {
 			return err
 		}
-	} else {
+	} else if len(table) > 0 {
 		printStatsTable(out, table, tot, opts.Window > 0)
 	}
 	switch {

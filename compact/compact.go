@@ -31,23 +31,23 @@ const (
 
 // Options for one compaction.
 type Options struct {
-	Threshold      int // tokens; 0 = default
-	Window         int // model window in tokens for the threshold percentage; 0 = none
-	Target         int
-	Zones          transcript.ZoneOptions
-	Output         string // "" = append in place; "-" = stdout; else a new file
-	DryRun         bool
-	Check          bool
-	Force          bool
-	Idle           time.Duration
-	Now            time.Time
-	Format         transcript.Format
-	Strict         bool
-	Redact         bool // replace secret-looking strings before sending text to the summarizer
-	Completer      summarize.Completer // nil: the extractive summarizer
-	SummarizeOpts  summarize.Options
-	Stdout         io.Writer // for Output "-"
-	Warn           func(transcript.Warning)
+	Threshold     int // tokens; 0 = default
+	Window        int // model window in tokens for the threshold percentage; 0 = none
+	Target        int
+	Zones         transcript.ZoneOptions
+	Output        string // "" = append in place; "-" = stdout; else a new file
+	DryRun        bool
+	Check         bool
+	Force         bool
+	Idle          time.Duration
+	Now           time.Time
+	Format        transcript.Format
+	Strict        bool
+	Redact        bool                // replace secret-looking strings before sending text to the summarizer
+	Completer     summarize.Completer // nil: the extractive summarizer
+	SummarizeOpts summarize.Options
+	Stdout        io.Writer // for Output "-"
+	Warn          func(transcript.Warning)
 }
 
 // EffectiveThreshold is the threshold in force.
@@ -98,40 +98,40 @@ type Zone struct {
 
 // Plan is what a compaction would do (--dry-run prints it).
 type Plan struct {
-	Path            string             `json:"path"`
-	Format          transcript.Format  `json:"format"`
-	TokensBefore    int                `json:"tokens_before"`
-	Threshold       int                `json:"threshold"`
-	Head            Zone               `json:"head"`
-	Middle          Zone               `json:"middle"`
-	Tail            Zone               `json:"tail"`
-	Target          int                `json:"target"`
-	PredictedAfter  int                `json:"predicted_tokens_after"`
-	SummarizerInput int                `json:"summarizer_input_tokens"`
+	Path             string            `json:"path"`
+	Format           transcript.Format `json:"format"`
+	TokensBefore     int               `json:"tokens_before"`
+	Threshold        int               `json:"threshold"`
+	Head             Zone              `json:"head"`
+	Middle           Zone              `json:"middle"`
+	Tail             Zone              `json:"tail"`
+	Target           int               `json:"target"`
+	PredictedAfter   int               `json:"predicted_tokens_after"`
+	SummarizerInput  int               `json:"summarizer_input_tokens"`
 	SummarizerWindow int               `json:"summarizer_window,omitempty"`
-	Fits            bool               `json:"fits_window"`
-	Chunks          int                `json:"chunks"`
-	Compact         bool               `json:"compact"`
-	Reason          string             `json:"reason,omitempty"`
+	Fits             bool              `json:"fits_window"`
+	Chunks           int               `json:"chunks"`
+	Compact          bool              `json:"compact"`
+	Reason           string            `json:"reason,omitempty"`
 }
 
 // Outcome is the result for one file (the --json object).
 type Outcome struct {
-	Type        string `json:"type"`
-	Path        string `json:"path"`
-	Status      Status `json:"status"`
-	Reason      string `json:"reason,omitempty"`
-	Format      transcript.Format `json:"format,omitempty"`
-	Provider    string `json:"provider,omitempty"`
-	Model       string `json:"model,omitempty"`
-	Fallback    string `json:"fallback,omitempty"`
-	Chunks      int    `json:"chunks,omitempty"`
-	Summarized  int    `json:"summarized_messages,omitempty"`
-	TokensBefore int   `json:"tokens_before"`
-	TokensAfter int    `json:"tokens_after,omitempty"`
-	Output      string `json:"output,omitempty"`
-	Redacted    int    `json:"redacted,omitempty"`
-	Plan        *Plan  `json:"plan,omitempty"`
+	Type         string            `json:"type"`
+	Path         string            `json:"path"`
+	Status       Status            `json:"status"`
+	Reason       string            `json:"reason,omitempty"`
+	Format       transcript.Format `json:"format,omitempty"`
+	Provider     string            `json:"provider,omitempty"`
+	Model        string            `json:"model,omitempty"`
+	Fallback     string            `json:"fallback,omitempty"`
+	Chunks       int               `json:"chunks,omitempty"`
+	Summarized   int               `json:"summarized_messages,omitempty"`
+	TokensBefore int               `json:"tokens_before"`
+	TokensAfter  int               `json:"tokens_after,omitempty"`
+	Output       string            `json:"output,omitempty"`
+	Redacted     int               `json:"redacted,omitempty"`
+	Plan         *Plan             `json:"plan,omitempty"`
 }
 
 // UnsupportedError: in-place compaction of an agent's own file (design.md §6).
@@ -151,7 +151,9 @@ type VerifyError struct {
 	Msg  string
 }
 
-func (e *VerifyError) Error() string { return fmt.Sprintf("%s: verification after writing failed: %s", e.Path, e.Msg) }
+func (e *VerifyError) Error() string {
+	return fmt.Sprintf("%s: verification after writing failed: %s", e.Path, e.Msg)
+}
 
 // File compacts one transcript.
 func File(ctx context.Context, path string, o Options) (*Outcome, error) {
@@ -455,8 +457,8 @@ func buildMarker(sum summarize.Result, head, middle, tail []transcript.Message, 
 	}
 	mk.Ctxc = &transcript.MarkerMeta{
 		V: 1, Created: o.Now.UTC().Format(time.RFC3339), Provider: sum.Provider, Model: sum.Model,
-		Prompt: sum.Prompt,
-		Source: transcript.MarkerSource{FromLine: p.Middle.FromLine, ToLine: p.Middle.ToLine, SHA256: hex.EncodeToString(h.Sum(nil))},
+		Prompt:       sum.Prompt,
+		Source:       transcript.MarkerSource{FromLine: p.Middle.FromLine, ToLine: p.Middle.ToLine, SHA256: hex.EncodeToString(h.Sum(nil))},
 		TokensBefore: p.TokensBefore, TokensAfter: after, Estimator: estimate.Name, Fallback: fallback,
 		Chunks: sum.Chunks, TailLines: len(tailLines), Redacted: redacted,
 	}

@@ -184,25 +184,24 @@ func OpenAILine(m Message) ([][]byte, error) {
 	var out [][]byte
 	var texts []string
 	var parts []any
-	var calls []map[string]any
+	var calls []openAICall
 	for _, b := range m.Blocks {
 		switch b.Kind {
 		case BlockToolResult:
-			l, err := marshal(map[string]any{"role": "tool", "tool_call_id": b.ID, "content": b.Text})
+			l, err := marshal(openAIToolMsg{Role: "tool", ToolCallID: b.ID, Content: b.Text})
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, l)
 		case BlockText:
 			texts = append(texts, b.Text)
-			parts = append(parts, map[string]any{"type": "text", "text": b.Text})
+			parts = append(parts, textPart{Type: "text", Text: b.Text})
 		case BlockImage:
 			if p := openAIImagePart(b.Text); p != nil {
 				parts = append(parts, p)
 			}
 		case BlockToolCall:
-			calls = append(calls, map[string]any{"id": b.ID, "type": "function",
-				"function": map[string]any{"name": b.Name, "arguments": b.Args}})
+			calls = append(calls, openAICall{ID: b.ID, Type: "function", Function: openAIFunction{Name: b.Name, Arguments: b.Args}})
 		}
 	}
 	role := m.Role
@@ -218,23 +217,67 @@ func OpenAILine(m Message) ([][]byte, error) {
 		}
 		texts = []string{""}
 	}
-	obj := map[string]any{"role": string(role)}
+	obj := openAIMsg{Role: string(role)}
 	switch {
 	case len(parts) > len(texts):
-		obj["content"] = parts // images present: content parts
+		obj.Content = parts // images present: content parts
 	case len(texts) > 0:
-		obj["content"] = strings.Join(texts, "\n")
-	default:
-		obj["content"] = nil
+		obj.Content = strings.Join(texts, "\n")
 	}
-	if len(calls) > 0 {
-		obj["tool_calls"] = calls
-	}
+	obj.ToolCalls = calls
 	l, err := marshal(obj)
 	if err != nil {
 		return nil, err
 	}
 	return append(out, l), nil
+}
+
+// Wire shapes, as structs so that fields come out in the order people expect to read them.
+type openAIMsg struct {
+	Role      string       `json:"role"`
+	Content   any          `json:"content"`
+	ToolCalls []openAICall `json:"tool_calls,omitempty"`
+}
+
+type openAIToolMsg struct {
+	Role       string `json:"role"`
+	ToolCallID string `json:"tool_call_id"`
+	Content    string `json:"content"`
+}
+
+type openAICall struct {
+	ID       string         `json:"id"`
+	Type     string         `json:"type"`
+	Function openAIFunction `json:"function"`
+}
+
+type openAIFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type textPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type toolUsePart struct {
+	Type  string          `json:"type"`
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+type toolResultPart struct {
+	Type      string `json:"type"`
+	ToolUseID string `json:"tool_use_id"`
+	Content   string `json:"content"`
+	IsError   bool   `json:"is_error,omitempty"`
+}
+
+type anthropicMsg struct {
+	Role    string `json:"role"`
+	Content []any  `json:"content"`
 }
 
 func openAIImagePart(raw string) any {
@@ -294,19 +337,15 @@ func anthropicLines(ms []Message) ([][]byte, error) {
 				if m.Role == RoleSystem || m.Role == RoleDeveloper {
 					t = "[" + string(m.Role) + " instructions]\n" + t
 				}
-				blocks = append(blocks, map[string]any{"type": "text", "text": t})
+				blocks = append(blocks, textPart{Type: "text", Text: t})
 			case BlockToolCall:
 				input := json.RawMessage(b.Args)
 				if !gjson.Valid(b.Args) || !gjson.Parse(b.Args).IsObject() {
 					input, _ = marshal(map[string]any{"input": b.Args})
 				}
-				blocks = append(blocks, map[string]any{"type": "tool_use", "id": b.ID, "name": b.Name, "input": input})
+				blocks = append(blocks, toolUsePart{Type: "tool_use", ID: b.ID, Name: b.Name, Input: input})
 			case BlockToolResult:
-				r := map[string]any{"type": "tool_result", "tool_use_id": b.ID, "content": b.Text}
-				if b.IsError {
-					r["is_error"] = true
-				}
-				results = append(results, r)
+				results = append(results, toolResultPart{Type: "tool_result", ToolUseID: b.ID, Content: b.Text, IsError: b.IsError})
 			case BlockImage:
 				if v := gjson.Parse(b.Text); v.Get("type").String() == "image" {
 					blocks = append(blocks, json.RawMessage(b.Text))
@@ -337,7 +376,7 @@ func anthropicLines(ms []Message) ([][]byte, error) {
 		seq = append(seq, &amsg{role: role, raw: raw, blocks: append(results, blocks...), first: len(results)})
 	}
 	if len(seq) > 0 && seq[0].role != RoleUser {
-		seq = append([]*amsg{{role: RoleUser, blocks: []any{map[string]any{"type": "text", "text": "[ctxc] (conversation continues)"}}}}, seq...)
+		seq = append([]*amsg{{role: RoleUser, blocks: []any{textPart{Type: "text", Text: "[ctxc] (conversation continues)"}}}}, seq...)
 	}
 	out := make([][]byte, 0, len(seq))
 	for _, a := range seq {
@@ -345,7 +384,7 @@ func anthropicLines(ms []Message) ([][]byte, error) {
 			out = append(out, a.raw)
 			continue
 		}
-		l, err := marshal(map[string]any{"role": string(a.role), "content": a.blocks})
+		l, err := marshal(anthropicMsg{Role: string(a.role), Content: a.blocks})
 		if err != nil {
 			return nil, err
 		}

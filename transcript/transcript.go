@@ -397,4 +397,3 @@ func countLines(r io.ReaderAt, n int64) (int, error) {
 	}
 	return lines, nil
 }
-
