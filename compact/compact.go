@@ -165,7 +165,7 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 	var before transcript.FileState
 	if inPlace {
 		if !o.Force {
-			if err := transcript.CheckIdle(path, o.Idle, o.Now); err != nil {
+			if err := transcript.CheckIdle(path, o.Idle, time.Now()); err != nil { // wall clock, not --now
 				return out, err
 			}
 		}

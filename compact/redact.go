@@ -2,6 +2,7 @@ package compact
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/ctxc/ctxc/summarize"
 )
@@ -24,7 +25,7 @@ var secretPatterns = []struct {
 	{"jwt", regexp.MustCompile(`eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`), 0},
 	{"bearer-token", regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9_\-\.=+/]{16,}`), 1},
 	{"url-password", regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]+:)[^\s@/]+(@)`), 1},
-	{"secret-assignment", regexp.MustCompile(`(?i)((?:api[_\-]?key|secret|token|passwd|password|access[_\-]?key)["']?\s*[:=]\s*["']?)[^\s"',;]{8,}`), 1},
+	{"secret-assignment", regexp.MustCompile(`(?i)((?:api[_\-]?key|secret|token|passwd|password|access[_\-]?key)["']?\s*[:=]\s*)(?:"[^"\n]{6,}"|'[^'\n]{6,}'|[^\s"',;]{8,})`), 1},
 }
 
 // Redact replaces secret-looking strings in s and returns how many it replaced.
@@ -33,6 +34,9 @@ func Redact(s string) (string, int) {
 	for _, p := range secretPatterns {
 		p := p
 		s = p.re.ReplaceAllStringFunc(s, func(m string) string {
+			if strings.Contains(m, "[REDACTED:") {
+				return m // already replaced by a more specific pattern
+			}
 			n++
 			prefix := ""
 			if p.keep > 0 {
