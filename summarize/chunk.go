@@ -196,32 +196,36 @@ func sumTokens(units []unit) int {
 	return n
 }
 
-// pack splits units into chunks of at most limit tokens, balanced: it aims at total/n per chunk
-// (n the fewest chunks possible) so the last chunk is not a sliver. Units are never split.
+// pack splits units into chunks of at most limit tokens, balanced: with n the fewest chunks
+// possible, chunk boundaries fall where the running total crosses k·total/n (on whichever side
+// of a unit is closer), so the last chunk is not a sliver. Units are never split.
 func pack(units []unit, limit int) [][]unit {
 	total := sumTokens(units)
 	if total <= limit || len(units) < 2 {
 		return [][]unit{units}
 	}
 	n := (total + limit - 1) / limit
-	soft := (total + n - 1) / n
 	var chunks [][]unit
-	start, cur := 0, 0
+	start, cur, acc, k := 0, 0, 0, 1
 	for i, u := range units {
-		if i > start && cur+u.tokens > limit {
-			chunks = append(chunks, units[start:i])
-			start, cur = i, 0
+		if i > start {
+			switch {
+			case cur+u.tokens > limit:
+				chunks = append(chunks, units[start:i])
+				start, cur = i, 0
+				for k < n && k*total/n <= acc {
+					k++
+				}
+			case k < n && acc+u.tokens/2 > k*total/n:
+				chunks = append(chunks, units[start:i])
+				start, cur = i, 0
+				k++
+			}
 		}
 		cur += u.tokens
-		if cur >= soft && i+1 < len(units) {
-			chunks = append(chunks, units[start:i+1])
-			start, cur = i+1, 0
-		}
+		acc += u.tokens
 	}
-	if start < len(units) {
-		chunks = append(chunks, units[start:])
-	}
-	return chunks
+	return append(chunks, units[start:])
 }
 
 // halve splits units into two runs of about equal tokens (for a re-chunk after ContextLength).

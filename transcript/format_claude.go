@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"strings"
 
+	"github.com/ctxc/ctxc/estimate"
 	"github.com/tidwall/gjson"
 )
 
@@ -28,12 +29,13 @@ import (
 // compaction is the boundary. The context is the conversation records on that path, oldest
 // first: the summary message, then everything after it.
 type claudeReader struct {
-	seed   maphash.Seed
-	index  map[uint64]int32 // uuid hash → record index
-	recs   []claudeRec
-	leaf   int32
-	usage  claudePendingUsage
-	prevID string // message.id of the previous message record when it was an assistant one
+	seed      maphash.Seed
+	index     map[uint64]int32 // uuid hash → record index
+	recs      []claudeRec
+	leaf      int32
+	usage     claudePendingUsage
+	prevID    string // message.id of the previous message record when it was an assistant one
+	prevChars int    // chars counted so far for that response
 }
 
 type claudeRec struct {
@@ -42,6 +44,8 @@ type claudeRec struct {
 	size     int32
 	line     int32
 	tokens   int32
+	chars    int32
+	images   int32
 	msgID    uint64 // hash of message.id of assistant records, to count split lines as one message
 	message  bool   // user/assistant record with a message: part of the context
 	boundary bool
@@ -99,22 +103,25 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 	if typ == "system" && subtype == "compact_boundary" {
 		st.Compactions++
 	}
-	var tokens int
+	var tokens, chars, images int
 	var msgID uint64
 	if isMessage {
 		m := c.message(msg, typ, false)
 		m.Line = l.Num
 		m.Summary = compactSummary
-		if m.Role == RoleAssistant && m.MsgID != "" && m.MsgID == c.prevID {
-			st.countContent(&m)
+		cont := m.Role == RoleAssistant && m.MsgID != "" && m.MsgID == c.prevID
+		if cont {
+			st.countContinuation(&m, c.prevChars)
+			c.prevChars += m.Chars()
 		} else {
 			st.countMessage(&m)
-		}
-		c.prevID = ""
-		if m.Role == RoleAssistant {
-			c.prevID = strings.Clone(m.MsgID)
+			c.prevID, c.prevChars = "", 0
+			if m.Role == RoleAssistant {
+				c.prevID, c.prevChars = strings.Clone(m.MsgID), m.Chars()
+			}
 		}
 		tokens = m.Tokens()
+		chars, images = m.Chars(), m.Images()
 		if typ == "assistant" {
 			c.trackUsage(msg, m.MsgID, st)
 			if m.MsgID != "" {
@@ -126,7 +133,7 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 		return
 	}
 	rec := claudeRec{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens),
-		msgID: msgID, message: isMessage, boundary: typ == "system" && subtype == "compact_boundary"}
+		chars: int32(chars), images: int32(images), msgID: msgID, message: isMessage, boundary: typ == "system" && subtype == "compact_boundary"}
 	if parent != "" {
 		rec.parent = c.hash(parent)
 	}
@@ -217,17 +224,24 @@ func (c *claudeReader) finish(st *Stats) []ref {
 	}
 	refs := make([]ref, 0, len(path))
 	var prevID uint64
+	prevChars := 0
 	for k := len(path) - 1; k >= 0; k-- {
 		r := c.recs[path[k]]
 		if !r.message {
 			continue
 		}
-		n := int32(1)
+		n, tok := int32(1), r.tokens
 		if r.msgID != 0 && r.msgID == prevID {
-			n = 0 // another block of the same response: merged into one message on load
+			// Another block of the same response: merged into one message on load, and
+			// estimated as one.
+			n = 0
+			tok = int32(estimate.FromChars(prevChars+int(r.chars)) - estimate.FromChars(prevChars) + int(r.images)*estimate.ImageTokens)
+			prevChars += int(r.chars)
+		} else {
+			prevChars = int(r.chars)
 		}
 		prevID = r.msgID
-		refs = append(refs, ref{off: r.off, size: r.size, line: r.line, tokens: r.tokens, msgs: n})
+		refs = append(refs, ref{off: r.off, size: r.size, line: r.line, tokens: tok, msgs: n})
 	}
 	return refs
 }

@@ -101,7 +101,23 @@ func (st *Stats) countMessage(m *Message) {
 }
 
 // countContent adds a message's content without counting a new message: used for the further
-// lines of a response that Claude Code split over several lines.
+// lines of a response that Claude Code split over several lines. prevChars is what the earlier
+// lines of the response already counted, so that the response is estimated as one message.
+func (st *Stats) countContinuation(m *Message, prevChars int) {
+	st.ToolCalls += m.ToolCalls()
+	st.ToolResults += m.ToolResults()
+	st.Images += m.Images()
+	chars := m.Chars()
+	st.Chars += int64(chars)
+	st.Tokens += int64(continuationTokens(m, prevChars))
+}
+
+// continuationTokens is what one more line of a split response adds to the response's estimate.
+func continuationTokens(m *Message, prevChars int) int {
+	c := m.Chars()
+	return estimate.FromChars(prevChars+c) - estimate.FromChars(prevChars) + m.Images()*estimate.ImageTokens
+}
+
 func (st *Stats) countContent(m *Message) {
 	calls, results := m.ToolCalls(), m.ToolResults()
 	st.ToolCalls += calls
