@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Benchmark `ctxc stats` against its peers on the same file, in one run:
+#   scripts/bench-stats.sh [SIZE_BYTES]        (default 1000000000)
+# Generates a Claude-Code-like transcript with ../shared/tools/gen-transcript (cached in
+# $CTXC_BENCH_DIR, default /tmp/ctxc-bench), installs ccusage 20.0.24 (its native build) with
+# npm, and prints wall-clock seconds, MB/s, peak RSS and the ratios the foundation issue sets:
+# ctxc >= ccusage speed, ctxc >= 8x the jq one-liner, ctxc peak RSS <= 64 MiB.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+size=${1:-1000000000}
+dir=${CTXC_BENCH_DIR:-/tmp/ctxc-bench}
+shared=../shared
+mkdir -p "$dir"
+file=$dir/big-$size.jsonl
+if [[ ! -s $file ]]; then
+  echo "generating $file ..." >&2
+  (cd "$shared/tools/gen-transcript" && go run . -size "$size" -o "$file")
+fi
+go build -o "$dir/ctxc" .
+if [[ ! -x $dir/ccusage/node_modules/.bin/ccusage ]]; then
+  mkdir -p "$dir/ccusage"
+  (cd "$dir/ccusage" && npm install --silent ccusage@20.0.24 >/dev/null 2>&1) || echo "ccusage could not be installed; skipping it" >&2
+fi
+mkdir -p "$dir/claude/projects/bench"
+ln -f "$file" "$dir/claude/projects/bench/session.jsonl" 2>/dev/null || cp "$file" "$dir/claude/projects/bench/session.jsonl"
+cat "$file" > /dev/null # page cache: every tool reads from memory
+
+bytes=$(stat -c %s "$file")
+# run NAME CMD...: best of 3 wall-clock times, and the peak RSS of the best run.
+run() {
+  local name=$1; shift
+  local best="" rss=""
+  for _ in 1 2 3; do
+    local out
+    out=$( { /usr/bin/time -f '%e %M' "$@" > /dev/null 2>/dev/null; } 2>&1 | tail -1)
+    local t=${out% *} m=${out#* }
+    if [[ -z $best ]] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; fi
+  done
+  printf '%-10s %8.2f s %9.0f MB/s %8.1f MiB\n' "$name" "$best" "$(awk "BEGIN{print $bytes/1e6/($best+1e-9)}")" "$(awk "BEGIN{print $rss/1024}")"
+  eval "t_$name=$best; rss_$name=$rss"
+}
+echo "file: $file ($bytes bytes), $(nproc) cores"
+printf '%-10s %10s %14s %12s\n' tool time throughput peak-RSS
+run cat cat "$file"
+run ctxc "$dir/ctxc" stats --json "$file"
+run jq jq -n 'reduce (inputs|..|strings|length) as $n (0;.+$n)' "$file"
+if [[ -x $dir/ccusage/node_modules/.bin/ccusage ]]; then
+  run ccusage env CLAUDE_CONFIG_DIR="$dir/claude" "$dir/ccusage/node_modules/.bin/ccusage" claude daily --json --offline
+fi
+echo
+awk "BEGIN{printf \"ctxc vs jq:      %.1fx faster (target >= 8x)\n\", $t_jq/$t_ctxc}"
+if [[ -n ${t_ccusage:-} ]]; then
+  awk "BEGIN{printf \"ctxc vs ccusage: %.2fx (target >= 1x)\n\", $t_ccusage/$t_ctxc}"
+fi
+awk "BEGIN{printf \"ctxc peak RSS:   %.1f MiB (target <= 64 MiB)\n\", $rss_ctxc/1024}"
