@@ -1,0 +1,175 @@
+package summarize
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Integration tests against a real Ollama server. They run when CTXC_TEST_OLLAMA_URL and
+// CTXC_TEST_OLLAMA_MODEL are set (see /work/shared/tools/ollama-test-server/up.sh): a tiny
+// random-weight model with a 4096-token trained context, a Modelfile num_ctx of 2048 and
+// num_predict 64. Its replies are gibberish that runs to the output cap, so validation usually
+// rejects them and the result falls back; what these tests check is the wire protocol, the
+// window, chunking, and that no request is silently truncated.
+
+func integrationEnv(t *testing.T) (url, model string) {
+	t.Helper()
+	url, model = os.Getenv("CTXC_TEST_OLLAMA_URL"), os.Getenv("CTXC_TEST_OLLAMA_MODEL")
+	if url == "" || model == "" {
+		t.Skip("CTXC_TEST_OLLAMA_URL and CTXC_TEST_OLLAMA_MODEL not set")
+	}
+	return url, model
+}
+
+// recorder wraps a Completer and records every call.
+type recorder struct {
+	Completer
+	mu    sync.Mutex
+	calls []recordedCall
+}
+
+type recordedCall struct {
+	numCtx, maxOut, promptEval, evalCount int
+	done                                  string
+	err                                   error
+}
+
+func (r *recorder) Complete(ctx context.Context, system, user string, numCtx, maxOut int) (Completion, error) {
+	c, err := r.Completer.Complete(ctx, system, user, numCtx, maxOut)
+	r.mu.Lock()
+	r.calls = append(r.calls, recordedCall{numCtx, maxOut, c.PromptEvalCount, c.EvalCount, c.DoneReason, err})
+	r.mu.Unlock()
+	return c, err
+}
+
+// sizesContext forwards the wrapped Completer's capability (a wrapper must not hide it).
+func (r *recorder) sizesContext() bool {
+	s, ok := r.Completer.(interface{ sizesContext() bool })
+	return ok && s.sizesContext()
+}
+
+func checkResult(t *testing.T, res Result, err error, provider, model string) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("Summarize: %v", err)
+	}
+	if res.Provider != provider || res.Model != model {
+		t.Errorf("provider/model = %q/%q, want %q/%q", res.Provider, res.Model, provider, model)
+	}
+	switch res.Fallback {
+	case "none", "aggressive", "extractive":
+	default:
+		t.Errorf("fallback = %q", res.Fallback)
+	}
+	if strings.TrimSpace(res.Text) == "" {
+		t.Error("empty summary")
+	}
+	t.Logf("fallback %s, prompt %s, chunks %d, input ~%d tokens, server prompt tokens %d",
+		res.Fallback, res.Prompt, res.Chunks, res.InputTokens, res.PromptEvalCount)
+}
+
+func TestIntegrationOllama(t *testing.T) {
+	url, model := integrationEnv(t)
+	o, err := NewOllama(OllamaConfig{Endpoint: url, Model: model, Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if !Reachable(ctx, url) {
+		t.Fatalf("Reachable(%s) = false", url)
+	}
+	w, err := o.Window(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w != 4096 || o.ModelfileNumCtx() != 2048 {
+		t.Errorf("window %d, Modelfile num_ctx %d; want the trained 4096 and 2048", w, o.ModelfileNumCtx())
+	}
+	rec := &recorder{Completer: o}
+	res, err := Summarize(ctx, rec, Request{Items: sampleItems(), TargetTokens: 200}, Options{Logf: t.Logf})
+	checkResult(t, res, err, "ollama", model)
+	if len(rec.calls) == 0 {
+		t.Fatal("no call reached the server")
+	}
+	for i, c := range rec.calls {
+		if c.err != nil {
+			t.Errorf("call %d: %v", i, c.err)
+			continue
+		}
+		if c.promptEval <= 0 || c.promptEval >= c.numCtx {
+			t.Errorf("call %d: prompt_eval_count %d with num_ctx %d", i, c.promptEval, c.numCtx)
+		}
+		if c.evalCount > c.maxOut {
+			t.Errorf("call %d: %d output tokens over num_predict %d", i, c.evalCount, c.maxOut)
+		}
+	}
+}
+
+func TestIntegrationOpenAICompatible(t *testing.T) {
+	url, model := integrationEnv(t)
+	// Ollama's /v1 cannot set num_ctx: the Modelfile's 2048 is the window there.
+	o, err := NewOpenAI(OpenAIConfig{BaseURL: url + "/v1", Model: model, Window: 2048, Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{Completer: o}
+	res, err := Summarize(context.Background(), rec, Request{Items: sampleItems(), TargetTokens: 200}, Options{Logf: t.Logf})
+	checkResult(t, res, err, "openai", model)
+	if len(rec.calls) == 0 {
+		t.Fatal("no call reached the server")
+	}
+	for i, c := range rec.calls {
+		if c.err != nil {
+			t.Errorf("call %d: %v", i, c.err)
+		}
+	}
+}
+
+// TestIntegrationChunked sends a request several times the window: it must be chunked, and no
+// call may come back with prompt_eval_count equal to num_ctx (the mark of silent truncation).
+func TestIntegrationChunked(t *testing.T) {
+	url, model := integrationEnv(t)
+	o, err := NewOllama(OllamaConfig{Endpoint: url, Model: model, Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Words from the model's vocabulary, so its tokenizer and chars/4 roughly agree.
+	var items []Item
+	items = append(items, Item{Role: "user", Kind: "text", Text: "read the file and fix the test", Line: 1})
+	for i := 1; i <= 30; i++ {
+		items = append(items,
+			Item{Role: "assistant", Kind: "tool_call", Name: "read", Text: fmt.Sprintf(`{"path":"file%d.go"}`, i), Group: i, Line: 2 * i},
+			Item{Role: "tool", Kind: "tool_result", Name: "read", Group: i, Line: 2*i + 1,
+				Text: strings.Repeat("the server read the data and the client write the output to the file and the test was done. ", 20)})
+	}
+	items = append(items, Item{Role: "user", Kind: "text", Text: "now run the build", Line: 100})
+	req := Request{Items: items, TargetTokens: 300}
+	plan := Plan(req, 4096)
+	if plan.Fits || plan.Chunks < 2 {
+		t.Fatalf("test request is not bigger than the window: %+v", plan)
+	}
+	rec := &recorder{Completer: o}
+	res, err := Summarize(context.Background(), rec, req, Options{Logf: t.Logf})
+	checkResult(t, res, err, "ollama", model)
+	if res.Chunks < 2 {
+		t.Errorf("chunks = %d, want > 1", res.Chunks)
+	}
+	for i, c := range rec.calls {
+		if c.numCtx > 4096 {
+			t.Errorf("call %d: num_ctx %d over the window", i, c.numCtx)
+		}
+		if c.err != nil {
+			t.Logf("call %d: num_ctx %d: %v", i, c.numCtx, c.err)
+			continue
+		}
+		if c.promptEval >= c.numCtx {
+			t.Errorf("call %d: prompt_eval_count %d reached num_ctx %d", i, c.promptEval, c.numCtx)
+		}
+		t.Logf("call %d: num_ctx %d, prompt_eval_count %d, eval %d, done %s", i, c.numCtx, c.promptEval, c.evalCount, c.done)
+	}
+}
