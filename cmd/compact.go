@@ -292,7 +292,7 @@ func runBatch(ctx context.Context, opts *CompactOptions, files []string, co comp
 				hardFail++
 			}
 			if opts.Global.JSON {
-				enc.Encode(map[string]any{"type": "error", "path": path, "code": code, "message": err.Error()})
+				enc.Encode(fileError{Type: "error", Path: path, Code: code, Message: err.Error()})
 			} else if len(files) > 1 {
 				bar.Println(opts.IO.ErrOut, "failed "+err.Error())
 			}

@@ -60,6 +60,14 @@ against real tokenizers (prose is over-estimated, code and JSON under-estimated)
 	return c
 }
 
+// fileError is the --json object for a file that failed.
+type fileError struct {
+	Type    string `json:"type"`
+	Path    string `json:"path"`
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
 // statsLine is one --json object.
 type statsLine struct {
 	Type string `json:"type"`
@@ -117,7 +125,7 @@ func runStats(opts *StatsOptions) error {
 			tot.Failed++
 			lastErr = err
 			if opts.Global.JSON {
-				enc.Encode(map[string]any{"type": "error", "path": p, "code": exitCode(err), "message": err.Error()})
+				enc.Encode(fileError{Type: "error", Path: p, Code: exitCode(err), Message: err.Error()})
 			}
 			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+err.Error())
 			continue

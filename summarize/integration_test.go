@@ -26,11 +26,15 @@ func integrationEnv(t *testing.T) (url, model string) {
 	return url, model
 }
 
-// recorder wraps a Completer and records every call.
+// recorder wraps a Completer and records every call. With maxOut > 0 it lowers the output
+// cap: past about 60 output tokens the tiny model falls into a loop and the server ends the reply
+// without done:true (Complete rightly reports BadResponse), so no prompt_eval_count would come
+// back to check.
 type recorder struct {
 	Completer
-	mu    sync.Mutex
-	calls []recordedCall
+	maxOut int
+	mu     sync.Mutex
+	calls  []recordedCall
 }
 
 type recordedCall struct {
@@ -40,6 +44,9 @@ type recordedCall struct {
 }
 
 func (r *recorder) Complete(ctx context.Context, system, user string, numCtx, maxOut int) (Completion, error) {
+	if r.maxOut > 0 {
+		maxOut = min(maxOut, r.maxOut)
+	}
 	c, err := r.Completer.Complete(ctx, system, user, numCtx, maxOut)
 	r.mu.Lock()
 	r.calls = append(r.calls, recordedCall{numCtx, maxOut, c.PromptEvalCount, c.EvalCount, c.DoneReason, err})
@@ -90,23 +97,59 @@ func TestIntegrationOllama(t *testing.T) {
 	if w != 4096 || o.ModelfileNumCtx() != 2048 {
 		t.Errorf("window %d, Modelfile num_ctx %d; want the trained 4096 and 2048", w, o.ModelfileNumCtx())
 	}
+	// The wire protocol on its own: a short completion that reports its prompt size.
+	c, err := o.Complete(ctx, "You write notes.", "the user read the file and the test was done", 2048, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Text == "" || c.PromptEvalCount <= 0 || c.PromptEvalCount >= 2048 || c.EvalCount > 16 || c.DoneReason == "" {
+		t.Errorf("completion = %+v", c)
+	}
+	// The whole pipeline, unmodified: the gibberish fails validation (or the server cuts the
+	// reply short), so a fallback is expected, but never an error.
 	rec := &recorder{Completer: o}
 	res, err := Summarize(ctx, rec, Request{Items: sampleItems(), TargetTokens: 200}, Options{Logf: t.Logf})
 	checkResult(t, res, err, "ollama", model)
 	if len(rec.calls) == 0 {
 		t.Fatal("no call reached the server")
 	}
-	for i, c := range rec.calls {
+	checkCalls(t, rec.calls, 4096, false)
+	// Again with output short enough for the tiny model to finish its replies.
+	rec = &recorder{Completer: o, maxOut: 32}
+	res, err = Summarize(ctx, rec, Request{Items: sampleItems(), TargetTokens: 200}, Options{Logf: t.Logf})
+	checkResult(t, res, err, "ollama", model)
+	checkCalls(t, rec.calls, 4096, true)
+}
+
+// checkCalls: every call stayed within the window; failures are only the kinds Summarize
+// escalates (the tiny model's tokenizer counts far more tokens than chars/4, so ContextLength
+// happens, and its word salad can end without done:true); every answered call reports a prompt
+// smaller than the num_ctx it asked for.
+func checkCalls(t *testing.T, calls []recordedCall, window int, wantAnswered bool) {
+	t.Helper()
+	answered := 0
+	for i, c := range calls {
+		if c.numCtx <= 0 || c.numCtx > window {
+			t.Errorf("call %d: num_ctx %d outside (0, %d]", i, c.numCtx, window)
+		}
 		if c.err != nil {
-			t.Errorf("call %d: %v", i, c.err)
+			if !IsKind(c.err, ContextLength) && !IsKind(c.err, BadResponse) {
+				t.Errorf("call %d: unexpected error %v", i, c.err)
+			}
+			t.Logf("call %d: num_ctx %d: %v", i, c.numCtx, c.err)
 			continue
 		}
+		answered++
+		t.Logf("call %d: num_ctx %d, prompt_eval_count %d, eval %d, done %s", i, c.numCtx, c.promptEval, c.evalCount, c.done)
 		if c.promptEval <= 0 || c.promptEval >= c.numCtx {
 			t.Errorf("call %d: prompt_eval_count %d with num_ctx %d", i, c.promptEval, c.numCtx)
 		}
 		if c.evalCount > c.maxOut {
 			t.Errorf("call %d: %d output tokens over num_predict %d", i, c.evalCount, c.maxOut)
 		}
+	}
+	if wantAnswered && answered == 0 {
+		t.Error("no call was answered")
 	}
 }
 
@@ -124,9 +167,10 @@ func TestIntegrationOpenAICompatible(t *testing.T) {
 		t.Fatal("no call reached the server")
 	}
 	for i, c := range rec.calls {
-		if c.err != nil {
+		if c.err != nil && !IsKind(c.err, BadResponse) {
 			t.Errorf("call %d: %v", i, c.err)
 		}
+		t.Logf("call %d: prompt tokens %d, output %d, finish %q, err %v", i, c.promptEval, c.evalCount, c.done, c.err)
 	}
 }
 
@@ -153,23 +197,11 @@ func TestIntegrationChunked(t *testing.T) {
 	if plan.Fits || plan.Chunks < 2 {
 		t.Fatalf("test request is not bigger than the window: %+v", plan)
 	}
-	rec := &recorder{Completer: o}
+	rec := &recorder{Completer: o, maxOut: 32}
 	res, err := Summarize(context.Background(), rec, req, Options{Logf: t.Logf})
 	checkResult(t, res, err, "ollama", model)
 	if res.Chunks < 2 {
 		t.Errorf("chunks = %d, want > 1", res.Chunks)
 	}
-	for i, c := range rec.calls {
-		if c.numCtx > 4096 {
-			t.Errorf("call %d: num_ctx %d over the window", i, c.numCtx)
-		}
-		if c.err != nil {
-			t.Logf("call %d: num_ctx %d: %v", i, c.numCtx, c.err)
-			continue
-		}
-		if c.promptEval >= c.numCtx {
-			t.Errorf("call %d: prompt_eval_count %d reached num_ctx %d", i, c.promptEval, c.numCtx)
-		}
-		t.Logf("call %d: num_ctx %d, prompt_eval_count %d, eval %d, done %s", i, c.numCtx, c.promptEval, c.evalCount, c.done)
-	}
+	checkCalls(t, rec.calls, 4096, true)
 }

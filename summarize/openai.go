@@ -340,10 +340,12 @@ func decodeOpenAI(data []byte) (Completion, error) {
 		}
 		return Completion{}, &decodeError{BadResponse, "response has no choices[0].message.content"}
 	}
-	c := Completion{Text: text}
-	if ch.FinishReason != nil {
-		c.DoneReason = *ch.FinishReason
+	// The API always names why generation stopped. Without it the reply is unfinished: Ollama's
+	// /v1, for one, answers finish_reason null (and no usage) when generation was cut short.
+	if ch.FinishReason == nil || *ch.FinishReason == "" {
+		return Completion{}, &decodeError{BadResponse, "response has no finish_reason: the generation did not complete"}
 	}
+	c := Completion{Text: text, DoneReason: *ch.FinishReason}
 	if r.Usage != nil {
 		c.PromptEvalCount = max(r.Usage.PromptTokens, 0)
 		c.EvalCount = max(r.Usage.CompletionTokens, 0)

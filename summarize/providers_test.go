@@ -330,7 +330,8 @@ func TestGarbageAndWrongShape(t *testing.T) {
 	bodies := map[string][]string{
 		"ollama": {`not json at all`, `{"foo":1}`, `[1,2,3]`, `{"message":"text","done":true}`},
 		"openai": {`not json at all`, `{"foo":1}`, `[1,2,3]`, `{"choices":[]}`, `{"choices":[{"message":{"content":null}}]}`,
-			`{"choices":[{"message":{"content":42}}]}`, `{"choices":"x"}`, `{"error":{"message":"upstream failed"}}`},
+			`{"choices":[{"message":{"content":42}}]}`, `{"choices":"x"}`, `{"error":{"message":"upstream failed"}}`,
+			`{"choices":[{"message":{"content":"cut short"},"finish_reason":null}]}`},
 	}
 	for _, api := range apis {
 		for _, body := range bodies[api] {

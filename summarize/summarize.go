@@ -207,7 +207,8 @@ type runner struct {
 	promptEval  int
 	failures    int
 	successes   int
-	boost       bool // after a ContextLength from the server, request the whole window
+	boost       bool    // after a ContextLength from the server, request the whole window
+	ratio       float64 // highest server prompt tokens / estimated tokens seen (calibration)
 	done, total int
 }
 
@@ -462,15 +463,24 @@ func (r *runner) gaveUp() bool {
 	return r.successes == 0 && r.failures >= breakerLimit
 }
 
+// calibrationMargin is added on top of the observed tokens-per-estimate ratio.
+const calibrationMargin = 1.1
+
 // call sends one request and validates the reply. It refuses locally (ContextLength, nothing
-// sent) a request whose estimate exceeds the window. After a ContextLength from an endpoint that
-// honours num_ctx, the same request is retried once with the whole window, and later calls use
-// the whole window too: the server counts more tokens than chars/4 for this content.
+// sent) a request whose estimate exceeds the window; once a server has reported prompt token
+// counts, the estimate is scaled by the highest observed ratio (chars/4 undercounts code and
+// non-Latin text). After a ContextLength from an endpoint that honours num_ctx, the same request
+// is retried once with the whole window, and later calls use the whole window too.
 func (r *runner) call(ctx context.Context, l level, t task, target int, user string, inChars int) (string, error) {
 	sys := systemPrompt(l, t, target, r.req.Language)
 	promptTokens := estimate.Tokens(sys) + estimate.Tokens(user) + templateOverhead
 	maxOut := maxOutFor(target)
 	need := needFor(promptTokens, maxOut)
+	r.mu.Lock()
+	if calibrated := int(float64(promptTokens)*r.ratio*calibrationMargin+0.999) + maxOut; calibrated > need {
+		need = calibrated
+	}
+	r.mu.Unlock()
 	if need > r.window {
 		return "", &EndpointError{Provider: r.c.Provider(), Kind: ContextLength,
 			Msg: "request of ~" + itoa(need) + " tokens would exceed the " + itoa(r.window) + "-token window; not sent"}
@@ -486,6 +496,9 @@ func (r *runner) call(ctx context.Context, l level, t task, target int, user str
 		r.mu.Lock()
 		r.inputTokens += promptTokens
 		r.promptEval += comp.PromptEvalCount
+		if comp.PromptEvalCount > 0 {
+			_ = 0
+		}
 		r.mu.Unlock()
 		r.logf("summarize: %s %s call: ~%d tokens in, num_ctx %d, max out %d; server: prompt %d, output %d, done %q",
 			l.promptID(), taskName(t), promptTokens, numCtx, maxOut, comp.PromptEvalCount, comp.EvalCount, comp.DoneReason)

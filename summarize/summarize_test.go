@@ -414,3 +414,34 @@ func TestTranscriptFraming(t *testing.T) {
 		t.Errorf("system prompt lacks language or data framing")
 	}
 }
+
+// TestCalibration: once the server reports more prompt tokens than chars/4 predicted, later
+// requests are sized by the observed ratio.
+func TestCalibration(t *testing.T) {
+	// A request of ~1800 estimated tokens: the first call gets num_ctx 3072; at 1.5× the second
+	// needs more than that.
+	var req Request
+	for n := 1; n < 40; n++ {
+		req = Request{Items: bigItems(n, 900), TargetTokens: 300}
+		if p := Plan(req, 16384); p.InputTokens >= 1750 {
+			break
+		}
+	}
+	f := newFake(t, 16384, func(n int, c fakeCall) fakeReply {
+		if n == 0 {
+			est := estimate.Tokens(c.System) + estimate.Tokens(c.User) + templateOverhead
+			return fakeReply{Text: strp(""), PromptEval: est * 3 / 2}
+		}
+		return fakeReply{}
+	})
+	res := summarizeWith(t, "ollama", f, req, Options{})
+	calls := f.Calls()
+	if res.Fallback != "aggressive" || len(calls) != 2 {
+		t.Fatalf("fallback %q after %d calls", res.Fallback, len(calls))
+	}
+	est := estimate.Tokens(calls[1].System) + estimate.Tokens(calls[1].User) + templateOverhead
+	want := int(1.5*calibrationMargin*float64(est)) + calls[1].MaxOut
+	if calls[1].NumCtx < want || calls[1].NumCtx <= calls[0].NumCtx {
+		t.Errorf("second call num_ctx %d, want ≥ %d after a 1.5× calibration (first was %d)", calls[1].NumCtx, want, calls[0].NumCtx)
+	}
+}

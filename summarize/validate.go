@@ -41,8 +41,11 @@ func validate(text, doneReason string, inputChars, target int) error {
 	if strings.HasPrefix(low, "{") && strings.Contains(low[:min(len(low), 200)], `"error"`) {
 		return &invalidError{"reply is an error object"}
 	}
-	if doneReason == "length" {
+	switch doneReason {
+	case "length":
 		return &invalidError{"reply was cut off at the output limit"}
+	case "content_filter":
+		return &invalidError{"reply was cut off by a content filter"}
 	}
 	chars := estimate.Chars(t)
 	if chars >= inputChars {

@@ -147,33 +147,50 @@ type codexRun struct {
 func newCodexReader() *codexReader { return &codexReader{} }
 
 func (r *codexReader) add(l *Line, doc gjson.Result, st *Stats) {
-	typ := doc.Get("type").String()
-	if p := doc.Get("payload"); p.Exists() && codexItemTypes[typ] {
+	v := jv(doc.Raw)
+	typ, payload, state := codexEnvelope(v)
+	if payload.exists() && codexItemTypes[typ] {
 		switch typ {
 		case "response_item":
-			r.addItem(l, p, st)
+			r.addItem(l, payload, st)
 		case "compacted":
-			r.addCompacted(l, p, st)
+			r.addCompacted(l, payload, st)
 		case "event_msg":
-			r.addEvent(p, st)
+			r.addEvent(payload, st)
 		}
 		return
 	}
-	if typ == "" || doc.Get("record_type").Exists() {
+	if typ == "" || state {
 		return // bare-era session line or state record
 	}
-	r.addItem(l, doc, st) // bare-era response item
+	r.addItem(l, v, st) // bare-era response item
+}
+
+// codexEnvelope reads a line's type, payload and whether it is a bare-era state record.
+func codexEnvelope(v jv) (typ string, payload jv, state bool) {
+	v.each(func(k string, val jv) bool {
+		switch k {
+		case "type":
+			typ = val.str()
+		case "payload":
+			payload = val
+		case "record_type":
+			state = true
+		}
+		return true
+	})
+	return typ, payload, state
 }
 
 // codexItemOf finds the response item of a line: the payload of a wrapped line, else the line.
-func codexItemOf(doc gjson.Result) gjson.Result {
-	if p := doc.Get("payload"); p.Exists() && codexItemTypes[doc.Get("type").String()] {
+func codexItemOf(v jv) jv {
+	if typ, p, _ := codexEnvelope(v); p.exists() && codexItemTypes[typ] {
 		return p
 	}
-	return doc
+	return v
 }
 
-func (r *codexReader) addItem(l *Line, it gjson.Result, st *Stats) {
+func (r *codexReader) addItem(l *Line, it jv, st *Stats) {
 	m, kind := codexItemMessage(it, false)
 	if len(m.Blocks) == 0 {
 		return
@@ -187,7 +204,7 @@ func (r *codexReader) addItem(l *Line, it gjson.Result, st *Stats) {
 	}
 	ci := codexItem{r: codexLineRef(l, codexSelItem), chars: int64(m.Chars()), imgs: int32(m.Images()), kind: kind}
 	if kind == cxUser {
-		_, n := codexUserText(it, false)
+		_, n := codexUserText(it.get("content"), false)
 		ci.textChars = int64(n)
 	}
 	r.hist = append(r.hist, ci)
@@ -204,20 +221,29 @@ func codexLineRef(l *Line, sel uint8) ref {
 	return ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), sel: sel}
 }
 
-func (r *codexReader) addCompacted(l *Line, p gjson.Result, st *Stats) {
+func (r *codexReader) addCompacted(l *Line, p jv, st *Stats) {
 	st.Compactions++
 	r.flushRun(st)
-	msg := p.Get("message")
-	if msg.Type == gjson.String && msg.Raw != `""` {
+	var msg, rh jv
+	p.each(func(k string, v jv) bool {
+		switch k {
+		case "message":
+			msg = v
+		case "replacement_history":
+			rh = v
+		}
+		return true
+	})
+	if msg.isString() && msg != `""` {
 		// The summary text is new content (a remote compaction leaves it empty: its summary is
 		// the opaque compaction item).
 		sm := codexSummaryMessage(msg, false)
 		sm.Line = l.Num
 		st.countMessage(&sm)
 	}
-	if rh := p.Get("replacement_history"); rh.IsArray() {
+	if rh.isArray() {
 		var b codexBase
-		rh.ForEach(func(_, it gjson.Result) bool {
+		rh.each(func(_ string, it jv) bool {
 			m, kind := codexItemMessage(it, false)
 			if len(m.Blocks) == 0 {
 				return true
@@ -262,7 +288,8 @@ func (r *codexReader) addCompacted(l *Line, p gjson.Result, st *Stats) {
 	r.hist = hist
 }
 
-func (r *codexReader) addEvent(p gjson.Result, st *Stats) {
+func (r *codexReader) addEvent(v jv, st *Stats) {
+	p := gjson.Parse(string(v)) // small, rare lines except token_count
 	switch p.Get("type").String() {
 	case "token_count":
 		info := p.Get("info")
@@ -397,16 +424,16 @@ func (r *codexReader) finish(st *Stats) []ref {
 }
 
 func (r *codexReader) materialize(b []byte, x ref) ([]Message, error) {
-	doc := gjson.Parse(unsafeString(b))
+	item := codexItemOf(jv(unsafeString(b)))
 	line := x.lineNum()
 	switch x.sel {
 	case codexSelReplacement:
-		rh := codexItemOf(doc).Get("replacement_history")
-		if !rh.IsArray() {
+		rh := item.get("replacement_history")
+		if !rh.isArray() {
 			return nil, fmt.Errorf("compacted record without replacement_history")
 		}
 		var out []Message
-		rh.ForEach(func(_, it gjson.Result) bool {
+		rh.each(func(_ string, it jv) bool {
 			m, kind := codexItemMessage(it, true)
 			if len(m.Blocks) == 0 {
 				return true
@@ -420,17 +447,17 @@ func (r *codexReader) materialize(b []byte, x ref) ([]Message, error) {
 		})
 		return out, nil
 	case codexSelSummary:
-		m := codexSummaryMessage(codexItemOf(doc).Get("message"), true)
+		m := codexSummaryMessage(item.get("message"), true)
 		m.Line = line
 		return []Message{m}, nil
 	case codexSelUserText:
-		s, n := codexUserText(codexItemOf(doc), true)
+		s, n := codexUserText(item.get("content"), true)
 		if limit := int(x.tokens) * estimate.CharsPerToken; n > limit {
 			s, n = codexTruncate(s, limit), limit
 		}
 		return []Message{{Role: RoleUser, Line: line, Blocks: []Block{{Kind: BlockText, Text: s, Chars: n}}}}, nil
 	}
-	m, kind := codexItemMessage(codexItemOf(doc), true)
+	m, kind := codexItemMessage(item, true)
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation item")
 	}
@@ -458,10 +485,10 @@ func codexTruncate(s string, n int) string {
 
 // codexSummaryMessage is the user message a legacy compaction puts into the history: the
 // compacted message as written (it already starts with Codex's summary prefix).
-func codexSummaryMessage(msg gjson.Result, text bool) Message {
+func codexSummaryMessage(msg jv, text bool) Message {
 	var b Block
-	if msg.Type == gjson.String && msg.Raw != `""` {
-		b = textBlock(BlockText, msg, text)
+	if msg.isString() && msg != `""` {
+		b = textBlockV(BlockText, msg, text)
 	} else {
 		const none = "(no summary available)"
 		b = Block{Kind: BlockText, Chars: estimate.Chars(none)}
@@ -472,32 +499,32 @@ func codexSummaryMessage(msg gjson.Result, text bool) Message {
 	return Message{Role: RoleUser, Summary: true, Blocks: []Block{b}}
 }
 
-// codexUserText is the plain-text form of a user message (Codex content_items_to_text): its
-// non-empty text parts joined by newlines; chars counts its code points.
-func codexUserText(it gjson.Result, text bool) (string, int) {
-	content := it.Get("content")
-	if content.Type == gjson.String {
+// codexUserText is the plain-text form of a user message's content (Codex
+// content_items_to_text): its non-empty text parts joined by newlines; chars counts its code
+// points.
+func codexUserText(content jv, text bool) (string, int) {
+	if content.isString() {
 		if text {
-			return content.String(), estimate.JSONStringChars(content.Raw)
+			return content.str(), content.chars()
 		}
-		return "", estimate.JSONStringChars(content.Raw)
+		return "", content.chars()
 	}
 	var parts []string
 	chars, n := 0, 0
-	content.ForEach(func(_, p gjson.Result) bool {
-		switch p.Get("type").String() {
+	content.each(func(_ string, p jv) bool {
+		switch p.get("type").str() {
 		case "input_text", "output_text", "text":
-			t := p.Get("text")
-			if t.Type != gjson.String || t.Raw == `""` {
+			t := p.get("text")
+			if !t.isString() || t == `""` {
 				return true
 			}
 			if n > 0 {
 				chars++
 			}
 			n++
-			chars += estimate.JSONStringChars(t.Raw)
+			chars += t.chars()
 			if text {
-				parts = append(parts, t.String())
+				parts = append(parts, t.str())
 			}
 		}
 		return true
@@ -510,117 +537,161 @@ func codexUserText(it gjson.Result, text bool) (string, int) {
 
 // codexRealUser tells a message typed by the user from injected context (<environment_context>,
 // <user_instructions>, AGENTS.md instructions) and from compaction summaries.
-func codexRealUser(it gjson.Result) bool {
-	first := ""
-	content := it.Get("content")
-	if content.Type == gjson.String {
-		first = content.String()
+func codexRealUser(content jv) bool {
+	var first jv
+	if content.isString() {
+		first = content
 	} else {
-		content.ForEach(func(_, p gjson.Result) bool {
-			t := p.Get("text")
-			if t.Type == gjson.String && t.Raw != `""` {
-				first = t.String()
+		content.each(func(_ string, p jv) bool {
+			if t := p.get("text"); t.isString() && t != `""` {
+				first = t
 				return false
 			}
 			return true
 		})
 	}
-	first = strings.TrimLeft(first, " \t\r\n")
+	// Look at the raw text after the opening quote, skipping white space and its escapes, so
+	// that a long message is not decoded.
+	s := ""
+	if first.isString() {
+		s = string(first[1:])
+	}
+	for {
+		switch {
+		case strings.HasPrefix(s, " "):
+			s = s[1:]
+			continue
+		case strings.HasPrefix(s, `\n`), strings.HasPrefix(s, `\t`), strings.HasPrefix(s, `\r`):
+			s = s[2:]
+			continue
+		}
+		break
+	}
 	switch {
-	case strings.HasPrefix(first, "<"), strings.HasPrefix(first, "# AGENTS.md instructions"),
-		strings.HasPrefix(first, codexSummaryPrefix):
+	case strings.HasPrefix(s, "<"), strings.HasPrefix(s, `\u003c`), strings.HasPrefix(s, `\u003C`),
+		strings.HasPrefix(s, "# AGENTS.md instructions"), strings.HasPrefix(s, codexSummaryPrefix):
 		return false
 	}
 	return true
 }
 
+// codexFields are the fields of a response item the reader uses, found in one pass.
+type codexFields struct {
+	typ, role, content, summary, callID, id, name, arguments, input, action, output jv
+}
+
 // codexItemMessage turns one response item into a message (no blocks: not a message).
-func codexItemMessage(it gjson.Result, text bool) (Message, codexKind) {
+func codexItemMessage(it jv, text bool) (Message, codexKind) {
+	var f codexFields
+	it.each(func(k string, v jv) bool {
+		switch k {
+		case "type":
+			f.typ = v
+		case "role":
+			f.role = v
+		case "content":
+			f.content = v
+		case "summary":
+			f.summary = v
+		case "call_id":
+			f.callID = v
+		case "id":
+			f.id = v
+		case "name":
+			f.name = v
+		case "arguments":
+			f.arguments = v
+		case "input":
+			f.input = v
+		case "action":
+			f.action = v
+		case "output":
+			f.output = v
+		}
+		return true
+	})
 	var m Message
 	kind := cxOther
-	callID := func() string {
-		if id := it.Get("call_id"); id.Exists() {
-			return id.String()
-		}
-		return it.Get("id").String()
+	callID := f.callID.str()
+	if !f.callID.exists() {
+		callID = f.id.str()
 	}
-	switch typ := it.Get("type").String(); typ {
+	switch typ := f.typ.str(); typ {
 	case "message":
-		m = parseOpenAIMessage(it, text)
+		m = openAIMessage(it, text)
 		m.Dialect = DialectNone
 		switch m.Role {
 		case RoleAssistant:
 			kind = cxAsst
 		case RoleUser:
-			if codexRealUser(it) {
+			if codexRealUser(f.content) {
 				kind = cxUser
 			}
 		}
 	case "reasoning":
 		m.Role, kind = RoleAssistant, cxAsst
-		thinking := func(_, p gjson.Result) bool {
-			if t := p.Get("text"); t.Type == gjson.String && t.Raw != `""` {
-				m.Blocks = append(m.Blocks, textBlock(BlockThinking, t, text))
+		thinking := func(_ string, p jv) bool {
+			if t := p.get("text"); t.isString() && t != `""` {
+				m.Blocks = append(m.Blocks, textBlockV(BlockThinking, t, text))
 			}
 			return true
 		}
-		it.Get("summary").ForEach(thinking)
-		it.Get("content").ForEach(thinking) // raw reasoning text (open models); null for OpenAI
+		f.summary.each(thinking)
+		f.content.each(thinking) // raw reasoning text (open models); null for OpenAI
 	case "function_call":
 		m.Role, kind = RoleAssistant, cxAsst
-		m.Blocks = append(m.Blocks, toolCallBlock(callID(), it.Get("name").String(), it.Get("arguments"), text))
+		m.Blocks = append(m.Blocks, toolCallBlockV(callID, f.name.str(), f.arguments, text))
 	case "custom_tool_call":
 		m.Role, kind = RoleAssistant, cxAsst
-		m.Blocks = append(m.Blocks, toolCallBlock(callID(), it.Get("name").String(), it.Get("input"), text))
+		m.Blocks = append(m.Blocks, toolCallBlockV(callID, f.name.str(), f.input, text))
 	case "local_shell_call":
 		m.Role, kind = RoleAssistant, cxAsst
-		m.Blocks = append(m.Blocks, toolCallBlock(callID(), "local_shell", it.Get("action"), text))
+		m.Blocks = append(m.Blocks, toolCallBlockV(callID, "local_shell", f.action, text))
 	case "web_search_call":
 		// A server-side tool: no result item follows, so it is not a tool call that needs one.
 		m.Role, kind = RoleAssistant, cxAsst
-		a := it.Get("action")
-		b := Block{Kind: BlockOpaque, Chars: strChars(a)}
+		b := Block{Kind: BlockOpaque, Chars: f.action.chars()}
 		if text {
-			b.Text = a.Raw
+			b.Text = string(f.action)
 		}
 		m.Blocks = append(m.Blocks, b)
 	case "compaction", "compaction_summary":
 		m.Role, m.Summary = RoleUser, true
-		m.Blocks = append(m.Blocks, opaqueBlock(it, text))
+		m.Blocks = append(m.Blocks, opaqueBlockV(it, text))
 	case "ghost_snapshot":
 	default:
-		if !it.Get("call_id").Exists() {
+		if !f.callID.exists() {
 			break
 		}
-		if out := it.Get("output"); out.Exists() || strings.HasSuffix(typ, "_output") {
+		if f.output.exists() || strings.HasSuffix(typ, "_output") {
 			m.Role = RoleTool
-			m.Blocks = append(m.Blocks, codexOutput(out, callID(), text))
-		} else if args := codexArgs(it); args.Exists() {
+			m.Blocks = append(m.Blocks, codexOutput(f.output, callID, text))
+		} else if args := codexArgs(&f); args.exists() {
 			m.Role, kind = RoleAssistant, cxAsst
-			m.Blocks = append(m.Blocks, toolCallBlock(callID(), it.Get("name").String(), args, text))
+			m.Blocks = append(m.Blocks, toolCallBlockV(callID, f.name.str(), args, text))
 		}
 	}
 	return m, kind
 }
 
-func codexArgs(it gjson.Result) gjson.Result {
-	if a := it.Get("arguments"); a.Exists() {
-		return a
+func codexArgs(f *codexFields) jv {
+	if f.arguments.exists() {
+		return f.arguments
 	}
-	return it.Get("input")
+	return f.input
 }
 
 // codexOutput reads a tool output: a string, an array of content items, or an object
 // {content, success}.
-func codexOutput(out gjson.Result, id string, text bool) Block {
+func codexOutput(out jv, id string, text bool) Block {
 	var b Block
-	if out.IsObject() && out.Get("content").Exists() {
-		b = contentResult(out.Get("content"), text)
-		if s := out.Get("success"); s.Exists() && !s.Bool() {
+	if c := out.get("content"); out.isObject() && c.exists() {
+		b = contentResultV(c, text)
+		if s := out.get("success"); s.exists() && !s.boolean() {
 			b.IsError = true
 		}
 	} else {
-		b = contentResult(out, text)
+		b = contentResultV(out, text)
 	}
 	b.ID = id
 	return b

@@ -119,42 +119,76 @@ func piKey(id string) uint64 {
 	return h.Sum64() | 1<<63
 }
 
+// piFields are the top-level fields of an entry the reader uses, found in one pass.
+type piFields struct {
+	typ, id, parentID, version, message, content, summary, keptID, keptIndex jv
+}
+
+func piEntryFields(v jv) piFields {
+	var f piFields
+	v.each(func(k string, val jv) bool {
+		switch k {
+		case "type":
+			f.typ = val
+		case "id":
+			f.id = val
+		case "parentId":
+			f.parentID = val
+		case "version":
+			f.version = val
+		case "message":
+			f.message = val
+		case "content":
+			f.content = val
+		case "summary":
+			f.summary = val
+		case "firstKeptEntryId":
+			f.keptID = val
+		case "firstKeptEntryIndex":
+			f.keptIndex = val
+		}
+		return true
+	})
+	return f
+}
+
 func (r *piReader) add(l *Line, doc gjson.Result, st *Stats) {
 	idx := int32(len(r.entries))
 	e := piEntry{off: l.Offset, size: int32(l.Size), line: int32(l.Num)}
-	typ := doc.Get("type").String()
+	f := piEntryFields(jv(doc.Raw))
+	typ := f.typ.str()
 	if typ == "session" && r.header < 0 {
 		r.header = idx
-		if v := doc.Get("version").Int(); v > 1 {
+		if v := f.version.int(); v > 1 && v < 1<<20 {
 			r.version = int(v)
 		}
 		r.entries = append(r.entries, e)
 		return
 	}
-	if id := doc.Get("id"); id.Type == gjson.String {
-		r.ids[piKey(id.Str)] = idx
+	if f.id.isString() {
+		r.ids[piKey(f.id.str())] = idx
 	}
-	if p := doc.Get("parentId"); p.Type == gjson.String {
-		e.parent = piKey(p.Str)
+	if f.parentID.isString() {
+		e.parent = piKey(f.parentID.str())
 		e.flags |= piHasParent
 	}
 	if typ == "compaction" {
 		st.Compactions++
-		sm := piSummaryMessage(doc.Get("summary"), false)
+		sm := piSummaryMessage(f.summary, false)
 		sm.Line = l.Num
 		st.countMessage(&sm)
 		c := piComp{tokens: int32(sm.Tokens())}
-		if k := doc.Get("firstKeptEntryId"); k.Type == gjson.String {
-			c.kept, c.hasKept = piKey(k.Str), true
-		} else if k := doc.Get("firstKeptEntryIndex"); k.Type == gjson.Number {
-			c.keptIndex, c.hasKept = k.Int(), true
+		if f.keptID.isString() {
+			c.kept, c.hasKept = piKey(f.keptID.str()), true
+		} else if piIsNumber(f.keptIndex) {
+			c.keptIndex, c.hasKept = f.keptIndex.int(), true
 		}
 		r.comps[idx] = c
 		e.flags |= piCompact
 		r.entries = append(r.entries, e)
 		return
 	}
-	m, emit := piEntryMessage(doc, false)
+	m, emit := piEntryMessage(typ, f, false)
 	if len(m.Blocks) > 0 {
 		m.Line = l.Num
 		st.countMessage(&m)
@@ -163,11 +197,13 @@ func (r *piReader) add(l *Line, doc gjson.Result, st *Stats) {
 			e.tokens = int32(m.Tokens())
 		}
 		if m.Usage != nil {
-			st.countUsage(strings.Clone(doc.Get("id").String()), *m.Usage, true)
+			st.countUsage(strings.Clone(f.id.str()), *m.Usage, true)
 		}
 	}
 	r.entries = append(r.entries, e)
 }
+
+func piIsNumber(v jv) bool { return len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) }
 
 func (r *piReader) finish(st *Stats) []ref {
 	st.Format = FormatPi
@@ -254,13 +290,13 @@ func (r *piReader) path() []int32 {
 }
 
 func (r *piReader) materialize(b []byte, x ref) ([]Message, error) {
-	doc := gjson.Parse(unsafeString(b))
+	f := piEntryFields(jv(unsafeString(b)))
 	if x.sel == piSelSummary {
-		m := piSummaryMessage(doc.Get("summary"), true)
+		m := piSummaryMessage(f.summary, true)
 		m.Line = x.lineNum()
 		return []Message{m}, nil
 	}
-	m, _ := piEntryMessage(doc, true)
+	m, _ := piEntryMessage(f.typ.str(), f, true)
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation entry")
 	}
@@ -269,13 +305,10 @@ func (r *piReader) materialize(b []byte, x ref) ([]Message, error) {
 }
 
 // piSummaryMessage is a compaction summary as pi sends it to the model.
-func piSummaryMessage(summary gjson.Result, text bool) Message {
-	var t piText
-	t.text = text
-	t.lit(piCompactionPrefix)
-	t.val(summary)
-	t.lit(piCompactionSuffix)
-	return Message{Role: RoleUser, Summary: true, Blocks: []Block{t.block()}}
+func piSummaryMessage(summary jv, text bool) Message {
+	m := piWrapped(summary, piCompactionPrefix, piCompactionSuffix, text)
+	m.Summary = true
+	return m
 }
 
 // piText builds a text block from literals and JSON values, counting code points without
@@ -293,10 +326,10 @@ func (t *piText) lit(s string) {
 	}
 }
 
-func (t *piText) val(v gjson.Result) {
-	t.chars += strChars(v)
+func (t *piText) val(v jv) {
+	t.chars += v.chars()
 	if t.text {
-		t.buf = append(t.buf, valueText(v)...)
+		t.buf = append(t.buf, v.text()...)
 	}
 }
 
@@ -310,23 +343,23 @@ func (t *piText) block() Block {
 
 // piEntryMessage turns a non-compaction entry into a message (no blocks: none). emit is false
 // for messages pi keeps out of the model's context.
-func piEntryMessage(doc gjson.Result, text bool) (m Message, emit bool) {
-	switch doc.Get("type").String() {
+func piEntryMessage(typ string, f piFields, text bool) (m Message, emit bool) {
+	switch typ {
 	case "message":
-		return piMessage(doc.Get("message"), text)
+		return piMessage(f.message, text)
 	case "custom_message":
-		m = Message{Role: RoleUser, Blocks: piContent(doc.Get("content"), text)}
+		m = Message{Role: RoleUser, Blocks: piContent(f.content, text)}
 		return m, true
 	case "branch_summary":
-		if s := doc.Get("summary"); s.Type == gjson.String && s.Raw != `""` {
-			m = piWrapped(s, piBranchPrefix, piBranchSuffix, text)
+		if f.summary.isString() && f.summary != `""` {
+			m = piWrapped(f.summary, piBranchPrefix, piBranchSuffix, text)
 		}
 		return m, true
 	}
 	return m, false
 }
 
-func piWrapped(s gjson.Result, prefix, suffix string, text bool) Message {
+func piWrapped(s jv, prefix, suffix string, text bool) Message {
 	t := piText{text: text}
 	t.lit(prefix)
 	t.val(s)
@@ -334,107 +367,180 @@ func piWrapped(s gjson.Result, prefix, suffix string, text bool) Message {
 	return Message{Role: RoleUser, Blocks: []Block{t.block()}}
 }
 
-func piMessage(msg gjson.Result, text bool) (m Message, emit bool) {
+// piMsgFields are the fields of a message (AgentMessage) the reader uses.
+type piMsgFields struct {
+	role, content, usage, stopReason, callID, toolName, isError, summary     jv
+	command, output, exitCode, cancelled, truncated, fullOutputPath, exclude jv
+}
+
+func piMessage(msg jv, text bool) (m Message, emit bool) {
+	var f piMsgFields
+	msg.each(func(k string, v jv) bool {
+		switch k {
+		case "role":
+			f.role = v
+		case "content":
+			f.content = v
+		case "usage":
+			f.usage = v
+		case "stopReason":
+			f.stopReason = v
+		case "toolCallId":
+			f.callID = v
+		case "toolName":
+			f.toolName = v
+		case "isError":
+			f.isError = v
+		case "summary":
+			f.summary = v
+		case "command":
+			f.command = v
+		case "output":
+			f.output = v
+		case "exitCode":
+			f.exitCode = v
+		case "cancelled":
+			f.cancelled = v
+		case "truncated":
+			f.truncated = v
+		case "fullOutputPath":
+			f.fullOutputPath = v
+		case "excludeFromContext":
+			f.exclude = v
+		}
+		return true
+	})
 	emit = true
-	switch msg.Get("role").String() {
+	switch f.role.str() {
 	case "user", "custom", "hookMessage":
-		m = Message{Role: RoleUser, Blocks: piContent(msg.Get("content"), text)}
+		m = Message{Role: RoleUser, Blocks: piContent(f.content, text)}
 	case "assistant":
 		m = Message{Role: RoleAssistant}
-		msg.Get("content").ForEach(func(_, b gjson.Result) bool {
-			switch b.Get("type").String() {
-			case "text":
-				m.Blocks = append(m.Blocks, textBlock(BlockText, b.Get("text"), text))
-			case "thinking":
-				m.Blocks = append(m.Blocks, textBlock(BlockThinking, b.Get("thinking"), text))
-			case "toolCall":
-				m.Blocks = append(m.Blocks, toolCallBlock(b.Get("id").String(), b.Get("name").String(), b.Get("arguments"), text))
-			case "image":
-				m.Blocks = append(m.Blocks, piImageBlock(b, text))
-			default:
-				m.Blocks = append(m.Blocks, opaqueBlock(b, text))
-			}
+		f.content.each(func(_ string, b jv) bool {
+			m.Blocks = append(m.Blocks, piAssistantBlock(b, text))
 			return true
 		})
-		if u := msg.Get("usage"); u.IsObject() {
-			us := Usage{Input: int(u.Get("input").Int()), Output: int(u.Get("output").Int()),
-				CacheRead: int(u.Get("cacheRead").Int()), CacheWrite: int(u.Get("cacheWrite").Int())}
+		if f.usage.isObject() {
+			us := Usage{Input: int(f.usage.get("input").int()), Output: int(f.usage.get("output").int()),
+				CacheRead: int(f.usage.get("cacheRead").int()), CacheWrite: int(f.usage.get("cacheWrite").int())}
 			if us.Total() > 0 {
 				m.Usage = &us
 			}
 		}
-		switch msg.Get("stopReason").String() {
+		switch f.stopReason.str() {
 		case "error", "aborted":
 			emit = false
 		}
 	case "toolResult":
-		b := contentResult(msg.Get("content"), text)
-		b.ID = msg.Get("toolCallId").String()
-		b.Name = msg.Get("toolName").String()
-		b.IsError = msg.Get("isError").Bool()
+		b := contentResultV(f.content, text)
+		b.ID = f.callID.str()
+		b.Name = f.toolName.str()
+		b.IsError = f.isError.boolean()
 		m = Message{Role: RoleTool, Blocks: []Block{b}}
 	case "bashExecution":
-		m = Message{Role: RoleUser, Blocks: []Block{piBashText(msg, text)}}
-		emit = !msg.Get("excludeFromContext").Bool()
+		m = Message{Role: RoleUser, Blocks: []Block{piBashText(&f, text)}}
+		emit = !f.exclude.boolean()
 	case "branchSummary":
-		m = piWrapped(msg.Get("summary"), piBranchPrefix, piBranchSuffix, text)
+		m = piWrapped(f.summary, piBranchPrefix, piBranchSuffix, text)
 	case "compactionSummary":
-		m = piSummaryMessage(msg.Get("summary"), text)
+		m = piSummaryMessage(f.summary, text)
 	}
 	return m, emit
 }
 
+func piAssistantBlock(b jv, text bool) Block {
+	var typ, txt, thinking, id, name, args jv
+	b.each(func(k string, v jv) bool {
+		switch k {
+		case "type":
+			typ = v
+		case "text":
+			txt = v
+		case "thinking":
+			thinking = v
+		case "id":
+			id = v
+		case "name":
+			name = v
+		case "arguments":
+			args = v
+		}
+		return true
+	})
+	switch typ.str() {
+	case "text":
+		return textBlockV(BlockText, txt, text)
+	case "thinking": // thinkingSignature is not counted
+		return textBlockV(BlockThinking, thinking, text)
+	case "toolCall":
+		return toolCallBlockV(id.str(), name.str(), args, text)
+	case "image":
+		return piImageBlock(b, text)
+	}
+	return opaqueBlockV(b, text)
+}
+
 // piBashText is the user text pi sends for a bash execution (messages.ts bashExecutionToText).
-func piBashText(msg gjson.Result, text bool) Block {
+func piBashText(f *piMsgFields, text bool) Block {
 	t := piText{text: text}
 	t.lit("Ran `")
-	t.val(msg.Get("command"))
+	t.val(f.command)
 	t.lit("`\n")
-	if out := msg.Get("output"); out.Type == gjson.String && out.Raw != `""` {
+	if f.output.isString() && f.output != `""` {
 		t.lit("```\n")
-		t.val(out)
+		t.val(f.output)
 		t.lit("\n```")
 	} else {
 		t.lit("(no output)")
 	}
-	if msg.Get("cancelled").Bool() {
+	if f.cancelled.boolean() {
 		t.lit("\n\n(command cancelled)")
-	} else if ec := msg.Get("exitCode"); ec.Type == gjson.Number && ec.Num != 0 {
+	} else if piIsNumber(f.exitCode) && f.exitCode.int() != 0 {
 		t.lit("\n\nCommand exited with code ")
-		t.lit(ec.Raw)
+		t.lit(string(f.exitCode))
 	}
-	if p := msg.Get("fullOutputPath"); msg.Get("truncated").Bool() && p.Type == gjson.String && p.Raw != `""` {
+	if f.truncated.boolean() && f.fullOutputPath.isString() && f.fullOutputPath != `""` {
 		t.lit("\n\n[Output truncated. Full output: ")
-		t.val(p)
+		t.val(f.fullOutputPath)
 		t.lit("]")
 	}
 	return t.block()
 }
 
 // piContent reads user-side content: a string or text/image blocks.
-func piContent(c gjson.Result, text bool) []Block {
-	if c.Type == gjson.String {
-		return []Block{textBlock(BlockText, c, text)}
+func piContent(c jv, text bool) []Block {
+	if c.isString() {
+		return []Block{textBlockV(BlockText, c, text)}
 	}
 	var out []Block
-	c.ForEach(func(_, b gjson.Result) bool {
-		switch b.Get("type").String() {
+	c.each(func(_ string, b jv) bool {
+		var typ, txt jv
+		b.each(func(k string, v jv) bool {
+			switch k {
+			case "type":
+				typ = v
+			case "text":
+				txt = v
+			}
+			return true
+		})
+		switch typ.str() {
 		case "text":
-			out = append(out, textBlock(BlockText, b.Get("text"), text))
+			out = append(out, textBlockV(BlockText, txt, text))
 		case "image":
 			out = append(out, piImageBlock(b, text))
 		default:
-			out = append(out, opaqueBlock(b, text))
+			out = append(out, opaqueBlockV(b, text))
 		}
 		return true
 	})
 	return out
 }
 
-func piImageBlock(b gjson.Result, text bool) Block {
+func piImageBlock(b jv, text bool) Block {
 	bl := Block{Kind: BlockImage}
 	if text {
-		bl.Text = b.Raw
+		bl.Text = string(b)
 	}
 	return bl
 }

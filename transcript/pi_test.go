@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/tidwall/gjson"
 )
 
 func piSummaryText(s string) string { return piCompactionPrefix + s + piCompactionSuffix }
@@ -215,14 +213,14 @@ func TestPiBashText(t *testing.T) {
 		{`{"role":"bashExecution","command":"sleep 9","output":"","cancelled":true,"exitCode":null}`, "Ran `sleep 9`\n(no output)\n\n(command cancelled)"},
 		{`{"role":"bashExecution","command":"cat big","output":"x","exitCode":0,"truncated":true,"fullOutputPath":"/tmp/o.txt"}`, "Ran `cat big`\n```\nx\n```\n\n[Output truncated. Full output: /tmp/o.txt]"},
 	} {
-		doc := gjson.Parse(tc.msg)
+		doc := jv(tc.msg)
 		m, emit := piMessage(doc, true)
 		stats, _ := piMessage(doc, false)
 		if !emit || m.Role != RoleUser || m.TextContent() != tc.want || stats.Chars() != len([]rune(tc.want)) {
 			t.Errorf("%s: %q (%d chars, stats %d)", tc.msg, m.TextContent(), m.Chars(), stats.Chars())
 		}
 	}
-	m, emit := piMessage(gjson.Parse(`{"role":"bashExecution","command":"ls","output":"","excludeFromContext":true}`), false)
+	m, emit := piMessage(jv(`{"role":"bashExecution","command":"ls","output":"","excludeFromContext":true}`), false)
 	if emit || len(m.Blocks) != 1 {
 		t.Errorf("excluded bash: emit=%v %+v", emit, m)
 	}

@@ -142,6 +142,9 @@ func (sc *scanner) readErr(err error) error {
 
 func (sc *scanner) finish(lr *LineReader) (*Result, error) {
 	st := sc.st
+	if st.Lines > 0 && st.BadLines == st.Lines && sc.rd == nil {
+		return nil, &DataError{Path: sc.path, Line: st.BadLineNums[0], Msg: "no valid JSON line: not a JSONL transcript"}
+	}
 	if sc.rd == nil {
 		if len(sc.held) > 0 && sc.weak == FormatUnknown {
 			return nil, &DataError{Path: sc.path, Line: sc.held[0].line.Num, Msg: "no transcript records found (not a known agent format or chat message list)"}
