@@ -497,7 +497,7 @@ func (r *runner) call(ctx context.Context, l level, t task, target int, user str
 		r.inputTokens += promptTokens
 		r.promptEval += comp.PromptEvalCount
 		if comp.PromptEvalCount > 0 {
-			_ = 0
+			r.ratio = max(r.ratio, float64(comp.PromptEvalCount)/float64(promptTokens))
 		}
 		r.mu.Unlock()
 		r.logf("summarize: %s %s call: ~%d tokens in, num_ctx %d, max out %d; server: prompt %d, output %d, done %q",

@@ -424,7 +424,7 @@ func (r *codexReader) finish(st *Stats) []ref {
 }
 
 func (r *codexReader) materialize(b []byte, x ref) ([]Message, error) {
-	item := codexItemOf(jv(unsafeString(b)))
+	item := codexItemOf(jv(gjson.Parse(unsafeString(b)).Raw)) // as add sees it: from the first { on
 	line := x.lineNum()
 	switch x.sel {
 	case codexSelReplacement:

@@ -290,7 +290,7 @@ func (r *piReader) path() []int32 {
 }
 
 func (r *piReader) materialize(b []byte, x ref) ([]Message, error) {
-	f := piEntryFields(jv(unsafeString(b)))
+	f := piEntryFields(jv(gjson.Parse(unsafeString(b)).Raw)) // as add sees it: from the first { on
 	if x.sel == piSelSummary {
 		m := piSummaryMessage(f.summary, true)
 		m.Line = x.lineNum()
