@@ -240,6 +240,10 @@ func (o *Ollama) ModelfileNumCtx() int {
 	return o.modelfileCtx
 }
 
+// sizesContext tells Summarize that num_ctx is honoured, so retrying a ContextLength with a
+// larger num_ctx can help.
+func (o *Ollama) sizesContext() bool { return true }
+
 // Complete implements Completer with one non-streaming /api/chat call: num_ctx sized by the
 // caller, truncate:false so an over-long prompt fails instead of losing its oldest part, thinking
 // off (a reasoning model would otherwise spend the output budget before writing the summary).

@@ -188,8 +188,6 @@ func Summarize(ctx context.Context, c Completer, req Request, opts Options) (Res
 	return r.run(ctx)
 }
 
-func (o *Ollama) sizesContext() bool { return true }
-
 // runner holds the state of one Summarize call.
 type runner struct {
 	c        Completer
@@ -199,9 +197,11 @@ type runner struct {
 	b        budget
 	sizesCtx bool // the Completer honours numCtx, so asking for more context can help
 	callSem  chan struct{}
-	logMu    sync.Mutex
 
-	mu          sync.Mutex
+	logMu       sync.Mutex // serializes Logf and OnChunk, and guards done/total
+	done, total int
+
+	mu          sync.Mutex // guards the fields below
 	leaves      int
 	inputTokens int
 	promptEval  int
@@ -209,7 +209,6 @@ type runner struct {
 	successes   int
 	boost       bool    // after a ContextLength from the server, request the whole window
 	ratio       float64 // highest server prompt tokens / estimated tokens seen (calibration)
-	done, total int
 }
 
 func (r *runner) logf(format string, args ...any) {
