@@ -18,6 +18,7 @@ import (
 	"github.com/ctxc/ctxc/estimate"
 	"github.com/ctxc/ctxc/summarize"
 	"github.com/ctxc/ctxc/transcript"
+	"github.com/tidwall/gjson"
 )
 
 // Defaults (design.md §9; each has a seed in docs/anchors.md).
@@ -238,29 +239,47 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 	if err != nil {
 		return out, err
 	}
-	marker, err := mk.Encode()
-	if err != nil {
-		return out, err
-	}
 	tailLines, err := rawLines(tail)
 	if err != nil {
 		return out, err
 	}
-	var data bytes.Buffer
-	data.Write(marker)
-	for _, l := range tailLines {
-		data.Write(l)
-		data.WriteByte('\n')
+	// render writes marker + tail copies (+ copies of lines that arrived meanwhile, with --force).
+	extra := 0
+	render := func(grown [][]byte) ([]byte, error) {
+		lines := tailLines
+		extra = 0
+		for _, l := range grown {
+			if isMessageLine(l) {
+				lines = append(lines[:len(lines):len(lines)], l)
+				extra++
+			}
+		}
+		mk.Ctxc.TailLines = len(lines)
+		marker, err := mk.Encode()
+		if err != nil {
+			return nil, err
+		}
+		var data bytes.Buffer
+		data.Write(marker)
+		for _, l := range lines {
+			data.Write(l)
+			data.WriteByte('\n')
+		}
+		return data.Bytes(), nil
 	}
 
 	if !inPlace {
 		out.Output = o.Output
+		data, err := render(nil)
+		if err != nil {
+			return out, err
+		}
 		write := func(w io.Writer) error {
 			fixed, _ := transcript.Repair(msgs)
 			if err := transcript.WriteMessages(w, fixed, transcript.AsCtxc); err != nil {
 				return err
 			}
-			_, err := w.Write(data.Bytes())
+			_, err := w.Write(data)
 			return err
 		}
 		if o.Output == "-" {
@@ -275,7 +294,7 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 			if err := transcript.WriteFileAtomic(o.Output, write); err != nil {
 				return out, err
 			}
-			if err := verify(o.Output, ropts, len(mk.Head)+1+len(tailLines), plan.TokensBefore); err != nil {
+			if err := verify(o.Output, -1, ropts, len(mk.Head)+1+len(tailLines), plan.TokensBefore); err != nil {
 				os.Remove(o.Output)
 				return out, err
 			}
@@ -283,14 +302,23 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 		out.Status = StatusCompacted
 		return out, nil
 	}
-	ar, err := transcript.AppendCompaction(path, before, data.Bytes(), o.Force)
+	ar, err := transcript.AppendCompaction(path, before, render, o.Force)
 	if err != nil {
 		if ar.Bytes > 0 {
 			transcript.UndoAppend(path, ar)
 		}
 		return out, err
 	}
-	if err := verify(path, ropts, len(mk.Head)+1+len(tailLines), plan.TokensBefore); err != nil {
+	if extra == 0 {
+		// Lines that arrived meanwhile may make the context larger than before: only check the
+		// shape then, the agent's own growth is not ctxc's to verify.
+		if err := verify(path, ar.Offset+int64(ar.Bytes), ropts, len(mk.Head)+1+len(tailLines), plan.TokensBefore); err != nil {
+			if uerr := transcript.UndoAppend(path, ar); uerr != nil {
+				return out, fmt.Errorf("%w (and %v)", err, uerr)
+			}
+			return out, err
+		}
+	} else if err := verify(path, ar.Offset+int64(ar.Bytes), ropts, len(mk.Head)+1+len(tailLines)+extra, -1); err != nil {
 		if uerr := transcript.UndoAppend(path, ar); uerr != nil {
 			return out, fmt.Errorf("%w (and %v)", err, uerr)
 		}
@@ -470,19 +498,28 @@ func buildMarker(sum summarize.Result, head, middle, tail []transcript.Message, 
 
 // verify reloads the written file and checks that the context came out as planned: the head
 // lines of the marker, the summary, the tail copies, and fewer tokens than before.
-func verify(path string, ropts transcript.Options, want, before int) error {
+func verify(path string, upTo int64, ropts transcript.Options, want, before int) error {
 	ropts.Warn = nil
-	_, msgs, err := transcript.LoadFile(path, ropts)
+	_, msgs, err := transcript.LoadFileUpTo(path, upTo, ropts)
 	if err != nil {
 		return &VerifyError{Path: path, Msg: err.Error()}
 	}
 	if len(msgs) != want {
 		return &VerifyError{Path: path, Msg: fmt.Sprintf("reloaded %d messages, want %d (head + summary + tail)", len(msgs), want)}
 	}
-	if after := tokens(msgs); after >= before {
+	if after := tokens(msgs); before >= 0 && after >= before {
 		return &VerifyError{Path: path, Msg: fmt.Sprintf("tokens after (%d) not below tokens before (%d)", after, before)}
 	}
 	return nil
+}
+
+// isMessageLine reports whether a raw line is a conversation message of a generic file.
+func isMessageLine(l []byte) bool {
+	if !gjson.ValidBytes(l) {
+		return false
+	}
+	doc := gjson.ParseBytes(l)
+	return doc.Get("role").Type == gjson.String || doc.Get("message.role").Type == gjson.String
 }
 
 // IsBusy reports whether err means "retry later" (locked or live file).

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -86,10 +87,13 @@ type AppendResult struct {
 	Bytes  int   // how many were appended
 }
 
-// AppendCompaction appends data (complete lines) in one write and fsyncs. If the file changed
-// since before (another writer appended), it refuses unless force. A file that does not end in a
-// newline gets one first, so the marker is a line of its own.
-func AppendCompaction(path string, before FileState, data []byte, force bool) (AppendResult, error) {
+// AppendCompaction appends the bytes build returns (complete lines) in one write and fsyncs.
+// If the file grew since before (the agent wrote while the summary was being made), it refuses
+// unless force; with force, build is given the complete lines that arrived meanwhile so that it
+// can copy them after the tail (they would otherwise fall before the marker, out of the
+// reloaded context). A file that does not end in a newline gets one first, so the marker is a
+// line of its own.
+func AppendCompaction(path string, before FileState, build func(grown [][]byte) ([]byte, error), force bool) (AppendResult, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
 		return AppendResult{}, err
@@ -99,10 +103,23 @@ func AppendCompaction(path string, before FileState, data []byte, force bool) (A
 	if err != nil {
 		return AppendResult{}, err
 	}
-	if info.Size() != before.Size && !force {
-		return AppendResult{}, &BusyError{Path: path, Reason: "changed"}
+	size := info.Size()
+	var grown [][]byte
+	if size != before.Size {
+		if !force || size < before.Size {
+			return AppendResult{}, &BusyError{Path: path, Reason: "changed"}
+		}
+		buf := make([]byte, size-before.Size)
+		if _, err := f.ReadAt(buf, before.Size); err != nil && !errors.Is(err, io.EOF) {
+			return AppendResult{}, err
+		}
+		grown = completeLines(buf)
 	}
-	if size := info.Size(); size > 0 {
+	data, err := build(grown)
+	if err != nil {
+		return AppendResult{}, err
+	}
+	if size > 0 {
 		last := make([]byte, 1)
 		if _, err := f.ReadAt(last, size-1); err != nil && !errors.Is(err, io.EOF) {
 			return AppendResult{}, err
@@ -113,12 +130,29 @@ func AppendCompaction(path string, before FileState, data []byte, force bool) (A
 	}
 	n, err := f.Write(data)
 	if err != nil {
-		return AppendResult{Offset: info.Size(), Bytes: n}, fmt.Errorf("%s: append: %w", path, err)
+		return AppendResult{Offset: size, Bytes: n}, fmt.Errorf("%s: append: %w", path, err)
 	}
 	if err := f.Sync(); err != nil {
-		return AppendResult{Offset: info.Size(), Bytes: n}, fmt.Errorf("%s: fsync: %w", path, err)
+		return AppendResult{Offset: size, Bytes: n}, fmt.Errorf("%s: fsync: %w", path, err)
 	}
-	return AppendResult{Offset: info.Size(), Bytes: n}, nil
+	return AppendResult{Offset: size, Bytes: n}, nil
+}
+
+// completeLines splits b into its newline-terminated, non-blank lines (without terminators); a
+// trailing partial line is left out.
+func completeLines(b []byte) [][]byte {
+	var out [][]byte
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return out
+		}
+		l := bytes.TrimRight(b[:i], "\r")
+		if len(bytes.TrimSpace(l)) > 0 {
+			out = append(out, l)
+		}
+		b = b[i+1:]
+	}
 }
 
 // UndoAppend removes what AppendCompaction wrote, but only if nothing was written after it: used

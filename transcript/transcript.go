@@ -329,6 +329,12 @@ func Detect(r io.Reader, path string, opts Options) (Format, error) {
 // cost does not grow with the history before the marker; other formats are scanned whole.
 // The Stats of the result then describe only the part read.
 func LoadFile(path string, opts Options) (*Result, []Message, error) {
+	return LoadFileUpTo(path, -1, opts)
+}
+
+// LoadFileUpTo is LoadFile over the first size bytes of the file (all of it when size < 0): what
+// a compaction wrote is checked without what an agent appended after it.
+func LoadFileUpTo(path string, size int64, opts Options) (*Result, []Message, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -341,21 +347,25 @@ func LoadFile(path string, opts Options) (*Result, []Message, error) {
 	if !info.Mode().IsRegular() {
 		return nil, nil, fmt.Errorf("%s: not a regular file", path)
 	}
-	format, err := Detect(f, path, opts)
+	if size < 0 || size > info.Size() {
+		size = info.Size()
+	}
+	return load(io.NewSectionReader(f, 0, size), size, path, opts)
+}
+
+func load(f *io.SectionReader, size int64, path string, opts Options) (*Result, []Message, error) {
+	format, err := Detect(io.NewSectionReader(f, 0, size), path, opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	off := int64(-1)
 	if format.IsGeneric() || format == FormatUnknown {
-		if off, _, err = FindLastMarker(f, info.Size()); err != nil {
+		if off, _, err = FindLastMarker(f, size); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
 	if off <= 0 {
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return nil, nil, err
-		}
-		res, err := Scan(f, path, opts)
+		res, err := Scan(io.NewSectionReader(f, 0, size), path, opts)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -367,7 +377,7 @@ func LoadFile(path string, opts Options) (*Result, []Message, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	lr := NewLineReader(io.NewSectionReader(f, off, info.Size()-off))
+	lr := NewLineReader(io.NewSectionReader(f, off, size-off))
 	lr.SetStart(off, lines)
 	if opts.MaxLine > 0 {
 		lr.SetMaxLine(opts.MaxLine)
