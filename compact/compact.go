@@ -18,7 +18,6 @@ import (
 	"github.com/ctxc/ctxc/estimate"
 	"github.com/ctxc/ctxc/summarize"
 	"github.com/ctxc/ctxc/transcript"
-	"github.com/tidwall/gjson"
 )
 
 // Defaults (design.md §9; each has a seed in docs/anchors.md).
@@ -249,7 +248,7 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 		lines := tailLines
 		extra = 0
 		for _, l := range grown {
-			if isMessageLine(l) {
+			if transcript.IsMessageLine(l) {
 				lines = append(lines[:len(lines):len(lines)], l)
 				extra++
 			}
@@ -309,6 +308,7 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 		}
 		return out, err
 	}
+	extra += ar.Late
 	if extra == 0 {
 		// Lines that arrived meanwhile may make the context larger than before: only check the
 		// shape then, the agent's own growth is not ctxc's to verify.
@@ -511,15 +511,6 @@ func verify(path string, upTo int64, ropts transcript.Options, want, before int)
 		return &VerifyError{Path: path, Msg: fmt.Sprintf("tokens after (%d) not below tokens before (%d)", after, before)}
 	}
 	return nil
-}
-
-// isMessageLine reports whether a raw line is a conversation message of a generic file.
-func isMessageLine(l []byte) bool {
-	if !gjson.ValidBytes(l) {
-		return false
-	}
-	doc := gjson.ParseBytes(l)
-	return doc.Get("role").Type == gjson.String || doc.Get("message.role").Type == gjson.String
 }
 
 // IsBusy reports whether err means "retry later" (locked or live file).

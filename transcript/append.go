@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	"github.com/tidwall/gjson"
 )
 
 // Append safety (design.md §10). ctxc never rewrites bytes already in a transcript: a compaction
@@ -84,7 +85,8 @@ func StatFile(path string) (FileState, error) {
 // AppendResult says what AppendCompaction wrote.
 type AppendResult struct {
 	Offset int64 // where the appended bytes start
-	Bytes  int   // how many were appended
+	Bytes  int   // how many were appended (including late copies)
+	Late   int   // message lines copied after the append because they arrived during it
 }
 
 // AppendCompaction appends the bytes build returns (complete lines) in one write and fsyncs.
@@ -129,13 +131,55 @@ func AppendCompaction(path string, before FileState, build func(grown [][]byte) 
 		}
 	}
 	n, err := f.Write(data)
+	// With O_APPEND the write lands at the end of the file as it is at that instant: the
+	// offset after it tells where it really started.
+	end, serr := f.Seek(0, io.SeekCurrent)
+	if serr != nil {
+		end = size + int64(n)
+	}
+	res := AppendResult{Offset: end - int64(n), Bytes: n}
 	if err != nil {
-		return AppendResult{Offset: size, Bytes: n}, fmt.Errorf("%s: append: %w", path, err)
+		return res, fmt.Errorf("%s: append: %w", path, err)
+	}
+	if res.Offset > size && force {
+		// The agent wrote between our look at the file and our write: its lines fell before
+		// the marker. Copy its message lines after our block so the reloaded context has them.
+		buf := make([]byte, res.Offset-size)
+		if _, err := f.ReadAt(buf, size); err == nil {
+			var late bytes.Buffer
+			for _, l := range completeLines(buf) {
+				if lateFilter == nil || lateFilter(l) {
+					late.Write(l)
+					late.WriteByte('\n')
+					res.Late++
+				}
+			}
+			if late.Len() > 0 {
+				m, err := f.Write(late.Bytes())
+				res.Bytes += m
+				if err != nil {
+					return res, fmt.Errorf("%s: append: %w", path, err)
+				}
+			}
+		}
 	}
 	if err := f.Sync(); err != nil {
-		return AppendResult{Offset: size, Bytes: n}, fmt.Errorf("%s: fsync: %w", path, err)
+		return res, fmt.Errorf("%s: fsync: %w", path, err)
 	}
-	return AppendResult{Offset: size, Bytes: n}, nil
+	return res, nil
+}
+
+// lateFilter picks the lines worth copying after a forced append (conversation messages).
+var lateFilter = func(l []byte) bool { return IsMessageLine(l) }
+
+// IsMessageLine reports whether a raw line is a conversation message of a generic file.
+func IsMessageLine(l []byte) bool {
+	if !gjson.ValidBytes(l) {
+		return false
+	}
+	doc := gjson.Parse(unsafeString(l))
+	_, ok := messageOf(doc)
+	return ok
 }
 
 // completeLines splits b into its newline-terminated, non-blank lines (without terminators); a
