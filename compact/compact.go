@@ -158,6 +158,11 @@ func (e *VerifyError) Error() string {
 // File compacts one transcript.
 func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 	out := &Outcome{Type: "file", Path: path}
+	if info, err := os.Stat(path); err != nil {
+		return out, err
+	} else if !info.Mode().IsRegular() {
+		return out, fmt.Errorf("%s: not a regular file", path)
+	}
 	inPlace := o.Output == "" && !o.DryRun && !o.Check
 	ropts := transcript.Options{Format: o.Format, Strict: o.Strict, Warn: o.Warn}
 

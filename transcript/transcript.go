@@ -142,6 +142,21 @@ func (sc *scanner) readErr(err error) error {
 
 func (sc *scanner) finish(lr *LineReader) (*Result, error) {
 	st := sc.st
+	if p, ok := lr.Pending(); ok {
+		if b := bytes.TrimLeft(p.Bytes, " \t\r"); len(b) > 0 && b[0] == '{' {
+			st.Pending = true
+			st.Lines++
+			if sc.opts.Warn != nil {
+				sc.opts.Warn(Warning{Path: sc.path, Line: p.Num, Msg: "last line has no newline yet (still being written?): not read"})
+			}
+		} else {
+			// Not the start of a JSON object: not a record being written, just bad data.
+			st.Lines++
+			if err := invalidLine(st, sc.path, p.Num, "not valid JSON", sc.opts); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if st.Lines > 0 && st.BadLines == st.Lines && sc.rd == nil {
 		return nil, &DataError{Path: sc.path, Line: st.BadLineNums[0], Msg: "no valid JSON line: not a JSONL transcript"}
 	}
@@ -150,13 +165,6 @@ func (sc *scanner) finish(lr *LineReader) (*Result, error) {
 			return nil, &DataError{Path: sc.path, Line: sc.held[0].line.Num, Msg: "no transcript records found (not a known agent format or chat message list)"}
 		}
 		sc.settle(sc.weak)
-	}
-	if p, ok := lr.Pending(); ok {
-		st.Pending = true
-		st.Lines++
-		if sc.opts.Warn != nil {
-			sc.opts.Warn(Warning{Path: sc.path, Line: p.Num, Msg: "last line has no newline yet (still being written?): not read"})
-		}
 	}
 	st.Bytes = lr.Offset()
 	refs := sc.rd.finish(st)
@@ -335,6 +343,14 @@ func LoadFile(path string, opts Options) (*Result, []Message, error) {
 // LoadFileUpTo is LoadFile over the first size bytes of the file (all of it when size < 0): what
 // a compaction wrote is checked without what an agent appended after it.
 func LoadFileUpTo(path string, size int64, opts Options) (*Result, []Message, error) {
+	// Stat first: opening a FIFO for reading would block until someone writes to it.
+	if info, err := os.Stat(path); err != nil {
+		return nil, nil, err
+	} else if info.IsDir() {
+		return nil, nil, fmt.Errorf("%s: is a directory", path)
+	} else if !info.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s: not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
