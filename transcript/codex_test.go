@@ -383,6 +383,8 @@ func FuzzCodexReader(f *testing.F) {
 	f.Add([]byte(`{"timestamp":"t","type":"compacted","payload":{"replacement_history":[{"type":"reasoning","summary":[{"text":"x"}]},{"type":"function_call","call_id":"c"}]}}` + "\n" +
 		`{"timestamp":"t","type":"response_item","payload":{"type":"function_call","call_id":"d","arguments":"{}"}}` + "\n" +
 		`{"timestamp":"t","type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":9}}` + "\n"))
+	// A line may start with white space (gjson accepts it): materialize must see what add saw.
+	f.Add([]byte("{\"type\":\"message\",\"role\":\"user\",\"content\":\"hi\"}\n \r{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"yo\"}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := Scan(bytes.NewReader(data), "fuzz", Options{Format: FormatCodex})
 		if err != nil {

@@ -249,6 +249,7 @@ func FuzzPiReader(f *testing.F) {
 		`{"type":"message","id":"aaaaaaaa","parentId":"bbbbbbbb","message":{"role":"user","content":"x"}}` + "\n" +
 		`{"type":"compaction","id":"bbbbbbbb","parentId":"aaaaaaaa","summary":"s","firstKeptEntryId":"aaaaaaaa"}` + "\n"))
 	f.Add([]byte(`{"type":"session","id":"s"}` + "\n" + `{"type":"compaction","summary":"s","firstKeptEntryIndex":-3}` + "\n" + `7` + "\n"))
+	f.Add([]byte(`{"type":"session","id":"s"}` + "\n\r " + `{"type":"message","message":{"role":"user","content":"x"}}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := Scan(bytes.NewReader(data), "fuzz", Options{Format: FormatPi})
 		if err != nil {
