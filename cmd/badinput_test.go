@@ -14,12 +14,18 @@ import (
 // runCLI runs ctxc in-process with the given arguments and returns the exit code and outputs.
 func runCLI(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
+	return runCLIEnv(t, dir, nil, args...)
+}
+
+// runCLIEnv is runCLI with environment variables (HOME and XDG_CONFIG_HOME are dir).
+func runCLIEnv(t *testing.T, dir string, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
 	ios, _, out, errOut := TestStreams()
 	f := &Factory{IO: ios, Getenv: func(k string) string {
 		if k == "HOME" || k == "XDG_CONFIG_HOME" {
 			return dir
 		}
-		return ""
+		return env[k]
 	}, Now: time.Now, Build: BuildInfo{Version: "test"}}
 	code := Run(context.Background(), f, args)
 	return code, out.String(), errOut.String()

@@ -52,6 +52,7 @@ type CompactOptions struct {
 	From           string
 	Threshold      int
 	Window         int
+	SummaryWindow  int
 	Target         int
 	KeepHead       int
 	KeepTail       int
@@ -70,6 +71,7 @@ type CompactOptions struct {
 	Timeout        time.Duration
 	NowFlag        string
 	NoRedact       bool
+	Redact         bool
 }
 
 // NewCmdCompact builds `ctxc compact`.
@@ -114,6 +116,7 @@ standard input.`,
 	fl := c.Flags()
 	fl.IntVar(&opts.Threshold, "threshold", 0, "compact only when the effective context is over N tokens (default 100000, or 75% of --window)")
 	fl.IntVar(&opts.Window, "window", 0, "context window of the agent's model in tokens (sets the default threshold)")
+	fl.IntVar(&opts.SummaryWindow, "summary-window", 0, "context window of the summarizer model (default: ollama asks /api/show; openai 8192)")
 	fl.IntVar(&opts.Target, "target", compact.DefaultTarget, "summary size in tokens")
 	fl.IntVar(&opts.KeepHead, "keep-head", 1, "user turns kept verbatim at the start (after system messages)")
 	fl.IntVar(&opts.KeepTail, "keep-tail", compact.DefaultKeepTail, "messages kept verbatim at the end")
@@ -132,6 +135,8 @@ standard input.`,
 	fl.DurationVar(&opts.Timeout, "timeout", 10*time.Minute, "timeout of one summarizer request")
 	fl.StringVar(&opts.NowFlag, "now", "", "timestamp written in markers (RFC 3339; also SOURCE_DATE_EPOCH), for reproducible output")
 	fl.BoolVar(&opts.NoRedact, "no-redact", false, "send text to a non-loopback endpoint without replacing secret-looking strings")
+	fl.BoolVar(&opts.Redact, "redact", false, "replace secret-looking strings even for a loopback endpoint")
+	c.MarkFlagsMutuallyExclusive("redact", "no-redact")
 	fl.StringVar(&opts.From, "from", "", "read paths from this file (- for standard input), one per line")
 	return c
 }
@@ -203,7 +208,7 @@ func runCompact(ctx context.Context, opts *CompactOptions) error {
 		Zones:  transcript.ZoneOptions{KeepHead: opts.KeepHead, KeepTail: opts.KeepTail, KeepTailTokens: opts.KeepTailTokens},
 		Output: opts.Output, DryRun: opts.DryRun, Check: opts.Check, Force: opts.Force, Idle: opts.Idle,
 		Now: now, Format: format, Strict: opts.Global.Strict, Stdout: opts.IO.Out,
-		SummarizeOpts: summarize.Options{MaxParallel: opts.Parallel},
+		SummarizeOpts: summarize.Options{MaxParallel: opts.Parallel, Window: opts.SummaryWindow},
 	}
 	if !opts.Global.Quiet {
 		co.Warn = func(w transcript.Warning) { fmt.Fprintln(opts.IO.ErrOut, "warning: "+w.String()) }
@@ -350,9 +355,13 @@ feed:
 	interrupted := ctx.Err() != nil
 	switch {
 	case interrupted:
-		return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted: %d file(s) left untouched", sum.Untouched)}
+		return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted: %d compacted, %d file(s) not attempted or abandoned unwritten", sum.Compacted, sum.Untouched)}
 	case unavailable > 0:
-		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("summarizer endpoint unavailable: %v; %d file(s) left untouched", firstErr, sum.Untouched)}
+		msg := fmt.Sprintf("summarizer endpoint unavailable: %v", firstErr)
+		if sum.Untouched > 0 {
+			msg += fmt.Sprintf("; stopped early, %d file(s) not attempted", sum.Untouched)
+		}
+		return &ExitError{Code: ExitUnavailable, Err: errors.New(msg)}
 	case len(files) == 1 && firstErr != nil:
 		return firstErr
 	case len(files) == 1 && busy > 0:
@@ -530,7 +539,13 @@ func newOllama(opts *CompactOptions, url string) (provider, error) {
 	if err != nil {
 		return provider{}, &ExitError{Code: ExitConfig, Err: err}
 	}
-	return provider{completer: c, redact: !opts.NoRedact && !isLoopback(url)}, nil
+	return provider{completer: c, redact: opts.redact(url)}, nil
+}
+
+// redact decides whether text is redacted before it is sent to url: always for endpoints off
+// this machine, unless --no-redact; for loopback only with --redact.
+func (o *CompactOptions) redact(url string) bool {
+	return o.Redact || (!o.NoRedact && !isLoopback(url))
 }
 
 func newOpenAI(opts *CompactOptions, url string) (provider, error) {
@@ -541,11 +556,11 @@ func newOpenAI(opts *CompactOptions, url string) (provider, error) {
 		url = "https://api.openai.com/v1"
 	}
 	key := opts.Getenv(opts.APIKeyEnv)
-	c, err := summarize.NewOpenAI(summarize.OpenAIConfig{BaseURL: url, APIKey: key, Model: opts.Model, Window: opts.Window, Timeout: opts.Timeout})
+	c, err := summarize.NewOpenAI(summarize.OpenAIConfig{BaseURL: url, APIKey: key, Model: opts.Model, Window: opts.SummaryWindow, Timeout: opts.Timeout})
 	if err != nil {
 		return provider{}, &ExitError{Code: ExitConfig, Err: err}
 	}
-	return provider{completer: c, redact: !opts.NoRedact && !isLoopback(url)}, nil
+	return provider{completer: c, redact: opts.redact(url)}, nil
 }
 
 func firstNonEmpty(vals ...string) string {

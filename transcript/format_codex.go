@@ -31,12 +31,15 @@ import (
 //
 // Metadata: session_meta (and the bare first line; instructions and base_instructions are not
 // counted: they are not history items), turn_context, world_state, inter_agent_communication*,
-// record_type:"state", ghost_snapshot, every event_msg. Usage comes from event_msg token_count
-// (info may be null: skipped) and the window from token_count.info.model_context_window or
-// task_started.model_context_window.
+// record_type:"state", ghost_snapshot, every event_msg. Recorded usage: each event_msg
+// token_count's info.last_token_usage is one response (info:null, a rate-limit-only event, is
+// skipped; a repeat whose total_token_usage did not change is not counted again); the window
+// comes from token_count.info.model_context_window or task_started.model_context_window.
 //
 // Duplicates not counted: event_msg user_message, agent_message, agent_reasoning (copies of
-// response items); replacement_history items (copies of earlier history, see below).
+// response items); replacement_history items (copies of earlier history, see below). A
+// compacted record adds its summary text (message, when not empty) to the history as one user
+// message, and counts as a compaction.
 //
 // Reload rule (codex-rs rollout_reconstruction): history is replayed forward. A compacted record
 // with replacement_history replaces the whole history with those items (one ref, selector
@@ -105,9 +108,9 @@ type codexBase struct {
 	tail         codexTokenRun // merge state after its last message
 }
 
-// codexTokenRun mirrors mergeSplitAssistant: a run of adjacent assistant-side messages is one message
-// whose tokens are ceil(total chars/4) + images; each item is charged the increase it causes, so
-// that the refs' tokens add up to the merged messages' Tokens().
+// codexTokenRun mirrors mergeSplitAssistant: a run of adjacent assistant-side messages is one
+// message whose tokens are ceil(total chars/4) + images; each item is charged the increase it
+// causes, so that the refs' tokens add up to the merged messages' Tokens().
 type codexTokenRun struct {
 	active      bool
 	chars, imgs int64

@@ -53,12 +53,13 @@ type piReader struct {
 	comps   map[int32]piComp // compaction entries by entry index
 }
 
+// piEntry is what the reader keeps per entry (32 bytes).
 type piEntry struct {
 	off    int64
+	parent uint64 // key of parentId (see piHasParent)
 	size   int32
 	line   int32
 	tokens int32 // tokens of the message it yields in a context
-	parent uint64
 	flags  uint8
 }
 
