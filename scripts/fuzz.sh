@@ -11,7 +11,7 @@ for pkg in $(go list ./...); do
   dir=$(go list -f '{{.Dir}}' "$pkg")
   for target in $(go test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true); do
     echo "fuzz $pkg $target for $t"
-    if ! go test -run "^$target\$" -fuzz "^$target\$" -fuzztime "$t" "$pkg" > /tmp/ctxc-fuzz.log 2>&1; then
+    if ! go test -run "^$target\$" -fuzz "^$target\$" -fuzztime "$t" -fuzzminimizetime 2s "$pkg" > /tmp/ctxc-fuzz.log 2>&1; then
       cat /tmp/ctxc-fuzz.log
       echo "FAIL: $target found a crash (input saved under $dir/testdata/fuzz/$target)"
       status=1

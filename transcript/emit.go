@@ -31,6 +31,10 @@ func ParseOutputDialect(s string) (OutputDialect, error) {
 	return "", fmt.Errorf("unknown --as %q (want openai, anthropic or ctxc)", s)
 }
 
+// OpaqueSummaryNote stands for a summary the agent stored in a form no other client can read
+// (Codex's encrypted compaction item), so that the output still says history was compacted.
+const OpaqueSummaryNote = "[ctxc] An earlier part of this conversation was compacted by the agent into an encrypted summary that only the original provider can read."
+
 // PlaceholderResult answers a tool call whose result is not in the context, so that the output
 // stays valid for the API (design.md §5).
 const PlaceholderResult = "[ctxc] No result was recorded for this tool call (the session was interrupted or the result is not part of the context)."
@@ -212,10 +216,10 @@ func OpenAILine(m Message) ([][]byte, error) {
 		role = RoleUser
 	}
 	if len(texts) == 0 && len(parts) == 0 && len(calls) == 0 {
-		if len(out) > 0 {
-			return out, nil
+		if !m.Summary {
+			return out, nil // nothing the model can read (aborted turn, opaque blocks only)
 		}
-		texts = []string{""}
+		texts = []string{OpaqueSummaryNote}
 	}
 	obj := openAIMsg{Role: string(role)}
 	switch {
@@ -353,7 +357,10 @@ func anthropicLines(ms []Message) ([][]byte, error) {
 			}
 		}
 		if len(results) == 0 && len(blocks) == 0 {
-			continue
+			if !m.Summary {
+				continue
+			}
+			blocks = append(blocks, textPart{Type: "text", Text: OpaqueSummaryNote})
 		}
 		var raw []byte
 		if m.Dialect == DialectAnthropic && m.Raw != nil {
