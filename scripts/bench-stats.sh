@@ -31,9 +31,10 @@ run() {
   local name=$1; shift
   local best="" rss=""
   for _ in 1 2 3; do
-    local out
-    out=$( { /usr/bin/time -f '%e %M' "$@" > /dev/null 2>/dev/null; } 2>&1 | tail -1)
-    local t=${out% *} m=${out#* }
+    /usr/bin/time -o "$dir/time.out" -f '%e %M' "$@" > /dev/null 2>/dev/null || true
+    local out t m
+    out=$(tail -1 "$dir/time.out")
+    t=${out% *} m=${out#* }
     if [[ -z $best ]] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; fi
   done
   printf '%-10s %8.2f s %9.0f MB/s %8.1f MiB\n' "$name" "$best" "$(awk "BEGIN{print $bytes/1e6/($best+1e-9)}")" "$(awk "BEGIN{print $rss/1024}")"

@@ -72,9 +72,23 @@ func (c *claudeReader) hash(s string) uint64 {
 func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 	var typ, uuid, parent, subtype string
 	var msg jv
+	var parsed Message
 	var sidechain, compactSummary bool
-	// One pass over the top-level keys: lines can be megabytes long.
-	jv(doc.Raw).each(func(k string, v jv) bool {
+	// One walk over the line, parsing "message" in passing: lines can be megabytes long.
+	jv(doc.Raw).walk(func(k string, rest jv) int {
+		switch k {
+		case "message":
+			if !rest.isObject() {
+				return -1
+			}
+			m, n := anthropicMessageAt(rest, false)
+			parsed, msg = m, rest[:n]
+			return n
+		case "type", "uuid", "parentUuid", "subtype", "isSidechain", "isCompactSummary":
+		default:
+			return -1
+		}
+		v, n := rest.prefix()
 		switch k {
 		case "type":
 			typ = v.str()
@@ -84,14 +98,12 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 			parent = v.str()
 		case "subtype":
 			subtype = v.str()
-		case "message":
-			msg = v
 		case "isSidechain":
 			sidechain = v.boolean()
 		case "isCompactSummary":
 			compactSummary = v.boolean()
 		}
-		return true
+		return n
 	})
 	isMessage := (typ == "user" || typ == "assistant") && msg.isObject()
 	if sidechain {
@@ -106,7 +118,7 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 	var tokens, chars, images int
 	var msgID uint64
 	if isMessage {
-		m := c.message(msg, typ, false)
+		m := c.normalize(parsed, typ)
 		m.Line = l.Num
 		m.Summary = compactSummary
 		cont := m.Role == RoleAssistant && m.MsgID != "" && m.MsgID == c.prevID
@@ -148,7 +160,10 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 // message parses a record's "message". Claude Code's assistant messages carry API response
 // fields (id, model, usage...) that an API request may not contain, so Raw is not kept.
 func (c *claudeReader) message(msg jv, typ string, text bool) Message {
-	m := anthropicMessage(msg, text)
+	return c.normalize(anthropicMessage(msg, text), typ)
+}
+
+func (c *claudeReader) normalize(m Message, typ string) Message {
 	m.Dialect = DialectNone
 	if m.Role == "" {
 		m.Role = Role(typ)

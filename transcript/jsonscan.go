@@ -116,6 +116,51 @@ func (v jv) each(fn func(key string, val jv) bool) {
 	}
 }
 
+// walk is each for hot paths: fn is given the rest of the text from the value's first byte and
+// returns the value's length if it read the value, or -1 to have walk skip it. A value read by
+// fn is therefore scanned once, where each would scan it to measure it and fn again to read it.
+// v may extend past the container; walk returns the length of the container.
+func (v jv) walk(fn func(key string, rest jv) int) int {
+	if len(v) < 2 || (v[0] != '{' && v[0] != '[') {
+		return skipValue(string(v), 0)
+	}
+	obj := v[0] == '{'
+	s := string(v)
+	i := 1
+	for {
+		i = skipSpace(s, i)
+		if i >= len(s) {
+			return len(s)
+		}
+		if s[i] == '}' || s[i] == ']' {
+			return i + 1
+		}
+		key := ""
+		if obj {
+			end := skipString(s, i)
+			key = s[i+1 : end-1]
+			i = skipSpace(s, end)
+			i++ // ':'
+			i = skipSpace(s, i)
+		}
+		if n := fn(key, jv(s[i:])); n >= 0 {
+			i += n
+		} else {
+			i = skipValue(s, i)
+		}
+		i = skipSpace(s, i)
+		if i < len(s) && s[i] == ',' {
+			i++
+		}
+	}
+}
+
+// prefix returns the first value of rest, bounded, and its length.
+func (rest jv) prefix() (jv, int) {
+	n := skipValue(string(rest), 0)
+	return rest[:n], n
+}
+
 func skipSpace(s string, i int) int {
 	for i < len(s) {
 		switch s[i] {
@@ -128,7 +173,9 @@ func skipSpace(s string, i int) int {
 	return i
 }
 
-// skipString returns the index just past the string that starts at s[i] ('"').
+// skipString returns the index just past the string that starts at s[i] ('"'). Quotes are
+// far rarer than backslashes in transcript text, so jumping from quote to quote with memchr
+// beats looking at every escape.
 func skipString(s string, i int) int {
 	i++
 	for {
@@ -187,54 +234,70 @@ func skipValue(s string, i int) int {
 }
 
 // jsonStringChars counts the code points of a JSON string's decoded value, given the text
-// between its quotes, without decoding: code points are the bytes that are not UTF-8
-// continuation bytes (counted eight at a time), less what escapes add (\n is two bytes for one
-// character, \u00e9 six for one, an escaped surrogate pair twelve for one).
+// between its quotes, without decoding: escapes count as the one character they stand for (an
+// escaped surrogate pair as one), other bytes count unless they are UTF-8 continuation bytes.
+// It reads eight bytes at a time; where a word holds a backslash, the bytes before it are
+// counted at once and the escape is stepped over.
 func jsonStringChars(s string) int {
-	n := len(s) - continuationBytes(s)
-	for i := 0; ; {
-		j := strings.IndexByte(s[i:], '\\')
-		if j < 0 || i+j+1 >= len(s) {
-			return n
-		}
-		i += j
-		if s[i+1] != 'u' {
-			n--
-			i += 2
+	n := 0
+	i := 0
+	for i+8 <= len(s) {
+		w := load64(s, i)
+		x := w ^ (lsb * '\\')
+		bs := (x - lsb) &^ x & msb // lowest set bit marks the first backslash exactly
+		if bs == 0 {
+			n += 8 - bits.OnesCount64(w&msb&^(w<<1))
+			i += 8
 			continue
 		}
-		if i+12 <= len(s) && s[i+6] == '\\' && s[i+7] == 'u' && isHighSurrogateHex(s[i+2:i+6]) {
-			n -= 11
-			i += 12
-			continue
+		k := bits.TrailingZeros64(bs) / 8
+		if k > 0 {
+			pre := w & (1<<(8*k) - 1)
+			n += k - bits.OnesCount64(pre&msb&^(pre<<1))
 		}
-		n -= 5
-		i += 6
+		i += k
+		i += escapeLen(s, i)
+		n++
 	}
+	for i < len(s) {
+		c := s[i]
+		if c == '\\' {
+			i += escapeLen(s, i)
+			n++
+			continue
+		}
+		if c&0xC0 != 0x80 {
+			n++
+		}
+		i++
+	}
+	return n
+}
+
+// escapeLen is the length of the escape at s[i] ('\\'): 2, 6 for \uXXXX, 12 for an escaped
+// surrogate pair.
+func escapeLen(s string, i int) int {
+	if i+1 >= len(s) || s[i+1] != 'u' {
+		return 2
+	}
+	if i+12 <= len(s) && s[i+6] == '\\' && s[i+7] == 'u' && isHighSurrogateHex(s[i+2:i+6]) {
+		return 12
+	}
+	return 6
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// load64 reads 8 bytes little-endian (the compiler turns this into one load).
+func load64(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
 }
 
 func isHighSurrogateHex(h string) bool {
 	return (h[0] == 'd' || h[0] == 'D') && strings.IndexByte("89abAB", h[1]) >= 0
-}
-
-// continuationBytes counts bytes of the form 10xxxxxx.
-func continuationBytes(s string) int {
-	const hi = 0x8080808080808080
-	n := 0
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if w&hi == 0 {
-			continue // all ASCII
-		}
-		// bit 7 set and bit 6 clear.
-		n += bits.OnesCount64(w & hi &^ (w << 1))
-	}
-	for ; i < len(s); i++ {
-		if s[i]&0xC0 == 0x80 {
-			n++
-		}
-	}
-	return n
 }

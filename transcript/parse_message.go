@@ -172,82 +172,109 @@ func joinLines(parts []string) string {
 
 // anthropicMessage reads one Anthropic Messages API message (also Claude Code's "message").
 func anthropicMessage(msg jv, text bool) Message {
-	m := Message{Dialect: DialectAnthropic}
-	var content jv
-	msg.each(func(k string, v jv) bool {
-		switch k {
-		case "role":
-			m.Role = Role(v.str())
-		case "content":
-			content = v
-		case "id":
-			m.MsgID = v.str()
-		}
-		return true
-	})
-	if !content.isArray() {
-		if content.exists() && !content.isNull() {
-			m.Blocks = append(m.Blocks, textBlockV(BlockText, content, text))
-		}
-		return m
-	}
-	content.each(func(_ string, b jv) bool {
-		m.Blocks = append(m.Blocks, anthropicBlockV(b, text))
-		return true
-	})
+	m, _ := anthropicMessageAt(msg, text)
 	return m
 }
 
+// anthropicMessageAt reads the message that starts at v (v may run on past it) and returns its
+// length too: Claude Code's reader parses it in the same walk over the line.
+func anthropicMessageAt(v jv, text bool) (Message, int) {
+	m := Message{Dialect: DialectAnthropic}
+	n := v.walk(func(k string, rest jv) int {
+		switch k {
+		case "role", "id":
+			val, n := rest.prefix()
+			if k == "role" {
+				m.Role = Role(val.str())
+			} else {
+				m.MsgID = val.str()
+			}
+			return n
+		case "content":
+			if rest.isArray() {
+				return rest.walk(func(_ string, b jv) int {
+					blk, n := anthropicBlockAt(b, text)
+					m.Blocks = append(m.Blocks, blk)
+					return n
+				})
+			}
+			val, n := rest.prefix()
+			if val.exists() && !val.isNull() {
+				m.Blocks = append(m.Blocks, textBlockV(BlockText, val, text))
+			}
+			return n
+		}
+		return -1
+	})
+	return m, n
+}
+
 func anthropicBlockV(b jv, text bool) Block {
+	blk, _ := anthropicBlockAt(b, text)
+	return blk
+}
+
+// anthropicBlockAt reads the content block that starts at v and returns its length.
+func anthropicBlockAt(v jv, text bool) (Block, int) {
+	if !v.isObject() {
+		val, n := v.prefix()
+		return opaqueBlockV(val, text), n
+	}
 	var typ, id, name, useID string
 	var textV, thinking, input, content jv
 	var isError bool
-	b.each(func(k string, v jv) bool {
+	n := v.walk(func(k string, rest jv) int {
+		switch k {
+		case "type", "text", "thinking", "id", "name", "input", "content", "tool_use_id", "is_error":
+		default:
+			return -1 // signature, cache_control, citations...: skipped
+		}
+		val, n := rest.prefix()
 		switch k {
 		case "type":
-			typ = v.str()
+			typ = val.str()
 		case "text":
-			textV = v
+			textV = val
 		case "thinking":
-			thinking = v
+			thinking = val
 		case "id":
-			id = v.str()
+			id = val.str()
 		case "name":
-			name = v.str()
+			name = val.str()
 		case "input":
-			input = v
+			input = val
 		case "content":
-			content = v
+			content = val
 		case "tool_use_id":
-			useID = v.str()
+			useID = val.str()
 		case "is_error":
-			isError = v.boolean()
+			isError = val.boolean()
 		}
-		return true
+		return n
 	})
 	switch typ {
 	case "text":
-		return textBlockV(BlockText, textV, text)
+		return textBlockV(BlockText, textV, text), n
 	case "thinking":
 		// The signature is opaque and never counted (design.md §4).
-		return textBlockV(BlockThinking, thinking, text)
+		return textBlockV(BlockThinking, thinking, text), n
 	case "tool_use", "server_tool_use":
-		return toolCallBlockV(id, name, input, text)
+		return toolCallBlockV(id, name, input, text), n
 	case "tool_result", "web_search_tool_result":
 		r := contentResultV(content, text)
 		r.ID = useID
 		r.IsError = isError
-		return r
+		return r, n
 	case "image":
 		bl := Block{Kind: BlockImage}
 		if text {
-			bl.Text = string(b)
+			bl.Text = string(v[:n])
 		}
-		return bl
+		return bl, n
 	case "compaction":
-		return textBlockV(BlockText, content, text)
+		return textBlockV(BlockText, content, text), n
 	}
-	return opaqueBlockV(b, text) // redacted_thinking, document, unknown: kept, not counted
+	return opaqueBlockV(v[:n], text), n // redacted_thinking, document, unknown: kept, not counted
 }
 
 // Wrappers over gjson values for the readers that walk lines with gjson (Codex, pi): the

@@ -18,14 +18,15 @@ func ScanParallel(r io.Reader, path string, opts Options) (*Result, error) {
 	const inFlight = 4
 
 	type batch struct {
-		lines []Line
-		valid []bool
-		buf   []byte
-		err   error
+		lines     []Line
+		valid     []bool
+		buf       []byte
+		err       error
+		validated chan struct{}
 	}
 	free := make(chan *batch, inFlight)
 	for i := 0; i < inFlight; i++ {
-		free <- &batch{buf: make([]byte, 0, batchBytes)}
+		free <- &batch{buf: make([]byte, 0, batchBytes), validated: make(chan struct{}, 1)}
 	}
 	toValidate := make(chan *batch, inFlight)
 	toParse := make(chan *batch, inFlight)
@@ -34,6 +35,7 @@ func ScanParallel(r io.Reader, path string, opts Options) (*Result, error) {
 
 	go func() { // reader
 		defer close(toValidate)
+		defer close(toParse)
 		for {
 			var b *batch
 			select {
@@ -60,6 +62,12 @@ func ScanParallel(r io.Reader, path string, opts Options) (*Result, error) {
 				b.lines = append(b.lines, l)
 			}
 			last := len(b.lines) == 0 || b.err != nil || len(b.buf) < batchBytes
+			// In order to the parser, and to whichever validator is free.
+			select {
+			case toParse <- b:
+			case <-done:
+				return
+			}
 			select {
 			case toValidate <- b:
 			case <-done:
@@ -70,21 +78,23 @@ func ScanParallel(r io.Reader, path string, opts Options) (*Result, error) {
 			}
 		}
 	}()
-	go func() { // validator
-		defer close(toParse)
-		for b := range toValidate {
-			for i := range b.lines {
-				b.valid = append(b.valid, gjson.ValidBytes(b.lines[i].Bytes))
+	// Two validators: with the parser that makes three busy goroutines on two cores, so the
+	// validation work spreads over whichever core the parser leaves idle.
+	for w := 0; w < 2; w++ {
+		go func() {
+			for b := range toValidate {
+				valid := make([]bool, len(b.lines))
+				for i := range b.lines {
+					valid[i] = gjson.ValidBytes(b.lines[i].Bytes)
+				}
+				b.valid = valid
+				b.validated <- struct{}{}
 			}
-			select {
-			case toParse <- b:
-			case <-done:
-				return
-			}
-		}
-	}()
+		}()
+	}
 	sc := newScanner(path, opts, opts.Format)
 	for b := range toParse {
+		<-b.validated
 		for i := range b.lines {
 			if err := sc.line(&b.lines[i], b.valid[i]); err != nil {
 				return nil, err
