@@ -1,0 +1,83 @@
+package transcript
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/ctxc/ctxc/estimate"
+	"github.com/tidwall/gjson"
+)
+
+var escapeHeavy = func() string {
+	b, _ := json.Marshal(strings.Repeat("     1\tfunc error(ctx context.Context) error {\n2025-06-01T12:00:00Z INFO id=0a0b path=\"/api/run\" naïve 日本 🙂\n", 2000))
+	return string(b)
+}()
+
+func BenchmarkJSONStringChars(b *testing.B) {
+	b.SetBytes(int64(len(escapeHeavy)))
+	for i := 0; i < b.N; i++ {
+		jsonStringChars(escapeHeavy[1 : len(escapeHeavy)-1])
+	}
+}
+
+func TestJSONStringCharsTable(t *testing.T) {
+	for _, s := range []string{"", "a", "abcdefgh", "abcdefghi", `\n`, `a\\b`, `\\\\`, `\"quoted\"`, `\u00e9t\u00e9`,
+		`\ud83d\ude00`, `x\ud83d\ude00y`, "naïve café", "日本語のテキスト", "🙂🚀", `\\u0041`, `tab\there and more text after`} {
+		want := estimate.Chars(gjson.Parse(`"` + s + `"`).String())
+		if got := jsonStringChars(s); got != want {
+			t.Errorf("jsonStringChars(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// FuzzJSONScan checks the hand-written scanner against gjson on valid JSON: the keys and raw
+// values each and walk yield, and the character count of every string.
+func FuzzJSONScan(f *testing.F) {
+	f.Add(`{"a":"x\ny","b":[1,{"c":"\u00e9\\"}],"d":null,"e":true}`)
+	f.Add(`{"role":"user","content":[{"type":"text","text":"hi \"there\""}]}`)
+	f.Add(`[ "a" , {"k" : [ ] } , 3.5e2 ]`)
+	f.Fuzz(func(t *testing.T, s string) {
+		if !gjson.Valid(s) {
+			return
+		}
+		doc := gjson.Parse(s)
+		if !doc.IsObject() && !doc.IsArray() {
+			return
+		}
+		var want []string
+		doc.ForEach(func(k, v gjson.Result) bool {
+			want = append(want, k.Raw+"="+v.Raw)
+			return true
+		})
+		var got, walked []string
+		jv(strings.TrimSpace(s)).each(func(k string, v jv) bool {
+			kk := ""
+			if doc.IsObject() {
+				kk = `"` + k + `"`
+			}
+			got = append(got, kk+"="+string(v))
+			return true
+		})
+		jv(strings.TrimSpace(s)).walk(func(k string, rest jv) int {
+			v, n := rest.prefix()
+			kk := ""
+			if doc.IsObject() {
+				kk = `"` + k + `"`
+			}
+			walked = append(walked, kk+"="+string(v))
+			return n
+		})
+		if strings.Join(got, "\x00") != strings.Join(want, "\x00") || strings.Join(walked, "\x00") != strings.Join(want, "\x00") {
+			t.Fatalf("each/walk disagree with gjson on %q:\n got %q\nwalk %q\nwant %q", s, got, walked, want)
+		}
+		doc.ForEach(func(_, v gjson.Result) bool {
+			if v.Type == gjson.String && strings.ToValidUTF8(v.Raw, "") == v.Raw {
+				if got, want := jv(v.Raw).chars(), estimate.Chars(v.String()); got != want {
+					t.Fatalf("chars(%s) = %d, want %d", v.Raw, got, want)
+				}
+			}
+			return true
+		})
+	})
+}
