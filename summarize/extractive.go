@@ -366,18 +366,43 @@ func (e *extractor) toolResult(i int, it Item) {
 		e.push(secErrors, i, name+": "+oneLine(errorLine(t), capErrorLine))
 		return
 	}
-	for rest := t; rest != ""; {
-		line, more, _ := strings.Cut(rest, "\n")
-		rest = more
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		e.lower = appendLowerASCII(e.lower[:0], clip(line, scanLineBytes))
-		if looksLikeOutputError(e.lower) {
-			e.push(secErrorLines, i, name+": "+oneLine(line, capErrorLine))
+	head, tail := scanWindows(t)
+	for _, part := range [2]string{head, tail} {
+		for rest := part; rest != ""; {
+			line, more, _ := strings.Cut(rest, "\n")
+			rest = more
+			line = strings.TrimSpace(line)
+			if line == "" {
+				continue
+			}
+			e.lower = appendLowerASCII(e.lower[:0], clip(line, scanLineBytes))
+			if looksLikeOutputError(e.lower) {
+				e.push(secErrorLines, i, name+": "+oneLine(line, capErrorLine))
+			}
 		}
 	}
+}
+
+// toolScanBytes bounds how much of one tool result is searched for error lines: its first and
+// last toolScanBytes/2 bytes, cut at line boundaries. Tools report failures at the start (a
+// usage error) or the end (a test summary, a stack trace's last frames); searching every line
+// of a 200 KB log would make the extractive summarizer cost more than reading the transcript.
+const toolScanBytes = 16 << 10
+
+// scanWindows returns the parts of t to search: all of it when short, else its head and tail.
+func scanWindows(t string) (head, tail string) {
+	if len(t) <= toolScanBytes {
+		return t, ""
+	}
+	head = t[:toolScanBytes/2]
+	if i := strings.LastIndexByte(head, '\n'); i > 0 {
+		head = head[:i]
+	}
+	tail = t[len(t)-toolScanBytes/2:]
+	if i := strings.IndexByte(tail, '\n'); i >= 0 {
+		tail = tail[i+1:]
+	}
+	return head, tail
 }
 
 func looksLikeOutputError(low []byte) bool {

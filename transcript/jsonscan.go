@@ -4,9 +4,8 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
-
-	"github.com/tidwall/gjson"
 )
 
 // jv is the raw text of one JSON value from a line that gjson.ValidBytes already accepted. It
@@ -23,14 +22,96 @@ func (v jv) isNull() bool   { return v == "null" }
 
 // str decodes a string value (copying only when it has escapes); other values give "".
 func (v jv) str() string {
-	if !v.isString() {
+	if !v.isString() || len(v) < 2 {
 		return ""
 	}
 	inner := string(v[1 : len(v)-1])
 	if strings.IndexByte(inner, '\\') < 0 {
 		return inner
 	}
-	return gjson.Parse(string(v)).String()
+	return unescape(inner)
+}
+
+// unescape decodes the text between a JSON string's quotes: runs without escapes are copied
+// whole. Invalid escapes (which gjson.ValidBytes would have refused) are kept as they are.
+func unescape(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for {
+		i := strings.IndexByte(s, '\\')
+		if i < 0 || i+1 >= len(s) {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		c := s[i+1]
+		switch c {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case '"', '\\', '/':
+			b.WriteByte(c)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'u':
+			r, n := decodeU(s[i:])
+			if n == 0 {
+				b.WriteString(s[i : i+2])
+				s = s[i+2:]
+				continue
+			}
+			b.WriteRune(r)
+			s = s[i+n:]
+			continue
+		default:
+			b.WriteString(s[i : i+2])
+		}
+		s = s[i+2:]
+	}
+}
+
+// decodeU decodes \uXXXX (or an escaped surrogate pair) at the start of s; n is 0 when s does
+// not start with a well-formed escape. A lone surrogate becomes U+FFFD, as in encoding/json.
+func decodeU(s string) (rune, int) {
+	r1, ok := hex4(s, 2)
+	if !ok {
+		return 0, 0
+	}
+	if utf16.IsSurrogate(r1) {
+		if r2, ok := hex4(s, 8); ok && len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+			if r := utf16.DecodeRune(r1, r2); r != utf8.RuneError {
+				return r, 12
+			}
+		}
+		return utf8.RuneError, 6
+	}
+	return r1, 6
+}
+
+func hex4(s string, at int) (rune, bool) {
+	if len(s) < at+4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range []byte(s[at : at+4]) {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 // text is a string's decoded content, or any other value's raw JSON (null and absent give "").
@@ -48,7 +129,7 @@ func (v jv) text() string {
 // value's raw JSON.
 func (v jv) chars() int {
 	switch {
-	case v.isString():
+	case v.isString() && len(v) >= 2:
 		return jsonStringChars(string(v[1 : len(v)-1]))
 	case !v.exists() || v.isNull():
 		return 0
@@ -280,7 +361,7 @@ func escapeLen(s string, i int) int {
 	if i+1 >= len(s) || s[i+1] != 'u' {
 		return 2
 	}
-	if i+12 <= len(s) && s[i+6] == '\\' && s[i+7] == 'u' && isHighSurrogateHex(s[i+2:i+6]) {
+	if i+12 <= len(s) && s[i+6] == '\\' && s[i+7] == 'u' && isHighSurrogateHex(s[i+2:i+6]) && isLowSurrogateHex(s[i+8:i+12]) {
 		return 12
 	}
 	return 6
@@ -296,6 +377,10 @@ func load64(s string, i int) uint64 {
 	_ = s[i+7]
 	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
 		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+func isLowSurrogateHex(h string) bool {
+	return (h[0] == 'd' || h[0] == 'D') && strings.IndexByte("cdefCDEF", h[1]) >= 0
 }
 
 func isHighSurrogateHex(h string) bool {

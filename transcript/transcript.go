@@ -208,11 +208,39 @@ func invalidLine(st *Stats, path string, num int, msg string, opts Options) erro
 }
 
 // Messages re-reads the lines of the effective context from f and returns its messages, in
-// order, with their text.
+// order, with their text. Lines are independent, so two workers parse halves of the list.
 func (res *Result) Messages(f io.ReaderAt) ([]Message, error) {
-	var out []Message
-	var buf []byte
-	for _, r := range res.refs {
+	refs := res.refs
+	const minParallel = 256
+	if len(refs) < minParallel {
+		out, err := res.materialize(f, refs)
+		if err != nil {
+			return nil, err
+		}
+		return mergeSplitAssistant(out), nil
+	}
+	half := len(refs) / 2
+	var first []Message
+	var firstErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		first, firstErr = res.materialize(f, refs[:half])
+	}()
+	second, err := res.materialize(f, refs[half:])
+	<-done
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return mergeSplitAssistant(append(first, second...)), nil
+}
+
+func (res *Result) materialize(f io.ReaderAt, refs []ref) ([]Message, error) {
+	out := make([]Message, 0, len(refs))
+	for _, r := range refs {
 		if r.size <= 0 {
 			ms, err := res.reader.materialize(nil, r)
 			if err != nil {
@@ -221,7 +249,7 @@ func (res *Result) Messages(f io.ReaderAt) ([]Message, error) {
 			out = append(out, ms...)
 			continue
 		}
-		buf = make([]byte, r.size) // owned: messages may keep substrings of it
+		buf := make([]byte, r.size) // owned: messages may keep substrings of it
 		if _, err := f.ReadAt(buf, r.off); err != nil && !(errors.Is(err, io.EOF) && len(buf) == int(r.size)) {
 			return nil, fmt.Errorf("%s: re-reading line %d: %w", res.Stats.Path, r.line, err)
 		}
@@ -235,7 +263,7 @@ func (res *Result) Messages(f io.ReaderAt) ([]Message, error) {
 		}
 		out = append(out, ms...)
 	}
-	return mergeSplitAssistant(out), nil
+	return out, nil
 }
 
 // ReadFile scans a file and returns its effective context (ctxc load).
@@ -381,7 +409,7 @@ func load(f *io.SectionReader, size int64, path string, opts Options) (*Result, 
 		}
 	}
 	if off <= 0 {
-		res, err := Scan(io.NewSectionReader(f, 0, size), path, opts)
+		res, err := ScanParallel(io.NewSectionReader(f, 0, size), path, opts)
 		if err != nil {
 			return nil, nil, err
 		}
