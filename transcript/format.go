@@ -147,30 +147,50 @@ func jsonKind(doc gjson.Result) string {
 
 // messageDialect tells an OpenAI chat message from an Anthropic Messages API one. sure is false
 // when the line is valid in both (plain text content).
-func messageDialect(msg gjson.Result) (d Dialect, sure bool) {
-	role := msg.Get("role").String()
+func messageDialect(msg gjson.Result) (d Dialect, sure bool) { return messageDialectV(jv(msg.Raw)) }
+
+func messageDialectV(msg jv) (d Dialect, sure bool) {
+	var role string
+	var content jv
+	openAIKeys := false
+	msg.walk(func(k string, rest jv) int {
+		switch k {
+		case "role":
+			v, n := rest.prefix()
+			role = v.str()
+			return n
+		case "content":
+			v, n := rest.prefix()
+			content = v
+			return n
+		case "tool_calls", "tool_call_id", "function_call":
+			openAIKeys = true
+		}
+		return -1
+	})
 	switch role {
 	case "tool", "function":
 		return DialectOpenAI, true
 	case "system", "developer":
 		return DialectOpenAI, false
 	}
-	if msg.Get("tool_calls").Exists() || msg.Get("tool_call_id").Exists() || msg.Get("function_call").Exists() {
+	if openAIKeys {
 		return DialectOpenAI, true
 	}
-	content := msg.Get("content")
-	if content.IsArray() {
+	if content.isArray() {
 		d := DialectNone
-		content.ForEach(func(_, b gjson.Result) bool {
-			switch b.Get("type").String() {
+		content.walk(func(_ string, b jv) int {
+			n := skipValue(string(b), 0)
+			switch jv(b[:n]).get("type").str() {
 			case "tool_use", "tool_result", "thinking", "redacted_thinking", "image", "document", "server_tool_use", "web_search_tool_result":
 				d = DialectAnthropic
-				return false
 			case "image_url", "input_audio", "refusal", "file":
 				d = DialectOpenAI
-				return false
 			}
-			return true
+			if d != DialectNone {
+				return len(b) // stop looking: consume the rest
+			}
+			return n
 		})
 		if d != DialectNone {
 			return d, true

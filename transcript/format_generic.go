@@ -29,7 +29,28 @@ const (
 func newGenericReader(f Format) *genericReader { return &genericReader{format: f} }
 
 func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
-	if c := doc.Get("compact"); c.Exists() {
+	line := jv(doc.Raw)
+	var role, message, compact jv
+	meta := 0
+	line.walk(func(k string, rest jv) int {
+		switch k {
+		case "role", "message", "compact":
+			v, n := rest.prefix()
+			switch k {
+			case "role":
+				role = v
+			case "message":
+				message = v
+			case "compact":
+				compact = v
+			}
+			return n
+		case "created_by", "created_at":
+			meta++
+		}
+		return -1
+	})
+	if compact.exists() {
 		mk, ok := parseMarkerDoc(doc, false)
 		if !ok {
 			return // not a usable marker: the previous one still counts
@@ -46,15 +67,20 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 		g.copies = mk.tailLines
 		return
 	}
-	msg, ok := messageOf(doc)
-	if !ok {
-		if doc.Get("created_by").Exists() && doc.Get("created_at").Exists() {
+	var msg jv
+	switch {
+	case role.isString():
+		msg = line
+	case message.isObject() && message.get("role").isString():
+		msg = message
+	default:
+		if meta == 2 {
 			g.meta = true
 		}
 		return
 	}
-	d, _ := messageDialect(msg)
-	m := parseDialect(msg, d, false)
+	d, _ := messageDialectV(msg)
+	m := parseDialectV(msg, d, false)
 	m.Line = l.Num
 	if d == DialectAnthropic {
 		g.anthropic = true
@@ -76,6 +102,15 @@ func messageOf(doc gjson.Result) (gjson.Result, bool) {
 		return m, true
 	}
 	return gjson.Result{}, false
+}
+
+func parseDialectV(msg jv, d Dialect, text bool) Message {
+	if d == DialectAnthropic {
+		m := anthropicMessage(msg, text)
+		m.MsgID = "" // only Claude Code splits responses over lines
+		return m
+	}
+	return openAIMessage(msg, text)
 }
 
 func parseDialect(msg gjson.Result, d Dialect, text bool) Message {

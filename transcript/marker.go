@@ -131,6 +131,17 @@ func FindLastMarker(r io.ReaderAt, size int64) (off int64, line []byte, err erro
 		// Walk complete lines from the end of buf. The first line of buf may be partial
 		// unless start is 0.
 		pos := len(buf)
+		if !skipPending && !bytes.Contains(buf, markerProbe) {
+			// No candidate in this chunk (the common case): keep only its partial first line.
+			if nl := bytes.IndexByte(buf, '\n'); nl >= 0 && start > 0 {
+				pos = nl
+			} else if start == 0 {
+				pos = 0
+			}
+			tail = append(tail[:0], buf[:pos]...)
+			end = start
+			continue
+		}
 		for {
 			nl := bytes.LastIndexByte(buf[:pos], '\n')
 			if nl < 0 && start > 0 {
