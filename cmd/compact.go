@@ -417,10 +417,8 @@ func printOutcome(opts *CompactOptions, enc *json.Encoder, bar *progress, out *c
 		if opts.Global.Quiet {
 			return
 		}
-		msg := out.Reason
-		if errText != "" {
-			msg = errText
-		} else {
+		msg := errText
+		if msg == "" {
 			msg = fmt.Sprintf("%s: %s (%s tokens)", out.Path, out.Reason, human(int64(out.TokensBefore)))
 		}
 		bar.Println(w, "skipped "+msg)

@@ -49,15 +49,15 @@ func TestHostileEndpoints(t *testing.T) {
 		{name: "429 then success", handler: func(w http.ResponseWriter, r *http.Request) {
 			if calls.Add(1) == 1 {
 				w.Header().Set("Retry-After", "0")
-				w.WriteHeader(429)
+				w.WriteHeader(http.StatusTooManyRequests)
 				return
 			}
 			io.WriteString(w, openAIReply(goodSummary))
 		}, code: 0, fallback: "none"},
-		{name: "500", handler: func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", 500) }, code: 69},
+		{name: "500", handler: func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", http.StatusInternalServerError) }, code: 69},
 		{name: "503 forever", handler: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "0")
-			http.Error(w, "overloaded", 503)
+			http.Error(w, "overloaded", http.StatusServiceUnavailable)
 		}, code: 69},
 		{name: "garbage JSON", handler: func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{not json at all") }, code: 0, fallback: "extractive"},
 		{name: "empty reply", handler: func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, openAIReply("")) }, code: 0, fallback: "extractive"},
@@ -68,7 +68,7 @@ func TestHostileEndpoints(t *testing.T) {
 			io.WriteString(w, openAIReply("I'm sorry, but I cannot help with that."))
 		}, code: 0, fallback: "extractive"},
 		{name: "400 context length", handler: func(w http.ResponseWriter, r *http.Request) {
-			w.WriteHeader(400)
+			w.WriteHeader(http.StatusBadRequest)
 			io.WriteString(w, `{"error":{"message":"This model's maximum context length is 4096 tokens","code":"context_length_exceeded"}}`)
 		}, code: 0, fallback: "extractive"},
 		{name: "valid JSON wrong shape", handler: func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{"result":"ok","items":[1,2]}`) }, code: 0, fallback: "extractive"},
@@ -105,7 +105,7 @@ func TestHostileEndpoints(t *testing.T) {
 			http.Redirect(w, r, strings.Replace(other.URL, "127.0.0.1", "localhost", 1)+r.URL.Path, http.StatusTemporaryRedirect)
 		}, code: 1},
 		{name: "401 echoing the key", handler: func(w http.ResponseWriter, r *http.Request) {
-			w.WriteHeader(401)
+			w.WriteHeader(http.StatusUnauthorized)
 			io.WriteString(w, `{"error":{"message":"bad key `+r.Header.Get("Authorization")+`"}}`)
 		}, code: 1},
 	}

@@ -209,11 +209,6 @@ func anthropicMessageAt(v jv, text bool) (Message, int) {
 	return m, n
 }
 
-func anthropicBlockV(b jv, text bool) Block {
-	blk, _ := anthropicBlockAt(b, text)
-	return blk
-}
-
 // anthropicBlockAt reads the content block that starts at v and returns its length.
 func anthropicBlockAt(v jv, text bool) (Block, int) {
 	if !v.isObject() {
@@ -277,19 +272,9 @@ func anthropicBlockAt(v jv, text bool) (Block, int) {
 	return opaqueBlockV(v[:n], text), n // redacted_thinking, document, unknown: kept, not counted
 }
 
-// Wrappers over gjson values for the readers that walk lines with gjson (Codex, pi): the
-// values' Raw text is a substring of the line, so converting costs nothing.
+// Wrappers over gjson values for the code that walks lines with gjson (detection, markers):
+// the values' Raw text is a substring of the line, so converting costs nothing.
 
-func strChars(v gjson.Result) int     { return jv(v.Raw).chars() }
-func valueText(v gjson.Result) string { return jv(v.Raw).text() }
-func textBlock(kind BlockKind, v gjson.Result, text bool) Block {
-	return textBlockV(kind, jv(v.Raw), text)
-}
-func opaqueBlock(v gjson.Result, text bool) Block   { return opaqueBlockV(jv(v.Raw), text) }
-func contentResult(c gjson.Result, text bool) Block { return contentResultV(jv(c.Raw), text) }
-func toolCallBlock(id, name string, args gjson.Result, text bool) Block {
-	return toolCallBlockV(id, name, jv(args.Raw), text)
-}
 func parseOpenAIMessage(msg gjson.Result, text bool) Message { return openAIMessage(jv(msg.Raw), text) }
 func parseAnthropicMessage(msg gjson.Result, text bool) Message {
 	m := anthropicMessage(jv(msg.Raw), text)
