@@ -221,13 +221,21 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 	if o.Redact {
 		out.Redacted = RedactItems(req.Items)
 	}
+	// The source hash of the marker is computed while the summary is being written.
+	hashDone := make(chan middleHash, 1)
+	go func() { hashDone <- hashMiddle(middle) }()
 	var sum summarize.Result
 	if o.Completer == nil {
 		sum = summarize.Extractive(req)
 	} else {
 		if sum, err = summarize.Summarize(ctx, o.Completer, req, o.SummarizeOpts); err != nil {
+			<-hashDone
 			return out, err
 		}
+	}
+	mh := <-hashDone
+	if mh.err != nil {
+		return out, mh.err
 	}
 	if err := ctx.Err(); err != nil {
 		return out, err // interrupted: write nothing
@@ -239,7 +247,7 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 	summaryMsg := transcript.SummaryMessage(sum.Text, 0)
 	after := tokens(head) + summaryMsg.Tokens() + tokens(tail)
 	out.TokensAfter = after
-	mk, err := buildMarker(sum, head, middle, tail, plan, after, &o, format, out.Redacted > 0)
+	mk, err := buildMarker(sum, head, mh.sum, tail, plan, after, &o, format, out.Redacted > 0)
 	if err != nil {
 		return out, err
 	}
@@ -462,23 +470,35 @@ func rawLines(ms []transcript.Message) ([][]byte, error) {
 	return out, nil
 }
 
-func buildMarker(sum summarize.Result, head, middle, tail []transcript.Message, p *Plan, after int, o *Options, format transcript.Format, redacted bool) (*transcript.Marker, error) {
-	headLines, err := rawLines(head)
-	if err != nil {
-		return nil, err
+type middleHash struct {
+	sum string
+	err error
+}
+
+// hashMiddle is the SHA-256 of the summarized messages' lines, each followed by a newline.
+func hashMiddle(middle []transcript.Message) middleHash {
+	h := sha256.New()
+	for _, m := range middle {
+		ls, err := rawLines([]transcript.Message{m})
+		if err != nil {
+			return middleHash{err: err}
+		}
+		for _, l := range ls {
+			h.Write(l)
+			h.Write([]byte{'\n'})
+		}
 	}
-	middleLines, err := rawLines(middle)
+	return middleHash{sum: hex.EncodeToString(h.Sum(nil))}
+}
+
+func buildMarker(sum summarize.Result, head []transcript.Message, middleSHA string, tail []transcript.Message, p *Plan, after int, o *Options, format transcript.Format, redacted bool) (*transcript.Marker, error) {
+	headLines, err := rawLines(head)
 	if err != nil {
 		return nil, err
 	}
 	tailLines, err := rawLines(tail)
 	if err != nil {
 		return nil, err
-	}
-	h := sha256.New()
-	for _, l := range middleLines {
-		h.Write(l)
-		h.Write([]byte{'\n'})
 	}
 	mk := transcript.Marker{Compact: sum.Text, Head: make([]json.RawMessage, len(headLines))}
 	for i, l := range headLines {
@@ -491,7 +511,7 @@ func buildMarker(sum summarize.Result, head, middle, tail []transcript.Message, 
 	mk.Ctxc = &transcript.MarkerMeta{
 		V: 1, Created: o.Now.UTC().Format(time.RFC3339), Provider: sum.Provider, Model: sum.Model,
 		Prompt:       sum.Prompt,
-		Source:       transcript.MarkerSource{FromLine: p.Middle.FromLine, ToLine: p.Middle.ToLine, SHA256: hex.EncodeToString(h.Sum(nil))},
+		Source:       transcript.MarkerSource{FromLine: p.Middle.FromLine, ToLine: p.Middle.ToLine, SHA256: middleSHA},
 		TokensBefore: p.TokensBefore, TokensAfter: after, Estimator: estimate.Name, Fallback: fallback,
 		Chunks: sum.Chunks, TailLines: len(tailLines), Redacted: redacted,
 	}

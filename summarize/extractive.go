@@ -2,9 +2,11 @@ package summarize
 
 import (
 	"bytes"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/estimate"
@@ -162,6 +164,9 @@ func (b *bucket) entries() []entry {
 }
 
 type extractor struct {
+	// collect, when set, receives pushes instead of the buckets: the parallel first phase of
+	// Extractive (see there).
+	collect     [][]pendingPush
 	buckets     [numSections]*bucket
 	seq         int
 	lastUser    int // item index of the last user text, -1 if none
@@ -192,10 +197,34 @@ func newExtractor(items []Item, target int) *extractor {
 func Extractive(req Request) Result {
 	req = withDefaults(req)
 	e := newExtractor(req.Items, req.TargetTokens)
+	// Reading the items is the costly part and each item is read on its own, so it runs on
+	// every core: workers record what each item would push, then the pushes and the "last"
+	// markers are applied in item order, exactly as a sequential pass would.
+	pending := make([][]pendingPush, len(req.Items))
+	charsOf := make([]int, len(req.Items))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(req.Items)/64))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := len(req.Items)*w/workers, len(req.Items)*(w+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			we := &extractor{collect: pending, items: req.Items}
+			for i := lo; i < hi; i++ {
+				it := req.Items[i]
+				charsOf[i] = estimate.Chars(it.Text) + estimate.Chars(it.Name)
+				we.add(i, it)
+			}
+		}()
+	}
+	wg.Wait()
 	chars := 0
 	for i, it := range req.Items {
-		chars += estimate.Chars(it.Text) + estimate.Chars(it.Name)
-		e.add(i, it)
+		chars += charsOf[i]
+		e.mark(i, it)
+		for _, p := range pending[i] {
+			e.push(p.sec, i, p.text)
+		}
 	}
 	return Result{
 		Text:        e.render(req.TargetTokens * estimate.CharsPerToken),
@@ -206,9 +235,38 @@ func Extractive(req Request) Result {
 	}
 }
 
+// pendingPush is a push found in the parallel phase, applied in item order afterwards.
+type pendingPush struct {
+	sec  section
+	text string
+}
+
 func (e *extractor) push(s section, item int, text string) {
+	if e.collect != nil {
+		e.collect[item] = append(e.collect[item], pendingPush{s, text})
+		return
+	}
 	e.seq++
 	e.buckets[s].add(entry{order: e.seq, item: item, line: e.items[item].Line, text: text})
+}
+
+// mark updates the "last" markers as add does, without reading the text.
+func (e *extractor) mark(i int, it Item) {
+	switch {
+	case it.Kind == "summary":
+		e.lastSummary = i
+	case it.Kind == "tool_call":
+		e.lastCall = i
+	case it.Kind == "tool_result" || it.Role == "tool", it.Kind == "thinking":
+	case it.Role == "user":
+		if strings.TrimSpace(it.Text) != "" {
+			e.lastUser = i
+		}
+	case it.Role == "assistant":
+		if strings.TrimSpace(it.Text) != "" {
+			e.lastAsst, e.lastCall = i, -1
+		}
+	}
 }
 
 func (e *extractor) add(i int, it Item) {

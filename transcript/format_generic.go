@@ -16,7 +16,9 @@ import (
 type genericReader struct {
 	format    Format
 	refs      []ref
-	copies    int // lines after the newest marker that are verbatim tail copies (not new history)
+	keep      bool      // load: parse with text while scanning, instead of re-reading afterwards
+	kept      []Message // with keep: the messages of refs, in order
+	copies    int       // lines after the newest marker that are verbatim tail copies (not new history)
 	anthropic bool
 	meta      bool
 }
@@ -57,6 +59,7 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 		}
 		st.Markers++
 		g.refs = g.refs[:0]
+		g.kept = g.kept[:0]
 		tokens := 0
 		for i := range mk.head {
 			tokens += mk.head[i].Tokens()
@@ -65,6 +68,10 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 		tokens += sum.Tokens()
 		g.refs = append(g.refs, ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens), msgs: int32(len(mk.head) + 1), sel: selMarker})
 		g.copies = mk.tailLines
+		if g.keep {
+			ms, _ := g.materialize(append([]byte(nil), l.Bytes...), g.refs[0])
+			g.kept = append(g.kept, ms...)
+		}
 		return
 	}
 	var msg jv
@@ -80,7 +87,15 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 		return
 	}
 	d, _ := messageDialectV(msg)
-	m := parseDialectV(msg, d, false)
+	var m Message
+	if g.keep {
+		// Own a copy of the value: the message keeps substrings of it, and Raw is it.
+		own := []byte(msg)
+		m = parseDialectV(jv(unsafeString(own)), d, true)
+		m.Raw = own
+	} else {
+		m = parseDialectV(msg, d, false)
+	}
 	m.Line = l.Num
 	if d == DialectAnthropic {
 		g.anthropic = true
@@ -91,6 +106,9 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 		st.countMessage(&m)
 	}
 	g.refs = append(g.refs, ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(m.Tokens()), msgs: 1, sel: selMessage})
+	if g.keep {
+		g.kept = append(g.kept, m)
+	}
 }
 
 // messageOf finds the chat message in a line: the line itself or crabtalk's "message" field.

@@ -118,12 +118,18 @@ func FindLastMarker(r io.ReaderAt, size int64) (off int64, line []byte, err erro
 		skipPending = last[0] != '\n'
 	}
 	var tail []byte // bytes after the current chunk up to the end of a partial line
+	var scratch []byte
 	for end > 0 {
 		start := end - chunk
 		if start < 0 {
 			start = 0
 		}
-		buf := make([]byte, end-start, int(end-start)+len(tail))
+		// One buffer for every chunk: tail is copied out of it before it is reused.
+		need := int(end-start) + len(tail)
+		if cap(scratch) < need {
+			scratch = make([]byte, need)
+		}
+		buf := scratch[:end-start]
 		if _, err := r.ReadAt(buf, start); err != nil && err != io.EOF {
 			return -1, nil, err
 		}

@@ -19,6 +19,8 @@ type Options struct {
 	Window  int             // context window for Stats.WindowPct
 	MaxLine int             // line cap (0 = DefaultMaxLine)
 	Warn    func(w Warning) // called for each skipped line
+
+	keepMessages bool // generic formats: keep messages with text during the scan (load)
 }
 
 // Warning reports a skipped line.
@@ -94,6 +96,9 @@ func (sc *scanner) settle(f Format) {
 	}
 	sc.format = f
 	sc.rd = newFormatReader(f)
+	if g, ok := sc.rd.(*genericReader); ok {
+		g.keep = sc.opts.keepMessages
+	}
 	for i := range sc.held {
 		b := sc.held[i]
 		b.line.Bytes = b.data
@@ -210,6 +215,9 @@ func invalidLine(st *Stats, path string, num int, msg string, opts Options) erro
 // Messages re-reads the lines of the effective context from f and returns its messages, in
 // order, with their text. Lines are independent, so two workers parse halves of the list.
 func (res *Result) Messages(f io.ReaderAt) ([]Message, error) {
+	if g, ok := res.reader.(*genericReader); ok && g.keep {
+		return g.kept, nil
+	}
 	refs := res.refs
 	const minParallel = 256
 	if len(refs) < minParallel {
@@ -407,6 +415,9 @@ func load(f *io.SectionReader, size int64, path string, opts Options) (*Result, 
 		if off, _, err = FindLastMarker(f, size); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
+	}
+	if format.IsGeneric() || format == FormatUnknown {
+		opts.keepMessages = true // one pass: parse with text while scanning
 	}
 	if off <= 0 {
 		res, err := ScanParallel(io.NewSectionReader(f, 0, size), path, opts)
