@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"text/tabwriter"
 
@@ -22,6 +23,7 @@ type StatsOptions struct {
 	From   string
 	Window int
 	Top    int
+	Jobs   int
 }
 
 // NewCmdStats builds `ctxc stats`. runF replaces the run function in tests.
@@ -58,6 +60,7 @@ against real tokenizers (prose is over-estimated, code and JSON under-estimated)
 	c.Flags().IntVar(&opts.Window, "window", 0, "context window in tokens: also show how full the effective context is")
 	c.Flags().IntVar(&opts.Top, "top", 0, "list the N largest messages with their line numbers")
 	c.Flags().StringVar(&opts.From, "from", "", "read the list of paths from this file (- for standard input), one per line")
+	c.Flags().IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files read at once")
 	return c
 }
 
@@ -129,8 +132,33 @@ func runStats(opts *StatsOptions) error {
 	tot := statsTotals{Type: "totals"}
 	var table []*transcript.Stats
 	var lastErr error
-	for _, p := range files {
-		st, err := statsOne(opts.IO, p, ropts)
+	// Files are read by opts.Jobs workers and reported in the order given.
+	type result struct {
+		st  *transcript.Stats
+		err error
+	}
+	results := make([]chan result, len(files))
+	for i := range results {
+		results[i] = make(chan result, 1)
+	}
+	jobs := make(chan int)
+	for w := 0; w < max(1, min(opts.Jobs, len(files))); w++ {
+		go func() {
+			for i := range jobs {
+				st, err := statsOne(opts.IO, files[i], ropts)
+				results[i] <- result{st, err}
+			}
+		}()
+	}
+	go func() {
+		for i := range files {
+			jobs <- i
+		}
+		close(jobs)
+	}()
+	for i, p := range files {
+		r := <-results[i]
+		st, err := r.st, r.err
 		if err != nil {
 			tot.Failed++
 			lastErr = err
@@ -201,11 +229,25 @@ func statsOne(ios *IOStreams, path string, ropts transcript.Options) (*transcrip
 		defer fh.Close()
 		r = fh
 	}
-	res, err := transcript.ScanParallel(r, path, ropts)
+	var res *transcript.Result
+	var err error
+	if f, ok := r.(*os.File); ok && path != "<stdin>" && fileSize(f) < 8<<20 {
+		res, err = transcript.Scan(r, path, ropts) // small file: the pipeline costs more than it saves
+	} else {
+		res, err = transcript.ScanParallel(r, path, ropts)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return res.Stats, nil
+}
+
+func fileSize(f *os.File) int64 {
+	info, err := f.Stat()
+	if err != nil {
+		return 0
+	}
+	return info.Size()
 }
 
 // openTranscript opens a regular file for reading, with an error that names the path.

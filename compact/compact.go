@@ -169,11 +169,6 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 	var unlock func()
 	var before transcript.FileState
 	if inPlace {
-		if !o.Force {
-			if err := transcript.CheckIdle(path, o.Idle, time.Now()); err != nil { // wall clock, not --now
-				return out, err
-			}
-		}
 		var err error
 		if unlock, err = transcript.Lock(path); err != nil {
 			return out, err
@@ -215,6 +210,12 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 	if !plan.Compact {
 		out.Status, out.Reason = StatusSkipped, plan.Reason
 		return out, nil
+	}
+	// The live-file guard applies only when there is something to write: a file under the
+	// threshold is just that, whether or not its agent is writing it (and a file ctxc compacted a
+	// moment ago is not reported as live on the next run).
+	if inPlace && !o.Force && o.Idle > 0 && time.Since(before.ModTime) < o.Idle { // wall clock, not --now
+		return out, &transcript.BusyError{Path: path, Reason: "live"}
 	}
 	middle := msgs[z.HeadEnd:z.TailStart]
 	req := summarize.Request{Items: Items(middle), TargetTokens: plan.Target}

@@ -52,21 +52,6 @@ func Lock(path string) (unlock func(), err error) {
 	}, nil
 }
 
-// CheckIdle returns a BusyError when the file was modified less than idle ago.
-func CheckIdle(path string, idle time.Duration, now time.Time) error {
-	if idle <= 0 {
-		return nil
-	}
-	info, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	if now.Sub(info.ModTime()) < idle {
-		return &BusyError{Path: path, Reason: "live"}
-	}
-	return nil
-}
-
 // FileState is what a compaction saw of the file before summarizing.
 type FileState struct {
 	Size    int64
