@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/estimate"
 	"github.com/tidwall/gjson"
@@ -192,11 +193,10 @@ func OpenAILine(m Message) ([][]byte, error) {
 	for _, b := range m.Blocks {
 		switch b.Kind {
 		case BlockToolResult:
-			l, err := marshal(openAIToolMsg{Role: "tool", ToolCallID: b.ID, Content: b.Text})
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, l)
+			l := append([]byte(`{"role":"tool","tool_call_id":`), quoteJSON(b.ID)...)
+			l = append(l, `,"content":`...)
+			l = appendJSONString(l, b.Text)
+			out = append(out, append(l, '}'))
 		case BlockText:
 			texts = append(texts, b.Text)
 			parts = append(parts, textPart{Type: "text", Text: b.Text})
@@ -221,19 +221,109 @@ func OpenAILine(m Message) ([][]byte, error) {
 		}
 		texts = []string{OpaqueSummaryNote}
 	}
-	obj := openAIMsg{Role: string(role)}
-	switch {
-	case len(parts) > len(texts):
-		obj.Content = parts // images present: content parts
-	case len(texts) > 0:
-		obj.Content = strings.Join(texts, "\n")
+	if len(parts) > len(texts) { // images present: content parts, the rare case
+		l, err := marshal(openAIMsg{Role: string(role), Content: parts, ToolCalls: calls})
+		if err != nil {
+			return nil, err
+		}
+		return append(out, l), nil
 	}
-	obj.ToolCalls = calls
-	l, err := marshal(obj)
-	if err != nil {
-		return nil, err
+	// Written by hand: encoding/json is the slowest part of writing a large context. The bytes
+	// are the same as marshal(openAIMsg{...}) gives (a test checks).
+	l := append([]byte(`{"role":`), quoteJSON(string(role))...)
+	l = append(l, `,"content":`...)
+	if len(texts) > 0 {
+		l = appendJSONString(l, strings.Join(texts, "\n"))
+	} else {
+		l = append(l, "null"...)
 	}
-	return append(out, l), nil
+	if len(calls) > 0 {
+		l = append(l, `,"tool_calls":[`...)
+		for i, c := range calls {
+			if i > 0 {
+				l = append(l, ',')
+			}
+			l = append(l, `{"id":`...)
+			l = appendJSONString(l, c.ID)
+			l = append(l, `,"type":"function","function":{"name":`...)
+			l = appendJSONString(l, c.Function.Name)
+			l = append(l, `,"arguments":`...)
+			l = appendJSONString(l, c.Function.Arguments)
+			l = append(l, "}}"...)
+		}
+		l = append(l, ']')
+	}
+	return append(out, append(l, '}')), nil
+}
+
+func quoteJSON(s string) []byte { return appendJSONString(nil, s) }
+
+// appendJSONString appends s as a JSON string exactly as encoding/json does with HTML escaping
+// off: control characters escaped (\n, \r, \t, \b, \f, else \u00XX), invalid UTF-8 replaced by
+// \ufffd, U+2028 and U+2029 escaped. Runs that need nothing are copied whole.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		// Eight plain bytes at a time: none below 0x20, none '"' or '\\', all ASCII.
+		for i+8 <= len(s) {
+			w := load64(s, i)
+			q, b := w^(lsb*'"'), w^(lsb*'\\')
+			if ((w-lsb*0x20)|(q-lsb)&^q|(b-lsb)&^b|w)&msb != 0 {
+				break
+			}
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }
 
 // Wire shapes, as structs so that fields come out in the order people expect to read them.
@@ -241,12 +331,6 @@ type openAIMsg struct {
 	Role      string       `json:"role"`
 	Content   any          `json:"content"`
 	ToolCalls []openAICall `json:"tool_calls,omitempty"`
-}
-
-type openAIToolMsg struct {
-	Role       string `json:"role"`
-	ToolCallID string `json:"tool_call_id"`
-	Content    string `json:"content"`
 }
 
 type openAICall struct {

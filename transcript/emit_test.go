@@ -122,3 +122,32 @@ func TestLoadOutputIsAPIValid(t *testing.T) {
 		}
 	}
 }
+
+// FuzzOpenAILine: the hand-written encoder gives exactly encoding/json's bytes.
+func FuzzOpenAILine(f *testing.F) {
+	f.Add("user", "hello \"world\"\n\t<&>", "call_1", "bash", `{"cmd":"ls"}`, "result \x00\x1f \u2028 \xff")
+	f.Fuzz(func(t *testing.T, role, text, id, name, args, result string) {
+		m := Message{Role: Role(role), Blocks: []Block{
+			{Kind: BlockText, Text: text},
+			{Kind: BlockToolCall, ID: id, Name: name, Args: args},
+		}}
+		got, err := OpenAILine(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := marshal(openAIMsg{Role: role, Content: text, ToolCalls: []openAICall{{ID: id, Type: "function", Function: openAIFunction{Name: name, Arguments: args}}}})
+		if role != "tool" && !bytes.Equal(got[len(got)-1], want) {
+			t.Fatalf("got  %s\nwant %s", got[len(got)-1], want)
+		}
+		tm := Message{Role: RoleTool, Blocks: []Block{{Kind: BlockToolResult, ID: id, Text: result}}}
+		got, _ = OpenAILine(tm)
+		want, _ = marshal(struct {
+			Role       string `json:"role"`
+			ToolCallID string `json:"tool_call_id"`
+			Content    string `json:"content"`
+		}{"tool", id, result})
+		if !bytes.Equal(got[0], want) {
+			t.Fatalf("tool: got %s\nwant %s", got[0], want)
+		}
+	})
+}
