@@ -172,16 +172,9 @@ type batchSummary struct {
 }
 
 func runCompact(ctx context.Context, opts *CompactOptions) error {
-	paths := opts.Paths
-	if opts.From != "" {
-		list, err := readFromList(opts.IO, opts.From)
-		if err != nil {
-			return err
-		}
-		paths = append(paths, list...)
-	}
-	if len(paths) == 0 {
-		return &UsageError{errors.New("compact needs a PATH (a file or a directory)")}
+	paths, err := gatherPaths(opts.IO, opts.Paths, opts.From, "compact")
+	if err != nil {
+		return err
 	}
 	for _, p := range paths {
 		if p == "-" {

@@ -81,3 +81,20 @@ func readPathList(r io.Reader) ([]string, error) {
 		}
 	}
 }
+
+// gatherPaths joins the command-line paths and the --from list; none at all is a usage error.
+func gatherPaths(ios *IOStreams, args []string, from, what string) ([]string, error) {
+	paths := args
+	if from != "" {
+		list, err := readFromList(ios, from)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, list...)
+	}
+	if len(paths) == 0 {
+		return nil, &UsageError{fmt.Errorf("%s needs a PATH (%s)", what, map[string]string{
+			"stats": "a file, a directory, or - for standard input", "compact": "a file or a directory"}[what])}
+	}
+	return paths, nil
+}

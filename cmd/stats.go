@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -103,16 +102,9 @@ func runStats(opts *StatsOptions) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(statsMemoryLimit))
 	}
-	paths := opts.Paths
-	if opts.From != "" {
-		list, err := readFromList(opts.IO, opts.From)
-		if err != nil {
-			return err
-		}
-		paths = append(paths, list...)
-	}
-	if len(paths) == 0 {
-		return &UsageError{errors.New("stats needs a PATH (a file, a directory, or - for standard input)")}
+	paths, err := gatherPaths(opts.IO, opts.Paths, opts.From, "stats")
+	if err != nil {
+		return err
 	}
 	files, err := expandPaths(paths)
 	if err != nil {

@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -385,21 +384,5 @@ func FuzzCodexReader(f *testing.F) {
 		`{"timestamp":"t","type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":9}}` + "\n"))
 	// A line may start with white space (gjson accepts it): materialize must see what add saw.
 	f.Add([]byte("{\"type\":\"message\",\"role\":\"user\",\"content\":\"hi\"}\n \r{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"yo\"}\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := Scan(bytes.NewReader(data), "fuzz", Options{Format: FormatCodex})
-		if err != nil {
-			return
-		}
-		msgs, err := res.Messages(bytes.NewReader(data))
-		if err != nil {
-			t.Fatalf("Messages: %v", err)
-		}
-		tok := 0
-		for i := range msgs {
-			tok += msgs[i].Tokens()
-		}
-		if int64(tok) != res.Stats.EffTokens || len(msgs) != res.Stats.EffMessages {
-			t.Fatalf("effective %d msgs %d tokens, stats %d msgs %d tokens", len(msgs), tok, res.Stats.EffMessages, res.Stats.EffTokens)
-		}
-	})
+	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatCodex) })
 }
