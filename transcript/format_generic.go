@@ -86,14 +86,16 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 		}
 		return
 	}
-	d, _ := messageDialectV(msg)
 	var m Message
-	if g.keep {
-		// Own a copy of the value: the message keeps substrings of it, and Raw is it.
-		own := []byte(msg)
-		m = parseDialectV(jv(unsafeString(own)), d, true)
-		m.Raw = own
-	} else {
+	var d Dialect
+	switch {
+	case g.keep && l.pre != nil && l.pre.ok:
+		m, d = l.pre.m, l.pre.d
+	case g.keep:
+		p := preparseMessage(msg)
+		m, d = p.m, p.d
+	default:
+		d, _ = messageDialectV(msg)
 		m = parseDialectV(msg, d, false)
 	}
 	m.Line = l.Num
@@ -120,6 +122,56 @@ func messageOf(doc gjson.Result) (gjson.Result, bool) {
 		return m, true
 	}
 	return gjson.Result{}, false
+}
+
+// preparsed is a message line parsed with its text ahead of the reader (see ScanParallel).
+type preparsed struct {
+	m  Message
+	d  Dialect
+	ok bool // the line is a message
+}
+
+// preparseGeneric parses a valid line as a generic message with its text; ok is false for
+// other lines (markers, meta, events), which the reader handles itself.
+func preparseGeneric(line []byte) *preparsed {
+	v := jv(unsafeString(line))
+	var role, message jv
+	marker := false
+	v.walk(func(k string, rest jv) int {
+		switch k {
+		case "role", "message":
+			val, n := rest.prefix()
+			if k == "role" {
+				role = val
+			} else {
+				message = val
+			}
+			return n
+		case "compact":
+			marker = true
+		}
+		return -1
+	})
+	switch {
+	case marker:
+	case role.isString():
+		p := preparseMessage(v)
+		return &p
+	case message.isObject() && message.get("role").isString():
+		p := preparseMessage(message)
+		return &p
+	}
+	return &preparsed{}
+}
+
+// preparseMessage parses msg with its text from an owned copy: the message keeps substrings of
+// it, and Raw is it.
+func preparseMessage(msg jv) preparsed {
+	d, _ := messageDialectV(msg)
+	own := []byte(msg)
+	m := parseDialectV(jv(unsafeString(own)), d, true)
+	m.Raw = own
+	return preparsed{m: m, d: d, ok: true}
 }
 
 func parseDialectV(msg jv, d Dialect, text bool) Message {

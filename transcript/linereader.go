@@ -19,6 +19,8 @@ type Line struct {
 	Offset int64  // byte offset of the line's first byte in the file
 	Size   int    // bytes the line occupies in the file, including its line terminator
 	Bytes  []byte // content without BOM, CR and LF; valid only until the next call to Next
+
+	pre *preparsed // set by ScanParallel's validators when loading a message list
 }
 
 // LineTooLongError reports a line longer than the reader's cap.

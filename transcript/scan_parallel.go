@@ -86,6 +86,11 @@ func ScanParallel(r io.Reader, path string, opts Options) (*Result, error) {
 				valid := make([]bool, len(b.lines))
 				for i := range b.lines {
 					valid[i] = gjson.ValidBytes(b.lines[i].Bytes)
+					if valid[i] && opts.keepMessages {
+						// Loading a message list: parse with text here, off the reader's
+						// goroutine (each message line stands alone).
+						b.lines[i].pre = preparseGeneric(b.lines[i].Bytes)
+					}
 				}
 				b.valid = valid
 				b.validated <- struct{}{}
