@@ -427,7 +427,7 @@ func Items(ms []transcript.Message) []summarize.Item {
 			}
 		}
 		for _, b := range m.Blocks {
-			it := summarize.Item{Role: string(m.Role), Line: m.Line, Group: group, Name: b.Name}
+			it := summarize.Item{Role: string(m.Role), Line: m.Line, Group: group, Name: b.Name, Chars: b.Chars}
 			switch b.Kind {
 			case transcript.BlockText:
 				it.Kind, it.Text = "text", b.Text
@@ -444,7 +444,7 @@ func Items(ms []transcript.Message) []summarize.Item {
 			case transcript.BlockToolResult:
 				it.Kind, it.Text, it.IsError = "tool_result", b.Text, b.IsError
 			case transcript.BlockImage:
-				it.Kind, it.Text = "text", "[image]"
+				it.Kind, it.Text, it.Chars = "text", "[image]", 0
 			default:
 				continue
 			}

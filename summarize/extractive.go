@@ -212,7 +212,7 @@ func Extractive(req Request) Result {
 			we := &extractor{collect: pending, items: req.Items}
 			for i := lo; i < hi; i++ {
 				it := req.Items[i]
-				charsOf[i] = estimate.Chars(it.Text) + estimate.Chars(it.Name)
+				charsOf[i] = it.chars()
 				we.add(i, it)
 			}
 		}()

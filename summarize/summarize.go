@@ -43,6 +43,17 @@ type Item struct {
 	IsError bool   // tool_result error
 	Group   int    // items with the same non-zero Group stay in the same chunk
 	Line    int    // source line number, for notes
+	// Chars is the code-point count of Name + Text when the caller already knows it (the
+	// transcript reader counts while parsing); 0 means count here.
+	Chars int
+}
+
+// chars is the item's size by the estimate's rule.
+func (it *Item) chars() int {
+	if it.Chars > 0 {
+		return it.Chars
+	}
+	return estimate.Chars(it.Text) + estimate.Chars(it.Name)
 }
 
 // Request is one summarization job.
