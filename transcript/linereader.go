@@ -42,7 +42,8 @@ type LineReader struct {
 	max     int
 	num     int
 	off     int64
-	buf     []byte
+	buf     []byte // the current line: in bufio's buffer, or acc
+	acc     []byte // gathers lines longer than bufio's buffer
 	pending []byte
 	pendOff int64
 	err     error
@@ -72,9 +73,24 @@ func (lr *LineReader) Next() (Line, error) {
 		start := lr.off
 		lr.buf = lr.buf[:0]
 		terminated := false
-		for {
-			chunk, err := lr.r.ReadSlice('\n')
-			lr.buf = append(lr.buf, chunk...)
+		// The common case, a whole line inside bufio's buffer, is returned without a copy: the
+		// slice is valid until the next call, as Line.Bytes says.
+		first, err := lr.r.ReadSlice('\n')
+		if err == nil {
+			lr.buf, terminated = first, true
+		} else {
+			lr.acc = append(lr.acc[:0], first...) // a long line: gather it in our own buffer
+			lr.buf = lr.acc
+		}
+		for !terminated && err != io.EOF {
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				lr.err = err
+				return Line{}, err
+			}
+			var chunk []byte
+			chunk, err = lr.r.ReadSlice('\n')
+			lr.acc = append(lr.acc, chunk...)
+			lr.buf = lr.acc
 			if len(lr.buf) > lr.max+2 {
 				lr.err = &LineTooLongError{Line: lr.num + 1, Max: lr.max}
 				return Line{}, lr.err
