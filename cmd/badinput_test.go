@@ -87,6 +87,7 @@ func TestBadInput(t *testing.T) {
 		{"fifo load", fifo, []string{"load"}, 1, "not a regular file", false},
 		{"fifo compact", fifo, []string{"compact", "--provider", "extractive"}, 1, "not a regular file", false},
 		{"symlink loop", loop, []string{"stats"}, 1, "too many levels of symbolic links", false},
+		{"deeply nested line", write("deep.jsonl", append(append([]byte(`{"role":"user","content":"ok"}`+"\n"), bytes.Repeat([]byte("["), 50_000_000)...), '\n')), []string{"stats"}, 0, "deep.jsonl:2: not valid JSON", true},
 		{"json array", write("array.jsonl", []byte("[{\"role\":\"user\",\"content\":\"hi\"}]\n")), []string{"stats"}, 65, "a JSON array", true},
 		{"fine-tuning line", write("ft.jsonl", []byte(`{"messages":[{"role":"user","content":"hi"}]}`+"\n")), []string{"load"}, 65, "fine-tuning", true},
 		{"not a transcript", write("obj.jsonl", []byte(`{"name":"x","value":1}`+"\n")), []string{"stats"}, 65, "no transcript records", true},

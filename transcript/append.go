@@ -159,7 +159,7 @@ var lateFilter = func(l []byte) bool { return IsMessageLine(l) }
 
 // IsMessageLine reports whether a raw line is a conversation message of a generic file.
 func IsMessageLine(l []byte) bool {
-	if !gjson.ValidBytes(l) {
+	if !validJSON(l) {
 		return false
 	}
 	doc := gjson.Parse(unsafeString(l))

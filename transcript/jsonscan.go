@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// jv is the raw text of one JSON value from a line that gjson.ValidBytes already accepted. It
+// jv is the raw text of one JSON value from a line that validJSON already accepted. It
 // is the hot path of `ctxc stats`: walking an object's keys skips string values with memchr
 // (strings.IndexByte) and never unescapes them, where gjson's Get decodes every string value it
 // passes through. Values are substrings of the line: nothing is copied.
@@ -33,7 +33,7 @@ func (v jv) str() string {
 }
 
 // unescape decodes the text between a JSON string's quotes: runs without escapes are copied
-// whole. Invalid escapes (which gjson.ValidBytes would have refused) are kept as they are.
+// whole. Invalid escapes (which validation would have refused) are kept as they are.
 func unescape(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))

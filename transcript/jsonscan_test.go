@@ -106,3 +106,26 @@ func FuzzUnescape(f *testing.F) {
 		}
 	})
 }
+
+// FuzzValidJSON: validJSON gives gjson.ValidBytes's answer on every input.
+func FuzzValidJSON(f *testing.F) {
+	for _, s := range []string{`{}`, `[]`, ` {"a":[1,2.5e-3,true,false,null,"x\n\u00e9"]} `, `{"a":}`, `[1,]`, `{"a" 1}`,
+		`"\x"`, `"` + "\x01" + `"`, `-0.1E+5`, `01`, `1.`, `[[[[`, `{"a":{"b":[{}]}}x`, `"abcdefghijklmnop\"q"`, `tru`, "\t\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validJSON(b), gjson.ValidBytes(b); got != want {
+			t.Fatalf("validJSON(%q) = %v, gjson.ValidBytes = %v", b, got, want)
+		}
+	})
+}
+
+func TestValidJSONDeepNesting(t *testing.T) {
+	deep := strings.Repeat("[", 10_000_000)
+	if validJSON([]byte(deep)) {
+		t.Fatal("unclosed arrays are valid?")
+	}
+	if !validJSON([]byte(deep[:100000] + strings.Repeat("]", 100000))) {
+		t.Fatal("deep but closed arrays are invalid?")
+	}
+}

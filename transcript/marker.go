@@ -162,7 +162,7 @@ func FindLastMarker(r io.ReaderAt, size int64) (off int64, line []byte, err erro
 				if start+int64(lineStart) == 0 {
 					l = trimBOM(l)
 				}
-				if gjson.ValidBytes(l) {
+				if validJSON(l) {
 					if _, ok := parseMarkerDoc(gjson.ParseBytes(l), false); ok {
 						return start + int64(lineStart), append([]byte(nil), l...), nil
 					}

@@ -2,12 +2,10 @@ package transcript
 
 import (
 	"io"
-
-	"github.com/tidwall/gjson"
 )
 
 // ScanParallel is Scan in a pipeline for large inputs: one goroutine reads lines into batches,
-// another validates them (gjson.ValidBytes, a third of the work), and the caller's goroutine
+// another validates them (validJSON, a third of the work), and the caller's goroutine
 // parses them in order. At most a few batches are in flight, so memory stays bounded.
 func ScanParallel(r io.Reader, path string, opts Options) (*Result, error) {
 	lr := NewLineReader(r)
@@ -85,7 +83,7 @@ func ScanParallel(r io.Reader, path string, opts Options) (*Result, error) {
 			for b := range toValidate {
 				valid := make([]bool, len(b.lines))
 				for i := range b.lines {
-					valid[i] = gjson.ValidBytes(b.lines[i].Bytes)
+					valid[i] = validJSON(b.lines[i].Bytes)
 					if valid[i] && opts.keepMessages {
 						// Loading a message list: parse with text here, off the reader's
 						// goroutine (each message line stands alone).

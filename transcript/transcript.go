@@ -107,7 +107,7 @@ func (sc *scanner) settle(f Format) {
 	sc.held = nil
 }
 
-// line processes one line; valid says whether gjson.ValidBytes accepted it (computed by the
+// line processes one line; valid says whether validJSON accepted it (computed by the
 // caller, possibly on another goroutine).
 func (sc *scanner) line(l *Line, valid bool) error {
 	st := sc.st
@@ -194,7 +194,7 @@ func scanFrom(lr *LineReader, path string, opts Options, format Format) (*Result
 		if err != nil {
 			return nil, sc.readErr(err)
 		}
-		if err := sc.line(&l, gjson.ValidBytes(l.Bytes)); err != nil {
+		if err := sc.line(&l, validJSON(l.Bytes)); err != nil {
 			return nil, err
 		}
 	}
@@ -347,7 +347,7 @@ func Detect(r io.Reader, path string, opts Options) (Format, error) {
 		if err != nil {
 			return FormatUnknown, fmt.Errorf("%s: %w", path, err)
 		}
-		if !gjson.ValidBytes(l.Bytes) {
+		if !validJSON(l.Bytes) {
 			continue
 		}
 		seen++
