@@ -122,18 +122,7 @@ func TestCodexFiles(t *testing.T) {
 				f = FormatUnknown
 			}
 			st, msgs := readTranscript(t, path, f)
-			if st.Format != FormatCodex {
-				t.Errorf("format = %q", st.Format)
-			}
-			if st.Messages != tc.history {
-				t.Errorf("history messages = %+v, want %+v", st.Messages, tc.history)
-			}
-			if st.ToolCalls != tc.calls || st.ToolResults != tc.res {
-				t.Errorf("history calls/results = %d/%d, want %d/%d", st.ToolCalls, st.ToolResults, tc.calls, tc.res)
-			}
-			if st.Compactions != tc.compactions {
-				t.Errorf("compactions = %d, want %d", st.Compactions, tc.compactions)
-			}
+			checkHistory(t, st, FormatCodex, tc.history, tc.calls, tc.res, tc.compactions)
 			if got := roleSeq(msgs); got != tc.effective {
 				t.Errorf("effective = %s, want %s", got, tc.effective)
 			}

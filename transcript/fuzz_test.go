@@ -197,3 +197,20 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// checkHistory asserts a file's format and whole-history counts.
+func checkHistory(t *testing.T, st *Stats, format Format, history RoleCounts, calls, results, compactions int) {
+	t.Helper()
+	if st.Format != format {
+		t.Errorf("format = %q, want %q", st.Format, format)
+	}
+	if st.Messages != history {
+		t.Errorf("history messages = %+v, want %+v", st.Messages, history)
+	}
+	if st.ToolCalls != calls || st.ToolResults != results {
+		t.Errorf("history calls/results = %d/%d, want %d/%d", st.ToolCalls, st.ToolResults, calls, results)
+	}
+	if st.Compactions != compactions {
+		t.Errorf("compactions = %d, want %d", st.Compactions, compactions)
+	}
+}

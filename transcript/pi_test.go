@@ -45,18 +45,7 @@ func TestPiFiles(t *testing.T) {
 				path = sampleFile(t, tc.path)
 			}
 			st, msgs := readTranscript(t, path, FormatUnknown)
-			if st.Format != FormatPi {
-				t.Errorf("format = %q", st.Format)
-			}
-			if st.Messages != tc.history {
-				t.Errorf("history messages = %+v, want %+v", st.Messages, tc.history)
-			}
-			if st.ToolCalls != tc.calls || st.ToolResults != tc.res {
-				t.Errorf("history calls/results = %d/%d, want %d/%d", st.ToolCalls, st.ToolResults, tc.calls, tc.res)
-			}
-			if st.Compactions != tc.compactions {
-				t.Errorf("compactions = %d, want %d", st.Compactions, tc.compactions)
-			}
+			checkHistory(t, st, FormatPi, tc.history, tc.calls, tc.res, tc.compactions)
 			if tc.effective != "" {
 				if got := roleSeq(msgs); got != tc.effective {
 					t.Errorf("effective = %s, want %s", got, tc.effective)

@@ -103,7 +103,6 @@ func hasPrefixAt(s string, i int, p string) bool { return len(s)-i >= len(p) && 
 // validStringAt checks the string that starts at s[i] ('"') and returns the index past it, or
 // -1: no control character, only the escapes JSON allows.
 func validStringAt(s string, i int) int {
-	const lo7 = 0x7f7f7f7f7f7f7f7f
 	i++
 	for {
 		for i+8 <= len(s) {
