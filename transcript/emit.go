@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -263,6 +264,7 @@ func quoteJSON(s string) []byte { return appendJSONString(nil, s) }
 // \ufffd, U+2028 and U+2029 escaped. Runs that need nothing are copied whole.
 func appendJSONString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
+	dst = slices.Grow(dst, len(s)+len(s)/16+2) // one allocation: escapes rarely add more
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -386,15 +388,54 @@ func openAIImagePart(raw string) any {
 }
 
 func openAILines(ms []Message) ([][]byte, error) {
+	per, err := convertAll(ms, OpenAILine)
+	if err != nil {
+		return nil, err
+	}
 	var out [][]byte
-	for _, m := range ms {
-		ls, err := OpenAILine(m)
-		if err != nil {
-			return nil, err
-		}
+	for _, ls := range per {
 		out = append(out, ls...)
 	}
 	return out, nil
+}
+
+// convertAll renders every message with conv, the two halves of the list at once (writing a
+// large context is mostly string escaping, which each message does on its own).
+func convertAll(ms []Message, conv func(Message) ([][]byte, error)) ([][][]byte, error) {
+	out := make([][][]byte, len(ms))
+	run := func(lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			ls, err := conv(ms[i])
+			if err != nil {
+				return err
+			}
+			out[i] = ls
+		}
+		return nil
+	}
+	half := len(ms) / 2
+	if len(ms) < 256 {
+		half = 0
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- run(0, half) }()
+	err2 := run(half, len(ms))
+	if err := <-errc; err != nil {
+		return nil, err
+	}
+	return out, err2
+}
+
+// asWritten is a message's lines as written when it has them in a message-list dialect, else
+// its OpenAI lines.
+func asWritten(m Message) ([][]byte, error) {
+	if m.Summary {
+		return nil, nil // becomes a marker in ctxcLines
+	}
+	if m.Raw != nil && m.Dialect != DialectNone {
+		return [][]byte{m.Raw}, nil
+	}
+	return OpenAILine(m)
 }
 
 // anthropicLines renders messages for the Messages API: only user and assistant roles, strictly
@@ -488,9 +529,13 @@ func anthropicLines(ms []Message) ([][]byte, error) {
 // converted), and each summary as a marker line carrying the messages before it as its head, so
 // that loading the output gives the same context again.
 func ctxcLines(ms []Message) ([][]byte, error) {
+	per, err := convertAll(ms, asWritten)
+	if err != nil {
+		return nil, err
+	}
 	var out [][]byte
 	var head []json.RawMessage
-	for _, m := range ms {
+	for i, m := range ms {
 		if m.Summary {
 			text := strings.TrimPrefix(m.TextContent(), SummaryPreamble)
 			mk := Marker{Compact: text, Head: head}
@@ -506,15 +551,7 @@ func ctxcLines(ms []Message) ([][]byte, error) {
 			head = nil
 			continue
 		}
-		var ls [][]byte
-		if m.Raw != nil && m.Dialect != DialectNone {
-			ls = [][]byte{m.Raw}
-		} else {
-			var err error
-			if ls, err = OpenAILine(m); err != nil {
-				return nil, err
-			}
-		}
+		ls := per[i]
 		for _, l := range ls {
 			head = append(head, json.RawMessage(l))
 		}
