@@ -1,5 +1,7 @@
 package transcript
 
+import "math/bits"
+
 // validJSON reports whether b is one valid JSON value (surrounded by optional white space): the
 // same answer as gjson.ValidBytes, which FuzzValidJSON checks on every input it tries. Two
 // reasons to have it: validation is the largest part of `ctxc stats`, and this one skips the
@@ -108,9 +110,10 @@ func validStringAt(s string, i int) int {
 		for i+8 <= len(s) {
 			w := load64(s, i)
 			q, bs := w^(lsb*'"'), w^(lsb*'\\')
-			// Any byte below 0x20 (bytes of 0x80 and up cannot borrow into a false negative
-			// here: they are excluded by &^w), a quote or a backslash ends the fast path.
-			if ((w-lsb*0x20)&^w|(q-lsb)&^q|(bs-lsb)&^bs)&msb != 0 {
+			// A byte below 0x20, a quote or a backslash ends the fast path. The lowest set bit
+			// of the mask is exact (borrows only run upwards), so jump straight to that byte.
+			if m := ((w-lsb*0x20)&^w | (q-lsb)&^q | (bs-lsb)&^bs) & msb; m != 0 {
+				i += bits.TrailingZeros64(m) / 8
 				break
 			}
 			i += 8
