@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -272,7 +273,8 @@ func appendJSONString(dst []byte, s string) []byte {
 		for i+8 <= len(s) {
 			w := load64(s, i)
 			q, b := w^(lsb*'"'), w^(lsb*'\\')
-			if ((w-lsb*0x20)|(q-lsb)&^q|(b-lsb)&^b|w)&msb != 0 {
+			if m := ((w-lsb*0x20)&^w | (q-lsb)&^q | (b-lsb)&^b | w) & msb; m != 0 {
+				i += bits.TrailingZeros64(m) / 8 // the lowest flag is exact
 				break
 			}
 			i += 8
