@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -562,6 +561,3 @@ func firstNonEmpty(vals ...string) string {
 	}
 	return ""
 }
-
-// openFileOrStdout is used by commands that may write to "-".
-var _ = os.Stdout

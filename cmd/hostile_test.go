@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -205,5 +204,3 @@ func TestRedactionBeforeSending(t *testing.T) {
 		t.Error("isLoopback")
 	}
 }
-
-var _ = filepath.Join
