@@ -88,7 +88,8 @@ its result) stay verbatim, the middle is summarized, and a marker is appended in
 
 so that loading from the last marker gives head + summary + tail. Bytes already in the file never
 change. Claude Code, Codex and pi files are never appended to (their agents could not reload a
-foreign line): compact them with -o FILE, which writes a new ctxc file.
+foreign line): compact them with -o FILE, which writes the compacted context to a new ctxc
+file and leaves the source untouched.
 
 Summarizers (--provider): ollama (native /api/chat), openai (any OpenAI-compatible /v1 endpoint),
 extractive (built in, deterministic, no LLM), auto (ollama if reachable, else openai if configured,
@@ -124,7 +125,7 @@ standard input.`,
 	fl.StringVar(&opts.Model, "model", "", "model name for ollama or openai")
 	fl.StringVar(&opts.Endpoint, "endpoint", "", "summarizer URL (ollama default $OLLAMA_HOST or http://127.0.0.1:11434; openai default $OPENAI_BASE_URL, including /v1)")
 	fl.StringVar(&opts.APIKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key for openai (keys are never taken from flags)")
-	fl.StringVarP(&opts.Output, "output", "o", "", "write a new compacted ctxc file instead of appending (- for stdout); needed for claude-code, codex and pi files")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write the compacted context (marker with the head, then the tail) to a new file instead of appending (- for stdout); needed for claude-code, codex and pi files")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the plan (zones, tokens, whether the summarizer request fits) and write nothing")
 	fl.BoolVar(&opts.Check, "check", false, "write nothing; exit 1 if any file's effective context is over the threshold")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files compacted at once")

@@ -267,7 +267,11 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 				extra++
 			}
 		}
-		mk.Ctxc.TailLines = len(lines)
+		// Copies of lines earlier in the same file; in a new file (-o) they are its own.
+		mk.Ctxc.TailLines = 0
+		if inPlace {
+			mk.Ctxc.TailLines = len(lines)
+		}
 		marker, err := mk.Encode()
 		if err != nil {
 			return nil, err
@@ -287,11 +291,9 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 		if err != nil {
 			return out, err
 		}
+		// The new file holds the compacted context only: the marker (with the head) and the
+		// tail. The history stays in the source, which is not touched.
 		write := func(w io.Writer) error {
-			fixed, _ := transcript.Repair(msgs)
-			if err := transcript.WriteMessages(w, fixed, transcript.AsCtxc); err != nil {
-				return err
-			}
 			_, err := w.Write(data)
 			return err
 		}

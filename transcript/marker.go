@@ -23,7 +23,8 @@ type MarkerMeta struct {
 	Fallback     string       `json:"fallback"`
 	Chunks       int          `json:"chunks"`
 	// TailLines is how many lines right after the marker are verbatim copies of the protected
-	// tail, so that statistics do not count them twice as history.
+	// tail appended to the same file, so that statistics do not count them twice as history
+	// (0 in a file written with -o, where those lines are the file's own).
 	TailLines int  `json:"tail_lines"`
 	Redacted  bool `json:"redacted,omitempty"`
 	// Format and file of the source when the marker was written by compact -o from another file.
