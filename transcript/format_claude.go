@@ -34,8 +34,9 @@ type claudeReader struct {
 	recs      []claudeRec
 	leaf      int32
 	usage     claudePendingUsage
-	prevID    string // message.id of the previous message record when it was an assistant one
-	prevChars int    // chars counted so far for that response
+	prevID    string            // message.id of the previous message record when it was an assistant one
+	kept      map[int32]Message // load: each message record's message with its text, by line
+	prevChars int               // chars counted so far for that response
 }
 
 type claudeRec struct {
@@ -81,6 +82,12 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 			if !rest.isObject() {
 				return -1
 			}
+			if l.pre != nil && l.pre.ok {
+				parsed = l.pre.m
+				n := skipValue(string(rest), 0)
+				msg = rest[:n]
+				return n
+			}
 			m, n := anthropicMessageAt(rest, false)
 			parsed, msg = m, rest[:n]
 			return n
@@ -118,9 +125,15 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 	var tokens, chars, images int
 	var msgID uint64
 	if isMessage {
+		if c.kept != nil && (l.pre == nil || !l.pre.ok) {
+			parsed = preparseClaudeMessage(msg).m // not preparsed (Scan, or the detection window)
+		}
 		m := c.normalize(parsed, typ)
 		m.Line = l.Num
 		m.Summary = compactSummary
+		if c.kept != nil {
+			c.kept[int32(l.Num)] = m
+		}
 		cont := m.Role == RoleAssistant && m.MsgID != "" && m.MsgID == c.prevID
 		if cont {
 			st.countContinuation(&m, c.prevChars)
@@ -268,4 +281,28 @@ func (c *claudeReader) materialize(b []byte, r ref) ([]Message, error) {
 	m.Line = r.lineNum()
 	m.Summary = doc.Get("isCompactSummary").Bool()
 	return []Message{m}, nil
+}
+
+// preparseClaude parses a Claude Code line's "message" with its text from an owned copy.
+func preparseClaude(line []byte) *preparsed {
+	var msg jv
+	jv(unsafeString(line)).walk(func(k string, rest jv) int {
+		if k == "message" && rest.isObject() {
+			v, n := rest.prefix()
+			msg = v
+			return n
+		}
+		return -1
+	})
+	if !msg.exists() {
+		return &preparsed{}
+	}
+	p := preparseClaudeMessage(msg)
+	return &p
+}
+
+func preparseClaudeMessage(msg jv) preparsed {
+	own := []byte(msg)
+	m, _ := anthropicMessageAt(jv(unsafeString(own)), true)
+	return preparsed{m: m, ok: true}
 }

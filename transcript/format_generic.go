@@ -131,6 +131,14 @@ type preparsed struct {
 	ok bool // the line is a message
 }
 
+// preparse parses a valid line of the given format with its text, ahead of the reader.
+func preparse(f Format, line []byte) *preparsed {
+	if f == FormatClaude {
+		return preparseClaude(line)
+	}
+	return preparseGeneric(line)
+}
+
 // preparseGeneric parses a valid line as a generic message with its text; ok is false for
 // other lines (markers, meta, events), which the reader handles itself.
 func preparseGeneric(line []byte) *preparsed {

@@ -214,3 +214,32 @@ func checkHistory(t *testing.T, st *Stats, format Format, history RoleCounts, ca
 		t.Errorf("compactions = %d, want %d", st.Compactions, compactions)
 	}
 }
+
+// TestLoadPathsAgree: LoadFile's one-pass load (messages parsed during the scan, or from the
+// last marker) gives the same context as the two-pass scan + re-read, for every fixture and
+// sample.
+func TestLoadPathsAgree(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/fixtures/*.jsonl")
+	samples, _ := filepath.Glob(filepath.Join(samplesDir, "*", "*.jsonl"))
+	for _, f := range append(files, samples...) {
+		_, fast, err1 := LoadFile(f, Options{})
+		_, slow, err2 := ReadFile(f, Options{})
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("%s: LoadFile %v, ReadFile %v", f, err1, err2)
+		}
+		if len(fast) != len(slow) {
+			t.Fatalf("%s: %d vs %d messages", f, len(fast), len(slow))
+		}
+		for i := range fast {
+			a, b := fast[i], slow[i]
+			if a.Role != b.Role || a.Tokens() != b.Tokens() || a.TextContent() != b.TextContent() || a.Line != b.Line || len(a.Blocks) != len(b.Blocks) || !bytes.Equal(a.Raw, b.Raw) {
+				t.Fatalf("%s: message %d differs: %+v vs %+v", f, i, a, b)
+			}
+			for k := range a.Blocks {
+				if a.Blocks[k].Text != b.Blocks[k].Text || a.Blocks[k].Args != b.Blocks[k].Args || a.Blocks[k].ID != b.Blocks[k].ID {
+					t.Fatalf("%s: message %d block %d differs", f, i, k)
+				}
+			}
+		}
+	}
+}

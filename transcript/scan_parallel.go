@@ -84,10 +84,10 @@ func ScanParallel(r io.Reader, path string, opts Options) (*Result, error) {
 				valid := make([]bool, len(b.lines))
 				for i := range b.lines {
 					valid[i] = validJSON(b.lines[i].Bytes)
-					if valid[i] && opts.keepMessages {
-						// Loading a message list: parse with text here, off the reader's
-						// goroutine (each message line stands alone).
-						b.lines[i].pre = preparseGeneric(b.lines[i].Bytes)
+					if valid[i] && opts.keep != FormatUnknown {
+						// Loading: parse messages with their text here, off the reader's
+						// goroutine (each line stands alone).
+						b.lines[i].pre = preparse(opts.keep, b.lines[i].Bytes)
 					}
 				}
 				b.valid = valid

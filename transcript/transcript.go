@@ -20,7 +20,9 @@ type Options struct {
 	MaxLine int             // line cap (0 = DefaultMaxLine)
 	Warn    func(w Warning) // called for each skipped line
 
-	keepMessages bool // generic formats: keep messages with text during the scan (load)
+	// keep, set by load, is the format whose messages are parsed with their text during the
+	// scan (by ScanParallel's validators) and kept, so the lines need not be read twice.
+	keep Format
 }
 
 // Warning reports a skipped line.
@@ -96,8 +98,13 @@ func (sc *scanner) settle(f Format) {
 	}
 	sc.format = f
 	sc.rd = newFormatReader(f)
-	if g, ok := sc.rd.(*genericReader); ok {
-		g.keep = sc.opts.keepMessages
+	switch rd := sc.rd.(type) {
+	case *genericReader:
+		rd.keep = sc.opts.keep.IsGeneric()
+	case *claudeReader:
+		if sc.opts.keep == FormatClaude {
+			rd.kept = map[int32]Message{}
+		}
 	}
 	for i := range sc.held {
 		b := sc.held[i]
@@ -217,6 +224,13 @@ func invalidLine(st *Stats, path string, num int, msg string, opts Options) erro
 func (res *Result) Messages(f io.ReaderAt) ([]Message, error) {
 	if g, ok := res.reader.(*genericReader); ok && g.keep {
 		return g.kept, nil
+	}
+	if c, ok := res.reader.(*claudeReader); ok && c.kept != nil {
+		out := make([]Message, 0, len(res.refs))
+		for _, r := range res.refs {
+			out = append(out, c.kept[r.line])
+		}
+		return mergeSplitAssistant(out), nil
 	}
 	refs := res.refs
 	const minParallel = 256
@@ -416,8 +430,11 @@ func load(f *io.SectionReader, size int64, path string, opts Options) (*Result, 
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	if format.IsGeneric() || format == FormatUnknown {
-		opts.keepMessages = true // one pass: parse with text while scanning
+	switch {
+	case format.IsGeneric() || format == FormatUnknown:
+		opts.keep = FormatOpenAI // one pass: parse with text while scanning
+	case format == FormatClaude:
+		opts.keep = FormatClaude
 	}
 	if off <= 0 {
 		res, err := ScanParallel(io.NewSectionReader(f, 0, size), path, opts)
