@@ -139,7 +139,7 @@ func TestIntegrationBatchServerKilled(t *testing.T) {
 		t.Fatalf("no pid in %q", out)
 	}
 	t.Cleanup(func() {
-		syscall.Kill(pid, syscall.SIGKILL)
+		syscall.Kill(-pid, syscall.SIGKILL) // the process group: serve and its model runner
 		os.RemoveAll(env["CTXC_TEST_OLLAMA_DIR"])
 	})
 	// A counting proxy in front of it kills the server after the chat requests of ~25 files.
@@ -149,7 +149,7 @@ func TestIntegrationBatchServerKilled(t *testing.T) {
 	proxy.ErrorLog = log.New(io.Discard, "", 0)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/api/chat" && chats.Add(1) == 25 {
-			syscall.Kill(pid, syscall.SIGKILL)
+			syscall.Kill(-pid, syscall.SIGKILL) // the process group: serve and its model runner
 		}
 		proxy.ServeHTTP(w, r)
 	}))
