@@ -248,7 +248,7 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 	summaryMsg := transcript.SummaryMessage(sum.Text, 0)
 	after := tokens(head) + summaryMsg.Tokens() + tokens(tail)
 	out.TokensAfter = after
-	mk, err := buildMarker(sum, head, mh.sum, tail, plan, after, &o, format, out.Redacted > 0)
+	mk, err := buildMarker(sum, head, mh.sum, plan, after, &o, format, out.Redacted > 0)
 	if err != nil {
 		return out, err
 	}
@@ -494,12 +494,9 @@ func hashMiddle(middle []transcript.Message) middleHash {
 	return middleHash{sum: hex.EncodeToString(h.Sum(nil))}
 }
 
-func buildMarker(sum summarize.Result, head []transcript.Message, middleSHA string, tail []transcript.Message, p *Plan, after int, o *Options, format transcript.Format, redacted bool) (*transcript.Marker, error) {
+// buildMarker makes the marker; its TailLines is set when the tail is written (render).
+func buildMarker(sum summarize.Result, head []transcript.Message, middleSHA string, p *Plan, after int, o *Options, format transcript.Format, redacted bool) (*transcript.Marker, error) {
 	headLines, err := rawLines(head)
-	if err != nil {
-		return nil, err
-	}
-	tailLines, err := rawLines(tail)
 	if err != nil {
 		return nil, err
 	}
@@ -516,7 +513,7 @@ func buildMarker(sum summarize.Result, head []transcript.Message, middleSHA stri
 		Prompt:       sum.Prompt,
 		Source:       transcript.MarkerSource{FromLine: p.Middle.FromLine, ToLine: p.Middle.ToLine, SHA256: middleSHA},
 		TokensBefore: p.TokensBefore, TokensAfter: after, Estimator: estimate.Name, Fallback: fallback,
-		Chunks: sum.Chunks, TailLines: len(tailLines), Redacted: redacted,
+		Chunks: sum.Chunks, Redacted: redacted,
 	}
 	if !format.IsGeneric() {
 		mk.Ctxc.SourceFormat = string(format)

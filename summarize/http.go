@@ -109,3 +109,14 @@ func withHint(ctx context.Context) (context.Context, *retryHint) {
 	h := &retryHint{}
 	return context.WithValue(ctx, hintKey{}, h), h
 }
+
+// resolveTimeout reads a configured timeout: 0 means the default, a negative value none.
+func resolveTimeout(t, def time.Duration) time.Duration {
+	switch {
+	case t == 0:
+		return def
+	case t < 0:
+		return 0
+	}
+	return t
+}

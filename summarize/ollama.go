@@ -78,13 +78,7 @@ func NewOllama(cfg OllamaConfig) (*Ollama, error) {
 	if err != nil {
 		return nil, err
 	}
-	timeout := cfg.Timeout
-	switch {
-	case timeout == 0:
-		timeout = DefaultOllamaTimeout
-	case timeout < 0:
-		timeout = 0
-	}
+	timeout := resolveTimeout(cfg.Timeout, DefaultOllamaTimeout)
 	keep := cfg.KeepAlive
 	if keep == 0 {
 		keep = DefaultKeepAlive

@@ -74,13 +74,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if window <= 0 {
 		window = DefaultOpenAIWindow
 	}
-	timeout := cfg.Timeout
-	switch {
-	case timeout == 0:
-		timeout = DefaultOpenAITimeout
-	case timeout < 0:
-		timeout = 0
-	}
+	timeout := resolveTimeout(cfg.Timeout, DefaultOpenAITimeout)
 	retries := cfg.MaxRetries
 	switch {
 	case retries == 0:
