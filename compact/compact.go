@@ -178,7 +178,11 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 			return out, err
 		}
 	}
-	res, msgs, err := transcript.LoadFile(path, ropts)
+	// Large tool results are decoded only at their ends: the summarizers read no more of them
+	// (the head and the tail, which are written out, are decoded whole below).
+	lopts := ropts
+	lopts.Windowed = true
+	res, msgs, err := transcript.LoadFile(path, lopts)
 	if err != nil {
 		return out, err
 	}
@@ -223,8 +227,12 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 		out.Redacted = RedactItems(req.Items)
 	}
 	// The source hash of the marker is computed while the summary is being written.
+	tailLine := 0
+	if z.TailStart < len(msgs) {
+		tailLine = msgs[z.TailStart].Line
+	}
 	hashDone := make(chan middleHash, 1)
-	go func() { hashDone <- hashMiddle(middle) }()
+	go func() { hashDone <- hashSpan(path, res, plan.Middle.FromLine, tailLine) }()
 	var sum summarize.Result
 	if o.Completer == nil {
 		sum = summarize.Extractive(req)
@@ -245,10 +253,12 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 	out.Summarized = len(middle)
 
 	head, tail := msgs[:z.HeadEnd], msgs[z.TailStart:]
+	transcript.Materialize(head)
+	transcript.Materialize(tail)
 	summaryMsg := transcript.SummaryMessage(sum.Text, 0)
 	after := tokens(head) + summaryMsg.Tokens() + tokens(tail)
 	out.TokensAfter = after
-	mk, err := buildMarker(sum, head, mh.sum, plan, after, &o, format, out.Redacted > 0)
+	mk, err := buildMarker(sum, head, mh, plan, after, &o, format, out.Redacted > 0)
 	if err != nil {
 		return out, err
 	}
@@ -444,7 +454,7 @@ func Items(ms []transcript.Message) []summarize.Item {
 					callGroup[b.ID] = group
 				}
 			case transcript.BlockToolResult:
-				it.Kind, it.Text, it.IsError = "tool_result", b.Text, b.IsError
+				it.Kind, it.Text, it.Tail, it.IsError = "tool_result", b.Text, b.Tail, b.IsError
 			case transcript.BlockImage:
 				it.Kind, it.Text, it.Chars = "text", "[image]", 0
 			default:
@@ -474,28 +484,32 @@ func rawLines(ms []transcript.Message) ([][]byte, error) {
 }
 
 type middleHash struct {
-	sum string
-	err error
+	from, to int
+	sum      string
+	err      error
 }
 
-// hashMiddle is the SHA-256 of the summarized messages' lines, each followed by a newline.
-func hashMiddle(middle []transcript.Message) middleHash {
-	h := sha256.New()
-	for _, m := range middle {
-		ls, err := rawLines([]transcript.Message{m})
-		if err != nil {
-			return middleHash{err: err}
-		}
-		for _, l := range ls {
-			h.Write(l)
-			h.Write([]byte{'\n'})
-		}
+// hashSpan is the SHA-256 of the file lines the middle spans: from its first line to the last
+// context line before the tail (design.md §6 "source"), read back from the file.
+func hashSpan(path string, res *transcript.Result, from, tailLine int) middleHash {
+	start, end, last, ok := res.LineSpan(from, tailLine)
+	if !ok {
+		return middleHash{sum: hex.EncodeToString(sha256.New().Sum(nil))}
 	}
-	return middleHash{sum: hex.EncodeToString(h.Sum(nil))}
+	f, err := os.Open(path)
+	if err != nil {
+		return middleHash{err: err}
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, start, end-start)); err != nil {
+		return middleHash{err: err}
+	}
+	return middleHash{from: from, to: last, sum: hex.EncodeToString(h.Sum(nil))}
 }
 
 // buildMarker makes the marker; its TailLines is set when the tail is written (render).
-func buildMarker(sum summarize.Result, head []transcript.Message, middleSHA string, p *Plan, after int, o *Options, format transcript.Format, redacted bool) (*transcript.Marker, error) {
+func buildMarker(sum summarize.Result, head []transcript.Message, src middleHash, p *Plan, after int, o *Options, format transcript.Format, redacted bool) (*transcript.Marker, error) {
 	headLines, err := rawLines(head)
 	if err != nil {
 		return nil, err
@@ -511,7 +525,7 @@ func buildMarker(sum summarize.Result, head []transcript.Message, middleSHA stri
 	mk.Ctxc = &transcript.MarkerMeta{
 		V: 1, Created: o.Now.UTC().Format(time.RFC3339), Provider: sum.Provider, Model: sum.Model,
 		Prompt:       sum.Prompt,
-		Source:       transcript.MarkerSource{FromLine: p.Middle.FromLine, ToLine: p.Middle.ToLine, SHA256: middleSHA},
+		Source:       transcript.MarkerSource{FromLine: src.from, ToLine: src.to, SHA256: src.sum},
 		TokensBefore: p.TokensBefore, TokensAfter: after, Estimator: estimate.Name, Fallback: fallback,
 		Chunks: sum.Chunks, Redacted: redacted,
 	}

@@ -3,6 +3,8 @@ package compact
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -131,6 +133,12 @@ func TestRoundTrip(t *testing.T) {
 			if mk.Ctxc == nil || mk.Ctxc.Provider != "extractive" || mk.Ctxc.Created != "2026-11-01T12:00:00Z" ||
 				mk.Ctxc.TokensAfter >= mk.Ctxc.TokensBefore || mk.Ctxc.TailLines != len(tail) || len(mk.Ctxc.Source.SHA256) != 64 {
 				t.Errorf("marker meta %+v", mk.Ctxc)
+			}
+			// The source is the span of file lines the middle covered, as sed would print it.
+			if src := mk.Ctxc.Source; src.FromLine != orig[z.HeadEnd].Line || src.ToLine != orig[z.TailStart-1].Line ||
+				src.SHA256 != linesSHA(before, src.FromLine, src.ToLine) {
+				t.Errorf("marker source %+v, want lines %d-%d with digest %s", src, orig[z.HeadEnd].Line, orig[z.TailStart-1].Line,
+					linesSHA(before, orig[z.HeadEnd].Line, orig[z.TailStart-1].Line))
 			}
 
 			// Compacting again stacks: same head, the previous summary folded into the middle.
@@ -338,5 +346,68 @@ func TestRedact(t *testing.T) {
 	}
 	if got, _ := Redact("postgres://bob:hunter2secret@db.internal/app"); strings.Contains(got, "hunter2") || !strings.Contains(got, "bob:") {
 		t.Errorf("url password: %q", got)
+	}
+}
+
+// linesSHA is `sed -n 'FROM,TOp' | sha256sum` over data.
+func linesSHA(data []byte, from, to int) string {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	h := sha256.New()
+	for i := from; i <= to && i <= len(lines); i++ {
+		h.Write(lines[i-1])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Large tool results are read windowed (only their ends decoded) while compacting: the summary
+// still sees their ends, and what is written (head, tail) is complete.
+func TestLargeToolResultsAreWrittenWhole(t *testing.T) {
+	big := func(i int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "START %d\n", i)
+		for b.Len() < 6*transcript.ToolTextWindow {
+			b.WriteString("\tcompiling pkg/x — ok \"quoted\" \\ 日本語\n")
+		}
+		fmt.Fprintf(&b, "--- FAIL: TestCase%d (0.01s)\nEND %d", i, i)
+		return b.String()
+	}
+	enc := func(s string) string { j, _ := json.Marshal(s); return string(j) }
+	claude := `{"type":"user","uuid":"u0","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"run the tests"}}` + "\n"
+	parent := "u0"
+	for i := 0; i < 12; i++ {
+		a, r := fmt.Sprintf("a%d", i), fmt.Sprintf("r%d", i)
+		claude += fmt.Sprintf(`{"type":"assistant","uuid":"%s","parentUuid":"%s","sessionId":"s","message":{"id":"msg_%d","role":"assistant","content":[{"type":"tool_use","id":"t%d","name":"Bash","input":{"command":"go test ./..."}}]}}`+"\n", a, parent, i, i)
+		claude += fmt.Sprintf(`{"type":"user","uuid":"%s","parentUuid":"%s","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","content":%s}]}}`+"\n", r, a, i, enc(big(i)))
+		parent = r
+	}
+	p := writeOld(t, "claude.jsonl", claude)
+	o := baseOptions()
+	o.Zones.KeepTail = 4
+	o.Target = 2000
+	o.Threshold = 100000
+	o.Output = filepath.Join(t.TempDir(), "out.jsonl")
+	if out, err := File(context.Background(), p, o); err != nil || out.Status != StatusCompacted {
+		t.Fatalf("compact: %+v %v", out, err)
+	}
+	got := load(t, o.Output)
+	orig := load(t, p)
+	tail := orig[len(orig)-4:]
+	gotTail := got[len(got)-4:]
+	for i := range tail {
+		for j, b := range tail[i].Blocks {
+			if b.Kind == transcript.BlockToolResult && gotTail[i].Blocks[j].Text != b.Text {
+				t.Fatalf("tail message %d: tool result of %d bytes written as %d bytes", i, len(b.Text), len(gotTail[i].Blocks[j].Text))
+			}
+		}
+	}
+	summary := ""
+	for _, m := range got {
+		if m.Summary {
+			summary = m.TextContent()
+		}
+	}
+	// The failures are at the very end of each output, past the decoded head.
+	if !strings.Contains(summary, "--- FAIL: TestCase") {
+		t.Errorf("summary lacks the error lines at the end of the tool output:\n%s", summary)
 	}
 }

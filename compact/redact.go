@@ -62,6 +62,8 @@ func RedactItems(items []summarize.Item) int {
 		var n int
 		items[i].Text, n = Redact(items[i].Text)
 		total += n
+		items[i].Tail, n = Redact(items[i].Tail)
+		total += n
 	}
 	return total
 }

@@ -96,6 +96,10 @@ var (
 		"make: ***", "e   ",
 	}
 	outputErrorContains = []string{": error", "error:", "exception:", "exit status", "exit code"}
+
+	decisionSet    = newCueSet(decisionCues)
+	ruleSet        = newCueSet(ruleCues)
+	outputErrorSet = newCueSet(outputErrorContains)
 )
 
 // entry is one candidate line.
@@ -174,6 +178,7 @@ type extractor struct {
 	lastCall    int // item index of the last tool call after lastAsst
 	lastSummary int // item index of the last earlier ctxc summary
 	lower       []byte
+	hits        cueHits
 	items       []Item
 }
 
@@ -293,7 +298,7 @@ func (e *extractor) userText(i int, it Item) {
 	}
 	e.lastUser = i
 	e.push(secRequests, i, oneLine(t, capRequest))
-	e.scanProse(i, clip(t, scanTextBytes), ruleCues, secRules)
+	e.scanProse(i, clip(t, scanTextBytes), ruleSet, secRules)
 }
 
 func (e *extractor) assistantText(i int, it Item) {
@@ -302,25 +307,27 @@ func (e *extractor) assistantText(i int, it Item) {
 		return
 	}
 	e.lastAsst, e.lastCall = i, -1
-	e.scanProse(i, clip(t, scanTextBytes), decisionCues, secDecisions)
+	e.scanProse(i, clip(t, scanTextBytes), decisionSet, secDecisions)
 }
 
-// scanProse collects cue sentences into sec, "$ command" lines, and path/identifier tokens.
-func (e *extractor) scanProse(i int, t string, cues []string, sec section) {
-	for rest := t; rest != ""; {
-		line, more, _ := strings.Cut(rest, "\n")
-		rest = more
-		line = strings.TrimSpace(line)
-		if line == "" {
+// scanProse collects cue sentences into sec, "$ command" lines, and path/identifier tokens. Each
+// line contributes the sentence around the first cue (in list order) that it contains.
+func (e *extractor) scanProse(i int, t string, cues *cueSet, sec section) {
+	e.lower = lowerASCII(e.lower, t)
+	e.hits.find(e.lower, cues)
+	for ls := 0; ls < len(t); {
+		ts, te, next := nextLine(t, ls)
+		ls = next
+		if ts == te {
 			continue
 		}
+		line := t[ts:te]
 		if strings.HasPrefix(line, "$ ") {
 			e.push(secCommands, i, oneLine(line[2:], capCommand))
 		}
-		e.lower = appendLowerASCII(e.lower[:0], line)
-		for _, c := range cues {
-			if k := bytes.Index(e.lower, []byte(c)); k >= 0 {
-				e.push(sec, i, oneLine(sentenceAround(line, k), capSentence))
+		for ci := range cues.cues {
+			if k := e.hits.first(ci, ts, te); k >= 0 {
+				e.push(sec, i, oneLine(sentenceAround(line, k-ts), capSentence))
 				break
 			}
 		}
@@ -424,19 +431,29 @@ func (e *extractor) toolResult(i int, it Item) {
 		e.push(secErrors, i, name+": "+oneLine(errorLine(t), capErrorLine))
 		return
 	}
-	head, tail := scanWindows(t)
-	for _, part := range [2]string{head, tail} {
-		for rest := part; rest != ""; {
-			line, more, _ := strings.Cut(rest, "\n")
-			rest = more
-			line = strings.TrimSpace(line)
-			if line == "" {
-				continue
-			}
-			e.lower = appendLowerASCII(e.lower[:0], clip(line, scanLineBytes))
-			if looksLikeOutputError(e.lower) {
-				e.push(secErrorLines, i, name+": "+oneLine(line, capErrorLine))
-			}
+	head, tail := scanWindows(it)
+	e.errorLines(i, name, head)
+	e.errorLines(i, name, tail)
+}
+
+// errorLines pushes the lines of t that look like an error report: a line (trimmed, its first
+// scanLineBytes bytes) that starts with one of outputErrorStarts or contains one of
+// outputErrorContains.
+func (e *extractor) errorLines(i int, name, t string) {
+	if t == "" {
+		return
+	}
+	e.lower = lowerASCII(e.lower, t)
+	e.hits.find(e.lower, outputErrorSet)
+	for ls := 0; ls < len(t); {
+		ts, te, next := nextLine(t, ls)
+		ls = next
+		if ts == te {
+			continue
+		}
+		cut := ts + clipLen(t[ts:te], scanLineBytes)
+		if startsWithAny(e.lower[ts:cut], outputErrorStarts) || e.hits.any(ts, cut) {
+			e.push(secErrorLines, i, name+": "+oneLine(t[ts:te], capErrorLine))
 		}
 	}
 }
@@ -447,39 +464,31 @@ func (e *extractor) toolResult(i int, it Item) {
 // of a 200 KB log would make the extractive summarizer cost more than reading the transcript.
 const toolScanBytes = 16 << 10
 
-// scanWindows returns the parts of t to search: all of it when short, else its head and tail.
-func scanWindows(t string) (head, tail string) {
-	if len(t) <= toolScanBytes {
-		return t, ""
+// scanWindows returns the parts of a tool result to search: all of it when short, else its head
+// and tail. An item read only at its ends (Item.Tail) has at least that much of each.
+func scanWindows(it Item) (head, tail string) {
+	t, end := it.Text, it.Tail
+	if end == "" {
+		if len(t) <= toolScanBytes {
+			return t, ""
+		}
+		end = t
 	}
-	head = t[:toolScanBytes/2]
+	head = clip(t, toolScanBytes/2)
 	if i := strings.LastIndexByte(head, '\n'); i > 0 {
 		head = head[:i]
 	}
-	tail = t[len(t)-toolScanBytes/2:]
+	tail = end[max(len(end)-toolScanBytes/2, 0):]
 	if i := strings.IndexByte(tail, '\n'); i >= 0 {
 		tail = tail[i+1:]
 	}
 	return head, tail
 }
 
-func looksLikeOutputError(low []byte) bool {
-	for _, p := range outputErrorStarts {
-		if bytes.HasPrefix(low, []byte(p)) {
-			return true
-		}
-	}
-	for _, c := range outputErrorContains {
-		if bytes.Contains(low, []byte(c)) {
-			return true
-		}
-	}
-	return false
-}
-
 // errorLine picks the telling line of a failed tool result: the first line with an error cue,
-// else the first non-empty line.
+// else the first non-empty line; it reads at most the first 200 lines and toolScanBytes/2 bytes.
 func errorLine(t string) string {
+	t = clip(t, toolScanBytes/2)
 	first := ""
 	var low []byte
 	n := 0
@@ -509,14 +518,18 @@ func errorLine(t string) string {
 // scanTokens collects file paths and identifiers from free text.
 func (e *extractor) scanTokens(i int, t string) {
 	for k := 0; k < len(t); {
-		for k < len(t) && isSep(t[k]) {
+		for k < len(t) && sepByte[t[k]] {
 			k++
 		}
 		start := k
-		for k < len(t) && !isSep(t[k]) {
+		// A word of lowercase ASCII letters only, most of prose, is neither a path nor an
+		// identifier (the checks below all need a capital, digit, dot, slash or underscore).
+		plain := true
+		for k < len(t) && !sepByte[t[k]] {
+			plain = plain && t[k]-'a' < 26
 			k++
 		}
-		if k == start {
+		if k == start || plain {
 			continue
 		}
 		tok := strings.TrimRight(t[start:k], ".,:;!?")
@@ -537,6 +550,13 @@ func (e *extractor) scanTokens(i int, t string) {
 		}
 	}
 }
+
+var sepByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = isSep(byte(c))
+	}
+	return t
+}()
 
 func isSep(c byte) bool {
 	switch c {

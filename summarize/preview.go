@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/estimate"
@@ -74,6 +75,9 @@ func prefix(it Item) string {
 
 // previewBody applies the per-kind head+tail preview to an item's text.
 func previewBody(it Item) string {
+	if it.Tail != "" {
+		return previewEnds(it, toolResultHead, toolResultTail)
+	}
 	text := strings.TrimSpace(it.Text)
 	switch it.Kind {
 	case "tool_result":
@@ -126,6 +130,24 @@ func preview(s string, head, tail int) string {
 	b.WriteString(" chars elided by ctxc …]\n")
 	b.WriteString(t)
 	return b.String()
+}
+
+// previewEnds is preview for an item read only at its ends (Item.Tail): the same cuts, with
+// the length of the whole taken from Item.Chars.
+func previewEnds(it Item, head, tail int) string {
+	start := strings.TrimLeftFunc(it.Text, unicode.IsSpace)
+	end := strings.TrimRightFunc(it.Tail, unicode.IsSpace)
+	n := it.Chars - utf8.RuneCountInString(it.Text[:len(it.Text)-len(start)]) - utf8.RuneCountInString(it.Tail[len(end):])
+	h := headRunes(start, head)
+	if i := strings.LastIndexByte(h, '\n'); i > len(h)/2 {
+		h = h[:i]
+	}
+	t := tailRunes(end, tail)
+	if i := strings.IndexByte(t, '\n'); i >= 0 && i < len(t)/2 {
+		t = t[i+1:]
+	}
+	elided := n - utf8.RuneCountInString(h) - utf8.RuneCountInString(t)
+	return h + "\n[… " + strconv.Itoa(elided) + " chars elided by ctxc …]\n" + t
 }
 
 // headRunes returns the first n code points of s.

@@ -36,13 +36,17 @@ const DefaultTargetTokens = 2000
 
 // Item is one piece of the middle zone to summarize, in conversation order.
 type Item struct {
-	Role    string // "system", "developer", "user", "assistant", "tool"
-	Kind    string // "text", "thinking", "tool_call", "tool_result", "summary" (a previous ctxc summary)
-	Name    string // tool name for tool_call/tool_result
-	Text    string // text; for tool_call the arguments JSON; for tool_result the result text
-	IsError bool   // tool_result error
-	Group   int    // items with the same non-zero Group stay in the same chunk
-	Line    int    // source line number, for notes
+	Role string // "system", "developer", "user", "assistant", "tool"
+	Kind string // "text", "thinking", "tool_call", "tool_result", "summary" (a previous ctxc summary)
+	Name string // tool name for tool_call/tool_result
+	Text string // text; for tool_call the arguments JSON; for tool_result the result text
+	// Tail, when set, is the end of a tool result of which Text holds only the beginning (the
+	// reader decoded just its ends; Chars counts the whole). Each part has at least 16 KiB,
+	// more than any preview or scan reads.
+	Tail    string
+	IsError bool // tool_result error
+	Group   int  // items with the same non-zero Group stay in the same chunk
+	Line    int  // source line number, for notes
 	// Chars is the code-point count of Name + Text when the caller already knows it (the
 	// transcript reader counts while parsing); 0 means count here.
 	Chars int
@@ -637,7 +641,7 @@ func Plan(req Request, window int) PlanInfo {
 func itemTokens(items []Item) int {
 	n := 0
 	for _, it := range items {
-		n += estimate.Tokens(it.Text) + estimate.Tokens(it.Name)
+		n += estimate.FromChars(it.chars())
 	}
 	return n
 }

@@ -36,6 +36,7 @@ type claudeReader struct {
 	usage     claudePendingUsage
 	prevID    string            // message.id of the previous message record when it was an assistant one
 	kept      map[int32]Message // load: each message record's message with its text, by line
+	text      textMode          // load: how kept messages' text is decoded
 	prevChars int               // chars counted so far for that response
 }
 
@@ -88,7 +89,7 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 				msg = rest[:n]
 				return n
 			}
-			m, n := anthropicMessageAt(rest, false)
+			m, n := anthropicMessageAt(rest, noText)
 			parsed, msg = m, rest[:n]
 			return n
 		case "type", "uuid", "parentUuid", "subtype", "isSidechain", "isCompactSummary":
@@ -126,7 +127,7 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 	var msgID uint64
 	if isMessage {
 		if c.kept != nil && (l.pre == nil || !l.pre.ok) {
-			parsed = preparseClaudeMessage(msg).m // not preparsed (Scan, or the detection window)
+			parsed = preparseClaudeMessage(msg, c.text).m // not preparsed (Scan, or the detection window)
 		}
 		m := c.normalize(parsed, typ)
 		m.Line = l.Num
@@ -172,7 +173,7 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 
 // message parses a record's "message". Claude Code's assistant messages carry API response
 // fields (id, model, usage...) that an API request may not contain, so Raw is not kept.
-func (c *claudeReader) message(msg jv, typ string, text bool) Message {
+func (c *claudeReader) message(msg jv, typ string, text textMode) Message {
 	return c.normalize(anthropicMessage(msg, text), typ)
 }
 
@@ -277,14 +278,14 @@ func (c *claudeReader) finish(st *Stats) []ref {
 func (c *claudeReader) materialize(b []byte, r ref) ([]Message, error) {
 	doc := gjson.Parse(unsafeString(b))
 	typ := doc.Get("type").String()
-	m := c.message(jv(doc.Get("message").Raw), typ, true)
+	m := c.message(jv(doc.Get("message").Raw), typ, withText)
 	m.Line = r.lineNum()
 	m.Summary = doc.Get("isCompactSummary").Bool()
 	return []Message{m}, nil
 }
 
 // preparseClaude parses a Claude Code line's "message" with its text from an owned copy.
-func preparseClaude(line []byte) *preparsed {
+func preparseClaude(line []byte, t textMode) *preparsed {
 	var msg jv
 	jv(unsafeString(line)).walk(func(k string, rest jv) int {
 		if k == "message" && rest.isObject() {
@@ -297,12 +298,12 @@ func preparseClaude(line []byte) *preparsed {
 	if !msg.exists() {
 		return &preparsed{}
 	}
-	p := preparseClaudeMessage(msg)
+	p := preparseClaudeMessage(msg, t)
 	return &p
 }
 
-func preparseClaudeMessage(msg jv) preparsed {
+func preparseClaudeMessage(msg jv, t textMode) preparsed {
 	own := []byte(msg)
-	m, _ := anthropicMessageAt(jv(unsafeString(own)), true)
+	m, _ := anthropicMessageAt(jv(unsafeString(own)), t)
 	return preparsed{m: m, ok: true}
 }

@@ -194,7 +194,7 @@ func codexItemOf(v jv) jv {
 }
 
 func (r *codexReader) addItem(l *Line, it jv, st *Stats) {
-	m, kind := codexItemMessage(it, false)
+	m, kind := codexItemMessage(it, noText)
 	if len(m.Blocks) == 0 {
 		return
 	}
@@ -207,7 +207,7 @@ func (r *codexReader) addItem(l *Line, it jv, st *Stats) {
 	}
 	ci := codexItem{r: codexLineRef(l, codexSelItem), chars: int64(m.Chars()), imgs: int32(m.Images()), kind: kind}
 	if kind == cxUser {
-		_, n := codexUserText(it.get("content"), false)
+		_, n := codexUserText(it.get("content"), noText)
 		ci.textChars = int64(n)
 	}
 	r.hist = append(r.hist, ci)
@@ -240,14 +240,14 @@ func (r *codexReader) addCompacted(l *Line, p jv, st *Stats) {
 	if msg.isString() && msg != `""` {
 		// The summary text is new content (a remote compaction leaves it empty: its summary is
 		// the opaque compaction item).
-		sm := codexSummaryMessage(msg, false)
+		sm := codexSummaryMessage(msg, noText)
 		sm.Line = l.Num
 		st.countMessage(&sm)
 	}
 	if rh.isArray() {
 		var b codexBase
 		rh.each(func(_ string, it jv) bool {
-			m, kind := codexItemMessage(it, false)
+			m, kind := codexItemMessage(it, noText)
 			if len(m.Blocks) == 0 {
 				return true
 			}
@@ -286,7 +286,7 @@ func (r *codexReader) addCompacted(l *Line, p jv, st *Stats) {
 	for i := len(sel) - 1; i >= 0; i-- {
 		hist = append(hist, sel[i])
 	}
-	sm := codexSummaryMessage(msg, false)
+	sm := codexSummaryMessage(msg, noText)
 	hist = append(hist, codexItem{r: codexLineRef(l, codexSelSummary), chars: int64(sm.Chars()), kind: cxOther})
 	r.hist = hist
 }
@@ -437,7 +437,7 @@ func (r *codexReader) materialize(b []byte, x ref) ([]Message, error) {
 		}
 		var out []Message
 		rh.each(func(_ string, it jv) bool {
-			m, kind := codexItemMessage(it, true)
+			m, kind := codexItemMessage(it, withText)
 			if len(m.Blocks) == 0 {
 				return true
 			}
@@ -450,17 +450,17 @@ func (r *codexReader) materialize(b []byte, x ref) ([]Message, error) {
 		})
 		return out, nil
 	case codexSelSummary:
-		m := codexSummaryMessage(item.get("message"), true)
+		m := codexSummaryMessage(item.get("message"), withText)
 		m.Line = line
 		return []Message{m}, nil
 	case codexSelUserText:
-		s, n := codexUserText(item.get("content"), true)
+		s, n := codexUserText(item.get("content"), withText)
 		if limit := int(x.tokens) * estimate.CharsPerToken; n > limit {
 			s, n = codexTruncate(s, limit), limit
 		}
 		return []Message{{Role: RoleUser, Line: line, Blocks: []Block{{Kind: BlockText, Text: s, Chars: n}}}}, nil
 	}
-	m, kind := codexItemMessage(item, true)
+	m, kind := codexItemMessage(item, withText)
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation item")
 	}
@@ -488,14 +488,14 @@ func codexTruncate(s string, n int) string {
 
 // codexSummaryMessage is the user message a legacy compaction puts into the history: the
 // compacted message as written (it already starts with Codex's summary prefix).
-func codexSummaryMessage(msg jv, text bool) Message {
+func codexSummaryMessage(msg jv, text textMode) Message {
 	var b Block
 	if msg.isString() && msg != `""` {
 		b = textBlockV(BlockText, msg, text)
 	} else {
 		const none = "(no summary available)"
 		b = Block{Kind: BlockText, Chars: estimate.Chars(none)}
-		if text {
+		if text.on() {
 			b.Text = none
 		}
 	}
@@ -505,9 +505,9 @@ func codexSummaryMessage(msg jv, text bool) Message {
 // codexUserText is the plain-text form of a user message's content (Codex
 // content_items_to_text): its non-empty text parts joined by newlines; chars counts its code
 // points.
-func codexUserText(content jv, text bool) (string, int) {
+func codexUserText(content jv, text textMode) (string, int) {
 	if content.isString() {
-		if text {
+		if text.on() {
 			return content.str(), content.chars()
 		}
 		return "", content.chars()
@@ -526,13 +526,13 @@ func codexUserText(content jv, text bool) (string, int) {
 			}
 			n++
 			chars += t.chars()
-			if text {
+			if text.on() {
 				parts = append(parts, t.str())
 			}
 		}
 		return true
 	})
-	if text {
+	if text.on() {
 		return joinLines(parts), chars
 	}
 	return "", chars
@@ -584,7 +584,7 @@ type codexFields struct {
 }
 
 // codexItemMessage turns one response item into a message (no blocks: not a message).
-func codexItemMessage(it jv, text bool) (Message, codexKind) {
+func codexItemMessage(it jv, text textMode) (Message, codexKind) {
 	var f codexFields
 	it.each(func(k string, v jv) bool {
 		switch k {
@@ -654,7 +654,7 @@ func codexItemMessage(it jv, text bool) (Message, codexKind) {
 		// A server-side tool: no result item follows, so it is not a tool call that needs one.
 		m.Role, kind = RoleAssistant, cxAsst
 		b := Block{Kind: BlockOpaque, Chars: f.action.chars()}
-		if text {
+		if text.on() {
 			b.Text = string(f.action)
 		}
 		m.Blocks = append(m.Blocks, b)
@@ -686,7 +686,7 @@ func codexArgs(f *codexFields) jv {
 
 // codexOutput reads a tool output: a string, an array of content items, or an object
 // {content, success}.
-func codexOutput(out jv, id string, text bool) Block {
+func codexOutput(out jv, id string, text textMode) Block {
 	var b Block
 	if c := out.get("content"); out.isObject() && c.exists() {
 		b = contentResultV(c, text)

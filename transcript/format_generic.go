@@ -18,6 +18,7 @@ type genericReader struct {
 	refs      []ref
 	keep      bool      // load: parse with text while scanning, instead of re-reading afterwards
 	kept      []Message // with keep: the messages of refs, in order
+	text      textMode  // with keep: how the kept messages' text is decoded
 	copies    int       // lines after the newest marker that are verbatim tail copies (not new history)
 	anthropic bool
 	meta      bool
@@ -53,7 +54,7 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 		return -1
 	})
 	if compact.exists() {
-		mk, ok := parseMarkerDoc(doc, false)
+		mk, ok := parseMarkerDoc(doc, noText)
 		if !ok {
 			return // not a usable marker: the previous one still counts
 		}
@@ -92,11 +93,11 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 	case g.keep && l.pre != nil && l.pre.ok:
 		m, d = l.pre.m, l.pre.d
 	case g.keep:
-		p := preparseMessage(msg)
+		p := preparseMessage(msg, g.text)
 		m, d = p.m, p.d
 	default:
 		d, _ = messageDialectV(msg)
-		m = parseDialectV(msg, d, false)
+		m = parseDialectV(msg, d, noText)
 	}
 	m.Line = l.Num
 	if d == DialectAnthropic {
@@ -132,16 +133,16 @@ type preparsed struct {
 }
 
 // preparse parses a valid line of the given format with its text, ahead of the reader.
-func preparse(f Format, line []byte) *preparsed {
+func preparse(f Format, t textMode, line []byte) *preparsed {
 	if f == FormatClaude {
-		return preparseClaude(line)
+		return preparseClaude(line, t)
 	}
-	return preparseGeneric(line)
+	return preparseGeneric(line, t)
 }
 
 // preparseGeneric parses a valid line as a generic message with its text; ok is false for
 // other lines (markers, meta, events), which the reader handles itself.
-func preparseGeneric(line []byte) *preparsed {
+func preparseGeneric(line []byte, t textMode) *preparsed {
 	v := jv(unsafeString(line))
 	var role, message jv
 	marker := false
@@ -163,10 +164,10 @@ func preparseGeneric(line []byte) *preparsed {
 	switch {
 	case marker:
 	case role.isString():
-		p := preparseMessage(v)
+		p := preparseMessage(v, t)
 		return &p
 	case message.isObject() && message.get("role").isString():
-		p := preparseMessage(message)
+		p := preparseMessage(message, t)
 		return &p
 	}
 	return &preparsed{}
@@ -174,15 +175,15 @@ func preparseGeneric(line []byte) *preparsed {
 
 // preparseMessage parses msg with its text from an owned copy: the message keeps substrings of
 // it, and Raw is it.
-func preparseMessage(msg jv) preparsed {
+func preparseMessage(msg jv, t textMode) preparsed {
 	d, _ := messageDialectV(msg)
 	own := []byte(msg)
-	m := parseDialectV(jv(unsafeString(own)), d, true)
+	m := parseDialectV(jv(unsafeString(own)), d, t)
 	m.Raw = own
 	return preparsed{m: m, d: d, ok: true}
 }
 
-func parseDialectV(msg jv, d Dialect, text bool) Message {
+func parseDialectV(msg jv, d Dialect, text textMode) Message {
 	if d == DialectAnthropic {
 		m := anthropicMessage(msg, text)
 		m.MsgID = "" // only Claude Code splits responses over lines
@@ -191,7 +192,7 @@ func parseDialectV(msg jv, d Dialect, text bool) Message {
 	return openAIMessage(msg, text)
 }
 
-func parseDialect(msg gjson.Result, d Dialect, text bool) Message {
+func parseDialect(msg gjson.Result, d Dialect, text textMode) Message {
 	if d == DialectAnthropic {
 		return parseAnthropicMessage(msg, text) // without MsgID: only Claude Code splits responses
 	}
@@ -213,7 +214,7 @@ func (g *genericReader) finish(st *Stats) []ref {
 func (g *genericReader) materialize(b []byte, r ref) ([]Message, error) {
 	doc := gjson.ParseBytes(b)
 	if r.sel == selMarker {
-		mk, ok := parseMarkerDoc(doc, true)
+		mk, ok := parseMarkerDoc(doc, withText)
 		if !ok {
 			return nil, fmt.Errorf("marker changed while reading")
 		}
@@ -225,7 +226,7 @@ func (g *genericReader) materialize(b []byte, r ref) ([]Message, error) {
 		return nil, fmt.Errorf("not a message")
 	}
 	d, _ := messageDialect(msg)
-	m := parseDialect(msg, d, true)
+	m := parseDialect(msg, d, withText)
 	m.Line = r.lineNum()
 	m.Raw = []byte(msg.Raw)
 	return []Message{m}, nil

@@ -175,7 +175,7 @@ func (r *piReader) add(l *Line, doc gjson.Result, st *Stats) {
 	}
 	if typ == "compaction" {
 		st.Compactions++
-		sm := piSummaryMessage(f.summary, false)
+		sm := piSummaryMessage(f.summary, noText)
 		sm.Line = l.Num
 		st.countMessage(&sm)
 		c := piComp{tokens: int32(sm.Tokens())}
@@ -189,7 +189,7 @@ func (r *piReader) add(l *Line, doc gjson.Result, st *Stats) {
 		r.entries = append(r.entries, e)
 		return
 	}
-	m, emit := piEntryMessage(typ, f, false)
+	m, emit := piEntryMessage(typ, f, noText)
 	if len(m.Blocks) > 0 {
 		m.Line = l.Num
 		st.countMessage(&m)
@@ -293,11 +293,11 @@ func (r *piReader) path() []int32 {
 func (r *piReader) materialize(b []byte, x ref) ([]Message, error) {
 	f := piEntryFields(jv(gjson.Parse(unsafeString(b)).Raw)) // as add sees it: from the first { on
 	if x.sel == piSelSummary {
-		m := piSummaryMessage(f.summary, true)
+		m := piSummaryMessage(f.summary, withText)
 		m.Line = x.lineNum()
 		return []Message{m}, nil
 	}
-	m, _ := piEntryMessage(f.typ.str(), f, true)
+	m, _ := piEntryMessage(f.typ.str(), f, withText)
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation entry")
 	}
@@ -306,7 +306,7 @@ func (r *piReader) materialize(b []byte, x ref) ([]Message, error) {
 }
 
 // piSummaryMessage is a compaction summary as pi sends it to the model.
-func piSummaryMessage(summary jv, text bool) Message {
+func piSummaryMessage(summary jv, text textMode) Message {
 	m := piWrapped(summary, piCompactionPrefix, piCompactionSuffix, text)
 	m.Summary = true
 	return m
@@ -344,7 +344,7 @@ func (t *piText) block() Block {
 
 // piEntryMessage turns a non-compaction entry into a message (no blocks: none). emit is false
 // for messages pi keeps out of the model's context.
-func piEntryMessage(typ string, f piFields, text bool) (m Message, emit bool) {
+func piEntryMessage(typ string, f piFields, text textMode) (m Message, emit bool) {
 	switch typ {
 	case "message":
 		return piMessage(f.message, text)
@@ -360,8 +360,8 @@ func piEntryMessage(typ string, f piFields, text bool) (m Message, emit bool) {
 	return m, false
 }
 
-func piWrapped(s jv, prefix, suffix string, text bool) Message {
-	t := piText{text: text}
+func piWrapped(s jv, prefix, suffix string, text textMode) Message {
+	t := piText{text: text.on()}
 	t.lit(prefix)
 	t.val(s)
 	t.lit(suffix)
@@ -374,7 +374,7 @@ type piMsgFields struct {
 	command, output, exitCode, cancelled, truncated, fullOutputPath, exclude jv
 }
 
-func piMessage(msg jv, text bool) (m Message, emit bool) {
+func piMessage(msg jv, text textMode) (m Message, emit bool) {
 	var f piMsgFields
 	msg.each(func(k string, v jv) bool {
 		switch k {
@@ -449,7 +449,7 @@ func piMessage(msg jv, text bool) (m Message, emit bool) {
 	return m, emit
 }
 
-func piAssistantBlock(b jv, text bool) Block {
+func piAssistantBlock(b jv, text textMode) Block {
 	var typ, txt, thinking, id, name, args jv
 	b.each(func(k string, v jv) bool {
 		switch k {
@@ -482,8 +482,8 @@ func piAssistantBlock(b jv, text bool) Block {
 }
 
 // piBashText is the user text pi sends for a bash execution (messages.ts bashExecutionToText).
-func piBashText(f *piMsgFields, text bool) Block {
-	t := piText{text: text}
+func piBashText(f *piMsgFields, text textMode) Block {
+	t := piText{text: text.on()}
 	t.lit("Ran `")
 	t.val(f.command)
 	t.lit("`\n")
@@ -509,7 +509,7 @@ func piBashText(f *piMsgFields, text bool) Block {
 }
 
 // piContent reads user-side content: a string or text/image blocks.
-func piContent(c jv, text bool) []Block {
+func piContent(c jv, text textMode) []Block {
 	if c.isString() {
 		return []Block{textBlockV(BlockText, c, text)}
 	}
@@ -538,9 +538,9 @@ func piContent(c jv, text bool) []Block {
 	return out
 }
 
-func piImageBlock(b jv, text bool) Block {
+func piImageBlock(b jv, text textMode) Block {
 	bl := Block{Kind: BlockImage}
-	if text {
+	if text.on() {
 		bl.Text = string(b)
 	}
 	return bl

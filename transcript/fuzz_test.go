@@ -140,7 +140,7 @@ func FuzzMarker(f *testing.F) {
 				break
 			}
 			if bytes.Contains(l.Bytes, markerProbe) && gjson.ValidBytes(l.Bytes) {
-				if _, ok := parseMarkerDoc(gjson.ParseBytes(l.Bytes), false); ok {
+				if _, ok := parseMarkerDoc(gjson.ParseBytes(l.Bytes), noText); ok {
 					want = l.Offset
 				}
 			}

@@ -66,7 +66,7 @@ type parsedMarker struct {
 // parseMarkerDoc reads a marker line. ok is false when the line is not a usable marker (compact
 // is not a string, or head is not an array of messages): such a line is ignored and the previous
 // marker counts. Crabtalk's bare {"compact":"..."} has no head and is read the same way.
-func parseMarkerDoc(doc gjson.Result, text bool) (parsedMarker, bool) {
+func parseMarkerDoc(doc gjson.Result, text textMode) (parsedMarker, bool) {
 	c := doc.Get("compact")
 	if c.Type != gjson.String {
 		return parsedMarker{}, false
@@ -85,7 +85,7 @@ func parseMarkerDoc(doc gjson.Result, text bool) (parsedMarker, bool) {
 			}
 			d, _ := messageDialect(msg)
 			m := parseDialect(msg, d, text)
-			if text {
+			if text.on() {
 				m.Raw = []byte(msg.Raw)
 			}
 			pm.head = append(pm.head, m)
@@ -164,7 +164,7 @@ func FindLastMarker(r io.ReaderAt, size int64) (off int64, line []byte, err erro
 					l = trimBOM(l)
 				}
 				if validJSON(l) {
-					if _, ok := parseMarkerDoc(gjson.ParseBytes(l), false); ok {
+					if _, ok := parseMarkerDoc(gjson.ParseBytes(l), noText); ok {
 						return start + int64(lineStart), append([]byte(nil), l...), nil
 					}
 				}

@@ -56,6 +56,35 @@ type Block struct {
 	IsError bool
 	Chars   int // code points this block contributes to the estimate (design.md §4)
 	Images  int // images inside the block (tool results can carry images)
+
+	// Cut is set on a large tool result read with Options.Windowed: Text then holds only the
+	// beginning of the text and Tail its end (each at least ToolTextWindow bytes, cut at escape
+	// and rune boundaries); the part between was not decoded. FullText decodes all of it.
+	Cut  bool
+	Tail string
+	src  string // with Cut: the JSON string literal the text comes from
+}
+
+// FullText is the block's whole text, decoded now when the block was read windowed (Cut).
+func (b *Block) FullText() string {
+	if !b.Cut {
+		return b.Text
+	}
+	return jv(b.src).str()
+}
+
+// Materialize decodes the whole text of every windowed block of ms (see Block.Cut): what is
+// written out or sent must be complete.
+func Materialize(ms []Message) {
+	for i := range ms {
+		bs := ms[i].Blocks
+		for j := range bs {
+			if bs[j].Cut {
+				bs[j] = Block{Kind: bs[j].Kind, Text: bs[j].FullText(), ID: bs[j].ID, Name: bs[j].Name,
+					Args: bs[j].Args, IsError: bs[j].IsError, Chars: bs[j].Chars, Images: bs[j].Images}
+			}
+		}
+	}
 }
 
 // Usage is provider usage recorded in the transcript for one response.

@@ -10,17 +10,17 @@ import (
 // Anthropic Messages API messages. With text=false they only count (stats); with text=true they
 // also copy out the text (load, compact).
 
-func textBlockV(kind BlockKind, v jv, text bool) Block {
+func textBlockV(kind BlockKind, v jv, text textMode) Block {
 	b := Block{Kind: kind, Chars: v.chars()}
-	if text {
+	if text.on() {
 		b.Text = v.text()
 	}
 	return b
 }
 
-func toolCallBlockV(id, name string, args jv, text bool) Block {
+func toolCallBlockV(id, name string, args jv, text textMode) Block {
 	b := Block{Kind: BlockToolCall, ID: id, Name: name, Chars: utf8.RuneCountInString(name) + args.chars()}
-	if text {
+	if text.on() {
 		b.Args = args.text()
 		if b.Args == "" {
 			b.Args = "{}"
@@ -29,16 +29,16 @@ func toolCallBlockV(id, name string, args jv, text bool) Block {
 	return b
 }
 
-func opaqueBlockV(v jv, text bool) Block {
+func opaqueBlockV(v jv, text textMode) Block {
 	b := Block{Kind: BlockOpaque}
-	if text {
+	if text.on() {
 		b.Text = string(v)
 	}
 	return b
 }
 
 // openAIMessage reads one OpenAI chat message.
-func openAIMessage(msg jv, text bool) Message {
+func openAIMessage(msg jv, text textMode) Message {
 	m := Message{Dialect: DialectOpenAI}
 	var content, reasoning, refusal, toolCalls, functionCall jv
 	var callID, name string
@@ -88,7 +88,7 @@ func openAIMessage(msg jv, text bool) Message {
 				m.Blocks = append(m.Blocks, textBlockV(BlockText, p.get("refusal"), text))
 			case "image_url", "input_image":
 				b := Block{Kind: BlockImage}
-				if text {
+				if text.on() {
 					b.Text = string(p)
 				}
 				m.Blocks = append(m.Blocks, b)
@@ -115,11 +115,14 @@ func openAIMessage(msg jv, text bool) Message {
 }
 
 // contentResultV reads tool-result content that is a string or an array of text/image parts.
-func contentResultV(c jv, text bool) Block {
+func contentResultV(c jv, text textMode) Block {
 	b := Block{Kind: BlockToolResult}
 	if !c.isArray() {
 		b.Chars = c.chars()
-		if text {
+		switch {
+		case text == windowedText && c.isString() && len(c) > 3*ToolTextWindow:
+			windowed(&b, c)
+		case text.on():
 			b.Text = c.text()
 		}
 		return b
@@ -132,18 +135,18 @@ func contentResultV(c jv, text bool) Block {
 		case "text", "input_text", "output_text":
 			t := p.get("text")
 			b.Chars += t.chars()
-			if text {
+			if text.on() {
 				parts = append(parts, t.str())
 			}
 		default:
 			b.Chars += p.chars()
-			if text {
+			if text.on() {
 				parts = append(parts, string(p))
 			}
 		}
 		return true
 	})
-	if text {
+	if text.on() {
 		b.Text = joinLines(parts)
 	}
 	return b
@@ -171,14 +174,14 @@ func joinLines(parts []string) string {
 }
 
 // anthropicMessage reads one Anthropic Messages API message (also Claude Code's "message").
-func anthropicMessage(msg jv, text bool) Message {
+func anthropicMessage(msg jv, text textMode) Message {
 	m, _ := anthropicMessageAt(msg, text)
 	return m
 }
 
 // anthropicMessageAt reads the message that starts at v (v may run on past it) and returns its
 // length too: Claude Code's reader parses it in the same walk over the line.
-func anthropicMessageAt(v jv, text bool) (Message, int) {
+func anthropicMessageAt(v jv, text textMode) (Message, int) {
 	m := Message{Dialect: DialectAnthropic}
 	n := v.walk(func(k string, rest jv) int {
 		switch k {
@@ -210,7 +213,7 @@ func anthropicMessageAt(v jv, text bool) (Message, int) {
 }
 
 // anthropicBlockAt reads the content block that starts at v and returns its length.
-func anthropicBlockAt(v jv, text bool) (Block, int) {
+func anthropicBlockAt(v jv, text textMode) (Block, int) {
 	if !v.isObject() {
 		val, n := v.prefix()
 		return opaqueBlockV(val, text), n
@@ -262,7 +265,7 @@ func anthropicBlockAt(v jv, text bool) (Block, int) {
 		return r, n
 	case "image":
 		bl := Block{Kind: BlockImage}
-		if text {
+		if text.on() {
 			bl.Text = string(v[:n])
 		}
 		return bl, n
@@ -275,9 +278,26 @@ func anthropicBlockAt(v jv, text bool) (Block, int) {
 // Wrappers over gjson values for the code that walks lines with gjson (detection, markers):
 // the values' Raw text is a substring of the line, so converting costs nothing.
 
-func parseOpenAIMessage(msg gjson.Result, text bool) Message { return openAIMessage(jv(msg.Raw), text) }
-func parseAnthropicMessage(msg gjson.Result, text bool) Message {
+func parseOpenAIMessage(msg gjson.Result, text textMode) Message {
+	return openAIMessage(jv(msg.Raw), text)
+}
+func parseAnthropicMessage(msg gjson.Result, text textMode) Message {
 	m := anthropicMessage(jv(msg.Raw), text)
 	m.MsgID = ""
 	return m
 }
+
+// textMode says how much text a parse decodes.
+type textMode uint8
+
+const (
+	// noText: counts only (stats).
+	noText textMode = iota
+	// withText: every text whole.
+	withText
+	// windowedText: like withText, except that a large tool result keeps only its first and
+	// last ToolTextWindow bytes decoded (Block.Cut); Block.FullText decodes the rest on demand.
+	windowedText
+)
+
+func (t textMode) on() bool { return t != noText }

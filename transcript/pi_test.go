@@ -203,13 +203,13 @@ func TestPiBashText(t *testing.T) {
 		{`{"role":"bashExecution","command":"cat big","output":"x","exitCode":0,"truncated":true,"fullOutputPath":"/tmp/o.txt"}`, "Ran `cat big`\n```\nx\n```\n\n[Output truncated. Full output: /tmp/o.txt]"},
 	} {
 		doc := jv(tc.msg)
-		m, emit := piMessage(doc, true)
-		stats, _ := piMessage(doc, false)
+		m, emit := piMessage(doc, withText)
+		stats, _ := piMessage(doc, noText)
 		if !emit || m.Role != RoleUser || m.TextContent() != tc.want || stats.Chars() != len([]rune(tc.want)) {
 			t.Errorf("%s: %q (%d chars, stats %d)", tc.msg, m.TextContent(), m.Chars(), stats.Chars())
 		}
 	}
-	m, emit := piMessage(jv(`{"role":"bashExecution","command":"ls","output":"","excludeFromContext":true}`), false)
+	m, emit := piMessage(jv(`{"role":"bashExecution","command":"ls","output":"","excludeFromContext":true}`), noText)
 	if emit || len(m.Blocks) != 1 {
 		t.Errorf("excluded bash: emit=%v %+v", emit, m)
 	}

@@ -20,9 +20,22 @@ type Options struct {
 	MaxLine int             // line cap (0 = DefaultMaxLine)
 	Warn    func(w Warning) // called for each skipped line
 
+	// Windowed, for loads: a large tool result is decoded only at its ends (see Block.Cut).
+	// Compaction sets it: summarizers read the first and last ToolTextWindow bytes of a tool
+	// result, and decoding the middle of every big tool output cost as much as reading the file.
+	Windowed bool
+
 	// keep, set by load, is the format whose messages are parsed with their text during the
 	// scan (by ScanParallel's validators) and kept, so the lines need not be read twice.
 	keep Format
+}
+
+// keepText is how loads decode the text of the messages they keep.
+func (o Options) keepText() textMode {
+	if o.Windowed {
+		return windowedText
+	}
+	return withText
 }
 
 // Warning reports a skipped line.
@@ -101,9 +114,11 @@ func (sc *scanner) settle(f Format) {
 	switch rd := sc.rd.(type) {
 	case *genericReader:
 		rd.keep = sc.opts.keep.IsGeneric()
+		rd.text = sc.opts.keepText()
 	case *claudeReader:
 		if sc.opts.keep == FormatClaude {
 			rd.kept = map[int32]Message{}
+			rd.text = sc.opts.keepText()
 		}
 	}
 	for i := range sc.held {
@@ -481,4 +496,22 @@ func countLines(r io.ReaderAt, n int64) (int, error) {
 		}
 	}
 	return lines, nil
+}
+
+// LineSpan is the part of the file that the context lines from line from up to (not including)
+// line before span: from the start of line from to the end of the last context line before
+// line before (its terminator included), and that line's number. before <= 0 means no bound.
+// ok is false when line from is not a line of the context. Compaction hashes this span as the
+// source of a summary: `sed -n 'FROM,LASTp' FILE | sha256sum` gives the same digest.
+func (res *Result) LineSpan(from, before int) (start, end int64, last int, ok bool) {
+	for _, r := range res.refs {
+		line := int(r.line)
+		switch {
+		case line == from && !ok:
+			start, end, last, ok = r.off, r.off+int64(r.size), line, true
+		case ok && line > last && (before <= 0 || line < before):
+			end, last = r.off+int64(r.size), line
+		}
+	}
+	return start, end, last, ok
 }
