@@ -253,8 +253,9 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 	out.Summarized = len(middle)
 
 	head, tail := msgs[:z.HeadEnd], msgs[z.TailStart:]
-	transcript.Materialize(head)
-	transcript.Materialize(tail)
+	if err := materialize(path, head, tail); err != nil {
+		return out, err
+	}
 	summaryMsg := transcript.SummaryMessage(sum.Text, 0)
 	after := tokens(head) + summaryMsg.Tokens() + tokens(tail)
 	out.TokensAfter = after
@@ -483,6 +484,21 @@ func rawLines(ms []transcript.Message) ([][]byte, error) {
 	return out, nil
 }
 
+// materialize reads back what the windowed load left out of the messages that are written.
+func materialize(path string, zones ...[]transcript.Message) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for _, ms := range zones {
+		if err := transcript.Materialize(f, ms); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return nil
+}
+
 type middleHash struct {
 	from, to int
 	sum      string
@@ -539,6 +555,7 @@ func buildMarker(sum summarize.Result, head []transcript.Message, src middleHash
 // lines of the marker, the summary, the tail copies, and fewer tokens than before.
 func verify(path string, upTo int64, ropts transcript.Options, want, before int) error {
 	ropts.Warn = nil
+	ropts.Unnumbered = true
 	_, msgs, err := transcript.LoadFileUpTo(path, upTo, ropts)
 	if err != nil {
 		return &VerifyError{Path: path, Msg: err.Error()}

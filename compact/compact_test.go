@@ -411,3 +411,28 @@ func TestLargeToolResultsAreWrittenWhole(t *testing.T) {
 		t.Errorf("summary lacks the error lines at the end of the tool output:\n%s", summary)
 	}
 }
+
+// In place, the tail copies of long lines (read windowed, their bytes not kept) are verbatim.
+func TestLargeToolResultsTailCopiesVerbatim(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"role":"user","content":"run the tests"}` + "\n")
+	for i := 0; i < 10; i++ {
+		fmt.Fprintf(&b, `{"role":"assistant","content":null,"tool_calls":[{"id":"c%d","type":"function","function":{"name":"sh","arguments":"{\"cmd\":\"go test\"}"}}]}`+"\n", i)
+		out, _ := json.Marshal(strings.Repeat(fmt.Sprintf("\tok pkg/%d — \"fine\"\n", i), 4000) + "--- FAIL: TestZ")
+		fmt.Fprintf(&b, `{"tool_call_id":"c%d", "content":%s, "role":"tool"}`+"\n", i, out) // not how ctxc would write it
+	}
+	content := b.String()
+	p := writeOld(t, "s.jsonl", content)
+	o := baseOptions()
+	o.Zones.KeepTail = 4
+	o.Threshold = 100000
+	if out, err := File(context.Background(), p, o); err != nil || out.Status != StatusCompacted {
+		t.Fatalf("compact: %+v %v", out, err)
+	}
+	after, _ := os.ReadFile(p)
+	lines := strings.SplitAfter(content, "\n")
+	wantTail := strings.Join(lines[len(lines)-5:], "") // 4 lines and the empty string after the last newline
+	if !strings.HasPrefix(string(after), content) || !strings.HasSuffix(string(after), wantTail) {
+		t.Fatal("the file does not end with verbatim copies of the tail lines")
+	}
+}

@@ -353,7 +353,7 @@ func isShellTool(name string) bool {
 }
 
 // pathKeys are the argument names agents use for the file a tool works on.
-var pathKeys = []string{"file_path", "path", "filePath", "filename", "file", "notebook_path", "target_file", "dir", "directory"}
+var pathKeys = [...]string{"file_path", "path", "filePath", "filename", "file", "notebook_path", "target_file", "dir", "directory"}
 
 func (e *extractor) toolCall(i int, it Item) {
 	e.lastCall = i
@@ -369,8 +369,21 @@ func (e *extractor) toolCall(i int, it Item) {
 		e.scanTokens(i, clip(args, scanArgsBytes))
 		return
 	}
-	for _, k := range pathKeys {
-		v := gjson.Get(args, k)
+	// One pass over the arguments (an edit's are kilobytes of code) for the keys of interest; the
+	// first occurrence of a key counts, as with gjson.Get.
+	var vals [len(pathKeys) + 1]gjson.Result // pathKeys, then "url"
+	gjson.Parse(args).ForEach(func(k, v gjson.Result) bool {
+		for j, pk := range pathKeys {
+			if k.Str == pk && !vals[j].Exists() {
+				vals[j] = v
+			}
+		}
+		if k.Str == "url" && !vals[len(pathKeys)].Exists() {
+			vals[len(pathKeys)] = v
+		}
+		return true
+	})
+	for _, v := range vals[:len(pathKeys)] {
 		switch {
 		case v.Type == gjson.String && v.Str != "":
 			e.push(secFiles, i, oneLine(v.Str, capToken))
@@ -382,7 +395,7 @@ func (e *extractor) toolCall(i int, it Item) {
 			}
 		}
 	}
-	if u := gjson.Get(args, "url"); u.Type == gjson.String && u.Str != "" {
+	if u := vals[len(pathKeys)]; u.Type == gjson.String && u.Str != "" {
 		e.push(secIdentifiers, i, oneLine(u.Str, capToken))
 	}
 }

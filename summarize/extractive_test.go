@@ -237,3 +237,32 @@ func BenchmarkExtractive(b *testing.B) {
 		Extractive(Request{Items: items})
 	}
 }
+
+func TestToolCallArgumentKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name, args string
+		files, ids []string
+	}{
+		{"Edit", `{"file_path":"/srv/app/main.go","old_string":"a\nb","new_string":"c"}`, []string{"/srv/app/main.go"}, nil},
+		{"MultiRead", `{"paths":["x"],"path":["a/b.go","c/d.py"],"file":"e.txt"}`, []string{"a/b.go", "c/d.py", "e.txt"}, nil},
+		{"Fetch", `{"url":"https://example.com/x","file_path":""}`, nil, []string{"https://example.com/x"}},
+		{"Dup", `{"path":"first.go","path":"second.go","nested":{"path":"inner.go"}}`, []string{"first.go"}, nil},
+		{"Odd", `{"path":12,"dir":null,"url":["u"]}`, nil, nil},
+	} {
+		pending := make([][]pendingPush, 1)
+		e := &extractor{collect: pending, items: []Item{{}}}
+		e.toolCall(0, Item{Role: "assistant", Kind: "tool_call", Name: tc.name, Text: tc.args})
+		var files, ids []string
+		for _, p := range pending[0] {
+			switch p.sec {
+			case secFiles:
+				files = append(files, p.text)
+			case secIdentifiers:
+				ids = append(ids, p.text)
+			}
+		}
+		if strings.Join(files, "|") != strings.Join(tc.files, "|") || strings.Join(ids, "|") != strings.Join(tc.ids, "|") {
+			t.Errorf("%s %s: files %q ids %q, want %q %q", tc.name, tc.args, files, ids, tc.files, tc.ids)
+		}
+	}
+}

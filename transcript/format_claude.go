@@ -127,7 +127,7 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 	var msgID uint64
 	if isMessage {
 		if c.kept != nil && (l.pre == nil || !l.pre.ok) {
-			parsed = preparseClaudeMessage(msg, c.text).m // not preparsed (Scan, or the detection window)
+			parsed = preparseClaudeMessage(msg, c.text, nil).m // not preparsed (Scan, or the detection window)
 		}
 		m := c.normalize(parsed, typ)
 		m.Line = l.Num
@@ -285,7 +285,7 @@ func (c *claudeReader) materialize(b []byte, r ref) ([]Message, error) {
 }
 
 // preparseClaude parses a Claude Code line's "message" with its text from an owned copy.
-func preparseClaude(line []byte, t textMode) *preparsed {
+func preparseClaude(line []byte, t textMode, det *Line) *preparsed {
 	var msg jv
 	jv(unsafeString(line)).walk(func(k string, rest jv) int {
 		if k == "message" && rest.isObject() {
@@ -298,11 +298,19 @@ func preparseClaude(line []byte, t textMode) *preparsed {
 	if !msg.exists() {
 		return &preparsed{}
 	}
-	p := preparseClaudeMessage(msg, t)
+	p := preparseClaudeMessage(msg, t, det)
 	return &p
 }
 
-func preparseClaudeMessage(msg jv, t textMode) preparsed {
+func preparseClaudeMessage(msg jv, t textMode, det *Line) preparsed {
+	if det != nil {
+		m, _ := anthropicMessageAt(msg, t)
+		detach(&m, det.Bytes, det.bytesOffset(), "")
+		return preparsed{m: m, ok: true}
+	}
+	if t == windowedText {
+		t = withText // windows only where the line is detached (they refer to the file)
+	}
 	own := []byte(msg)
 	m, _ := anthropicMessageAt(jv(unsafeString(own)), t)
 	return preparsed{m: m, ok: true}

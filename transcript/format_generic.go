@@ -93,7 +93,7 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 	case g.keep && l.pre != nil && l.pre.ok:
 		m, d = l.pre.m, l.pre.d
 	case g.keep:
-		p := preparseMessage(msg, g.text)
+		p := preparseMessage(msg, g.text, nil)
 		m, d = p.m, p.d
 	default:
 		d, _ = messageDialectV(msg)
@@ -133,16 +133,16 @@ type preparsed struct {
 }
 
 // preparse parses a valid line of the given format with its text, ahead of the reader.
-func preparse(f Format, t textMode, line []byte) *preparsed {
+func preparse(f Format, t textMode, l *Line) *preparsed {
 	if f == FormatClaude {
-		return preparseClaude(line, t)
+		return preparseClaude(l.Bytes, t, detachable(t, l))
 	}
-	return preparseGeneric(line, t)
+	return preparseGeneric(l.Bytes, t, detachable(t, l))
 }
 
 // preparseGeneric parses a valid line as a generic message with its text; ok is false for
 // other lines (markers, meta, events), which the reader handles itself.
-func preparseGeneric(line []byte, t textMode) *preparsed {
+func preparseGeneric(line []byte, t textMode, det *Line) *preparsed {
 	v := jv(unsafeString(line))
 	var role, message jv
 	marker := false
@@ -164,10 +164,10 @@ func preparseGeneric(line []byte, t textMode) *preparsed {
 	switch {
 	case marker:
 	case role.isString():
-		p := preparseMessage(v, t)
+		p := preparseMessage(v, t, det)
 		return &p
 	case message.isObject() && message.get("role").isString():
-		p := preparseMessage(message, t)
+		p := preparseMessage(message, t, det)
 		return &p
 	}
 	return &preparsed{}
@@ -175,8 +175,16 @@ func preparseGeneric(line []byte, t textMode) *preparsed {
 
 // preparseMessage parses msg with its text from an owned copy: the message keeps substrings of
 // it, and Raw is it.
-func preparseMessage(msg jv, t textMode) preparsed {
+func preparseMessage(msg jv, t textMode, det *Line) preparsed {
 	d, _ := messageDialectV(msg)
+	if det != nil {
+		m := parseDialectV(msg, d, t)
+		detach(&m, det.Bytes, det.bytesOffset(), string(msg))
+		return preparsed{m: m, d: d, ok: true}
+	}
+	if t == windowedText {
+		t = withText // windows only where the line is detached (they refer to the file)
+	}
 	own := []byte(msg)
 	m := parseDialectV(jv(unsafeString(own)), d, t)
 	m.Raw = own

@@ -59,32 +59,17 @@ type Block struct {
 
 	// Cut is set on a large tool result read with Options.Windowed: Text then holds only the
 	// beginning of the text and Tail its end (each at least ToolTextWindow bytes, cut at escape
-	// and rune boundaries); the part between was not decoded. FullText decodes all of it.
+	// and rune boundaries); the part between was not decoded. Materialize reads it back.
 	Cut  bool
 	Tail string
-	src  string // with Cut: the JSON string literal the text comes from
+	src  string // with Cut, while parsing: the JSON string literal, in the line
+	span span   // with Cut, after parsing: where that literal is in the file
 }
 
-// FullText is the block's whole text, decoded now when the block was read windowed (Cut).
-func (b *Block) FullText() string {
-	if !b.Cut {
-		return b.Text
-	}
-	return jv(b.src).str()
-}
-
-// Materialize decodes the whole text of every windowed block of ms (see Block.Cut): what is
-// written out or sent must be complete.
-func Materialize(ms []Message) {
-	for i := range ms {
-		bs := ms[i].Blocks
-		for j := range bs {
-			if bs[j].Cut {
-				bs[j] = Block{Kind: bs[j].Kind, Text: bs[j].FullText(), ID: bs[j].ID, Name: bs[j].Name,
-					Args: bs[j].Args, IsError: bs[j].IsError, Chars: bs[j].Chars, Images: bs[j].Images}
-			}
-		}
-	}
+// span is a part of the file: what a windowed load left out and Materialize reads back.
+type span struct {
+	off int64
+	n   int32
 }
 
 // Usage is provider usage recorded in the transcript for one response.
@@ -116,6 +101,7 @@ type Message struct {
 	Dialect Dialect // shape of Raw
 	Summary bool    // a compaction summary (ctxc, Claude Code, Codex, pi)
 	MsgID   string  // provider message id, used to merge Claude Code's split assistant lines
+	rawSpan span    // a windowed load of a long line: where Raw is in the file (Raw is nil)
 }
 
 // Chars counts the code points of what the model sees (design.md §4).

@@ -87,7 +87,7 @@ func ScanParallel(r io.Reader, path string, opts Options) (*Result, error) {
 					if valid[i] && opts.keep != FormatUnknown {
 						// Loading: parse messages with their text here, off the reader's
 						// goroutine (each line stands alone).
-						b.lines[i].pre = preparse(opts.keep, opts.keepText(), b.lines[i].Bytes)
+						b.lines[i].pre = preparse(opts.keep, opts.keepText(), &b.lines[i])
 					}
 				}
 				b.valid = valid

@@ -25,6 +25,11 @@ type Options struct {
 	// result, and decoding the middle of every big tool output cost as much as reading the file.
 	Windowed bool
 
+	// Unnumbered, for loads: lines after the last marker are numbered as if the marker were
+	// line 1, instead of counting the lines before it (a read of everything before the marker).
+	// Compaction's check of what it wrote needs no line numbers.
+	Unnumbered bool
+
 	// keep, set by load, is the format whose messages are parsed with their text during the
 	// scan (by ScanParallel's validators) and kept, so the lines need not be read twice.
 	keep Format
@@ -460,9 +465,11 @@ func load(f *io.SectionReader, size int64, path string, opts Options) (*Result, 
 		return res, msgs, err
 	}
 	// Line numbers after the marker: count the newlines before it (memchr speed).
-	lines, err := countLines(f, off)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	lines := 0
+	if !opts.Unnumbered {
+		if lines, err = countLines(f, off); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	lr := NewLineReader(io.NewSectionReader(f, off, size-off))
 	lr.SetStart(off, lines)

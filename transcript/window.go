@@ -1,7 +1,11 @@
 package transcript
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"strings"
+	"unsafe"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -152,4 +156,107 @@ func startsEscape(s string, j int) bool {
 		n++
 	}
 	return n%2 == 0
+}
+
+// detachLongerThan: a windowed load parses lines longer than this in place, in the reader's
+// batch buffer, and keeps none of their bytes (see detach): they are where the big tool results
+// are, and copying them would double what a compaction holds in memory.
+const detachLongerThan = 3 * ToolTextWindow
+
+// detachable returns l when a windowed load parses it in place (see detach), else nil.
+func detachable(t textMode, l *Line) *Line {
+	if t == windowedText && len(l.Bytes) > detachLongerThan {
+		return l
+	}
+	return nil
+}
+
+// bytesOffset is where l.Bytes starts in the file: after a byte order mark on the first line.
+func (l *Line) bytesOffset() int64 {
+	if extra := l.Size - len(l.Bytes); l.Offset == 0 && (extra == len(bom)+1 || extra == len(bom)+2) {
+		return int64(len(bom))
+	}
+	return l.Offset
+}
+
+// detach makes m, parsed in place from line (which starts at byte off of the file), independent
+// of line's buffer: strings that point into it are copied, except that the literal of a Cut
+// block and raw, the message's verbatim JSON (Raw; "" if none), become file spans for
+// Materialize.
+func detach(m *Message, line []byte, off int64, raw string) {
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(line)))
+	at := func(s string) (int64, bool) {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		if len(s) == 0 || p < base || p >= base+uintptr(len(line)) {
+			return 0, false
+		}
+		return off + int64(p-base), true
+	}
+	clone := func(s string) string {
+		if _, in := at(s); in {
+			return strings.Clone(s)
+		}
+		return s
+	}
+	m.Role, m.MsgID = Role(clone(string(m.Role))), clone(m.MsgID)
+	for i := range m.Blocks {
+		b := &m.Blocks[i]
+		if b.Cut {
+			o, _ := at(b.src)
+			b.span, b.src = span{off: o, n: int32(len(b.src))}, ""
+		}
+		b.Text, b.Tail, b.ID, b.Name, b.Args = clone(b.Text), clone(b.Tail), clone(b.ID), clone(b.Name), clone(b.Args)
+	}
+	if o, in := at(raw); in {
+		m.rawSpan, m.Raw = span{off: o, n: int32(len(raw))}, nil
+	}
+}
+
+// Materialize reads back from f, the file ms were loaded from with Options.Windowed, what the
+// load left out: the whole text of windowed tool results (Block.Cut) and the verbatim bytes
+// (Raw) of long lines. What is written out or sent must be complete. A file changed since the
+// load gives an error rather than different text (the checks: valid JSON, the same length in
+// code points, the same decoded ends).
+func Materialize(f io.ReaderAt, ms []Message) error {
+	read := func(s span) ([]byte, error) {
+		buf := make([]byte, s.n)
+		if _, err := f.ReadAt(buf, s.off); err != nil {
+			return nil, fmt.Errorf("reading back bytes %d-%d: %w", s.off, s.off+int64(s.n), err)
+		}
+		return buf, nil
+	}
+	changed := errors.New("the file changed while it was being compacted")
+	for i := range ms {
+		m := &ms[i]
+		if m.rawSpan.n > 0 {
+			raw, err := read(m.rawSpan)
+			if err != nil {
+				return err
+			}
+			if !validJSON(raw) {
+				return changed
+			}
+			m.Raw, m.rawSpan = raw, span{}
+		}
+		for j := range m.Blocks {
+			b := &m.Blocks[j]
+			if !b.Cut {
+				continue
+			}
+			lit, err := read(b.span)
+			if err != nil {
+				return err
+			}
+			v := jv(unsafeString(lit))
+			if !v.isString() || !validJSON(lit) || v.chars() != b.Chars {
+				return changed
+			}
+			text := v.str()
+			if !strings.HasPrefix(text, b.Text) || !strings.HasSuffix(text, b.Tail) {
+				return changed // the ends the summary was made from are not there
+			}
+			*b = Block{Kind: b.Kind, Text: text, ID: b.ID, Name: b.Name, Args: b.Args, IsError: b.IsError, Chars: b.Chars, Images: b.Images}
+		}
+	}
+	return nil
 }

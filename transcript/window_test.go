@@ -1,6 +1,10 @@
 package transcript
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -66,27 +70,67 @@ func TestEscapeBoundary(t *testing.T) {
 	}
 }
 
-func TestWindowedLoadKeepsEnds(t *testing.T) {
-	big := strings.Repeat("line of tool output\twith a tab\n", 4000) // ~120 KB
-	msg := `{"role":"tool","tool_call_id":"c1","content":` + mustJSON(t, "START\n"+big+"END") + `}`
-	m := preparseMessage(jv(msg), windowedText).m
-	b := m.Blocks[0]
-	if !b.Cut || !strings.HasPrefix(b.Text, "START\n") || !strings.HasSuffix(b.Tail, "END") || len(b.Text) < ToolTextWindow || len(b.Tail) < ToolTextWindow {
-		t.Fatalf("windowed block: cut=%v head %d bytes, tail %d bytes", b.Cut, len(b.Text), len(b.Tail))
+// A windowed load keeps the ends of big tool results and none of their lines' bytes;
+// Materialize gives back exactly what a full load reads, in every format that windows.
+func TestWindowedLoadAndMaterialize(t *testing.T) {
+	big := func(i int) string {
+		return fmt.Sprintf("START %d\n", i) + strings.Repeat("line of tool output\twith a tab, \"quotes\" and 日本語\n", 3000) + fmt.Sprintf("END %d", i)
 	}
-	full := preparseMessage(jv(msg), withText).m
-	if b.FullText() != full.Blocks[0].Text || b.Chars != full.Blocks[0].Chars {
-		t.Fatal("FullText differs from a full decode")
+	var openai, claude strings.Builder
+	openai.WriteString("\ufeff" + `{"role":"tool","tool_call_id":"c0","content":` + mustJSON(t, big(0)) + "}\r\n") // BOM, CRLF
+	claude.WriteString(`{"type":"user","uuid":"u0","parentUuid":null,"message":{"role":"user","content":"go"}}` + "\n")
+	parent := "u0"
+	for i := 1; i <= 3; i++ {
+		fmt.Fprintf(&openai, `{"role":"assistant","content":null,"tool_calls":[{"id":"c%d","type":"function","function":{"name":"sh","arguments":"{}"}}]}`+"\n", i)
+		fmt.Fprintf(&openai, `{"role":"tool","tool_call_id":"c%d","content":%s}`+"\n", i, mustJSON(t, big(i)))
+		a, r := fmt.Sprintf("a%d", i), fmt.Sprintf("r%d", i)
+		fmt.Fprintf(&claude, `{"type":"assistant","uuid":"%s","parentUuid":"%s","message":{"id":"m%d","role":"assistant","content":[{"type":"tool_use","id":"t%d","name":"Bash","input":{}}]}}`+"\n", a, parent, i, i)
+		fmt.Fprintf(&claude, `{"type":"user","uuid":"%s","parentUuid":"%s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","content":%s}]}}`+"\n", r, a, i, mustJSON(t, big(i)))
+		parent = r
 	}
-	ms := []Message{m}
-	Materialize(ms)
-	if ms[0].Blocks[0].Cut || ms[0].Blocks[0].Text != full.Blocks[0].Text || ms[0].Blocks[0].Tail != "" {
-		t.Fatal("Materialize did not restore the whole text")
-	}
-	// Small results are decoded whole.
-	small := preparseMessage(jv(`{"role":"tool","tool_call_id":"c1","content":"ok\n"}`), windowedText).m
-	if small.Blocks[0].Cut || small.Blocks[0].Text != "ok\n" {
-		t.Fatal("small result windowed")
+	for name, content := range map[string]string{"openai": openai.String(), "claude": claude.String()} {
+		p := filepath.Join(t.TempDir(), name+".jsonl")
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, full, err := LoadFile(p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, win, err := LoadFile(p, Options{Windowed: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut := 0
+		for _, m := range win {
+			for _, b := range m.Blocks {
+				if b.Cut {
+					cut++
+					if !strings.HasPrefix(b.Text, "START") || !strings.HasPrefix(b.Tail[len(b.Tail)-5:], "END") || len(b.Text) < ToolTextWindow || len(b.Tail) < ToolTextWindow {
+						t.Errorf("%s: windowed block: head %d bytes, tail %d bytes", name, len(b.Text), len(b.Tail))
+					}
+				}
+			}
+		}
+		if want := strings.Count(content, "START"); cut != want {
+			t.Fatalf("%s: %d windowed blocks, want %d", name, cut, want)
+		}
+		f, _ := os.Open(p)
+		if err := Materialize(f, win); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if !reflect.DeepEqual(win, full) {
+			t.Errorf("%s: materialized messages differ from a full load", name)
+		}
+		// A file changed since the load is noticed, not read as different text.
+		_, win, _ = LoadFile(p, Options{Windowed: true})
+		os.WriteFile(p, []byte(strings.ReplaceAll(content, "START", "BEGIN")), 0o644)
+		f, _ = os.Open(p)
+		if err := Materialize(f, win); err == nil || !strings.Contains(err.Error(), "changed") {
+			t.Errorf("%s: materialize after a change: %v", name, err)
+		}
+		f.Close()
 	}
 }
 
