@@ -1,11 +1,11 @@
 package transcript
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
-	"encoding/json"
 	"strings"
 	"testing"
 )
