@@ -427,7 +427,11 @@ func fillWindow(ctx context.Context, p *Plan, msgs []transcript.Message, z trans
 // Items turns the middle zone into summarizer input; a tool call and its results share a group
 // so that chunking never separates them.
 func Items(ms []transcript.Message) []summarize.Item {
-	var items []summarize.Item
+	n := 0
+	for i := range ms {
+		n += len(ms[i].Blocks)
+	}
+	items := make([]summarize.Item, 0, n)
 	callGroup := map[string]int{}
 	for i := range ms {
 		m := &ms[i]
@@ -518,7 +522,8 @@ func hashSpan(path string, res *transcript.Result, from, tailLine int) middleHas
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, io.NewSectionReader(f, start, end-start)); err != nil {
+	buf := make([]byte, 1<<20)
+	if _, err := io.CopyBuffer(h, io.NewSectionReader(f, start, end-start), buf); err != nil {
 		return middleHash{err: err}
 	}
 	return middleHash{from: from, to: last, sum: hex.EncodeToString(h.Sum(nil))}

@@ -85,7 +85,10 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 			}
 			if l.pre != nil && l.pre.ok {
 				parsed = l.pre.m
-				n := skipValue(string(rest), 0)
+				n := l.pre.skip // measured by the validator
+				if n <= 0 || n > len(rest) {
+					n = skipValue(string(rest), 0)
+				}
 				msg = rest[:n]
 				return n
 			}
@@ -287,10 +290,12 @@ func (c *claudeReader) materialize(b []byte, r ref) ([]Message, error) {
 // preparseClaude parses a Claude Code line's "message" with its text from an owned copy.
 func preparseClaude(line []byte, t textMode, det *Line) *preparsed {
 	var msg jv
+	seen := 0
 	jv(unsafeString(line)).walk(func(k string, rest jv) int {
 		if k == "message" && rest.isObject() {
 			v, n := rest.prefix()
 			msg = v
+			seen++
 			return n
 		}
 		return -1
@@ -299,6 +304,9 @@ func preparseClaude(line []byte, t textMode, det *Line) *preparsed {
 		return &preparsed{}
 	}
 	p := preparseClaudeMessage(msg, t, det)
+	if seen == 1 {
+		p.skip = len(msg) // with repeated keys the reader measures each itself
+	}
 	return &p
 }
 

@@ -32,6 +32,12 @@ const (
 func newGenericReader(f Format) *genericReader { return &genericReader{format: f} }
 
 func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
+	if g.keep && l.pre != nil && l.pre.ok {
+		// Parsed with its text by a validator, which found it to be a message (not a marker, not
+		// meta): no need to walk the line again here, on the one goroutine that orders lines.
+		g.addMessage(l, l.pre.m, l.pre.d, st)
+		return
+	}
 	line := jv(doc.Raw)
 	var role, message, compact jv
 	meta := 0
@@ -90,8 +96,6 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 	var m Message
 	var d Dialect
 	switch {
-	case g.keep && l.pre != nil && l.pre.ok:
-		m, d = l.pre.m, l.pre.d
 	case g.keep:
 		p := preparseMessage(msg, g.text, nil)
 		m, d = p.m, p.d
@@ -99,6 +103,10 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 		d, _ = messageDialectV(msg)
 		m = parseDialectV(msg, d, noText)
 	}
+	g.addMessage(l, m, d, st)
+}
+
+func (g *genericReader) addMessage(l *Line, m Message, d Dialect, st *Stats) {
 	m.Line = l.Num
 	if d == DialectAnthropic {
 		g.anthropic = true
@@ -127,9 +135,10 @@ func messageOf(doc gjson.Result) (gjson.Result, bool) {
 
 // preparsed is a message line parsed with its text ahead of the reader (see ScanParallel).
 type preparsed struct {
-	m  Message
-	d  Dialect
-	ok bool // the line is a message
+	m    Message
+	d    Dialect
+	ok   bool // the line is a message
+	skip int  // Claude Code: length of the line's "message" value, so the reader need not rescan it
 }
 
 // preparse parses a valid line of the given format with its text, ahead of the reader.
