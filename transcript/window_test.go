@@ -157,3 +157,30 @@ func FuzzWindows(f *testing.F) {
 		}
 	})
 }
+
+func TestUnnumberedLoadAfterMarker(t *testing.T) {
+	content := `{"role":"user","content":"a"}` + "\n" + `{"role":"assistant","content":"b"}` + "\n" +
+		`{"compact":"summary of a and b"}` + "\n" + `{"role":"user","content":"c"}` + "\n" + `{"role":"assistant","content":"d"}` + "\n"
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines := func(o Options) []int {
+		_, ms, err := LoadFile(p, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []int
+		for _, m := range ms {
+			out = append(out, m.Line)
+		}
+		return out
+	}
+	if got := lines(Options{}); !reflect.DeepEqual(got, []int{3, 4, 5}) {
+		t.Errorf("numbered: %v", got)
+	}
+	// Without counting the lines before the marker, the marker is line 1.
+	if got := lines(Options{Unnumbered: true}); !reflect.DeepEqual(got, []int{1, 2, 3}) {
+		t.Errorf("unnumbered: %v", got)
+	}
+}
