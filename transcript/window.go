@@ -158,14 +158,11 @@ func startsEscape(s string, j int) bool {
 	return n%2 == 0
 }
 
-// detachLongerThan: a windowed load parses lines longer than this in place, in the reader's
-// batch buffer, and keeps none of their bytes (see detach): they are where the big tool results
-// are, and copying them would double what a compaction holds in memory.
-const detachLongerThan = 3 * ToolTextWindow
-
-// detachable returns l when a windowed load parses it in place (see detach), else nil.
+// detachable returns l when a windowed load parses it in place, in the reader's batch buffer,
+// keeping none of its bytes (see detach), else nil. A compaction needs the bytes of only its
+// head and tail; keeping every line would double what it holds in memory.
 func detachable(t textMode, l *Line) *Line {
-	if t == windowedText && len(l.Bytes) > detachLongerThan {
+	if t == windowedText {
 		return l
 	}
 	return nil
