@@ -233,6 +233,9 @@ func Materialize(f io.ReaderAt, ms []Message) error {
 			if !validJSON(raw) {
 				return changed
 			}
+			if re := parseDialectV(jv(unsafeString(raw)), m.Dialect, noText); re.Role != m.Role || re.Chars() != m.Chars() {
+				return changed
+			}
 			m.Raw, m.rawSpan = raw, span{}
 		}
 		for j := range m.Blocks {
