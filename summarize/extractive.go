@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/estimate"
@@ -179,7 +180,9 @@ type extractor struct {
 	lastSummary int // item index of the last earlier ctxc summary
 	lower       []byte
 	hits        cueHits
-	items       []Item
+	// errorScanFrom: tool results before this item are not searched for error lines.
+	errorScanFrom int
+	items         []Item
 }
 
 func newExtractor(items []Item, target int) *extractor {
@@ -207,18 +210,26 @@ func Extractive(req Request) Result {
 	// markers are applied in item order, exactly as a sequential pass would.
 	pending := make([][]pendingPush, len(req.Items))
 	charsOf := make([]int, len(req.Items))
+	scanFrom := errorScanFrom(req.Items)
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(req.Items)/64))
 	var wg sync.WaitGroup
+	var next atomic.Int64 // items are taken in blocks: their costs vary by orders of magnitude
+	const block = 128
 	for w := 0; w < workers; w++ {
-		lo, hi := len(req.Items)*w/workers, len(req.Items)*(w+1)/workers
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			we := &extractor{collect: pending, items: req.Items}
-			for i := lo; i < hi; i++ {
-				it := req.Items[i]
-				charsOf[i] = it.chars()
-				we.add(i, it)
+			we := &extractor{collect: pending, items: req.Items, errorScanFrom: scanFrom}
+			for {
+				lo := int(next.Add(block)) - block
+				if lo >= len(req.Items) {
+					return
+				}
+				for i := lo; i < min(lo+block, len(req.Items)); i++ {
+					it := req.Items[i]
+					charsOf[i] = it.chars()
+					we.add(i, it)
+				}
 			}
 		}()
 	}
@@ -238,6 +249,25 @@ func Extractive(req Request) Result {
 		Fallback:    "none",
 		InputTokens: estimate.FromChars(chars),
 	}
+}
+
+// errorScanResults is how many of the last successful tool results are searched for error
+// lines. Older error lines would mostly lose their place in the section to newer ones anyway,
+// and the search is the summarizer's costliest part on long sessions. Failed tool results
+// (is_error) are always read.
+const errorScanResults = 1000
+
+// errorScanFrom is the index of the first item whose output is searched for error lines.
+func errorScanFrom(items []Item) int {
+	n := 0
+	for i := len(items) - 1; i >= 0; i-- {
+		if it := &items[i]; (it.Kind == "tool_result" || it.Role == "tool") && !it.IsError {
+			if n++; n > errorScanResults {
+				return i + 1
+			}
+		}
+	}
+	return 0
 }
 
 // pendingPush is a push found in the parallel phase, applied in item order afterwards.
@@ -442,6 +472,9 @@ func (e *extractor) toolResult(i int, it Item) {
 	}
 	if it.IsError {
 		e.push(secErrors, i, name+": "+oneLine(errorLine(t), capErrorLine))
+		return
+	}
+	if i < e.errorScanFrom {
 		return
 	}
 	head, tail := scanWindows(it)

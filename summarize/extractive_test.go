@@ -266,3 +266,29 @@ func TestToolCallArgumentKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestExtractiveErrorLinesOfRecentResults(t *testing.T) {
+	var items []Item
+	items = append(items, Item{Role: "user", Kind: "text", Text: "fix the build"})
+	for i := 0; i < errorScanResults+500; i++ {
+		out := "ok"
+		isErr := false
+		switch i {
+		case 10:
+			out = "error: old failure in a successful run"
+		case 11:
+			out, isErr = "fatal: old failed call", true
+		case errorScanResults + 400:
+			out = "error: recent failure"
+		}
+		items = append(items, Item{Role: "assistant", Kind: "tool_call", Name: "Bash", Text: `{"command":"make"}`, Group: i + 2},
+			Item{Role: "tool", Kind: "tool_result", Name: "Bash", Text: out, IsError: isErr, Group: i + 2})
+	}
+	got := Extractive(Request{Items: items, TargetTokens: 4000}).Text
+	if !strings.Contains(got, "error: recent failure") || !strings.Contains(got, "fatal: old failed call") {
+		t.Errorf("recent error line or failed call missing:\n%s", got)
+	}
+	if strings.Contains(got, "old failure in a successful run") {
+		t.Errorf("error line older than the last %d results searched:\n%s", errorScanResults, got)
+	}
+}
