@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"time"
@@ -522,11 +523,20 @@ func hashSpan(path string, res *transcript.Result, from, tailLine int) middleHas
 	}
 	defer f.Close()
 	h := sha256.New()
-	buf := make([]byte, 1<<20)
-	if _, err := io.CopyBuffer(h, io.NewSectionReader(f, start, end-start), buf); err != nil {
+	if err := hashRange(h, f, start, end); err != nil {
 		return middleHash{err: err}
 	}
 	return middleHash{from: from, to: last, sum: hex.EncodeToString(h.Sum(nil))}
+}
+
+// hashRead writes bytes [start, end) of f to h, reading them.
+func hashRead(h hash.Hash, f *os.File, start, end int64) error {
+	buf := make([]byte, 1<<20)
+	n, err := io.CopyBuffer(h, io.NewSectionReader(f, start, end-start), buf)
+	if err == nil && n < end-start {
+		err = fmt.Errorf("%s: the file changed while it was being read", f.Name())
+	}
+	return err
 }
 
 // buildMarker makes the marker; its TailLines is set when the tail is written (render).
