@@ -14,17 +14,26 @@ mkdir -p "$dir"
 go build -o "$dir/ctxc" .
 ctxc=$dir/ctxc
 gen() { [[ -s $2 ]] || (cd "$shared/tools/gen-transcript" && go run . -size "$1" -o "$2"); }
-best() { # best wall time of 3 runs of a command that needs a fresh copy: best FILE SRC CMD...
+runs=${CTXC_BENCH_RUNS:-5}
+# elapsed CMD...: wall seconds of one run.
+elapsed() {
+  local s e
+  s=$(date +%s.%N); "$@" > /dev/null 2>&1; e=$(date +%s.%N)
+  awk "BEGIN{print $e-$s}"
+}
+# pair FILE SRC CMD...: best wall time of `stats` and of the command over $runs rounds, the two
+# alternating so that both see the same moments of a noisy machine; prints "stats compact".
+pair() {
   local file=$1 src=$2; shift 2
-  local b=""
-  for _ in 1 2 3; do
+  local bs="" bc="" t
+  for _ in $(seq "$runs"); do
     cp "$src" "$file"; touch -d '1 hour ago' "$file"; sync
-    local s e
-    s=$(date +%s.%N); "$@" > /dev/null 2>&1; e=$(date +%s.%N)
-    local t; t=$(awk "BEGIN{print $e-$s}")
-    if [[ -z $b ]] || awk "BEGIN{exit !($t < $b)}"; then b=$t; fi
+    t=$(elapsed "$ctxc" stats "$file")
+    if [[ -z $bs ]] || awk "BEGIN{exit !($t < $bs)}"; then bs=$t; fi
+    t=$(elapsed "$@")
+    if [[ -z $bc ]] || awk "BEGIN{exit !($t < $bc)}"; then bc=$t; fi
   done
-  echo "$b"
+  echo "$bs $bc"
 }
 claude=$dir/big-$size.jsonl
 gen "$size" "$claude"
@@ -33,15 +42,14 @@ openai=$dir/big-$size-openai.jsonl
 work=$dir/work.jsonl
 for f in "$claude" "$openai"; do
   cat "$f" > /dev/null
-  ts=$(best "$work" "$f" "$ctxc" stats "$work")
   if [[ $f == "$claude" ]]; then
-    tc=$(best "$work" "$f" "$ctxc" compact --provider extractive -o "$dir/out.jsonl" "$work")
+    read -r ts tc < <(pair "$work" "$f" "$ctxc" compact --provider extractive -o "$dir/out.jsonl" "$work")
     what="claude-code, -o"
   else
-    tc=$(best "$work" "$f" "$ctxc" compact --provider extractive "$work")
+    read -r ts tc < <(pair "$work" "$f" "$ctxc" compact --provider extractive "$work")
     what="openai, in place"
   fi
-  printf '%-18s %6.1f MB  stats %.3f s  compact %.3f s  ratio %.2fx (target <= 2x)\n' "$what" "$(awk "BEGIN{print $(stat -c %s "$f")/1e6}")" "$ts" "$tc" "$(awk "BEGIN{print $tc/$ts}")"
+  printf '%-18s %6.1f MB  stats %.3f s  compact %.3f s  ratio %.2fx (target <= 2x; best of %d, alternating)\n' "$what" "$(awk "BEGIN{print $(stat -c %s "$f")/1e6}")" "$ts" "$tc" "$(awk "BEGIN{print $tc/$ts}")" "$runs"
 done
 
 # load after a marker near the end of a 1 GB ctxc file.
