@@ -4,6 +4,7 @@
 package compact
 
 import (
+	"runtime/debug"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -183,6 +184,13 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 	// (the head and the tail, which are written out, are decoded whole below).
 	lopts := ropts
 	lopts.Windowed = true
+	// The source hash starts while the file is read, from where the middle will likely start.
+	var spec *specHash
+	if !o.DryRun && !o.Check {
+		spec = newSpecHash(path)
+		defer spec.stop()
+		lopts.Observe = transcript.NewHeadWatch(o.Zones, spec.guess).Observe
+	}
 	res, msgs, err := transcript.LoadFile(path, lopts)
 	if err != nil {
 		return out, err
@@ -233,7 +241,7 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 		tailLine = msgs[z.TailStart].Line
 	}
 	hashDone := make(chan middleHash, 1)
-	go func() { hashDone <- hashSpan(path, res, plan.Middle.FromLine, tailLine) }()
+	go func() { hashDone <- hashSpan(path, res, plan.Middle.FromLine, tailLine, spec) }()
 	var sum summarize.Result
 	if o.Completer == nil {
 		sum = summarize.Extractive(req)
@@ -512,10 +520,19 @@ type middleHash struct {
 
 // hashSpan is the SHA-256 of the file lines the middle spans: from its first line to the last
 // context line before the tail (design.md §6 "source"), read back from the file.
-func hashSpan(path string, res *transcript.Result, from, tailLine int) middleHash {
+func hashSpan(path string, res *transcript.Result, from, tailLine int, spec *specHash) middleHash {
 	start, end, last, ok := res.LineSpan(from, tailLine)
 	if !ok {
 		return middleHash{sum: hex.EncodeToString(sha256.New().Sum(nil))}
+	}
+	if spec != nil {
+		sum, ok, err := spec.finish(start, end)
+		if err != nil {
+			return middleHash{err: err}
+		}
+		if ok {
+			return middleHash{from: from, to: last, sum: sum}
+		}
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -529,14 +546,32 @@ func hashSpan(path string, res *transcript.Result, from, tailLine int) middleHas
 	return middleHash{from: from, to: last, sum: hex.EncodeToString(h.Sum(nil))}
 }
 
-// hashRead writes bytes [start, end) of f to h, reading them.
-func hashRead(h hash.Hash, f *os.File, start, end int64) error {
-	buf := make([]byte, 1<<20)
-	n, err := io.CopyBuffer(h, io.NewSectionReader(f, start, end-start), buf)
-	if err == nil && n < end-start {
-		err = fmt.Errorf("%s: the file changed while it was being read", f.Name())
+// hashRange writes bytes [start, end) of f to h. Where it can, the file is mapped rather than
+// read (openView): the middle of a session is most of the file, and hashing it in place in the
+// page cache saves copying it all once more. A file cut short meanwhile faults; that becomes an
+// error, not a crash.
+func hashRange(h hash.Hash, f *os.File, start, end int64) (err error) {
+	view, release, err := openView(f, start, end)
+	if err != nil {
+		return err
 	}
-	return err
+	defer release()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: the file changed while it was being read: %v", f.Name(), r)
+		}
+	}()
+	for off := start; off < end; {
+		n := min(int64(snapshotEvery), end-off)
+		b, err := view(off, n)
+		if err != nil {
+			return err
+		}
+		h.Write(b)
+		off += n
+	}
+	return nil
 }
 
 // buildMarker makes the marker; its TailLines is set when the tail is written (render).
@@ -588,4 +623,22 @@ func verify(path string, upTo int64, ropts transcript.Options, want, before int)
 func IsBusy(err error) bool {
 	var be *transcript.BusyError
 	return errors.As(err, &be)
+}
+
+// readView reads what openView would map, through a buffer.
+func readView(f *os.File) (func(off, n int64) ([]byte, error), func(), error) {
+	var buf []byte
+	return func(off, n int64) ([]byte, error) {
+		if int64(cap(buf)) < n {
+			buf = make([]byte, n)
+		}
+		m, err := f.ReadAt(buf[:n], off)
+		if int64(m) < n {
+			if err == nil {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, fmt.Errorf("%s: the file changed while it was being read: %w", f.Name(), err)
+		}
+		return buf[:n], nil
+	}, func() {}, nil
 }

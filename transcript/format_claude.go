@@ -37,6 +37,7 @@ type claudeReader struct {
 	prevID    string            // message.id of the previous message record when it was an assistant one
 	kept      map[int32]Message // load: each message record's message with its text, by line
 	text      textMode          // load: how kept messages' text is decoded
+	observe   func(m *Message, l *Line)
 	prevChars int               // chars counted so far for that response
 }
 
@@ -135,6 +136,9 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 		m := c.normalize(parsed, typ)
 		m.Line = l.Num
 		m.Summary = compactSummary
+		if c.observe != nil {
+			c.observe(&m, l)
+		}
 		if c.kept != nil {
 			c.kept[int32(l.Num)] = m
 		}

@@ -19,6 +19,7 @@ type genericReader struct {
 	keep      bool      // load: parse with text while scanning, instead of re-reading afterwards
 	kept      []Message // with keep: the messages of refs, in order
 	text      textMode  // with keep: how the kept messages' text is decoded
+	observe   func(m *Message, l *Line)
 	copies    int       // lines after the newest marker that are verbatim tail copies (not new history)
 	anthropic bool
 	meta      bool
@@ -72,6 +73,9 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 			tokens += mk.head[i].Tokens()
 		}
 		sum := SummaryMessage(mk.summary, l.Num)
+		if g.observe != nil {
+			g.observe(&sum, l)
+		}
 		tokens += sum.Tokens()
 		g.refs = append(g.refs, ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens), msgs: int32(len(mk.head) + 1), sel: selMarker})
 		g.copies = mk.tailLines
@@ -108,6 +112,9 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 
 func (g *genericReader) addMessage(l *Line, m Message, d Dialect, st *Stats) {
 	m.Line = l.Num
+	if g.observe != nil {
+		g.observe(&m, l)
+	}
 	if d == DialectAnthropic {
 		g.anthropic = true
 	}

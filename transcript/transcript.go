@@ -30,6 +30,11 @@ type Options struct {
 	// Compaction's check of what it wrote needs no line numbers.
 	Unnumbered bool
 
+	// Observe, if set, is called on the reading goroutine with each message of the plain
+	// message formats and Claude Code as its line is read, in file order, before the effective
+	// context is known (see HeadWatch). The message must not be kept.
+	Observe func(m *Message, l *Line)
+
 	// keep, set by load, is the format whose messages are parsed with their text during the
 	// scan (by ScanParallel's validators) and kept, so the lines need not be read twice.
 	keep Format
@@ -120,11 +125,13 @@ func (sc *scanner) settle(f Format) {
 	case *genericReader:
 		rd.keep = sc.opts.keep.IsGeneric()
 		rd.text = sc.opts.keepText()
+		rd.observe = sc.opts.Observe
 	case *claudeReader:
 		if sc.opts.keep == FormatClaude {
 			rd.kept = map[int32]Message{}
 			rd.text = sc.opts.keepText()
 		}
+		rd.observe = sc.opts.Observe
 	}
 	for i := range sc.held {
 		b := sc.held[i]

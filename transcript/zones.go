@@ -158,3 +158,40 @@ func hasResult(m *Message) bool {
 	}
 	return false
 }
+
+// HeadWatch guesses, while a file is still being read, where the middle zone will start: it is
+// fed the messages in file order (Options.Observe) and calls found once with the byte offset
+// of the line where PlanZones' head would end if the context were those messages. Work that
+// needs the middle's start early (compaction's source hash) can begin on the guess and check it
+// once PlanZones has decided.
+type HeadWatch struct {
+	keep  int
+	users int
+	done  bool
+	found func(off int64)
+}
+
+// NewHeadWatch returns a watch for the head rule of o.
+func NewHeadWatch(o ZoneOptions, found func(off int64)) *HeadWatch {
+	if o.KeepHead <= 0 {
+		o.KeepHead = 1
+	}
+	return &HeadWatch{keep: o.KeepHead, found: found}
+}
+
+// Observe takes the next message of the file, read from line l.
+func (w *HeadWatch) Observe(m *Message, l *Line) {
+	switch {
+	case w.done:
+	case m.Summary: // a summary is never part of the head
+		w.done = true
+		w.found(l.Offset)
+	case w.users < w.keep:
+		if isUserTurn(m) {
+			w.users++
+		}
+	case !hasResult(m): // the head does not end between a call and its results
+		w.done = true
+		w.found(l.Offset)
+	}
+}
