@@ -4,7 +4,6 @@
 package compact
 
 import (
-	"runtime/debug"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -15,6 +14,7 @@ import (
 	"hash"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/ctxc/ctxc/estimate"

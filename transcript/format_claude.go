@@ -38,7 +38,7 @@ type claudeReader struct {
 	kept      map[int32]Message // load: each message record's message with its text, by line
 	text      textMode          // load: how kept messages' text is decoded
 	observe   func(m *Message, l *Line)
-	prevChars int               // chars counted so far for that response
+	prevChars int // chars counted so far for that response
 }
 
 type claudeRec struct {

@@ -20,7 +20,7 @@ type genericReader struct {
 	kept      []Message // with keep: the messages of refs, in order
 	text      textMode  // with keep: how the kept messages' text is decoded
 	observe   func(m *Message, l *Line)
-	copies    int       // lines after the newest marker that are verbatim tail copies (not new history)
+	copies    int // lines after the newest marker that are verbatim tail copies (not new history)
 	anthropic bool
 	meta      bool
 }
