@@ -184,3 +184,42 @@ func TestUnnumberedLoadAfterMarker(t *testing.T) {
 		t.Errorf("unnumbered: %v", got)
 	}
 }
+
+// HeadWatch's guess agrees with PlanZones on the usual shapes of a context.
+func TestHeadWatchAgreesWithPlanZones(t *testing.T) {
+	sys := Message{Role: RoleSystem, Blocks: []Block{{Kind: BlockText, Text: "s"}}}
+	user := Message{Role: RoleUser, Blocks: []Block{{Kind: BlockText, Text: "u"}}}
+	call := Message{Role: RoleAssistant, Blocks: []Block{{Kind: BlockToolCall, ID: "c"}}}
+	result := Message{Role: RoleTool, Blocks: []Block{{Kind: BlockToolResult, ID: "c"}}}
+	asst := Message{Role: RoleAssistant, Blocks: []Block{{Kind: BlockText, Text: "a"}}}
+	summary := Message{Role: RoleUser, Summary: true, Blocks: []Block{{Kind: BlockText, Text: "sum"}}}
+	for _, tc := range []struct {
+		name string
+		ms   []Message
+		keep int
+	}{
+		{"system, task, work", []Message{sys, user, call, result, asst, user, asst}, 1},
+		{"task first", []Message{user, asst, user, call, result, asst}, 1},
+		{"two user turns kept", []Message{user, asst, user, call, result, asst, user, asst}, 2},
+		{"results right after the task", []Message{user, result, result, asst, call, result}, 1},
+		{"after a summary", []Message{sys, user, summary, asst, user, asst}, 1},
+		{"summary first", []Message{summary, user, asst, call, result}, 1},
+	} {
+		lines := make([]Line, len(tc.ms))
+		got := int64(-1)
+		w := NewHeadWatch(ZoneOptions{KeepHead: tc.keep}, func(off int64) {
+			if got >= 0 {
+				t.Errorf("%s: found twice", tc.name)
+			}
+			got = off
+		})
+		for i := range tc.ms {
+			lines[i] = Line{Num: i + 1, Offset: int64(100 * i)}
+			w.Observe(&tc.ms[i], &lines[i])
+		}
+		z := PlanZones(tc.ms, ZoneOptions{KeepHead: tc.keep, KeepTail: 1})
+		if want := int64(100 * z.HeadEnd); got != want {
+			t.Errorf("%s: guessed offset %d, PlanZones' head ends at %d", tc.name, got, want)
+		}
+	}
+}
