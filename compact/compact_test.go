@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/summarize"
 	"github.com/ctxc/ctxc/transcript"
 )
 
@@ -434,5 +435,12 @@ func TestLargeToolResultsTailCopiesVerbatim(t *testing.T) {
 	wantTail := strings.Join(lines[len(lines)-5:], "") // 4 lines and the empty string after the last newline
 	if !strings.HasPrefix(string(after), content) || !strings.HasSuffix(string(after), wantTail) {
 		t.Fatal("the file does not end with verbatim copies of the tail lines")
+	}
+}
+
+// A windowed load decodes at least as much of each end of a tool result as a summarizer reads.
+func TestToolTextWindowCoversSummarizers(t *testing.T) {
+	if transcript.ToolTextWindow < summarize.ToolEndBytes {
+		t.Fatalf("transcript.ToolTextWindow %d < summarize.ToolEndBytes %d", transcript.ToolTextWindow, summarize.ToolEndBytes)
 	}
 }

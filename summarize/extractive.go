@@ -383,6 +383,15 @@ func isShellTool(name string) bool {
 }
 
 // pathKeys are the argument names agents use for the file a tool works on.
+// quotedArgKeys are pathKeys and "url" as they appear in JSON.
+var quotedArgKeys = func() (q [len(pathKeys) + 1]string) {
+	for i, k := range pathKeys {
+		q[i] = `"` + k + `"`
+	}
+	q[len(pathKeys)] = `"url"`
+	return q
+}()
+
 var pathKeys = [...]string{"file_path", "path", "filePath", "filename", "file", "notebook_path", "target_file", "dir", "directory"}
 
 func (e *extractor) toolCall(i int, it Item) {
@@ -399,20 +408,14 @@ func (e *extractor) toolCall(i int, it Item) {
 		e.scanTokens(i, clip(args, scanArgsBytes))
 		return
 	}
-	// One pass over the arguments (an edit's are kilobytes of code) for the keys of interest; the
-	// first occurrence of a key counts, as with gjson.Get.
+	// The arguments of an edit are kilobytes of code: look a key up only when its quoted name
+	// occurs at all (a substring search is much cheaper than a JSON walk).
 	var vals [len(pathKeys) + 1]gjson.Result // pathKeys, then "url"
-	gjson.Parse(args).ForEach(func(k, v gjson.Result) bool {
-		for j, pk := range pathKeys {
-			if k.Str == pk && !vals[j].Exists() {
-				vals[j] = v
-			}
+	for j, k := range quotedArgKeys {
+		if strings.Contains(args, k) {
+			vals[j] = gjson.Get(args, k[1:len(k)-1])
 		}
-		if k.Str == "url" && !vals[len(pathKeys)].Exists() {
-			vals[len(pathKeys)] = v
-		}
-		return true
-	})
+	}
 	for _, v := range vals[:len(pathKeys)] {
 		switch {
 		case v.Type == gjson.String && v.Str != "":
@@ -508,7 +511,11 @@ func (e *extractor) errorLines(i int, name, t string) {
 // last toolScanBytes/2 bytes, cut at line boundaries. Tools report failures at the start (a
 // usage error) or the end (a test summary, a stack trace's last frames); searching every line
 // of a 200 KB log would make the extractive summarizer cost more than reading the transcript.
-const toolScanBytes = 16 << 10
+const toolScanBytes = 2 * ToolEndBytes
+
+// ToolEndBytes is the most any summarizer reads of either end of a tool result (the extractive
+// error-line search; previews read 1,200 and 600 characters, at most 4,800 and 2,400 bytes).
+const ToolEndBytes = 8 << 10
 
 // scanWindows returns the parts of a tool result to search: all of it when short, else its head
 // and tail. An item read only at its ends (Item.Tail) has at least that much of each.

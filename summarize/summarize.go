@@ -41,8 +41,8 @@ type Item struct {
 	Name string // tool name for tool_call/tool_result
 	Text string // text; for tool_call the arguments JSON; for tool_result the result text
 	// Tail, when set, is the end of a tool result of which Text holds only the beginning (the
-	// reader decoded just its ends; Chars counts the whole). Each part has at least 16 KiB,
-	// more than any preview or scan reads.
+	// reader decoded just its ends; Chars counts the whole). Each part must hold at least
+	// ToolEndBytes, the most any preview or scan reads.
 	Tail    string
 	IsError bool // tool_result error
 	Group   int  // items with the same non-zero Group stay in the same chunk

@@ -296,7 +296,7 @@ const (
 	// withText: every text whole.
 	withText
 	// windowedText: like withText, except that a large tool result keeps only its first and
-	// last ToolTextWindow bytes decoded (Block.Cut); Block.FullText decodes the rest on demand.
+	// last ToolTextWindow bytes decoded (Block.Cut); Materialize reads the rest back.
 	windowedText
 )
 

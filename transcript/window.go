@@ -11,9 +11,9 @@ import (
 )
 
 // ToolTextWindow is how much of each end of a large tool result a windowed load decodes
-// (Options.Windowed, Block.Cut). The summarizers read at most 8 KiB of each end (extractive
-// error-line search) or a few hundred characters (previews), so 16 KiB leaves room.
-const ToolTextWindow = 16 << 10
+// (Options.Windowed, Block.Cut): at least what any summarizer reads of it, which is 8 KiB of
+// each end (summarize.ToolEndBytes; a test in compact checks the two agree).
+const ToolTextWindow = 8 << 10
 
 // windowed decodes the two ends of the JSON string literal lit into b (Text, Tail) and keeps
 // lit for FullText; a text whose ends would meet is decoded whole instead.
