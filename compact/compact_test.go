@@ -413,7 +413,7 @@ func TestLargeToolResultsAreWrittenWhole(t *testing.T) {
 	}
 }
 
-// In place, the tail copies of long lines (read windowed, their bytes not kept) are verbatim.
+// In place, the tail copies (their lines read windowed, their bytes not kept) are verbatim.
 func TestLargeToolResultsTailCopiesVerbatim(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`{"role":"user","content":"run the tests"}` + "\n")

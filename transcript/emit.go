@@ -118,6 +118,13 @@ func Repair(ms []Message) ([]Message, RepairReport) {
 			flush()
 			changedIDs := false
 			for i := range m.Blocks {
+				if m.Blocks[i].Kind == BlockToolCall && m.Blocks[i].ID == "" {
+					// Ids are given to a copy: the caller's messages stay as they were.
+					m.Blocks = append([]Block(nil), m.Blocks...)
+					break
+				}
+			}
+			for i := range m.Blocks {
 				b := &m.Blocks[i]
 				if b.Kind != BlockToolCall {
 					continue

@@ -151,3 +151,18 @@ func FuzzOpenAILine(f *testing.F) {
 		}
 	})
 }
+
+// Repair gives ids to calls that lack one in its output, not in the caller's messages.
+func TestRepairLeavesItsInputAlone(t *testing.T) {
+	in := []Message{
+		{Role: RoleUser, Blocks: []Block{{Kind: BlockText, Text: "go"}}},
+		{Role: RoleAssistant, Blocks: []Block{{Kind: BlockToolCall, Name: "sh", Args: "{}"}}},
+	}
+	out, _ := Repair(in)
+	if in[1].Blocks[0].ID != "" {
+		t.Fatalf("Repair changed its input: id %q", in[1].Blocks[0].ID)
+	}
+	if out[1].Blocks[0].ID == "" {
+		t.Fatal("Repair gave no id to the call")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -194,6 +195,27 @@ func FuzzLoad(f *testing.F) {
 		fixed, _ := Repair(msgs)
 		if err := WriteMessages(io.Discard, fixed, AsAnthropic); err != nil {
 			t.Fatal(err)
+		}
+		// A windowed load (compaction's), once materialized, is the same context.
+		_, win, err := LoadFile(p, Options{Windowed: true})
+		if err != nil {
+			t.Fatalf("windowed load failed where a full one did not: %v", err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := Materialize(f, win); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(win, msgs) {
+			for i := range msgs {
+				if i >= len(win) || !reflect.DeepEqual(win[i], msgs[i]) {
+					t.Fatalf("windowed load differs from a full load at message %d of %d:\n%#v\n%#v", i, len(msgs), msgs[i], win[min(i, len(win)-1)])
+				}
+			}
+			t.Fatalf("windowed load has %d messages, a full load %d", len(win), len(msgs))
 		}
 	})
 }

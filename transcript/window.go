@@ -16,7 +16,8 @@ import (
 const ToolTextWindow = 8 << 10
 
 // windowed decodes the two ends of the JSON string literal lit into b (Text, Tail) and keeps
-// lit for FullText; a text whose ends would meet is decoded whole instead.
+// lit, which detach turns into a file span for Materialize; a text whose ends would meet is
+// decoded whole instead.
 func windowed(b *Block, lit jv) {
 	head, tail, cut := windowEnds(lit, ToolTextWindow)
 	if !cut {
@@ -211,7 +212,7 @@ func detach(m *Message, line []byte, off int64, raw string) {
 
 // Materialize reads back from f, the file ms were loaded from with Options.Windowed, what the
 // load left out: the whole text of windowed tool results (Block.Cut) and the verbatim bytes
-// (Raw) of long lines. What is written out or sent must be complete. A file changed since the
+// of the messages (Raw). What is written out or sent must be complete. A file changed since the
 // load gives an error rather than different text (the checks: valid JSON, the same length in
 // code points, the same decoded ends).
 func Materialize(f io.ReaderAt, ms []Message) error {
