@@ -522,8 +522,8 @@ type middleHash struct {
 // context line before the tail (design.md §6 "source"), read back from the file.
 func hashSpan(path string, res *transcript.Result, from, tailLine int, spec *specHash) middleHash {
 	start, end, last, ok := res.LineSpan(from, tailLine)
-	if !ok {
-		return middleHash{sum: hex.EncodeToString(sha256.New().Sum(nil))}
+	if !ok { // no line of the file (the middle is only what ctxc synthesized): an empty span
+		return middleHash{from: from, to: from, sum: hex.EncodeToString(sha256.New().Sum(nil))}
 	}
 	if spec != nil {
 		sum, ok, err := spec.finish(start, end)
