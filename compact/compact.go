@@ -550,28 +550,36 @@ func hashSpan(path string, res *transcript.Result, from, tailLine int, spec *spe
 // read (openView): the middle of a session is most of the file, and hashing it in place in the
 // page cache saves copying it all once more. A file cut short meanwhile faults; that becomes an
 // error, not a crash.
-func hashRange(h hash.Hash, f *os.File, start, end int64) (err error) {
+func hashRange(h hash.Hash, f *os.File, start, end int64) error {
 	view, release, err := openView(f, start, end)
 	if err != nil {
 		return err
 	}
 	defer release()
+	return faultsAsErrors(f.Name(), func() error {
+		for off := start; off < end; {
+			n := min(int64(snapshotEvery), end-off)
+			b, err := view(off, n)
+			if err != nil {
+				return err
+			}
+			h.Write(b)
+			off += n
+		}
+		return nil
+	})
+}
+
+// faultsAsErrors runs fn, which reads a mapped file: a file cut short while mapped faults,
+// and the fault becomes an error instead of a crash.
+func faultsAsErrors(name string, fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%s: the file changed while it was being read: %v", f.Name(), r)
+			err = fmt.Errorf("%s: the file changed while it was being read: %v", name, r)
 		}
 	}()
-	for off := start; off < end; {
-		n := min(int64(snapshotEvery), end-off)
-		b, err := view(off, n)
-		if err != nil {
-			return err
-		}
-		h.Write(b)
-		off += n
-	}
-	return nil
+	return fn()
 }
 
 // buildMarker makes the marker; its TailLines is set when the tail is written (render).

@@ -4,10 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding"
 	"encoding/hex"
-	"fmt"
-	"hash"
 	"os"
-	"runtime/debug"
 	"sync"
 )
 
@@ -67,7 +64,7 @@ func (s *specHash) run(start int64) {
 	s.mu.Unlock()
 }
 
-func (s *specHash) hashFrom(start int64) (err error) {
+func (s *specHash) hashFrom(start int64) error {
 	f, err := os.Open(s.path)
 	if err != nil {
 		return err
@@ -82,14 +79,13 @@ func (s *specHash) hashFrom(start int64) (err error) {
 		return err
 	}
 	defer release()
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%s: the file changed while it was being read: %v", s.path, r)
-		}
-	}()
+	return faultsAsErrors(s.path, func() error { return s.hashMapped(view, start, info.Size()) })
+}
+
+// hashMapped hashes [start, limit) through view, keeping a state every snapshotEvery bytes and
+// stopping at the span's end once finish has told it.
+func (s *specHash) hashMapped(view func(off, n int64) ([]byte, error), start, limit int64) error {
 	h := sha256.New()
-	limit := info.Size()
 	for off := start; off < limit; {
 		s.mu.Lock()
 		stop, end := s.stopped, s.end
@@ -182,5 +178,3 @@ func (s *specHash) stop() {
 	s.stopped = true
 	s.mu.Unlock()
 }
-
-var _ hash.Hash = sha256.New()

@@ -134,3 +134,28 @@ func TestLowerASCII(t *testing.T) {
 		}
 	}
 }
+
+// appendLowerASCII is the byte-at-a-time lowercasing that lowerASCII must agree with.
+func appendLowerASCII(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// An item read only at its ends previews exactly as the whole text would.
+func TestPreviewEndsMatchesPreview(t *testing.T) {
+	for _, s := range []string{
+		"  \n" + strings.Repeat("line of output — 日本語\n", 3000) + "FAIL: last line\n\t ",
+		strings.Repeat("x", 40000), // no line breaks
+	} {
+		it := Item{Kind: "tool_result", Text: s[:ToolEndBytes], Tail: s[len(s)-ToolEndBytes:], Chars: len([]rune(s))}
+		if got, want := previewBody(it), preview(strings.TrimSpace(s), toolResultHead, toolResultTail); got != want {
+			t.Errorf("previewEnds:\n%q\nwant\n%q", got, want)
+		}
+	}
+}

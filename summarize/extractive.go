@@ -555,7 +555,7 @@ func errorLine(t string) string {
 		if first == "" {
 			first = line
 		}
-		low = appendLowerASCII(low[:0], clip(line, scanLineBytes))
+		low = lowerASCII(low, clip(line, scanLineBytes))
 		for _, c := range errorCues {
 			if bytes.Contains(low, []byte(c)) {
 				return line
@@ -1077,15 +1077,4 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n]
-}
-
-func appendLowerASCII(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst = append(dst, c)
-	}
-	return dst
 }

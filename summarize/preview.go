@@ -113,11 +113,26 @@ func preview(s string, head, tail int) string {
 	if n <= head+tail+previewSlack {
 		return s
 	}
-	h := headRunes(s, head)
+	return elide(s, s, n, head, tail)
+}
+
+// previewEnds is preview for an item read only at its ends (Item.Tail): the same cuts, with
+// the length of the whole taken from Item.Chars.
+func previewEnds(it Item, head, tail int) string {
+	start := strings.TrimLeftFunc(it.Text, unicode.IsSpace)
+	end := strings.TrimRightFunc(it.Tail, unicode.IsSpace)
+	n := it.Chars - utf8.RuneCountInString(it.Text[:len(it.Text)-len(start)]) - utf8.RuneCountInString(it.Tail[len(end):])
+	return elide(start, end, n, head, tail)
+}
+
+// elide keeps the first head characters of start and the last tail characters of end (the two
+// ends of a text of n characters), moved to a nearby line break, with an elision note between.
+func elide(start, end string, n, head, tail int) string {
+	h := headRunes(start, head)
 	if i := strings.LastIndexByte(h, '\n'); i > len(h)/2 {
 		h = h[:i]
 	}
-	t := tailRunes(s, tail)
+	t := tailRunes(end, tail)
 	if i := strings.IndexByte(t, '\n'); i >= 0 && i < len(t)/2 {
 		t = t[i+1:]
 	}
@@ -130,24 +145,6 @@ func preview(s string, head, tail int) string {
 	b.WriteString(" chars elided by ctxc …]\n")
 	b.WriteString(t)
 	return b.String()
-}
-
-// previewEnds is preview for an item read only at its ends (Item.Tail): the same cuts, with
-// the length of the whole taken from Item.Chars.
-func previewEnds(it Item, head, tail int) string {
-	start := strings.TrimLeftFunc(it.Text, unicode.IsSpace)
-	end := strings.TrimRightFunc(it.Tail, unicode.IsSpace)
-	n := it.Chars - utf8.RuneCountInString(it.Text[:len(it.Text)-len(start)]) - utf8.RuneCountInString(it.Tail[len(end):])
-	h := headRunes(start, head)
-	if i := strings.LastIndexByte(h, '\n'); i > len(h)/2 {
-		h = h[:i]
-	}
-	t := tailRunes(end, tail)
-	if i := strings.IndexByte(t, '\n'); i >= 0 && i < len(t)/2 {
-		t = t[i+1:]
-	}
-	elided := n - utf8.RuneCountInString(h) - utf8.RuneCountInString(t)
-	return h + "\n[… " + strconv.Itoa(elided) + " chars elided by ctxc …]\n" + t
 }
 
 // headRunes returns the first n code points of s.

@@ -150,10 +150,17 @@ type preparsed struct {
 
 // preparse parses a valid line of the given format with its text, ahead of the reader.
 func preparse(f Format, t textMode, l *Line) *preparsed {
-	if f == FormatClaude {
-		return preparseClaude(l.Bytes, t, detachable(t, l))
+	// A windowed load parses the line in place, in the reader's batch buffer, and keeps none of
+	// its bytes (see detach): a compaction needs the bytes of only its head and tail, and keeping
+	// every line would double what it holds in memory.
+	var det *Line
+	if t == windowedText {
+		det = l
 	}
-	return preparseGeneric(l.Bytes, t, detachable(t, l))
+	if f == FormatClaude {
+		return preparseClaude(l.Bytes, t, det)
+	}
+	return preparseGeneric(l.Bytes, t, det)
 }
 
 // preparseGeneric parses a valid line as a generic message with its text; ok is false for

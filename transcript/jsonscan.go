@@ -44,35 +44,36 @@ func unescape(s string) string {
 			return b.String()
 		}
 		b.WriteString(s[:i])
-		c := s[i+1]
-		switch c {
-		case 'n':
-			b.WriteByte('\n')
-		case 't':
-			b.WriteByte('\t')
-		case 'r':
-			b.WriteByte('\r')
-		case '"', '\\', '/':
-			b.WriteByte(c)
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'u':
-			r, n := decodeU(s[i:])
-			if n == 0 {
-				b.WriteString(s[i : i+2])
-				s = s[i+2:]
-				continue
-			}
-			b.WriteRune(r)
-			s = s[i+n:]
-			continue
-		default:
-			b.WriteString(s[i : i+2])
-		}
-		s = s[i+2:]
+		s = s[i+writeEscape(&b, s[i:]):]
 	}
+}
+
+// writeEscape decodes the escape at the start of s (s[0] is a backslash, s[1] exists) into b
+// and returns its length. An invalid escape is written as it is.
+func writeEscape(b *strings.Builder, s string) int {
+	switch c := s[1]; c {
+	case 'n':
+		b.WriteByte('\n')
+	case 't':
+		b.WriteByte('\t')
+	case 'r':
+		b.WriteByte('\r')
+	case '"', '\\', '/':
+		b.WriteByte(c)
+	case 'b':
+		b.WriteByte('\b')
+	case 'f':
+		b.WriteByte('\f')
+	case 'u':
+		if r, n := decodeU(s); n > 0 {
+			b.WriteRune(r)
+			return n
+		}
+		b.WriteString(s[:2])
+	default:
+		b.WriteString(s[:2])
+	}
+	return 2
 }
 
 // decodeU decodes \uXXXX (or an escaped surrogate pair) at the start of s; n is 0 when s does

@@ -85,33 +85,7 @@ func unescapePrefix(s string, n int) (string, int) {
 			i = len(s)
 			break
 		}
-		switch c := s[i+1]; c {
-		case 'n':
-			b.WriteByte('\n')
-		case 't':
-			b.WriteByte('\t')
-		case 'r':
-			b.WriteByte('\r')
-		case '"', '\\', '/':
-			b.WriteByte(c)
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'u':
-			r, k := decodeU(s[i:])
-			if k == 0 {
-				b.WriteString(s[i : i+2])
-				i += 2
-				continue
-			}
-			b.WriteRune(r)
-			i += k
-			continue
-		default:
-			b.WriteString(s[i : i+2])
-		}
-		i += 2
+		i += writeEscape(&b, s[i:])
 	}
 	return b.String(), i
 }
@@ -157,16 +131,6 @@ func startsEscape(s string, j int) bool {
 		n++
 	}
 	return n%2 == 0
-}
-
-// detachable returns l when a windowed load parses it in place, in the reader's batch buffer,
-// keeping none of its bytes (see detach), else nil. A compaction needs the bytes of only its
-// head and tail; keeping every line would double what it holds in memory.
-func detachable(t textMode, l *Line) *Line {
-	if t == windowedText {
-		return l
-	}
-	return nil
 }
 
 // bytesOffset is where l.Bytes starts in the file: after a byte order mark on the first line.
