@@ -213,7 +213,12 @@ func (r *codexReader) addItem(l *Line, it jv, st *Stats) {
 	r.hist = append(r.hist, ci)
 	if !r.initDone {
 		if kind == cxOther && !m.Summary && (m.Role == RoleDeveloper || m.Role == RoleSystem || m.Role == RoleUser) {
-			r.initial = append(r.initial, ci)
+			// Codex sends a fresh environment context with each new turn; a legacy rebuild
+			// keeps the other injected messages but not the recorded environment (checked
+			// with Codex 0.169 through resume.sh).
+			if !codexEnvironment(it.get("content")) {
+				r.initial = append(r.initial, ci)
+			}
 		} else {
 			r.initDone = true
 		}
@@ -536,6 +541,54 @@ func codexUserText(content jv, text textMode) (string, int) {
 		return joinLines(parts), chars
 	}
 	return "", chars
+}
+
+// codexEnvironment: an injected <environment_context> message.
+func codexEnvironment(content jv) bool {
+	found := false
+	content.each(func(_ string, p jv) bool {
+		if t := p.get("text"); t.isString() && t != `""` {
+			found = strings.HasPrefix(string(t), `"<environment_context>`)
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// CodexAbortedOutput is the output Codex records for a tool call that never got one when it
+// resumes a session (an interrupted turn): the call is answered, not left open.
+const CodexAbortedOutput = "aborted"
+
+// finishContext answers the calls left open in the context as Codex does on resume: with an
+// "aborted" output right after the response that made them.
+func (r *codexReader) finishContext(ms []Message) []Message {
+	open := map[string]bool{}
+	for i := range ms {
+		for _, b := range ms[i].Blocks {
+			switch b.Kind {
+			case BlockToolCall:
+				open[b.ID] = true
+			case BlockToolResult:
+				delete(open, b.ID)
+			}
+		}
+	}
+	if len(open) == 0 {
+		return ms
+	}
+	out := make([]Message, 0, len(ms)+len(open))
+	for _, m := range ms {
+		out = append(out, m)
+		for _, b := range m.Blocks {
+			if b.Kind == BlockToolCall && open[b.ID] {
+				delete(open, b.ID)
+				out = append(out, Message{Role: RoleTool, Blocks: []Block{{Kind: BlockToolResult, ID: b.ID,
+					Text: CodexAbortedOutput, Chars: len(CodexAbortedOutput)}}})
+			}
+		}
+	}
+	return out
 }
 
 // codexRealUser tells a message typed by the user from injected context (<environment_context>,

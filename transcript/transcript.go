@@ -246,9 +246,28 @@ func invalidLine(st *Stats, path string, num int, msg string, opts Options) erro
 	return nil
 }
 
+// contextFinisher is a reader whose agent adds to the context it rebuilds (Codex answers calls
+// left open).
+type contextFinisher interface {
+	finishContext(ms []Message) []Message
+}
+
 // Messages re-reads the lines of the effective context from f and returns its messages, in
-// order, with their text. Lines are independent, so two workers parse halves of the list.
+// order, with their text, as the agent would send them.
 func (res *Result) Messages(f io.ReaderAt) ([]Message, error) {
+	ms, err := res.messages(f)
+	if err != nil {
+		return nil, err
+	}
+	if cf, ok := res.reader.(contextFinisher); ok {
+		ms = cf.finishContext(ms)
+	}
+	return ms, nil
+}
+
+// messages re-reads the context's lines. Lines are independent, so two workers parse halves
+// of the list.
+func (res *Result) messages(f io.ReaderAt) ([]Message, error) {
 	if g, ok := res.reader.(*genericReader); ok && g.keep {
 		return g.kept, nil
 	}
