@@ -183,8 +183,12 @@ func TestCodexLocalpushSample(t *testing.T) {
 	if st.Usage == nil || *st.Usage != want {
 		t.Errorf("usage = %+v, want %+v", st.Usage, want)
 	}
-	last := msgs[len(msgs)-1]
-	// reasoning + commentary + the unanswered exec_command call, as one message
+	// reasoning + commentary + the exec_command call, as one message, then the output Codex
+	// gives a call left open when it resumes
+	if a := msgs[len(msgs)-1]; a.Role != RoleTool || a.Blocks[0].Text != CodexAbortedOutput || a.Blocks[0].ID != msgs[len(msgs)-2].Blocks[2].ID {
+		t.Errorf("last message = %+v", a)
+	}
+	last := msgs[len(msgs)-2]
 	if last.Role != RoleAssistant || len(last.Blocks) != 3 || last.Blocks[2].Kind != BlockToolCall || last.Blocks[2].Name != "exec_command" {
 		t.Errorf("last message = %+v", last)
 	}
@@ -274,7 +278,8 @@ func TestCodexLegacyCompacted(t *testing.T) {
 		text string
 	}{
 		{2, "<user_instructions>\nBe brief.\n</user_instructions>"},
-		{3, "<environment_context>\n  <cwd>/src/tool</cwd>\n</environment_context>"},
+		// The recorded environment context is not rebuilt: Codex sends a fresh one (0.169,
+		// checked through resume.sh in cmd/agents_test.go).
 		{4, "first task: add a --verbose flag"},
 		{7, "second task: write the docs\nin docs/flags.md"},
 		{12, "Another language model started to solve this problem and produced a summary of its thinking process. Here is the summary produced by the other language model, use the information in this summary to assist with your own analysis:\nThe --verbose flag was added and documented in docs/flags.md."},
@@ -292,7 +297,7 @@ func TestCodexLegacyCompacted(t *testing.T) {
 			t.Errorf("message %d has %d blocks", i, len(msgs[i].Blocks))
 		}
 	}
-	if !msgs[4].Summary {
+	if !msgs[3].Summary {
 		t.Error("summary not marked")
 	}
 	if st.Usage.Responses != 1 || st.Usage.LastContext != 900 {

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"hash/maphash"
 	"strings"
 
 	"github.com/ctxc/ctxc/estimate"
@@ -64,6 +65,7 @@ type codexReader struct {
 	base     codexBase // the replacement_history item, when hist[0] is one
 	run      codexRun  // stats: the assistant response being accumulated
 	window   int
+	seed     maphash.Seed
 	lastTot  [2]int64 // total_token_usage (input, total) of the previous token_count
 	haveTot  bool
 }
@@ -99,13 +101,16 @@ type codexItem struct {
 	chars     int64 // code points of the message
 	imgs      int32
 	kind      codexKind
-	textChars int64 // cxUser: code points of its plain-text form (legacy rebuild)
+	textChars int64  // cxUser: code points of its plain-text form (legacy rebuild)
+	call      uint64 // hash of the call id of a tool call item (0: none)
+	result    uint64 // hash of the call id a tool output answers (0: none)
 }
 
 // codexBase holds what a replacement_history ref yields, computed when it is read.
 type codexBase struct {
 	tokens, msgs int32
 	tail         codexTokenRun // merge state after its last message
+	open         []uint64      // hashes of the calls it leaves without an output
 }
 
 // codexTokenRun mirrors mergeSplitAssistant: a run of adjacent assistant-side messages is one
@@ -147,7 +152,21 @@ type codexRun struct {
 	images int
 }
 
-func newCodexReader() *codexReader { return &codexReader{} }
+func newCodexReader() *codexReader { return &codexReader{seed: maphash.MakeSeed()} }
+
+// callKeys hashes the call ids of a message's tool calls and results (one of each at most per
+// response item).
+func (r *codexReader) callKeys(m *Message) (call, result uint64) {
+	for _, b := range m.Blocks {
+		switch b.Kind {
+		case BlockToolCall:
+			call = maphash.String(r.seed, b.ID) | 1
+		case BlockToolResult:
+			result = maphash.String(r.seed, b.ID) | 1
+		}
+	}
+	return call, result
+}
 
 func (r *codexReader) add(l *Line, doc gjson.Result, st *Stats) {
 	v := jv(doc.Raw)
@@ -206,6 +225,7 @@ func (r *codexReader) addItem(l *Line, it jv, st *Stats) {
 		st.countMessage(&m)
 	}
 	ci := codexItem{r: codexLineRef(l, codexSelItem), chars: int64(m.Chars()), imgs: int32(m.Images()), kind: kind}
+	ci.call, ci.result = r.callKeys(&m)
 	if kind == cxUser {
 		_, n := codexUserText(it.get("content"), noText)
 		ci.textChars = int64(n)
@@ -251,10 +271,17 @@ func (r *codexReader) addCompacted(l *Line, p jv, st *Stats) {
 	}
 	if rh.isArray() {
 		var b codexBase
+		var calls []uint64
+		answered := map[uint64]bool{}
 		rh.each(func(_ string, it jv) bool {
 			m, kind := codexItemMessage(it, noText)
 			if len(m.Blocks) == 0 {
 				return true
+			}
+			if c, res := r.callKeys(&m); c != 0 {
+				calls = append(calls, c)
+			} else if res != 0 {
+				answered[res] = true
 			}
 			tok, newMsg := b.tail.add(kind == cxAsst, int64(m.Chars()), int64(m.Images()))
 			b.tokens += int32(tok)
@@ -263,6 +290,11 @@ func (r *codexReader) addCompacted(l *Line, p jv, st *Stats) {
 			}
 			return true
 		})
+		for _, c := range calls {
+			if !answered[c] {
+				b.open = append(b.open, c)
+			}
+		}
 		r.base = b
 		r.hist = append(r.hist[:0], codexItem{r: codexLineRef(l, codexSelReplacement), kind: cxBase})
 		return
@@ -414,16 +446,37 @@ func (r *codexReader) finish(st *Stats) []ref {
 	}
 	refs := make([]ref, 0, len(r.hist))
 	var run codexTokenRun
+	// Calls left without an output are answered on load (finishContext): one more message of
+	// CodexAbortedOutput each, charged to the ref that holds the call.
+	answered := map[uint64]bool{}
+	for _, it := range r.hist {
+		if it.result != 0 {
+			answered[it.result] = true
+		}
+	}
+	abortedTokens := int32(estimate.FromChars(len(CodexAbortedOutput)))
 	for _, it := range r.hist {
 		rf := it.r
 		if it.kind == cxBase {
 			rf.tokens, rf.msgs = r.base.tokens, r.base.msgs
 			run = r.base.tail
+			for _, c := range r.base.open {
+				if !answered[c] {
+					answered[c] = true
+					rf.tokens += abortedTokens
+					rf.msgs++
+				}
+			}
 		} else {
 			tok, newMsg := run.add(it.kind == cxAsst, it.chars, int64(it.imgs))
 			rf.tokens = int32(tok)
 			if newMsg {
 				rf.msgs = 1
+			}
+			if it.call != 0 && !answered[it.call] {
+				answered[it.call] = true
+				rf.tokens += abortedTokens
+				rf.msgs++
 			}
 		}
 		refs = append(refs, rf)
@@ -563,27 +616,33 @@ const CodexAbortedOutput = "aborted"
 // finishContext answers the calls left open in the context as Codex does on resume: with an
 // "aborted" output right after the response that made them.
 func (r *codexReader) finishContext(ms []Message) []Message {
-	open := map[string]bool{}
+	answered := map[string]bool{}
+	open := 0
 	for i := range ms {
 		for _, b := range ms[i].Blocks {
-			switch b.Kind {
-			case BlockToolCall:
-				open[b.ID] = true
-			case BlockToolResult:
-				delete(open, b.ID)
+			if b.Kind == BlockToolResult {
+				answered[b.ID] = true
 			}
 		}
 	}
-	if len(open) == 0 {
+	for i := range ms {
+		for _, b := range ms[i].Blocks {
+			if b.Kind == BlockToolCall && !answered[b.ID] {
+				open++
+			}
+		}
+	}
+	if open == 0 {
 		return ms
 	}
-	out := make([]Message, 0, len(ms)+len(open))
+	out := make([]Message, 0, len(ms)+open)
 	for _, m := range ms {
 		out = append(out, m)
 		for _, b := range m.Blocks {
-			if b.Kind == BlockToolCall && open[b.ID] {
-				delete(open, b.ID)
-				out = append(out, Message{Role: RoleTool, Blocks: []Block{{Kind: BlockToolResult, ID: b.ID,
+			if b.Kind == BlockToolCall && !answered[b.ID] {
+				answered[b.ID] = true
+				// Its line is the call's: the output stands for what that line left open.
+				out = append(out, Message{Role: RoleTool, Line: m.Line, Blocks: []Block{{Kind: BlockToolResult, ID: b.ID,
 					Text: CodexAbortedOutput, Chars: len(CodexAbortedOutput)}}})
 			}
 		}
