@@ -54,7 +54,10 @@ type Block struct {
 	Name    string // tool name
 	Args    string // tool-call arguments as JSON text. Empty when read for stats only.
 	IsError bool
-	Chars   int // code points this block contributes to the estimate (design.md §4)
+	// Verbatim is a thinking block's JSON as written (with its signature, which cannot be
+	// rebuilt), replayed as is where the output shape has thinking blocks (--as anthropic).
+	Verbatim string
+	Chars    int // code points this block contributes to the estimate (design.md §4)
 	Images  int // images inside the block (tool results can carry images)
 
 	// Cut is set on a large tool result read with Options.Windowed: Text then holds only the
