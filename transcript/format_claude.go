@@ -38,7 +38,8 @@ type claudeReader struct {
 	kept      map[int32]Message // load: each message record's message with its text, by line
 	text      textMode          // load: how kept messages' text is decoded
 	observe   func(m *Message, l *Line)
-	prevChars int // chars counted so far for that response
+	prevChars int   // chars counted so far for that response
+	copies    int64 // message records still to come that are ctxc's copies (not history)
 }
 
 type claudeRec struct {
@@ -78,6 +79,7 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 	var msg jv
 	var parsed Message
 	var sidechain, compactSummary, results bool
+	var copies int64
 	// One walk over the line, parsing "message" in passing: lines can be megabytes long.
 	jv(doc.Raw).walk(func(k string, rest jv) int {
 		switch k {
@@ -96,6 +98,12 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 			}
 			m, n := anthropicMessageAt(rest, noText)
 			parsed, msg = m, rest[:n]
+			return n
+		case "ctxc":
+			// ctxc's provenance on a compact_boundary it wrote: tail_lines message records
+			// after it are copies of the head and tail, not new history.
+			v, n := rest.prefix()
+			copies = v.get("tail_lines").int()
 			return n
 		case "type", "uuid", "parentUuid", "subtype", "isSidechain", "isCompactSummary":
 		default:
@@ -127,6 +135,7 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 	}
 	if typ == "system" && subtype == "compact_boundary" {
 		st.Compactions++
+		c.copies = copies
 	}
 	var tokens, chars, images int
 	var msgID uint64
@@ -147,7 +156,10 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 		// A response's blocks are one message even when its tool results come between them
 		// (parallel calls: see context).
 		cont := m.Role == RoleAssistant && m.MsgID != "" && m.MsgID == c.prevID
+		copied := c.copies > 0 && !compactSummary
 		switch {
+		case copied:
+			c.copies--
 		case cont:
 			st.countContinuation(&m, c.prevChars)
 			c.prevChars += m.Chars()
@@ -161,7 +173,7 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 		}
 		tokens = m.Tokens()
 		chars, images = m.Chars(), m.Images()
-		if typ == "assistant" {
+		if typ == "assistant" && !copied {
 			c.trackUsage(msg, m.MsgID, st)
 			if m.MsgID != "" {
 				msgID = c.hash(m.MsgID)
@@ -337,12 +349,7 @@ func (c *claudeReader) finishContext(ms []Message) []Message {
 	for _, m := range ms {
 		switch {
 		case m.Role == RoleAssistant && m.MsgID != "" && resp >= 0 && out[resp].MsgID == m.MsgID:
-			prev := &out[resp]
-			prev.Blocks = append(prev.Blocks[:len(prev.Blocks):len(prev.Blocks)], m.Blocks...)
-			prev.Raw = nil
-			if m.Usage != nil {
-				prev.Usage = m.Usage
-			}
+			out[resp].absorb(&m)
 			continue
 		case m.Role == RoleAssistant && m.MsgID != "":
 			resp = len(out)

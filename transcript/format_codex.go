@@ -494,12 +494,15 @@ func (r *codexReader) materialize(b []byte, x ref) ([]Message, error) {
 			return nil, fmt.Errorf("compacted record without replacement_history")
 		}
 		var out []Message
+		k := int32(0)
 		rh.each(func(_ string, it jv) bool {
+			k++
 			m, kind := codexItemMessage(it, withText)
 			if len(m.Blocks) == 0 {
 				return true
 			}
 			m.Line = line
+			m.Src = []SrcRef{{Line: int32(line), Item: k}}
 			if kind == cxAsst {
 				m.MsgID = codexTurnID
 			}
@@ -510,13 +513,15 @@ func (r *codexReader) materialize(b []byte, x ref) ([]Message, error) {
 	case codexSelSummary:
 		m := codexSummaryMessage(item.get("message"), withText)
 		m.Line = line
+		m.Src = []SrcRef{{Line: int32(line), Item: SrcSynthesized}}
 		return []Message{m}, nil
 	case codexSelUserText:
 		s, n := codexUserText(item.get("content"), withText)
 		if limit := int(x.tokens) * estimate.CharsPerToken; n > limit {
 			s, n = codexTruncate(s, limit), limit
 		}
-		return []Message{{Role: RoleUser, Line: line, Blocks: []Block{{Kind: BlockText, Text: s, Chars: n}}}}, nil
+		return []Message{{Role: RoleUser, Line: line, Src: []SrcRef{{Line: int32(line), Item: SrcSynthesized}},
+			Blocks: []Block{{Kind: BlockText, Text: s, Chars: n}}}}, nil
 	}
 	m, kind := codexItemMessage(item, withText)
 	if len(m.Blocks) == 0 {
@@ -596,6 +601,20 @@ func codexUserText(content jv, text textMode) (string, int) {
 	return "", chars
 }
 
+// codexSummaryItem: a user message that holds a compaction summary, ctxc's or Codex's.
+func codexSummaryItem(content jv) bool {
+	found := false
+	content.each(func(_ string, p jv) bool {
+		if t := p.get("text"); t.isString() && t != `""` {
+			s := string(t[1:])
+			found = strings.HasPrefix(s, SummaryPreamble[:40]) || strings.HasPrefix(s, codexSummaryPrefix)
+			return false
+		}
+		return true
+	})
+	return found
+}
+
 // codexEnvironment: an injected <environment_context> message.
 func codexEnvironment(content jv) bool {
 	found := false
@@ -642,7 +661,7 @@ func (r *codexReader) finishContext(ms []Message) []Message {
 			if b.Kind == BlockToolCall && !answered[b.ID] {
 				answered[b.ID] = true
 				// Its line is the call's: the output stands for what that line left open.
-				out = append(out, Message{Role: RoleTool, Line: m.Line, Blocks: []Block{{Kind: BlockToolResult, ID: b.ID,
+				out = append(out, Message{Role: RoleTool, Line: m.Line, Src: []SrcRef{{Line: int32(m.Line), Item: SrcSynthesized}}, Blocks: []Block{{Kind: BlockToolResult, ID: b.ID,
 					Text: CodexAbortedOutput, Chars: len(CodexAbortedOutput)}}})
 			}
 		}
@@ -739,7 +758,9 @@ func codexItemMessage(it jv, text textMode) (Message, codexKind) {
 		case RoleAssistant:
 			kind = cxAsst
 		case RoleUser:
-			if codexRealUser(f.content) {
+			if codexSummaryItem(f.content) {
+				m.Summary = true // a summary in a replacement_history (ctxc's or Codex's own)
+			} else if codexRealUser(f.content) {
 				kind = cxUser
 			}
 		}

@@ -378,12 +378,7 @@ func mergeSplitAssistant(ms []Message) []Message {
 	out := ms[:0]
 	for _, m := range ms {
 		if n := len(out); n > 0 && m.Role == RoleAssistant && m.MsgID != "" && out[n-1].Role == RoleAssistant && out[n-1].MsgID == m.MsgID {
-			prev := &out[n-1]
-			prev.Blocks = append(prev.Blocks, m.Blocks...)
-			prev.Raw = nil
-			if m.Usage != nil {
-				prev.Usage = m.Usage
-			}
+			out[n-1].absorb(&m)
 			continue
 		}
 		out = append(out, m)
