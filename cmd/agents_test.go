@@ -1,11 +1,14 @@
 package cmd
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ctxc/ctxc/internal/agentcheck"
 )
@@ -120,6 +123,144 @@ func TestAgentLoadAgrees(t *testing.T) {
 					t.Errorf("%s: ctxc load disagrees with %s (%d agent turns, %d ctxc turns):\n%s", p, agent, len(got), len(want), diff)
 				}
 			})
+		}
+	}
+}
+
+// compactCopy copies path into dir (with an old modification time) and compacts it with the
+// built-in summarizer under a low threshold; extra are more flags (-o). It returns the copy and
+// whether anything was compacted.
+func compactCopy(t *testing.T, dir, path string, extra ...string) (string, map[string]any, bool) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(dir, filepath.Base(path))
+	if err := os.WriteFile(cp, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(cp, old, old)
+	// A threshold just above what head + summary + tail will take, so that every file with a
+	// middle is compacted.
+	code, out, errOut := runCLI(t, dir, "compact", "--json", "--dry-run", "--threshold", "1", "--target", "300", "--keep-tail", "4", cp)
+	if code != 0 {
+		t.Fatalf("ctxc compact --dry-run %s: exit %d: %s", path, code, errOut)
+	}
+	var plan struct {
+		Plan struct {
+			Before int `json:"tokens_before"`
+			After  int `json:"predicted_tokens_after"`
+		} `json:"plan"`
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, `"type":"file"`) {
+			json.Unmarshal([]byte(l), &plan)
+		}
+	}
+	threshold := plan.Plan.After + 50
+	if threshold >= plan.Plan.Before {
+		threshold = plan.Plan.Before - 1
+	}
+	args := append([]string{"compact", "--json", "--provider", "extractive", "--threshold", fmt.Sprint(max(threshold, 1)), "--target", "300", "--keep-tail", "4"}, extra...)
+	code, out, errOut = runCLI(t, dir, append(args, cp)...)
+	if code != 0 {
+		t.Fatalf("ctxc compact %s: exit %d: %s %s", path, code, out, errOut)
+	}
+	var res map[string]any
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, `"type":"file"`) {
+			json.Unmarshal([]byte(l), &res)
+		}
+	}
+	if res == nil {
+		t.Fatalf("no file outcome in %s", out)
+	}
+	return cp, res, res["status"] == "compacted"
+}
+
+// summaryTurn finds the turn that holds ctxc's summary.
+func summaryTurn(turns []agentcheck.Turn) int {
+	for i, tr := range turns {
+		for _, p := range tr.Parts {
+			if strings.Contains(p, "[ctxc] The earlier part of this conversation was compacted") {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// TestAgentResumesCompaction: after ctxc compacts an agent's file in place, and after -o, the
+// real agent resumes head + ctxc's summary + tail, far smaller than before, and `ctxc load`
+// agrees with it; in place, the bytes before the append are unchanged.
+func TestAgentResumesCompaction(t *testing.T) {
+	resume := agentTools(t)
+	compacted := map[string]int{}
+	var mu sync.Mutex
+	t.Cleanup(func() {
+		for _, agent := range []string{agentcheck.ClaudeCode, agentcheck.Codex, agentcheck.Pi} {
+			if compacted[agent] == 0 && !t.Failed() {
+				t.Errorf("no %s file was compacted: the check proved nothing for it", agent)
+			}
+		}
+	})
+	for agent, paths := range agentFiles(t) {
+		for _, p := range paths {
+			for _, mode := range []string{"in-place", "new-session"} {
+				t.Run(agent+"/"+mode+"/"+filepath.Base(p), func(t *testing.T) {
+					t.Parallel()
+					if why := notResumable(agent, p); why != "" {
+						t.Skip(why)
+					}
+					dir := t.TempDir()
+					var extra []string
+					if mode == "new-session" {
+						extra = []string{"-o", filepath.Join(dir, "new.jsonl")}
+					}
+					before, _ := os.ReadFile(p)
+					cp, res, ok := compactCopy(t, dir, p, extra...)
+					if !ok {
+						t.Skipf("not compacted: %v", res["reason"])
+					}
+					target := cp
+					if mode == "new-session" {
+						target = filepath.Join(dir, "new.jsonl")
+						if res["session"] == nil || res["session"] == "" {
+							t.Errorf("no session id in %v", res)
+						}
+						if got, _ := os.ReadFile(cp); string(got) != string(before) {
+							t.Error("-o changed the source")
+						}
+					} else if got, _ := os.ReadFile(cp); !strings.HasPrefix(string(got), string(before)) {
+						t.Error("the bytes before the append changed")
+					}
+					var full, got []agentcheck.Turn
+					withAgentSlot(func() {
+						full = agentTurns(t, resume, agent, p)
+						got = agentTurns(t, resume, agent, target)
+					})
+					want := loadAs(t, agent, target)
+					if diff := agentcheck.Compare(agent, want, got); diff != "" {
+						t.Errorf("ctxc load disagrees with %s after compaction:\n%s", agent, diff)
+					}
+					if summaryTurn(got) < 0 {
+						t.Errorf("%s does not send ctxc's summary", agent)
+					}
+					if len(got) >= len(full) {
+						t.Errorf("%s resumes %d turns after compaction, %d before", agent, len(got), len(full))
+					}
+					// The tail: the last turn is the same as before compaction.
+					orig := loadAs(t, agent, p)
+					if n := len(want); n > 0 && len(orig) > 0 && want[n-1].String() != orig[len(orig)-1].String() {
+						t.Errorf("last turn changed:\n  before: %s\n  after:  %s", orig[len(orig)-1], want[n-1])
+					}
+					mu.Lock()
+					compacted[agent]++
+					mu.Unlock()
+				})
+			}
 		}
 	}
 }

@@ -241,7 +241,7 @@ func agentSessions() map[string]string {
 		codex += fmt.Sprintf(`{"timestamp":"2025-10-01T08:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"c%d"}}`+"\n", i)
 		codex += fmt.Sprintf(`{"timestamp":"2025-10-01T08:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c%d","output":"%s"}}`+"\n", i, big)
 		pa, pr := fmt.Sprintf("a%07d", i), fmt.Sprintf("r%07d", i)
-		pi += fmt.Sprintf(`{"type":"message","id":"%s","parentId":"%s","timestamp":"2026-05-12T01:02:28.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t%d","name":"bash","arguments":{"command":"ls"}}],"stopReason":"toolUse","timestamp":2}}`+"\n", pa, piParent, i)
+		pi += fmt.Sprintf(`{"type":"message","id":"%s","parentId":"%s","timestamp":"2026-05-12T01:02:28.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t%d","name":"bash","arguments":{"command":"ls"}}],"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":2}}`+"\n", pa, piParent, i)
 		pi += fmt.Sprintf(`{"type":"message","id":"%s","parentId":"%s","timestamp":"2026-05-12T01:02:29.000Z","message":{"role":"toolResult","toolCallId":"t%d","toolName":"bash","content":[{"type":"text","text":"%s"}],"isError":false,"timestamp":3}}`+"\n", pr, pa, i, big)
 		piParent = pr
 	}
@@ -250,7 +250,7 @@ func agentSessions() map[string]string {
 	codex += `{"timestamp":"2025-10-01T08:00:04.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"now write the tests"}]}}` + "\n"
 	codex += `{"timestamp":"2025-10-01T08:00:05.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Tests written."}]}}` + "\n"
 	pi += `{"type":"message","id":"u9999999","parentId":"` + piParent + `","timestamp":"2026-05-12T01:02:30.000Z","message":{"role":"user","content":[{"type":"text","text":"now write the tests"}],"timestamp":4}}` + "\n"
-	pi += `{"type":"message","id":"z9999999","parentId":"u9999999","timestamp":"2026-05-12T01:02:31.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Tests written."}],"stopReason":"stop","timestamp":5}}` + "\n"
+	pi += `{"type":"message","id":"z9999999","parentId":"u9999999","timestamp":"2026-05-12T01:02:31.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Tests written."}],"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":5}}` + "\n"
 	return map[string]string{"claude-code": claude, "codex": codex, "pi": pi}
 }
 
@@ -398,11 +398,11 @@ func moreTurns(format string, data []byte) string {
 		json.Unmarshal([]byte(last), &rec)
 		parent := rec.ID
 		for i := 0; i < 10; i++ {
-			fmt.Fprintf(&b, `{"type":"message","id":"b%07d","parentId":"%s","timestamp":"2026-05-12T02:00:00.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"tm%d","name":"bash","arguments":{}}],"stopReason":"toolUse","timestamp":6}}`+"\n", i, parent, i)
+			fmt.Fprintf(&b, `{"type":"message","id":"b%07d","parentId":"%s","timestamp":"2026-05-12T02:00:00.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"tm%d","name":"bash","arguments":{}}],"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":6}}`+"\n", i, parent, i)
 			fmt.Fprintf(&b, `{"type":"message","id":"c%07d","parentId":"b%07d","timestamp":"2026-05-12T02:00:01.000Z","message":{"role":"toolResult","toolCallId":"tm%d","toolName":"bash","content":[{"type":"text","text":"%s"}],"isError":false,"timestamp":7}}`+"\n", i, i, i, big)
 			parent = fmt.Sprintf("c%07d", i)
 		}
-		fmt.Fprintf(&b, `{"type":"message","id":"d9999999","parentId":"%s","timestamp":"2026-05-12T02:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Tests written."}],"stopReason":"stop","timestamp":8}}`+"\n", parent)
+		fmt.Fprintf(&b, `{"type":"message","id":"d9999999","parentId":"%s","timestamp":"2026-05-12T02:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Tests written."}],"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":8}}`+"\n", parent)
 	}
 	return b.String()
 }
