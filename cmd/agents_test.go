@@ -264,3 +264,55 @@ func TestAgentResumesCompaction(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentResumesAfterCrash: a compaction killed in the middle of its append leaves the file as
+// it was plus a prefix of the append (one write). For every such prefix at and around each line
+// end of the append, the real agent still resumes the file and agrees with `ctxc load`.
+func TestAgentResumesAfterCrash(t *testing.T) {
+	resume := agentTools(t)
+	for agent, fixture := range map[string]string{
+		agentcheck.ClaudeCode: "../testdata/fixtures/claude-long-tools.jsonl",
+		agentcheck.Codex:      "../testdata/fixtures/codex-long-tools.jsonl",
+		agentcheck.Pi:         "../testdata/fixtures/pi-long-tools.jsonl",
+	} {
+		t.Run(agent, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			original, _ := os.ReadFile(fixture)
+			cp, res, ok := compactCopy(t, dir, fixture)
+			if !ok {
+				t.Fatalf("not compacted: %v", res)
+			}
+			done, _ := os.ReadFile(cp)
+			appended := done[len(original):]
+			cuts := map[int]bool{0: true, 1: true, len(appended) - 1: true}
+			for i, b := range appended {
+				if b == '\n' {
+					cuts[i] = true   // the line without its newline
+					cuts[i+1] = true // the whole line
+					cuts[i/2] = true // cut inside a line
+				}
+			}
+			// Claude Code is placed by the file's name when it is its session id (resume.sh then
+			// needs not parse a torn line).
+			name := "9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b.jsonl"
+			if agent != agentcheck.ClaudeCode {
+				name = filepath.Base(fixture)
+			}
+			for cut := range cuts {
+				if cut > len(appended) {
+					continue
+				}
+				p := filepath.Join(dir, fmt.Sprint(cut), name)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.WriteFile(p, append(append([]byte{}, original...), appended[:cut]...), 0o644)
+				var got []agentcheck.Turn
+				withAgentSlot(func() { got = agentTurns(t, resume, agent, p) })
+				want := loadAs(t, agent, p)
+				if diff := agentcheck.Compare(agent, want, got); diff != "" {
+					t.Errorf("append cut at byte %d of %d: ctxc load disagrees with %s:\n%s", cut, len(appended), agent, diff)
+				}
+			}
+		})
+	}
+}
