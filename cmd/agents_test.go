@@ -316,3 +316,52 @@ func TestAgentResumesAfterCrash(t *testing.T) {
 		})
 	}
 }
+
+// TestNativeBatch: --check, --dry-run, a batch, stats and a second run work on agent files as on
+// generic ones (no agent needed).
+func TestNativeBatch(t *testing.T) {
+	dir := t.TempDir()
+	arch := filepath.Join(dir, "archive")
+	os.MkdirAll(arch, 0o755)
+	for _, f := range []string{"claude-long-tools.jsonl", "codex-long-tools.jsonl", "pi-long-tools.jsonl"} {
+		b, err := os.ReadFile(filepath.Join("../testdata/fixtures", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(arch, f)
+		os.WriteFile(p, b, 0o644)
+		old := time.Now().Add(-time.Hour)
+		os.Chtimes(p, old, old)
+	}
+	if code, _, errOut := runCLI(t, dir, "compact", "--check", "--threshold", "2000", "--target", "500", arch); code != 1 {
+		t.Fatalf("--check before: exit %d (%s), want 1", code, errOut)
+	}
+	code, out, _ := runCLI(t, dir, "compact", "--dry-run", "--json", "--threshold", "2000", "--target", "500", arch)
+	if code != 0 || strings.Count(out, `"status":"planned"`) != 3 || strings.Count(out, `"compact":true`) != 3 {
+		t.Fatalf("--dry-run: exit %d: %s", code, out)
+	}
+	code, out, errOut := runCLI(t, dir, "compact", "--json", "--provider", "extractive", "--threshold", "2000", "--target", "500", "-j", "2", arch)
+	if code != 0 || strings.Count(out, `"status":"compacted"`) != 3 {
+		t.Fatalf("batch: exit %d: %s %s", code, out, errOut)
+	}
+	if code, _, errOut := runCLI(t, dir, "compact", "--check", "--threshold", "2000", "--target", "500", arch); code != 0 {
+		t.Fatalf("--check after: exit %d (%s), want 0", code, errOut)
+	}
+	code, out, _ = runCLI(t, dir, "stats", "--json", arch)
+	if code != 0 || strings.Count(out, `"compactions":1`) != 3 {
+		t.Fatalf("stats after: %s", out)
+	}
+	snapshot := func() string {
+		var b strings.Builder
+		for _, f := range []string{"claude-long-tools.jsonl", "codex-long-tools.jsonl", "pi-long-tools.jsonl"} {
+			d, _ := os.ReadFile(filepath.Join(arch, f))
+			b.Write(d)
+		}
+		return b.String()
+	}
+	before := snapshot()
+	code, out, _ = runCLI(t, dir, "compact", "--json", "--provider", "extractive", "--threshold", "2000", "--target", "500", arch)
+	if code != 0 || strings.Count(out, `"status":"skipped"`) != 3 || snapshot() != before {
+		t.Fatalf("second run: exit %d, wrote something: %s", code, out)
+	}
+}
