@@ -439,6 +439,12 @@ func printPlan(w io.Writer, out *compact.Outcome) {
 		}
 		fmt.Fprintf(w, "  %-6s  %4d messages  %10s tokens  %s\n", z.name, z.z.Messages, human(int64(z.z.Tokens)), lines)
 	}
+	if p.Tier != "" {
+		fmt.Fprintf(w, "  tier    %s: %s\n", p.Tier, p.TierReason)
+	}
+	if len(p.Cuts) > 0 {
+		fmt.Fprintf(w, "  cuts    %d block(s) in the kept messages: %s\n", len(p.Cuts), transcript.CutSummary(p.Cuts))
+	}
 	fmt.Fprintf(w, "  result  head + summary (~%s) + tail ≈ %s tokens\n", human(int64(p.Target)), human(int64(p.PredictedAfter)))
 	if p.SummarizerWindow > 0 {
 		fit := "fits"

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/testsessions"
 	"os"
 	"strings"
 	"sync"
@@ -161,7 +162,7 @@ func TestConcurrentWriterNative(t *testing.T) {
 		"codex":       `{"timestamp":"2025-10-01T09:00:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"agent line %d %d"}]}}`,
 		"pi":          `{"type":"message","id":"w%07d","parentId":"z9999999","timestamp":"2026-05-12T02:00:00.000Z","message":{"role":"user","content":[{"type":"text","text":"agent line %d"}],"timestamp":9}}`,
 	}
-	for name, content := range agentSessions() {
+	for name, content := range testsessions.Agent() {
 		for _, force := range []bool{false, true} {
 			p := writeOld(t, name+".jsonl", content)
 			stop := make(chan struct{})

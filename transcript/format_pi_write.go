@@ -23,6 +23,11 @@ func (piWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, erro
 	if len(c.Tail) == 0 || c.Tail[0].Summary {
 		return Written{}, fmt.Errorf("%s: pi keeps the tail by reference to its first entry: there must be a tail that starts with a message entry", src.Path)
 	}
+	for i := range c.Tail {
+		if c.Tail[i].Edited {
+			return piAppendCopies(src, c)
+		}
+	}
 	first, err := src.Line(int32(c.Tail[0].Line))
 	if err != nil {
 		return Written{}, err
@@ -66,6 +71,78 @@ func (piWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, erro
 	return Written{Data: lines([][]byte{e.encode()}), Messages: 1 + len(c.Tail)}, nil
 }
 
+// piAppendCopies is the append of an emergency compaction that cut blocks in the tail: the tail
+// cannot be kept by reference, so the compaction entry is followed by copies of the tail's
+// entries (the cut ones shortened) under fresh ids, and firstKeptEntryId names the first copy:
+// pi's context is then the summary and the copies (checked with pi 0.73.1). A write cut short
+// leaves the summary and some of the copies, or the file as it was.
+func piAppendCopies(src *Source, c *Compaction) (Written, error) {
+	leaf, err := src.LastRecord()
+	if err != nil {
+		return Written{}, err
+	}
+	lo, err := parseObject(leaf)
+	if err != nil || lo.str("id") == "" {
+		return Written{}, fmt.Errorf("%s: an emergency compaction of a pi file needs entry ids (v2 or later)", src.Path)
+	}
+	cid := newHexID(8)
+	var copies [][]byte
+	parent := cid
+	first := ""
+	for i := range c.Tail {
+		m := &c.Tail[i]
+		recs, err := src.records(m)
+		if err != nil {
+			return Written{}, err
+		}
+		for _, r := range recs {
+			o, err := parseObject(r)
+			if err != nil {
+				return Written{}, fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
+			}
+			if m.Edited {
+				piApplyEdits(o, m)
+			}
+			id := newHexID(8)
+			if first == "" {
+				first = id
+			}
+			o.set("id", id)
+			o.set("parentId", parent)
+			parent = id
+			copies = append(copies, o.encode())
+		}
+	}
+	meta := c.Meta
+	meta.TailLines = 0 // pi does not skip copies: they count in its history
+	e := &object{vals: map[string]json.RawMessage{}}
+	e.set("type", "compaction")
+	e.set("id", cid)
+	e.set("parentId", lo.str("id"))
+	e.set("timestamp", rfc3339ms(c.Now))
+	e.set("summary", headedSummary(c))
+	e.set("firstKeptEntryId", first)
+	e.set("tokensBefore", c.Meta.TokensBefore)
+	e.set("details", map[string]any{"readFiles": []string{}, "modifiedFiles": []string{}})
+	e.set("fromHook", false)
+	e.set("ctxc", meta)
+	return Written{Data: lines(append([][]byte{e.encode()}, copies...)), Messages: 1 + len(c.Tail)}, nil
+}
+
+// piApplyEdits writes a cut tool result's text into a copy of its entry.
+func piApplyEdits(o *object, m *Message) {
+	msg, err := parseObject(o.get("message"))
+	if err != nil {
+		return
+	}
+	for _, b := range m.Blocks {
+		if b.Kind == BlockToolResult {
+			msg.set("content", []map[string]string{{"type": "text", "text": b.Text}})
+		}
+	}
+	o.set("message", json.RawMessage(msg.encode()))
+}
+
 func (piWriter) New(src *Source, c *Compaction) (Written, error) {
 	first, err := src.FirstRecord()
 	if err != nil {
@@ -99,6 +176,9 @@ func (piWriter) New(src *Source, c *Compaction) (Written, error) {
 			o, err := parseObject(r)
 			if err != nil {
 				return Written{}, fmt.Errorf("%s:%d: %w", src.Path, c.Tail[i].Line, err)
+			}
+			if c.Tail[i].Edited {
+				piApplyEdits(o, &c.Tail[i])
 			}
 			eid := newHexID(8)
 			o.set("id", eid)

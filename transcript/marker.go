@@ -29,6 +29,10 @@ type MarkerMeta struct {
 	Redacted  bool `json:"redacted,omitempty"`
 	// Format and file of the source when the marker was written by compact -o from another file.
 	SourceFormat string `json:"source_format,omitempty"`
+	// Tier of the compaction (normal, aggressive, emergency) and, for an emergency one, the
+	// blocks it cut in the kept messages (the whole texts stay at the lines named).
+	Tier string `json:"tier,omitempty"`
+	Cuts []Cut  `json:"cuts,omitempty"`
 }
 
 // MarkerSource identifies the summarized lines.
