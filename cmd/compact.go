@@ -49,6 +49,7 @@ type CompactOptions struct {
 
 	Paths          []string
 	OutputFormat   string
+	Tiers          string
 	From           string
 	Threshold      int
 	Window         int
@@ -117,6 +118,7 @@ standard input.`,
 	fl := c.Flags()
 	fl.IntVar(&opts.Threshold, "threshold", 0, "compact only when the effective context is over N tokens (default 100000, or 75% of --window)")
 	fl.IntVar(&opts.Window, "window", 0, "context window of the agent's model in tokens (sets the default threshold)")
+	fl.StringVar(&opts.Tiers, "tiers", "80,85,95", "percent of --window (or of the threshold's window, the threshold being the first) where the normal, aggressive and emergency tiers start")
 	fl.IntVar(&opts.SummaryWindow, "summary-window", 0, "context window of the summarizer model (default: ollama asks /api/show; openai 8192)")
 	fl.IntVar(&opts.Target, "target", compact.DefaultTarget, "summary size in tokens")
 	fl.IntVar(&opts.KeepHead, "keep-head", 1, "user turns kept verbatim at the start (after system messages)")
@@ -198,8 +200,12 @@ func runCompact(ctx context.Context, opts *CompactOptions) error {
 	if err != nil {
 		return err
 	}
+	tiers, err := parseTiers(opts.Tiers)
+	if err != nil {
+		return &UsageError{err}
+	}
 	co := compact.Options{
-		Threshold: opts.Threshold, Window: opts.Window, Target: opts.Target,
+		Threshold: opts.Threshold, Window: opts.Window, Target: opts.Target, Tiers: tiers,
 		Zones:  transcript.ZoneOptions{KeepHead: opts.KeepHead, KeepTail: opts.KeepTail, KeepTailTokens: opts.KeepTailTokens},
 		Output: opts.Output, OutputFormat: opts.OutputFormat, DryRun: opts.DryRun, Check: opts.Check, Force: opts.Force, Idle: opts.Idle,
 		Now: now, Format: format, Strict: opts.Global.Strict, Stdout: opts.IO.Out,
@@ -572,4 +578,21 @@ func firstNonEmpty(vals ...string) string {
 		}
 	}
 	return ""
+}
+
+// parseTiers reads --tiers: three increasing percentages.
+func parseTiers(s string) (compact.Tiers, error) {
+	parts := strings.Split(s, ",")
+	var v [3]float64
+	if len(parts) != 3 {
+		return compact.Tiers{}, fmt.Errorf("--tiers %q: want three percentages, e.g. 80,85,95", s)
+	}
+	for i, p := range parts {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || f <= 0 || f > 100 || (i > 0 && f < v[i-1]) {
+			return compact.Tiers{}, fmt.Errorf("--tiers %q: want three increasing percentages in (0,100]", s)
+		}
+		v[i] = f
+	}
+	return compact.Tiers{Normal: v[0] / 100, Aggressive: v[1] / 100, Emergency: v[2] / 100}, nil
 }

@@ -338,6 +338,9 @@ func (j *job) summarizeMiddle(ctx context.Context) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err // interrupted: write nothing
 	}
+	if j.sum.Fallback == "aggressive" && j.summarizeOptions().Aggressive {
+		j.sum.Fallback = "" // the tier's own prompt, not a fallback
+	}
 	j.out.Provider, j.out.Model, j.out.Fallback, j.out.Chunks = j.sum.Provider, j.sum.Model, j.sum.Fallback, j.sum.Chunks
 	j.out.Summarized = len(middle)
 	return false, nil
@@ -479,12 +482,7 @@ func makePlan(path string, format transcript.Format, msgs []transcript.Message, 
 	z := transcript.PlanZones(msgs, o.Zones)
 	preamble := estimate.Tokens(transcript.SummaryPreamble)
 	p.Tier, p.TierReason = tierOf(p.TokensBefore, p.Threshold, o)
-	switch p.Tier {
-	case TierAggressive:
-		p.Target = max(o.target()/2, 200)
-	case TierEmergency:
-		p.Target = max(o.target()/4, 200)
-	}
+	p.Target = tierTarget(p.Tier, o.target())
 	predict := func() int {
 		return tokens(msgs[:z.HeadEnd]) + p.Target + preamble + tokens(msgs[z.TailStart:])
 	}
@@ -493,7 +491,7 @@ func makePlan(path string, format transcript.Format, msgs []transcript.Message, 
 	if len(msgs) > 0 && p.TokensBefore > p.Threshold && p.Tier != TierEmergency && (p.PredictedAfter >= p.Threshold || !gainOK(p.PredictedAfter)) {
 		// The protected zones alone leave no room: only the emergency level can fit.
 		p.Tier, p.TierReason = TierEmergency, fmt.Sprintf("head + tail + summary (%d tokens) would not fall below the threshold", p.PredictedAfter)
-		p.Target = max(o.target()/4, 200)
+		p.Target = tierTarget(p.Tier, o.target())
 		p.PredictedAfter = predict()
 	}
 	if p.Tier == TierEmergency && p.TokensBefore > p.Threshold {
@@ -525,6 +523,18 @@ func makePlan(path string, format transcript.Format, msgs []transcript.Message, 
 		p.Compact = true
 	}
 	return p, z
+}
+
+// tierTarget is the summary target of a tier: half the target when aggressive, a quarter in an
+// emergency, never below a floor that keeps a summary useful (nor above the target).
+func tierTarget(tier string, target int) int {
+	switch tier {
+	case TierAggressive:
+		return max(target/2, min(target, 200))
+	case TierEmergency:
+		return max(target/4, min(target, 128))
+	}
+	return target
 }
 
 // tierOf says which tier a context of before tokens is in, and why.

@@ -578,3 +578,33 @@ func TestEmergencyAlwaysFits(t *testing.T) {
 		})
 	}
 }
+
+// TestTiers: the tier of a context at each boundary, with and without --window.
+func TestTiers(t *testing.T) {
+	for _, tc := range []struct {
+		before, threshold, window int
+		want                      string
+	}{
+		{1000, 1000, 0, ""},                // at the threshold: nothing to do
+		{1001, 1000, 0, TierNormal},        // over it: normal (the threshold is 80% of its window)
+		{1062, 1000, 0, TierNormal},        // 84.9%
+		{1063, 1000, 0, TierAggressive},    // 85%
+		{1187, 1000, 0, TierAggressive},    // 94.9%
+		{1188, 1000, 0, TierEmergency},     // 95%
+		{80001, 75000, 100000, TierNormal}, // 80%
+		{85000, 75000, 100000, TierAggressive},
+		{94999, 75000, 100000, TierAggressive},
+		{95000, 75000, 100000, TierEmergency},
+		{76000, 75000, 100000, TierNormal}, // over the threshold, under 80% of the window
+	} {
+		o := Options{Window: tc.window}
+		if got, why := tierOf(tc.before, tc.threshold, &o); got != tc.want {
+			t.Errorf("tierOf(%d, threshold %d, window %d) = %s (%s), want %s", tc.before, tc.threshold, tc.window, got, why, tc.want)
+		}
+	}
+	// Configured fractions.
+	o := Options{Tiers: Tiers{Normal: 0.5, Aggressive: 0.6, Emergency: 0.7}}
+	if got, _ := tierOf(1400, 1000, &o); got != TierEmergency {
+		t.Errorf("with 50/60/70%%: %s, want emergency (1400 = 70%% of 2000)", got)
+	}
+}
