@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/estimate"
+	"github.com/ctxc/ctxc/ledger"
 	"github.com/ctxc/ctxc/summarize"
 	"github.com/ctxc/ctxc/transcript"
 )
@@ -134,6 +135,10 @@ type Outcome struct {
 	Output       string            `json:"output,omitempty"`
 	Redacted     int               `json:"redacted,omitempty"`
 	Plan         *Plan             `json:"plan,omitempty"`
+	// Ledger is the audit of the summary against the fact ledger (package ledger).
+	Ledger *ledger.Report `json:"ledger,omitempty"`
+	// Facts is the ledger itself (for ctxc eval).
+	Facts *ledger.Ledger `json:"-"`
 }
 
 // UnsupportedError: in-place compaction of an agent's own file (design.md §6).
@@ -258,6 +263,8 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 	if err := ctx.Err(); err != nil {
 		return out, err // interrupted: write nothing
 	}
+	// The fact ledger: facts missing from the summary are carried verbatim (compact/ledger.go).
+	out.Facts, out.Ledger = auditSummary(&sum, req.Items, plan.Target)
 	out.Provider, out.Model, out.Fallback, out.Chunks = sum.Provider, sum.Model, sum.Fallback, sum.Chunks
 	out.Summarized = len(middle)
 
@@ -272,6 +279,7 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 	if err != nil {
 		return out, err
 	}
+	mk.Ctxc.Ledger = markerLedger(out.Ledger)
 	tailLines, err := rawLines(tail)
 	if err != nil {
 		return out, err
