@@ -107,7 +107,7 @@ func parse(text string) []Fact {
 			} else {
 				done()
 			}
-		case len(item) > 0 && (line[0] == ' ' || line[0] == '\t'):
+		case len(item) > 0 && (line[0] == ' ' || line[0] == '\t' || line[0] == '>' && strings.HasPrefix(item[0], ">")):
 			item = append(item, strings.TrimPrefix(line, "  "))
 		default:
 			done()

@@ -58,16 +58,24 @@ type list struct {
 
 func (l *list) add(s string) {
 	s = strings.TrimSpace(s)
-	if s == "" {
+	k := norm(s)
+	if k == "" {
 		return
 	}
-	k := norm(s)
 	if i := slices.Index(l.keys, k); i >= 0 {
 		l.items = slices.Delete(l.items, i, i+1)
 		l.keys = slices.Delete(l.keys, i, i+1)
 	}
 	l.items = append(l.items, s)
 	l.keys = append(l.keys, k)
+}
+
+// addToken adds a path, URL or id; one with a backquote or a line break is not a token.
+func (l *list) addToken(s string) {
+	if strings.ContainsAny(s, "`\n\r") {
+		return
+	}
+	l.add(s)
 }
 
 func (l *list) has(s string) bool { return slices.Contains(l.keys, norm(s)) }
@@ -155,11 +163,11 @@ func (b *builder) summary(text string) {
 		case Request:
 			reqs = append(reqs, f.Text)
 		case Modified:
-			b.modified.add(f.Text)
+			b.modified.addToken(f.Text)
 		case Read:
-			b.read.add(f.Text)
+			b.read.addToken(f.Text)
 		case Ref:
-			b.refs.add(f.Text)
+			b.refs.addToken(f.Text)
 		}
 		// Errors of an earlier summary are not "unresolved where the middle ends".
 	}
@@ -167,7 +175,7 @@ func (b *builder) summary(text string) {
 	for i := len(reqs) - 1; i >= 0; i-- {
 		b.requests.add(reqs[i])
 	}
-	if last != "" {
+	if norm(last) != "" {
 		b.requests.add(last)
 		b.last = last
 	}
@@ -205,7 +213,7 @@ func injected(t string) bool {
 
 func (b *builder) user(text string) {
 	t := strings.TrimSpace(text)
-	if t == "" || injected(t) {
+	if norm(t) == "" || injected(t) {
 		return
 	}
 	b.requests.add(elide(t, b.o.MaxText))
@@ -214,7 +222,7 @@ func (b *builder) user(text string) {
 		b.rules.add(r)
 	}
 	for _, r := range refs(t) {
-		b.refs.add(r)
+		b.refs.addToken(r)
 	}
 	// A user message starts a new turn: errors before it were seen by the user.
 	b.errs = b.errs[:0]
@@ -366,19 +374,19 @@ func (b *builder) toolCall(name, args string) {
 	switch {
 	case editTools[lname]:
 		if p := argPath(args); p != "" {
-			b.modified.add(p)
+			b.modified.addToken(p)
 		}
 	case readTools[lname]:
 		if p := argPath(args); p != "" {
-			b.read.add(p)
+			b.read.addToken(p)
 		}
 	case patchTools[lname]:
 		for _, p := range patchFiles(patchInput(args)) {
-			b.modified.add(p)
+			b.modified.addToken(p)
 		}
 	case shellTools[lname]:
 		for _, p := range shellWrites(args) {
-			b.modified.add(p)
+			b.modified.addToken(p)
 		}
 	}
 }
