@@ -27,7 +27,11 @@ type Counts struct {
 // Report is the outcome of an audit, in total and per category.
 type Report struct {
 	Counts
-	ByCat [NumCategories]Counts `json:"-"`
+	// Mentioned counts the facts found anywhere in the summary as its summarizer wrote it, in
+	// any form (normalized containment, as Check): how much the summarizer kept by itself.
+	Mentioned      int                   `json:"mentioned"`
+	MentionedByCat [NumCategories]int    `json:"-"`
+	ByCat          [NumCategories]Counts `json:"-"`
 	// PerCategory is ByCat keyed by category name, for JSON (categories without facts left out).
 	PerCategory map[string]Counts `json:"categories,omitempty"`
 }
@@ -227,11 +231,17 @@ func Audit(summary string, l *Ledger, target int) (string, Report) {
 	}
 	rep.Facts = len(facts)
 	summary = strings.TrimRight(summary, " \t\r\n")
+	mentioned := Check(summary, l)
+	for c := range mentioned {
+		rep.MentionedByCat[c] = mentioned[c][1]
+		rep.Mentioned += mentioned[c][1]
+	}
 	limit := target * 4 // characters: tokens are ceil(chars/4)
 	if target <= 0 {
 		limit = int(^uint(0) >> 2)
 	}
 	if len(facts) == 0 {
+		rep.fill()
 		if target > 0 && estimate.Chars(summary) > limit {
 			summary = cutLines(strings.Split(summary, "\n"), limit, "")
 		}
@@ -270,6 +280,7 @@ func Audit(summary string, l *Ledger, target int) (string, Report) {
 		}
 	}
 	r.Facts = rep.Facts
+	r.Mentioned, r.MentionedByCat = rep.Mentioned, rep.MentionedByCat
 	r.ByCat = mergeFacts(r.ByCat, rep.ByCat)
 	r.fill()
 	return text, r
