@@ -299,9 +299,17 @@ func assemble(lines []string, k int, facts []Fact, limit int) (string, Report, i
 	var rep Report
 	body := ""
 	if k > 0 {
-		body = strings.Join(lines[:k], "\n")
+		kept := lines[:k]
 		if k < len(lines) {
-			body = strings.TrimRight(body, " \t\r\n") + "\n" + cutNote
+			// A cut body does not end on a heading that lost its items.
+			for len(kept) > 0 && (strings.TrimSpace(kept[len(kept)-1]) == "" || headingRe.MatchString(kept[len(kept)-1])) {
+				kept = kept[:len(kept)-1]
+			}
+			if len(kept) > 0 {
+				body = strings.TrimRight(strings.Join(kept, "\n"), " \t\r\n") + "\n" + cutNote
+			}
+		} else {
+			body = strings.Join(kept, "\n")
 		}
 	}
 	present := presentSet(body)
