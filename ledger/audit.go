@@ -11,7 +11,7 @@ import (
 // CarriedTitle opens the closing section Audit appends to a summary.
 const CarriedTitle = "## Carried verbatim by ctxc"
 
-const carriedIntro = "The summary above left out these facts of the conversation; they are copied exactly."
+const carriedIntro = "Facts of the conversation the summary above left out, copied exactly:"
 
 // cutNote ends a summary body that Audit shortened to make room for the carried facts.
 const cutNote = "[ctxc: the summary above was shortened to make room for the facts below]"
@@ -334,15 +334,23 @@ func assemble(lines []string, k int, facts []Fact, limit int) (string, Report, i
 	}
 	head := CarriedTitle + "\n" + carriedIntro + "\n"
 	used += estimate.Chars(head)
-	// Room for the note on what was left out, if anything is.
-	noteRoom := 160
 	keep := make([]bool, len(missing))
-	fitsAll := used+sumRendered(missing) <= limit
 	for i, f := range missing {
-		n := estimate.Chars(renderFact(f)) + sectionCost(missing, keep, i)
-		if fitsAll || used+n+noteRoom <= limit {
+		if n := estimate.Chars(renderFact(f)) + sectionCost(missing, keep, i); used+n <= limit {
 			keep[i] = true
 			used += n
+		}
+	}
+	// When facts are left out, the note saying so must fit too: give up the kept facts of
+	// lowest priority until it does.
+	for i := len(missing) - 1; i >= 0; i-- {
+		note := leftOutNote(missing, keep)
+		if note == "" || used+estimate.Chars(note) <= limit {
+			break
+		}
+		if keep[i] {
+			keep[i] = false
+			used -= estimate.Chars(renderFact(missing[i])) + sectionCost(missing, keep, i)
 		}
 	}
 	var b strings.Builder
@@ -351,12 +359,10 @@ func assemble(lines []string, k int, facts []Fact, limit int) (string, Report, i
 		b.WriteString("\n\n")
 	}
 	b.WriteString(head)
-	var left [NumCategories]int
 	dropped := 0
 	cur := Category(NumCategories)
 	for i, f := range missing {
 		if !keep[i] {
-			left[f.Cat]++
 			dropped++
 			rep.ByCat[f.Cat].Dropped++
 			continue
@@ -369,21 +375,35 @@ func assemble(lines []string, k int, facts []Fact, limit int) (string, Report, i
 		rep.ByCat[f.Cat].Carried++
 		rep.Carried++
 	}
-	if dropped > 0 {
-		var parts []string
-		for c, n := range left {
-			if n > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", n, strings.ToLower(Category(c).Title())))
-			}
-		}
-		b.WriteString("Left out for space: " + strings.Join(parts, ", ") + ".\n")
-	}
+	b.WriteString(leftOutNote(missing, keep))
 	rep.Dropped = dropped
 	out := strings.TrimRight(b.String(), "\n")
 	if estimate.Chars(out) > limit {
 		return "", rep, dropped
 	}
 	return out, rep, dropped
+}
+
+// leftOutNote says how many facts of each category were left out ("" when none was).
+func leftOutNote(missing []Fact, keep []bool) string {
+	var left [NumCategories]int
+	any := false
+	for i, f := range missing {
+		if !keep[i] {
+			left[f.Cat]++
+			any = true
+		}
+	}
+	if !any {
+		return ""
+	}
+	var parts []string
+	for c, n := range left {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ToLower(Category(c).Title())))
+		}
+	}
+	return "Left out for space: " + strings.Join(parts, ", ") + ".\n"
 }
 
 // sectionCost is the size of the category heading fact i opens, if it is the first kept fact
@@ -395,19 +415,6 @@ func sectionCost(missing []Fact, keep []bool, i int) int {
 		}
 	}
 	return estimate.Chars("### "+missing[i].Cat.Title()) + 1
-}
-
-func sumRendered(fs []Fact) int {
-	n := 0
-	var seen [NumCategories]bool
-	for _, f := range fs {
-		n += estimate.Chars(renderFact(f))
-		if !seen[f.Cat] {
-			seen[f.Cat] = true
-			n += estimate.Chars("### "+f.Cat.Title()) + 1
-		}
-	}
-	return n
 }
 
 // cutLines keeps the leading lines of a text within limit characters, ending with note.
