@@ -251,19 +251,20 @@ func Audit(summary string, l *Ledger, target int) (string, Report) {
 	if summary == "" {
 		lines = nil
 	}
+	pf := prepare(facts)
 	// The fewest facts that must be left out: with no summary text at all.
-	_, _, floor := assemble(nil, 0, facts, limit)
+	_, _, floor := assemble(nil, 0, pf, limit)
 	// The most summary text that leaves out no more than that (found by bisection on lines).
 	lo, hi := 0, len(lines)
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if text, _, dropped := assemble(lines, mid, facts, limit); text != "" && dropped <= floor {
+		if text, _, dropped := assemble(lines, mid, pf, limit); text != "" && dropped <= floor {
 			lo = mid
 		} else {
 			hi = mid - 1
 		}
 	}
-	text, r, _ := assemble(lines, lo, facts, limit)
+	text, r, _ := assemble(lines, lo, pf, limit)
 	if text == "" && len(lines) > 0 || estimate.Chars(text) > limit {
 		// Not even the section's fixed parts fit: the summary's own text, cut, and no facts.
 		text = cutLines(lines, limit, "")
@@ -293,9 +294,25 @@ func mergeFacts(got, facts [NumCategories]Counts) [NumCategories]Counts {
 	return got
 }
 
+// prepared is the ledger's facts with their normalized keys and rendered sizes.
+type prepared struct {
+	facts []Fact
+	keys  []Fact
+	sizes []int
+}
+
+func prepare(facts []Fact) *prepared {
+	p := &prepared{facts: facts, keys: make([]Fact, len(facts)), sizes: make([]int, len(facts))}
+	for i, f := range facts {
+		p.keys[i] = Fact{Cat: f.Cat, Text: norm(f.Text)}
+		p.sizes[i] = estimate.Chars(renderFact(f))
+	}
+	return p
+}
+
 // assemble builds the summary from its first k lines and the facts missing from them, within
 // limit characters. It returns "" when even the fixed parts do not fit.
-func assemble(lines []string, k int, facts []Fact, limit int) (string, Report, int) {
+func assemble(lines []string, k int, facts *prepared, limit int) (string, Report, int) {
 	var rep Report
 	body := ""
 	if k > 0 {
@@ -314,12 +331,14 @@ func assemble(lines []string, k int, facts []Fact, limit int) (string, Report, i
 	}
 	present := presentSet(body)
 	var missing []Fact
-	for _, f := range facts {
-		if present[Fact{Cat: f.Cat, Text: norm(f.Text)}] {
+	var sizes []int
+	for i, f := range facts.facts {
+		if present[facts.keys[i]] {
 			rep.ByCat[f.Cat].Present++
 			rep.Present++
 		} else {
 			missing = append(missing, f)
+			sizes = append(sizes, facts.sizes[i])
 		}
 	}
 	if len(missing) == 0 {
@@ -335,22 +354,36 @@ func assemble(lines []string, k int, facts []Fact, limit int) (string, Report, i
 	head := CarriedTitle + "\n" + carriedIntro + "\n"
 	used += estimate.Chars(head)
 	keep := make([]bool, len(missing))
+	var keptN, leftN [NumCategories]int
 	for i, f := range missing {
-		if n := estimate.Chars(renderFact(f)) + sectionCost(missing, keep, i); used+n <= limit {
+		n := sizes[i]
+		if keptN[f.Cat] == 0 {
+			n += headingSize(f.Cat)
+		}
+		if used+n <= limit {
 			keep[i] = true
+			keptN[f.Cat]++
 			used += n
+		} else {
+			leftN[f.Cat]++
 		}
 	}
 	// When facts are left out, the note saying so must fit too: give up the kept facts of
 	// lowest priority until it does.
 	for i := len(missing) - 1; i >= 0; i-- {
-		note := leftOutNote(missing, keep)
-		if note == "" || used+estimate.Chars(note) <= limit {
+		if !keep[i] {
+			continue
+		}
+		if note := leftOutNote(leftN); note == "" || used+estimate.Chars(note) <= limit {
 			break
 		}
-		if keep[i] {
-			keep[i] = false
-			used -= estimate.Chars(renderFact(missing[i])) + sectionCost(missing, keep, i)
+		c := missing[i].Cat
+		keep[i] = false
+		keptN[c]--
+		leftN[c]++
+		used -= sizes[i]
+		if keptN[c] == 0 {
+			used -= headingSize(c)
 		}
 	}
 	var b strings.Builder
@@ -375,7 +408,7 @@ func assemble(lines []string, k int, facts []Fact, limit int) (string, Report, i
 		rep.ByCat[f.Cat].Carried++
 		rep.Carried++
 	}
-	b.WriteString(leftOutNote(missing, keep))
+	b.WriteString(leftOutNote(leftN))
 	rep.Dropped = dropped
 	out := strings.TrimRight(b.String(), "\n")
 	if estimate.Chars(out) > limit {
@@ -385,37 +418,21 @@ func assemble(lines []string, k int, facts []Fact, limit int) (string, Report, i
 }
 
 // leftOutNote says how many facts of each category were left out ("" when none was).
-func leftOutNote(missing []Fact, keep []bool) string {
-	var left [NumCategories]int
-	any := false
-	for i, f := range missing {
-		if !keep[i] {
-			left[f.Cat]++
-			any = true
-		}
-	}
-	if !any {
-		return ""
-	}
+func leftOutNote(left [NumCategories]int) string {
 	var parts []string
 	for c, n := range left {
 		if n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ToLower(Category(c).Title())))
 		}
 	}
+	if len(parts) == 0 {
+		return ""
+	}
 	return "Left out for space: " + strings.Join(parts, ", ") + ".\n"
 }
 
-// sectionCost is the size of the category heading fact i opens, if it is the first kept fact
-// of its category.
-func sectionCost(missing []Fact, keep []bool, i int) int {
-	for j := 0; j < i; j++ {
-		if keep[j] && missing[j].Cat == missing[i].Cat {
-			return 0
-		}
-	}
-	return estimate.Chars("### "+missing[i].Cat.Title()) + 1
-}
+// headingSize is the size of a category's heading in the carried section.
+func headingSize(c Category) int { return estimate.Chars("### "+c.Title()) + 1 }
 
 // cutLines keeps the leading lines of a text within limit characters, ending with note.
 func cutLines(lines []string, limit int, note string) string {

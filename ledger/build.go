@@ -53,7 +53,8 @@ type toolErr struct{ tool, text string }
 // the end, so "newest" means most recently mentioned.
 type list struct {
 	items []string
-	keys  []string
+	keys  []string       // "" where an item was moved to the end
+	at    map[string]int // key → index of its live item
 }
 
 func (l *list) add(s string) {
@@ -62,10 +63,13 @@ func (l *list) add(s string) {
 	if k == "" {
 		return
 	}
-	if i := slices.Index(l.keys, k); i >= 0 {
-		l.items = slices.Delete(l.items, i, i+1)
-		l.keys = slices.Delete(l.keys, i, i+1)
+	if l.at == nil {
+		l.at = map[string]int{}
 	}
+	if i, ok := l.at[k]; ok {
+		l.items[i], l.keys[i] = "", ""
+	}
+	l.at[k] = len(l.items)
 	l.items = append(l.items, s)
 	l.keys = append(l.keys, k)
 }
@@ -78,14 +82,31 @@ func (l *list) addToken(s string) {
 	l.add(s)
 }
 
-func (l *list) has(s string) bool { return slices.Contains(l.keys, norm(s)) }
+func (l *list) has(s string) bool {
+	_, ok := l.at[norm(s)]
+	return ok
+}
+
+// all returns the items and their keys, oldest first.
+func (l *list) all() ([]string, []string) {
+	items := make([]string, 0, len(l.at))
+	keys := make([]string, 0, len(l.at))
+	for i, k := range l.keys {
+		if k != "" {
+			items = append(items, l.items[i])
+			keys = append(keys, k)
+		}
+	}
+	return items, keys
+}
 
 // newest returns the last n items, in order.
 func (l *list) newest(n int) []string {
-	if len(l.items) > n {
-		return slices.Clone(l.items[len(l.items)-n:])
+	items, _ := l.all()
+	if len(items) > n {
+		return items[len(items)-n:]
 	}
-	return slices.Clone(l.items)
+	return items
 }
 
 // Build extracts the ledger of a middle zone from the summarizer's input items.
@@ -114,17 +135,18 @@ func Build(items []summarize.Item, o Options) *Ledger {
 
 func (b *builder) ledger() *Ledger {
 	l := &Ledger{}
-	l.ByCat[Rule] = slices.Clone(b.rules.items)
+	l.ByCat[Rule], _ = b.rules.all()
 	if b.last != "" {
 		l.ByCat[LastRequest] = []string{b.last}
 	}
-	l.ByCat[Modified] = slices.Clone(b.modified.items)
+	l.ByCat[Modified], _ = b.modified.all()
 	l.ByCat[Ref] = b.refs.newest(b.o.MaxRefs)
 	budget := b.o.RequestChars
 	lastKey := norm(b.last)
-	for i := len(b.requests.items) - 1; i >= 0; i-- {
-		r := b.requests.items[i]
-		if b.requests.keys[i] == lastKey {
+	reqs, reqKeys := b.requests.all()
+	for i := len(reqs) - 1; i >= 0; i-- {
+		r := reqs[i]
+		if reqKeys[i] == lastKey {
 			continue
 		}
 		n := len([]rune(r))
@@ -140,9 +162,10 @@ func (b *builder) ledger() *Ledger {
 	}
 	l.ByCat[Error] = errs.newest(b.o.MaxErrors)
 	var read list
-	for i, r := range b.read.items {
+	readItems, _ := b.read.all()
+	for _, r := range readItems {
 		if !b.modified.has(r) {
-			read.add(b.read.items[i])
+			read.add(r)
 		}
 	}
 	l.ByCat[Read] = read.newest(b.o.MaxRead)
