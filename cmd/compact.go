@@ -32,7 +32,7 @@ func init() {
 		if errors.As(err, &be) {
 			return ExitTempFail, true
 		}
-		var ue *compact.UnsupportedError
+		var ue *compact.UsageError
 		if errors.As(err, &ue) {
 			return ExitUsage, true
 		}
@@ -48,6 +48,7 @@ type CompactOptions struct {
 	Now    func() time.Time
 
 	Paths          []string
+	OutputFormat   string
 	From           string
 	Threshold      int
 	Window         int
@@ -125,7 +126,8 @@ standard input.`,
 	fl.StringVar(&opts.Model, "model", "", "model name for ollama or openai")
 	fl.StringVar(&opts.Endpoint, "endpoint", "", "summarizer URL (ollama default $OLLAMA_HOST or http://127.0.0.1:11434; openai default $OPENAI_BASE_URL, including /v1)")
 	fl.StringVar(&opts.APIKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key for openai (keys are never taken from flags)")
-	fl.StringVarP(&opts.Output, "output", "o", "", "write the compacted context (marker with the head, then the tail) to a new file instead of appending (- for stdout); needed for claude-code, codex and pi files")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write the compacted context to a new file instead of appending (- for stdout): for claude-code, codex and pi files a new session of that agent (its id on stderr), else a ctxc file")
+	fl.StringVar(&opts.OutputFormat, "output-format", "native", "with -o: native (the agent's own session format for claude-code, codex and pi files) or ctxc (a ctxc marker file, readable by any client)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the plan (zones, tokens, whether the summarizer request fits) and write nothing")
 	fl.BoolVar(&opts.Check, "check", false, "write nothing; exit 1 if any file's effective context is over the threshold")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files compacted at once")
@@ -199,7 +201,7 @@ func runCompact(ctx context.Context, opts *CompactOptions) error {
 	co := compact.Options{
 		Threshold: opts.Threshold, Window: opts.Window, Target: opts.Target,
 		Zones:  transcript.ZoneOptions{KeepHead: opts.KeepHead, KeepTail: opts.KeepTail, KeepTailTokens: opts.KeepTailTokens},
-		Output: opts.Output, DryRun: opts.DryRun, Check: opts.Check, Force: opts.Force, Idle: opts.Idle,
+		Output: opts.Output, OutputFormat: opts.OutputFormat, DryRun: opts.DryRun, Check: opts.Check, Force: opts.Force, Idle: opts.Idle,
 		Now: now, Format: format, Strict: opts.Global.Strict, Stdout: opts.IO.Out,
 		SummarizeOpts: summarize.Options{MaxParallel: opts.Parallel, Window: opts.SummaryWindow},
 	}
@@ -406,6 +408,9 @@ func printOutcome(opts *CompactOptions, enc *json.Encoder, bar *progress, out *c
 		}
 		bar.Println(w, fmt.Sprintf("compacted %s: %d messages, ~%s → ~%s tokens (%s)", dest, out.Summarized,
 			human(int64(out.TokensBefore)), human(int64(out.TokensAfter)), model))
+		if out.Session != "" {
+			bar.Println(w, fmt.Sprintf("new %s session %s: %s", out.Format, out.Session, out.Resume))
+		}
 	case out.Status == compact.StatusSkipped:
 		if opts.Global.Quiet {
 			return

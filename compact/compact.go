@@ -4,17 +4,16 @@
 package compact
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/ctxc/ctxc/estimate"
@@ -39,6 +38,7 @@ type Options struct {
 	Target        int
 	Zones         transcript.ZoneOptions
 	Output        string // "" = append in place; "-" = stdout; else a new file
+	OutputFormat  string // "" or "native": the format's own records; "ctxc": a ctxc file (with Output)
 	DryRun        bool
 	Check         bool
 	Force         bool
@@ -134,21 +134,13 @@ type Outcome struct {
 	TokensAfter  int               `json:"tokens_after,omitempty"`
 	Output       string            `json:"output,omitempty"`
 	Redacted     int               `json:"redacted,omitempty"`
+	Session      string            `json:"session,omitempty"` // -o of an agent file: the new session's id
+	Resume       string            `json:"resume,omitempty"`  // how to resume it in its agent
 	Plan         *Plan             `json:"plan,omitempty"`
 	// Ledger is the audit of the summary against the fact ledger (package ledger).
 	Ledger *ledger.Report `json:"ledger,omitempty"`
 	// Facts is the ledger itself (for ctxc eval).
 	Facts *ledger.Ledger `json:"-"`
-}
-
-// UnsupportedError: in-place compaction of an agent's own file (design.md §6).
-type UnsupportedError struct {
-	Path   string
-	Format transcript.Format
-}
-
-func (e *UnsupportedError) Error() string {
-	return fmt.Sprintf("%s: %s transcripts are not compacted in place (the agent could not reload a foreign marker line); use -o FILE to write a compacted ctxc file", e.Path, e.Format)
 }
 
 // VerifyError: the file reloaded after writing did not come out as planned; the append was
@@ -162,215 +154,283 @@ func (e *VerifyError) Error() string {
 	return fmt.Sprintf("%s: verification after writing failed: %s", e.Path, e.Msg)
 }
 
-// File compacts one transcript.
+// File compacts one transcript. It reads as the steps of a compaction; each format's records
+// are written by that format's transcript.Writer, so a new format never changes this function.
 func File(ctx context.Context, path string, o Options) (*Outcome, error) {
-	out := &Outcome{Type: "file", Path: path}
-	if info, err := os.Stat(path); err != nil {
-		return out, err
-	} else if !info.Mode().IsRegular() {
-		return out, fmt.Errorf("%s: not a regular file", path)
+	j, err := newJob(path, o)
+	if err != nil {
+		return j.out, err
 	}
-	inPlace := o.Output == "" && !o.DryRun && !o.Check
-	ropts := transcript.Options{Format: o.Format, Strict: o.Strict, Warn: o.Warn}
+	defer j.release()
+	for _, step := range []func(context.Context) (done bool, err error){
+		j.lockFile,        // serialize ctxc runs on the file; note its size and time
+		j.loadContext,     // the effective context, large tool results read at their ends
+		j.planZones,       // zones; --dry-run, --check and refusals end here
+		j.summarizeMiddle, // the middle, while its source span is hashed
+		j.renderRecords,   // head and tail read back whole; the format's records
+		j.writeRecords,    // one append (or a new file), then reload and verify, undone on failure
+	} {
+		if done, err := step(ctx); done || err != nil {
+			return j.out, err
+		}
+	}
+	return j.out, nil
+}
 
-	var unlock func()
-	var before transcript.FileState
-	if inPlace {
-		var err error
-		if unlock, err = transcript.Lock(path); err != nil {
-			return out, err
-		}
-		defer unlock()
-		if before, err = transcript.StatFile(path); err != nil {
-			return out, err
-		}
+// job is one compaction in progress: what each step leaves for the next.
+type job struct {
+	path    string
+	o       Options
+	out     *Outcome
+	inPlace bool
+	ropts   transcript.Options
+	unlock  func()
+	before  transcript.FileState
+	spec    *specHash
+	res     *transcript.Result
+	msgs    []transcript.Message
+	format  transcript.Format
+	plan    *Plan
+	z       transcript.Zones
+	sum     summarize.Result
+	source  middleHash
+	writer  transcript.Writer
+	comp    *transcript.Compaction
+}
+
+func newJob(path string, o Options) (*job, error) {
+	j := &job{path: path, o: o, out: &Outcome{Type: "file", Path: path}}
+	if info, err := os.Stat(path); err != nil {
+		return j, err
+	} else if !info.Mode().IsRegular() {
+		return j, fmt.Errorf("%s: not a regular file", path)
 	}
+	j.inPlace = o.Output == "" && !o.DryRun && !o.Check
+	j.ropts = transcript.Options{Format: o.Format, Strict: o.Strict, Warn: o.Warn}
+	if o.OutputFormat != "" && o.OutputFormat != "ctxc" && o.OutputFormat != "native" {
+		return j, fmt.Errorf("unknown output format %q (want native or ctxc)", o.OutputFormat)
+	}
+	if j.inPlace && o.OutputFormat == "ctxc" {
+		return j, &UsageError{Msg: "--output-format ctxc writes a new file: give -o FILE (a ctxc marker in an agent's own file would break it)"}
+	}
+	return j, nil
+}
+
+func (j *job) release() {
+	if j.spec != nil {
+		j.spec.stop()
+	}
+	if j.unlock != nil {
+		j.unlock()
+	}
+}
+
+func (j *job) lockFile(context.Context) (bool, error) {
+	if !j.inPlace {
+		return false, nil
+	}
+	var err error
+	if j.unlock, err = transcript.Lock(j.path); err != nil {
+		return false, err
+	}
+	j.before, err = transcript.StatFile(j.path)
+	return false, err
+}
+
+func (j *job) loadContext(context.Context) (bool, error) {
 	// Large tool results are decoded only at their ends: the summarizers read no more of them
-	// (the head and the tail, which are written out, are decoded whole below).
-	lopts := ropts
+	// (the head and the tail, which are written out, are read back whole by render).
+	lopts := j.ropts
 	lopts.Windowed = true
 	// The source hash starts while the file is read, from where the middle will likely start.
-	var spec *specHash
-	if !o.DryRun && !o.Check {
-		spec = newSpecHash(path)
-		defer spec.stop()
-		lopts.Observe = transcript.NewHeadWatch(o.Zones, spec.guess).Observe
+	if !j.o.DryRun && !j.o.Check {
+		j.spec = newSpecHash(j.path)
+		lopts.Observe = transcript.NewHeadWatch(j.o.Zones, j.spec.guess).Observe
 	}
-	res, msgs, err := transcript.LoadFile(path, lopts)
-	if err != nil {
-		return out, err
+	var err error
+	if j.res, j.msgs, err = transcript.LoadFile(j.path, lopts); err != nil {
+		return false, err
 	}
-	format := res.Stats.Format
-	out.Format = format
-	if inPlace && !format.IsGeneric() {
-		return out, &UnsupportedError{Path: path, Format: format}
-	}
-	plan, z := makePlan(path, format, msgs, &o)
-	out.TokensBefore = plan.TokensBefore
-	if o.DryRun || o.Check {
-		out.Plan = plan
-		if o.Check {
-			out.Status = StatusOK
-			if plan.TokensBefore > plan.Threshold {
-				out.Status = StatusOver
-			}
-			return out, nil
+	j.format = j.res.Stats.Format
+	j.out.Format = j.format
+	return false, nil
+}
+
+func (j *job) planZones(ctx context.Context) (bool, error) {
+	o := &j.o
+	j.plan, j.z = makePlan(j.path, j.format, j.msgs, o)
+	p := j.plan
+	j.out.TokensBefore = p.TokensBefore
+	switch {
+	case o.Check:
+		j.out.Plan = p
+		j.out.Status = StatusOK
+		if p.TokensBefore > p.Threshold {
+			j.out.Status = StatusOver
 		}
-		out.Status = StatusPlanned
-		if !plan.Compact {
-			out.Reason = plan.Reason
+		return true, nil
+	case o.DryRun:
+		j.out.Plan = p
+		j.out.Status = StatusPlanned
+		if !p.Compact {
+			j.out.Reason = p.Reason
 		}
-		if err := fillWindow(ctx, plan, msgs, z, &o); err != nil {
-			return out, err
-		}
-		return out, nil
-	}
-	if !plan.Compact {
-		out.Status, out.Reason = StatusSkipped, plan.Reason
-		return out, nil
+		return true, fillWindow(ctx, p, j.msgs, j.z, o)
+	case !p.Compact:
+		j.out.Status, j.out.Reason = StatusSkipped, p.Reason
+		return true, nil
 	}
 	// The live-file guard applies only when there is something to write: a file under the
-	// threshold is just that, whether or not its agent is writing it (and a file ctxc compacted a
-	// moment ago is not reported as live on the next run).
-	if inPlace && !o.Force && o.Idle > 0 && time.Since(before.ModTime) < o.Idle { // wall clock, not --now
-		return out, &transcript.BusyError{Path: path, Reason: "live"}
+	// threshold is just that, whether or not its agent is writing it (and a file ctxc compacted
+	// a moment ago is not reported as live on the next run).
+	if j.inPlace && !o.Force && o.Idle > 0 && time.Since(j.before.ModTime) < o.Idle { // wall clock, not --now
+		return false, &transcript.BusyError{Path: j.path, Reason: "live"}
 	}
-	middle := msgs[z.HeadEnd:z.TailStart]
-	req := summarize.Request{Items: Items(middle), TargetTokens: plan.Target}
-	if o.Redact {
-		out.Redacted = RedactItems(req.Items)
+	return false, nil
+}
+
+func (j *job) summarizeMiddle(ctx context.Context) (bool, error) {
+	middle := j.msgs[j.z.HeadEnd:j.z.TailStart]
+	req := summarize.Request{Items: Items(middle), TargetTokens: j.plan.Target}
+	if j.o.Redact {
+		j.out.Redacted = RedactItems(req.Items)
 	}
-	// The source hash of the marker is computed while the summary is being written.
+	// The source hash of the summary is computed while the summary is being written.
 	tailLine := 0
-	if z.TailStart < len(msgs) {
-		tailLine = msgs[z.TailStart].Line
+	if j.z.TailStart < len(j.msgs) {
+		tailLine = j.msgs[j.z.TailStart].Line
 	}
 	hashDone := make(chan middleHash, 1)
-	go func() { hashDone <- hashSpan(path, res, plan.Middle.FromLine, tailLine, spec) }()
-	var sum summarize.Result
-	if o.Completer == nil {
-		sum = summarize.Extractive(req)
-	} else {
-		if sum, err = summarize.Summarize(ctx, o.Completer, req, o.SummarizeOpts); err != nil {
-			<-hashDone
-			return out, err
-		}
+	go func() { hashDone <- hashSpan(j.path, j.res, j.plan.Middle.FromLine, tailLine, j.spec) }()
+	var err error
+	if j.o.Completer == nil {
+		j.sum = summarize.Extractive(req)
+	} else if j.sum, err = summarize.Summarize(ctx, j.o.Completer, req, j.o.SummarizeOpts); err != nil {
+		<-hashDone
+		return false, err
 	}
-	mh := <-hashDone
-	if mh.err != nil {
-		return out, mh.err
+	j.source = <-hashDone
+	if j.source.err != nil {
+		return false, j.source.err
 	}
 	if err := ctx.Err(); err != nil {
-		return out, err // interrupted: write nothing
+		return false, err // interrupted: write nothing
 	}
 	// The fact ledger: facts missing from the summary are carried verbatim (compact/ledger.go).
-	out.Facts, out.Ledger = auditSummary(&sum, req.Items, plan.Target)
-	out.Provider, out.Model, out.Fallback, out.Chunks = sum.Provider, sum.Model, sum.Fallback, sum.Chunks
-	out.Summarized = len(middle)
+	j.out.Facts, j.out.Ledger = auditSummary(&j.sum, req.Items, j.plan.Target)
+	j.out.Provider, j.out.Model, j.out.Fallback, j.out.Chunks = j.sum.Provider, j.sum.Model, j.sum.Fallback, j.sum.Chunks
+	j.out.Summarized = len(middle)
+	return false, nil
+}
 
-	head, tail := msgs[:z.HeadEnd], msgs[z.TailStart:]
-	if err := materialize(path, head, tail); err != nil {
-		return out, err
+func (j *job) renderRecords(context.Context) (bool, error) {
+	head, tail := j.msgs[:j.z.HeadEnd], j.msgs[j.z.TailStart:]
+	if err := materialize(j.path, head, tail); err != nil {
+		return false, err
 	}
-	summaryMsg := transcript.SummaryMessage(sum.Text, 0)
-	after := tokens(head) + summaryMsg.Tokens() + tokens(tail)
-	out.TokensAfter = after
-	mk, err := buildMarker(sum, head, mh, plan, after, &o, format, out.Redacted > 0)
-	if err != nil {
-		return out, err
+	summary := transcript.SummaryMessage(j.sum.Text, 0)
+	after := tokens(head) + summary.Tokens() + tokens(tail)
+	j.out.TokensAfter = after
+	fallback := j.sum.Fallback
+	if fallback == "" {
+		fallback = "none"
 	}
-	mk.Ctxc.Ledger = markerLedger(out.Ledger)
-	tailLines, err := rawLines(tail)
-	if err != nil {
-		return out, err
+	j.comp = &transcript.Compaction{
+		Summary: j.sum.Text, Head: head, Tail: tail, Middle: j.msgs[j.z.HeadEnd:j.z.TailStart], Now: j.o.Now,
+		Meta: transcript.MarkerMeta{
+			V: 1, Created: j.o.Now.UTC().Format(time.RFC3339), Provider: j.sum.Provider, Model: j.sum.Model,
+			Prompt:       j.sum.Prompt,
+			Source:       transcript.MarkerSource{FromLine: j.source.from, ToLine: j.source.to, SHA256: j.source.sum},
+			TokensBefore: j.plan.TokensBefore, TokensAfter: after, Estimator: estimate.Name, Fallback: fallback,
+			Chunks: j.sum.Chunks, Redacted: j.out.Redacted > 0,
+			Ledger: markerLedger(j.out.Ledger),
+		},
 	}
-	// render writes marker + tail copies (+ copies of lines that arrived meanwhile, with --force).
-	extra := 0
-	render := func(grown [][]byte) ([]byte, error) {
-		lines := tailLines
-		extra = 0
-		for _, l := range grown {
-			if transcript.IsMessageLine(l) {
-				lines = append(lines[:len(lines):len(lines)], l)
-				extra++
-			}
-		}
-		// Copies of lines earlier in the same file; in a new file (-o) they are its own.
-		mk.Ctxc.TailLines = 0
-		if inPlace {
-			mk.Ctxc.TailLines = len(lines)
-		}
-		marker, err := mk.Encode()
-		if err != nil {
-			return nil, err
-		}
-		var data bytes.Buffer
-		data.Write(marker)
-		for _, l := range lines {
-			data.Write(l)
-			data.WriteByte('\n')
-		}
-		return data.Bytes(), nil
-	}
+	j.writer = transcript.WriterFor(j.format, j.o.OutputFormat)
+	return false, nil
+}
 
-	if !inPlace {
-		out.Output = o.Output
-		data, err := render(nil)
-		if err != nil {
-			return out, err
-		}
-		// The new file holds the compacted context only: the marker (with the head) and the
-		// tail. The history stays in the source, which is not touched.
-		write := func(w io.Writer) error {
-			_, err := w.Write(data)
-			return err
-		}
-		if o.Output == "-" {
-			w := o.Stdout
-			if w == nil {
-				w = os.Stdout
-			}
-			if err := write(w); err != nil {
-				return out, err
-			}
-		} else {
-			if err := transcript.WriteFileAtomic(o.Output, write); err != nil {
-				return out, err
-			}
-			if err := verify(o.Output, -1, ropts, len(mk.Head)+1+len(tailLines), plan.TokensBefore); err != nil {
-				os.Remove(o.Output)
-				return out, err
-			}
-		}
-		out.Status = StatusCompacted
-		return out, nil
+func (j *job) writeRecords(context.Context) (bool, error) {
+	src, err := transcript.OpenSource(j.path, j.res)
+	if err != nil {
+		return false, err
 	}
-	ar, err := transcript.AppendCompaction(path, before, render, o.Force)
+	defer src.Close()
+	if !j.inPlace {
+		return false, j.writeNew(src)
+	}
+	var w transcript.Written
+	build := func(late [][]byte) ([]byte, error) {
+		var err error
+		w, err = j.writer.Append(src, j.comp, late)
+		return w.Data, err
+	}
+	// An agent's own file is never appended to after lines it wrote meanwhile, even with
+	// --force: its records would continue from the history, not from the compaction.
+	force := j.o.Force && !j.format.Native()
+	ar, err := transcript.AppendCompaction(j.path, j.before, build, force)
 	if err != nil {
 		if ar.Bytes > 0 {
-			transcript.UndoAppend(path, ar)
+			transcript.UndoAppend(j.path, ar)
 		}
-		return out, err
+		return false, err
 	}
-	extra += ar.Late
-	if extra == 0 {
-		// Lines that arrived meanwhile may make the context larger than before: only check the
-		// shape then, the agent's own growth is not ctxc's to verify.
-		if err := verify(path, ar.Offset+int64(ar.Bytes), ropts, len(mk.Head)+1+len(tailLines), plan.TokensBefore); err != nil {
-			if uerr := transcript.UndoAppend(path, ar); uerr != nil {
-				return out, fmt.Errorf("%w (and %v)", err, uerr)
-			}
-			return out, err
-		}
-	} else if err := verify(path, ar.Offset+int64(ar.Bytes), ropts, len(mk.Head)+1+len(tailLines)+extra, -1); err != nil {
-		if uerr := transcript.UndoAppend(path, ar); uerr != nil {
-			return out, fmt.Errorf("%w (and %v)", err, uerr)
-		}
-		return out, err
+	want, before := w.Messages+ar.Late, j.plan.TokensBefore
+	if want != len(j.comp.Head)+1+len(j.comp.Tail) {
+		// Lines that arrived meanwhile may make the context larger than before: only check
+		// the shape then, the agent's own growth is not ctxc's to verify.
+		before = -1
 	}
-	out.Status = StatusCompacted
-	return out, nil
+	if err := verify(j.path, ar.Offset+int64(ar.Bytes), j.ropts, want, before); err != nil {
+		if uerr := transcript.UndoAppend(j.path, ar); uerr != nil {
+			return false, fmt.Errorf("%w (and %v)", err, uerr)
+		}
+		return false, err
+	}
+	j.out.Status = StatusCompacted
+	return false, nil
 }
+
+// writeNew writes the compacted context to a new file (-o): the format's own new session, or a
+// ctxc file. The history stays in the source, which is not touched.
+func (j *job) writeNew(src *transcript.Source) error {
+	w, err := j.writer.New(src, j.comp)
+	if err != nil {
+		return err
+	}
+	j.out.Output, j.out.Session = j.o.Output, w.Session
+	if w.Resume != "" {
+		j.out.Resume = strings.ReplaceAll(w.Resume, "FILE", j.o.Output)
+	}
+	write := func(wr io.Writer) error {
+		_, err := wr.Write(w.Data)
+		return err
+	}
+	if j.o.Output == "-" {
+		wr := j.o.Stdout
+		if wr == nil {
+			wr = os.Stdout
+		}
+		if err := write(wr); err != nil {
+			return err
+		}
+	} else {
+		if err := transcript.WriteFileAtomic(j.o.Output, write); err != nil {
+			return err
+		}
+		if err := verify(j.o.Output, -1, j.ropts, w.Messages, j.plan.TokensBefore); err != nil {
+			os.Remove(j.o.Output)
+			return err
+		}
+	}
+	j.out.Status = StatusCompacted
+	return nil
+}
+
+// UsageError: options that cannot go together.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
 
 func tokens(ms []transcript.Message) int {
 	n := 0
@@ -488,23 +548,6 @@ func Items(ms []transcript.Message) []summarize.Item {
 	return items
 }
 
-// rawLines renders messages as lines for copying: the bytes as written when available.
-func rawLines(ms []transcript.Message) ([][]byte, error) {
-	var out [][]byte
-	for _, m := range ms {
-		if m.Raw != nil {
-			out = append(out, m.Raw)
-			continue
-		}
-		ls, err := transcript.OpenAILine(m)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ls...)
-	}
-	return out, nil
-}
-
 // materialize reads back what the windowed load left out of the messages that are written.
 func materialize(path string, zones ...[]transcript.Message) error {
 	f, err := os.Open(path)
@@ -588,33 +631,6 @@ func faultsAsErrors(name string, fn func() error) (err error) {
 		}
 	}()
 	return fn()
-}
-
-// buildMarker makes the marker; its TailLines is set when the tail is written (render).
-func buildMarker(sum summarize.Result, head []transcript.Message, src middleHash, p *Plan, after int, o *Options, format transcript.Format, redacted bool) (*transcript.Marker, error) {
-	headLines, err := rawLines(head)
-	if err != nil {
-		return nil, err
-	}
-	mk := transcript.Marker{Compact: sum.Text, Head: make([]json.RawMessage, len(headLines))}
-	for i, l := range headLines {
-		mk.Head[i] = json.RawMessage(l)
-	}
-	fallback := sum.Fallback
-	if fallback == "" {
-		fallback = "none"
-	}
-	mk.Ctxc = &transcript.MarkerMeta{
-		V: 1, Created: o.Now.UTC().Format(time.RFC3339), Provider: sum.Provider, Model: sum.Model,
-		Prompt:       sum.Prompt,
-		Source:       transcript.MarkerSource{FromLine: src.from, ToLine: src.to, SHA256: src.sum},
-		TokensBefore: p.TokensBefore, TokensAfter: after, Estimator: estimate.Name, Fallback: fallback,
-		Chunks: sum.Chunks, Redacted: redacted,
-	}
-	if !format.IsGeneric() {
-		mk.Ctxc.SourceFormat = string(format)
-	}
-	return &mk, nil
 }
 
 // verify reloads the written file and checks that the context came out as planned: the head

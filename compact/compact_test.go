@@ -221,41 +221,190 @@ func TestRefusalsWriteNothing(t *testing.T) {
 	}
 }
 
-func TestAgentFormatNeedsOutput(t *testing.T) {
-	claude := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"do the thing in main.go"}}` + "\n"
+// agentSessions are generated sessions of each agent format: a task, 30 tool calls with large
+// results, and a last exchange.
+func agentSessions() map[string]string {
+	big := strings.Repeat("x ", 400)
+	claude := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b","cwd":"/w","message":{"role":"user","content":"do the thing in main.go"}}` + "\n"
 	parent := "u1"
+	codex := `{"timestamp":"2025-10-01T08:00:00.000Z","type":"session_meta","payload":{"id":"0199a000-0000-7000-8000-000000000009","timestamp":"2025-10-01T08:00:00.000Z","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.46.0"}}` + "\n" +
+		`{"timestamp":"2025-10-01T08:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"do the thing in main.go"}]}}` + "\n"
+	pi := `{"type":"session","version":3,"id":"019e19b4-eb48-746a-aa6b-8dfcfa37954b","timestamp":"2026-05-12T01:02:27.657Z","cwd":"/w"}` + "\n" +
+		`{"type":"message","id":"e0000000","parentId":null,"timestamp":"2026-05-12T01:02:27.673Z","message":{"role":"user","content":[{"type":"text","text":"do the thing in main.go"}],"timestamp":1}}` + "\n"
+	piParent := "e0000000"
 	for i := 0; i < 30; i++ {
 		a := fmt.Sprintf("a%d", i)
-		claude += fmt.Sprintf(`{"type":"assistant","uuid":"%s","parentUuid":"%s","sessionId":"s","message":{"id":"msg_%d","role":"assistant","content":[{"type":"tool_use","id":"t%d","name":"Bash","input":{"command":"ls"}}]}}`+"\n", a, parent, i, i)
+		claude += fmt.Sprintf(`{"type":"assistant","uuid":"%s","parentUuid":"%s","sessionId":"9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b","cwd":"/w","message":{"id":"msg_%d","role":"assistant","content":[{"type":"tool_use","id":"t%d","name":"Bash","input":{"command":"ls"}}]}}`+"\n", a, parent, i, i)
 		r := fmt.Sprintf("r%d", i)
-		claude += fmt.Sprintf(`{"type":"user","uuid":"%s","parentUuid":"%s","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","content":"%s"}]}}`+"\n", r, a, i, strings.Repeat("x ", 400))
+		claude += fmt.Sprintf(`{"type":"user","uuid":"%s","parentUuid":"%s","sessionId":"9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b","cwd":"/w","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","content":"%s"}]}}`+"\n", r, a, i, big)
 		parent = r
+		codex += fmt.Sprintf(`{"timestamp":"2025-10-01T08:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"c%d"}}`+"\n", i)
+		codex += fmt.Sprintf(`{"timestamp":"2025-10-01T08:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c%d","output":"%s"}}`+"\n", i, big)
+		pa, pr := fmt.Sprintf("a%07d", i), fmt.Sprintf("r%07d", i)
+		pi += fmt.Sprintf(`{"type":"message","id":"%s","parentId":"%s","timestamp":"2026-05-12T01:02:28.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t%d","name":"bash","arguments":{"command":"ls"}}],"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":2}}`+"\n", pa, piParent, i)
+		pi += fmt.Sprintf(`{"type":"message","id":"%s","parentId":"%s","timestamp":"2026-05-12T01:02:29.000Z","message":{"role":"toolResult","toolCallId":"t%d","toolName":"bash","content":[{"type":"text","text":"%s"}],"isError":false,"timestamp":3}}`+"\n", pr, pa, i, big)
+		piParent = pr
 	}
-	p := writeOld(t, "claude.jsonl", claude)
-	_, err := File(context.Background(), p, baseOptions())
-	var ue *UnsupportedError
-	if !errors.As(err, &ue) {
-		t.Fatalf("in place on claude-code: %v", err)
+	claude += `{"type":"user","uuid":"u2","parentUuid":"` + parent + `","sessionId":"9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b","cwd":"/w","message":{"role":"user","content":"now write the tests"}}` + "\n"
+	claude += `{"type":"assistant","uuid":"a99","parentUuid":"u2","sessionId":"9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b","cwd":"/w","message":{"id":"msg_99","role":"assistant","content":[{"type":"text","text":"Tests written."}]}}` + "\n"
+	codex += `{"timestamp":"2025-10-01T08:00:04.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"now write the tests"}]}}` + "\n"
+	codex += `{"timestamp":"2025-10-01T08:00:05.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Tests written."}]}}` + "\n"
+	pi += `{"type":"message","id":"u9999999","parentId":"` + piParent + `","timestamp":"2026-05-12T01:02:30.000Z","message":{"role":"user","content":[{"type":"text","text":"now write the tests"}],"timestamp":4}}` + "\n"
+	pi += `{"type":"message","id":"z9999999","parentId":"u9999999","timestamp":"2026-05-12T01:02:31.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Tests written."}],"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":5}}` + "\n"
+	return map[string]string{"claude-code": claude, "codex": codex, "pi": pi}
+}
+
+// TestNativeCompaction: compacting an agent's own file appends that agent's compaction records
+// (the bytes before stay), and reloading gives head + summary + tail, smaller than before;
+// stacking a second compaction works; -o writes a new native session with a fresh id;
+// --output-format ctxc writes a ctxc file and is refused in place. cmd/agents_test.go checks
+// the same files with the real agents.
+func TestNativeCompaction(t *testing.T) {
+	for name, content := range agentSessions() {
+		t.Run(name, func(t *testing.T) {
+			p := writeOld(t, name+".jsonl", content)
+			o := baseOptions()
+			out, err := File(context.Background(), p, o)
+			if err != nil || out.Status != StatusCompacted {
+				t.Fatalf("in place: %+v %v", out, err)
+			}
+			b, _ := os.ReadFile(p)
+			if !strings.HasPrefix(string(b), content) {
+				t.Fatal("bytes before the append changed")
+			}
+			got := load(t, p)
+			if string(got[0].Role) != "user" || !strings.Contains(got[0].TextContent(), "do the thing in main.go") {
+				t.Errorf("context starts with %s %q", got[0].Role, got[0].TextContent())
+			}
+			if last := got[len(got)-1]; last.TextContent() != "Tests written." {
+				t.Errorf("context ends with %q", last.TextContent())
+			}
+			summaries := 0
+			for _, m := range got {
+				if m.Summary {
+					summaries++
+				}
+			}
+			if summaries != 1 || tokens(got) >= out.TokensBefore {
+				t.Errorf("reloaded: %d summaries, %d tokens (before %d)", summaries, tokens(got), out.TokensBefore)
+			}
+			if _, rep := transcript.Repair(got); rep.DroppedResults != 0 || rep.Placeholders != 0 {
+				t.Errorf("context needs repair: %+v", rep)
+			}
+			res, err := transcript.Scan(strings.NewReader(string(b)), p, transcript.Options{})
+			if err != nil || res.Stats.Format != transcript.Format(name) || res.Stats.Compactions != 1 {
+				t.Fatalf("stats after: %+v %v", res.Stats, err)
+			}
+			// The copies of head and tail are not history: only the summary is new.
+			res0, _ := transcript.Scan(strings.NewReader(content), p, transcript.Options{})
+			if h0, h1 := res0.Stats.Messages.Total(), res.Stats.Messages.Total(); h1 > h0+1 {
+				t.Errorf("history %d messages before, %d after", h0, h1)
+			}
+			// Stacking: more turns, then compact again.
+			f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString(moreTurns(name, b))
+			f.Close()
+			old := time.Now().Add(-time.Hour)
+			os.Chtimes(p, old, old)
+			o.Threshold = 1500
+			if out, err := File(context.Background(), p, o); err != nil || out.Status != StatusCompacted {
+				t.Fatalf("second compaction: %+v %v", out, err)
+			}
+			got = load(t, p)
+			summaries = 0
+			for _, m := range got {
+				if m.Summary {
+					summaries++
+				}
+			}
+			if summaries != 1 || !strings.Contains(got[0].TextContent(), "do the thing in main.go") {
+				t.Errorf("after stacking: %d summaries, first %q", summaries, got[0].TextContent())
+			}
+
+			// -o: a new native session.
+			o = baseOptions()
+			o.Output = filepath.Join(t.TempDir(), "new.jsonl")
+			q := writeOld(t, name+"-2.jsonl", content)
+			out, err = File(context.Background(), q, o)
+			if err != nil || out.Status != StatusCompacted || out.Session == "" || out.Resume == "" {
+				t.Fatalf("-o: %+v %v", out, err)
+			}
+			nb, _ := os.ReadFile(o.Output)
+			if !strings.Contains(string(nb), out.Session) || strings.Contains(string(nb), "9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b") || strings.Contains(string(nb), "019e19b4-eb48-746a-aa6b-8dfcfa37954b") || strings.Contains(string(nb), "0199a000-0000-7000-8000-000000000009") {
+				t.Errorf("new session does not carry only its fresh id %s", out.Session)
+			}
+			if nres, _ := transcript.Scan(strings.NewReader(string(nb)), o.Output, transcript.Options{}); nres.Stats.Format != transcript.Format(name) {
+				t.Errorf("new file format %s", nres.Stats.Format)
+			}
+			if b, _ := os.ReadFile(q); string(b) != content {
+				t.Fatal("source changed by -o")
+			}
+			// --output-format ctxc.
+			o.OutputFormat = "ctxc"
+			if out, err := File(context.Background(), q, o); err != nil || out.Status != StatusCompacted {
+				t.Fatalf("-o ctxc: %+v %v", out, err)
+			}
+			if nres, _ := transcript.Scan(strings.NewReader(mustRead(t, o.Output)), o.Output, transcript.Options{}); nres.Stats.Format != transcript.FormatCtxc {
+				t.Errorf("ctxc output format %s", nres.Stats.Format)
+			}
+			o.Output = ""
+			var ue *UsageError
+			if _, err := File(context.Background(), q, o); !errors.As(err, &ue) {
+				t.Errorf("in place with ctxc output: %v", err)
+			}
+		})
 	}
-	if b, _ := os.ReadFile(p); string(b) != claude {
-		t.Fatal("claude file changed")
+}
+
+func mustRead(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
 	}
-	o := baseOptions()
-	o.Output = filepath.Join(t.TempDir(), "out.jsonl")
-	out, err := File(context.Background(), p, o)
-	if err != nil || out.Status != StatusCompacted {
-		t.Fatalf("-o: %+v %v", out, err)
+	return string(b)
+}
+
+// moreTurns continues a generated session after what it holds now (data): pi and Claude Code
+// records continue from the newest entry.
+func moreTurns(format string, data []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	last := lines[len(lines)-1]
+	big := strings.Repeat("y ", 400)
+	var b strings.Builder
+	switch format {
+	case "claude-code":
+		var rec struct {
+			UUID string `json:"uuid"`
+		}
+		json.Unmarshal([]byte(last), &rec)
+		parent := rec.UUID
+		for i := 0; i < 10; i++ {
+			fmt.Fprintf(&b, `{"type":"assistant","uuid":"m%d","parentUuid":"%s","sessionId":"9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b","cwd":"/w","message":{"id":"msg_m%d","role":"assistant","content":[{"type":"tool_use","id":"tm%d","name":"Bash","input":{"command":"ls"}}]}}`+"\n", i, parent, i, i)
+			fmt.Fprintf(&b, `{"type":"user","uuid":"n%d","parentUuid":"m%d","sessionId":"9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b","cwd":"/w","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"tm%d","content":"%s"}]}}`+"\n", i, i, i, big)
+			parent = fmt.Sprintf("n%d", i)
+		}
+		fmt.Fprintf(&b, `{"type":"assistant","uuid":"m99","parentUuid":"%s","sessionId":"9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b","cwd":"/w","message":{"id":"msg_m99","role":"assistant","content":[{"type":"text","text":"Tests written."}]}}`+"\n", parent)
+	case "codex":
+		for i := 0; i < 10; i++ {
+			fmt.Fprintf(&b, `{"timestamp":"2025-10-01T09:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"cm%d"}}`+"\n", i)
+			fmt.Fprintf(&b, `{"timestamp":"2025-10-01T09:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"cm%d","output":"%s"}}`+"\n", i, big)
+		}
+		b.WriteString(`{"timestamp":"2025-10-01T09:00:05.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Tests written."}]}}` + "\n")
+	case "pi":
+		var rec struct {
+			ID string `json:"id"`
+		}
+		json.Unmarshal([]byte(last), &rec)
+		parent := rec.ID
+		for i := 0; i < 10; i++ {
+			fmt.Fprintf(&b, `{"type":"message","id":"b%07d","parentId":"%s","timestamp":"2026-05-12T02:00:00.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"tm%d","name":"bash","arguments":{}}],"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":6}}`+"\n", i, parent, i)
+			fmt.Fprintf(&b, `{"type":"message","id":"c%07d","parentId":"b%07d","timestamp":"2026-05-12T02:00:01.000Z","message":{"role":"toolResult","toolCallId":"tm%d","toolName":"bash","content":[{"type":"text","text":"%s"}],"isError":false,"timestamp":7}}`+"\n", i, i, i, big)
+			parent = fmt.Sprintf("c%07d", i)
+		}
+		fmt.Fprintf(&b, `{"type":"message","id":"d9999999","parentId":"%s","timestamp":"2026-05-12T02:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Tests written."}],"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":8}}`+"\n", parent)
 	}
-	got := load(t, o.Output)
-	if len(got) < 3 || got[0].TextContent() != "do the thing in main.go" {
-		t.Fatalf("compacted file context: %d messages", len(got))
-	}
-	if _, rep := transcript.Repair(got); rep.DroppedResults != 0 || rep.Placeholders != 0 {
-		t.Errorf("output needs repair: %+v", rep)
-	}
-	if b, _ := os.ReadFile(p); string(b) != claude {
-		t.Fatal("claude file changed by -o")
-	}
+	return b.String()
 }
 
 func TestBusyFiles(t *testing.T) {

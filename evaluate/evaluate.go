@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/compact"
-	"github.com/ctxc/ctxc/estimate"
 	"github.com/ctxc/ctxc/ledger"
 	"github.com/ctxc/ctxc/transcript"
 	"github.com/tidwall/gjson"
@@ -93,14 +92,19 @@ func File(ctx context.Context, path string, o compact.Options) (*Result, error) 
 		return r, err
 	}
 	var text strings.Builder
+	summaries := 0
 	for i := range msgs {
 		m := &msgs[i]
 		if m.Summary {
-			r.SummaryTokens += estimate.Tokens(strings.TrimPrefix(m.TextContent(), transcript.SummaryPreamble))
+			summaries++
 		}
 		writeMessage(&text, m)
 	}
-	r.WithinTarget = r.SummaryTokens <= r.Target
+	// The summary as written (the agent's own wrapper around it in its format not counted).
+	if out.Ledger != nil {
+		r.SummaryTokens = out.Ledger.Tokens
+	}
+	r.WithinTarget = r.SummaryTokens <= r.Target && summaries == 1
 	found := ledger.Check(text.String(), out.Facts)
 	for c := range ledger.NumCategories {
 		k := Kept{Facts: found[c][0], Context: found[c][1]}

@@ -29,7 +29,9 @@ type Report struct {
 	Counts
 	// Mentioned counts the facts found anywhere in the summary as its summarizer wrote it, in
 	// any form (normalized containment, as Check): how much the summarizer kept by itself.
-	Mentioned      int                   `json:"mentioned"`
+	Mentioned int `json:"mentioned"`
+	// Tokens is the size of the audited summary (within the target).
+	Tokens         int                   `json:"tokens"`
 	MentionedByCat [NumCategories]int    `json:"-"`
 	ByCat          [NumCategories]Counts `json:"-"`
 	// PerCategory is ByCat keyed by category name, for JSON (categories without facts left out).
@@ -245,6 +247,7 @@ func Audit(summary string, l *Ledger, target int) (string, Report) {
 		if target > 0 && estimate.Chars(summary) > limit {
 			summary = cutLines(strings.Split(summary, "\n"), limit, "")
 		}
+		rep.Tokens = estimate.Tokens(summary)
 		return summary, rep
 	}
 	lines := strings.Split(summary, "\n")
@@ -284,6 +287,7 @@ func Audit(summary string, l *Ledger, target int) (string, Report) {
 	r.Mentioned, r.MentionedByCat = rep.Mentioned, rep.MentionedByCat
 	r.ByCat = mergeFacts(r.ByCat, rep.ByCat)
 	r.fill()
+	r.Tokens = estimate.Tokens(text)
 	return text, r
 }
 

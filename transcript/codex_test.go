@@ -97,7 +97,9 @@ func TestCodexFiles(t *testing.T) {
 			effective: "uu" + strings.Repeat("at", 34) + "a", effCalls: 34, effResults: 34, window: 272000, sameAsHist: true},
 		{name: "localpush v0.104 sample", path: "codex/localpush-v0.104-redacted-small.jsonl",
 			history: RoleCounts{Developer: 4, User: 4, Assistant: 1}, calls: 1, res: 0,
-			effective: "dduuddu" + "u" + "a", effCalls: 1, window: 258400, sameAsHist: true},
+			// the open call is answered as Codex answers it on resume ("aborted"): one more
+			// message in the context than in the history
+			effective: "dduuddu" + "u" + "a" + "t", effCalls: 1, effResults: 1, window: 258400},
 		{name: "bare era", path: "fixtures/codex-bare.jsonl",
 			history: RoleCounts{User: 2, Assistant: 2, Tool: 1}, calls: 1, res: 1,
 			effective: "uuata", effCalls: 1, effResults: 1, sameAsHist: true, detectFormat: true},
@@ -106,7 +108,7 @@ func TestCodexFiles(t *testing.T) {
 			effective: "duaSuatta", effCalls: 2, effResults: 2, window: 272000, detectFormat: true},
 		{name: "legacy compacted", path: "fixtures/codex-legacy-compacted.jsonl",
 			history: RoleCounts{User: 6, Assistant: 4, Tool: 1}, calls: 1, res: 1, compactions: 1,
-			effective: "uuuuSua", window: 272000, detectFormat: true},
+			effective: "uuuSua", window: 272000, detectFormat: true},
 		{name: "thread rollback", path: "fixtures/codex-rollback.jsonl",
 			history: RoleCounts{User: 5, Assistant: 4}, effective: "uuaua", detectFormat: true},
 	} {
@@ -183,8 +185,12 @@ func TestCodexLocalpushSample(t *testing.T) {
 	if st.Usage == nil || *st.Usage != want {
 		t.Errorf("usage = %+v, want %+v", st.Usage, want)
 	}
-	last := msgs[len(msgs)-1]
-	// reasoning + commentary + the unanswered exec_command call, as one message
+	// reasoning + commentary + the exec_command call, as one message, then the output Codex
+	// gives a call left open when it resumes
+	if a := msgs[len(msgs)-1]; a.Role != RoleTool || a.Blocks[0].Text != CodexAbortedOutput || a.Blocks[0].ID != msgs[len(msgs)-2].Blocks[2].ID {
+		t.Errorf("last message = %+v", a)
+	}
+	last := msgs[len(msgs)-2]
 	if last.Role != RoleAssistant || len(last.Blocks) != 3 || last.Blocks[2].Kind != BlockToolCall || last.Blocks[2].Name != "exec_command" {
 		t.Errorf("last message = %+v", last)
 	}
@@ -274,7 +280,8 @@ func TestCodexLegacyCompacted(t *testing.T) {
 		text string
 	}{
 		{2, "<user_instructions>\nBe brief.\n</user_instructions>"},
-		{3, "<environment_context>\n  <cwd>/src/tool</cwd>\n</environment_context>"},
+		// The recorded environment context is not rebuilt: Codex sends a fresh one (0.169,
+		// checked through resume.sh in cmd/agents_test.go).
 		{4, "first task: add a --verbose flag"},
 		{7, "second task: write the docs\nin docs/flags.md"},
 		{12, "Another language model started to solve this problem and produced a summary of its thinking process. Here is the summary produced by the other language model, use the information in this summary to assist with your own analysis:\nThe --verbose flag was added and documented in docs/flags.md."},
@@ -292,7 +299,7 @@ func TestCodexLegacyCompacted(t *testing.T) {
 			t.Errorf("message %d has %d blocks", i, len(msgs[i].Blocks))
 		}
 	}
-	if !msgs[4].Summary {
+	if !msgs[3].Summary {
 		t.Error("summary not marked")
 	}
 	if st.Usage.Responses != 1 || st.Usage.LastContext != 900 {

@@ -451,7 +451,8 @@ func asWritten(m Message) ([][]byte, error) {
 // alternating, starting with user. System and developer messages become user text (the API
 // takes them as a request parameter, which a JSONL of messages cannot carry); consecutive
 // same-role messages are merged, tool results first as the API requires; thinking blocks are
-// dropped unless replayed verbatim, since their signature cannot be rebuilt.
+// replayed as written (Block.Verbatim, with their signature) and dropped when there is no such
+// copy, since a signature cannot be rebuilt.
 func anthropicLines(ms []Message) ([][]byte, error) {
 	type amsg struct {
 		role   Role
@@ -484,6 +485,10 @@ func anthropicLines(ms []Message) ([][]byte, error) {
 				blocks = append(blocks, toolUsePart{Type: "tool_use", ID: b.ID, Name: b.Name, Input: input})
 			case BlockToolResult:
 				results = append(results, toolResultPart{Type: "tool_result", ToolUseID: b.ID, Content: b.Text, IsError: b.IsError})
+			case BlockThinking:
+				if b.Verbatim != "" && m.Role == RoleAssistant {
+					blocks = append(blocks, json.RawMessage(b.Verbatim))
+				}
 			case BlockImage:
 				if v := gjson.Parse(b.Text); v.Get("type").String() == "image" {
 					blocks = append(blocks, json.RawMessage(b.Text))

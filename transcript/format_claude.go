@@ -38,7 +38,8 @@ type claudeReader struct {
 	kept      map[int32]Message // load: each message record's message with its text, by line
 	text      textMode          // load: how kept messages' text is decoded
 	observe   func(m *Message, l *Line)
-	prevChars int // chars counted so far for that response
+	prevChars int   // chars counted so far for that response
+	copies    int64 // message records still to come that are ctxc's copies (not history)
 }
 
 type claudeRec struct {
@@ -51,6 +52,7 @@ type claudeRec struct {
 	images   int32
 	msgID    uint64 // hash of message.id of assistant records, to count split lines as one message
 	message  bool   // user/assistant record with a message: part of the context
+	results  bool   // a message of tool results only (the response they answer may go on)
 	boundary bool
 }
 
@@ -76,7 +78,8 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 	var typ, uuid, parent, subtype string
 	var msg jv
 	var parsed Message
-	var sidechain, compactSummary bool
+	var sidechain, compactSummary, results bool
+	var copies int64
 	// One walk over the line, parsing "message" in passing: lines can be megabytes long.
 	jv(doc.Raw).walk(func(k string, rest jv) int {
 		switch k {
@@ -95,6 +98,12 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 			}
 			m, n := anthropicMessageAt(rest, noText)
 			parsed, msg = m, rest[:n]
+			return n
+		case "ctxc":
+			// ctxc's provenance on a compact_boundary it wrote: tail_lines message records
+			// after it are copies of the head and tail, not new history.
+			v, n := rest.prefix()
+			copies = v.get("tail_lines").int()
 			return n
 		case "type", "uuid", "parentUuid", "subtype", "isSidechain", "isCompactSummary":
 		default:
@@ -126,6 +135,7 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 	}
 	if typ == "system" && subtype == "compact_boundary" {
 		st.Compactions++
+		c.copies = copies
 	}
 	var tokens, chars, images int
 	var msgID uint64
@@ -142,20 +152,28 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 		if c.kept != nil {
 			c.kept[int32(l.Num)] = m
 		}
+		results = onlyResults(&m)
+		// A response's blocks are one message even when its tool results come between them
+		// (parallel calls: see context).
 		cont := m.Role == RoleAssistant && m.MsgID != "" && m.MsgID == c.prevID
-		if cont {
+		copied := c.copies > 0 && !compactSummary
+		switch {
+		case copied:
+			c.copies--
+		case cont:
 			st.countContinuation(&m, c.prevChars)
 			c.prevChars += m.Chars()
-		} else {
+		default:
 			st.countMessage(&m)
-			c.prevID, c.prevChars = "", 0
 			if m.Role == RoleAssistant {
 				c.prevID, c.prevChars = strings.Clone(m.MsgID), m.Chars()
+			} else if !results {
+				c.prevID, c.prevChars = "", 0
 			}
 		}
 		tokens = m.Tokens()
 		chars, images = m.Chars(), m.Images()
-		if typ == "assistant" {
+		if typ == "assistant" && !copied {
 			c.trackUsage(msg, m.MsgID, st)
 			if m.MsgID != "" {
 				msgID = c.hash(m.MsgID)
@@ -166,7 +184,7 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 		return
 	}
 	rec := claudeRec{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens),
-		chars: int32(chars), images: int32(images), msgID: msgID, message: isMessage, boundary: typ == "system" && subtype == "compact_boundary"}
+		chars: int32(chars), images: int32(images), msgID: msgID, message: isMessage, results: results, boundary: typ == "system" && subtype == "compact_boundary"}
 	if parent != "" {
 		rec.parent = c.hash(parent)
 	}
@@ -240,15 +258,53 @@ func (c *claudeReader) finish(st *Stats) []ref {
 	if c.leaf < 0 {
 		return nil
 	}
-	var path []int32
-	seen := make(map[int32]struct{})
+	refs := make([]ref, 0, 64)
+	var respID uint64 // the response whose assistant message later blocks join
+	respChars := 0
+	for _, i := range c.context() {
+		r := c.recs[i]
+		if !r.message {
+			continue
+		}
+		n, tok := int32(1), r.tokens
+		switch {
+		case r.msgID != 0 && r.msgID == respID:
+			// Another block of the same response: merged into one message on load
+			// (finishContext), and estimated as one.
+			n = 0
+			tok = int32(estimate.FromChars(respChars+int(r.chars)) - estimate.FromChars(respChars) + int(r.images)*estimate.ImageTokens)
+			respChars += int(r.chars)
+		case r.msgID != 0:
+			respID, respChars = r.msgID, int(r.chars)
+		case !r.results:
+			respID = 0
+		}
+		refs = append(refs, ref{off: r.off, size: r.size, line: r.line, tokens: tok, msgs: n})
+	}
+	return refs
+}
+
+// context returns the indexes of the records Claude Code resumes, in file order: the parentUuid
+// chain from the newest message record back to a compact_boundary or a root, plus the blocks of
+// the chain's responses that are not on it, and their tool results. Claude Code writes a
+// response with parallel tool calls as one record per block, each block's result as a child of
+// that block's record, and later records continue from only one of those: the other blocks and
+// results hang off the chain, and Claude Code puts them back (checked with Claude Code 2.1.330
+// through resume.sh: the 40 calls and results of ccl-v2.1.114-worktrees-attachments.jsonl).
+func (c *claudeReader) context() []int32 {
+	on := make([]bool, len(c.recs))
+	first := c.leaf
+	responses := map[uint64]bool{}
 	for i := c.leaf; i >= 0; {
-		if _, loop := seen[i]; loop {
+		if on[i] {
 			break // a parent cycle in a damaged file: stop rather than spin
 		}
-		seen[i] = struct{}{}
-		path = append(path, i)
+		on[i] = true
+		first = i
 		r := c.recs[i]
+		if r.msgID != 0 {
+			responses[r.msgID] = true
+		}
 		if r.boundary || r.parent == 0 {
 			break
 		}
@@ -258,28 +314,56 @@ func (c *claudeReader) finish(st *Stats) []ref {
 		}
 		i = p
 	}
-	refs := make([]ref, 0, len(path))
-	var prevID uint64
-	prevChars := 0
-	for k := len(path) - 1; k >= 0; k-- {
-		r := c.recs[path[k]]
-		if !r.message {
-			continue
+	// Only records after the chain's first one: a compaction's kept copies may repeat message
+	// ids of the history before its boundary.
+	if len(responses) > 0 {
+		for i := first + 1; i < int32(len(c.recs)); i++ {
+			r := c.recs[i]
+			if on[i] || !r.message {
+				continue
+			}
+			switch {
+			case r.msgID != 0:
+				on[i] = responses[r.msgID]
+			case r.results && r.parent != 0:
+				if p, ok := c.index[r.parent]; ok && p >= first && c.recs[p].msgID != 0 && responses[c.recs[p].msgID] {
+					on[i] = true
+				}
+			}
 		}
-		n, tok := int32(1), r.tokens
-		if r.msgID != 0 && r.msgID == prevID {
-			// Another block of the same response: merged into one message on load, and
-			// estimated as one.
-			n = 0
-			tok = int32(estimate.FromChars(prevChars+int(r.chars)) - estimate.FromChars(prevChars) + int(r.images)*estimate.ImageTokens)
-			prevChars += int(r.chars)
-		} else {
-			prevChars = int(r.chars)
-		}
-		prevID = r.msgID
-		refs = append(refs, ref{off: r.off, size: r.size, line: r.line, tokens: tok, msgs: n})
 	}
-	return refs
+	out := make([]int32, 0, 64)
+	for i := first; i < int32(len(c.recs)); i++ {
+		if on[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// finishContext groups the context as Claude Code sends it: one assistant message per response
+// (its blocks, parallel tool calls included, in file order), its tool results after it.
+func (c *claudeReader) finishContext(ms []Message) []Message {
+	out := make([]Message, 0, len(ms))
+	resp := -1 // index in out of the current response's assistant message
+	for _, m := range ms {
+		switch {
+		case m.Role == RoleAssistant && m.MsgID != "" && resp >= 0 && out[resp].MsgID == m.MsgID:
+			out[resp].absorb(&m)
+			continue
+		case m.Role == RoleAssistant && m.MsgID != "":
+			resp = len(out)
+		case m.Role == RoleAssistant || !onlyResults(&m):
+			resp = -1
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// onlyResults: a message made of tool results (Claude Code's user record answering calls).
+func onlyResults(m *Message) bool {
+	return len(m.Blocks) > 0 && m.ToolResults() == len(m.Blocks)
 }
 
 func (c *claudeReader) materialize(b []byte, r ref) ([]Message, error) {

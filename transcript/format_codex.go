@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"hash/maphash"
 	"strings"
 
 	"github.com/ctxc/ctxc/estimate"
@@ -64,6 +65,7 @@ type codexReader struct {
 	base     codexBase // the replacement_history item, when hist[0] is one
 	run      codexRun  // stats: the assistant response being accumulated
 	window   int
+	seed     maphash.Seed
 	lastTot  [2]int64 // total_token_usage (input, total) of the previous token_count
 	haveTot  bool
 }
@@ -99,13 +101,16 @@ type codexItem struct {
 	chars     int64 // code points of the message
 	imgs      int32
 	kind      codexKind
-	textChars int64 // cxUser: code points of its plain-text form (legacy rebuild)
+	textChars int64  // cxUser: code points of its plain-text form (legacy rebuild)
+	call      uint64 // hash of the call id of a tool call item (0: none)
+	result    uint64 // hash of the call id a tool output answers (0: none)
 }
 
 // codexBase holds what a replacement_history ref yields, computed when it is read.
 type codexBase struct {
 	tokens, msgs int32
 	tail         codexTokenRun // merge state after its last message
+	open         []uint64      // hashes of the calls it leaves without an output
 }
 
 // codexTokenRun mirrors mergeSplitAssistant: a run of adjacent assistant-side messages is one
@@ -147,7 +152,21 @@ type codexRun struct {
 	images int
 }
 
-func newCodexReader() *codexReader { return &codexReader{} }
+func newCodexReader() *codexReader { return &codexReader{seed: maphash.MakeSeed()} }
+
+// callKeys hashes the call ids of a message's tool calls and results (one of each at most per
+// response item).
+func (r *codexReader) callKeys(m *Message) (call, result uint64) {
+	for _, b := range m.Blocks {
+		switch b.Kind {
+		case BlockToolCall:
+			call = maphash.String(r.seed, b.ID) | 1
+		case BlockToolResult:
+			result = maphash.String(r.seed, b.ID) | 1
+		}
+	}
+	return call, result
+}
 
 func (r *codexReader) add(l *Line, doc gjson.Result, st *Stats) {
 	v := jv(doc.Raw)
@@ -206,6 +225,7 @@ func (r *codexReader) addItem(l *Line, it jv, st *Stats) {
 		st.countMessage(&m)
 	}
 	ci := codexItem{r: codexLineRef(l, codexSelItem), chars: int64(m.Chars()), imgs: int32(m.Images()), kind: kind}
+	ci.call, ci.result = r.callKeys(&m)
 	if kind == cxUser {
 		_, n := codexUserText(it.get("content"), noText)
 		ci.textChars = int64(n)
@@ -213,7 +233,12 @@ func (r *codexReader) addItem(l *Line, it jv, st *Stats) {
 	r.hist = append(r.hist, ci)
 	if !r.initDone {
 		if kind == cxOther && !m.Summary && (m.Role == RoleDeveloper || m.Role == RoleSystem || m.Role == RoleUser) {
-			r.initial = append(r.initial, ci)
+			// Codex sends a fresh environment context with each new turn; a legacy rebuild
+			// keeps the other injected messages but not the recorded environment (checked
+			// with Codex 0.169 through resume.sh).
+			if !codexEnvironment(it.get("content")) {
+				r.initial = append(r.initial, ci)
+			}
 		} else {
 			r.initDone = true
 		}
@@ -246,10 +271,17 @@ func (r *codexReader) addCompacted(l *Line, p jv, st *Stats) {
 	}
 	if rh.isArray() {
 		var b codexBase
+		var calls []uint64
+		answered := map[uint64]bool{}
 		rh.each(func(_ string, it jv) bool {
 			m, kind := codexItemMessage(it, noText)
 			if len(m.Blocks) == 0 {
 				return true
+			}
+			if c, res := r.callKeys(&m); c != 0 {
+				calls = append(calls, c)
+			} else if res != 0 {
+				answered[res] = true
 			}
 			tok, newMsg := b.tail.add(kind == cxAsst, int64(m.Chars()), int64(m.Images()))
 			b.tokens += int32(tok)
@@ -258,6 +290,11 @@ func (r *codexReader) addCompacted(l *Line, p jv, st *Stats) {
 			}
 			return true
 		})
+		for _, c := range calls {
+			if !answered[c] {
+				b.open = append(b.open, c)
+			}
+		}
 		r.base = b
 		r.hist = append(r.hist[:0], codexItem{r: codexLineRef(l, codexSelReplacement), kind: cxBase})
 		return
@@ -409,16 +446,37 @@ func (r *codexReader) finish(st *Stats) []ref {
 	}
 	refs := make([]ref, 0, len(r.hist))
 	var run codexTokenRun
+	// Calls left without an output are answered on load (finishContext): one more message of
+	// CodexAbortedOutput each, charged to the ref that holds the call.
+	answered := map[uint64]bool{}
+	for _, it := range r.hist {
+		if it.result != 0 {
+			answered[it.result] = true
+		}
+	}
+	abortedTokens := int32(estimate.FromChars(len(CodexAbortedOutput)))
 	for _, it := range r.hist {
 		rf := it.r
 		if it.kind == cxBase {
 			rf.tokens, rf.msgs = r.base.tokens, r.base.msgs
 			run = r.base.tail
+			for _, c := range r.base.open {
+				if !answered[c] {
+					answered[c] = true
+					rf.tokens += abortedTokens
+					rf.msgs++
+				}
+			}
 		} else {
 			tok, newMsg := run.add(it.kind == cxAsst, it.chars, int64(it.imgs))
 			rf.tokens = int32(tok)
 			if newMsg {
 				rf.msgs = 1
+			}
+			if it.call != 0 && !answered[it.call] {
+				answered[it.call] = true
+				rf.tokens += abortedTokens
+				rf.msgs++
 			}
 		}
 		refs = append(refs, rf)
@@ -436,12 +494,15 @@ func (r *codexReader) materialize(b []byte, x ref) ([]Message, error) {
 			return nil, fmt.Errorf("compacted record without replacement_history")
 		}
 		var out []Message
+		k := int32(0)
 		rh.each(func(_ string, it jv) bool {
+			k++
 			m, kind := codexItemMessage(it, withText)
 			if len(m.Blocks) == 0 {
 				return true
 			}
 			m.Line = line
+			m.Src = []SrcRef{{Line: int32(line), Item: k}}
 			if kind == cxAsst {
 				m.MsgID = codexTurnID
 			}
@@ -452,13 +513,15 @@ func (r *codexReader) materialize(b []byte, x ref) ([]Message, error) {
 	case codexSelSummary:
 		m := codexSummaryMessage(item.get("message"), withText)
 		m.Line = line
+		m.Src = []SrcRef{{Line: int32(line), Item: SrcSynthesized}}
 		return []Message{m}, nil
 	case codexSelUserText:
 		s, n := codexUserText(item.get("content"), withText)
 		if limit := int(x.tokens) * estimate.CharsPerToken; n > limit {
 			s, n = codexTruncate(s, limit), limit
 		}
-		return []Message{{Role: RoleUser, Line: line, Blocks: []Block{{Kind: BlockText, Text: s, Chars: n}}}}, nil
+		return []Message{{Role: RoleUser, Line: line, Src: []SrcRef{{Line: int32(line), Item: SrcSynthesized}},
+			Blocks: []Block{{Kind: BlockText, Text: s, Chars: n}}}}, nil
 	}
 	m, kind := codexItemMessage(item, withText)
 	if len(m.Blocks) == 0 {
@@ -536,6 +599,74 @@ func codexUserText(content jv, text textMode) (string, int) {
 		return joinLines(parts), chars
 	}
 	return "", chars
+}
+
+// codexSummaryItem: a user message that holds a compaction summary, ctxc's or Codex's.
+func codexSummaryItem(content jv) bool {
+	found := false
+	content.each(func(_ string, p jv) bool {
+		if t := p.get("text"); t.isString() && t != `""` {
+			s := string(t[1:])
+			found = strings.HasPrefix(s, SummaryPreamble[:40]) || strings.HasPrefix(s, codexSummaryPrefix)
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// codexEnvironment: an injected <environment_context> message.
+func codexEnvironment(content jv) bool {
+	found := false
+	content.each(func(_ string, p jv) bool {
+		if t := p.get("text"); t.isString() && t != `""` {
+			found = strings.HasPrefix(string(t), `"<environment_context>`)
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// CodexAbortedOutput is the output Codex records for a tool call that never got one when it
+// resumes a session (an interrupted turn): the call is answered, not left open.
+const CodexAbortedOutput = "aborted"
+
+// finishContext answers the calls left open in the context as Codex does on resume: with an
+// "aborted" output right after the response that made them.
+func (r *codexReader) finishContext(ms []Message) []Message {
+	answered := map[string]bool{}
+	open := 0
+	for i := range ms {
+		for _, b := range ms[i].Blocks {
+			if b.Kind == BlockToolResult {
+				answered[b.ID] = true
+			}
+		}
+	}
+	for i := range ms {
+		for _, b := range ms[i].Blocks {
+			if b.Kind == BlockToolCall && !answered[b.ID] {
+				open++
+			}
+		}
+	}
+	if open == 0 {
+		return ms
+	}
+	out := make([]Message, 0, len(ms)+open)
+	for _, m := range ms {
+		out = append(out, m)
+		for _, b := range m.Blocks {
+			if b.Kind == BlockToolCall && !answered[b.ID] {
+				answered[b.ID] = true
+				// Its line is the call's: the output stands for what that line left open.
+				out = append(out, Message{Role: RoleTool, Line: m.Line, Src: []SrcRef{{Line: int32(m.Line), Item: SrcSynthesized}}, Blocks: []Block{{Kind: BlockToolResult, ID: b.ID,
+					Text: CodexAbortedOutput, Chars: len(CodexAbortedOutput)}}})
+			}
+		}
+	}
+	return out
 }
 
 // codexRealUser tells a message typed by the user from injected context (<environment_context>,
@@ -627,7 +758,9 @@ func codexItemMessage(it jv, text textMode) (Message, codexKind) {
 		case RoleAssistant:
 			kind = cxAsst
 		case RoleUser:
-			if codexRealUser(f.content) {
+			if codexSummaryItem(f.content) {
+				m.Summary = true // a summary in a replacement_history (ctxc's or Codex's own)
+			} else if codexRealUser(f.content) {
 				kind = cxUser
 			}
 		}

@@ -54,8 +54,11 @@ type Block struct {
 	Name    string // tool name
 	Args    string // tool-call arguments as JSON text. Empty when read for stats only.
 	IsError bool
-	Chars   int // code points this block contributes to the estimate (design.md §4)
-	Images  int // images inside the block (tool results can carry images)
+	// Verbatim is a thinking block's JSON as written (with its signature, which cannot be
+	// rebuilt), replayed as is where the output shape has thinking blocks (--as anthropic).
+	Verbatim string
+	Chars    int // code points this block contributes to the estimate (design.md §4)
+	Images   int // images inside the block (tool results can carry images)
 
 	// Cut is set on a large tool result read with Options.Windowed: Text then holds only the
 	// beginning of the text and Tail its end (each at least ToolTextWindow bytes, cut at escape
@@ -102,6 +105,44 @@ type Message struct {
 	Summary bool    // a compaction summary (ctxc, Claude Code, Codex, pi)
 	MsgID   string  // provider message id, used to merge Claude Code's split assistant lines
 	rawSpan span    // a windowed load of a long line: where Raw is in the file (Raw is nil)
+	// Src lists the records the message was built from when that is more than its own line
+	// (a response merged from several lines, a Codex item inside a replacement_history, a
+	// message ctxc synthesized): native writers copy those records (Sources).
+	Src []SrcRef
+}
+
+// SrcRef is one record a message came from.
+type SrcRef struct {
+	Line int32 // file line
+	// Item: 0 = the line's own record; k > 0 = item k-1 of the line's Codex
+	// replacement_history; SrcSynthesized = no record: ctxc rendered it (rendered anew).
+	Item int32
+}
+
+// SrcSynthesized marks a message that no record holds as such (a legacy Codex rebuild's summary
+// or truncated user text, an output Codex gives a call left open).
+const SrcSynthesized = -1
+
+// Sources are the records the message came from, in order.
+func (m *Message) Sources() []SrcRef {
+	if m.Src != nil {
+		return m.Src
+	}
+	if m.Line > 0 {
+		return []SrcRef{{Line: int32(m.Line)}}
+	}
+	return nil
+}
+
+// absorb merges the blocks of the next record of the same response into m.
+func (m *Message) absorb(next *Message) {
+	src := append(m.Sources()[:len(m.Sources()):len(m.Sources())], next.Sources()...)
+	m.Blocks = append(m.Blocks[:len(m.Blocks):len(m.Blocks)], next.Blocks...)
+	m.Raw = nil
+	m.Src = src
+	if next.Usage != nil {
+		m.Usage = next.Usage
+	}
 }
 
 // Chars counts the code points of what the model sees (design.md §4).

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -254,8 +255,13 @@ func anthropicBlockAt(v jv, text textMode) (Block, int) {
 	case "text":
 		return textBlockV(BlockText, textV, text), n
 	case "thinking":
-		// The signature is opaque and never counted (design.md §4).
-		return textBlockV(BlockThinking, thinking, text), n
+		// The signature is opaque and never counted (design.md §4), but kept with the block
+		// so that it can be replayed.
+		b := textBlockV(BlockThinking, thinking, text)
+		if text.on() {
+			b.Verbatim = strings.Clone(string(v[:n]))
+		}
+		return b, n
 	case "tool_use", "server_tool_use":
 		return toolCallBlockV(id, name, input, text), n
 	case "tool_result", "web_search_tool_result":

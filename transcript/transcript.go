@@ -246,9 +246,28 @@ func invalidLine(st *Stats, path string, num int, msg string, opts Options) erro
 	return nil
 }
 
+// contextFinisher is a reader whose agent adds to the context it rebuilds (Codex answers calls
+// left open).
+type contextFinisher interface {
+	finishContext(ms []Message) []Message
+}
+
 // Messages re-reads the lines of the effective context from f and returns its messages, in
-// order, with their text. Lines are independent, so two workers parse halves of the list.
+// order, with their text, as the agent would send them.
 func (res *Result) Messages(f io.ReaderAt) ([]Message, error) {
+	ms, err := res.messages(f)
+	if err != nil {
+		return nil, err
+	}
+	if cf, ok := res.reader.(contextFinisher); ok {
+		ms = cf.finishContext(ms)
+	}
+	return ms, nil
+}
+
+// messages re-reads the context's lines. Lines are independent, so two workers parse halves
+// of the list.
+func (res *Result) messages(f io.ReaderAt) ([]Message, error) {
 	if g, ok := res.reader.(*genericReader); ok && g.keep {
 		return g.kept, nil
 	}
@@ -359,12 +378,7 @@ func mergeSplitAssistant(ms []Message) []Message {
 	out := ms[:0]
 	for _, m := range ms {
 		if n := len(out); n > 0 && m.Role == RoleAssistant && m.MsgID != "" && out[n-1].Role == RoleAssistant && out[n-1].MsgID == m.MsgID {
-			prev := &out[n-1]
-			prev.Blocks = append(prev.Blocks, m.Blocks...)
-			prev.Raw = nil
-			if m.Usage != nil {
-				prev.Usage = m.Usage
-			}
+			out[n-1].absorb(&m)
 			continue
 		}
 		out = append(out, m)

@@ -1,0 +1,440 @@
+// Package agentcheck asks the real agents (Claude Code, Codex, pi) what context they rebuild
+// from a session file, through ../shared/tools/agents/resume.sh, and compares it with the
+// context ctxc loads. For agent formats the agent decides what is right: these checks are the
+// judge of ctxc's readers and native writers. Tests use it and skip when the agents are absent.
+package agentcheck
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctxc/ctxc/transcript"
+)
+
+// Agent names as resume.sh takes them.
+const (
+	ClaudeCode = "claude-code"
+	Codex      = "codex"
+	Pi         = "pi"
+)
+
+// Prompt is the new prompt resume.sh sends after the resumed context.
+const Prompt = "Reply with OK."
+
+// Tools finds ../shared/tools/agents from dir (a package directory or the repo root) and the
+// installed agents. ok is false when either is missing: the caller skips.
+func Tools(dir string) (resume string, ok bool) {
+	for d := dir; ; {
+		p := filepath.Join(d, "..", "shared", "tools", "agents", "resume.sh")
+		if _, err := os.Stat(p); err == nil {
+			resume = p
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", false
+		}
+		d = parent
+	}
+	bin := os.Getenv("CTXC_AGENTS_BIN")
+	if bin == "" {
+		cache := os.Getenv("CTXC_TEST_CACHE")
+		if cache == "" {
+			home, _ := os.UserHomeDir()
+			cache = filepath.Join(home, ".cache", "ctxc-test")
+		}
+		bin = filepath.Join(cache, "agents", "node_modules", ".bin")
+	}
+	for _, a := range []string{"claude", "codex", "pi"} {
+		if _, err := os.Stat(filepath.Join(bin, a)); err != nil {
+			return "", false
+		}
+	}
+	os.Setenv("CTXC_AGENTS_BIN", bin)
+	return resume, true
+}
+
+// Resume runs resume.sh AGENT FILE and returns the request body the agent sent.
+func Resume(resume, agent, file string) ([]byte, error) {
+	cmd := exec.Command("bash", resume, agent, file, Prompt)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("resume.sh %s %s: %v: %s", agent, file, err, tail(stderr.String(), 2000))
+	}
+	return bytes.TrimSpace(out), nil
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// Turn is one message of a context in a form both sides can be reduced to: its role (user,
+// assistant or tool) and its parts in order: "text:<trimmed text>", "call:<id>",
+// "result:<id>", "think:<digest of the signature>".
+type Turn struct {
+	Role  string
+	Parts []string
+}
+
+func (t Turn) String() string { return t.Role + " " + strings.Join(t.Parts, " | ") }
+
+// Injected text an agent adds on its own, which is not in the session file (issue #9: "What an
+// agent injects itself ... is not expected"). Each is documented in README "Agents as judges".
+func injectedText(agent, role, text string) bool {
+	switch agent {
+	case ClaudeCode:
+		// Reminders (attachments, environment), the note Claude Code puts after a tool
+		// result that loaded deferred tools, and its reply to a session that ended on a
+		// user message.
+		return strings.HasPrefix(text, "<system-reminder>") || text == "Tool loaded." ||
+			(role == "assistant" && text == "No response requested.")
+	}
+	return false
+}
+
+// FromRequest reduces an agent's request body to its turns, leaving out the agent's own system
+// prompt and the new prompt.
+func FromRequest(agent string, body []byte) ([]Turn, error) {
+	switch agent {
+	case ClaudeCode:
+		var req struct {
+			Messages []anthropicMessage `json:"messages"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
+			return nil, err
+		}
+		// Claude Code sends its environment as role "system" messages among the others, and
+		// the new prompt as the last text of the last user message.
+		ms := req.Messages[:0]
+		for _, m := range req.Messages {
+			if m.Role != "system" {
+				ms = append(ms, m)
+			}
+		}
+		return dropPrompt(anthropicTurns(agent, ms)), nil
+	case Codex:
+		var req struct {
+			Input []json.RawMessage `json:"input"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
+			return nil, err
+		}
+		return dropPrompt(responsesTurns(req.Input)), nil
+	case Pi:
+		var req struct {
+			Messages []chatMessage `json:"messages"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
+			return nil, err
+		}
+		ms := req.Messages
+		if len(ms) > 0 && ms[0].Role == "system" {
+			ms = ms[1:]
+		}
+		return dropPrompt(chatTurns(ms)), nil
+	}
+	return nil, fmt.Errorf("unknown agent %q", agent)
+}
+
+// dropPrompt removes the new prompt: the last text part of the last user turn.
+func dropPrompt(turns []Turn) []Turn {
+	n := len(turns)
+	if n == 0 || turns[n-1].Role != "user" {
+		return turns
+	}
+	last := turns[n-1]
+	if k := len(last.Parts); k > 0 && last.Parts[k-1] == "text:"+Prompt {
+		last.Parts = last.Parts[:k-1]
+	}
+	if len(last.Parts) == 0 {
+		return turns[:n-1]
+	}
+	turns[n-1] = last
+	return turns
+}
+
+// FromLoad reduces `ctxc load` output (JSONL, --as anthropic for Claude Code, --as openai
+// otherwise) to turns, in the shape the agent sends: Codex's Responses input is a flat list of
+// items, so for Codex each part is a turn of its own.
+func FromLoad(agent string, jsonl []byte) ([]Turn, error) {
+	var lines [][]byte
+	for _, l := range bytes.Split(jsonl, []byte{'\n'}) {
+		if len(bytes.TrimSpace(l)) > 0 {
+			lines = append(lines, l)
+		}
+	}
+	switch agent {
+	case ClaudeCode:
+		ms := make([]anthropicMessage, len(lines))
+		for i, l := range lines {
+			if err := json.Unmarshal(l, &ms[i]); err != nil {
+				return nil, fmt.Errorf("load line %d: %w", i+1, err)
+			}
+		}
+		return anthropicTurns(agent, ms), nil
+	case Codex, Pi:
+		ms := make([]chatMessage, len(lines))
+		for i, l := range lines {
+			if err := json.Unmarshal(l, &ms[i]); err != nil {
+				return nil, fmt.Errorf("load line %d: %w", i+1, err)
+			}
+		}
+		turns := chatTurns(ms)
+		if agent == Codex {
+			turns = flatten(turns)
+		}
+		return turns, nil
+	}
+	return nil, fmt.Errorf("unknown agent %q", agent)
+}
+
+func flatten(turns []Turn) []Turn {
+	var out []Turn
+	for _, t := range turns {
+		for _, p := range t.Parts {
+			role := t.Role
+			if strings.HasPrefix(p, "result:") {
+				role = "tool"
+			}
+			out = append(out, Turn{Role: role, Parts: []string{p}})
+		}
+	}
+	return out
+}
+
+type anthropicMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+type contentBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	ToolUseID string          `json:"tool_use_id"`
+	Signature string          `json:"signature"`
+	Content   json.RawMessage `json:"content"`
+}
+
+func anthropicTurns(agent string, ms []anthropicMessage) []Turn {
+	var out []Turn
+	for _, m := range ms {
+		var parts []string
+		var s string
+		if json.Unmarshal(m.Content, &s) == nil {
+			if t := strings.TrimSpace(s); t != "" && !injectedText(agent, m.Role, t) {
+				parts = append(parts, "text:"+t)
+			}
+		} else {
+			var blocks []contentBlock
+			json.Unmarshal(m.Content, &blocks)
+			for _, b := range blocks {
+				switch b.Type {
+				case "text":
+					if t := strings.TrimSpace(b.Text); t != "" && !injectedText(agent, m.Role, t) {
+						parts = append(parts, "text:"+t)
+					}
+				case "tool_use":
+					parts = append(parts, "call:"+b.ID)
+				case "tool_result":
+					parts = append(parts, "result:"+b.ToolUseID)
+				case "thinking":
+					parts = append(parts, "think:"+digest(b.Signature))
+				}
+			}
+		}
+		out = appendTurn(out, Turn{Role: m.Role, Parts: parts})
+	}
+	return out
+}
+
+// appendTurn adds a turn, merging it into the previous one when both have the same role (an
+// agent's request and ctxc's output may split a side differently after injected parts are
+// left out) and leaving out turns with nothing left.
+func appendTurn(out []Turn, t Turn) []Turn {
+	if len(t.Parts) == 0 {
+		return out
+	}
+	if n := len(out); n > 0 && out[n-1].Role == t.Role && t.Role != "tool" {
+		out[n-1].Parts = append(out[n-1].Parts, t.Parts...)
+		return out
+	}
+	return append(out, t)
+}
+
+func digest(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:6])
+}
+
+type chatMessage struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	ToolCallID string          `json:"tool_call_id"`
+	ToolCalls  []struct {
+		ID string `json:"id"`
+	} `json:"tool_calls"`
+}
+
+func chatTurns(ms []chatMessage) []Turn {
+	var out []Turn
+	for _, m := range ms {
+		var parts []string
+		if m.Role == "tool" {
+			out = append(out, Turn{Role: "tool", Parts: []string{"result:" + m.ToolCallID}})
+			continue
+		}
+		if t := chatText(m.Content); t != "" {
+			parts = append(parts, "text:"+t)
+		}
+		for _, c := range m.ToolCalls {
+			parts = append(parts, "call:"+c.ID)
+		}
+		role := m.Role
+		if role == "system" || role == "developer" {
+			role = "developer"
+		}
+		out = appendTurn(out, Turn{Role: role, Parts: parts})
+	}
+	return out
+}
+
+// chatText is a message's text: a string, or its text parts joined by newlines (ctxc writes a
+// multi-part user message of Codex as one string, as Codex itself renders it to text).
+func chatText(c json.RawMessage) string {
+	var s string
+	if json.Unmarshal(c, &s) == nil {
+		return strings.TrimSpace(s)
+	}
+	var blocks []contentBlock
+	json.Unmarshal(c, &blocks)
+	var out []string
+	for _, b := range blocks {
+		if (b.Type == "text" || b.Type == "input_text" || b.Type == "output_text") && strings.TrimSpace(b.Text) != "" {
+			out = append(out, strings.TrimSpace(b.Text))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// responsesTurns reduces a Responses API input list: one turn per item (reasoning left out, as
+// ctxc's chat output has no place for encrypted reasoning).
+func responsesTurns(items []json.RawMessage) []Turn {
+	var out []Turn
+	for _, raw := range items {
+		var it struct {
+			Type    string          `json:"type"`
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+			CallID  string          `json:"call_id"`
+		}
+		json.Unmarshal(raw, &it)
+		switch it.Type {
+		case "message":
+			role := it.Role
+			if role == "system" {
+				role = "developer"
+			}
+			if t := chatText(it.Content); t != "" {
+				out = append(out, Turn{Role: role, Parts: []string{"text:" + t}})
+			}
+		case "function_call", "custom_tool_call", "local_shell_call":
+			out = append(out, Turn{Role: "assistant", Parts: []string{"call:" + it.CallID}})
+		case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
+			out = append(out, Turn{Role: "tool", Parts: []string{"result:" + it.CallID}})
+		case "compaction", "compaction_summary":
+			// An encrypted summary: ctxc's chat output says so in a note where it stands.
+			out = append(out, Turn{Role: "user", Parts: []string{"text:" + transcript.OpaqueSummaryNote}})
+		}
+	}
+	return out
+}
+
+// Compare checks that the agent's turns begin with ctxc's and that what follows is only what
+// the agent adds on resume (developer/system items, environment context). It returns "" when
+// they agree, else a description of the first difference with context.
+func Compare(agent string, want, got []Turn) string {
+	// Codex sends its base instructions (built in, or the session_meta's) as leading developer
+	// messages: the agent's system prompt.
+	for agent == Codex && len(got) > 0 && got[0].Role == "developer" && (len(want) == 0 || want[0].String() != got[0].String()) {
+		got = got[1:]
+	}
+	i := 0
+	for ; i < len(want) && i < len(got); i++ {
+		if !sameTurn(agent, want[i], got[i]) {
+			return fmt.Sprintf("turn %d differs:\n  agent: %s\n  ctxc:  %s%s", i, clip(got[i].String()), clip(want[i].String()), around(want, got, i))
+		}
+	}
+	if i < len(want) {
+		return fmt.Sprintf("ctxc has %d more turns than the agent sent, from turn %d: %s", len(want)-i, i, clip(want[i].String()))
+	}
+	for _, t := range got[i:] {
+		if !injectedTurn(agent, t) {
+			return fmt.Sprintf("the agent sent %d more turns than ctxc loads, from turn %d: %s", len(got)-i, i, clip(t.String()))
+		}
+	}
+	return ""
+}
+
+// sameTurn compares one turn. pi, replaying a session to a model other than the one that wrote
+// it (as resume.sh does), turns each thinking block into plain text in front of the message's
+// text: there an agent's assistant text may end with ctxc's rather than equal it.
+func sameTurn(agent string, want, got Turn) bool {
+	if want.String() == got.String() {
+		return true
+	}
+	if agent != Pi || want.Role != "assistant" || got.Role != "assistant" {
+		return false
+	}
+	split := func(t Turn) (text string, rest []string) {
+		for _, p := range t.Parts {
+			if s, ok := strings.CutPrefix(p, "text:"); ok {
+				text += s
+			} else {
+				rest = append(rest, p)
+			}
+		}
+		return strings.Join(strings.Fields(text), ""), rest
+	}
+	wt, wr := split(want)
+	gt, gr := split(got)
+	return strings.HasSuffix(gt, wt) && strings.Join(wr, " ") == strings.Join(gr, " ")
+}
+
+// injectedTurn: what an agent adds after the resumed history by itself.
+func injectedTurn(agent string, t Turn) bool {
+	switch {
+	case t.Role == "developer":
+		return true
+	case t.Role == "user" && len(t.Parts) == 1 && strings.HasPrefix(t.Parts[0], "text:<"):
+		return agent == Codex // <environment_context>, <user_instructions>
+	}
+	return false
+}
+
+func around(want, got []Turn, i int) string {
+	var b strings.Builder
+	for k := max(0, i-2); k < i; k++ {
+		fmt.Fprintf(&b, "\n  before %d: %s", k, clip(got[k].String()))
+	}
+	return b.String()
+}
+
+func clip(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
+}

@@ -1,0 +1,124 @@
+package transcript
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// codexWriter writes a compaction as Codex does when it compacts itself: one `compacted` line
+// whose replacement_history is the new history (Codex's resume replaces everything before it
+// with that list, then replays the items after it). The list holds the head's items as they
+// were, the summary as a user message, then the tail's items. ctxc's provenance rides in the
+// payload under "ctxc", which Codex ignores. A new file (-o) is the session_meta line with a
+// fresh session id, then that compacted line.
+type codexWriter struct{}
+
+func (codexWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
+	if len(late) > 0 {
+		return Written{}, &BusyError{Path: src.Path, Reason: "changed"}
+	}
+	line, err := codexCompacted(src, c)
+	if err != nil {
+		return Written{}, err
+	}
+	return Written{Data: lines([][]byte{line}), Messages: codexMessages(c)}, nil
+}
+
+func (codexWriter) New(src *Source, c *Compaction) (Written, error) {
+	first, err := src.FirstRecord()
+	if err != nil {
+		return Written{}, err
+	}
+	meta, err := parseObject(first)
+	if err != nil || meta.str("type") != "session_meta" {
+		return Written{}, fmt.Errorf("%s: the first line is not a session_meta record: a new Codex session needs one", src.Path)
+	}
+	payload, err := parseObject(meta.get("payload"))
+	if err != nil {
+		return Written{}, fmt.Errorf("%s:1: session_meta: %w", src.Path, err)
+	}
+	id := newUUIDv7(c.Now)
+	payload.set("id", id)
+	payload.set("timestamp", rfc3339ms(c.Now))
+	meta.set("payload", json.RawMessage(payload.encode()))
+	meta.set("timestamp", rfc3339ms(c.Now))
+	line, err := codexCompacted(src, c)
+	if err != nil {
+		return Written{}, err
+	}
+	return Written{Data: lines([][]byte{meta.encode(), line}), Messages: codexMessages(c), Session: id,
+		Resume: fmt.Sprintf("place it as $CODEX_HOME/sessions/%s/rollout-%s-%s.jsonl, then: codex resume %s",
+			c.Now.UTC().Format("2006/01/02"), c.Now.UTC().Format("2006-01-02T15-04-05"), id, id)}, nil
+}
+
+// codexMessages is how many messages the written history reloads to: head, summary, tail.
+func codexMessages(c *Compaction) int { return len(c.Head) + 1 + len(c.Tail) }
+
+func codexCompacted(src *Source, c *Compaction) ([]byte, error) {
+	var hist []json.RawMessage
+	add := func(ms []Message) error {
+		for i := range ms {
+			recs, err := src.records(&ms[i])
+			if err != nil {
+				return err
+			}
+			for _, r := range recs {
+				if r == nil {
+					it, err := codexRender(&ms[i])
+					if err != nil {
+						return err
+					}
+					hist = append(hist, it)
+					continue
+				}
+				hist = append(hist, json.RawMessage(codexItemOf(jv(unsafeString(r)))))
+			}
+		}
+		return nil
+	}
+	if err := add(c.Head); err != nil {
+		return nil, err
+	}
+	text := SummaryPreamble + c.Summary
+	summary, err := marshal(map[string]any{"type": "message", "role": "user",
+		"content": []map[string]string{{"type": "input_text", "text": text}}})
+	if err != nil {
+		return nil, err
+	}
+	hist = append(hist, summary)
+	if err := add(c.Tail); err != nil {
+		return nil, err
+	}
+	payload := &object{vals: map[string]json.RawMessage{}}
+	payload.set("message", text)
+	payload.set("replacement_history", hist)
+	meta := c.Meta
+	meta.TailLines = 0
+	payload.set("ctxc", meta)
+	rec := &object{vals: map[string]json.RawMessage{}}
+	rec.set("timestamp", rfc3339ms(c.Now))
+	rec.set("type", "compacted")
+	rec.set("payload", json.RawMessage(payload.encode()))
+	return rec.encode(), nil
+}
+
+// codexRender writes a message no record holds as such (a legacy rebuild's summary or cut user
+// text, an output for a call left open) as a response item.
+func codexRender(m *Message) (json.RawMessage, error) {
+	if m.Role == RoleTool && len(m.Blocks) == 1 && m.Blocks[0].Kind == BlockToolResult {
+		return marshal(map[string]any{"type": "function_call_output", "call_id": m.Blocks[0].ID, "output": m.Blocks[0].Text})
+	}
+	return marshal(map[string]any{"type": "message", "role": string(m.Role),
+		"content": []map[string]string{{"type": "input_text", "text": m.TextContent()}}})
+}
+
+// newUUIDv7 is a time-ordered UUID, the kind Codex gives its sessions.
+func newUUIDv7(t time.Time) string {
+	u := []byte(newUUID())
+	ms := fmt.Sprintf("%012x", t.UnixMilli())
+	copy(u[0:8], ms[0:8])
+	copy(u[9:13], ms[8:12])
+	u[14] = '7'
+	return string(u)
+}

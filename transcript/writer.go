@@ -1,0 +1,330 @@
+package transcript
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// Compaction is what a compaction writes: a summary between the kept head and tail of a
+// context. Each format's Writer renders it in that format's own records (design.md §6).
+type Compaction struct {
+	Summary    string
+	Head, Tail []Message // with their whole text (Materialize)
+	Middle     []Message // what was summarized (pi carries a summarized head on from it)
+	Meta       MarkerMeta
+	Now        time.Time
+}
+
+// Written is what a Writer rendered.
+type Written struct {
+	Data []byte
+	// Messages is how many messages the written context reloads to (head + summary + tail as
+	// the format's reader gives them), for the check after writing.
+	Messages int
+	// Session is the id an agent resumes a new native file by ("" for ctxc files).
+	Session string
+	// Resume says how to resume a new native file in its agent.
+	Resume string
+}
+
+// Writer renders a compaction for one format, beside that format's reader and reload rule:
+// Append for the compacted file itself (one O_APPEND write), New for a new file (-o).
+type Writer interface {
+	Append(src *Source, c *Compaction, late [][]byte) (Written, error)
+	New(src *Source, c *Compaction) (Written, error)
+}
+
+// WriterFor returns the writer of a format; output "ctxc" asks for a ctxc-format file whatever
+// the source's format (compact -o --output-format ctxc).
+func WriterFor(f Format, output string) Writer {
+	if output == "ctxc" {
+		return markerWriter{source: f}
+	}
+	switch f {
+	case FormatClaude:
+		return claudeWriter{}
+	case FormatCodex:
+		return codexWriter{}
+	case FormatPi:
+		return piWriter{}
+	}
+	return markerWriter{source: f}
+}
+
+// Native reports whether compaction of this format writes the agent's own records.
+func (f Format) Native() bool { return f == FormatClaude || f == FormatCodex || f == FormatPi }
+
+// Source reads records of the file being compacted back by line number, for writers that copy
+// them.
+type Source struct {
+	Path string
+	f    *os.File
+	res  *Result
+	at   map[int32]ref
+}
+
+// OpenSource opens the compacted file for its writer; res is the load that planned the
+// compaction.
+func OpenSource(path string, res *Result) (*Source, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &Source{Path: path, f: f, res: res, at: make(map[int32]ref, len(res.refs))}
+	for _, r := range res.refs {
+		if r.size > 0 {
+			s.at[r.line] = r
+		}
+	}
+	return s, nil
+}
+
+// Close closes the file.
+func (s *Source) Close() error { return s.f.Close() }
+
+// Line returns line n of the file (without its line end); it must be a line of the context.
+func (s *Source) Line(n int32) ([]byte, error) {
+	r, ok := s.at[n]
+	if !ok {
+		return nil, fmt.Errorf("%s:%d: not a line of the context", s.Path, n)
+	}
+	buf := make([]byte, r.size)
+	if _, err := s.f.ReadAt(buf, r.off); err != nil && !(errors.Is(err, io.EOF)) {
+		return nil, fmt.Errorf("%s:%d: %w", s.Path, n, err)
+	}
+	b := trimLine(buf)
+	if r.off == 0 {
+		b = trimBOM(b)
+	}
+	if !validJSON(b) {
+		return nil, fmt.Errorf("%s:%d: the line changed since it was read", s.Path, n)
+	}
+	return b, nil
+}
+
+// LastRecord returns the last complete valid JSON line of the file: the agent's newest record
+// (pi's leaf, the record a Claude Code boundary continues from).
+func (s *Source) LastRecord() ([]byte, error) {
+	info, err := s.f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	end := info.Size()
+	const chunk = 64 << 10
+	var tail []byte
+	for end > 0 {
+		n := int64(chunk)
+		if end < n {
+			n = end
+		}
+		buf := make([]byte, n)
+		if _, err := s.f.ReadAt(buf, end-n); err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		tail = append(buf, tail...)
+		end -= n
+		// Complete lines are those followed by a newline.
+		lines := bytes.Split(tail, []byte{'\n'})
+		for i := len(lines) - 2; i >= 0; i-- {
+			if i == 0 && end > 0 {
+				break // may be cut: read more
+			}
+			l := bytes.TrimSpace(lines[i])
+			if len(l) > 0 && validJSON(l) {
+				return l, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("%s: no complete record", s.Path)
+}
+
+// records returns the lines (or Codex items) a message came from, in order; a synthesized
+// message yields nil entries, which the writer renders from the message itself.
+func (s *Source) records(m *Message) ([][]byte, error) {
+	var out [][]byte
+	for _, sr := range m.Sources() {
+		switch {
+		case sr.Item == SrcSynthesized:
+			out = append(out, nil)
+		case sr.Item == 0:
+			l, err := s.Line(sr.Line)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, l)
+		default:
+			l, err := s.Line(sr.Line)
+			if err != nil {
+				return nil, err
+			}
+			it := gjson.GetBytes(l, "payload.replacement_history."+fmt.Sprint(sr.Item-1))
+			if !it.IsObject() {
+				return nil, fmt.Errorf("%s:%d: no replacement_history item %d", s.Path, sr.Line, sr.Item)
+			}
+			out = append(out, []byte(it.Raw))
+		}
+	}
+	return out, nil
+}
+
+// newUUID is a random RFC 4122 version 4 UUID.
+func newUUID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// newHexID is a random id of n hex digits (pi's entry ids are 8).
+func newHexID(n int) string {
+	b := make([]byte, (n+1)/2)
+	rand.Read(b)
+	return hex.EncodeToString(b)[:n]
+}
+
+// object is a JSON object decoded for rewriting a few fields of a copied record; the fields'
+// order is kept as written, new ones go at the end.
+type object struct {
+	keys []string
+	vals map[string]json.RawMessage
+}
+
+func parseObject(b []byte) (*object, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	t, err := dec.Token()
+	if err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	o := &object{vals: map[string]json.RawMessage{}}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		k, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if _, dup := o.vals[k]; !dup {
+			o.keys = append(o.keys, k)
+		}
+		o.vals[k] = v
+	}
+	return o, nil
+}
+
+func (o *object) get(k string) json.RawMessage { return o.vals[k] }
+
+func (o *object) str(k string) string {
+	var s string
+	json.Unmarshal(o.vals[k], &s)
+	return s
+}
+
+func (o *object) set(k string, v any) {
+	raw, ok := v.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = marshal(v); err != nil {
+			raw = json.RawMessage("null")
+		}
+	}
+	if _, ok := o.vals[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.vals[k] = raw
+}
+
+func (o *object) del(k string) {
+	if _, ok := o.vals[k]; !ok {
+		return
+	}
+	delete(o.vals, k)
+	for i, kk := range o.keys {
+		if kk == k {
+			o.keys = append(o.keys[:i], o.keys[i+1:]...)
+			break
+		}
+	}
+}
+
+// encode renders the object on one line (no HTML escaping, no trailing newline).
+func (o *object) encode() []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(quoteJSON(k))
+		b.WriteByte(':')
+		b.Write(o.vals[k])
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// lines joins records into JSONL.
+func lines(recs [][]byte) []byte {
+	var b bytes.Buffer
+	for _, r := range recs {
+		b.Write(r)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// headText is the text of the head messages for formats that cannot keep the head by reference
+// (pi): said at the start of the summary, verbatim.
+func headText(head []Message) string {
+	var b strings.Builder
+	for i := range head {
+		m := &head[i]
+		t := m.TextContent()
+		if m.Summary {
+			t = strings.TrimPrefix(t, SummaryPreamble)
+		}
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		fmt.Fprintf(&b, "[%s]\n%s", m.Role, t)
+	}
+	return b.String()
+}
+
+func rfc3339ms(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// FirstRecord returns the file's first line (without its line end and BOM): an agent's session
+// header.
+func (s *Source) FirstRecord() ([]byte, error) {
+	lr := NewLineReader(io.NewSectionReader(s.f, 0, 1<<62))
+	for {
+		l, err := lr.Next()
+		if err != nil {
+			return nil, fmt.Errorf("%s: no first record: %v", s.Path, err)
+		}
+		if b := bytes.TrimSpace(trimBOM(l.Bytes)); len(b) > 0 {
+			if !validJSON(b) {
+				return nil, &DataError{Path: s.Path, Line: l.Num, Msg: "invalid JSON"}
+			}
+			return append([]byte(nil), b...), nil
+		}
+	}
+}
