@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -142,5 +143,60 @@ func TestMarkerLedger(t *testing.T) {
 	}
 	if !strings.Contains(marker, `quorble`) || !strings.Contains(marker, ledger.CarriedTitle) {
 		t.Errorf("summary is not the model's text plus the carried section:\n%s", marker)
+	}
+}
+
+// formModel writes what the prompt asks for, in the form the audit reads back: the user's
+// rules quoted whole, the modified paths first on their bullets.
+type formModel struct{ sawForm bool }
+
+var (
+	ruleRe = regexp.MustCompile(`Segment \d+: never edit vendor/seg\d+, always run make test\d+ before committing\. Issue https://tracker\.example\.com/T-\d+`)
+	pathRe = regexp.MustCompile(`seg\d+/(?:file|edit)\d+\.go`)
+)
+
+func (m *formModel) Provider() string                        { return "ollama" }
+func (m *formModel) Model() string                           { return "form" }
+func (m *formModel) Window(ctx context.Context) (int, error) { return 32768, nil }
+func (m *formModel) Complete(ctx context.Context, system, user string, numCtx, maxOut int) (summarize.Completion, error) {
+	m.sawForm = m.sawForm || strings.Contains(system, "## Files modified") && strings.Contains(system, "double quotes")
+	var b strings.Builder
+	b.WriteString("## Goal\n- build the service\n## User rules and preferences\n")
+	seen := map[string]bool{}
+	for _, r := range ruleRe.FindAllString(user, -1) {
+		if !seen[r] {
+			seen[r] = true
+			b.WriteString("- \"" + r + "\"\n")
+		}
+	}
+	b.WriteString("## Files modified\n")
+	for _, p := range pathRe.FindAllString(user, -1) {
+		if !seen[p] {
+			seen[p] = true
+			b.WriteString("- `" + p + "`: changed\n")
+		}
+	}
+	return summarize.Completion{Text: b.String(), DoneReason: "stop"}, nil
+}
+
+// TestPresentNotCarried: a model that follows the prompt's form gets its facts counted as
+// present, and the audit carries only what it left out (here the user's URLs and requests).
+func TestPresentNotCarried(t *testing.T) {
+	path := writeOld(t, "p.jsonl", `{"role":"user","content":"Start."}`+"\n"+segment(0)+segment(1))
+	m := &formModel{}
+	out, err := File(context.Background(), path, Options{Threshold: 3000, Target: 1500, Zones: transcript.ZoneOptions{KeepTail: 2}, Now: testNow, Force: true, Completer: m})
+	if err != nil || out.Status != StatusCompacted {
+		t.Fatalf("%v %+v", err, out)
+	}
+	if !m.sawForm {
+		t.Error("the prompt does not ask for the ledger's form")
+	}
+	for _, c := range []ledger.Category{ledger.Rule, ledger.Modified} {
+		if n := out.Ledger.ByCat[c]; n.Facts == 0 || n.Present != n.Facts || n.Carried != 0 {
+			t.Errorf("%s: %+v", c, n)
+		}
+	}
+	if r := out.Ledger.ByCat[ledger.Ref]; r.Facts == 0 || r.Carried != r.Facts {
+		t.Errorf("refs: %+v", r)
 	}
 }
