@@ -264,3 +264,104 @@ func TestAgentResumesCompaction(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentResumesAfterCrash: a compaction killed in the middle of its append leaves the file as
+// it was plus a prefix of the append (one write). For every such prefix at and around each line
+// end of the append, the real agent still resumes the file and agrees with `ctxc load`.
+func TestAgentResumesAfterCrash(t *testing.T) {
+	resume := agentTools(t)
+	for agent, fixture := range map[string]string{
+		agentcheck.ClaudeCode: "../testdata/fixtures/claude-long-tools.jsonl",
+		agentcheck.Codex:      "../testdata/fixtures/codex-long-tools.jsonl",
+		agentcheck.Pi:         "../testdata/fixtures/pi-long-tools.jsonl",
+	} {
+		t.Run(agent, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			original, _ := os.ReadFile(fixture)
+			cp, res, ok := compactCopy(t, dir, fixture)
+			if !ok {
+				t.Fatalf("not compacted: %v", res)
+			}
+			done, _ := os.ReadFile(cp)
+			appended := done[len(original):]
+			cuts := map[int]bool{0: true, 1: true, len(appended) - 1: true}
+			for i, b := range appended {
+				if b == '\n' {
+					cuts[i] = true   // the line without its newline
+					cuts[i+1] = true // the whole line
+					cuts[i/2] = true // cut inside a line
+				}
+			}
+			// Claude Code is placed by the file's name when it is its session id (resume.sh then
+			// needs not parse a torn line).
+			name := "9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b.jsonl"
+			if agent != agentcheck.ClaudeCode {
+				name = filepath.Base(fixture)
+			}
+			for cut := range cuts {
+				if cut > len(appended) {
+					continue
+				}
+				p := filepath.Join(dir, fmt.Sprint(cut), name)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.WriteFile(p, append(append([]byte{}, original...), appended[:cut]...), 0o644)
+				var got []agentcheck.Turn
+				withAgentSlot(func() { got = agentTurns(t, resume, agent, p) })
+				want := loadAs(t, agent, p)
+				if diff := agentcheck.Compare(agent, want, got); diff != "" {
+					t.Errorf("append cut at byte %d of %d: ctxc load disagrees with %s:\n%s", cut, len(appended), agent, diff)
+				}
+			}
+		})
+	}
+}
+
+// TestNativeBatch: --check, --dry-run, a batch, stats and a second run work on agent files as on
+// generic ones (no agent needed).
+func TestNativeBatch(t *testing.T) {
+	dir := t.TempDir()
+	arch := filepath.Join(dir, "archive")
+	os.MkdirAll(arch, 0o755)
+	for _, f := range []string{"claude-long-tools.jsonl", "codex-long-tools.jsonl", "pi-long-tools.jsonl"} {
+		b, err := os.ReadFile(filepath.Join("../testdata/fixtures", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(arch, f)
+		os.WriteFile(p, b, 0o644)
+		old := time.Now().Add(-time.Hour)
+		os.Chtimes(p, old, old)
+	}
+	if code, _, errOut := runCLI(t, dir, "compact", "--check", "--threshold", "2000", "--target", "500", arch); code != 1 {
+		t.Fatalf("--check before: exit %d (%s), want 1", code, errOut)
+	}
+	code, out, _ := runCLI(t, dir, "compact", "--dry-run", "--json", "--threshold", "2000", "--target", "500", arch)
+	if code != 0 || strings.Count(out, `"status":"planned"`) != 3 || strings.Count(out, `"compact":true`) != 3 {
+		t.Fatalf("--dry-run: exit %d: %s", code, out)
+	}
+	code, out, errOut := runCLI(t, dir, "compact", "--json", "--provider", "extractive", "--threshold", "2000", "--target", "500", "-j", "2", arch)
+	if code != 0 || strings.Count(out, `"status":"compacted"`) != 3 {
+		t.Fatalf("batch: exit %d: %s %s", code, out, errOut)
+	}
+	if code, _, errOut := runCLI(t, dir, "compact", "--check", "--threshold", "2000", "--target", "500", arch); code != 0 {
+		t.Fatalf("--check after: exit %d (%s), want 0", code, errOut)
+	}
+	code, out, _ = runCLI(t, dir, "stats", "--json", arch)
+	if code != 0 || strings.Count(out, `"compactions":1`) != 3 {
+		t.Fatalf("stats after: %s", out)
+	}
+	snapshot := func() string {
+		var b strings.Builder
+		for _, f := range []string{"claude-long-tools.jsonl", "codex-long-tools.jsonl", "pi-long-tools.jsonl"} {
+			d, _ := os.ReadFile(filepath.Join(arch, f))
+			b.Write(d)
+		}
+		return b.String()
+	}
+	before := snapshot()
+	code, out, _ = runCLI(t, dir, "compact", "--json", "--provider", "extractive", "--threshold", "2000", "--target", "500", arch)
+	if code != 0 || strings.Count(out, `"status":"skipped"`) != 3 || snapshot() != before {
+		t.Fatalf("second run: exit %d, wrote something: %s", code, out)
+	}
+}

@@ -150,3 +150,66 @@ func TestConcurrentWriter(t *testing.T) {
 	}
 	t.Logf("%d trials × (live guard, changed while summarizing, --force): no agent line lost or spliced", trials)
 }
+
+// TestConcurrentWriterNative: an agent's own file that its agent writes while ctxc summarizes is
+// never appended to, with or without --force (the agent's records would continue from the
+// history, not from the compaction): ctxc reports it busy and the agent's lines are all there,
+// whole and in order.
+func TestConcurrentWriterNative(t *testing.T) {
+	agentLine := map[string]string{
+		"claude-code": `{"type":"user","uuid":"w%d","parentUuid":"a99","sessionId":"9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b","cwd":"/w","message":{"role":"user","content":"agent line %d"}}`,
+		"codex":       `{"timestamp":"2025-10-01T09:00:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"agent line %d %d"}]}}`,
+		"pi":          `{"type":"message","id":"w%07d","parentId":"z9999999","timestamp":"2026-05-12T02:00:00.000Z","message":{"role":"user","content":[{"type":"text","text":"agent line %d"}],"timestamp":9}}`,
+	}
+	for name, content := range agentSessions() {
+		for _, force := range []bool{false, true} {
+			p := writeOld(t, name+".jsonl", content)
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			var written []string
+			var once sync.Once
+			start := func() {
+				once.Do(func() {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						defer f.Close()
+						for i := 0; ; i++ {
+							select {
+							case <-stop:
+								return
+							default:
+							}
+							l := fmt.Sprintf(agentLine[name], i, i)
+							f.Write([]byte(l + "\n"))
+							written = append(written, l)
+							time.Sleep(2 * time.Millisecond)
+						}
+					}()
+					time.Sleep(10 * time.Millisecond)
+				})
+			}
+			o := baseOptions()
+			o.Force = force
+			o.Completer = slowCompleter{delay: 30 * time.Millisecond, onCall: start}
+			out, err := File(context.Background(), p, o)
+			start()
+			time.Sleep(10 * time.Millisecond)
+			close(stop)
+			wg.Wait()
+			var be *transcript.BusyError
+			if !errors.As(err, &be) || be.Reason != "changed" {
+				t.Fatalf("%s force=%v: got %v (%+v), want busy (changed)", name, force, err, out)
+			}
+			after, _ := os.ReadFile(p)
+			if want := content + strings.Join(written, "\n") + "\n"; string(after) != want {
+				t.Fatalf("%s force=%v: the file is not the history plus the agent's lines", name, force)
+			}
+		}
+	}
+}

@@ -38,6 +38,10 @@ func ParseOutputDialect(s string) (OutputDialect, error) {
 // (Codex's encrypted compaction item), so that the output still says history was compacted.
 const OpaqueSummaryNote = "[ctxc] An earlier part of this conversation was compacted by the agent into an encrypted summary that only the original provider can read."
 
+// ContinuesNote opens an --as anthropic context that would otherwise start with the assistant
+// (the Messages API wants a user turn first).
+const ContinuesNote = "[ctxc] (conversation continues)"
+
 // PlaceholderResult answers a tool call whose result is not in the context, so that the output
 // stays valid for the API (design.md §5).
 const PlaceholderResult = "[ctxc] No result was recorded for this tool call (the session was interrupted or the result is not part of the context)."
@@ -522,7 +526,7 @@ func anthropicLines(ms []Message) ([][]byte, error) {
 		seq = append(seq, &amsg{role: role, raw: raw, blocks: append(results, blocks...), first: len(results)})
 	}
 	if len(seq) > 0 && seq[0].role != RoleUser {
-		seq = append([]*amsg{{role: RoleUser, blocks: []any{textPart{Type: "text", Text: "[ctxc] (conversation continues)"}}}}, seq...)
+		seq = append([]*amsg{{role: RoleUser, blocks: []any{textPart{Type: "text", Text: ContinuesNote}}}}, seq...)
 	}
 	out := make([][]byte, 0, len(seq))
 	for _, a := range seq {

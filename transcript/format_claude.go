@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"hash/maphash"
+	"slices"
 	"strings"
 
 	"github.com/ctxc/ctxc/estimate"
@@ -38,8 +39,29 @@ type claudeReader struct {
 	kept      map[int32]Message // load: each message record's message with its text, by line
 	text      textMode          // load: how kept messages' text is decoded
 	observe   func(m *Message, l *Line)
-	prevChars int   // chars counted so far for that response
-	copies    int64 // message records still to come that are ctxc's copies (not history)
+	prevChars int // chars counted so far for that response
+	preserved *claudePreserved
+}
+
+// claudePreserved is a compact_boundary's compactMetadata.preservedMessages: records before the
+// boundary that the compaction keeps, relinked one after the other under the anchor (the
+// summary), as Claude Code does on resume; the other records before the boundary are dropped.
+type claudePreserved struct {
+	boundary int32 // index of the boundary record
+	anchor   uint64
+	uuids    []uint64
+}
+
+func (c *claudeReader) parsePreserved(pm jv) *claudePreserved {
+	p := &claudePreserved{boundary: int32(len(c.recs)), anchor: c.hash(pm.get("anchorUuid").str())}
+	pm.get("uuids").each(func(_ string, u jv) bool {
+		p.uuids = append(p.uuids, c.hash(u.str()))
+		return true
+	})
+	if len(p.uuids) == 0 {
+		return nil
+	}
+	return p
 }
 
 type claudeRec struct {
@@ -79,7 +101,7 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 	var msg jv
 	var parsed Message
 	var sidechain, compactSummary, results bool
-	var copies int64
+	var preserved jv
 	// One walk over the line, parsing "message" in passing: lines can be megabytes long.
 	jv(doc.Raw).walk(func(k string, rest jv) int {
 		switch k {
@@ -99,11 +121,11 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 			m, n := anthropicMessageAt(rest, noText)
 			parsed, msg = m, rest[:n]
 			return n
-		case "ctxc":
-			// ctxc's provenance on a compact_boundary it wrote: tail_lines message records
-			// after it are copies of the head and tail, not new history.
+		case "compactMetadata":
 			v, n := rest.prefix()
-			copies = v.get("tail_lines").int()
+			if pm := v.get("preservedMessages"); pm.isObject() {
+				preserved = pm
+			}
 			return n
 		case "type", "uuid", "parentUuid", "subtype", "isSidechain", "isCompactSummary":
 		default:
@@ -135,7 +157,10 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 	}
 	if typ == "system" && subtype == "compact_boundary" {
 		st.Compactions++
-		c.copies = copies
+		c.preserved = nil
+		if preserved.exists() {
+			c.preserved = c.parsePreserved(preserved)
+		}
 	}
 	var tokens, chars, images int
 	var msgID uint64
@@ -156,10 +181,7 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 		// A response's blocks are one message even when its tool results come between them
 		// (parallel calls: see context).
 		cont := m.Role == RoleAssistant && m.MsgID != "" && m.MsgID == c.prevID
-		copied := c.copies > 0 && !compactSummary
 		switch {
-		case copied:
-			c.copies--
 		case cont:
 			st.countContinuation(&m, c.prevChars)
 			c.prevChars += m.Chars()
@@ -173,7 +195,7 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 		}
 		tokens = m.Tokens()
 		chars, images = m.Chars(), m.Images()
-		if typ == "assistant" && !copied {
+		if typ == "assistant" {
 			c.trackUsage(msg, m.MsgID, st)
 			if m.MsgID != "" {
 				msgID = c.hash(m.MsgID)
@@ -292,53 +314,160 @@ func (c *claudeReader) finish(st *Stats) []ref {
 // results hang off the chain, and Claude Code puts them back (checked with Claude Code 2.1.330
 // through resume.sh: the 40 calls and results of ccl-v2.1.114-worktrees-attachments.jsonl).
 func (c *claudeReader) context() []int32 {
+	parent := func(i int32) uint64 { return c.recs[i].parent }
+	leaf := c.leaf
+	dropped := func(int32) bool { return false }
+	rl := c.relink()
+	if p := rl; p != nil {
+		parent = func(i int32) uint64 {
+			if q, ok := p.parent[i]; ok {
+				return q
+			}
+			return c.recs[i].parent
+		}
+		dropped = func(i int32) bool { _, kept := p.parent[i]; return i < p.boundary && !kept }
+		leaf = p.leaf
+	}
 	on := make([]bool, len(c.recs))
-	first := c.leaf
+	var chain []int32
 	responses := map[uint64]bool{}
-	for i := c.leaf; i >= 0; {
+	for i := leaf; i >= 0 && !dropped(i); {
 		if on[i] {
 			break // a parent cycle in a damaged file: stop rather than spin
 		}
 		on[i] = true
-		first = i
+		chain = append(chain, i)
 		r := c.recs[i]
 		if r.msgID != 0 {
 			responses[r.msgID] = true
 		}
-		if r.boundary || r.parent == 0 {
+		if r.boundary || parent(i) == 0 {
 			break
 		}
-		p, ok := c.index[r.parent]
+		p, ok := c.index[parent(i)]
 		if !ok {
 			break // parent in another file (resumed session) or lost
 		}
 		i = p
 	}
-	// Only records after the chain's first one: a compaction's kept copies may repeat message
-	// ids of the history before its boundary.
+	slices.Reverse(chain)
+	if len(chain) == 0 {
+		return nil
+	}
+	// Blocks of the chain's responses off the chain, and their results: only records after the
+	// chain's first one (a compaction's kept copies may repeat message ids of the history
+	// before its boundary), never records a preserved-messages compaction dropped.
+	first := slices.Min(chain)
+	var recovered []int32
 	if len(responses) > 0 {
 		for i := first + 1; i < int32(len(c.recs)); i++ {
 			r := c.recs[i]
-			if on[i] || !r.message {
+			if on[i] || !r.message || dropped(i) {
 				continue
 			}
+			take := false
 			switch {
 			case r.msgID != 0:
-				on[i] = responses[r.msgID]
+				take = responses[r.msgID]
 			case r.results && r.parent != 0:
 				if p, ok := c.index[r.parent]; ok && p >= first && c.recs[p].msgID != 0 && responses[c.recs[p].msgID] {
-					on[i] = true
+					take = true
 				}
+			}
+			if take {
+				recovered = append(recovered, i)
 			}
 		}
 	}
-	out := make([]int32, 0, 64)
-	for i := first; i < int32(len(c.recs)); i++ {
-		if on[i] {
-			out = append(out, i)
+	// In file order, which is the chain's order but for relinked records (they come first,
+	// in their relinked order, after the summary they hang off).
+	if rl != nil {
+		return mergeByIndex(chain, recovered)
+	}
+	out := append(chain, recovered...)
+	slices.Sort(out)
+	return out
+}
+
+// mergeByIndex inserts the recovered records into the chain's last run in file order.
+func mergeByIndex(chain, recovered []int32) []int32 {
+	if len(recovered) == 0 {
+		return chain
+	}
+	// The chain's suffix that is in file order (records written after the relinked ones).
+	k := len(chain) - 1
+	for k > 0 && chain[k-1] < chain[k] {
+		k--
+	}
+	tail := append(append([]int32{}, chain[k:]...), recovered...)
+	slices.Sort(tail)
+	return append(chain[:k:k], tail...)
+}
+
+// claudeRelink is the state of a preserved-messages compaction applied to the records.
+type claudeRelink struct {
+	boundary int32
+	parent   map[int32]uint64 // records whose parent changes
+	leaf     int32
+}
+
+// relink applies the last boundary's preservedMessages, when the last boundary has them, as
+// Claude Code does on resume (checked with Claude Code 2.1.330): the listed records are chained
+// one after the other under the anchor, a record that hung off the anchor now hangs off the
+// last listed one, and the other records before the boundary are dropped. The leaf is then the
+// newest message record nothing continues from. A list naming a record not in the file leaves
+// the records as they are (Claude Code does the same).
+func (c *claudeReader) relink() *claudeRelink {
+	p := c.preserved
+	if p == nil {
+		return nil
+	}
+	idx := make([]int32, len(p.uuids))
+	for k, u := range p.uuids {
+		i, ok := c.index[u]
+		if !ok {
+			return nil
+		}
+		idx[k] = i
+	}
+	r := &claudeRelink{boundary: p.boundary, parent: make(map[int32]uint64, len(idx)+1)}
+	for k, i := range idx {
+		if k == 0 {
+			r.parent[i] = p.anchor
+		} else {
+			r.parent[i] = p.uuids[k-1]
 		}
 	}
-	return out
+	last := p.uuids[len(p.uuids)-1]
+	for i := p.boundary; i < int32(len(c.recs)); i++ {
+		if c.recs[i].parent == p.anchor && i != idx[0] {
+			r.parent[i] = last
+		}
+	}
+	hasChild := make([]bool, len(c.recs))
+	for i := range c.recs {
+		q, ok := r.parent[int32(i)]
+		if !ok {
+			if int32(i) < p.boundary {
+				continue // dropped
+			}
+			q = c.recs[i].parent
+		}
+		if q != 0 {
+			if j, ok := c.index[q]; ok {
+				hasChild[j] = true
+			}
+		}
+	}
+	r.leaf = -1
+	for i := int32(len(c.recs)) - 1; i >= 0; i-- {
+		_, kept := r.parent[i]
+		if c.recs[i].message && !hasChild[i] && (i >= p.boundary || kept) {
+			r.leaf = i
+			break
+		}
+	}
+	return r
 }
 
 // finishContext groups the context as Claude Code sends it: one assistant message per response

@@ -4,25 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 )
 
 // piWriter writes a compaction as pi does when it compacts itself: a `compaction` entry, child of
 // the newest entry (pi's leaf), whose firstKeptEntryId names the first entry of the tail. pi's
 // context is then its summary message, the entries from the first kept one on, and what follows.
 // The head cannot be kept by reference (the kept entries run from firstKeptEntryId to the end),
-// so the summary says what it held, verbatim, in a section between HeadOpen and HeadClose; a
-// later compaction whose middle starts with such a summary carries that section on. v1 files
+// so the summary says what it held (headedSummary). v1 files
 // (no entry ids) get a v1 entry with firstKeptEntryIndex. ctxc's provenance is under "ctxc",
 // which pi ignores. A new file (-o) is a v3 session: the header with a fresh id, copies of the
 // tail's entries under fresh ids, then the compaction entry.
 type piWriter struct{}
-
-// The head section of a pi summary written by ctxc.
-const (
-	PiHeadOpen  = "The session began with:\n<ctxc-head>\n"
-	PiHeadClose = "\n</ctxc-head>\n\n"
-)
 
 func (piWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
 	if len(late) > 0 {
@@ -55,7 +47,7 @@ func (piWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, erro
 		e.set("id", newHexID(8))
 		e.set("parentId", lo.str("id"))
 		e.set("timestamp", rfc3339ms(c.Now))
-		e.set("summary", piSummary(c))
+		e.set("summary", headedSummary(c))
 		e.set("firstKeptEntryId", firstID)
 	} else {
 		// v1: entries are addressed by their index in the file, the header being 0.
@@ -64,7 +56,7 @@ func (piWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, erro
 			return Written{}, err
 		}
 		e.set("timestamp", rfc3339ms(c.Now))
-		e.set("summary", piSummary(c))
+		e.set("summary", headedSummary(c))
 		e.set("firstKeptEntryIndex", idx)
 	}
 	e.set("tokensBefore", c.Meta.TokensBefore)
@@ -127,7 +119,7 @@ func (piWriter) New(src *Source, c *Compaction) (Written, error) {
 	e.set("id", newHexID(8))
 	e.set("parentId", parent)
 	e.set("timestamp", rfc3339ms(c.Now))
-	e.set("summary", piSummary(c))
+	e.set("summary", headedSummary(c))
 	e.set("firstKeptEntryId", firstKept)
 	e.set("tokensBefore", c.Meta.TokensBefore)
 	e.set("details", map[string]any{"readFiles": []string{}, "modifiedFiles": []string{}})
@@ -136,46 +128,6 @@ func (piWriter) New(src *Source, c *Compaction) (Written, error) {
 	out = append(out, e.encode())
 	return Written{Data: lines(out), Messages: 1 + len(c.Tail), Session: id,
 		Resume: "pi --session FILE"}, nil
-}
-
-// piSummary is the summary text of a pi compaction entry: ctxc's preamble, the head's section,
-// then the summary.
-func piSummary(c *Compaction) string {
-	head := headText(c.Head)
-	if head == "" {
-		// A head already summarized: carried on from the summary the middle starts with.
-		for i := range c.Middle {
-			if c.Middle[i].Summary {
-				head = PiHeadSection(c.Middle[i].TextContent())
-				break
-			}
-			if isUserTurn(&c.Middle[i]) {
-				break
-			}
-		}
-	}
-	var b strings.Builder
-	b.WriteString(SummaryPreamble)
-	if head != "" {
-		b.WriteString(PiHeadOpen)
-		b.WriteString(head)
-		b.WriteString(PiHeadClose)
-	}
-	b.WriteString(c.Summary)
-	return b.String()
-}
-
-// PiHeadSection returns the head section of a summary ctxc wrote into a pi file ("" if none).
-func PiHeadSection(summary string) string {
-	_, rest, ok := strings.Cut(summary, PiHeadOpen)
-	if !ok {
-		return ""
-	}
-	head, _, ok := strings.Cut(rest, PiHeadClose)
-	if !ok {
-		return ""
-	}
-	return head
 }
 
 // entryIndex is a v1 pi entry's index: the count of entries (valid JSON lines) before line n.

@@ -181,7 +181,17 @@ func (sc *scanner) readErr(err error) error {
 
 func (sc *scanner) finish(lr *LineReader) (*Result, error) {
 	st := sc.st
-	if p, ok := lr.Pending(); ok {
+	p, pending := lr.Pending()
+	if pending && (sc.format.Native() || (sc.rd == nil && sc.weak.Native())) && validJSON(trimBOM(p.Bytes)) {
+		// Claude Code, Codex and pi read a last record that lacks only its newline as a
+		// record (checked through resume.sh: cmd/agents_test.go, a compaction's append cut
+		// short): ctxc reads their files as they do.
+		pending = false
+		if err := sc.line(&p, true); err != nil {
+			return nil, err
+		}
+	}
+	if pending {
 		if b := bytes.TrimLeft(p.Bytes, " \t\r"); len(b) > 0 && b[0] == '{' {
 			st.Pending = true
 			st.Lines++

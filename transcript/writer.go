@@ -229,6 +229,14 @@ func parseObject(b []byte) (*object, error) {
 
 func (o *object) get(k string) json.RawMessage { return o.vals[k] }
 
+func (o *object) clone() *object {
+	c := &object{keys: append([]string(nil), o.keys...), vals: make(map[string]json.RawMessage, len(o.vals))}
+	for k, v := range o.vals {
+		c.vals[k] = v
+	}
+	return c
+}
+
 func (o *object) str(k string) string {
 	var s string
 	json.Unmarshal(o.vals[k], &s)
@@ -327,4 +335,53 @@ func (s *Source) FirstRecord() ([]byte, error) {
 			return append([]byte(nil), b...), nil
 		}
 	}
+}
+
+// The head section of a summary that holds the head (pi, Claude Code in place): formats whose
+// compaction keeps the tail by reference cannot keep the head before the summary, so the
+// summary says what the head held, verbatim, between HeadOpen and HeadClose.
+const (
+	HeadOpen  = "The session began with:\n<ctxc-head>\n"
+	HeadClose = "\n</ctxc-head>\n\n"
+)
+
+// headedSummary is the text of a summary that holds the head: ctxc's preamble, the head's
+// section, then the summary. A head already summarized (the context starts with such a
+// summary, which planning puts in the middle) is carried on from it, so the task survives any
+// number of compactions verbatim.
+func headedSummary(c *Compaction) string {
+	head := headText(c.Head)
+	if head == "" {
+		for i := range c.Middle {
+			if c.Middle[i].Summary {
+				head = HeadSection(c.Middle[i].TextContent())
+				break
+			}
+			if isUserTurn(&c.Middle[i]) {
+				break
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString(SummaryPreamble)
+	if head != "" {
+		b.WriteString(HeadOpen)
+		b.WriteString(head)
+		b.WriteString(HeadClose)
+	}
+	b.WriteString(c.Summary)
+	return b.String()
+}
+
+// HeadSection returns the head section of a summary ctxc wrote with the head ("" if none).
+func HeadSection(summary string) string {
+	_, rest, ok := strings.Cut(summary, HeadOpen)
+	if !ok {
+		return ""
+	}
+	head, _, ok := strings.Cut(rest, HeadClose)
+	if !ok {
+		return ""
+	}
+	return head
 }

@@ -183,7 +183,13 @@ func FromLoad(agent string, jsonl []byte) ([]Turn, error) {
 				return nil, fmt.Errorf("load line %d: %w", i+1, err)
 			}
 		}
-		return anthropicTurns(agent, ms), nil
+		turns := anthropicTurns(agent, ms)
+		// ctxc opens a context that starts with the assistant with a user note (the Messages
+		// API wants a user turn first); Claude Code sends such a context as it is.
+		if len(turns) > 0 && len(turns[0].Parts) == 1 && turns[0].Parts[0] == "text:"+transcript.ContinuesNote {
+			turns = turns[1:]
+		}
+		return turns, nil
 	case Codex, Pi:
 		ms := make([]chatMessage, len(lines))
 		for i, l := range lines {
