@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/estimate"
+	"github.com/ctxc/ctxc/ledger"
 	"github.com/ctxc/ctxc/summarize"
 	"github.com/ctxc/ctxc/transcript"
 )
@@ -163,6 +164,10 @@ type Outcome struct {
 	Session      string            `json:"session,omitempty"` // -o of an agent file: the new session's id
 	Resume       string            `json:"resume,omitempty"`  // how to resume it in its agent
 	Plan         *Plan             `json:"plan,omitempty"`
+	// Ledger is the audit of the summary against the fact ledger (package ledger).
+	Ledger *ledger.Report `json:"ledger,omitempty"`
+	// Facts is the ledger itself (for ctxc eval).
+	Facts *ledger.Ledger `json:"-"`
 }
 
 // VerifyError: the file reloaded after writing did not come out as planned; the append was
@@ -341,6 +346,8 @@ func (j *job) summarizeMiddle(ctx context.Context) (bool, error) {
 	if j.sum.Fallback == "aggressive" && j.summarizeOptions().Aggressive {
 		j.sum.Fallback = "" // the tier's own prompt, not a fallback
 	}
+	// The fact ledger: facts missing from the summary are carried verbatim (compact/ledger.go).
+	j.out.Facts, j.out.Ledger = auditSummary(&j.sum, req.Items, j.plan.Target)
 	j.out.Provider, j.out.Model, j.out.Fallback, j.out.Chunks = j.sum.Provider, j.sum.Model, j.sum.Fallback, j.sum.Chunks
 	j.out.Summarized = len(middle)
 	return false, nil
@@ -380,6 +387,7 @@ func (j *job) renderRecords(context.Context) (bool, error) {
 			Source:       transcript.MarkerSource{FromLine: j.source.from, ToLine: j.source.to, SHA256: j.source.sum},
 			TokensBefore: j.plan.TokensBefore, TokensAfter: after, Estimator: estimate.Name, Fallback: fallback,
 			Chunks: j.sum.Chunks, Redacted: j.out.Redacted > 0, Tier: j.plan.Tier, Cuts: j.plan.Cuts,
+			Ledger: markerLedger(j.out.Ledger),
 		},
 	}
 	j.writer = transcript.WriterFor(j.format, j.o.OutputFormat)
@@ -482,7 +490,6 @@ func makePlan(path string, format transcript.Format, msgs []transcript.Message, 
 	z := transcript.PlanZones(msgs, o.Zones)
 	preamble := estimate.Tokens(transcript.SummaryPreamble)
 	p.Tier, p.TierReason = tierOf(p.TokensBefore, p.Threshold, o)
-	p.Target = tierTarget(p.Tier, o.target())
 	predict := func() int {
 		return tokens(msgs[:z.HeadEnd]) + p.Target + preamble + tokens(msgs[z.TailStart:])
 	}
@@ -491,18 +498,23 @@ func makePlan(path string, format transcript.Format, msgs []transcript.Message, 
 	if len(msgs) > 0 && p.TokensBefore > p.Threshold && p.Tier != TierEmergency && (p.PredictedAfter >= p.Threshold || !gainOK(p.PredictedAfter)) {
 		// The protected zones alone leave no room: only the emergency level can fit.
 		p.Tier, p.TierReason = TierEmergency, fmt.Sprintf("head + tail + summary (%d tokens) would not fall below the threshold", p.PredictedAfter)
-		p.Target = tierTarget(p.Tier, o.target())
-		p.PredictedAfter = predict()
 	}
 	if p.Tier == TierEmergency && p.TokensBefore > p.Threshold {
-		// Room for the kept messages: 90% of the threshold, less the summary.
-		room := p.Threshold*9/10 - p.Target - preamble
-		z = transcript.ShrinkTail(msgs, z, room-tokens(msgs[:z.HeadEnd]), format.Native())
-		// Cut tool results (and, for plain message lists, call arguments) in the kept
-		// messages; an agent's call records are not rewritten.
-		cuts, kept := transcript.PlanCuts(msgs, z.HeadEnd, z.TailStart, room, format.Native())
-		p.Cuts = cuts
-		p.PredictedAfter = kept + p.Target + preamble
+		// Room for the kept messages and the summary: 90% of the threshold. The summary keeps
+		// its whole target when cutting the kept messages makes room (the fact ledger needs
+		// it); only when even that is not enough does the target shrink, down to a floor.
+		base := z
+		for _, target := range emergencyTargets(o.target()) {
+			z = transcript.ShrinkTail(msgs, base, p.Threshold*9/10-target-preamble-tokens(msgs[:base.HeadEnd]), format.Native())
+			// Cut tool results (and, for plain message lists, call arguments) in the kept
+			// messages; an agent's call records are not rewritten.
+			cuts, kept := transcript.PlanCuts(msgs, z.HeadEnd, z.TailStart, p.Threshold*9/10-target-preamble, format.Native())
+			p.Target, p.Cuts = target, cuts
+			p.PredictedAfter = kept + target + preamble
+			if p.PredictedAfter < p.Threshold {
+				break
+			}
+		}
 	}
 	p.Head = zone(msgs[:z.HeadEnd])
 	p.Middle = zone(msgs[z.HeadEnd:z.TailStart])
@@ -525,16 +537,10 @@ func makePlan(path string, format transcript.Format, msgs []transcript.Message, 
 	return p, z
 }
 
-// tierTarget is the summary target of a tier: half the target when aggressive, a quarter in an
-// emergency, never below a floor that keeps a summary useful (nor above the target).
-func tierTarget(tier string, target int) int {
-	switch tier {
-	case TierAggressive:
-		return max(target/2, min(target, 200))
-	case TierEmergency:
-		return max(target/4, min(target, 128))
-	}
-	return target
+// emergencyTargets are the summary targets an emergency plan tries in turn: the whole target,
+// half, a quarter, and a floor that keeps a summary useful (never above the target).
+func emergencyTargets(target int) []int {
+	return []int{target, max(target/2, min(target, 256)), max(target/4, min(target, 128)), min(target, 128)}
 }
 
 // tierOf says which tier a context of before tokens is in, and why.

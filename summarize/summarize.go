@@ -74,7 +74,7 @@ type Result struct {
 	Provider string // "ollama", "openai", or "extractive" (Extractive called directly)
 	Model    string // "" for extractive
 	// Prompt is the id of the prompt that wrote the final text (the last merge, or the single
-	// call), e.g. "ctxc-normal-v1"; "ctxc-extractive-v1" when the extractive summarizer did.
+	// call), e.g. "ctxc-normal-v2"; "ctxc-extractive-v1" when the extractive summarizer did.
 	Prompt string
 	// Fallback is the weakest step whose output went into Text: "none" (normal prompt
 	// throughout), "aggressive", or "extractive" (the whole summary, or at least one chunk,
