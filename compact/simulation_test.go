@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxc/ctxc/summarize"
 )
@@ -132,4 +134,25 @@ func fileSize(p string) int64 {
 		return 0
 	}
 	return st.Size()
+}
+
+// TestIntegrationGrowthSimulation is the growth simulation with the real Ollama test model as
+// the summarizer (CTXC_TEST_OLLAMA_URL/MODEL): its gibberish is rejected or audited at every
+// round, and the same bounds hold.
+func TestIntegrationGrowthSimulation(t *testing.T) {
+	url, model := os.Getenv("CTXC_TEST_OLLAMA_URL"), os.Getenv("CTXC_TEST_OLLAMA_MODEL")
+	if url == "" || model == "" {
+		t.Skip("CTXC_TEST_OLLAMA_URL / CTXC_TEST_OLLAMA_MODEL not set")
+	}
+	c, err := summarize.NewOllama(summarize.OllamaConfig{Endpoint: url, Model: model, Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each round sends a middle of ~20,000 tokens in chunks to a model running on the CPU: 50
+	// rounds take about 10 minutes here, so CI runs 10 (CTXC_SIM_ROUNDS=50 for all of them).
+	rounds := 10
+	if n, err := strconv.Atoi(os.Getenv("CTXC_SIM_ROUNDS")); err == nil && n > 0 {
+		rounds = n
+	}
+	simulate(t, c, rounds)
 }
