@@ -143,29 +143,35 @@ func compactCopy(t *testing.T, dir, path string, extra ...string) (string, map[s
 	}
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(cp, old, old)
-	// A threshold just above what head + summary + tail will take, so that every file with a
-	// middle is compacted.
-	code, out, errOut := runCLI(t, dir, "compact", "--json", "--dry-run", "--threshold", "1", "--target", "300", "--keep-tail", "4", cp)
-	if code != 0 {
-		t.Fatalf("ctxc compact --dry-run %s: exit %d: %s", path, code, errOut)
-	}
-	var plan struct {
-		Plan struct {
-			Before int `json:"tokens_before"`
-			After  int `json:"predicted_tokens_after"`
-		} `json:"plan"`
-	}
-	for _, l := range strings.Split(out, "\n") {
-		if strings.Contains(l, `"type":"file"`) {
-			json.Unmarshal([]byte(l), &plan)
+	// A threshold with room to spare above what head + summary + tail take, so that every file
+	// with a middle is compacted and its normal zones are kept (the emergency level has tests of
+	// its own): the tokens first, then the normal plan just under them.
+	dry := func(threshold int) (before, after int) {
+		code, out, errOut := runCLI(t, dir, "compact", "--json", "--dry-run", "--threshold", fmt.Sprint(threshold), "--target", "300", "--keep-tail", "4", "--tiers", "80,0,0", cp)
+		if code != 0 {
+			t.Fatalf("ctxc compact --dry-run %s: exit %d: %s", path, code, errOut)
 		}
+		var plan struct {
+			Plan struct {
+				Before int `json:"tokens_before"`
+				After  int `json:"predicted_tokens_after"`
+			} `json:"plan"`
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, `"type":"file"`) {
+				json.Unmarshal([]byte(l), &plan)
+			}
+		}
+		return plan.Plan.Before, plan.Plan.After
 	}
-	threshold := plan.Plan.After + 50
-	if threshold >= plan.Plan.Before {
-		threshold = plan.Plan.Before - 1
+	before, _ := dry(1)
+	_, after := dry(max(before-1, 1))
+	threshold := after*3/2 + 100
+	if threshold >= before {
+		threshold = before - 1
 	}
-	args := append([]string{"compact", "--json", "--provider", "extractive", "--threshold", fmt.Sprint(max(threshold, 1)), "--target", "300", "--keep-tail", "4"}, extra...)
-	code, out, errOut = runCLI(t, dir, append(args, cp)...)
+	args := append([]string{"compact", "--json", "--provider", "extractive", "--threshold", fmt.Sprint(max(threshold, 1)), "--target", "300", "--keep-tail", "4", "--tiers", "80,0,0"}, extra...)
+	code, out, errOut := runCLI(t, dir, append(args, cp)...)
 	if code != 0 {
 		t.Fatalf("ctxc compact %s: exit %d: %s %s", path, code, out, errOut)
 	}

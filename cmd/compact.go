@@ -118,7 +118,7 @@ standard input.`,
 	fl := c.Flags()
 	fl.IntVar(&opts.Threshold, "threshold", 0, "compact only when the effective context is over N tokens (default 100000, or 75% of --window)")
 	fl.IntVar(&opts.Window, "window", 0, "context window of the agent's model in tokens (sets the default threshold)")
-	fl.StringVar(&opts.Tiers, "tiers", "80,85,95", "percent of --window (or of the threshold's window, the threshold being the first) where the normal, aggressive and emergency tiers start")
+	fl.StringVar(&opts.Tiers, "tiers", "80,85,95", "percent of --window (or of the threshold's window, the threshold being the first) where the normal, aggressive and emergency tiers start; 0 turns a level off (the emergency level still runs when nothing else fits)")
 	fl.IntVar(&opts.SummaryWindow, "summary-window", 0, "context window of the summarizer model (default: ollama asks /api/show; openai 8192)")
 	fl.IntVar(&opts.Target, "target", compact.DefaultTarget, "summary size in tokens")
 	fl.IntVar(&opts.KeepHead, "keep-head", 1, "user turns kept verbatim at the start (after system messages)")
@@ -589,8 +589,9 @@ func parseTiers(s string) (compact.Tiers, error) {
 	}
 	for i, p := range parts {
 		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || f <= 0 || f > 100 || (i > 0 && f < v[i-1]) {
-			return compact.Tiers{}, fmt.Errorf("--tiers %q: want three increasing percentages in (0,100]", s)
+		off := f == 0 && i > 0 // a level turned off: reached only when nothing else fits
+		if err != nil || f < 0 || f > 100 || (i == 0 && f == 0) || (!off && i > 0 && v[i-1] > 0 && f < v[i-1]) {
+			return compact.Tiers{}, fmt.Errorf("--tiers %q: want three increasing percentages in (0,100] (0 turns the aggressive or emergency level off)", s)
 		}
 		v[i] = f
 	}

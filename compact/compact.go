@@ -558,9 +558,9 @@ func tierOf(before, threshold int, o *Options) (string, string) {
 	}
 	share := float64(before) / base
 	switch {
-	case share >= t.Emergency:
+	case t.Emergency > 0 && share >= t.Emergency:
 		return TierEmergency, fmt.Sprintf("%.0f%% of %s (emergency from %.0f%%)", share*100, of, t.Emergency*100)
-	case share >= t.Aggressive:
+	case t.Aggressive > 0 && share >= t.Aggressive:
 		return TierAggressive, fmt.Sprintf("%.0f%% of %s (aggressive from %.0f%%)", share*100, of, t.Aggressive*100)
 	}
 	return TierNormal, fmt.Sprintf("over the threshold (%.0f%% of %s)", share*100, of)
