@@ -50,8 +50,8 @@ func growTurns(r, n int) string {
 	return b.String()
 }
 
-// TestGrowthSimulation: a session that grows by 40 turns a round (one output of ~6,000 tokens
-// among them) and is compacted whenever it is over the threshold, 50 times: after each
+// TestGrowthSimulation: a session that grows by 12 to 40 turns a round (one output of ~6,000
+// tokens among them) and is compacted whenever it is over the threshold, 50 times: after each
 // compaction the context is under the threshold, the summary within its target, the file's
 // earlier bytes unchanged, and the first segment's rules and modified files still in the
 // context. CTXC_SIM_TABLE=FILE writes the context size per round (README).
@@ -69,7 +69,8 @@ func simulate(t *testing.T, c summarize.Completer, rounds int) {
 	compactions := 0
 	for r := 1; compactions < rounds && r < rounds*4; r++ {
 		f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-		f.WriteString(growTurns(r, 40))
+		// Rounds of 12 to 40 turns, so that compactions fall in every tier.
+		f.WriteString(growTurns(r, 12+(r*13)%29))
 		f.Close()
 		makeOld(t, p)
 		before, _ := os.ReadFile(p)
