@@ -43,6 +43,13 @@ func (s slowCompleter) Complete(ctx context.Context, system, user string, numCtx
 // agentWriter appends complete lines the way an agent does (one write per line, O_APPEND)
 // until stop is closed, and returns what it wrote.
 func agentWriter(t *testing.T, p string, stop <-chan struct{}, wg *sync.WaitGroup, written *[]string) {
+	agentWriterOf(t, p, stop, wg, written, func(i int) string {
+		return fmt.Sprintf(`{"role":"user","content":"agent line %d %s"}`, i, strings.Repeat("z", i%50))
+	})
+}
+
+// agentWriterOf is agentWriter with the agent's line i given by line.
+func agentWriterOf(t *testing.T, p string, stop <-chan struct{}, wg *sync.WaitGroup, written *[]string, line func(i int) string) {
 	defer wg.Done()
 	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -56,7 +63,7 @@ func agentWriter(t *testing.T, p string, stop <-chan struct{}, wg *sync.WaitGrou
 			return
 		default:
 		}
-		line := fmt.Sprintf(`{"role":"user","content":"agent line %d %s"}`, i, strings.Repeat("z", i%50))
+		line := line(i)
 		if _, err := f.Write([]byte(line + "\n")); err != nil {
 			t.Error(err)
 			return
@@ -172,26 +179,7 @@ func TestConcurrentWriterNative(t *testing.T) {
 			start := func() {
 				once.Do(func() {
 					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-						if err != nil {
-							t.Error(err)
-							return
-						}
-						defer f.Close()
-						for i := 0; ; i++ {
-							select {
-							case <-stop:
-								return
-							default:
-							}
-							l := fmt.Sprintf(agentLine[name], i, i)
-							f.Write([]byte(l + "\n"))
-							written = append(written, l)
-							time.Sleep(2 * time.Millisecond)
-						}
-					}()
+					go agentWriterOf(t, p, stop, &wg, &written, func(i int) string { return fmt.Sprintf(agentLine[name], i, i) })
 					time.Sleep(10 * time.Millisecond)
 				})
 			}

@@ -26,21 +26,8 @@ func TestCrashSafety(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	trials := 8
-	if s := os.Getenv("CTXC_CRASH_TRIALS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		trials = n
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "ctxc")
-	build := exec.Command("go", "build", "-o", bin, "..")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatalf("build: %v", err)
-	}
+	trials := crashTrials(t, 8, 1)
+	dir, bin := buildCtxc(t)
 	// A session whose tail is large (a few MB of tool output), so that the append itself takes
 	// long enough to be hit by the kill now and then.
 	var b strings.Builder
@@ -141,21 +128,8 @@ func TestCrashSafetyNative(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	trials := 4
-	if s := os.Getenv("CTXC_CRASH_TRIALS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		trials = max(n/4, 1)
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "ctxc")
-	build := exec.Command("go", "build", "-o", bin, "..")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatalf("build: %v", err)
-	}
+	trials := crashTrials(t, 4, 4)
+	dir, bin := buildCtxc(t)
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	args := []string{"compact", "--provider", "extractive", "--force", "--threshold", "20000"}
 	for name, content := range testsessions.Agent() {
@@ -203,4 +177,31 @@ func TestCrashSafetyNative(t *testing.T) {
 		}
 		t.Logf("%s: %d trials, %d ended compacted, uninterrupted run %v; 0 failures", name, trials, done, full)
 	}
+}
+
+// crashTrials is the number of trials: def, or CTXC_CRASH_TRIALS / div (scripts/crashtest.sh).
+func crashTrials(t *testing.T, def, div int) int {
+	t.Helper()
+	s := os.Getenv("CTXC_CRASH_TRIALS")
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return max(n/div, 1)
+}
+
+// buildCtxc builds the ctxc binary into a temporary folder, to be killed as a process.
+func buildCtxc(t *testing.T) (dir, bin string) {
+	t.Helper()
+	dir = t.TempDir()
+	bin = filepath.Join(dir, "ctxc")
+	build := exec.Command("go", "build", "-o", bin, "..")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	return dir, bin
 }

@@ -101,27 +101,11 @@ func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 	if len(uuids) > 0 {
 		cm["preservedMessages"] = map[string]any{"anchorUuid": sumID, "uuids": uuids}
 	}
-	b := env.clone()
+	b := claudeBoundary(env.clone(), now, cm, meta)
 	if no, err := parseObject(newest); err == nil && no.str("uuid") != "" {
 		b.set("logicalParentUuid", no.str("uuid"))
 	}
-	b.set("type", "system")
-	b.set("subtype", "compact_boundary")
-	b.set("content", "Conversation compacted")
-	b.set("isMeta", false)
-	b.set("timestamp", now)
-	b.set("uuid", newUUID())
-	b.set("level", "info")
-	b.set("compactMetadata", cm)
-	b.set("ctxc", meta)
-	sum := env.clone()
-	sum.set("parentUuid", b.str("uuid"))
-	sum.set("type", "user")
-	sum.set("message", map[string]any{"role": "user", "content": headedSummary(c)})
-	sum.set("isVisibleInTranscriptOnly", true)
-	sum.set("isCompactSummary", true)
-	sum.set("uuid", sumID)
-	sum.set("timestamp", now)
+	sum := claudeSummary(env.clone(), b.str("uuid"), sumID, now, headedSummary(c))
 	// The boundary first: until the summary is written, a boundary whose list names records
 	// not yet written is ignored by Claude Code (and by ctxc), so a cut write is harmless.
 	out := append([][]byte{b.encode()}, edited...)
@@ -234,16 +218,7 @@ func claudeRecords(src *Source, c *Compaction, session string) (Written, error) 
 	}
 	meta := c.Meta
 	meta.TailLines = 0 // the copies are the new file's own history
-	boundary := newRec()
-	boundary.set("type", "system")
-	boundary.set("subtype", "compact_boundary")
-	boundary.set("content", "Conversation compacted")
-	boundary.set("isMeta", false)
-	boundary.set("timestamp", now)
-	boundary.set("uuid", newUUID())
-	boundary.set("level", "info")
-	boundary.set("compactMetadata", map[string]any{"trigger": "manual", "preTokens": c.Meta.TokensBefore})
-	boundary.set("ctxc", meta)
+	boundary := claudeBoundary(newRec(), now, map[string]any{"trigger": "manual", "preTokens": c.Meta.TokensBefore}, meta)
 
 	out := [][]byte{boundary.encode()}
 	parent := boundary.str("uuid")
@@ -300,14 +275,7 @@ func claudeRecords(src *Source, c *Compaction, session string) (Written, error) 
 			return Written{}, err
 		}
 	}
-	sum := newRec()
-	sum.set("parentUuid", parent)
-	sum.set("type", "user")
-	sum.set("message", map[string]any{"role": "user", "content": SummaryPreamble + c.Summary})
-	sum.set("isVisibleInTranscriptOnly", true)
-	sum.set("isCompactSummary", true)
-	sum.set("uuid", newUUID())
-	sum.set("timestamp", now)
+	sum := claudeSummary(newRec(), parent, newUUID(), now, SummaryPreamble+c.Summary)
 	out = append(out, sum.encode())
 	parent = sum.str("uuid")
 	for _, r := range tail {
@@ -323,6 +291,32 @@ func claudeRecords(src *Source, c *Compaction, session string) (Written, error) 
 		w.Resume = fmt.Sprintf("place it as ~/.claude/projects/%s/%s.jsonl, then: claude --resume %s", claudeProjectDir(cwd), session, session)
 	}
 	return w, nil
+}
+
+// claudeBoundary fills o (the session's envelope) as a compact_boundary record.
+func claudeBoundary(o *object, now string, compactMetadata map[string]any, meta MarkerMeta) *object {
+	o.set("type", "system")
+	o.set("subtype", "compact_boundary")
+	o.set("content", "Conversation compacted")
+	o.set("isMeta", false)
+	o.set("timestamp", now)
+	o.set("uuid", newUUID())
+	o.set("level", "info")
+	o.set("compactMetadata", compactMetadata)
+	o.set("ctxc", meta)
+	return o
+}
+
+// claudeSummary fills o (the session's envelope) as the isCompactSummary user message.
+func claudeSummary(o *object, parent, id, now, text string) *object {
+	o.set("parentUuid", parent)
+	o.set("type", "user")
+	o.set("message", map[string]any{"role": "user", "content": text})
+	o.set("isVisibleInTranscriptOnly", true)
+	o.set("isCompactSummary", true)
+	o.set("uuid", id)
+	o.set("timestamp", now)
+	return o
 }
 
 var claudeDirUnsafe = regexp.MustCompile(`[^A-Za-z0-9]`)
