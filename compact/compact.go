@@ -490,6 +490,9 @@ func makePlan(path string, format transcript.Format, msgs []transcript.Message, 
 	z := transcript.PlanZones(msgs, o.Zones)
 	preamble := estimate.Tokens(transcript.SummaryPreamble)
 	p.Tier, p.TierReason = tierOf(p.TokensBefore, p.Threshold, o)
+	if p.Tier == TierAggressive {
+		p.Target = max(o.target()*3/4, min(o.target(), 256))
+	}
 	predict := func() int {
 		return tokens(msgs[:z.HeadEnd]) + p.Target + preamble + tokens(msgs[z.TailStart:])
 	}
