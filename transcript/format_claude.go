@@ -39,6 +39,13 @@ type claudeReader struct {
 	text      textMode          // load: how kept messages' text is decoded
 	observe   func(m *Message, l *Line)
 	prevChars int // chars counted so far for that response
+
+	// The sidechain records, read as a conversation of their own by side into sideSt. If the
+	// file ends with no main-chain message, they are its conversation (a subagent file);
+	// otherwise they stay counted apart (Stats.Sidechain) and side is dropped.
+	side   *claudeReader
+	sideSt *Stats
+	isSide bool // this reader is a side: sidechain records are its conversation
 }
 
 type claudeRec struct {
@@ -118,10 +125,11 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 		return n
 	})
 	isMessage := (typ == "user" || typ == "assistant") && msg.isObject()
-	if sidechain {
+	if sidechain && !c.isSide {
 		if isMessage {
 			st.Sidechain++
 		}
+		c.addSide(l, doc, st)
 		return
 	}
 	if typ == "system" && subtype == "compact_boundary" {
@@ -176,6 +184,44 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 	if isMessage {
 		c.leaf = idx
 	}
+}
+
+// addSide reads a sidechain record into the side reader, in case the file turns out to be a
+// subagent transcript. The line is walked a second time there: sidechain records are rare in
+// main sessions, and subagent files are small.
+func (c *claudeReader) addSide(l *Line, doc gjson.Result, st *Stats) {
+	if c.side == nil {
+		c.side = newClaudeReader()
+		c.side.isSide = true
+		c.side.text = c.text
+		if c.kept != nil {
+			c.side.kept = map[int32]Message{}
+		}
+		if c.observe != nil {
+			// Compaction's head guess: only while the file has shown no main-chain message.
+			c.side.observe = func(m *Message, l *Line) {
+				if c.leaf < 0 {
+					c.observe(m, l)
+				}
+			}
+		}
+		c.sideSt = &Stats{Path: st.Path, topN: st.topN}
+	}
+	c.side.add(l, doc, c.sideSt)
+}
+
+// adoptSide makes the sidechain the file's conversation: its history counts, usage, largest
+// messages and kept messages replace the (empty) main chain's.
+func (c *claudeReader) adoptSide(st *Stats) []ref {
+	refs := c.side.finish(c.sideSt)
+	s := c.sideSt
+	st.Messages, st.ToolCalls, st.ToolResults, st.Images = s.Messages, s.ToolCalls, s.ToolResults, s.Images
+	st.Chars, st.Tokens, st.Usage, st.top = s.Chars, s.Tokens, s.Usage, s.top
+	st.Compactions += s.Compactions
+	st.Sidechain = 0
+	st.Subagent = true
+	c.kept = c.side.kept
+	return refs
 }
 
 // message parses a record's "message". Claude Code's assistant messages carry API response
@@ -237,6 +283,10 @@ func (c *claudeReader) flushUsage(st *Stats) {
 func (c *claudeReader) finish(st *Stats) []ref {
 	c.flushUsage(st)
 	st.Format = FormatClaude
+	if c.leaf < 0 && c.side != nil && c.side.leaf >= 0 {
+		return c.adoptSide(st)
+	}
+	c.side, c.sideSt = nil, nil
 	if c.leaf < 0 {
 		return nil
 	}

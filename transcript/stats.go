@@ -69,8 +69,9 @@ type Stats struct {
 	Chars       int64          `json:"chars"`
 	Tokens      int64          `json:"tokens"` // estimated tokens of the whole history
 	Sidechain   int            `json:"sidechain_messages,omitempty"`
-	Markers     int            `json:"markers"`     // ctxc/crabtalk compact markers
-	Compactions int            `json:"compactions"` // compactions recorded by the agent itself
+	Subagent    bool           `json:"subagent,omitempty"` // a Claude Code subagent file: its sidechain is the conversation
+	Markers     int            `json:"markers"`            // ctxc/crabtalk compact markers
+	Compactions int            `json:"compactions"`        // compactions recorded by the agent itself
 	EffMessages int            `json:"effective_messages"`
 	EffTokens   int64          `json:"effective_tokens"` // estimated tokens of the effective context
 	Usage       *RecordedUsage `json:"recorded_usage,omitempty"`
