@@ -106,7 +106,7 @@ func runStats(opts *StatsOptions) error {
 	if err != nil {
 		return err
 	}
-	files, err := expandPaths(paths)
+	files, err := expandPaths(paths, opts.IO.ErrOut)
 	if err != nil {
 		return err
 	}
