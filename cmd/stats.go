@@ -223,10 +223,14 @@ func statsOne(ios *IOStreams, path string, ropts transcript.Options) (*transcrip
 	}
 	var res *transcript.Result
 	var err error
-	if f, ok := r.(*os.File); ok && path != "<stdin>" && fileSize(f) < 8<<20 {
-		res, err = transcript.Scan(r, path, ropts) // small file: the pipeline costs more than it saves
-	} else {
-		res, err = transcript.ScanParallel(r, path, ropts)
+	f, ok := r.(*os.File)
+	switch size := int64(0); {
+	case !ok || path == "<stdin>":
+		res, err = transcript.ScanParallel(r, path, ropts) // a stream: one reader, a pipeline
+	case func() bool { size = fileSize(f); return size < 8<<20 }():
+		res, err = transcript.Scan(r, path, ropts) // small file: ranges cost more than they save
+	default:
+		res, err = transcript.ScanRanges(f, size, path, ropts) // ranges read on every core
 	}
 	if err != nil {
 		return nil, err

@@ -79,29 +79,36 @@ func (c *claudeReader) hash(s string) uint64 {
 	return h
 }
 
-func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
-	var typ, uuid, parent, subtype string
-	var msg jv
-	var parsed Message
-	var sidechain, compactSummary bool
-	// One walk over the line, parsing "message" in passing: lines can be megabytes long.
-	jv(doc.Raw).walk(func(k string, rest jv) int {
+// claudeLine is what the reader takes from one line, found by one walk over it: lines can be
+// megabytes long. The range workers (ScanRanges) walk the lines ahead of the reader, in
+// parallel; add walks those that were not.
+type claudeLine struct {
+	typ, uuid, parent, subtype string
+	msg                        jv      // the line's "message" object
+	parsed                     Message // msg, parsed with the text mode of the walk
+	sidechain, compactSummary  bool
+	usage                      Usage // of an assistant message
+	hasUsage                   bool
+}
+
+// scanClaudeLine walks a line. With noText the message is parsed in place (it keeps substrings
+// of the line); otherwise as preparseClaudeMessage does (owned or detached by det).
+func scanClaudeLine(line jv, t textMode, det *Line) claudeLine {
+	var f claudeLine
+	line.walk(func(k string, rest jv) int {
 		switch k {
 		case "message":
 			if !rest.isObject() {
 				return -1
 			}
-			if l.pre != nil && l.pre.ok {
-				parsed = l.pre.m
-				n := l.pre.skip // measured by the validator
-				if n <= 0 || n > len(rest) {
-					n = skipValue(string(rest), 0)
-				}
-				msg = rest[:n]
+			if t == noText {
+				m, n := anthropicMessageAt(rest, noText)
+				f.parsed, f.msg = m, rest[:n]
 				return n
 			}
-			m, n := anthropicMessageAt(rest, noText)
-			parsed, msg = m, rest[:n]
+			n := skipValue(string(rest), 0)
+			f.msg = rest[:n]
+			f.parsed = preparseClaudeMessage(f.msg, t, det).m
 			return n
 		case "type", "uuid", "parentUuid", "subtype", "isSidechain", "isCompactSummary":
 		default:
@@ -110,20 +117,42 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 		v, n := rest.prefix()
 		switch k {
 		case "type":
-			typ = v.str()
+			f.typ = v.str()
 		case "uuid":
-			uuid = v.str()
+			f.uuid = v.str()
 		case "parentUuid":
-			parent = v.str()
+			f.parent = v.str()
 		case "subtype":
-			subtype = v.str()
+			f.subtype = v.str()
 		case "isSidechain":
-			sidechain = v.boolean()
+			f.sidechain = v.boolean()
 		case "isCompactSummary":
-			compactSummary = v.boolean()
+			f.compactSummary = v.boolean()
 		}
 		return n
 	})
+	if f.typ == "assistant" && f.msg.isObject() {
+		f.usage, f.hasUsage = claudeUsage(f.msg)
+	}
+	return f
+}
+
+func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
+	var f claudeLine
+	if l.pre != nil && l.pre.claude != nil {
+		f = *l.pre.claude // walked by a range worker, with the text mode this reader wants
+	} else {
+		t := noText
+		if c.kept != nil {
+			t = c.text
+			if t == windowedText {
+				t = withText // windows only where the line is detached (they refer to the file)
+			}
+		}
+		f = scanClaudeLine(jv(doc.Raw), t, nil)
+	}
+	typ, uuid, parent, subtype, msg, parsed := f.typ, f.uuid, f.parent, f.subtype, f.msg, f.parsed
+	sidechain, compactSummary := f.sidechain, f.compactSummary
 	isMessage := (typ == "user" || typ == "assistant") && msg.isObject()
 	if sidechain && !c.isSide {
 		if isMessage {
@@ -138,9 +167,6 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 	var tokens, chars, images int
 	var msgID uint64
 	if isMessage {
-		if c.kept != nil && (l.pre == nil || !l.pre.ok) {
-			parsed = preparseClaudeMessage(msg, c.text, nil).m // not preparsed (Scan, or the detection window)
-		}
 		m := c.normalize(parsed, typ)
 		m.Line = l.Num
 		m.Summary = compactSummary
@@ -164,7 +190,7 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 		tokens = m.Tokens()
 		chars, images = m.Chars(), m.Images()
 		if typ == "assistant" {
-			c.trackUsage(msg, m.MsgID, st)
+			c.trackUsage(f.usage, f.hasUsage, m.MsgID, st)
 			if m.MsgID != "" {
 				msgID = c.hash(m.MsgID)
 			}
@@ -233,7 +259,7 @@ func (c *claudeReader) message(msg jv, typ string, text textMode) Message {
 func (c *claudeReader) normalize(m Message, typ string) Message {
 	m.Dialect = DialectNone
 	if m.Role == "" {
-		m.Role = Role(typ)
+		m.Role = roleConst(Role(typ)) // not the line's bytes: the message may be kept
 	}
 	if m.Role != RoleAssistant {
 		m.MsgID = ""
@@ -241,12 +267,11 @@ func (c *claudeReader) normalize(m Message, typ string) Message {
 	return m
 }
 
-// trackUsage counts one response's usage once: split lines repeat it, and in 2.0.x only the
-// last line carries the final output_tokens.
-func (c *claudeReader) trackUsage(msg jv, id string, st *Stats) {
+// claudeUsage reads an assistant message's recorded usage.
+func claudeUsage(msg jv) (Usage, bool) {
 	u := msg.get("usage")
 	if !u.isObject() {
-		return
+		return Usage{}, false
 	}
 	var cur Usage
 	u.each(func(k string, v jv) bool {
@@ -262,6 +287,15 @@ func (c *claudeReader) trackUsage(msg jv, id string, st *Stats) {
 		}
 		return true
 	})
+	return cur, true
+}
+
+// trackUsage counts one response's usage once: split lines repeat it, and in 2.0.x only the
+// last line carries the final output_tokens.
+func (c *claudeReader) trackUsage(cur Usage, ok bool, id string, st *Stats) {
+	if !ok {
+		return
+	}
 	if c.usage.ok && c.usage.id == id && id != "" {
 		if cur.Output < c.usage.u.Output {
 			cur.Output = c.usage.u.Output
@@ -341,27 +375,12 @@ func (c *claudeReader) materialize(b []byte, r ref) ([]Message, error) {
 	return []Message{m}, nil
 }
 
-// preparseClaude parses a Claude Code line's "message" with its text from an owned copy.
+// preparseClaude walks a Claude Code line ahead of the reader (see claudeLine), parsing its
+// "message" with the text mode t: in place for noText (the line's buffer outlives the reader's
+// use of it), from an owned copy or detached (det) otherwise.
 func preparseClaude(line []byte, t textMode, det *Line) *preparsed {
-	var msg jv
-	seen := 0
-	jv(unsafeString(line)).walk(func(k string, rest jv) int {
-		if k == "message" && rest.isObject() {
-			v, n := rest.prefix()
-			msg = v
-			seen++
-			return n
-		}
-		return -1
-	})
-	if !msg.exists() {
-		return &preparsed{}
-	}
-	p := preparseClaudeMessage(msg, t, det)
-	if seen == 1 {
-		p.skip = len(msg) // with repeated keys the reader measures each itself
-	}
-	return &p
+	f := scanClaudeLine(jv(unsafeString(line)), t, det)
+	return &preparsed{m: f.parsed, ok: f.msg.exists(), claude: &f, inPlace: true} // uuids point into the line
 }
 
 func preparseClaudeMessage(msg jv, t textMode, det *Line) preparsed {

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"container/heap"
+	"strings"
 
 	"github.com/ctxc/ctxc/estimate"
 )
@@ -161,6 +162,16 @@ func (st *Stats) countUsage(id string, u Usage, last bool) {
 	}
 }
 
+// roleConst returns r as one of the Role constants when it is one, else a copy.
+func roleConst(r Role) Role {
+	for _, c := range []Role{RoleUser, RoleAssistant, RoleTool, RoleSystem, RoleDeveloper} {
+		if r == c {
+			return c
+		}
+	}
+	return Role(strings.Clone(string(r)))
+}
+
 func statsRole(m *Message) Role {
 	if len(m.Blocks) > 0 && m.ToolResults() == len(m.Blocks) {
 		return RoleTool
@@ -202,6 +213,7 @@ func (st *Stats) finish(window int) {
 }
 
 func (st *Stats) pushTop(t TopMessage) {
+	t.Role = roleConst(t.Role) // the role may point into a line buffer that is reused
 	if len(st.top) < st.topN {
 		heap.Push(&st.top, t)
 		return
