@@ -130,8 +130,8 @@ func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int6
 func workRange(src windowSource, size, start, end int64, maxLine int, pre Format, text textMode, tokens chan struct{}) (r *rangeResult) {
 	release := func() { tokens <- struct{}{} }
 	defer func() {
-		if p := recover(); p != nil { // a fault: the mapped file was cut short
-			r = &rangeResult{err: fmt.Errorf("the file changed while it was being read: %v", p), release: release}
+		if p := recover(); p != nil {
+			r = &rangeResult{err: faultError(p), release: release}
 		}
 	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
@@ -328,10 +328,19 @@ func faultsAsErrors(name string, fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%s: the file changed while it was being read: %v", name, r)
+			err = fmt.Errorf("%s: %w", name, faultError(r))
 		}
 	}()
 	return fn()
+}
+
+// faultError turns the panic of a memory fault in a mapped window into an error; any other
+// panic (a bug, a nil pointer) goes on.
+func faultError(p any) error {
+	if f, ok := p.(interface{ Addr() uintptr }); ok && f.Addr() >= 1<<16 {
+		return errors.New("the file changed while it was being read (cut short?)")
+	}
+	panic(p)
 }
 
 func readFull(f io.ReaderAt, b []byte, off int64) error {

@@ -122,3 +122,26 @@ func TestRangesLongLinesAndErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRangesFileCutShort: a file cut short while it is read (its windows mapped) is an error
+// that names the file, not a crash.
+func TestRangesFileCutShort(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f.jsonl")
+	data := strings.Repeat("{\"role\":\"user\",\"content\":\"hello there\"}\n", 200000) // 8 MB
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := os.Truncate(p, 1000); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ScanRanges(f, int64(len(data)), p, Options{})
+	if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "changed while it was being read") && !strings.Contains(err.Error(), "unexpected EOF") {
+		t.Fatalf("err = %v, want the file named and said to have changed", err)
+	}
+	t.Log(err)
+}
