@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"sync"
 )
 
 // rangeBytes is the size of the ranges ScanRanges splits a file into, and maxWindowBytes bounds
@@ -85,7 +86,20 @@ func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int6
 	}
 	src := newWindowSource(f)
 	done := make(chan struct{})
-	defer close(done)
+	var wg sync.WaitGroup
+	defer func() {
+		// On an early return (an error): stop, wait for the workers (they use f, which the
+		// caller closes next), and release the windows of the ranges not merged.
+		close(done)
+		wg.Wait()
+		for out := range order {
+			select {
+			case r := <-out:
+				r.release()
+			default: // dispatched, never worked
+			}
+		}
+	}()
 	go func() {
 		defer close(order)
 		defer close(jobs)
@@ -109,7 +123,9 @@ func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int6
 		}
 	}()
 	for w := 0; w < min(workers, n); w++ {
+		wg.Add(1)
 		go func() {
+			defer wg.Done()
 			for j := range jobs {
 				start := int64(j.i) * chunk
 				j.out <- workRange(src, size, start, min(start+chunk, size), maxLine, pre, text, tokens)
@@ -128,14 +144,19 @@ func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int6
 
 // workRange reads and walks one range (a worker's job).
 func workRange(src windowSource, size, start, end int64, maxLine int, pre Format, text textMode, tokens chan struct{}) (r *rangeResult) {
+	r = &rangeResult{}
 	release := func() { tokens <- struct{}{} }
 	defer func() {
 		if p := recover(); p != nil {
-			r = &rangeResult{err: faultError(p), release: release}
+			err := faultError(p)
+			if r.release != nil {
+				r.release() // the window
+			}
+			r = &rangeResult{err: err, release: release}
 		}
 	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	r = readRange(src, size, start, end, maxLine)
+	readRange(r, src, size, start, end, maxLine)
 	if r.release != nil {
 		rel := r.release
 		r.release = func() { rel(); release() }
@@ -202,8 +223,7 @@ func mergeRanges(sc *scanner, order chan chan *rangeResult, size int64) (*Result
 // readRange reads the lines that start in [start, end) of the file, the last one to its end
 // even past end (into a buffer of its own). Line numbers are counted from the range's first
 // line (1).
-func readRange(src windowSource, size, start, end int64, maxLine int) *rangeResult {
-	r := &rangeResult{}
+func readRange(r *rangeResult, src windowSource, size, start, end int64, maxLine int) {
 	// The range's first line starts at start if the byte before it ends a line, else after
 	// the first newline at or after start; none before end: no line starts in the range.
 	from := start
@@ -213,14 +233,15 @@ func readRange(src windowSource, size, start, end int64, maxLine int) *rangeResu
 	need := int(end - from)
 	buf, release, err := src.window(from, need)
 	if err != nil {
-		return &rangeResult{err: err}
+		r.err = err
+		return
 	}
-	r.release = release
+	r.release = release // set at once: a fault while reading the window still releases it
 	first := 0
 	if start > 0 {
 		k := bytes.IndexByte(buf, '\n')
 		if k < 0 {
-			return r // inside a line that started before
+			return // inside a line that started before
 		}
 		first = k + 1
 	}
@@ -242,7 +263,7 @@ func readRange(src windowSource, size, start, end int64, maxLine int) *rangeResu
 				own = append(own, make([]byte, step)...)
 				if err := src.readAt(own[k:], at); err != nil {
 					r.err, r.errLine = err, len(r.lines)
-					return r
+					return
 				}
 				at += step
 				if j := bytes.IndexByte(own[k:], '\n'); j >= 0 {
@@ -261,7 +282,7 @@ func readRange(src windowSource, size, start, end int64, maxLine int) *rangeResu
 		if lsize > maxLine+2 && lsize > lineReaderBuf {
 			r.lines = append(r.lines, Line{Num: num})
 			r.err, r.errLine = &LineTooLongError{Line: num, Max: maxLine}, len(r.lines)-1
-			return r
+			return
 		}
 		b := line
 		if off == 0 && bytes.HasPrefix(b, bom) {
@@ -283,7 +304,6 @@ func readRange(src windowSource, size, start, end int64, maxLine int) *rangeResu
 		r.lines = append(r.lines, Line{Num: num, Offset: off, Size: lsize, Bytes: b})
 	}
 	r.count = num
-	return r
 }
 
 // windowSource gives the bytes of a file by ranges.
