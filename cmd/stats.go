@@ -223,13 +223,12 @@ func statsOne(ios *IOStreams, path string, ropts transcript.Options) (*transcrip
 	}
 	var res *transcript.Result
 	var err error
-	f, ok := r.(*os.File)
-	switch size := int64(0); {
-	case !ok || path == "<stdin>":
+	f, isFile := r.(*os.File)
+	if !isFile || path == "<stdin>" {
 		res, err = transcript.ScanParallel(r, path, ropts) // a stream: one reader, a pipeline
-	case func() bool { size = fileSize(f); return size < 8<<20 }():
+	} else if size := fileSize(f); size < 8<<20 {
 		res, err = transcript.Scan(r, path, ropts) // small file: ranges cost more than they save
-	default:
+	} else {
 		res, err = transcript.ScanRanges(f, size, path, ropts) // ranges read on every core
 	}
 	if err != nil {
