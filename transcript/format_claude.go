@@ -213,8 +213,8 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 }
 
 // addSide reads a sidechain record into the side reader, in case the file turns out to be a
-// subagent transcript. The line is walked a second time there: sidechain records are rare in
-// main sessions, and subagent files are small.
+// subagent transcript (the side reader takes the line's walk from the range workers, or walks
+// it again: sidechain records are rare in main sessions, and subagent files are small).
 func (c *claudeReader) addSide(l *Line, doc gjson.Result, st *Stats) {
 	if c.side == nil {
 		c.side = newClaudeReader()

@@ -141,7 +141,7 @@ func messageOf(doc gjson.Result) (gjson.Result, bool) {
 	return gjson.Result{}, false
 }
 
-// preparsed is a message line parsed with its text ahead of the reader (see ScanParallel).
+// preparsed is a line walked ahead of the reader, by ScanRanges' workers or ScanParallel's validators.
 type preparsed struct {
 	m  Message
 	d  Dialect
