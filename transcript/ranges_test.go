@@ -16,15 +16,23 @@ import (
 // statistics and the same messages, for stats and for a load (messages parsed while scanning).
 func checkRanges(t *testing.T, data []byte, opts Options, chunk int64, workers int) {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "f.jsonl")
-	if err := os.WriteFile(p, data, 0o644); err != nil {
+	file := fuzzFile
+	if file == nil {
+		p := filepath.Join(t.TempDir(), "f.jsonl")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		file = f
+	} else if err := file.Truncate(0); err != nil {
+		t.Fatal(err)
+	} else if _, err := file.WriteAt(data, 0); err != nil {
 		t.Fatal(err)
 	}
-	file, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
 	for _, keep := range []Format{FormatUnknown, FormatOpenAI, FormatClaude} {
 		o := opts
 		o.keep = keep
@@ -60,10 +68,21 @@ func checkRanges(t *testing.T, data []byte, opts Options, chunk int64, workers i
 	}
 }
 
+// fuzzFile, when set, is the file checkRanges writes its input to (FuzzRanges).
+var fuzzFile *os.File
+
 // FuzzRanges: reading a file in ranges, in parallel, gives what reading it line by line gives,
 // whatever the input, the range size (down to one byte: ranges inside lines, lines across many
 // ranges, ranges that start on a CR, a BOM or a blank line) and the number of workers.
 func FuzzRanges(f *testing.F) {
+	// One file, rewritten for each input: creating a file per input made the fuzzer wait on
+	// the file system more than it ran.
+	file, err := os.Create(filepath.Join(f.TempDir(), "f.jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	fuzzFile = file
+	f.Cleanup(func() { fuzzFile = nil; file.Close() })
 	addSeeds(f, "../testdata/fixtures/*.jsonl", "../testdata/example/*.jsonl")
 	f.Add([]byte("\xef\xbb\xbf{\"role\":\"user\",\"content\":\"a\"}\r\n\n  \n{\"role\":\"assistant\",\"content\":\"b\"}\n{\"role\""))
 	f.Add([]byte("{\"compact\":\"s\"}\nnot json\n{\"role\":\"user\",\"content\":\"x\"}\n"))
