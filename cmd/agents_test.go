@@ -52,7 +52,7 @@ func agentFiles(t *testing.T) map[string][]string {
 func notResumable(agent, path string) string {
 	base := filepath.Base(path)
 	switch {
-	case agent == agentcheck.ClaudeCode && strings.Contains(base, "agent-"):
+	case agent == agentcheck.ClaudeCode && (strings.Contains(base, "agent-") || strings.Contains(base, "subagent") || strings.Contains(base, "-agent.")):
 		return "a subagent transcript: Claude Code does not resume it by id"
 	case agent == agentcheck.ClaudeCode && strings.Contains(base, "no-messages"):
 		return "no conversation record: Claude Code has no session to resume"

@@ -185,7 +185,7 @@ func runCompact(ctx context.Context, opts *CompactOptions) error {
 			return &UsageError{errors.New("compact does not read a transcript from standard input (it appends to files); use --from - for a list of paths")}
 		}
 	}
-	files, err := expandPaths(paths)
+	files, err := expandPaths(paths, opts.IO.ErrOut)
 	if err != nil {
 		return err
 	}

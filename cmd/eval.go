@@ -109,7 +109,7 @@ func runEval(ctx context.Context, opts *EvalOptions) error {
 			return &UsageError{errors.New("eval reads files, not standard input; use --from - for a list of paths")}
 		}
 	}
-	files, err := expandPaths(paths)
+	files, err := expandPaths(paths, opts.Compact.IO.ErrOut)
 	if err != nil {
 		return err
 	}

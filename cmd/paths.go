@@ -13,8 +13,10 @@ import (
 
 // expandPaths turns command-line paths into files: a directory stands for every *.jsonl below
 // it (recursively, in lexical order, not following symlinked directories), a pattern with glob
-// characters that names no existing file is expanded, and "-" is standard input.
-func expandPaths(args []string) ([]string, error) {
+// characters that names no existing file is expanded, and "-" is standard input. A directory or
+// pattern that yields no file is not an error (an empty ~/.claude/projects is a normal first
+// run), but it is said: one line on errOut for each.
+func expandPaths(args []string, errOut io.Writer) ([]string, error) {
 	var out []string
 	for _, a := range args {
 		if a == "-" {
@@ -28,9 +30,10 @@ func expandPaths(args []string) ([]string, error) {
 				return nil, &UsageError{fmt.Errorf("bad pattern %q: %w", a, gerr)}
 			}
 			if len(matches) == 0 {
-				return nil, fmt.Errorf("%s: no file matches", a)
+				fmt.Fprintf(errOut, "ctxc: %s: no file matches: no transcript found\n", a)
+				continue
 			}
-			sub, err := expandPaths(matches)
+			sub, err := expandPaths(matches, errOut)
 			if err != nil {
 				return nil, err
 			}
@@ -57,6 +60,9 @@ func expandPaths(args []string) ([]string, error) {
 		})
 		if err != nil {
 			return nil, err
+		}
+		if len(found) == 0 {
+			fmt.Fprintf(errOut, "ctxc: %s: no transcript found (no *.jsonl file in this directory or below it)\n", a)
 		}
 		sort.Strings(found)
 		out = append(out, found...)

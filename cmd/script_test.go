@@ -33,6 +33,7 @@ func TestMain(m *testing.M) {
 //	sleep-until-old F   sets F's modification time to an hour ago (not live)
 func TestScripts(t *testing.T) {
 	samples, _ := filepath.Abs("../../shared/samples")
+	example, _ := filepath.Abs("../testdata/example")
 	testscript.Run(t, testscript.Params{
 		Dir: "../testdata/script",
 		Setup: func(e *testscript.Env) error {
@@ -40,6 +41,7 @@ func TestScripts(t *testing.T) {
 			e.Setenv("HOME", e.WorkDir)
 			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".config"))
 			e.Setenv("SAMPLES", samples)
+			e.Setenv("EXAMPLE", example) // the example session the README's first command compacts
 			for _, k := range []string{"CTXC_TEST_OLLAMA_URL", "CTXC_TEST_OLLAMA_MODEL"} {
 				e.Setenv(k, os.Getenv(k))
 			}

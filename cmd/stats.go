@@ -106,7 +106,7 @@ func runStats(opts *StatsOptions) error {
 	if err != nil {
 		return err
 	}
-	files, err := expandPaths(paths)
+	files, err := expandPaths(paths, opts.IO.ErrOut)
 	if err != nil {
 		return err
 	}
@@ -223,10 +223,13 @@ func statsOne(ios *IOStreams, path string, ropts transcript.Options) (*transcrip
 	}
 	var res *transcript.Result
 	var err error
-	if f, ok := r.(*os.File); ok && path != "<stdin>" && fileSize(f) < 8<<20 {
-		res, err = transcript.Scan(r, path, ropts) // small file: the pipeline costs more than it saves
+	f, isFile := r.(*os.File)
+	if !isFile || path == "<stdin>" {
+		res, err = transcript.ScanParallel(r, path, ropts) // a stream: one reader, a pipeline
+	} else if size := fileSize(f); size < 8<<20 {
+		res, err = transcript.Scan(r, path, ropts) // small file: ranges cost more than they save
 	} else {
-		res, err = transcript.ScanParallel(r, path, ropts)
+		res, err = transcript.ScanRanges(f, size, path, ropts) // ranges read on every core
 	}
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package transcript
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -124,4 +125,179 @@ func sumTokens(ms []Message) int {
 		n += ms[i].Tokens()
 	}
 	return n
+}
+
+// TestClaudeSubagentFiles: in a subagent transcript every record is isSidechain:true, and the
+// sidechain is the conversation. Each such file must read exactly as the same file with every
+// record on the main chain (apart from Subagent), by every reading path (Scan, ScanParallel,
+// load); a main session keeps its sidechain records apart.
+func TestClaudeSubagentFiles(t *testing.T) {
+	for _, tc := range []struct {
+		file           string
+		msgs           RoleCounts
+		calls, results int
+		effMsgs        int
+		responses      int
+		output         int64
+		lastContext    int
+	}{
+		{"../testdata/fixtures/claude-subagent.jsonl", RoleCounts{User: 1, Assistant: 2, Tool: 1}, 1, 1, 4, 2, 40 + 25, 4 + 80 + 1500},
+		{"../testdata/fixtures/claude-legacy-agent.jsonl", RoleCounts{User: 1, Assistant: 1}, 0, 0, 2, 1, 12, 3 + 900},
+	} {
+		t.Run(filepath.Base(tc.file), func(t *testing.T) {
+			data := readString(t, tc.file)
+			if strings.Contains(data, `"isSidechain":false`) {
+				t.Fatal("fixture has a main-chain record")
+			}
+			main := filepath.Join(t.TempDir(), "main.jsonl")
+			os.WriteFile(main, []byte(strings.ReplaceAll(data, `"isSidechain":true`, `"isSidechain":false`)), 0o644)
+			ref, refMsgs := scanFile(t, main, Options{})
+			if ref.Stats.Subagent {
+				t.Fatal("main-chain copy read as a subagent file")
+			}
+			for name, read := range readPaths() {
+				st, msgs := read(t, tc.file)
+				if st.Format != FormatClaude || !st.Subagent || st.Sidechain != 0 {
+					t.Fatalf("%s: format %s subagent %v sidechain %d", name, st.Format, st.Subagent, st.Sidechain)
+				}
+				if st.Messages != tc.msgs || st.ToolCalls != tc.calls || st.ToolResults != tc.results || st.EffMessages != tc.effMsgs || len(msgs) != tc.effMsgs {
+					t.Errorf("%s: history %+v calls %d results %d, effective %d (%d loaded)", name, st.Messages, st.ToolCalls, st.ToolResults, st.EffMessages, len(msgs))
+				}
+				if st.Usage == nil || st.Usage.Responses != tc.responses || st.Usage.OutputTokens != tc.output || st.Usage.LastContext != tc.lastContext {
+					t.Errorf("%s: usage %+v", name, st.Usage)
+				}
+				if int64(sumTokens(msgs)) != st.EffTokens || st.Tokens == 0 {
+					t.Errorf("%s: effective tokens: messages %d, stats %d (history %d)", name, sumTokens(msgs), st.EffTokens, st.Tokens)
+				}
+				want := *ref.Stats
+				want.Subagent, want.Path, want.Bytes = true, st.Path, st.Bytes // "false" is a byte longer than "true"
+				got := *st
+				if !reflect.DeepEqual(statsView(&got), statsView(&want)) {
+					t.Errorf("%s: stats differ from the main-chain copy:\n got %+v\nwant %+v", name, statsView(&got), statsView(&want))
+				}
+				if len(msgs) != len(refMsgs) {
+					t.Fatalf("%s: %d messages, main-chain copy %d", name, len(msgs), len(refMsgs))
+				}
+				for i := range msgs {
+					if msgs[i].Role != refMsgs[i].Role || msgs[i].TextContent() != refMsgs[i].TextContent() || msgs[i].Line != refMsgs[i].Line || msgs[i].Tokens() != refMsgs[i].Tokens() {
+						t.Errorf("%s: message %d: %+v, main-chain copy %+v", name, i, msgs[i], refMsgs[i])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestClaudeSidechainApartInMainSession: sidechain records before, between and after main-chain
+// ones stay out of the history and the context of a main session.
+func TestClaudeSidechainApartInMainSession(t *testing.T) {
+	side := readString(t, "../testdata/fixtures/claude-subagent.jsonl")
+	mainData := readString(t, "../testdata/fixtures/claude-compact-boundary.jsonl")
+	only := filepath.Join(t.TempDir(), "only-main.jsonl")
+	var mainLines []string
+	for _, l := range strings.Split(strings.TrimSpace(mainData), "\n") {
+		if !strings.Contains(l, `"isSidechain":true`) {
+			mainLines = append(mainLines, l)
+		}
+	}
+	os.WriteFile(only, []byte(strings.Join(mainLines, "\n")+"\n"), 0o644)
+	ref, refMsgs := scanFile(t, only, Options{})
+	mixed := filepath.Join(t.TempDir(), "mixed.jsonl")
+	os.WriteFile(mixed, []byte(side+mainData+side), 0o644)
+	sideMsgs := strings.Count(side, `"type":"user"`) + strings.Count(side, `"type":"assistant"`)
+	for name, read := range readPaths() {
+		st, msgs := read(t, mixed)
+		if st.Subagent || st.Sidechain != 2*sideMsgs+1 {
+			t.Errorf("%s: subagent %v, sidechain %d, want %d", name, st.Subagent, st.Sidechain, 2*sideMsgs+1)
+		}
+		if st.Messages != ref.Stats.Messages || st.Tokens != ref.Stats.Tokens || st.EffTokens != ref.Stats.EffTokens || len(msgs) != len(refMsgs) {
+			t.Errorf("%s: history %+v tokens %d effective %d (%d msgs); main only: %+v %d %d (%d)", name, st.Messages, st.Tokens, st.EffTokens, len(msgs),
+				ref.Stats.Messages, ref.Stats.Tokens, ref.Stats.EffTokens, len(refMsgs))
+		}
+	}
+}
+
+// TestClaudeSubagentSamples reads the real subagent and legacy flat agent files. Counts checked
+// with jq: the subagent file has 1 typed user message, 24 tool_use blocks and 24 tool-result
+// records, 21 assistant responses (consecutive lines with one message.id; one id comes back
+// after a tool result); the parentUuid chain from its newest record holds 42 messages with 22
+// calls and 20 results (parallel results hang off the first line of their response).
+func TestClaudeSubagentSamples(t *testing.T) {
+	for _, tc := range []struct {
+		file                 string
+		msgs                 RoleCounts
+		calls, results       int
+		effMsgs              int
+		effCalls, effResults int
+	}{
+		// The parallel blocks and results that hang off the chain are put back, as in main
+		// sessions: all 24 calls and results, 20 responses.
+		{"claude-code/ccl-v2.1.114-subagent-agent-a4ca7529.jsonl", RoleCounts{User: 1, Assistant: 20, Tool: 24}, 24, 24, 45, 24, 24},
+		{"claude-code/ccl-v2.0.37-legacy-flat-agent-1509e86b.jsonl", RoleCounts{User: 1, Assistant: 1}, 0, 0, 2, 0, 0},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			p := sample(t, tc.file)
+			for name, read := range readPaths() {
+				st, msgs := read(t, p)
+				calls, results := 0, 0
+				for i := range msgs {
+					calls += msgs[i].ToolCalls()
+					results += msgs[i].ToolResults()
+				}
+				if st.Format != FormatClaude || !st.Subagent || st.BadLines != 0 {
+					t.Errorf("%s: format %s subagent %v bad %d", name, st.Format, st.Subagent, st.BadLines)
+				}
+				if st.Messages != tc.msgs || st.ToolCalls != tc.calls || st.ToolResults != tc.results {
+					t.Errorf("%s: history %+v calls %d results %d", name, st.Messages, st.ToolCalls, st.ToolResults)
+				}
+				if len(msgs) != tc.effMsgs || st.EffMessages != tc.effMsgs || calls != tc.effCalls || results != tc.effResults {
+					t.Errorf("%s: effective %d (stats %d) messages, %d calls, %d results", name, len(msgs), st.EffMessages, calls, results)
+				}
+				if int64(sumTokens(msgs)) != st.EffTokens || st.Usage == nil || st.Usage.LastContext == 0 {
+					t.Errorf("%s: effective tokens %d vs %d, usage %+v", name, sumTokens(msgs), st.EffTokens, st.Usage)
+				}
+			}
+		})
+	}
+}
+
+// readPaths are the ways a file is read: Scan then re-read (ReadFile), the pipeline, and load
+// (which parses messages while scanning).
+func readPaths() map[string]func(t *testing.T, path string) (*Stats, []Message) {
+	return map[string]func(t *testing.T, path string) (*Stats, []Message){
+		"ReadFile": func(t *testing.T, path string) (*Stats, []Message) {
+			res, msgs := scanFile(t, path, Options{})
+			return res.Stats, msgs
+		},
+		"ScanParallel": func(t *testing.T, path string) (*Stats, []Message) {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			res, err := ScanParallel(f, path, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs, err := res.Messages(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res.Stats, msgs
+		},
+		"LoadFile": func(t *testing.T, path string) (*Stats, []Message) {
+			res, msgs, err := LoadFile(path, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res.Stats, msgs
+		},
+	}
+}
+
+// statsView is the exported part of Stats.
+func statsView(st *Stats) Stats {
+	v := *st
+	v.top, v.topN, v.dedupe = nil, 0, nil
+	return v
 }

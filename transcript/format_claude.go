@@ -40,6 +40,14 @@ type claudeReader struct {
 	text      textMode          // load: how kept messages' text is decoded
 	observe   func(m *Message, l *Line)
 	prevChars int // chars counted so far for that response
+
+	// The sidechain records, read as a conversation of their own by side into sideSt. If the
+	// file ends with no main-chain message, they are its conversation (a subagent file);
+	// otherwise they stay counted apart (Stats.Sidechain) and side is dropped.
+	side   *claudeReader
+	sideSt *Stats
+	isSide bool // this reader is a side: sidechain records are its conversation
+
 	preserved *claudePreserved
 }
 
@@ -96,35 +104,42 @@ func (c *claudeReader) hash(s string) uint64 {
 	return h
 }
 
-func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
-	var typ, uuid, parent, subtype string
-	var msg jv
-	var parsed Message
-	var sidechain, compactSummary, results bool
-	var preserved jv
-	// One walk over the line, parsing "message" in passing: lines can be megabytes long.
-	jv(doc.Raw).walk(func(k string, rest jv) int {
+// claudeLine is what the reader takes from one line, found by one walk over it: lines can be
+// megabytes long. The range workers (ScanRanges) walk the lines ahead of the reader, in
+// parallel; add walks those that were not.
+type claudeLine struct {
+	typ, uuid, parent, subtype string
+	msg                        jv      // the line's "message" object
+	parsed                     Message // msg, parsed with the text mode of the walk
+	sidechain, compactSummary  bool
+	preserved                  jv    // a compact_boundary's compactMetadata.preservedMessages
+	usage                      Usage // of an assistant message
+	hasUsage                   bool
+}
+
+// scanClaudeLine walks a line. With noText the message is parsed in place (it keeps substrings
+// of the line); otherwise as preparseClaudeMessage does (owned or detached by det).
+func scanClaudeLine(line jv, t textMode, det *Line) claudeLine {
+	var f claudeLine
+	line.walk(func(k string, rest jv) int {
 		switch k {
 		case "message":
 			if !rest.isObject() {
 				return -1
 			}
-			if l.pre != nil && l.pre.ok {
-				parsed = l.pre.m
-				n := l.pre.skip // measured by the validator
-				if n <= 0 || n > len(rest) {
-					n = skipValue(string(rest), 0)
-				}
-				msg = rest[:n]
+			if t == noText {
+				m, n := anthropicMessageAt(rest, noText)
+				f.parsed, f.msg = m, rest[:n]
 				return n
 			}
-			m, n := anthropicMessageAt(rest, noText)
-			parsed, msg = m, rest[:n]
+			n := skipValue(string(rest), 0)
+			f.msg = rest[:n]
+			f.parsed = preparseClaudeMessage(f.msg, t, det).m
 			return n
 		case "compactMetadata":
 			v, n := rest.prefix()
 			if pm := v.get("preservedMessages"); pm.isObject() {
-				preserved = pm
+				f.preserved = pm
 			}
 			return n
 		case "type", "uuid", "parentUuid", "subtype", "isSidechain", "isCompactSummary":
@@ -134,40 +149,61 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 		v, n := rest.prefix()
 		switch k {
 		case "type":
-			typ = v.str()
+			f.typ = v.str()
 		case "uuid":
-			uuid = v.str()
+			f.uuid = v.str()
 		case "parentUuid":
-			parent = v.str()
+			f.parent = v.str()
 		case "subtype":
-			subtype = v.str()
+			f.subtype = v.str()
 		case "isSidechain":
-			sidechain = v.boolean()
+			f.sidechain = v.boolean()
 		case "isCompactSummary":
-			compactSummary = v.boolean()
+			f.compactSummary = v.boolean()
 		}
 		return n
 	})
+	if f.typ == "assistant" && f.msg.isObject() {
+		f.usage, f.hasUsage = claudeUsage(f.msg)
+	}
+	return f
+}
+
+func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
+	var f claudeLine
+	if l.pre != nil && l.pre.claude != nil {
+		f = *l.pre.claude // walked by a range worker, with the text mode this reader wants
+	} else {
+		t := noText
+		if c.kept != nil {
+			t = c.text
+			if t == windowedText {
+				t = withText // windows only where the line is detached (they refer to the file)
+			}
+		}
+		f = scanClaudeLine(jv(doc.Raw), t, nil)
+	}
+	typ, uuid, parent, subtype, msg, parsed := f.typ, f.uuid, f.parent, f.subtype, f.msg, f.parsed
+	sidechain, compactSummary := f.sidechain, f.compactSummary
 	isMessage := (typ == "user" || typ == "assistant") && msg.isObject()
-	if sidechain {
+	if sidechain && !c.isSide {
 		if isMessage {
 			st.Sidechain++
 		}
+		c.addSide(l, doc, st)
 		return
 	}
 	if typ == "system" && subtype == "compact_boundary" {
 		st.Compactions++
 		c.preserved = nil
-		if preserved.exists() {
-			c.preserved = c.parsePreserved(preserved)
+		if f.preserved.exists() {
+			c.preserved = c.parsePreserved(f.preserved)
 		}
 	}
 	var tokens, chars, images int
+	results := false
 	var msgID uint64
 	if isMessage {
-		if c.kept != nil && (l.pre == nil || !l.pre.ok) {
-			parsed = preparseClaudeMessage(msg, c.text, nil).m // not preparsed (Scan, or the detection window)
-		}
 		m := c.normalize(parsed, typ)
 		m.Line = l.Num
 		m.Summary = compactSummary
@@ -196,7 +232,7 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 		tokens = m.Tokens()
 		chars, images = m.Chars(), m.Images()
 		if typ == "assistant" {
-			c.trackUsage(msg, m.MsgID, st)
+			c.trackUsage(f.usage, f.hasUsage, m.MsgID, st)
 			if m.MsgID != "" {
 				msgID = c.hash(m.MsgID)
 			}
@@ -218,6 +254,44 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 	}
 }
 
+// addSide reads a sidechain record into the side reader, in case the file turns out to be a
+// subagent transcript (the side reader takes the line's walk from the range workers, or walks
+// it again: sidechain records are rare in main sessions, and subagent files are small).
+func (c *claudeReader) addSide(l *Line, doc gjson.Result, st *Stats) {
+	if c.side == nil {
+		c.side = newClaudeReader()
+		c.side.isSide = true
+		c.side.text = c.text
+		if c.kept != nil {
+			c.side.kept = map[int32]Message{}
+		}
+		if c.observe != nil {
+			// Compaction's head guess: only while the file has shown no main-chain message.
+			c.side.observe = func(m *Message, l *Line) {
+				if c.leaf < 0 {
+					c.observe(m, l)
+				}
+			}
+		}
+		c.sideSt = &Stats{Path: st.Path, topN: st.topN}
+	}
+	c.side.add(l, doc, c.sideSt)
+}
+
+// adoptSide makes the sidechain the file's conversation: its history counts, usage, largest
+// messages and kept messages replace the (empty) main chain's.
+func (c *claudeReader) adoptSide(st *Stats) []ref {
+	refs := c.side.finish(c.sideSt)
+	s := c.sideSt
+	st.Messages, st.ToolCalls, st.ToolResults, st.Images = s.Messages, s.ToolCalls, s.ToolResults, s.Images
+	st.Chars, st.Tokens, st.Usage, st.top = s.Chars, s.Tokens, s.Usage, s.top
+	st.Compactions += s.Compactions
+	st.Sidechain = 0
+	st.Subagent = true
+	c.kept = c.side.kept
+	return refs
+}
+
 // message parses a record's "message". Claude Code's assistant messages carry API response
 // fields (id, model, usage...) that an API request may not contain, so Raw is not kept.
 func (c *claudeReader) message(msg jv, typ string, text textMode) Message {
@@ -227,7 +301,7 @@ func (c *claudeReader) message(msg jv, typ string, text textMode) Message {
 func (c *claudeReader) normalize(m Message, typ string) Message {
 	m.Dialect = DialectNone
 	if m.Role == "" {
-		m.Role = Role(typ)
+		m.Role = roleConst(Role(typ)) // not the line's bytes: the message may be kept
 	}
 	if m.Role != RoleAssistant {
 		m.MsgID = ""
@@ -235,12 +309,11 @@ func (c *claudeReader) normalize(m Message, typ string) Message {
 	return m
 }
 
-// trackUsage counts one response's usage once: split lines repeat it, and in 2.0.x only the
-// last line carries the final output_tokens.
-func (c *claudeReader) trackUsage(msg jv, id string, st *Stats) {
+// claudeUsage reads an assistant message's recorded usage.
+func claudeUsage(msg jv) (Usage, bool) {
 	u := msg.get("usage")
 	if !u.isObject() {
-		return
+		return Usage{}, false
 	}
 	var cur Usage
 	u.each(func(k string, v jv) bool {
@@ -256,6 +329,15 @@ func (c *claudeReader) trackUsage(msg jv, id string, st *Stats) {
 		}
 		return true
 	})
+	return cur, true
+}
+
+// trackUsage counts one response's usage once: split lines repeat it, and in 2.0.x only the
+// last line carries the final output_tokens.
+func (c *claudeReader) trackUsage(cur Usage, ok bool, id string, st *Stats) {
+	if !ok {
+		return
+	}
 	if c.usage.ok && c.usage.id == id && id != "" {
 		if cur.Output < c.usage.u.Output {
 			cur.Output = c.usage.u.Output
@@ -277,6 +359,10 @@ func (c *claudeReader) flushUsage(st *Stats) {
 func (c *claudeReader) finish(st *Stats) []ref {
 	c.flushUsage(st)
 	st.Format = FormatClaude
+	if c.leaf < 0 && c.side != nil && c.side.leaf >= 0 {
+		return c.adoptSide(st)
+	}
+	c.side, c.sideSt = nil, nil
 	if c.leaf < 0 {
 		return nil
 	}
@@ -504,27 +590,12 @@ func (c *claudeReader) materialize(b []byte, r ref) ([]Message, error) {
 	return []Message{m}, nil
 }
 
-// preparseClaude parses a Claude Code line's "message" with its text from an owned copy.
+// preparseClaude walks a Claude Code line ahead of the reader (see claudeLine), parsing its
+// "message" with the text mode t: in place for noText (the line's buffer outlives the reader's
+// use of it), from an owned copy or detached (det) otherwise.
 func preparseClaude(line []byte, t textMode, det *Line) *preparsed {
-	var msg jv
-	seen := 0
-	jv(unsafeString(line)).walk(func(k string, rest jv) int {
-		if k == "message" && rest.isObject() {
-			v, n := rest.prefix()
-			msg = v
-			seen++
-			return n
-		}
-		return -1
-	})
-	if !msg.exists() {
-		return &preparsed{}
-	}
-	p := preparseClaudeMessage(msg, t, det)
-	if seen == 1 {
-		p.skip = len(msg) // with repeated keys the reader measures each itself
-	}
-	return &p
+	f := scanClaudeLine(jv(unsafeString(line)), t, det)
+	return &preparsed{m: f.parsed, ok: f.msg.exists(), claude: &f, inPlace: true} // uuids point into the line
 }
 
 func preparseClaudeMessage(msg jv, t textMode, det *Line) preparsed {

@@ -87,11 +87,17 @@ func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 	}
 	env := &object{vals: map[string]json.RawMessage{}}
 	env.set("parentUuid", nil)
-	env.set("isSidechain", false)
+	// A subagent transcript (every record a sidechain) stays one: its records go on the side
+	// chain with its agent id.
+	side := string(last.get("isSidechain")) == "true"
+	env.set("isSidechain", side)
 	for _, k := range claudeEnvelope {
 		if v := last.get(k); v != nil {
 			env.set(k, v)
 		}
+	}
+	if id := last.get("agentId"); side && id != nil {
+		env.set("agentId", id)
 	}
 	now := rfc3339ms(c.Now)
 	sumID := newUUID()
@@ -241,6 +247,7 @@ func claudeRecords(src *Source, c *Compaction, session string) (Written, error) 
 		}
 		o.set("uuid", id)
 		o.set("parentUuid", parent)
+		o.set("isSidechain", false) // a new main session, even from a subagent's transcript
 		o.del("logicalParentUuid")
 		if session != "" {
 			o.set("sessionId", session)

@@ -33,9 +33,10 @@ const (
 func newGenericReader(f Format) *genericReader { return &genericReader{format: f} }
 
 func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
-	if g.keep && l.pre != nil && l.pre.ok {
-		// Parsed with its text by a validator, which found it to be a message (not a marker, not
-		// meta): no need to walk the line again here, on the one goroutine that orders lines.
+	if l.pre != nil && l.pre.ok && l.pre.generic {
+		// Parsed ahead (with its text when loading) by a worker, which found it to be a message
+		// (not a marker, not meta): no need to walk the line again here, on the one goroutine
+		// that orders lines.
 		g.addMessage(l, l.pre.m, l.pre.d, st)
 		return
 	}
@@ -140,12 +141,16 @@ func messageOf(doc gjson.Result) (gjson.Result, bool) {
 	return gjson.Result{}, false
 }
 
-// preparsed is a message line parsed with its text ahead of the reader (see ScanParallel).
+// preparsed is a line walked ahead of the reader, by ScanRanges' workers or ScanParallel's validators.
 type preparsed struct {
-	m    Message
-	d    Dialect
-	ok   bool // the line is a message
-	skip int  // Claude Code: length of the line's "message" value, so the reader need not rescan it
+	m  Message
+	d  Dialect
+	ok bool // the line is a message
+	// generic: made by preparseGeneric (a message of the plain formats); claude: made by
+	// preparseClaude, the whole line's walk. A reader uses only its own kind.
+	generic bool
+	claude  *claudeLine
+	inPlace bool // parsed in place (noText): points into the line's buffer
 }
 
 // preparse parses a valid line of the given format with its text, ahead of the reader.
@@ -188,18 +193,24 @@ func preparseGeneric(line []byte, t textMode, det *Line) *preparsed {
 	case marker:
 	case role.isString():
 		p := preparseMessage(v, t, det)
+		p.generic = true
 		return &p
 	case message.isObject() && message.get("role").isString():
 		p := preparseMessage(message, t, det)
+		p.generic = true
 		return &p
 	}
-	return &preparsed{}
+	return &preparsed{generic: true, inPlace: t == noText}
 }
 
 // preparseMessage parses msg with its text from an owned copy: the message keeps substrings of
 // it, and Raw is it.
 func preparseMessage(msg jv, t textMode, det *Line) preparsed {
 	d, _ := messageDialectV(msg)
+	if t == noText {
+		// Counts only (stats): parsed in place, as the reader itself would.
+		return preparsed{m: parseDialectV(msg, d, noText), d: d, ok: true, inPlace: true}
+	}
 	if det != nil {
 		m := parseDialectV(msg, d, t)
 		detach(&m, det.Bytes, det.bytesOffset(), string(msg))

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"container/heap"
+	"strings"
 
 	"github.com/ctxc/ctxc/estimate"
 )
@@ -69,8 +70,9 @@ type Stats struct {
 	Chars       int64          `json:"chars"`
 	Tokens      int64          `json:"tokens"` // estimated tokens of the whole history
 	Sidechain   int            `json:"sidechain_messages,omitempty"`
-	Markers     int            `json:"markers"`     // ctxc/crabtalk compact markers
-	Compactions int            `json:"compactions"` // compactions recorded by the agent itself
+	Subagent    bool           `json:"subagent,omitempty"` // a Claude Code subagent file: its sidechain is the conversation
+	Markers     int            `json:"markers"`            // ctxc/crabtalk compact markers
+	Compactions int            `json:"compactions"`        // compactions recorded by the agent itself
 	EffMessages int            `json:"effective_messages"`
 	EffTokens   int64          `json:"effective_tokens"` // estimated tokens of the effective context
 	Usage       *RecordedUsage `json:"recorded_usage,omitempty"`
@@ -160,6 +162,16 @@ func (st *Stats) countUsage(id string, u Usage, last bool) {
 	}
 }
 
+// roleConst returns r as one of the Role constants when it is one, else a copy.
+func roleConst(r Role) Role {
+	for _, c := range []Role{RoleUser, RoleAssistant, RoleTool, RoleSystem, RoleDeveloper} {
+		if r == c {
+			return c
+		}
+	}
+	return Role(strings.Clone(string(r)))
+}
+
 func statsRole(m *Message) Role {
 	if len(m.Blocks) > 0 && m.ToolResults() == len(m.Blocks) {
 		return RoleTool
@@ -201,6 +213,7 @@ func (st *Stats) finish(window int) {
 }
 
 func (st *Stats) pushTop(t TopMessage) {
+	t.Role = roleConst(t.Role) // the role may point into a line buffer that is reused
 	if len(st.top) < st.topN {
 		heap.Push(&st.top, t)
 		return

@@ -164,7 +164,11 @@ func (sc *scanner) line(l *Line, valid bool) error {
 	if f != FormatUnknown && (sc.weak == FormatUnknown || strong) {
 		sc.weak = f
 	}
-	sc.held = append(sc.held, bufferedLine{line: *l, data: append([]byte(nil), l.Bytes...)})
+	held := bufferedLine{line: *l, data: append([]byte(nil), l.Bytes...)}
+	if held.line.pre != nil && held.line.pre.inPlace {
+		held.line.pre = nil // it points into a buffer that is reused: re-parsed from data
+	}
+	sc.held = append(sc.held, held)
 	if strong || len(sc.held) >= detectWindow {
 		sc.settle(sc.weak)
 	}
@@ -180,18 +184,27 @@ func (sc *scanner) readErr(err error) error {
 }
 
 func (sc *scanner) finish(lr *LineReader) (*Result, error) {
+	var pending *Line
+	if p, ok := lr.Pending(); ok {
+		pending = &p
+	}
+	return sc.finishAt(pending, lr.Offset())
+}
+
+// finishAt ends the scan of a file of size bytes whose last line, pending if not nil, has no
+// line end.
+func (sc *scanner) finishAt(pending *Line, size int64) (*Result, error) {
 	st := sc.st
-	p, pending := lr.Pending()
-	if pending && (sc.format.Native() || (sc.rd == nil && sc.weak.Native())) && validJSON(trimBOM(p.Bytes)) {
+	if p := pending; p != nil && (sc.format.Native() || (sc.rd == nil && sc.weak.Native())) && validJSON(trimBOM(p.Bytes)) {
 		// Claude Code, Codex and pi read a last record that lacks only its newline as a
 		// record (checked through resume.sh: cmd/agents_test.go, a compaction's append cut
 		// short): ctxc reads their files as they do.
-		pending = false
-		if err := sc.line(&p, true); err != nil {
+		if err := sc.line(p, true); err != nil {
 			return nil, err
 		}
+		pending = nil
 	}
-	if pending {
+	if p := pending; p != nil {
 		if b := bytes.TrimLeft(p.Bytes, " \t\r"); len(b) > 0 && b[0] == '{' {
 			st.Pending = true
 			st.Lines++
@@ -215,7 +228,7 @@ func (sc *scanner) finish(lr *LineReader) (*Result, error) {
 		}
 		sc.settle(sc.weak)
 	}
-	st.Bytes = lr.Offset()
+	st.Bytes = size
 	refs := sc.rd.finish(st)
 	if st.Format == FormatUnknown {
 		st.Format = sc.format
@@ -488,7 +501,7 @@ func load(f *io.SectionReader, size int64, path string, opts Options) (*Result, 
 		opts.keep = FormatClaude
 	}
 	if off <= 0 {
-		res, err := ScanParallel(io.NewSectionReader(f, 0, size), path, opts)
+		res, err := ScanRanges(f, size, path, opts)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -1,0 +1,375 @@
+package transcript
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+	"sync"
+)
+
+// rangeBytes is the size of the ranges ScanRanges splits a file into, and maxWindowBytes bounds
+// the bytes of the ranges in flight (mapped or buffered) whatever the number of cores.
+const (
+	rangeBytes     = 2 << 20
+	maxWindowBytes = 24 << 20
+)
+
+// lineReaderBuf is LineReader's buffer size: LineReader checks the line cap only on lines that
+// do not fit its buffer, and ScanRanges does the same so that both give the same answers.
+const lineReaderBuf = 1 << 20
+
+// ScanRanges is Scan for a file that can be read at any offset: the file is split into ranges
+// of a few MB at line boundaries, and workers (one per core) read, validate and walk the lines
+// of each range in parallel: per line, the format's whole walk (the Claude Code and plain
+// message readers) or at least the validation (the others). The caller's goroutine then takes
+// the ranges' lines in file order and feeds them to the same format reader as Scan, whose
+// per-line work is then a few map and counter updates. State carried from line to line (Claude
+// Code's split assistant lines and parentUuid chain, pi's tree, Codex turns, ctxc markers) is
+// thus kept by one reader in file order, as in Scan: the results are Scan's, line for line.
+// Ranges are streamed: at most about two per worker are held at once, so memory does not grow
+// with the file (only with its longest line).
+func ScanRanges(f io.ReaderAt, size int64, path string, opts Options) (*Result, error) {
+	return scanRanges(f, size, path, opts, rangeBytes, runtime.GOMAXPROCS(0))
+}
+
+// rangeResult is what a worker made of one range.
+type rangeResult struct {
+	lines   []Line
+	valid   []bool
+	pre     []preparsed
+	release func() // gives back the window the lines' bytes are in
+	count   int    // physical lines that start in the range (blank ones included)
+	pending *Line  // an unterminated last line (the file's last range only)
+	err     error  // a read error, or a line over the cap (Line is relative to the range)
+	errLine int    // for a LineTooLongError: the line's index among the range's physical lines
+}
+
+func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int64, workers int) (*Result, error) {
+	maxLine := DefaultMaxLine
+	if opts.MaxLine > 0 {
+		maxLine = opts.MaxLine
+	}
+	if workers < 1 {
+		workers = 1
+	}
+	// What the workers walk ahead: the messages a load keeps, with their text; for stats, the
+	// lines of the format the file starts with (counts only).
+	pre, text := opts.keep, opts.keepText()
+	if pre == FormatUnknown {
+		text = noText
+		pre = opts.Format
+		if pre == FormatUnknown {
+			pre, _ = Detect(io.NewSectionReader(f, 0, size), path, opts)
+		}
+	}
+	if pre != FormatClaude && !pre.IsGeneric() {
+		pre = FormatUnknown
+	}
+	n := int((size + chunk - 1) / chunk)
+
+	type job struct {
+		i   int
+		out chan *rangeResult
+	}
+	jobs := make(chan job)
+	order := make(chan chan *rangeResult, workers+2)
+	// A range holds a window of the file (mapped pages, or a buffer) from when it is dispatched
+	// until it is merged: tokens bound them, and so memory, whatever the file's size. They are
+	// taken in file order, by the dispatcher, and given back in file order, by the merger.
+	ntok := min(workers+2, max(2, int(maxWindowBytes/chunk)))
+	tokens := make(chan struct{}, ntok)
+	for range ntok {
+		tokens <- struct{}{}
+	}
+	src := newWindowSource(f)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	defer func() {
+		// On an early return (an error): stop, wait for the workers (they use f, which the
+		// caller closes next), and release the windows of the ranges not merged.
+		close(done)
+		wg.Wait()
+		for out := range order {
+			select {
+			case r := <-out:
+				r.release()
+			default: // dispatched, never worked
+			}
+		}
+	}()
+	go func() {
+		defer close(order)
+		defer close(jobs)
+		for i := 0; i < n; i++ {
+			select {
+			case <-tokens:
+			case <-done:
+				return
+			}
+			out := make(chan *rangeResult, 1)
+			select {
+			case order <- out:
+			case <-done:
+				return
+			}
+			select {
+			case jobs <- job{i, out}:
+			case <-done:
+				return
+			}
+		}
+	}()
+	for w := 0; w < min(workers, n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				start := int64(j.i) * chunk
+				j.out <- workRange(src, size, start, min(start+chunk, size), maxLine, pre, text, tokens)
+			}
+		}()
+	}
+
+	sc := newScanner(path, opts, opts.Format)
+	var res *Result
+	err := faultsAsErrors(path, func() (err error) {
+		res, err = mergeRanges(sc, order, size)
+		return err
+	})
+	return res, err
+}
+
+// workRange reads and walks one range (a worker's job).
+func workRange(src windowSource, size, start, end int64, maxLine int, pre Format, text textMode, tokens chan struct{}) (r *rangeResult) {
+	r = &rangeResult{}
+	release := func() { tokens <- struct{}{} }
+	defer func() {
+		if p := recover(); p != nil {
+			err := faultError(p)
+			if r.release != nil {
+				r.release() // the window
+			}
+			r = &rangeResult{err: err, release: release}
+		}
+	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	readRange(r, src, size, start, end, maxLine)
+	if r.release != nil {
+		rel := r.release
+		r.release = func() { rel(); release() }
+	} else {
+		r.release = release
+	}
+	lines := len(r.lines)
+	if r.err != nil {
+		lines = r.errLine // the lines before a line over the cap are read
+	}
+	if lines > 0 {
+		r.valid = make([]bool, lines)
+		if pre != FormatUnknown {
+			r.pre = make([]preparsed, lines)
+		}
+		for k := range lines {
+			l := &r.lines[k]
+			r.valid[k] = validJSON(l.Bytes)
+			if r.valid[k] && pre != FormatUnknown {
+				r.pre[k] = *preparse(pre, text, l)
+				l.pre = &r.pre[k]
+			}
+		}
+	}
+	return r
+}
+
+// mergeRanges feeds the ranges' lines to the scanner in file order.
+func mergeRanges(sc *scanner, order chan chan *rangeResult, size int64) (*Result, error) {
+	base := 0 // physical lines before the range
+	var pending *Line
+	for out := range order {
+		r := <-out
+		for k := range r.lines {
+			l := &r.lines[k]
+			l.Num += base
+			if r.err == nil || k < r.errLine {
+				if err := sc.line(l, r.valid[k]); err != nil {
+					r.release()
+					return nil, err
+				}
+			}
+		}
+		if r.err != nil {
+			var tl *LineTooLongError
+			if errors.As(r.err, &tl) {
+				tl.Line += base
+			}
+			r.release()
+			return nil, sc.readErr(r.err)
+		}
+		if r.pending != nil {
+			r.pending.Num += base
+			p := *r.pending
+			p.Bytes = append([]byte(nil), p.Bytes...) // read after the window is closed
+			pending = &p
+		}
+		base += r.count
+		r.release()
+	}
+	return sc.finishAt(pending, size)
+}
+
+// readRange reads the lines that start in [start, end) of the file, the last one to its end
+// even past end (into a buffer of its own). Line numbers are counted from the range's first
+// line (1).
+func readRange(r *rangeResult, src windowSource, size, start, end int64, maxLine int) {
+	// The range's first line starts at start if the byte before it ends a line, else after
+	// the first newline at or after start; none before end: no line starts in the range.
+	from := start
+	if start > 0 {
+		from = start - 1
+	}
+	need := int(end - from)
+	buf, release, err := src.window(from, need)
+	if err != nil {
+		r.err = err
+		return
+	}
+	r.release = release // set at once: a fault while reading the window still releases it
+	first := 0
+	if start > 0 {
+		k := bytes.IndexByte(buf, '\n')
+		if k < 0 {
+			return // inside a line that started before
+		}
+		first = k + 1
+	}
+	num := 0
+	for pos := first; pos < need; {
+		off := from + int64(pos)
+		var line []byte
+		terminated := false
+		if k := bytes.IndexByte(buf[pos:], '\n'); k >= 0 {
+			line, terminated = buf[pos:pos+k+1], true
+			pos += k + 1
+		} else {
+			// The line goes on past the range: read it to its end into its own buffer.
+			own := append([]byte(nil), buf[pos:]...)
+			at := from + int64(need)
+			for at < size {
+				step := min(int64(max(len(own), 64<<10)), size-at, 64<<20)
+				k := len(own)
+				own = append(own, make([]byte, step)...)
+				if err := src.readAt(own[k:], at); err != nil {
+					r.err, r.errLine = err, len(r.lines)
+					return
+				}
+				at += step
+				if j := bytes.IndexByte(own[k:], '\n'); j >= 0 {
+					own, terminated = own[:k+j+1], true
+					break
+				}
+				if len(own) > maxLine+2 && len(own) > lineReaderBuf {
+					break
+				}
+			}
+			line = own
+			pos = need
+		}
+		num++
+		lsize := len(line)
+		if lsize > maxLine+2 && lsize > lineReaderBuf {
+			r.lines = append(r.lines, Line{Num: num})
+			r.err, r.errLine = &LineTooLongError{Line: num, Max: maxLine}, len(r.lines)-1
+			return
+		}
+		b := line
+		if off == 0 && bytes.HasPrefix(b, bom) {
+			b = b[len(bom):]
+		}
+		if !terminated {
+			if len(bytes.TrimSpace(b)) > 0 {
+				r.pending = &Line{Num: num, Offset: off, Size: len(b), Bytes: b}
+			}
+			break
+		}
+		b = b[:len(b)-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
+		if isBlank(b) {
+			continue
+		}
+		r.lines = append(r.lines, Line{Num: num, Offset: off, Size: lsize, Bytes: b})
+	}
+	r.count = num
+}
+
+// windowSource gives the bytes of a file by ranges.
+type windowSource interface {
+	// window returns bytes [off, off+n) of the file and a function that releases them.
+	window(off int64, n int) ([]byte, func(), error)
+	readAt(b []byte, off int64) error
+}
+
+// readerSource reads windows with ReadAt into buffers it reuses.
+type readerSource struct {
+	f    io.ReaderAt
+	free chan []byte
+}
+
+func (s *readerSource) window(off int64, n int) ([]byte, func(), error) {
+	var buf []byte
+	select {
+	case buf = <-s.free:
+	default:
+	}
+	if cap(buf) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if err := readFull(s.f, buf, off); err != nil {
+		return nil, nil, err
+	}
+	return buf, func() {
+		select {
+		case s.free <- buf:
+		default:
+		}
+	}, nil
+}
+
+func (s *readerSource) readAt(b []byte, off int64) error { return readFull(s.f, b, off) }
+
+// faultsAsErrors runs fn, which reads a mapped file: a file cut short while mapped faults, and
+// the fault becomes an error instead of a crash.
+func faultsAsErrors(name string, fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: %w", name, faultError(r))
+		}
+	}()
+	return fn()
+}
+
+// faultError turns the panic of a memory fault in a mapped window into an error; any other
+// panic (a bug, a nil pointer) goes on.
+func faultError(p any) error {
+	if f, ok := p.(interface{ Addr() uintptr }); ok && f.Addr() >= 1<<16 {
+		return errors.New("the file changed while it was being read (cut short?)")
+	}
+	panic(p)
+}
+
+func readFull(f io.ReaderAt, b []byte, off int64) error {
+	n, err := f.ReadAt(b, off)
+	if n == len(b) {
+		return nil
+	}
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF // the file shrank while being read
+	}
+	return fmt.Errorf("reading at %d: %w", off, err)
+}
