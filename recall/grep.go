@@ -52,6 +52,9 @@ func roleOf(m *transcript.Message) string {
 	if m.Summary {
 		return "summary"
 	}
+	if n := m.ToolResults(); n > 0 && n == len(m.Blocks) {
+		return "tool" // a message of tool results only (Anthropic's user role), as stats counts it
+	}
 	return string(m.Role)
 }
 
