@@ -163,6 +163,10 @@ func Grep(path string, p *Pattern, opts GrepOptions, emit func(Hit) error) error
 		}
 		return g.full(io.NewSectionReader(f, 0, info.Size()))
 	}
+	if data, release := openMapped(f, info.Size()); data != nil {
+		defer release()
+		return g.mapped(data)
+	}
 	return g.fast(f, info.Size())
 }
 
@@ -215,8 +219,8 @@ func (g *grepper) want(m *transcript.Message) bool {
 }
 
 // fast reads the file in large chunks and decodes only the lines the prefilter picks: lines
-// holding the pattern's literal, an escape that may spell one of its characters, or the word
-// "compact" (a compaction record, whose tail copies are not searched again).
+// holding the pattern's literal, or "compact" in a message list (a ctxc marker, whose tail
+// copies are not searched again).
 func (g *grepper) fast(f io.Reader, size int64) error {
 	const chunk = 4 << 20
 	buf := make([]byte, chunk)
@@ -224,7 +228,7 @@ func (g *grepper) fast(f io.Reader, size int64) error {
 	lineNum := 0 // newlines before buf[0]
 	base := int64(0)
 	eof := false
-	probe := []byte("compact")
+	probe := markerProbe(g.format)
 	for {
 		if !eof && have < len(buf) {
 			n, err := io.ReadFull(f, buf[have:])
@@ -255,9 +259,9 @@ func (g *grepper) fast(f io.Reader, size int64) error {
 		}
 		region := buf[:end]
 		counted, num := 0, lineNum // newlines counted up to counted
-		litAt, escAt, cmpAt := g.p.nextLit(region, 0), g.p.nextEscape(region, 0), nextIndex(region, probe, 0)
+		litAt, cmpAt := g.p.nextLit(region, 0), probe.next(region, 0)
 		for {
-			at := minPos(litAt, escAt, cmpAt)
+			at := minPos(litAt, cmpAt)
 			if at < 0 {
 				break
 			}
@@ -296,11 +300,8 @@ func (g *grepper) fast(f io.Reader, size int64) error {
 			if litAt >= 0 && litAt < next {
 				litAt = g.p.nextLit(region, next)
 			}
-			if escAt >= 0 && escAt < next {
-				escAt = g.p.nextEscape(region, next)
-			}
 			if cmpAt >= 0 && cmpAt < next {
-				cmpAt = nextIndex(region, probe, next)
+				cmpAt = probe.next(region, next)
 			}
 		}
 		lineNum += bytes.Count(region, []byte{'\n'})
@@ -312,12 +313,24 @@ func (g *grepper) fast(f io.Reader, size int64) error {
 	}
 }
 
-func nextIndex(b, probe []byte, i int) int {
-	k := bytes.Index(b[i:], probe)
-	if k < 0 {
+// probe finds the lines the fast path decodes whatever the pattern: ctxc markers, whose
+// tail_lines say which lines after them are copies. Other compaction records copy nothing
+// into the file (agent formats), so there is no probe for them.
+type probe struct{ p *Pattern }
+
+func markerProbe(f transcript.Format) probe {
+	if !f.IsGeneric() {
+		return probe{}
+	}
+	lit := []byte(`"compact"`)
+	return probe{&Pattern{lit: lit, rareAt: rare(lit)}}
+}
+
+func (pr probe) next(b []byte, i int) int {
+	if pr.p == nil {
 		return -1
 	}
-	return i + k
+	return pr.p.nextLit(b, i)
 }
 
 func minPos(xs ...int) int {

@@ -44,10 +44,11 @@ func sessions(t *testing.T) map[string]string {
 	return out
 }
 
-// needle is written with a JSON escape (\u002d for '-'), so a search of raw bytes would miss it.
+// needle is written with a JSON escape (\u003c for '<', as Go writes it), so a search of raw
+// bytes would miss it.
 const (
-	needleRaw = `quokka\u002dzebra 4711 `
-	needle    = "quokka-zebra 4711"
+	needleRaw = `quokka\u003czebra 4711 `
+	needle    = "quokka<zebra 4711"
 )
 
 // plant puts the needle at the start of the first tool-result text at or after the middle line
@@ -147,7 +148,7 @@ func TestGrepFindsSummarizedSpan(t *testing.T) {
 				}
 			}
 			// Case-insensitive, as a regexp, and only the effective context.
-			if hits := grepAll(t, p, `QUOKKA-zebra\s+\d+`, false, true, GrepOptions{}); len(hits) == 0 || hits[0].Line != line {
+			if hits := grepAll(t, p, `QUOKKA<zebra\s+\d+`, false, true, GrepOptions{}); len(hits) == 0 || hits[0].Line != line {
 				t.Errorf("-i regexp: %+v", hits)
 			}
 			for _, h := range grepAll(t, p, needle, true, false, GrepOptions{Context: true}) {
@@ -199,16 +200,16 @@ func TestPrefilterAgreesWithFullDecode(t *testing.T) {
 func TestPrefilterEscapes(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "s.jsonl")
-	// Every character of the word written as an escape, "/" as "\/", and a BOM + CRLF.
+	// Characters that writers escape ('<', '&', '/' as "\/"), and a BOM + CRLF.
 	content := "\ufeff" + `{"role":"user","content":"plain"}` + "\r\n" +
-		`{"role":"assistant","content":"\u0071\u0075\u006f\u006b\u006b\u0061 at src\/main.go"}` + "\r\n" +
+		`{"role":"assistant","content":"quokka \u003cb\u0026c\u003e at src\/main.go"}` + "\r\n" +
 		`{"role":"user","content":"tab\there \"quoted\" QuOkKa"}` + "\n"
 	os.WriteFile(p, []byte(content), 0o644)
 	for _, c := range []struct {
 		p     string
 		fold  bool
 		lines []int
-	}{{"quokka", false, []int{2}}, {"quokka", true, []int{2, 3}}, {"src/main.go", false, []int{2}}, {"plain", false, []int{1}}, {"tab\there", false, []int{3}}} {
+	}{{"quokka", false, []int{2}}, {"quokka", true, []int{2, 3}}, {"src/main.go", false, []int{2}}, {"<b&c>", false, []int{2}}, {"plain", false, []int{1}}, {"tab\there", false, []int{3}}} {
 		var got []int
 		for _, h := range grepAll(t, p, c.p, true, c.fold, GrepOptions{}) {
 			got = append(got, h.Line)

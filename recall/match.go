@@ -20,11 +20,9 @@ type Pattern struct {
 	// writer writes as they are (printable ASCII but '"' and '\'): a line whose decoded text
 	// matches holds lit in its raw bytes, unless one of lit's characters was written as a
 	// \u00XX escape (or '/' as "\/"), which the prefilter also looks for. nil: no prefilter.
-	lit  []byte
-	fold bool // lit is compared ignoring ASCII case
-	// esc[c] is set for the characters of lit: a \u00XX escape of one of them makes a line a
-	// candidate.
-	esc [128]bool
+	lit    []byte
+	fold   bool // lit is compared ignoring ASCII case
+	rareAt int  // index of lit's rarest byte
 }
 
 // minLit is the shortest literal worth a prefilter.
@@ -55,14 +53,7 @@ func Compile(pattern string, fixed, fold bool) (*Pattern, error) {
 		if p.fold {
 			p.lit = bytes.ToLower(p.lit)
 		}
-		for i := 0; i < len(best); i++ {
-			c := best[i]
-			p.esc[c] = true
-			if p.fold {
-				p.esc[lower(c)] = true
-				p.esc[upper(c)] = true
-			}
-		}
+		p.rareAt = rare(p.lit)
 	}
 	return p, nil
 }
@@ -109,6 +100,10 @@ func safeBest(r []rune, fold bool) string {
 	return best
 }
 
+// escapedBySome are the printable ASCII characters that some JSON writers escape: the quote and
+// the backslash always; '<', '>', '&' (Go), "'" and '/' (PHP, some JavaScript libraries).
+const escapedBySome = "\"\\<>&'/"
+
 // safeRuns splits a literal into the runs of characters that JSON writers never escape except
 // as \u00XX (printable ASCII but the quote and the backslash). Ignoring case, k and s are left
 // out too: they also match the Kelvin sign and the long s, which are not ASCII.
@@ -117,7 +112,7 @@ func safeRuns(r []rune, fold bool) []string {
 	var b strings.Builder
 	for _, c := range r {
 		ks := fold && (c == 'k' || c == 'K' || c == 's' || c == 'S')
-		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && !ks {
+		if c >= 0x20 && c < 0x7f && !strings.ContainsRune(escapedBySome, c) && !ks {
 			b.WriteRune(c)
 			continue
 		}
@@ -146,29 +141,53 @@ func upper(c byte) byte {
 	return c
 }
 
+// byteRank estimates how common a byte is in JSONL transcripts (higher: more common), to search
+// for the rarest byte of the literal with memchr and compare around it, as ripgrep does.
+func byteRank(c byte) int {
+	const common = " etaoinsrhldcum\":,{}/.pfgwy_bv-0123456789"
+	if i := strings.IndexByte(common, lower(c)); i >= 0 {
+		r := 200 - i
+		if c >= 'A' && c <= 'Z' {
+			r -= 80 // capitals are rarer than their lower case
+		}
+		return r
+	}
+	return 50
+}
+
+// rare is the index in lit of its rarest byte.
+func rare(lit []byte) int {
+	best := 0
+	for i := range lit {
+		if byteRank(lit[i]) < byteRank(lit[best]) {
+			best = i
+		}
+	}
+	return best
+}
+
 // nextLit returns the index of the next occurrence of lit in b at or after i, or -1.
 func (p *Pattern) nextLit(b []byte, i int) int {
-	if !p.fold {
-		k := bytes.Index(b[i:], p.lit)
-		if k < 0 {
-			return -1
-		}
-		return i + k
+	n, k := len(p.lit), p.rareAt
+	c := p.lit[k]
+	lo, up := c, c
+	if p.fold {
+		lo, up = lower(c), upper(c)
 	}
-	// Case-insensitive: look for the first byte in either case, then compare.
-	c0 := p.lit[0]
-	lo, up := lower(c0), upper(c0)
-	n := len(p.lit)
 	for i+n <= len(b) {
-		k := indexEither(b[i:len(b)-n+1], lo, up)
-		if k < 0 {
+		j := indexEither(b[i+k:len(b)-n+k+1], lo, up)
+		if j < 0 {
 			return -1
 		}
-		j := i + k
-		if equalFoldASCII(b[j:j+n], p.lit) {
-			return j
+		s := i + j
+		if p.fold {
+			if equalFoldASCII(b[s:s+n], p.lit) {
+				return s
+			}
+		} else if string(b[s:s+n]) == string(p.lit) {
+			return s
 		}
-		i = j + 1
+		i = s + 1
 	}
 	return -1
 }
@@ -195,53 +214,6 @@ func equalFoldASCII(b, lowerLit []byte) bool {
 		}
 	}
 	return true
-}
-
-// escapeCandidate reports whether a line may spell one of lit's characters as an escape:
-// "\u00XX" for one of them, or "\/" when lit has a slash.
-func (p *Pattern) nextEscape(b []byte, i int) int {
-	for {
-		k := bytes.IndexByte(b[i:], '\\')
-		if k < 0 {
-			return -1
-		}
-		j := i + k
-		if j+1 < len(b) {
-			switch b[j+1] {
-			case '/':
-				if p.esc['/'] {
-					return j
-				}
-			case 'u':
-				if j+5 < len(b) && b[j+2] == '0' && b[j+3] == '0' {
-					if c, ok := hexByte(b[j+4], b[j+5]); ok && c < 128 && p.esc[c] {
-						return j
-					}
-				}
-			case '\\':
-				j++ // an escaped backslash: what follows is text
-			}
-		}
-		i = j + 1
-	}
-}
-
-func hexByte(a, b byte) (byte, bool) {
-	x, ok1 := hexVal(a)
-	y, ok2 := hexVal(b)
-	return x<<4 | y, ok1 && ok2
-}
-
-func hexVal(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }
 
 // Snippet is a piece of a message's text around a match, on one line.
