@@ -114,7 +114,9 @@ func (p *Pattern) match(m *transcript.Message, buf []string) (Snippet, bool) {
 
 // preview is a message's first text as a snippet (a message of context).
 func preview(m *transcript.Message) Snippet {
-	for _, t := range texts(m, nil) {
+	ts := texts(m, nil)
+	if len(ts) > 0 {
+		t := ts[0]
 		if len(t) > snipBefore+snipAfter {
 			cut := snipBefore + snipAfter
 			for cut > 0 && t[cut]&0xC0 == 0x80 {
