@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 
 	"github.com/ctxc/ctxc/transcript"
 	"github.com/tidwall/gjson"
@@ -50,12 +51,13 @@ func Lint(path string, format transcript.Format) ([]Problem, transcript.Format, 
 		}
 		probs = append(chain, probs...)
 	}
+	sort.SliceStable(probs, func(i, j int) bool { return probs[i].Line < probs[j].Line })
 	return probs, f, nil
 }
 
 type callAt struct {
 	line, msg int
-	answered  bool
+	pending   int // calls with this id not answered yet
 }
 
 func lintMessages(path string, msgs []transcript.Message, f transcript.Format) []Problem {
@@ -74,8 +76,8 @@ func lintMessages(path string, msgs []transcript.Message, f transcript.Format) [
 			// Codex answers a call left open with "aborted" on resume: at the end of the
 			// session, an interruption; before later turns, a lost result.
 			for _, b := range m.Blocks {
-				if c, ok := calls[b.ID]; ok && !c.answered {
-					c.answered = true
+				if c, ok := calls[b.ID]; ok && c.pending > 0 {
+					c.pending--
 					add(c.line, ProblemOpenCall, b.ID, "tool call %q has no result: Codex sends \"aborted\" as its output, so the model reads that the call was aborted", b.ID)
 				}
 			}
@@ -100,20 +102,22 @@ func lintMessages(path string, msgs []transcript.Message, f transcript.Format) [
 			switch b.Kind {
 			case transcript.BlockToolCall:
 				if c, dup := calls[b.ID]; dup {
-					add(m.Line, ProblemDuplicateID, b.ID, "tool call id %q is used again (first at line %d)", b.ID, c.line)
+					add(m.Line, ProblemDuplicateID, b.ID, "tool call id %q is used again (first at line %d): a result cannot say which call it answers", b.ID, c.line)
+					c.pending++
+					c.msg, c.line = i, m.Line
 					continue
 				}
-				calls[b.ID] = &callAt{line: m.Line, msg: i}
+				calls[b.ID] = &callAt{line: m.Line, msg: i, pending: 1}
 				order = append(order, b.ID)
 			case transcript.BlockToolResult:
 				c, ok := calls[b.ID]
 				switch {
 				case !ok:
 					add(m.Line, ProblemOrphanResult, b.ID, "tool result for %q, which no earlier call in the context made", b.ID)
-				case c.answered:
+				case c.pending == 0:
 					add(m.Line, ProblemDuplicateID, b.ID, "a second result for call %q (line %d)", b.ID, c.line)
 				default:
-					c.answered = true
+					c.pending--
 					if c.msg != lastAsst {
 						add(m.Line, ProblemResultOrder, b.ID, "the result of call %q (line %d) comes after other turns: it must follow its call's message (an API refuses it; Claude Code sends an error result in its place)", b.ID, c.line)
 					}
@@ -122,7 +126,7 @@ func lintMessages(path string, msgs []transcript.Message, f transcript.Format) [
 		}
 	}
 	for _, id := range order {
-		if c := calls[id]; !c.answered {
+		if c := calls[id]; c.pending > 0 {
 			add(c.line, ProblemOpenCall, id, "tool call %q has no result in the context: %s", id, openCallEffect(f))
 		}
 	}
