@@ -3,6 +3,7 @@ package cmd
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -26,6 +27,8 @@ type GrepOptions struct {
 	Roles      []string
 	Around     int
 	Context    bool
+	Index      bool
+	DB         string
 }
 
 func init() {
@@ -73,6 +76,8 @@ Exit status: 0 when a message matched, 1 when none did, other codes on errors.`,
 	c.Flags().StringSliceVar(&opts.Roles, "role", nil, "only messages of these roles (user, assistant, tool, system, developer, summary)")
 	c.Flags().IntVarP(&opts.Around, "context-messages", "C", 0, "print N messages of context before and after each match")
 	c.Flags().BoolVar(&opts.Context, "context", false, "search only the effective context, not the whole history")
+	c.Flags().BoolVar(&opts.Index, "index", false, "answer from the index (ctxc index); files that changed since are read instead")
+	c.Flags().StringVar(&opts.DB, "db", "", "index database for --index (default $XDG_CACHE_HOME/ctxc/index.db)")
 	c.Flags().StringVar(&opts.From, "from", "", "read the list of paths from this file (- for standard input), one per line")
 	return c
 }
@@ -125,23 +130,32 @@ func runGrep(opts *GrepOptions) error {
 	color := opts.IO.IsStdoutTTY() && !opts.Global.JSON && os.Getenv("NO_COLOR") == ""
 	matched, failed := 0, 0
 	var lastErr error
+	emit := func(h recall.Hit) error {
+		if h.Index == -2 {
+			if !opts.Global.JSON {
+				_, err := out.WriteString("--\n")
+				return err
+			}
+			return nil
+		}
+		if h.Match {
+			matched++
+		}
+		if opts.Global.JSON {
+			return enc.Encode(grepJSON{Type: "match", Hit: h, Text: h.Snippet.Text})
+		}
+		return writeHit(out, h, color)
+	}
+	if opts.Index && opts.Context {
+		return &UsageError{fmt.Errorf("--index searches the whole history; --context reads the files")}
+	}
+	if opts.Index {
+		if files, err = grepIndex(opts, files, p, gopts, emit); err != nil {
+			return err
+		}
+	}
 	for _, path := range files {
-		err := recall.Grep(path, p, gopts, func(h recall.Hit) error {
-			if h.Index == -2 {
-				if !opts.Global.JSON {
-					_, err := out.WriteString("--\n")
-					return err
-				}
-				return nil
-			}
-			if h.Match {
-				matched++
-			}
-			if opts.Global.JSON {
-				return enc.Encode(grepJSON{Type: "match", Hit: h, Text: h.Snippet.Text})
-			}
-			return writeHit(out, h, color)
-		})
+		err := recall.Grep(path, p, gopts, emit)
 		if err != nil {
 			failed++
 			lastErr = err
@@ -164,6 +178,36 @@ func runGrep(opts *GrepOptions) error {
 		return &ExitError{Code: ExitFailure, Silent: true}
 	}
 	return nil
+}
+
+// grepIndex answers from the index and returns the files it could not answer for (changed
+// since they were indexed, or not indexed), said on stderr, to be read instead.
+func grepIndex(opts *GrepOptions, files []string, p *recall.Pattern, gopts recall.GrepOptions, emit func(recall.Hit) error) ([]string, error) {
+	db, err := indexPath(opts.DB)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := recall.OpenIndex(db, false)
+	if err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "ctxc: %v: reading the files instead\n", err)
+		return files, nil
+	}
+	defer ix.Close()
+	scan, states, err := ix.Search(files, p, gopts, emit)
+	var ie *recall.IndexError
+	if errors.As(err, &ie) {
+		fmt.Fprintf(opts.IO.ErrOut, "ctxc: %v: reading the files instead\n", err)
+		return files, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !opts.Global.Quiet {
+		for i, f := range scan {
+			fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: %s in the index: read instead (ctxc index updates it)\n", f, states[i])
+		}
+	}
+	return scan, nil
 }
 
 type grepJSON struct {
