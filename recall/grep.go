@@ -363,8 +363,11 @@ func (g *grepper) full(r io.Reader) error {
 			}
 		}
 		lastOut = idx
-		h := Hit{Path: g.path, Line: m.Line, Role: roleOf(m), Summary: m.Summary, Index: idx, Snippet: sn, Match: match}
-		g.covered(m.Line, &h)
+		h := Hit{Path: g.path, Line: m.Line, Role: roleOf(m), Summary: m.Summary, Index: -1, Snippet: sn, Match: match}
+		if g.opts.Indexed {
+			h.Index = idx
+			g.covered(m.Line, &h)
+		}
 		return g.emit(h)
 	}
 	handle := func(ms []transcript.Message) error {
