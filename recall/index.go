@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/transcript"
 	"github.com/tidwall/gjson"
@@ -340,10 +341,11 @@ func (ix *Index) Search(files []string, p *Pattern, opts GrepOptions, emit func(
 	}
 	q := `SELECT rowid, text, line, role, idx, covered, cfrom, cto FROM msgs`
 	var args []any
-	if p.lit != nil && len(p.lit) >= 3 {
-		// The trigram tokenizer matches substrings ignoring ASCII case; the regexp decides.
+	if utf8.RuneCountInString(p.idxLit) >= 3 {
+		// The trigram tokenizer finds the rows holding the literal (ignoring case); the
+		// regexp decides.
 		q += ` WHERE msgs MATCH ?`
-		args = append(args, `"`+strings.ReplaceAll(string(p.lit), `"`, `""`)+`"`)
+		args = append(args, `"`+strings.ReplaceAll(p.idxLit, `"`, `""`)+`"`)
 	}
 	q += ` ORDER BY rowid`
 	rows, err := ix.db.Query(q, args...)

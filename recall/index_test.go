@@ -56,7 +56,7 @@ func genArchive(t *testing.T, dir string, n int) []string {
 			var b strings.Builder
 			for k := 0; k < 20; k++ {
 				fmt.Fprintf(&b, `{"role":"user","content":"please %s the %s with %s"}`+"\n", word(), word(), word())
-				fmt.Fprintf(&b, `{"role":"assistant","content":"I will %s; then %s \u003c%s\u003e"}`+"\n", word(), word(), word())
+				fmt.Fprintf(&b, `{"role":"assistant","content":"I will %s; then %s \u003c%s\u003e, na\u00efve \"q\""}`+"\n", word(), word(), word())
 			}
 			content = b.String()
 		}
@@ -101,7 +101,7 @@ func searchAll(t *testing.T, ix *Index, files []string, p *Pattern, opts GrepOpt
 var indexPatterns = []struct {
 	p           string
 	fixed, fold bool
-}{{"quokka", true, false}, {"ZEBRA", true, true}, {`de(ploy|bug) \w+`, false, false}, {"<cache>", true, false}, {"x", true, false}, {"main.go", true, false}}
+}{{"quokka", true, false}, {"ZEBRA", true, true}, {`de(ploy|bug) \w+`, false, false}, {"<cache>", true, false}, {"main.go", true, false}, {"naïve", false, false}, {`"q"`, true, false}}
 
 func sortByPath(hs []Hit) []Hit {
 	out := append([]Hit(nil), hs...)
@@ -135,7 +135,11 @@ func TestIndexAgreesWithScan(t *testing.T) {
 		total := 0
 		for _, pt := range indexPatterns {
 			p, _ := Compile(pt.p, pt.fixed, pt.fold)
-			for _, opts := range []GrepOptions{{Indexed: true}, {}, {Roles: map[string]bool{"assistant": true}}} {
+			variants := []GrepOptions{{Indexed: true}}
+			if stage == "fresh" {
+				variants = append(variants, GrepOptions{}, GrepOptions{Roles: map[string]bool{"assistant": true}})
+			}
+			for _, opts := range variants {
 				want := hitKeys(sortByPath(scanAll(t, files, p, opts)))
 				got, _ := searchAll(t, ix, files, p, opts)
 				if g := hitKeys(sortByPath(got)); !reflect.DeepEqual(g, want) {

@@ -23,6 +23,9 @@ type Pattern struct {
 	lit    []byte
 	fold   bool // lit is compared ignoring ASCII case
 	rareAt int  // index of lit's rarest byte
+	// idxLit is the longest literal every match contains, for the index, which holds decoded
+	// text: any characters (ignoring case, only lit's ASCII run, folded as SQLite folds it).
+	idxLit string
 }
 
 // minLit is the shortest literal worth a prefilter.
@@ -48,6 +51,11 @@ func Compile(pattern string, fixed, fold bool) (*Pattern, error) {
 	}
 	runes, rfold := requiredLiteral(tree.Simplify())
 	best := safeBest(runes, rfold)
+	if rfold {
+		p.idxLit = best
+	} else {
+		p.idxLit = string(runes)
+	}
 	if len(best) >= minLit {
 		p.lit, p.fold = []byte(best), rfold
 		if p.fold {
