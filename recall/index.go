@@ -297,6 +297,35 @@ func eachMessage(path string, format transcript.Format, size int64, fn func(m *t
 	return nil
 }
 
+// rarePart is the part of a literal to look up in the trigram index: a phrase of a long
+// literal reads the lists of all its trigrams, common ones ("the", "req") included; eight
+// characters around the rarest-looking ones (digits and punctuation before lower-case letters)
+// find the same rows, and the regexp decides on each.
+func rarePart(lit string) string {
+	rs := []rune(lit)
+	const n = 8
+	if len(rs) <= n {
+		return lit
+	}
+	score := func(r rune) int {
+		if r < 128 {
+			return byteRank(byte(r))
+		}
+		return 30
+	}
+	best, bestAt := -1, 0
+	for i := 0; i+n <= len(rs); i++ {
+		s := 0
+		for _, r := range rs[i : i+n] {
+			s += score(r)
+		}
+		if best < 0 || s < best {
+			best, bestAt = s, i
+		}
+	}
+	return string(rs[bestAt : bestAt+n])
+}
+
 // FileState of a file against the index.
 const (
 	StateFresh   = "fresh"
@@ -345,7 +374,7 @@ func (ix *Index) Search(files []string, p *Pattern, opts GrepOptions, emit func(
 		// The trigram tokenizer finds the rows holding the literal (ignoring case); the
 		// regexp decides.
 		q += ` WHERE msgs MATCH ?`
-		args = append(args, `"`+strings.ReplaceAll(p.idxLit, `"`, `""`)+`"`)
+		args = append(args, `"`+strings.ReplaceAll(rarePart(p.idxLit), `"`, `""`)+`"`)
 	}
 	q += ` ORDER BY rowid`
 	rows, err := ix.db.Query(q, args...)
