@@ -149,6 +149,9 @@ func runGrep(opts *GrepOptions) error {
 	if opts.Index && opts.Context {
 		return &UsageError{fmt.Errorf("--index searches the whole history; --context reads the files")}
 	}
+	if opts.Index && opts.Around > 0 {
+		return &UsageError{fmt.Errorf("--index gives the matching messages only; -C reads the files")}
+	}
 	if opts.Index {
 		if files, err = grepIndex(opts, files, p, gopts, emit); err != nil {
 			return err

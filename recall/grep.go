@@ -46,6 +46,11 @@ type Hit struct {
 type compaction struct {
 	line     int
 	from, to int // 0: not recorded
+	// Without ctxc's provenance, what the agent's own compaction kept of the lines before it:
+	// pi, the entries from firstKeptEntryId on (keptFrom, a line); Claude Code, the records
+	// preservedMessages names.
+	keptFrom int
+	kept     map[int]bool
 }
 
 func roleOf(m *transcript.Message) string {
@@ -159,7 +164,7 @@ func Grep(path string, p *Pattern, opts GrepOptions, emit func(Hit) error) error
 	g := &grepper{path: path, p: p, opts: opts, format: format, emit: emit}
 	if opts.Indexed || opts.Around > 0 || p.lit == nil {
 		if opts.Indexed {
-			if g.comps, err = findCompactions(f, info.Size(), format); err != nil {
+			if g.comps, err = findCompactions(path, f, info.Size(), format); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
 		}
@@ -182,6 +187,7 @@ type grepper struct {
 	copyTo int // lines up to here are copies of a ctxc marker's tail
 	buf    []string
 	index  int
+	chunk  int // fast's buffer size (tests); 0: 4 MiB
 }
 
 // covered finds the compaction whose summarized span holds line.
@@ -197,7 +203,10 @@ func (g *grepper) covered(line int, h *Hit) {
 			}
 			continue
 		}
-		h.CoveredBy = c.line // no recorded span: what came before it was summarized
+		if (c.keptFrom > 0 && line >= c.keptFrom) || c.kept[line] {
+			continue // kept by the agent's compaction, not summarized
+		}
+		h.CoveredBy = c.line // no recorded span: what came before it and was not kept
 		return
 	}
 }
@@ -224,7 +233,10 @@ func (g *grepper) want(m *transcript.Message) bool {
 // holding the pattern's literal, or "compact" in a message list (a ctxc marker, whose tail
 // copies are not searched again).
 func (g *grepper) fast(f io.Reader, size int64) error {
-	const chunk = 4 << 20
+	chunk := 4 << 20
+	if g.chunk > 0 {
+		chunk = g.chunk
+	}
 	buf := make([]byte, chunk)
 	have := 0    // bytes in buf
 	lineNum := 0 // newlines before buf[0]
@@ -432,10 +444,15 @@ func (g *grepper) full(r io.Reader) error {
 }
 
 // findCompactions lists the compaction records of a file (lines holding "compact" are decoded).
-func findCompactions(r io.ReaderAt, size int64, format transcript.Format) ([]compaction, error) {
+func findCompactions(path string, r io.ReaderAt, size int64, format transcript.Format) ([]compaction, error) {
 	lr := transcript.NewLineReader(io.NewSectionReader(r, 0, size))
 	var out []compaction
 	probe := []byte("compact")
+	// The lines of record ids, for the compactions that keep records by id.
+	idKey := map[transcript.Format]string{transcript.FormatClaude: "uuid", transcript.FormatPi: "id"}[format]
+	lines := map[string]int{}
+	entries := 0 // pi v1: entry index (the header is entry 0) → line
+	entryLine := map[int]int{}
 	for {
 		l, err := lr.Next()
 		if err == io.EOF {
@@ -443,6 +460,13 @@ func findCompactions(r io.ReaderAt, size int64, format transcript.Format) ([]com
 		}
 		if err != nil {
 			return nil, err
+		}
+		if idKey != "" {
+			if id := gjson.GetBytes(l.Bytes, idKey); id.Type == gjson.String {
+				lines[id.String()] = l.Num
+			}
+			entryLine[entries] = l.Num
+			entries++
 		}
 		if !bytes.Contains(l.Bytes, probe) {
 			continue
@@ -452,10 +476,43 @@ func findCompactions(r io.ReaderAt, size int64, format transcript.Format) ([]com
 			continue
 		}
 		c := compaction{line: l.Num}
-		if rec.Meta != nil && rec.Meta.Source.FromLine > 0 && rec.Meta.Source.Path == "" {
+		switch {
+		case rec.Meta != nil && rec.Meta.Source.FromLine > 0 && rec.Meta.Source.Path == "":
 			c.from, c.to = rec.Meta.Source.FromLine, rec.Meta.Source.ToLine
+		case format == transcript.FormatPi:
+			if k := gjson.GetBytes(l.Bytes, "firstKeptEntryId"); k.Type == gjson.String {
+				c.keptFrom = lines[k.String()]
+			} else if k := gjson.GetBytes(l.Bytes, "firstKeptEntryIndex"); k.Type == gjson.Number {
+				c.keptFrom = entryLine[int(k.Int())]
+			}
+		case format == transcript.FormatClaude:
+			gjson.GetBytes(l.Bytes, "compactMetadata.preservedMessages.uuids").ForEach(func(_, u gjson.Result) bool {
+				if n, ok := lines[u.String()]; ok {
+					if c.kept == nil {
+						c.kept = map[int]bool{}
+					}
+					c.kept[n] = true
+				}
+				return true
+			})
 		}
 		out = append(out, c)
+	}
+	if n := len(out); n > 0 && format == transcript.FormatCodex && out[n-1].from == 0 {
+		// A Codex compaction without ctxc's provenance: what Codex rebuilds from it (a legacy
+		// one keeps the initial messages and recent user messages) is the context now.
+		_, msgs, err := transcript.LoadFileUpTo(path, size, transcript.Options{Format: format})
+		if err != nil {
+			return nil, err
+		}
+		out[n-1].kept = map[int]bool{}
+		for _, m := range msgs {
+			for _, s := range m.Sources() {
+				if s.Item == 0 {
+					out[n-1].kept[int(s.Line)] = true
+				}
+			}
+		}
 	}
 	return out, nil
 }

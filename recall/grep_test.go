@@ -239,3 +239,88 @@ func TestGrepAroundAndRoles(t *testing.T) {
 		t.Errorf("tool-call arguments: %+v", hits)
 	}
 }
+
+// TestChunkedReaderAgrees: the chunked reader (used where files cannot be mapped) finds what the
+// mapped search finds, with a buffer small enough that lines cross chunks and outgrow it.
+func TestChunkedReaderAgrees(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "fixtures", "*.jsonl"))
+	p, _ := Compile("the", true, false)
+	for _, f := range files {
+		var mapped, chunked []string
+		if err := Grep(f, p, GrepOptions{}, func(h Hit) error {
+			mapped = append(mapped, fmt.Sprintf("%d %s", h.Line, h.Snippet.Text))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		fh, _ := os.Open(f)
+		info, _ := fh.Stat()
+		format, _ := transcript.Detect(fh, f, transcript.Options{})
+		if format == transcript.FormatUnknown {
+			format = transcript.FormatOpenAI
+		}
+		fh.Seek(0, 0)
+		g := &grepper{path: f, p: p, format: format, chunk: 256, emit: func(h Hit) error {
+			chunked = append(chunked, fmt.Sprintf("%d %s", h.Line, h.Snippet.Text))
+			return nil
+		}}
+		if err := g.fast(fh, info.Size()); err != nil {
+			t.Fatal(err)
+		}
+		fh.Close()
+		if !reflect.DeepEqual(mapped, chunked) {
+			t.Errorf("%s: mapped %d hits, chunked %d", f, len(mapped), len(chunked))
+		}
+	}
+}
+
+// TestCoveredByNativeCompactions: with the agents' own compactions (no ctxc provenance), a line
+// of the effective context is not reported as summarized by the last compaction, and a
+// conversation line before the last compaction that is not in the context is reported covered.
+func TestCoveredByNativeCompactions(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "fixtures", "*.jsonl"))
+	samples, _ := filepath.Glob(filepath.Join("..", "..", "shared", "samples", "*", "*.jsonl"))
+	checked := 0
+	for _, f := range append(files, samples...) {
+		if strings.Contains(f, "bom-crlf") {
+			continue
+		}
+		_, msgs, err := transcript.LoadFile(f, transcript.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inContext := map[int]bool{}
+		for _, m := range msgs {
+			for _, s := range m.Sources() {
+				if s.Item == 0 {
+					inContext[int(s.Line)] = true
+				}
+			}
+		}
+		ff, _ := os.Open(f)
+		info, _ := ff.Stat()
+		format, _ := transcript.Detect(ff, f, transcript.Options{})
+		comps, err := findCompactions(f, ff, info.Size(), format)
+		ff.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(comps) == 0 {
+			continue
+		}
+		last := comps[len(comps)-1].line
+		native := comps[len(comps)-1].from == 0 // ctxc's own keep the head verbatim in the summary
+		checked++
+		for _, h := range grepAll(t, f, ".", false, false, GrepOptions{Indexed: true}) {
+			switch {
+			case inContext[h.Line] && h.CoveredBy == last:
+				t.Errorf("%s:%d is in the context but reported summarized by the compaction at line %d", f, h.Line, last)
+			case native && !inContext[h.Line] && h.Line < last && h.CoveredBy == 0 && !h.Summary:
+				t.Errorf("%s:%d (%s) is not in the context, before the compaction at line %d, but reported not covered", f, h.Line, h.Role, last)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no file with compactions")
+	}
+}

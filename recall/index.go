@@ -263,7 +263,7 @@ func eachMessage(path string, format transcript.Format, size int64, fn func(m *t
 		format = transcript.FormatOpenAI
 	}
 	g := &grepper{path: path, format: format}
-	if g.comps, err = findCompactions(f, size, format); err != nil {
+	if g.comps, err = findCompactions(path, f, size, format); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	lr := transcript.NewLineReader(io.NewSectionReader(f, 0, size))
