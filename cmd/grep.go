@@ -158,7 +158,12 @@ func runGrep(opts *GrepOptions) error {
 		}
 	}
 	for _, path := range files {
-		err := recall.Grep(path, p, gopts, emit)
+		var err error
+		if path == "-" {
+			err = grepStdin(opts, p, gopts, emit)
+		} else {
+			err = recall.Grep(path, p, gopts, emit)
+		}
 		if err != nil {
 			failed++
 			lastErr = err
@@ -211,6 +216,23 @@ func grepIndex(opts *GrepOptions, files []string, p *recall.Pattern, gopts recal
 		}
 	}
 	return scan, nil
+}
+
+// grepStdin searches standard input (spooled: the search maps or re-reads the file), naming it
+// "-" in the output.
+func grepStdin(opts *GrepOptions, p *recall.Pattern, gopts recall.GrepOptions, emit func(recall.Hit) error) error {
+	tmp, err := spoolStdin(opts.IO.In)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	err = recall.Grep(tmp, p, gopts, func(h recall.Hit) error {
+		if h.Path == tmp {
+			h.Path = "-"
+		}
+		return emit(h)
+	})
+	return renamePathErr(err, tmp, "<stdin>")
 }
 
 type grepJSON struct {

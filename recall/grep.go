@@ -159,6 +159,13 @@ func Grep(path string, p *Pattern, opts GrepOptions, emit func(Hit) error) error
 		return err
 	}
 	if format == transcript.FormatUnknown {
+		if info.Size() > 0 {
+			// Nothing recognizable at the start: a scan says why (not JSON, not a
+			// transcript), naming the file and line, or reads it as messages after all.
+			if _, err := transcript.Scan(io.NewSectionReader(f, 0, info.Size()), path, transcript.Options{}); err != nil {
+				return err
+			}
+		}
 		format = transcript.FormatOpenAI
 	}
 	g := &grepper{path: path, p: p, opts: opts, format: format, emit: emit}
