@@ -28,9 +28,13 @@ type segResult struct {
 // searched by one worker per core, at most two per worker in flight, and their hits reported in
 // file order.
 func (g *grepper) mapped(data []byte) error {
+	seg := segSize
+	if g.seg > 0 {
+		seg = g.seg
+	}
 	var bounds [][2]int
 	for at := 0; at < len(data); {
-		end := at + segSize
+		end := at + seg
 		if end >= len(data) {
 			end = len(data)
 		} else if nl := bytes.IndexByte(data[end:], '\n'); nl >= 0 {

@@ -195,6 +195,7 @@ type grepper struct {
 	buf    []string
 	index  int
 	chunk  int // fast's buffer size (tests); 0: 4 MiB
+	seg    int // mapped's segment size (tests); 0: segSize
 }
 
 // covered finds the compaction whose summarized span holds line.

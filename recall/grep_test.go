@@ -324,3 +324,53 @@ func TestCoveredByNativeCompactions(t *testing.T) {
 		t.Fatal("no file with compactions")
 	}
 }
+
+// TestSegmentsAgree: a mapped file searched in many small segments (lines and a marker's tail
+// copies across segment ends) gives what one segment gives.
+func TestSegmentsAgree(t *testing.T) {
+	dir := t.TempDir()
+	// A ctxc file with a marker whose tail copies are skipped: compacted in place.
+	p := filepath.Join(dir, "s.jsonl")
+	os.WriteFile(p, []byte(openAISession(30)), 0o644)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(p, old, old)
+	if out, err := compact.File(context.Background(), p, compact.Options{Threshold: 2000, Target: 300, Idle: compact.DefaultIdle, Now: testNow, Zones: transcript.ZoneOptions{KeepTail: 6}}); err != nil || out.Status != compact.StatusCompacted {
+		t.Fatalf("compact: %+v %v", out, err)
+	}
+	if b, _ := os.ReadFile(p); strings.Count(string(b), `"Done."`) != 2 {
+		t.Fatalf("want the last line and its tail copy, found %d", strings.Count(string(b), `"Done."`))
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "fixtures", "*.jsonl"))
+	for _, f := range append(files, p) {
+		for _, pat := range []string{"Step", "the", "x x", "Done."} {
+			pt, _ := Compile(pat, true, false)
+			run := func(seg int) []string {
+				var out []string
+				fh, _ := os.Open(f)
+				defer fh.Close()
+				info, _ := fh.Stat()
+				format, _ := transcript.Detect(fh, f, transcript.Options{})
+				if format == transcript.FormatUnknown {
+					format = transcript.FormatOpenAI
+				}
+				data, release := mapFile(fh, info.Size())
+				defer release()
+				g := &grepper{path: f, p: pt, format: format, seg: seg, emit: func(h Hit) error {
+					out = append(out, fmt.Sprintf("%d %s", h.Line, h.Role))
+					return nil
+				}}
+				if err := g.mapped(data); err != nil {
+					t.Fatal(err)
+				}
+				return out
+			}
+			one, many := run(0), run(300)
+			if f == p && pat == "Done." && len(one) != 1 {
+				t.Errorf("the tail copy was searched again: %v", one)
+			}
+			if !reflect.DeepEqual(one, many) {
+				t.Errorf("%s %q: one segment %v, 300-byte segments %v", f, pat, one, many)
+			}
+		}
+	}
+}
