@@ -74,14 +74,15 @@ func texts(m *transcript.Message, out []string) []string {
 				out = append(out, b.Text)
 			}
 		case transcript.BlockToolCall:
-			out = append(out, b.Name+" "+argsText(b.Args))
+			out = append(out, b.Name+"\n"+argsText(b.Args))
 		}
 	}
 	return out
 }
 
-// argsText renders tool-call arguments (JSON) as decoded text: "key: value" per field, strings
-// unescaped.
+// argsText renders tool-call arguments (JSON) as decoded text: each field's key and value on
+// lines of their own, strings unescaped. Line breaks (never in the prefilter's literal) keep
+// a match from spanning a key and its value, which are apart in the raw line.
 func argsText(args string) string {
 	a := gjson.Parse(args)
 	if !a.IsObject() {
@@ -96,7 +97,7 @@ func argsText(args string) string {
 			b.WriteByte('\n')
 		}
 		b.WriteString(k.String())
-		b.WriteString(": ")
+		b.WriteByte('\n')
 		if v.Type == gjson.String {
 			b.WriteString(v.String())
 		} else {

@@ -173,6 +173,7 @@ func TestPrefilterAgreesWithFullDecode(t *testing.T) {
 		{"the", false, false}, {"main.go", true, false}, {"ERROR", false, true}, {`fo[or]\w+`, false, false},
 		{"tool_use", true, false}, {`"`, true, false}, {"ls", true, false}, {"Summary", false, true},
 		{`/w`, true, false}, {"compact", false, true}, {"café|naïve", false, false},
+		{"command ls", true, false}, {"command: ls", true, false}, {`Bash\s+command`, false, false}, {`path\s+\S+`, false, false},
 	}
 	total := 0
 	for _, f := range files {
