@@ -87,6 +87,12 @@ var grepRoles = map[string]bool{"system": true, "developer": true, "user": true,
 func runGrep(opts *GrepOptions) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(statsMemoryLimit))
+		if os.Getenv("GOGC") == "" {
+			// Decoding matching lines allocates their text and keeps almost none of it: with
+			// the memory limit bounding the heap, collecting less often costs no memory and
+			// saves about a quarter of the CPU time on files where most lines match.
+			defer debug.SetGCPercent(debug.SetGCPercent(400))
+		}
 	}
 	p, err := recall.Compile(opts.Pattern, opts.Fixed, opts.IgnoreCase)
 	if err != nil {

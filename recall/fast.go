@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/ctxc/ctxc/transcript"
 )
@@ -124,7 +125,9 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 		// An unterminated last line is read as a record only in the agents' formats, as they
 		// (and transcript.Scan) do.
 		if terminated || (fileEnd && g.format.Native()) {
-			if rec, ok := transcript.DecodeRecord(g.format, lb, num+1); ok {
+			// The record is dropped before the segment is: the file stays mapped, and hits
+			// keep copies of their snippets.
+			if rec, ok := transcript.DecodeRecordTransient(g.format, lb, num+1); ok {
 				if rec.Compaction && rec.TailLines > 0 {
 					res.events = append(res.events, event{line: num + 1, tail: rec.TailLines})
 				}
@@ -134,7 +137,8 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 						continue
 					}
 					if sn, ok := g.p.match(m, buf); ok {
-						h := Hit{Path: g.path, Role: roleOf(m), Summary: m.Summary, Index: -1, Snippet: sn, Match: true}
+						// The role may point into the mapped file: copied, as the snippet is.
+						h := Hit{Path: g.path, Role: strings.Clone(roleOf(m)), Summary: m.Summary, Index: -1, Snippet: sn, Match: true}
 						res.events = append(res.events, event{line: num + 1, hit: &h})
 					}
 				}

@@ -28,11 +28,25 @@ type Record struct {
 // DecodeRecord decodes one line (without its terminator; a BOM is accepted) of a file of format
 // f. ok is false when the line is not valid JSON.
 func DecodeRecord(f Format, line []byte, num int) (rec Record, ok bool) {
+	return decodeRecord(f, line, num, true)
+}
+
+// DecodeRecordTransient is DecodeRecord for a caller that drops the record before line's
+// bytes change: the messages' text may point into line instead of a copy of it.
+func DecodeRecordTransient(f Format, line []byte, num int) (rec Record, ok bool) {
+	return decodeRecord(f, line, num, false)
+}
+
+func decodeRecord(f Format, line []byte, num int, own bool) (rec Record, ok bool) {
 	line = trimBOM(trimLine(line))
 	if !validJSON(line) {
 		return Record{}, false
 	}
-	doc := gjson.Parse(string(line)) // owned: messages keep substrings of it
+	s := unsafeString(line)
+	if own {
+		s = string(line) // messages keep substrings of it
+	}
+	doc := gjson.Parse(s)
 	v := jv(doc.Raw)
 	switch f {
 	case FormatClaude:
@@ -77,7 +91,7 @@ func genericRecord(doc gjson.Result) Record {
 		return Record{}
 	}
 	d, _ := messageDialect(msg)
-	m := parseDialect(msg, d, withText)
+	m := parseDialect(msg, d, searchText)
 	m.Raw = []byte(msg.Raw)
 	return Record{Messages: []Message{m}}
 }
@@ -113,7 +127,7 @@ func claudeRecord(v jv) Record {
 		return Record{Sidechain: true}
 	}
 	c := claudeReader{}
-	m := c.message(msg, typ, withText)
+	m := c.message(msg, typ, searchText)
 	m.Summary = summary
 	return Record{Messages: []Message{m}}
 }
@@ -127,10 +141,10 @@ func codexRecord(v jv) Record {
 		case "compacted":
 			rec := Record{Compaction: true, Meta: metaOf(payload.get("ctxc"))}
 			if msg := payload.get("message"); msg.isString() && msg != `""` {
-				rec.Messages = append(rec.Messages, codexSummaryMessage(msg, withText))
+				rec.Messages = append(rec.Messages, codexSummaryMessage(msg, searchText))
 			}
 			payload.get("replacement_history").each(func(_ string, it jv) bool {
-				if m, _ := codexItemMessage(it, withText); m.Summary && len(m.Blocks) > 0 {
+				if m, _ := codexItemMessage(it, searchText); m.Summary && len(m.Blocks) > 0 {
 					rec.Messages = append(rec.Messages, m) // the summary is new; the rest are copies
 				}
 				return true
@@ -146,7 +160,7 @@ func codexRecord(v jv) Record {
 }
 
 func codexItemRecord(it jv) Record {
-	m, _ := codexItemMessage(it, withText)
+	m, _ := codexItemMessage(it, searchText)
 	if len(m.Blocks) == 0 {
 		return Record{}
 	}
@@ -169,7 +183,7 @@ func piRecord(v jv) Record {
 		}
 		return Record{Compaction: true, Meta: metaOf(v.get("ctxc")), Messages: []Message{m}}
 	}
-	m, _ := piEntryMessage(typ, f, withText)
+	m, _ := piEntryMessage(typ, f, searchText)
 	if len(m.Blocks) == 0 {
 		return Record{}
 	}
