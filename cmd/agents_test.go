@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/agentcheck"
+	"github.com/ctxc/ctxc/internal/testsessions"
 )
 
 // Tests named TestAgent* ask the REAL agents (../shared/tools/agents: Claude Code, Codex, pi,
@@ -142,29 +143,35 @@ func compactCopy(t *testing.T, dir, path string, extra ...string) (string, map[s
 	}
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(cp, old, old)
-	// A threshold just above what head + summary + tail will take, so that every file with a
-	// middle is compacted.
-	code, out, errOut := runCLI(t, dir, "compact", "--json", "--dry-run", "--threshold", "1", "--target", "300", "--keep-tail", "4", cp)
-	if code != 0 {
-		t.Fatalf("ctxc compact --dry-run %s: exit %d: %s", path, code, errOut)
-	}
-	var plan struct {
-		Plan struct {
-			Before int `json:"tokens_before"`
-			After  int `json:"predicted_tokens_after"`
-		} `json:"plan"`
-	}
-	for _, l := range strings.Split(out, "\n") {
-		if strings.Contains(l, `"type":"file"`) {
-			json.Unmarshal([]byte(l), &plan)
+	// A threshold with room to spare above what head + summary + tail take, so that every file
+	// with a middle is compacted and its normal zones are kept (the emergency level has tests of
+	// its own): the tokens first, then the normal plan just under them.
+	dry := func(threshold int) (before, after int) {
+		code, out, errOut := runCLI(t, dir, "compact", "--json", "--dry-run", "--threshold", fmt.Sprint(threshold), "--target", "300", "--keep-tail", "4", "--tiers", "80,0,0", cp)
+		if code != 0 {
+			t.Fatalf("ctxc compact --dry-run %s: exit %d: %s", path, code, errOut)
 		}
+		var plan struct {
+			Plan struct {
+				Before int `json:"tokens_before"`
+				After  int `json:"predicted_tokens_after"`
+			} `json:"plan"`
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, `"type":"file"`) {
+				json.Unmarshal([]byte(l), &plan)
+			}
+		}
+		return plan.Plan.Before, plan.Plan.After
 	}
-	threshold := plan.Plan.After + 50
-	if threshold >= plan.Plan.Before {
-		threshold = plan.Plan.Before - 1
+	before, _ := dry(1)
+	_, after := dry(max(before-1, 1))
+	threshold := after*3/2 + 100
+	if threshold >= before {
+		threshold = before - 1
 	}
-	args := append([]string{"compact", "--json", "--provider", "extractive", "--threshold", fmt.Sprint(max(threshold, 1)), "--target", "300", "--keep-tail", "4"}, extra...)
-	code, out, errOut = runCLI(t, dir, append(args, cp)...)
+	args := append([]string{"compact", "--json", "--provider", "extractive", "--threshold", fmt.Sprint(max(threshold, 1)), "--target", "300", "--keep-tail", "4", "--tiers", "80,0,0"}, extra...)
+	code, out, errOut := runCLI(t, dir, append(args, cp)...)
 	if code != 0 {
 		t.Fatalf("ctxc compact %s: exit %d: %s %s", path, code, out, errOut)
 	}
@@ -363,5 +370,58 @@ func TestNativeBatch(t *testing.T) {
 	code, out, _ = runCLI(t, dir, "compact", "--json", "--provider", "extractive", "--threshold", "2000", "--target", "500", arch)
 	if code != 0 || strings.Count(out, `"status":"skipped"`) != 3 || snapshot() != before {
 		t.Fatalf("second run: exit %d, wrote something: %s", code, out)
+	}
+}
+
+// TestAgentResumesEmergency: a session whose last turn read a 33,000-token log, compacted under
+// a 20,000-token threshold by the emergency level (tail shrunk, the log cut to its ends), in
+// place and with -o: the real agent resumes it, with the cut note in the context, and `ctxc
+// load` agrees.
+func TestAgentResumesEmergency(t *testing.T) {
+	resume := agentTools(t)
+	sessions := testsessions.Agent()
+	for _, agent := range []string{agentcheck.ClaudeCode, agentcheck.Codex, agentcheck.Pi} {
+		for _, mode := range []string{"in-place", "new-session"} {
+			t.Run(agent+"/"+mode, func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				p := filepath.Join(dir, "9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b.jsonl")
+				content := testsessions.HugeLastTurn(agent, sessions[agent])
+				os.WriteFile(p, []byte(content), 0o644)
+				old := time.Now().Add(-time.Hour)
+				os.Chtimes(p, old, old)
+				args := []string{"compact", "--json", "--provider", "extractive", "--threshold", "20000"}
+				target := p
+				if mode == "new-session" {
+					target = filepath.Join(dir, "new.jsonl")
+					args = append(args, "-o", target)
+				}
+				code, out, errOut := runCLI(t, dir, append(args, p)...)
+				if code != 0 || !strings.Contains(out, `"status":"compacted"`) || !strings.Contains(out, `"tier":"emergency"`) {
+					t.Fatalf("compact: exit %d: %s %s", code, out, errOut)
+				}
+				var got []agentcheck.Turn
+				withAgentSlot(func() { got = agentTurns(t, resume, agent, target) })
+				want := loadAs(t, agent, target)
+				if diff := agentcheck.Compare(agent, want, got); diff != "" {
+					t.Errorf("ctxc load disagrees with %s after an emergency compaction:\n%s", agent, diff)
+				}
+				if summaryTurn(got) < 0 {
+					t.Errorf("%s does not send ctxc's summary", agent)
+				}
+				_, loaded, _ := runCLI(t, dir, "load", target)
+				if !strings.Contains(loaded, "characters cut here by an emergency compaction") {
+					t.Error("the cut log is not in the context")
+				}
+				_, stats, _ := runCLI(t, dir, "stats", "--json", target)
+				var st struct {
+					Effective int `json:"effective_tokens"`
+				}
+				json.Unmarshal([]byte(strings.Split(stats, "\n")[0]), &st)
+				if st.Effective == 0 || st.Effective >= 20000 {
+					t.Errorf("effective context %d tokens, threshold 20000", st.Effective)
+				}
+			})
+		}
 	}
 }

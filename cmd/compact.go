@@ -49,6 +49,7 @@ type CompactOptions struct {
 
 	Paths          []string
 	OutputFormat   string
+	Tiers          string
 	From           string
 	Threshold      int
 	Window         int
@@ -117,6 +118,7 @@ standard input.`,
 	fl := c.Flags()
 	fl.IntVar(&opts.Threshold, "threshold", 0, "compact only when the effective context is over N tokens (default 100000, or 75% of --window)")
 	fl.IntVar(&opts.Window, "window", 0, "context window of the agent's model in tokens (sets the default threshold)")
+	fl.StringVar(&opts.Tiers, "tiers", "80,85,95", "percent of --window (or of the threshold's window, the threshold being the first) where the normal, aggressive and emergency tiers start; 0 turns a level off (the emergency level still runs when nothing else fits)")
 	fl.IntVar(&opts.SummaryWindow, "summary-window", 0, "context window of the summarizer model (default: ollama asks /api/show; openai 8192)")
 	fl.IntVar(&opts.Target, "target", compact.DefaultTarget, "summary size in tokens")
 	fl.IntVar(&opts.KeepHead, "keep-head", 1, "user turns kept verbatim at the start (after system messages)")
@@ -198,8 +200,12 @@ func runCompact(ctx context.Context, opts *CompactOptions) error {
 	if err != nil {
 		return err
 	}
+	tiers, err := parseTiers(opts.Tiers)
+	if err != nil {
+		return &UsageError{err}
+	}
 	co := compact.Options{
-		Threshold: opts.Threshold, Window: opts.Window, Target: opts.Target,
+		Threshold: opts.Threshold, Window: opts.Window, Target: opts.Target, Tiers: tiers,
 		Zones:  transcript.ZoneOptions{KeepHead: opts.KeepHead, KeepTail: opts.KeepTail, KeepTailTokens: opts.KeepTailTokens},
 		Output: opts.Output, OutputFormat: opts.OutputFormat, DryRun: opts.DryRun, Check: opts.Check, Force: opts.Force, Idle: opts.Idle,
 		Now: now, Format: format, Strict: opts.Global.Strict, Stdout: opts.IO.Out,
@@ -439,6 +445,12 @@ func printPlan(w io.Writer, out *compact.Outcome) {
 		}
 		fmt.Fprintf(w, "  %-6s  %4d messages  %10s tokens  %s\n", z.name, z.z.Messages, human(int64(z.z.Tokens)), lines)
 	}
+	if p.Tier != "" {
+		fmt.Fprintf(w, "  tier    %s: %s\n", p.Tier, p.TierReason)
+	}
+	if len(p.Cuts) > 0 {
+		fmt.Fprintf(w, "  cuts    %d block(s) in the kept messages: %s\n", len(p.Cuts), transcript.CutSummary(p.Cuts))
+	}
 	fmt.Fprintf(w, "  result  head + summary (~%s) + tail ≈ %s tokens\n", human(int64(p.Target)), human(int64(p.PredictedAfter)))
 	if p.SummarizerWindow > 0 {
 		fit := "fits"
@@ -566,4 +578,22 @@ func firstNonEmpty(vals ...string) string {
 		}
 	}
 	return ""
+}
+
+// parseTiers reads --tiers: three increasing percentages.
+func parseTiers(s string) (compact.Tiers, error) {
+	parts := strings.Split(s, ",")
+	var v [3]float64
+	if len(parts) != 3 {
+		return compact.Tiers{}, fmt.Errorf("--tiers %q: want three percentages, e.g. 80,85,95", s)
+	}
+	for i, p := range parts {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		off := f == 0 && i > 0 // a level turned off: reached only when nothing else fits
+		if err != nil || f < 0 || f > 100 || (i == 0 && f == 0) || (!off && i > 0 && v[i-1] > 0 && f < v[i-1]) {
+			return compact.Tiers{}, fmt.Errorf("--tiers %q: want three increasing percentages in (0,100] (0 turns the aggressive or emergency level off)", s)
+		}
+		v[i] = f
+	}
+	return compact.Tiers{Normal: v[0] / 100, Aggressive: v[1] / 100, Emergency: v[2] / 100}, nil
 }

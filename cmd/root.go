@@ -149,8 +149,8 @@ compaction appends to the file (or writes a new file with -o).`,
 	// Every flag of every command is a valid config-file key, whichever command reads the file.
 	var visit func(c *cobra.Command)
 	visit = func(c *cobra.Command) {
-		c.Flags().VisitAll(func(fl *pflag.Flag) { config.KnownElsewhere[fl.Name] = true })
-		c.PersistentFlags().VisitAll(func(fl *pflag.Flag) { config.KnownElsewhere[fl.Name] = true })
+		c.Flags().VisitAll(func(fl *pflag.Flag) { config.AddKnown(fl.Name) })
+		c.PersistentFlags().VisitAll(func(fl *pflag.Flag) { config.AddKnown(fl.Name) })
 		for _, s := range c.Commands() {
 			visit(s)
 		}

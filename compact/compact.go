@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/estimate"
+	"github.com/ctxc/ctxc/ledger"
 	"github.com/ctxc/ctxc/summarize"
 	"github.com/ctxc/ctxc/transcript"
 )
@@ -31,10 +32,31 @@ const (
 	DefaultIdle       = 60 * time.Second
 )
 
+// Tiers are the fractions of the window at which compaction gets more aggressive (design:
+// Spacebot's 80/85/95%). Without --window the threshold stands for the normal fraction.
+type Tiers struct {
+	Normal, Aggressive, Emergency float64
+}
+
+// DefaultTiers are 80/85/95% of the window.
+var DefaultTiers = Tiers{Normal: 0.80, Aggressive: 0.85, Emergency: 0.95}
+
+// Tier names.
+const (
+	TierNormal     = "normal"
+	TierAggressive = "aggressive"
+	TierEmergency  = "emergency"
+)
+
+// MinGain is the least share of the context a compaction must remove; a smaller gain is refused
+// (no thrashing).
+const MinGain = 0.10
+
 // Options for one compaction.
 type Options struct {
-	Threshold     int // tokens; 0 = default
-	Window        int // model window in tokens for the threshold percentage; 0 = none
+	Tiers         Tiers // zero: DefaultTiers
+	Threshold     int   // tokens; 0 = default
+	Window        int   // model window in tokens for the threshold percentage; 0 = none
 	Target        int
 	Zones         transcript.ZoneOptions
 	Output        string // "" = append in place; "-" = stdout; else a new file
@@ -88,6 +110,7 @@ const (
 	ReasonUnderThreshold = "under threshold"
 	ReasonEmptyMiddle    = "nothing to summarize between the protected head and tail"
 	ReasonNoGain         = "head + tail + summary would still be over the threshold"
+	ReasonLittleGain     = "the compaction would remove less than 10% of the context"
 	ReasonEmpty          = "no messages"
 )
 
@@ -114,6 +137,9 @@ type Plan struct {
 	SummarizerWindow int               `json:"summarizer_window,omitempty"`
 	Fits             bool              `json:"fits_window"`
 	Chunks           int               `json:"chunks"`
+	Tier             string            `json:"tier,omitempty"`
+	TierReason       string            `json:"tier_reason,omitempty"`
+	Cuts             []transcript.Cut  `json:"cuts,omitempty"`
 	Compact          bool              `json:"compact"`
 	Reason           string            `json:"reason,omitempty"`
 }
@@ -134,9 +160,15 @@ type Outcome struct {
 	TokensAfter  int               `json:"tokens_after,omitempty"`
 	Output       string            `json:"output,omitempty"`
 	Redacted     int               `json:"redacted,omitempty"`
+	Tier         string            `json:"tier,omitempty"`
+	Cuts         int               `json:"cuts,omitempty"`
 	Session      string            `json:"session,omitempty"` // -o of an agent file: the new session's id
 	Resume       string            `json:"resume,omitempty"`  // how to resume it in its agent
 	Plan         *Plan             `json:"plan,omitempty"`
+	// Ledger is the audit of the summary against the fact ledger (package ledger).
+	Ledger *ledger.Report `json:"ledger,omitempty"`
+	// Facts is the ledger itself (for ctxc eval).
+	Facts *ledger.Ledger `json:"-"`
 }
 
 // VerifyError: the file reloaded after writing did not come out as planned; the append was
@@ -301,7 +333,7 @@ func (j *job) summarizeMiddle(ctx context.Context) (bool, error) {
 	var err error
 	if j.o.Completer == nil {
 		j.sum = summarize.Extractive(req)
-	} else if j.sum, err = summarize.Summarize(ctx, j.o.Completer, req, j.o.SummarizeOpts); err != nil {
+	} else if j.sum, err = summarize.Summarize(ctx, j.o.Completer, req, j.summarizeOptions()); err != nil {
 		<-hashDone
 		return false, err
 	}
@@ -312,9 +344,22 @@ func (j *job) summarizeMiddle(ctx context.Context) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err // interrupted: write nothing
 	}
+	if j.sum.Fallback == "aggressive" && j.summarizeOptions().Aggressive {
+		j.sum.Fallback = "" // the tier's own prompt, not a fallback
+	}
+	// The fact ledger: facts missing from the summary are carried verbatim (compact/ledger.go).
+	j.out.Facts, j.out.Ledger = auditSummary(&j.sum, req.Items, j.plan.Target)
 	j.out.Provider, j.out.Model, j.out.Fallback, j.out.Chunks = j.sum.Provider, j.sum.Model, j.sum.Fallback, j.sum.Chunks
 	j.out.Summarized = len(middle)
 	return false, nil
+}
+
+// summarizeOptions are the summarizer's options for the plan's tier: the aggressive and
+// emergency tiers start at the aggressive prompt.
+func (j *job) summarizeOptions() summarize.Options {
+	so := j.o.SummarizeOpts
+	so.Aggressive = so.Aggressive || j.plan.Tier == TierAggressive || j.plan.Tier == TierEmergency
+	return so
 }
 
 func (j *job) renderRecords(context.Context) (bool, error) {
@@ -322,12 +367,18 @@ func (j *job) renderRecords(context.Context) (bool, error) {
 	if err := materialize(j.path, head, tail); err != nil {
 		return false, err
 	}
+	// An emergency compaction cuts what still does not fit in the kept messages.
+	transcript.ApplyCuts(j.msgs, j.plan.Cuts, "")
+	j.out.Tier, j.out.Cuts = j.plan.Tier, len(j.plan.Cuts)
 	summary := transcript.SummaryMessage(j.sum.Text, 0)
 	after := tokens(head) + summary.Tokens() + tokens(tail)
 	j.out.TokensAfter = after
 	fallback := j.sum.Fallback
 	if fallback == "" {
 		fallback = "none"
+	}
+	if len(j.plan.Cuts) > 0 {
+		fallback = "truncate"
 	}
 	j.comp = &transcript.Compaction{
 		Summary: j.sum.Text, Head: head, Tail: tail, Middle: j.msgs[j.z.HeadEnd:j.z.TailStart], Now: j.o.Now,
@@ -336,7 +387,8 @@ func (j *job) renderRecords(context.Context) (bool, error) {
 			Prompt:       j.sum.Prompt,
 			Source:       transcript.MarkerSource{FromLine: j.source.from, ToLine: j.source.to, SHA256: j.source.sum},
 			TokensBefore: j.plan.TokensBefore, TokensAfter: after, Estimator: estimate.Name, Fallback: fallback,
-			Chunks: j.sum.Chunks, Redacted: j.out.Redacted > 0,
+			Chunks: j.sum.Chunks, Redacted: j.out.Redacted > 0, Tier: j.plan.Tier, Cuts: j.plan.Cuts,
+			Ledger: markerLedger(j.out.Ledger),
 		},
 	}
 	if j.o.Output != "" && j.o.Output != "-" {
@@ -450,23 +502,85 @@ func makePlan(path string, format transcript.Format, msgs []transcript.Message, 
 	p := &Plan{Path: path, Format: format, Threshold: o.EffectiveThreshold(), Target: o.target()}
 	p.TokensBefore = tokens(msgs)
 	z := transcript.PlanZones(msgs, o.Zones)
+	preamble := estimate.Tokens(transcript.SummaryPreamble)
+	p.Tier, p.TierReason = tierOf(p.TokensBefore, p.Threshold, o)
+	if p.Tier == TierAggressive {
+		p.Target = max(o.target()*3/4, min(o.target(), 256))
+	}
+	predict := func() int {
+		return tokens(msgs[:z.HeadEnd]) + p.Target + preamble + tokens(msgs[z.TailStart:])
+	}
+	p.PredictedAfter = predict()
+	gainOK := func(after int) bool { return float64(after) <= float64(p.TokensBefore)*(1-MinGain) }
+	if len(msgs) > 0 && p.TokensBefore > p.Threshold && p.Tier != TierEmergency && (p.PredictedAfter >= p.Threshold || !gainOK(p.PredictedAfter)) {
+		// The protected zones alone leave no room: only the emergency level can fit.
+		p.Tier, p.TierReason = TierEmergency, fmt.Sprintf("head + tail + summary (%d tokens) would not fall below the threshold", p.PredictedAfter)
+	}
+	if p.Tier == TierEmergency && p.TokensBefore > p.Threshold {
+		// Room for the kept messages and the summary: 90% of the threshold. The summary keeps
+		// its whole target when cutting the kept messages makes room (the fact ledger needs
+		// it); only when even that is not enough does the target shrink, down to a floor.
+		base := z
+		for _, target := range emergencyTargets(o.target()) {
+			z = transcript.ShrinkTail(msgs, base, p.Threshold*9/10-target-preamble-tokens(msgs[:base.HeadEnd]), format.Native())
+			// Cut tool results (and, for plain message lists, call arguments) in the kept
+			// messages; an agent's call records are not rewritten.
+			cuts, kept := transcript.PlanCuts(msgs, z.HeadEnd, z.TailStart, p.Threshold*9/10-target-preamble, format.Native())
+			p.Target, p.Cuts = target, cuts
+			p.PredictedAfter = kept + target + preamble
+			if p.PredictedAfter < p.Threshold {
+				break
+			}
+		}
+	}
 	p.Head = zone(msgs[:z.HeadEnd])
 	p.Middle = zone(msgs[z.HeadEnd:z.TailStart])
 	p.Tail = zone(msgs[z.TailStart:])
-	p.PredictedAfter = p.Head.Tokens + p.Target + estimate.Tokens(transcript.SummaryPreamble) + p.Tail.Tokens
 	switch {
 	case len(msgs) == 0:
 		p.Reason = ReasonEmpty
 	case p.TokensBefore <= p.Threshold:
 		p.Reason = ReasonUnderThreshold
+		p.Tier, p.TierReason, p.Target = "", "", o.target()
 	case z.MiddleLen() == 0:
 		p.Reason = ReasonEmptyMiddle
 	case p.PredictedAfter >= p.Threshold:
 		p.Reason = ReasonNoGain
+	case !gainOK(p.PredictedAfter):
+		p.Reason = ReasonLittleGain
 	default:
 		p.Compact = true
 	}
 	return p, z
+}
+
+// emergencyTargets are the summary targets an emergency plan tries in turn: the whole target,
+// half, a quarter, and a floor that keeps a summary useful (never above the target).
+func emergencyTargets(target int) []int {
+	return []int{target, max(target/2, min(target, 256)), max(target/4, min(target, 128)), min(target, 128)}
+}
+
+// tierOf says which tier a context of before tokens is in, and why.
+func tierOf(before, threshold int, o *Options) (string, string) {
+	t := o.Tiers
+	if t.Normal <= 0 {
+		t = DefaultTiers
+	}
+	if before <= threshold {
+		return "", ""
+	}
+	base, of := float64(o.Window), "--window"
+	if base <= 0 {
+		base, of = float64(threshold)/t.Normal, "the threshold's window"
+	}
+	share := float64(before) / base
+	switch {
+	case t.Emergency > 0 && share >= t.Emergency:
+		return TierEmergency, fmt.Sprintf("%.0f%% of %s (emergency from %.0f%%)", share*100, of, t.Emergency*100)
+	case t.Aggressive > 0 && share >= t.Aggressive:
+		return TierAggressive, fmt.Sprintf("%.0f%% of %s (aggressive from %.0f%%)", share*100, of, t.Aggressive*100)
+	}
+	return TierNormal, fmt.Sprintf("over the threshold (%.0f%% of %s)", share*100, of)
 }
 
 func zone(ms []transcript.Message) Zone {

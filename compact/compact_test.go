@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/testsessions"
 	"os"
 	"path/filepath"
 	"strings"
@@ -200,8 +201,12 @@ func TestRefusalsWriteNothing(t *testing.T) {
 		reason  string
 	}{
 		{"under threshold", short, func(o *Options) { o.Threshold = 1_000_000 }, ReasonUnderThreshold},
-		{"empty middle", short, func(o *Options) { o.Threshold = 10; o.Zones.KeepTail = 50 }, ReasonEmptyMiddle},
-		{"no gain", openAISession(40), func(o *Options) { o.Threshold = 3000; o.Target = 5000 }, ReasonNoGain},
+		// A task and one answer: even the emergency level has nothing to summarize.
+		{"empty middle", `{"role":"user","content":"` + strings.Repeat("task ", 400) + `"}` + "\n" + `{"role":"assistant","content":"` + strings.Repeat("done ", 400) + `"}` + "\n",
+			func(o *Options) { o.Threshold = 10 }, ReasonEmptyMiddle},
+		// The last message is the user's own text, which no level cuts.
+		{"no gain", openAISession(40) + `{"role":"user","content":"` + strings.Repeat("my notes ", 3000) + `"}` + "\n",
+			func(o *Options) { o.Threshold = 3000 }, ReasonNoGain},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := writeOld(t, "s.jsonl", tc.content)
@@ -221,46 +226,13 @@ func TestRefusalsWriteNothing(t *testing.T) {
 	}
 }
 
-// agentSessions are generated sessions of each agent format: a task, 30 tool calls with large
-// results, and a last exchange.
-func agentSessions() map[string]string {
-	big := strings.Repeat("x ", 400)
-	claude := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b","cwd":"/w","message":{"role":"user","content":"do the thing in main.go"}}` + "\n"
-	parent := "u1"
-	codex := `{"timestamp":"2025-10-01T08:00:00.000Z","type":"session_meta","payload":{"id":"0199a000-0000-7000-8000-000000000009","timestamp":"2025-10-01T08:00:00.000Z","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.46.0"}}` + "\n" +
-		`{"timestamp":"2025-10-01T08:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"do the thing in main.go"}]}}` + "\n"
-	pi := `{"type":"session","version":3,"id":"019e19b4-eb48-746a-aa6b-8dfcfa37954b","timestamp":"2026-05-12T01:02:27.657Z","cwd":"/w"}` + "\n" +
-		`{"type":"message","id":"e0000000","parentId":null,"timestamp":"2026-05-12T01:02:27.673Z","message":{"role":"user","content":[{"type":"text","text":"do the thing in main.go"}],"timestamp":1}}` + "\n"
-	piParent := "e0000000"
-	for i := 0; i < 30; i++ {
-		a := fmt.Sprintf("a%d", i)
-		claude += fmt.Sprintf(`{"type":"assistant","uuid":"%s","parentUuid":"%s","sessionId":"9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b","cwd":"/w","message":{"id":"msg_%d","role":"assistant","content":[{"type":"tool_use","id":"t%d","name":"Bash","input":{"command":"ls"}}]}}`+"\n", a, parent, i, i)
-		r := fmt.Sprintf("r%d", i)
-		claude += fmt.Sprintf(`{"type":"user","uuid":"%s","parentUuid":"%s","sessionId":"9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b","cwd":"/w","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","content":"%s"}]}}`+"\n", r, a, i, big)
-		parent = r
-		codex += fmt.Sprintf(`{"timestamp":"2025-10-01T08:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"c%d"}}`+"\n", i)
-		codex += fmt.Sprintf(`{"timestamp":"2025-10-01T08:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c%d","output":"%s"}}`+"\n", i, big)
-		pa, pr := fmt.Sprintf("a%07d", i), fmt.Sprintf("r%07d", i)
-		pi += fmt.Sprintf(`{"type":"message","id":"%s","parentId":"%s","timestamp":"2026-05-12T01:02:28.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t%d","name":"bash","arguments":{"command":"ls"}}],"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":2}}`+"\n", pa, piParent, i)
-		pi += fmt.Sprintf(`{"type":"message","id":"%s","parentId":"%s","timestamp":"2026-05-12T01:02:29.000Z","message":{"role":"toolResult","toolCallId":"t%d","toolName":"bash","content":[{"type":"text","text":"%s"}],"isError":false,"timestamp":3}}`+"\n", pr, pa, i, big)
-		piParent = pr
-	}
-	claude += `{"type":"user","uuid":"u2","parentUuid":"` + parent + `","sessionId":"9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b","cwd":"/w","message":{"role":"user","content":"now write the tests"}}` + "\n"
-	claude += `{"type":"assistant","uuid":"a99","parentUuid":"u2","sessionId":"9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b","cwd":"/w","message":{"id":"msg_99","role":"assistant","content":[{"type":"text","text":"Tests written."}]}}` + "\n"
-	codex += `{"timestamp":"2025-10-01T08:00:04.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"now write the tests"}]}}` + "\n"
-	codex += `{"timestamp":"2025-10-01T08:00:05.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Tests written."}]}}` + "\n"
-	pi += `{"type":"message","id":"u9999999","parentId":"` + piParent + `","timestamp":"2026-05-12T01:02:30.000Z","message":{"role":"user","content":[{"type":"text","text":"now write the tests"}],"timestamp":4}}` + "\n"
-	pi += `{"type":"message","id":"z9999999","parentId":"u9999999","timestamp":"2026-05-12T01:02:31.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Tests written."}],"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":5}}` + "\n"
-	return map[string]string{"claude-code": claude, "codex": codex, "pi": pi}
-}
-
 // TestNativeCompaction: compacting an agent's own file appends that agent's compaction records
 // (the bytes before stay), and reloading gives head + summary + tail, smaller than before;
 // stacking a second compaction works; -o writes a new native session with a fresh id;
 // --output-format ctxc writes a ctxc file and is refused in place. cmd/agents_test.go checks
 // the same files with the real agents.
 func TestNativeCompaction(t *testing.T) {
-	for name, content := range agentSessions() {
+	for name, content := range testsessions.Agent() {
 		t.Run(name, func(t *testing.T) {
 			p := writeOld(t, name+".jsonl", content)
 			o := baseOptions()
@@ -302,7 +274,7 @@ func TestNativeCompaction(t *testing.T) {
 			}
 			// Stacking: more turns, then compact again.
 			f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-			f.WriteString(moreTurns(name, b))
+			f.WriteString(testsessions.MoreTurns(name, b))
 			f.Close()
 			old := time.Now().Add(-time.Hour)
 			os.Chtimes(p, old, old)
@@ -363,48 +335,6 @@ func mustRead(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// moreTurns continues a generated session after what it holds now (data): pi and Claude Code
-// records continue from the newest entry.
-func moreTurns(format string, data []byte) string {
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	last := lines[len(lines)-1]
-	big := strings.Repeat("y ", 400)
-	var b strings.Builder
-	switch format {
-	case "claude-code":
-		var rec struct {
-			UUID string `json:"uuid"`
-		}
-		json.Unmarshal([]byte(last), &rec)
-		parent := rec.UUID
-		for i := 0; i < 10; i++ {
-			fmt.Fprintf(&b, `{"type":"assistant","uuid":"m%d","parentUuid":"%s","sessionId":"9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b","cwd":"/w","message":{"id":"msg_m%d","role":"assistant","content":[{"type":"tool_use","id":"tm%d","name":"Bash","input":{"command":"ls"}}]}}`+"\n", i, parent, i, i)
-			fmt.Fprintf(&b, `{"type":"user","uuid":"n%d","parentUuid":"m%d","sessionId":"9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b","cwd":"/w","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"tm%d","content":"%s"}]}}`+"\n", i, i, i, big)
-			parent = fmt.Sprintf("n%d", i)
-		}
-		fmt.Fprintf(&b, `{"type":"assistant","uuid":"m99","parentUuid":"%s","sessionId":"9b2c6f0e-1d4a-4c7e-8f3b-2a5d6e7f8a9b","cwd":"/w","message":{"id":"msg_m99","role":"assistant","content":[{"type":"text","text":"Tests written."}]}}`+"\n", parent)
-	case "codex":
-		for i := 0; i < 10; i++ {
-			fmt.Fprintf(&b, `{"timestamp":"2025-10-01T09:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"cm%d"}}`+"\n", i)
-			fmt.Fprintf(&b, `{"timestamp":"2025-10-01T09:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"cm%d","output":"%s"}}`+"\n", i, big)
-		}
-		b.WriteString(`{"timestamp":"2025-10-01T09:00:05.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Tests written."}]}}` + "\n")
-	case "pi":
-		var rec struct {
-			ID string `json:"id"`
-		}
-		json.Unmarshal([]byte(last), &rec)
-		parent := rec.ID
-		for i := 0; i < 10; i++ {
-			fmt.Fprintf(&b, `{"type":"message","id":"b%07d","parentId":"%s","timestamp":"2026-05-12T02:00:00.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"tm%d","name":"bash","arguments":{}}],"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":6}}`+"\n", i, parent, i)
-			fmt.Fprintf(&b, `{"type":"message","id":"c%07d","parentId":"b%07d","timestamp":"2026-05-12T02:00:01.000Z","message":{"role":"toolResult","toolCallId":"tm%d","toolName":"bash","content":[{"type":"text","text":"%s"}],"isError":false,"timestamp":7}}`+"\n", i, i, i, big)
-			parent = fmt.Sprintf("c%07d", i)
-		}
-		fmt.Fprintf(&b, `{"type":"message","id":"d9999999","parentId":"%s","timestamp":"2026-05-12T02:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Tests written."}],"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":8}}`+"\n", parent)
-	}
-	return b.String()
 }
 
 func TestBusyFiles(t *testing.T) {
@@ -591,5 +521,90 @@ func TestLargeToolResultsTailCopiesVerbatim(t *testing.T) {
 func TestToolTextWindowCoversSummarizers(t *testing.T) {
 	if transcript.ToolTextWindow < summarize.ToolEndBytes {
 		t.Fatalf("transcript.ToolTextWindow %d < summarize.ToolEndBytes %d", transcript.ToolTextWindow, summarize.ToolEndBytes)
+	}
+}
+
+// TestEmergencyAlwaysFits: a session whose last turn read a 33,000-token log compacts under a
+// 20,000-token threshold in every format: the tail shrinks, the log is cut to its ends with a
+// note naming its line, the marker says "truncate" and what was cut, no call is separated from
+// its result, and the bytes before the append are unchanged.
+func TestEmergencyAlwaysFits(t *testing.T) {
+	sessions := testsessions.Agent()
+	sessions["openai"] = openAISession(40)
+	for name, content := range sessions {
+		t.Run(name, func(t *testing.T) {
+			content := testsessions.HugeLastTurn(name, content)
+			p := writeOld(t, "s.jsonl", content)
+			o := baseOptions()
+			o.Threshold = 20000
+			dry := o
+			dry.DryRun = true
+			plan, err := File(context.Background(), p, dry)
+			if err != nil || plan.Plan.Tier != TierEmergency || !plan.Plan.Compact || len(plan.Plan.Cuts) == 0 {
+				t.Fatalf("plan: %+v %v", plan.Plan, err)
+			}
+			out, err := File(context.Background(), p, o)
+			if err != nil || out.Status != StatusCompacted || out.Tier != TierEmergency || out.Cuts == 0 {
+				t.Fatalf("emergency: %+v %v", out, err)
+			}
+			b, _ := os.ReadFile(p)
+			if !strings.HasPrefix(string(b), content) {
+				t.Fatal("bytes before the append changed")
+			}
+			got := load(t, p)
+			if tok := tokens(got); tok >= o.Threshold {
+				t.Errorf("context after: %d tokens, threshold %d", tok, o.Threshold)
+			}
+			if _, rep := transcript.Repair(got); rep.Placeholders != 0 || rep.DroppedResults != 0 {
+				t.Errorf("a call was separated from its result: %+v", rep)
+			}
+			found := false
+			for _, m := range got {
+				for _, bl := range m.Blocks {
+					if bl.Kind == transcript.BlockToolResult && strings.Contains(bl.Text, "characters cut here by an emergency compaction") {
+						found = true
+						if !strings.HasPrefix(bl.Text, "2026-01-01 12:00:00 INFO") || !strings.HasSuffix(bl.Text, "in 56 ms\n") {
+							t.Errorf("cut result lost its ends")
+						}
+					}
+				}
+			}
+			if !found {
+				t.Error("no cut result with its note in the context")
+			}
+			if last := got[len(got)-1]; last.TextContent() != "The log shows no errors." {
+				t.Errorf("last message %q", last.TextContent())
+			}
+		})
+	}
+}
+
+// TestTiers: the tier of a context at each boundary, with and without --window.
+func TestTiers(t *testing.T) {
+	for _, tc := range []struct {
+		before, threshold, window int
+		want                      string
+	}{
+		{1000, 1000, 0, ""},                // at the threshold: nothing to do
+		{1001, 1000, 0, TierNormal},        // over it: normal (the threshold is 80% of its window)
+		{1062, 1000, 0, TierNormal},        // 84.9%
+		{1063, 1000, 0, TierAggressive},    // 85%
+		{1187, 1000, 0, TierAggressive},    // 94.9%
+		{1188, 1000, 0, TierEmergency},     // 95%
+		{80001, 75000, 100000, TierNormal}, // 80%
+		{85000, 75000, 100000, TierAggressive},
+		{94999, 75000, 100000, TierAggressive},
+		{95000, 75000, 100000, TierEmergency},
+		{76000, 75000, 100000, TierNormal}, // over the threshold, under 80% of the window
+	} {
+		o := Options{Window: tc.window}
+		if got, why := tierOf(tc.before, tc.threshold, &o); got != tc.want {
+			t.Errorf("tierOf(%d, threshold %d, window %d) = %s (%s), want %s", tc.before, tc.threshold, tc.window, got, why, tc.want)
+		}
+	}
+	// Configured fractions.
+	o := Options{Tiers: Tiers{Normal: 0.5, Aggressive: 0.6, Emergency: 0.7}}
+	if got, _ := tierOf(1400, 1000, &o); got != TierEmergency {
+		t.Errorf("with 50/60/70%%: %s, want emergency (1400 = 70%% of 2000)", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/testsessions"
 	"os"
 	"strings"
 	"sync"
@@ -42,6 +43,13 @@ func (s slowCompleter) Complete(ctx context.Context, system, user string, numCtx
 // agentWriter appends complete lines the way an agent does (one write per line, O_APPEND)
 // until stop is closed, and returns what it wrote.
 func agentWriter(t *testing.T, p string, stop <-chan struct{}, wg *sync.WaitGroup, written *[]string) {
+	agentWriterOf(t, p, stop, wg, written, func(i int) string {
+		return fmt.Sprintf(`{"role":"user","content":"agent line %d %s"}`, i, strings.Repeat("z", i%50))
+	})
+}
+
+// agentWriterOf is agentWriter with the agent's line i given by line.
+func agentWriterOf(t *testing.T, p string, stop <-chan struct{}, wg *sync.WaitGroup, written *[]string, line func(i int) string) {
 	defer wg.Done()
 	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -55,7 +63,7 @@ func agentWriter(t *testing.T, p string, stop <-chan struct{}, wg *sync.WaitGrou
 			return
 		default:
 		}
-		line := fmt.Sprintf(`{"role":"user","content":"agent line %d %s"}`, i, strings.Repeat("z", i%50))
+		line := line(i)
 		if _, err := f.Write([]byte(line + "\n")); err != nil {
 			t.Error(err)
 			return
@@ -161,7 +169,7 @@ func TestConcurrentWriterNative(t *testing.T) {
 		"codex":       `{"timestamp":"2025-10-01T09:00:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"agent line %d %d"}]}}`,
 		"pi":          `{"type":"message","id":"w%07d","parentId":"z9999999","timestamp":"2026-05-12T02:00:00.000Z","message":{"role":"user","content":[{"type":"text","text":"agent line %d"}],"timestamp":9}}`,
 	}
-	for name, content := range agentSessions() {
+	for name, content := range testsessions.Agent() {
 		for _, force := range []bool{false, true} {
 			p := writeOld(t, name+".jsonl", content)
 			stop := make(chan struct{})
@@ -171,26 +179,7 @@ func TestConcurrentWriterNative(t *testing.T) {
 			start := func() {
 				once.Do(func() {
 					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-						if err != nil {
-							t.Error(err)
-							return
-						}
-						defer f.Close()
-						for i := 0; ; i++ {
-							select {
-							case <-stop:
-								return
-							default:
-							}
-							l := fmt.Sprintf(agentLine[name], i, i)
-							f.Write([]byte(l + "\n"))
-							written = append(written, l)
-							time.Sleep(2 * time.Millisecond)
-						}
-					}()
+					go agentWriterOf(t, p, stop, &wg, &written, func(i int) string { return fmt.Sprintf(agentLine[name], i, i) })
 					time.Sleep(10 * time.Millisecond)
 				})
 			}

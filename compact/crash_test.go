@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/testsessions"
 	"github.com/ctxc/ctxc/transcript"
 )
 
@@ -25,21 +26,8 @@ func TestCrashSafety(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	trials := 8
-	if s := os.Getenv("CTXC_CRASH_TRIALS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		trials = n
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "ctxc")
-	build := exec.Command("go", "build", "-o", bin, "..")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatalf("build: %v", err)
-	}
+	trials := crashTrials(t, 8, 1)
+	dir, bin := buildCtxc(t)
 	// A session whose tail is large (a few MB of tool output), so that the append itself takes
 	// long enough to be hit by the kill now and then.
 	var b strings.Builder
@@ -129,4 +117,91 @@ func checkAfterCrash(t *testing.T, p string, original []byte) string {
 		return "partial"
 	}
 	return ""
+}
+
+// TestCrashSafetyNative is TestCrashSafety for the agents' own formats: ctxc compact is killed
+// at a random moment on a Claude Code, Codex and pi session (whose last turn read a large log,
+// so that the emergency level writes copies too), and the file must keep every byte it had,
+// load, and hold at most one more compaction. What the agents themselves resume from every
+// prefix of such an append is checked in cmd (TestAgentResumesAfterCrash).
+func TestCrashSafetyNative(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	trials := crashTrials(t, 4, 4)
+	dir, bin := buildCtxc(t)
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	args := []string{"compact", "--provider", "extractive", "--force", "--threshold", "20000"}
+	for name, content := range testsessions.Agent() {
+		original := []byte(testsessions.HugeLastTurn(name, content))
+		before, err := transcript.Scan(bytes.NewReader(original), name, transcript.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		probe := filepath.Join(dir, name+"-probe.jsonl")
+		os.WriteFile(probe, original, 0o644)
+		start := time.Now()
+		if out, err := exec.Command(bin, append(args, probe)...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: uninterrupted run: %v\n%s", name, err, out)
+		}
+		full := time.Since(start)
+		done := 0
+		for i := 0; i < trials; i++ {
+			p := filepath.Join(dir, fmt.Sprintf("%s-%d.jsonl", name, i))
+			os.WriteFile(p, original, 0o644)
+			cmd := exec.Command(bin, append(args, p)...)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Duration(rng.Int63n(int64(full) + int64(full)/5)))
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+			after, _ := os.ReadFile(p)
+			if !bytes.HasPrefix(after, original) {
+				t.Fatalf("%s: bytes that existed before changed", p)
+			}
+			if _, _, err := transcript.LoadFile(p, transcript.Options{}); err != nil {
+				t.Fatalf("%s does not load after the kill: %v", p, err)
+			}
+			res, err := transcript.Scan(bytes.NewReader(after), p, transcript.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := res.Stats.Compactions - before.Stats.Compactions; n > 1 {
+				t.Fatalf("%s: %d compactions added", p, n)
+			} else if n == 1 {
+				done++
+			}
+			os.Remove(p)
+			os.Remove(transcript.LockPath(p))
+		}
+		t.Logf("%s: %d trials, %d ended compacted, uninterrupted run %v; 0 failures", name, trials, done, full)
+	}
+}
+
+// crashTrials is the number of trials: def, or CTXC_CRASH_TRIALS / div (scripts/crashtest.sh).
+func crashTrials(t *testing.T, def, div int) int {
+	t.Helper()
+	s := os.Getenv("CTXC_CRASH_TRIALS")
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return max(n/div, 1)
+}
+
+// buildCtxc builds the ctxc binary into a temporary folder, to be killed as a process.
+func buildCtxc(t *testing.T) (dir, bin string) {
+	t.Helper()
+	dir = t.TempDir()
+	bin = filepath.Join(dir, "ctxc")
+	build := exec.Command("go", "build", "-o", bin, "..")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	return dir, bin
 }

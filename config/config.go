@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -149,7 +150,7 @@ func Apply(flags *pflag.FlagSet, explicit string, getenv func(string) string) (*
 	if res.File != "" {
 		var unknown []string
 		for _, k := range v.AllKeys() {
-			if top := strings.SplitN(k, ".", 2)[0]; !known[top] && !KnownElsewhere[top] {
+			if top := strings.SplitN(k, ".", 2)[0]; !known[top] && !isKnownElsewhere(top) {
 				unknown = append(unknown, k)
 			}
 		}
@@ -163,10 +164,27 @@ func Apply(flags *pflag.FlagSet, explicit string, getenv func(string) string) (*
 	return res, nil
 }
 
-// KnownElsewhere lists keys valid in the config file that belong to other commands than the one
+// knownElsewhere lists keys valid in the config file that belong to other commands than the one
 // running, so that a shared file does not fail on them. The CLI fills it with every command's
-// flags.
-var KnownElsewhere = map[string]bool{}
+// flags (AddKnown), from every command tree it builds: concurrent builds (tests) share it, so it
+// is guarded.
+var (
+	knownMu        sync.RWMutex
+	knownElsewhere = map[string]bool{}
+)
+
+// AddKnown records a config key that some command reads.
+func AddKnown(key string) {
+	knownMu.Lock()
+	knownElsewhere[key] = true
+	knownMu.Unlock()
+}
+
+func isKnownElsewhere(key string) bool {
+	knownMu.RLock()
+	defer knownMu.RUnlock()
+	return knownElsewhere[key]
+}
 
 // EnvName is the environment variable for a key.
 func EnvName(key string) string {

@@ -74,7 +74,7 @@ type Result struct {
 	Provider string // "ollama", "openai", or "extractive" (Extractive called directly)
 	Model    string // "" for extractive
 	// Prompt is the id of the prompt that wrote the final text (the last merge, or the single
-	// call), e.g. "ctxc-normal-v1"; "ctxc-extractive-v1" when the extractive summarizer did.
+	// call), e.g. "ctxc-normal-v2"; "ctxc-extractive-v1" when the extractive summarizer did.
 	Prompt string
 	// Fallback is the weakest step whose output went into Text: "none" (normal prompt
 	// throughout), "aggressive", or "extractive" (the whole summary, or at least one chunk,
@@ -117,6 +117,8 @@ type Options struct {
 	Window      int                              // override the window (0 = ask the Completer)
 	Logf        func(format string, args ...any) // optional progress/debug lines
 	OnChunk     func(done, total int)            // optional progress callback
+	// Aggressive starts at the aggressive prompt (compaction's aggressive and emergency tiers).
+	Aggressive bool
 }
 
 // PlanInfo tells how a request would be sent.
@@ -353,6 +355,14 @@ func (r *runner) extractivePiece(units []unit, target int) piece {
 	return piece{text: ex.Text, level: levelExtractive, step: levelExtractive}
 }
 
+// levels are the prompts a request tries, in order.
+func (r *runner) levels() []level {
+	if r.opts.Aggressive {
+		return []level{levelAggressive}
+	}
+	return []level{levelNormal, levelAggressive}
+}
+
 // leaf asks for one summary of units that fit one call: normal prompt, then aggressive. A
 // ContextLength error (the server counted more tokens than ctxc estimated) halves the slice,
 // bounded by maxRechunkDepth.
@@ -363,7 +373,7 @@ func (r *runner) leaf(ctx context.Context, units []unit, target, depth int) (pie
 	user := renderTranscript(units)
 	inChars := estimate.Chars(user)
 	var ctxErr error
-	for _, l := range []level{levelNormal, levelAggressive} {
+	for _, l := range r.levels() {
 		if r.gaveUp() {
 			return piece{}, errGiveUp
 		}
@@ -440,7 +450,7 @@ func (r *runner) mergeCall(ctx context.Context, pieces []piece, target, depth in
 	user := renderParts(pieces)
 	inChars := estimate.Chars(user)
 	var ctxErr error
-	for _, l := range []level{levelNormal, levelAggressive} {
+	for _, l := range r.levels() {
 		if r.gaveUp() {
 			return piece{}, errGiveUp
 		}

@@ -41,19 +41,29 @@ func (claudeWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, 
 func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 	var uuids []string
 	var last *object
+	var edited [][]byte // copies of records an emergency compaction cut, kept instead of them
 	for i := range c.Tail {
-		recs, err := src.records(&c.Tail[i])
+		m := &c.Tail[i]
+		recs, err := src.records(m)
 		if err != nil {
 			return Written{}, err
 		}
 		for _, b := range recs {
 			o, err := parseObject(b)
 			if err != nil {
-				return Written{}, fmt.Errorf("%s:%d: %w", src.Path, c.Tail[i].Line, err)
+				return Written{}, fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
+			}
+			if m.Edited {
+				if err := claudeApplyEdits(o, m); err != nil {
+					return Written{}, fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
+				}
+				o.set("uuid", newUUID())
+				o.del("toolUseResult")
+				edited = append(edited, o.encode())
 			}
 			u := o.str("uuid")
 			if u == "" {
-				return Written{}, fmt.Errorf("%s:%d: a kept record has no uuid", src.Path, c.Tail[i].Line)
+				return Written{}, fmt.Errorf("%s:%d: a kept record has no uuid", src.Path, m.Line)
 			}
 			uuids = append(uuids, u)
 			last = o
@@ -91,28 +101,63 @@ func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 	if len(uuids) > 0 {
 		cm["preservedMessages"] = map[string]any{"anchorUuid": sumID, "uuids": uuids}
 	}
-	b := env.clone()
+	b := claudeBoundary(env.clone(), now, cm, meta)
 	if no, err := parseObject(newest); err == nil && no.str("uuid") != "" {
 		b.set("logicalParentUuid", no.str("uuid"))
 	}
-	b.set("type", "system")
-	b.set("subtype", "compact_boundary")
-	b.set("content", "Conversation compacted")
-	b.set("isMeta", false)
-	b.set("timestamp", now)
-	b.set("uuid", newUUID())
-	b.set("level", "info")
-	b.set("compactMetadata", cm)
-	b.set("ctxc", meta)
-	sum := env.clone()
-	sum.set("parentUuid", b.str("uuid"))
-	sum.set("type", "user")
-	sum.set("message", map[string]any{"role": "user", "content": headedSummary(c)})
-	sum.set("isVisibleInTranscriptOnly", true)
-	sum.set("isCompactSummary", true)
-	sum.set("uuid", sumID)
-	sum.set("timestamp", now)
-	return Written{Data: lines([][]byte{b.encode(), sum.encode()}), Messages: 1 + len(c.Tail)}, nil
+	sum := claudeSummary(env.clone(), b.str("uuid"), sumID, now, headedSummary(c))
+	// The boundary first: until the summary is written, a boundary whose list names records
+	// not yet written is ignored by Claude Code (and by ctxc), so a cut write is harmless.
+	out := append([][]byte{b.encode()}, edited...)
+	out = append(out, sum.encode())
+	return Written{Data: lines(out), Messages: 1 + len(c.Tail)}, nil
+}
+
+// claudeApplyEdits writes the cut texts of an edited message into a copy of one of its
+// records: tool results (content) and tool calls (input).
+func claudeApplyEdits(o *object, m *Message) error {
+	raw := o.get("message")
+	if raw == nil {
+		return nil
+	}
+	msg, err := parseObject(raw)
+	if err != nil {
+		return err
+	}
+	var content []json.RawMessage
+	if json.Unmarshal(msg.get("content"), &content) != nil {
+		return nil // a string: no blocks to cut
+	}
+	results, calls := map[string]string{}, map[string]string{}
+	for _, b := range m.Blocks {
+		switch b.Kind {
+		case BlockToolResult:
+			results[b.ID] = b.Text
+		case BlockToolCall:
+			calls[b.ID] = b.Args
+		}
+	}
+	for k, part := range content {
+		po, err := parseObject(part)
+		if err != nil {
+			continue
+		}
+		switch po.str("type") {
+		case "tool_result":
+			if t, ok := results[po.str("tool_use_id")]; ok {
+				po.set("content", t)
+				content[k] = po.encode()
+			}
+		case "tool_use":
+			if a, ok := calls[po.str("id")]; ok && json.Valid([]byte(a)) {
+				po.set("input", json.RawMessage(a))
+				content[k] = po.encode()
+			}
+		}
+	}
+	msg.set("content", content)
+	o.set("message", json.RawMessage(msg.encode()))
+	return nil
 }
 
 func (claudeWriter) New(src *Source, c *Compaction) (Written, error) {
@@ -122,26 +167,30 @@ func (claudeWriter) New(src *Source, c *Compaction) (Written, error) {
 // claudeRecords renders boundary, head copies, summary and tail copies. session, when set,
 // replaces the session id in every record (a new session file).
 func claudeRecords(src *Source, c *Compaction, session string) (Written, error) {
-	var head, tail [][]byte
-	for i := range c.Head {
-		recs, err := src.records(&c.Head[i])
-		if err != nil {
-			return Written{}, err
-		}
-		head = append(head, recs...)
+	type rec struct {
+		b []byte
+		m *Message
 	}
-	for i := range c.Tail {
-		recs, err := src.records(&c.Tail[i])
-		if err != nil {
-			return Written{}, err
+	var head, tail []rec
+	for _, zone := range []struct {
+		ms  []Message
+		out *[]rec
+	}{{c.Head, &head}, {c.Tail, &tail}} {
+		for i := range zone.ms {
+			recs, err := src.records(&zone.ms[i])
+			if err != nil {
+				return Written{}, err
+			}
+			for _, b := range recs {
+				*zone.out = append(*zone.out, rec{b, &zone.ms[i]})
+			}
 		}
-		tail = append(tail, recs...)
 	}
-	all := append(append([][]byte{}, head...), tail...)
+	all := append(append([]rec{}, head...), tail...)
 	if len(all) == 0 {
 		return Written{}, fmt.Errorf("%s: nothing kept to write the compaction after", src.Path)
 	}
-	last, err := parseObject(all[len(all)-1])
+	last, err := parseObject(all[len(all)-1].b)
 	if err != nil {
 		return Written{}, fmt.Errorf("%s: %w", src.Path, err)
 	}
@@ -169,25 +218,22 @@ func claudeRecords(src *Source, c *Compaction, session string) (Written, error) 
 	}
 	meta := c.Meta
 	meta.TailLines = 0 // the copies are the new file's own history
-	boundary := newRec()
-	boundary.set("type", "system")
-	boundary.set("subtype", "compact_boundary")
-	boundary.set("content", "Conversation compacted")
-	boundary.set("isMeta", false)
-	boundary.set("timestamp", now)
-	boundary.set("uuid", newUUID())
-	boundary.set("level", "info")
-	boundary.set("compactMetadata", map[string]any{"trigger": "manual", "preTokens": c.Meta.TokensBefore})
-	boundary.set("ctxc", meta)
+	boundary := claudeBoundary(newRec(), now, map[string]any{"trigger": "manual", "preTokens": c.Meta.TokensBefore}, meta)
 
 	out := [][]byte{boundary.encode()}
 	parent := boundary.str("uuid")
 	uuids := map[string]string{} // original uuid → copy's
 	msgIDs := map[string]string{}
-	copyRec := func(b []byte) error {
+	copyRec := func(b []byte, m *Message) error {
 		o, err := parseObject(b)
 		if err != nil {
 			return fmt.Errorf("%s: a kept record: %w", src.Path, err)
+		}
+		if m.Edited {
+			if err := claudeApplyEdits(o, m); err != nil {
+				return fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
+			}
+			o.del("toolUseResult")
 		}
 		id := newUUID()
 		if old := o.str("uuid"); old != "" {
@@ -224,23 +270,16 @@ func claudeRecords(src *Source, c *Compaction, session string) (Written, error) 
 		out = append(out, o.encode())
 		return nil
 	}
-	for _, b := range head {
-		if err := copyRec(b); err != nil {
+	for _, r := range head {
+		if err := copyRec(r.b, r.m); err != nil {
 			return Written{}, err
 		}
 	}
-	sum := newRec()
-	sum.set("parentUuid", parent)
-	sum.set("type", "user")
-	sum.set("message", map[string]any{"role": "user", "content": SummaryPreamble + c.Summary})
-	sum.set("isVisibleInTranscriptOnly", true)
-	sum.set("isCompactSummary", true)
-	sum.set("uuid", newUUID())
-	sum.set("timestamp", now)
+	sum := claudeSummary(newRec(), parent, newUUID(), now, SummaryPreamble+c.Summary)
 	out = append(out, sum.encode())
 	parent = sum.str("uuid")
-	for _, b := range tail {
-		if err := copyRec(b); err != nil {
+	for _, r := range tail {
+		if err := copyRec(r.b, r.m); err != nil {
 			return Written{}, err
 		}
 	}
@@ -252,6 +291,32 @@ func claudeRecords(src *Source, c *Compaction, session string) (Written, error) 
 		w.Resume = fmt.Sprintf("place it as ~/.claude/projects/%s/%s.jsonl, then: claude --resume %s", claudeProjectDir(cwd), session, session)
 	}
 	return w, nil
+}
+
+// claudeBoundary fills o (the session's envelope) as a compact_boundary record.
+func claudeBoundary(o *object, now string, compactMetadata map[string]any, meta MarkerMeta) *object {
+	o.set("type", "system")
+	o.set("subtype", "compact_boundary")
+	o.set("content", "Conversation compacted")
+	o.set("isMeta", false)
+	o.set("timestamp", now)
+	o.set("uuid", newUUID())
+	o.set("level", "info")
+	o.set("compactMetadata", compactMetadata)
+	o.set("ctxc", meta)
+	return o
+}
+
+// claudeSummary fills o (the session's envelope) as the isCompactSummary user message.
+func claudeSummary(o *object, parent, id, now, text string) *object {
+	o.set("parentUuid", parent)
+	o.set("type", "user")
+	o.set("message", map[string]any{"role": "user", "content": text})
+	o.set("isVisibleInTranscriptOnly", true)
+	o.set("isCompactSummary", true)
+	o.set("uuid", id)
+	o.set("timestamp", now)
+	return o
 }
 
 var claudeDirUnsafe = regexp.MustCompile(`[^A-Za-z0-9]`)

@@ -64,7 +64,8 @@ func codexCompacted(src *Source, c *Compaction) ([]byte, error) {
 				return err
 			}
 			for _, r := range recs {
-				if r == nil {
+				if r == nil || ms[i].Edited {
+					// Rendered from the message: ctxc made it (or cut it in an emergency).
 					it, err := codexRender(&ms[i])
 					if err != nil {
 						return err

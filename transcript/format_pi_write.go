@@ -23,6 +23,11 @@ func (piWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, erro
 	if len(c.Tail) == 0 || c.Tail[0].Summary {
 		return Written{}, fmt.Errorf("%s: pi keeps the tail by reference to its first entry: there must be a tail that starts with a message entry", src.Path)
 	}
+	for i := range c.Tail {
+		if c.Tail[i].Edited {
+			return piAppendCopies(src, c)
+		}
+	}
 	first, err := src.Line(int32(c.Tail[0].Line))
 	if err != nil {
 		return Written{}, err
@@ -31,39 +36,112 @@ func (piWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, erro
 	if err != nil {
 		return Written{}, fmt.Errorf("%s:%d: %w", src.Path, c.Tail[0].Line, err)
 	}
+	if firstID := fe.str("id"); firstID != "" {
+		parent, err := piLeafID(src)
+		if err != nil {
+			return Written{}, err
+		}
+		e := piCompaction(c, newHexID(8), parent, "firstKeptEntryId", firstID)
+		return Written{Data: lines([][]byte{e.encode()}), Messages: 1 + len(c.Tail)}, nil
+	}
+	// v1: entries are addressed by their index in the file, the header being 0.
+	idx, err := src.entryIndex(c.Tail[0].Line)
+	if err != nil {
+		return Written{}, err
+	}
+	e := piCompaction(c, "", "", "firstKeptEntryIndex", idx)
+	return Written{Data: lines([][]byte{e.encode()}), Messages: 1 + len(c.Tail)}, nil
+}
+
+// piAppendCopies is the append of an emergency compaction that cut blocks in the tail: the tail
+// cannot be kept by reference, so the compaction entry is followed by copies of the tail's
+// entries (the cut ones shortened) under fresh ids, and firstKeptEntryId names the first copy:
+// pi's context is then the summary and the copies (checked with pi 0.73.1). A write cut short
+// leaves the summary and some of the copies, or the file as it was.
+func piAppendCopies(src *Source, c *Compaction) (Written, error) {
+	leafID, err := piLeafID(src)
+	if err != nil {
+		return Written{}, err
+	}
+	cid := newHexID(8)
+	var copies [][]byte
+	parent := cid
+	first := ""
+	for i := range c.Tail {
+		m := &c.Tail[i]
+		recs, err := src.records(m)
+		if err != nil {
+			return Written{}, err
+		}
+		for _, r := range recs {
+			o, err := parseObject(r)
+			if err != nil {
+				return Written{}, fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
+			}
+			if m.Edited {
+				piApplyEdits(o, m)
+			}
+			id := newHexID(8)
+			if first == "" {
+				first = id
+			}
+			o.set("id", id)
+			o.set("parentId", parent)
+			parent = id
+			copies = append(copies, o.encode())
+		}
+	}
+	e := piCompaction(c, cid, leafID, "firstKeptEntryId", first)
+	return Written{Data: lines(append([][]byte{e.encode()}, copies...)), Messages: 1 + len(c.Tail)}, nil
+}
+
+// piCompaction is the compaction entry: id and parent are left out for v1 files (""), and the
+// first kept entry is named by id or, in v1, by index (firstKey). pi does not skip copies after
+// it, so the meta counts none.
+func piCompaction(c *Compaction, id, parent, firstKey string, first any) *object {
 	meta := c.Meta
 	meta.TailLines = 0
 	e := &object{vals: map[string]json.RawMessage{}}
 	e.set("type", "compaction")
-	if firstID := fe.str("id"); firstID != "" {
-		leaf, err := src.LastRecord()
-		if err != nil {
-			return Written{}, err
-		}
-		lo, err := parseObject(leaf)
-		if err != nil || lo.str("id") == "" {
-			return Written{}, fmt.Errorf("%s: the newest entry has no id to continue from", src.Path)
-		}
-		e.set("id", newHexID(8))
-		e.set("parentId", lo.str("id"))
-		e.set("timestamp", rfc3339ms(c.Now))
-		e.set("summary", headedSummary(c))
-		e.set("firstKeptEntryId", firstID)
-	} else {
-		// v1: entries are addressed by their index in the file, the header being 0.
-		idx, err := src.entryIndex(c.Tail[0].Line)
-		if err != nil {
-			return Written{}, err
-		}
-		e.set("timestamp", rfc3339ms(c.Now))
-		e.set("summary", headedSummary(c))
-		e.set("firstKeptEntryIndex", idx)
+	if id != "" {
+		e.set("id", id)
+		e.set("parentId", parent)
 	}
+	e.set("timestamp", rfc3339ms(c.Now))
+	e.set("summary", headedSummary(c))
+	e.set(firstKey, first)
 	e.set("tokensBefore", c.Meta.TokensBefore)
 	e.set("details", map[string]any{"readFiles": []string{}, "modifiedFiles": []string{}})
 	e.set("fromHook", false)
 	e.set("ctxc", meta)
-	return Written{Data: lines([][]byte{e.encode()}), Messages: 1 + len(c.Tail)}, nil
+	return e
+}
+
+// piLeafID is the id of the newest entry, which pi continues from.
+func piLeafID(src *Source) (string, error) {
+	leaf, err := src.LastRecord()
+	if err != nil {
+		return "", err
+	}
+	lo, err := parseObject(leaf)
+	if err != nil || lo.str("id") == "" {
+		return "", fmt.Errorf("%s: the newest entry has no id to continue from (pi v2 or later is needed)", src.Path)
+	}
+	return lo.str("id"), nil
+}
+
+// piApplyEdits writes a cut tool result's text into a copy of its entry.
+func piApplyEdits(o *object, m *Message) {
+	msg, err := parseObject(o.get("message"))
+	if err != nil {
+		return
+	}
+	for _, b := range m.Blocks {
+		if b.Kind == BlockToolResult {
+			msg.set("content", []map[string]string{{"type": "text", "text": b.Text}})
+		}
+	}
+	o.set("message", json.RawMessage(msg.encode()))
 }
 
 func (piWriter) New(src *Source, c *Compaction) (Written, error) {
@@ -100,6 +178,9 @@ func (piWriter) New(src *Source, c *Compaction) (Written, error) {
 			if err != nil {
 				return Written{}, fmt.Errorf("%s:%d: %w", src.Path, c.Tail[i].Line, err)
 			}
+			if c.Tail[i].Edited {
+				piApplyEdits(o, &c.Tail[i])
+			}
 			eid := newHexID(8)
 			o.set("id", eid)
 			if parent == "" {
@@ -112,19 +193,7 @@ func (piWriter) New(src *Source, c *Compaction) (Written, error) {
 			out = append(out, o.encode())
 		}
 	}
-	meta := c.Meta
-	meta.TailLines = 0
-	e := &object{vals: map[string]json.RawMessage{}}
-	e.set("type", "compaction")
-	e.set("id", newHexID(8))
-	e.set("parentId", parent)
-	e.set("timestamp", rfc3339ms(c.Now))
-	e.set("summary", headedSummary(c))
-	e.set("firstKeptEntryId", firstKept)
-	e.set("tokensBefore", c.Meta.TokensBefore)
-	e.set("details", map[string]any{"readFiles": []string{}, "modifiedFiles": []string{}})
-	e.set("fromHook", false)
-	e.set("ctxc", meta)
+	e := piCompaction(c, newHexID(8), parent, "firstKeptEntryId", firstKept)
 	out = append(out, e.encode())
 	return Written{Data: lines(out), Messages: 1 + len(c.Tail), Session: id,
 		Resume: "pi --session FILE"}, nil

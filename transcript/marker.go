@@ -29,6 +29,22 @@ type MarkerMeta struct {
 	Redacted  bool `json:"redacted,omitempty"`
 	// Format and file of the source when the marker was written by compact -o from another file.
 	SourceFormat string `json:"source_format,omitempty"`
+	// Tier of the compaction (normal, aggressive, emergency) and, for an emergency one, the
+	// blocks it cut in the kept messages (the whole texts stay at the lines named).
+	Tier string `json:"tier,omitempty"`
+	Cuts []Cut  `json:"cuts,omitempty"`
+	// Ledger is the audit of the summary against the fact ledger of the summarized messages
+	// (package ledger): facts found, present in the summary as written, carried verbatim by the
+	// audit, dropped for space.
+	Ledger *LedgerCounts `json:"ledger,omitempty"`
+}
+
+// LedgerCounts are the counts of a summary's audit.
+type LedgerCounts struct {
+	Facts   int `json:"facts"`
+	Present int `json:"present"`
+	Carried int `json:"carried"`
+	Dropped int `json:"dropped"`
 }
 
 // MarkerSource identifies the summarized lines.

@@ -105,6 +105,9 @@ type Message struct {
 	Summary bool    // a compaction summary (ctxc, Claude Code, Codex, pi)
 	MsgID   string  // provider message id, used to merge Claude Code's split assistant lines
 	rawSpan span    // a windowed load of a long line: where Raw is in the file (Raw is nil)
+	// Edited: ctxc changed the message (an emergency compaction cut a block): writers render it
+	// anew rather than copying its records.
+	Edited bool
 	// Src lists the records the message was built from when that is more than its own line
 	// (a response merged from several lines, a Codex item inside a replacement_history, a
 	// message ctxc synthesized): native writers copy those records (Sources).
