@@ -12,6 +12,7 @@ import (
 	"hash"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -389,6 +390,19 @@ func (j *job) renderRecords(context.Context) (bool, error) {
 			Chunks: j.sum.Chunks, Redacted: j.out.Redacted > 0, Tier: j.plan.Tier, Cuts: j.plan.Cuts,
 			Ledger: markerLedger(j.out.Ledger),
 		},
+	}
+	if j.o.Output != "" && j.o.Output != "-" {
+		// The summarized lines are in the source, not in the new file: name it, relative to
+		// the new file's directory when it can be (ctxc expand reads the span there).
+		src, err := filepath.Abs(j.path)
+		if err == nil {
+			if dir, derr := filepath.Abs(filepath.Dir(j.o.Output)); derr == nil {
+				if rel, rerr := filepath.Rel(dir, src); rerr == nil {
+					src = rel
+				}
+			}
+			j.comp.Meta.Source.Path = src
+		}
 	}
 	j.writer = transcript.WriterFor(j.format, j.o.OutputFormat)
 	return false, nil

@@ -315,9 +315,10 @@ func piSummaryMessage(summary jv, text textMode) Message {
 // piText builds a text block from literals and JSON values, counting code points without
 // copying when only statistics are wanted.
 type piText struct {
-	text  bool
-	chars int
-	buf   []byte
+	text    bool
+	noCount bool // searchText: no character counts
+	chars   int
+	buf     []byte
 }
 
 func (t *piText) lit(s string) {
@@ -328,7 +329,9 @@ func (t *piText) lit(s string) {
 }
 
 func (t *piText) val(v jv) {
-	t.chars += v.chars()
+	if !t.noCount {
+		t.chars += v.chars()
+	}
 	if t.text {
 		t.buf = append(t.buf, v.text()...)
 	}
@@ -361,7 +364,7 @@ func piEntryMessage(typ string, f piFields, text textMode) (m Message, emit bool
 }
 
 func piWrapped(s jv, prefix, suffix string, text textMode) Message {
-	t := piText{text: text.on()}
+	t := piText{text: text.on(), noCount: text == searchText}
 	t.lit(prefix)
 	t.val(s)
 	t.lit(suffix)
@@ -483,7 +486,7 @@ func piAssistantBlock(b jv, text textMode) Block {
 
 // piBashText is the user text pi sends for a bash execution (messages.ts bashExecutionToText).
 func piBashText(f *piMsgFields, text textMode) Block {
-	t := piText{text: text.on()}
+	t := piText{text: text.on(), noCount: text == searchText}
 	t.lit("Ran `")
 	t.val(f.command)
 	t.lit("`\n")

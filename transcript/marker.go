@@ -52,6 +52,9 @@ type MarkerSource struct {
 	FromLine int    `json:"from_line"`
 	ToLine   int    `json:"to_line"`
 	SHA256   string `json:"sha256"`
+	// Path is the file the lines are in, when it is not the file of the marker (a file that
+	// compact -o wrote from another): expand reads the span there.
+	Path string `json:"path,omitempty"`
 }
 
 // Marker is a ctxc (or crabtalk) compaction marker line.

@@ -12,7 +12,7 @@ import (
 // also copy out the text (load, compact).
 
 func textBlockV(kind BlockKind, v jv, text textMode) Block {
-	b := Block{Kind: kind, Chars: v.chars()}
+	b := Block{Kind: kind, Chars: text.count(v)}
 	if text.on() {
 		b.Text = v.text()
 	}
@@ -20,7 +20,7 @@ func textBlockV(kind BlockKind, v jv, text textMode) Block {
 }
 
 func toolCallBlockV(id, name string, args jv, text textMode) Block {
-	b := Block{Kind: BlockToolCall, ID: id, Name: name, Chars: utf8.RuneCountInString(name) + args.chars()}
+	b := Block{Kind: BlockToolCall, ID: id, Name: name, Chars: utf8.RuneCountInString(name) + text.count(args)}
 	if text.on() {
 		b.Args = args.text()
 		if b.Args == "" {
@@ -119,7 +119,7 @@ func openAIMessage(msg jv, text textMode) Message {
 func contentResultV(c jv, text textMode) Block {
 	b := Block{Kind: BlockToolResult}
 	if !c.isArray() {
-		b.Chars = c.chars()
+		b.Chars = text.count(c)
 		switch {
 		case text == windowedText && c.isString() && len(c) > 3*ToolTextWindow:
 			windowed(&b, c)
@@ -135,12 +135,12 @@ func contentResultV(c jv, text textMode) Block {
 			b.Images++
 		case "text", "input_text", "output_text":
 			t := p.get("text")
-			b.Chars += t.chars()
+			b.Chars += text.count(t)
 			if text.on() {
 				parts = append(parts, t.str())
 			}
 		default:
-			b.Chars += p.chars()
+			b.Chars += text.count(p)
 			if text.on() {
 				parts = append(parts, string(p))
 			}
@@ -304,6 +304,17 @@ const (
 	// windowedText: like withText, except that a large tool result keeps only its first and
 	// last ToolTextWindow bytes decoded (Block.Cut); Materialize reads the rest back.
 	windowedText
+	// searchText: like withText, without counting characters (Block.Chars stays 0): a search
+	// of the whole history (DecodeRecord) needs the text, not the estimate.
+	searchText
 )
 
 func (t textMode) on() bool { return t != noText }
+
+// count is v.chars(), or 0 when the mode does not count.
+func (t textMode) count(v jv) int {
+	if t == searchText {
+		return 0
+	}
+	return v.chars()
+}

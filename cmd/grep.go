@@ -1,0 +1,276 @@
+package cmd
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/ctxc/ctxc/recall"
+	"github.com/ctxc/ctxc/transcript"
+	"github.com/spf13/cobra"
+)
+
+// GrepOptions are the inputs of `ctxc grep`.
+type GrepOptions struct {
+	IO     *IOStreams
+	Global *GlobalOptions
+
+	Pattern    string
+	Paths      []string
+	From       string
+	Fixed      bool
+	IgnoreCase bool
+	Roles      []string
+	Around     int
+	Context    bool
+	Index      bool
+	DB         string
+}
+
+func init() {
+	extraCommands = append(extraCommands, func(f *Factory) *cobra.Command { return NewCmdGrep(f, nil) })
+}
+
+// NewCmdGrep builds `ctxc grep`.
+func NewCmdGrep(f *Factory, runF func(*GrepOptions) error) *cobra.Command {
+	opts := &GrepOptions{IO: f.IO, Global: &f.Global}
+	c := &cobra.Command{
+		Use:   "grep PATTERN PATH...",
+		Short: "Search the conversation text of sessions, including what compactions summarized",
+		Long: `Search the messages of sessions (every format) for PATTERN, an RE2 regular expression
+(-F: a fixed string). The whole history is searched, including the messages that later
+compactions summarized and the summaries themselves; --context searches only the effective
+context (what the agent would send now). The text searched is the decoded text the model sees
+(JSON escapes undone): message text, thinking, tool results, tool-call names and arguments.
+Metadata (ids, paths of the session, usage) is not searched.
+
+Output: file:line: role: snippet, one per matching message (matches highlighted on a terminal);
+with -C N the N messages before and after are printed as file:line- role: text. Roles are
+system, developer, user, assistant, tool and summary (a compaction summary).
+
+--json prints {"path","line","role","message","match","covered_by","covered_span"} per message:
+message is the message's index in the history (or the context), covered_by the line of the
+later compaction record whose summarized span holds the line (covered_span: that span, when
+the compaction recorded it). --json and -C decode every line; otherwise only the lines that
+can hold a match are decoded (a byte-level prefilter on the pattern's literal).
+
+Exit status: 0 when a message matched, 1 when none did, other codes on errors.`,
+		Example: `  ctxc grep -i 'migration plan' ~/.claude/projects/-home-me-proj/
+  ctxc grep -F 'TypeError: x is undefined' --role tool session.jsonl
+  ctxc grep --json 'deploy' ~/.codex/sessions | jq 'select(.covered_by)'`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Pattern, opts.Paths = args[0], args[1:]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runGrep(opts)
+		},
+	}
+	c.Flags().BoolVarP(&opts.Fixed, "fixed-strings", "F", false, "PATTERN is a fixed string, not a regular expression")
+	c.Flags().BoolVarP(&opts.IgnoreCase, "ignore-case", "i", false, "ignore case")
+	c.Flags().StringSliceVar(&opts.Roles, "role", nil, "only messages of these roles (user, assistant, tool, system, developer, summary)")
+	c.Flags().IntVarP(&opts.Around, "context-messages", "C", 0, "print N messages of context before and after each match")
+	c.Flags().BoolVar(&opts.Context, "context", false, "search only the effective context, not the whole history")
+	c.Flags().BoolVar(&opts.Index, "index", false, "answer from the index (ctxc index); files that changed since are read instead")
+	c.Flags().StringVar(&opts.DB, "db", "", "index database for --index (default $XDG_CACHE_HOME/ctxc/index.db)")
+	c.Flags().StringVar(&opts.From, "from", "", "read the list of paths from this file (- for standard input), one per line")
+	return c
+}
+
+var grepRoles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true, "tool": true, "summary": true}
+
+func runGrep(opts *GrepOptions) error {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(statsMemoryLimit))
+		if os.Getenv("GOGC") == "" {
+			// Decoding matching lines allocates their text and keeps almost none of it: with
+			// the memory limit bounding the heap, collecting less often costs no memory and
+			// saves about a quarter of the CPU time on files where most lines match.
+			defer debug.SetGCPercent(debug.SetGCPercent(400))
+		}
+	}
+	p, err := recall.Compile(opts.Pattern, opts.Fixed, opts.IgnoreCase)
+	if err != nil {
+		return &UsageError{err}
+	}
+	if opts.Around < 0 {
+		return &UsageError{fmt.Errorf("-C must be 0 or more")}
+	}
+	gopts := recall.GrepOptions{Context: opts.Context, Around: opts.Around, Indexed: opts.Global.JSON}
+	if gopts.Format, err = transcript.ParseFormat(opts.Global.Format); err != nil {
+		return &UsageError{err}
+	}
+	if len(opts.Roles) > 0 {
+		gopts.Roles = map[string]bool{}
+		for _, r := range opts.Roles {
+			if !grepRoles[r] {
+				return &UsageError{fmt.Errorf("unknown role %q (want user, assistant, tool, system, developer or summary)", r)}
+			}
+			gopts.Roles[r] = true
+		}
+	}
+	paths := opts.Paths
+	if opts.From != "" {
+		list, err := readFromList(opts.IO, opts.From)
+		if err != nil {
+			return err
+		}
+		paths = append(paths, list...)
+	}
+	if len(paths) == 0 {
+		return &UsageError{fmt.Errorf("grep needs a PATH (a file or a directory)")}
+	}
+	files, err := expandPaths(paths)
+	if err != nil {
+		return err
+	}
+	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	color := opts.IO.IsStdoutTTY() && !opts.Global.JSON && os.Getenv("NO_COLOR") == ""
+	matched, failed := 0, 0
+	var lastErr error
+	emit := func(h recall.Hit) error {
+		if h.Index == -2 {
+			if !opts.Global.JSON {
+				_, err := out.WriteString("--\n")
+				return err
+			}
+			return nil
+		}
+		if h.Match {
+			matched++
+		}
+		if opts.Global.JSON {
+			return enc.Encode(grepJSON{Type: "match", Hit: h, Text: h.Snippet.Text})
+		}
+		return writeHit(out, h, color)
+	}
+	if opts.Index && opts.Context {
+		return &UsageError{fmt.Errorf("--index searches the whole history; --context reads the files")}
+	}
+	if opts.Index && opts.Around > 0 {
+		return &UsageError{fmt.Errorf("--index gives the matching messages only; -C reads the files")}
+	}
+	if opts.Index {
+		if files, err = grepIndex(opts, files, p, gopts, emit); err != nil {
+			return err
+		}
+	}
+	for _, path := range files {
+		var err error
+		if path == "-" {
+			err = grepStdin(opts, p, gopts, emit)
+		} else {
+			err = recall.Grep(path, p, gopts, emit)
+		}
+		if err != nil {
+			failed++
+			lastErr = err
+			out.Flush()
+			if opts.Global.JSON {
+				enc.Encode(fileError{Type: "error", Path: path, Code: exitCode(err), Message: err.Error()})
+			}
+			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+err.Error())
+		}
+	}
+	if err := out.Flush(); err != nil {
+		return err
+	}
+	switch {
+	case failed > 0 && failed == len(files):
+		return &ExitError{Code: exitCode(lastErr), Err: lastErr, Silent: true}
+	case failed > 0:
+		return &ExitError{Code: ExitPartial, Err: fmt.Errorf("%d of %d files failed", failed, len(files))}
+	case matched == 0:
+		return &ExitError{Code: ExitFailure, Silent: true}
+	}
+	return nil
+}
+
+// grepIndex answers from the index and returns the files it could not answer for (changed
+// since they were indexed, or not indexed), said on stderr, to be read instead.
+func grepIndex(opts *GrepOptions, files []string, p *recall.Pattern, gopts recall.GrepOptions, emit func(recall.Hit) error) ([]string, error) {
+	db, err := indexPath(opts.DB)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := recall.OpenIndex(db, false)
+	if err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "ctxc: %v: reading the files instead\n", err)
+		return files, nil
+	}
+	defer ix.Close()
+	scan, states, err := ix.Search(files, p, gopts, emit)
+	var ie *recall.IndexError
+	if errors.As(err, &ie) {
+		fmt.Fprintf(opts.IO.ErrOut, "ctxc: %v: reading the files instead\n", err)
+		return files, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !opts.Global.Quiet {
+		for i, f := range scan {
+			fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: %s in the index: read instead (ctxc index updates it)\n", f, states[i])
+		}
+	}
+	return scan, nil
+}
+
+// grepStdin searches standard input (spooled: the search maps or re-reads the file), naming it
+// "-" in the output.
+func grepStdin(opts *GrepOptions, p *recall.Pattern, gopts recall.GrepOptions, emit func(recall.Hit) error) error {
+	tmp, err := spoolStdin(opts.IO.In)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	err = recall.Grep(tmp, p, gopts, func(h recall.Hit) error {
+		if h.Path == tmp {
+			h.Path = "-"
+		}
+		return emit(h)
+	})
+	return renamePathErr(err, tmp, "<stdin>")
+}
+
+type grepJSON struct {
+	Type string `json:"type"`
+	recall.Hit
+	Text string `json:"text"`
+}
+
+func writeHit(w *bufio.Writer, h recall.Hit, color bool) error {
+	sep := ":"
+	if !h.Match {
+		sep = "-"
+	}
+	fmt.Fprintf(w, "%s:%d%s %s: ", h.Path, h.Line, sep, h.Role)
+	text := h.Snippet.Text
+	if !color || len(h.Snippet.Matches) == 0 {
+		w.WriteString(text)
+	} else {
+		var b strings.Builder
+		at := 0
+		for _, m := range h.Snippet.Matches {
+			if m[0] < at || m[1] > len(text) {
+				continue
+			}
+			b.WriteString(text[at:m[0]])
+			b.WriteString("\x1b[1;31m")
+			b.WriteString(text[m[0]:m[1]])
+			b.WriteString("\x1b[0m")
+			at = m[1]
+		}
+		b.WriteString(text[at:])
+		w.WriteString(b.String())
+	}
+	return w.WriteByte('\n')
+}

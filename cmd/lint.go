@@ -1,0 +1,119 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/ctxc/ctxc/recall"
+	"github.com/ctxc/ctxc/transcript"
+	"github.com/spf13/cobra"
+)
+
+// LintOptions are the inputs of `ctxc lint`.
+type LintOptions struct {
+	IO     *IOStreams
+	Global *GlobalOptions
+
+	Paths []string
+	From  string
+}
+
+func init() {
+	extraCommands = append(extraCommands, func(f *Factory) *cobra.Command { return NewCmdLint(f, nil) })
+}
+
+// NewCmdLint builds `ctxc lint`.
+func NewCmdLint(f *Factory, runF func(*LintOptions) error) *cobra.Command {
+	opts := &LintOptions{IO: f.IO, Global: &f.Global}
+	c := &cobra.Command{
+		Use:   "lint PATH...",
+		Short: "Find what would make a session's next API request fail or mislead",
+		Long: `Check the effective context of each session (what the agent would send next) and print,
+with line numbers, what an API would refuse or what would mislead the model:
+
+  call-without-result            a tool call with no result in the context
+  result-without-call            a tool result whose call is not in the context before it
+  duplicate-id                   a tool-call id used twice, or a call answered twice
+  result-not-after-call          a result separated from its call by other turns
+  broken-parent-chain            (Claude Code) a parentUuid naming no record: resume stops there
+  summary-inside-kept-range      a second compaction summary inside the context
+  context-starts-with-assistant  no user turn first (Anthropic refuses it)
+
+Calls an agent answers itself on resume are not problems (Codex answers a call left open at the
+end with "aborted"). Exit status 1 when any problem is found. ctxc repair fixes the calls and
+results that do not pair up by appending the agent's own records.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Paths = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runLint(opts)
+		},
+	}
+	c.Flags().StringVar(&opts.From, "from", "", "read the list of paths from this file (- for standard input), one per line")
+	return c
+}
+
+func runLint(opts *LintOptions) error {
+	format, err := transcript.ParseFormat(opts.Global.Format)
+	if err != nil {
+		return &UsageError{err}
+	}
+	paths := opts.Paths
+	if opts.From != "" {
+		list, err := readFromList(opts.IO, opts.From)
+		if err != nil {
+			return err
+		}
+		paths = append(paths, list...)
+	}
+	if len(paths) == 0 {
+		return &UsageError{fmt.Errorf("lint needs a PATH (a file or a directory)")}
+	}
+	files, err := expandPaths(paths)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(opts.IO.Out)
+	enc.SetEscapeHTML(false)
+	found, failed := 0, 0
+	var lastErr error
+	for _, p := range files {
+		probs, _, err := recall.Lint(p, format)
+		if err != nil {
+			failed++
+			lastErr = err
+			if opts.Global.JSON {
+				enc.Encode(fileError{Type: "error", Path: p, Code: exitCode(err), Message: err.Error()})
+			}
+			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+err.Error())
+			continue
+		}
+		found += len(probs)
+		for _, pr := range probs {
+			if opts.Global.JSON {
+				if err := enc.Encode(struct {
+					Type string `json:"type"`
+					recall.Problem
+				}{"problem", pr}); err != nil {
+					return err
+				}
+				continue
+			}
+			fmt.Fprintln(opts.IO.Out, pr.String())
+		}
+	}
+	switch {
+	case failed > 0 && failed == len(files):
+		return &ExitError{Code: exitCode(lastErr), Err: lastErr, Silent: true}
+	case failed > 0:
+		return &ExitError{Code: ExitPartial, Err: fmt.Errorf("%d of %d files failed", failed, len(files))}
+	case found > 0:
+		if !opts.Global.Quiet && !opts.Global.JSON {
+			fmt.Fprintf(opts.IO.ErrOut, "%d problem(s) in %d file(s)\n", found, len(files))
+		}
+		return &ExitError{Code: ExitFailure, Silent: true}
+	}
+	return nil
+}

@@ -1,0 +1,162 @@
+package recall
+
+import (
+	"bytes"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/ctxc/ctxc/transcript"
+)
+
+// segSize is how much of a mapped file one worker searches at a time.
+const segSize = 16 << 20
+
+// event is what a segment found: a hit, or a ctxc marker whose next lines copy the tail. Lines
+// are counted from the segment's start until the segments are put back in order.
+type event struct {
+	line int
+	tail int // a marker: lines after it that are copies
+	hit  *Hit
+}
+
+type segResult struct {
+	events   []event
+	newlines int
+}
+
+// mapped searches a memory-mapped file: segments of about segSize bytes (cut at line ends) are
+// searched by one worker per core, at most two per worker in flight, and their hits reported in
+// file order.
+func (g *grepper) mapped(data []byte) error {
+	seg := segSize
+	if g.seg > 0 {
+		seg = g.seg
+	}
+	var bounds [][2]int
+	for at := 0; at < len(data); {
+		end := at + seg
+		if end >= len(data) {
+			end = len(data)
+		} else if nl := bytes.IndexByte(data[end:], '\n'); nl >= 0 {
+			end += nl + 1
+		} else {
+			end = len(data)
+		}
+		bounds = append(bounds, [2]int{at, end})
+		at = end
+	}
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(bounds)))
+	results := make([]chan segResult, len(bounds))
+	for i := range results {
+		results[i] = make(chan segResult, 1)
+	}
+	jobs := make(chan int, 2*workers)
+	stop := make(chan struct{})
+	defer close(stop)
+	for w := 0; w < workers; w++ {
+		go func() {
+			for i := range jobs {
+				b := bounds[i]
+				results[i] <- g.segment(data[b[0]:b[1]], b[0] == 0, b[1] == len(data))
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for i := range bounds {
+			select {
+			case jobs <- i:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	base := 0
+	for i := range bounds {
+		r := <-results[i]
+		for _, e := range r.events {
+			line := base + e.line
+			if e.hit == nil {
+				if e.tail > 0 {
+					g.copyTo = line + e.tail
+				}
+				continue
+			}
+			if line <= g.copyTo {
+				continue // a verbatim copy of an earlier line: not new history
+			}
+			e.hit.Line = line
+			if err := g.emit(*e.hit); err != nil {
+				return err
+			}
+		}
+		base += r.newlines
+	}
+	return nil
+}
+
+// segment searches complete lines (the last one may be unterminated at the end of the file).
+func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
+	var res segResult
+	var buf []string
+	probe := markerProbe(g.format)
+	counted, num := 0, 0
+	litAt, cmpAt := g.p.nextLit(region, 0), probe.next(region, 0)
+	for {
+		at := minPos(litAt, cmpAt)
+		if at < 0 {
+			break
+		}
+		ls := bytes.LastIndexByte(region[:at], '\n') + 1
+		le := bytes.IndexByte(region[at:], '\n')
+		terminated := le >= 0
+		if le < 0 {
+			le = len(region)
+		} else {
+			le += at
+		}
+		num += bytes.Count(region[counted:ls], []byte{'\n'})
+		counted = ls
+		lb := region[ls:le]
+		if fileStart && ls == 0 {
+			lb = bytes.TrimPrefix(lb, []byte{0xEF, 0xBB, 0xBF})
+		}
+		// An unterminated last line is read as a record only in the agents' formats, as they
+		// (and transcript.Scan) do.
+		if terminated || (fileEnd && g.format.Native()) {
+			// The record is dropped before the segment is: the file stays mapped, and hits
+			// keep copies of their snippets.
+			if rec, ok := transcript.DecodeRecordTransient(g.format, lb, num+1); ok {
+				if rec.Compaction && rec.TailLines > 0 {
+					res.events = append(res.events, event{line: num + 1, tail: rec.TailLines})
+				}
+				for i := range rec.Messages {
+					m := &rec.Messages[i]
+					if !g.want(m) {
+						continue
+					}
+					if sn, ok := g.p.match(m, buf); ok {
+						// The role may point into the mapped file: copied, as the snippet is.
+						h := Hit{Path: g.path, Role: strings.Clone(roleOf(m)), Summary: m.Summary, Index: -1, Snippet: sn, Match: true}
+						res.events = append(res.events, event{line: num + 1, hit: &h})
+					}
+				}
+			}
+		}
+		next := le + 1
+		if next > len(region) {
+			break
+		}
+		if litAt >= 0 && litAt < next {
+			litAt = g.p.nextLit(region, next)
+		}
+		if cmpAt >= 0 && cmpAt < next {
+			cmpAt = probe.next(region, next)
+		}
+	}
+	res.newlines = bytes.Count(region, []byte{'\n'})
+	return res
+}
+
+func openMapped(f *os.File, size int64) ([]byte, func()) { return mapFile(f, size) }

@@ -1,0 +1,271 @@
+package recall
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ctxc/ctxc/transcript"
+)
+
+// TestMain doubles as the child process that TestIndexSurvivesKill kills mid-update.
+func TestMain(m *testing.M) {
+	if db := os.Getenv("CTXC_TEST_INDEX_CHILD"); db != "" {
+		ix, err := OpenIndex(db, true)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		dir := os.Getenv("CTXC_TEST_INDEX_DIR")
+		files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+		if _, err := ix.Update(files, []string{dir}, transcript.FormatUnknown, func(error) {}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+var archiveWords = strings.Fields("parser lexer token tree build test deploy migration schema quokka zebra error retry cache index kernel")
+
+// genArchive writes n sessions of every format: the fixtures (compacted ones among them), with
+// random words put into their texts, and OpenAI sessions of random words.
+func genArchive(t *testing.T, dir string, n int) []string {
+	t.Helper()
+	fixtures, _ := filepath.Glob(filepath.Join("..", "testdata", "fixtures", "*.jsonl"))
+	r := rand.New(rand.NewSource(7))
+	word := func() string { return archiveWords[r.Intn(len(archiveWords))] }
+	var files []string
+	for i := 0; i < n; i++ {
+		var content string
+		if i%2 == 0 && len(fixtures) > 0 {
+			b, err := os.ReadFile(fixtures[(i/2)%len(fixtures)])
+			if err != nil {
+				t.Fatal(err)
+			}
+			content = strings.ReplaceAll(string(b), "x x x", word()+" "+word()+" "+word())
+		} else {
+			var b strings.Builder
+			for k := 0; k < 20; k++ {
+				fmt.Fprintf(&b, `{"role":"user","content":"please %s the %s with %s"}`+"\n", word(), word(), word())
+				fmt.Fprintf(&b, `{"role":"assistant","content":"I will %s; then %s \u003c%s\u003e, na\u00efve \"q\""}`+"\n", word(), word(), word())
+			}
+			content = b.String()
+		}
+		p := filepath.Join(dir, fmt.Sprintf("s%04d.jsonl", i))
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	return files
+}
+
+func hitKeys(hs []Hit) []string {
+	var out []string
+	for _, h := range hs {
+		out = append(out, fmt.Sprintf("%s:%d %s #%d cov=%d span=%v %q", filepath.Base(h.Path), h.Line, h.Role, h.Index, h.CoveredBy, h.Span, h.Snippet.Text))
+	}
+	return out
+}
+
+func scanAll(t *testing.T, files []string, p *Pattern, opts GrepOptions) []Hit {
+	var hits []Hit
+	for _, f := range files {
+		if err := Grep(f, p, opts, func(h Hit) error { hits = append(hits, h); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return hits
+}
+
+func searchAll(t *testing.T, ix *Index, files []string, p *Pattern, opts GrepOptions) ([]Hit, []string) {
+	var hits []Hit
+	scan, _, err := ix.Search(files, p, opts, func(h Hit) error { hits = append(hits, h); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the index cannot answer for is read, as grep --index does.
+	hits = append(hits, scanAll(t, scan, p, opts)...)
+	return hits, scan
+}
+
+var indexPatterns = []struct {
+	p           string
+	fixed, fold bool
+}{{"quokka", true, false}, {"ZEBRA", true, true}, {`de(ploy|bug) \w+`, false, false}, {"<cache>", true, false}, {"main.go", true, false}, {"naïve", false, false}, {`"q"`, true, false}}
+
+func sortByPath(hs []Hit) []Hit {
+	out := append([]Hit(nil), hs...)
+	// stable by path: index answers and scans may interleave files differently
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].Path < out[j-1].Path; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// TestIndexAgreesWithScan: on a generated archive, the index gives the same hits (files,
+// lines, roles, message indexes, covering compactions, snippets) as reading the files; a file
+// that changed or is new is read instead, never answered with old lines; a corrupt index is said.
+func TestIndexAgreesWithScan(t *testing.T) {
+	dir := t.TempDir()
+	files := genArchive(t, filepath.Join(dir), 120)
+	db := filepath.Join(t.TempDir(), "index.db")
+	ix, err := OpenIndex(db, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	st, err := ix.Update(files, []string{dir}, transcript.FormatUnknown, func(err error) { t.Error(err) })
+	if err != nil || st.Indexed != len(files) || st.Messages == 0 {
+		t.Fatalf("update: %+v %v", st, err)
+	}
+	compare := func(stage string) {
+		t.Helper()
+		total := 0
+		for _, pt := range indexPatterns {
+			p, _ := Compile(pt.p, pt.fixed, pt.fold)
+			variants := []GrepOptions{{Indexed: true}}
+			if stage == "fresh" {
+				variants = append(variants, GrepOptions{}, GrepOptions{Roles: map[string]bool{"assistant": true}})
+			}
+			for _, opts := range variants {
+				want := hitKeys(sortByPath(scanAll(t, files, p, opts)))
+				got, _ := searchAll(t, ix, files, p, opts)
+				if g := hitKeys(sortByPath(got)); !reflect.DeepEqual(g, want) {
+					t.Fatalf("%s: %q %+v: index %d hits, scan %d\nindex: %v\nscan:  %v", stage, pt.p, opts, len(g), len(want), first(g), first(want))
+				}
+				total += len(want)
+			}
+		}
+		if total == 0 {
+			t.Fatalf("%s: no hits at all", stage)
+		}
+	}
+	compare("fresh")
+	if st, _ := ix.Update(files, []string{dir}, transcript.FormatUnknown, func(err error) { t.Error(err) }); st.Unchanged != len(files) || st.Indexed != 0 {
+		t.Errorf("second update read files again: %+v", st)
+	}
+
+	// A file grows (new lines; its old lines keep their numbers) and another is rewritten
+	// shorter: both are read, not answered from the index.
+	f, _ := os.OpenFile(files[1], os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"role":"user","content":"quokka after indexing"}` + "\n")
+	f.Close()
+	os.WriteFile(files[3], []byte(`{"role":"user","content":"zebra only"}`+"\n"), 0o644)
+	p, _ := Compile("quokka", true, false)
+	_, scan := searchAll(t, ix, files, p, GrepOptions{})
+	if !reflect.DeepEqual(scan, []string{files[1], files[3]}) {
+		t.Errorf("stale files read: %v", scan)
+	}
+	compare("stale")
+	// New file: not indexed, read.
+	extra := filepath.Join(dir, "new.jsonl")
+	os.WriteFile(extra, []byte(`{"role":"user","content":"quokka new"}`+"\n"), 0o644)
+	files = append(files, extra)
+	compare("new file")
+	// Removed file: forgotten by the next update.
+	os.Remove(files[5])
+	files = append(files[:5], files[6:]...)
+	if st, _ := ix.Update(files, []string{dir}, transcript.FormatUnknown, func(err error) { t.Error(err) }); st.Removed != 1 || st.Indexed != 3 {
+		t.Errorf("update after changes: %+v", st)
+	}
+	compare("updated")
+
+	// A corrupt index is said, not used.
+	ix.Close()
+	os.WriteFile(db, []byte("this is not a database, it was overwritten"), 0o644)
+	os.Remove(db + "-wal")
+	os.Remove(db + "-shm")
+	if _, err := OpenIndex(db, false); err == nil {
+		t.Error("corrupt index opened")
+	} else if _, ok := err.(*IndexError); !ok {
+		t.Errorf("corrupt index: %T %v", err, err)
+	}
+	if _, err := OpenIndex(filepath.Join(dir, "missing.db"), false); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("missing index: %v", err)
+	}
+}
+
+func first(s []string) []string {
+	if len(s) > 5 {
+		return s[:5]
+	}
+	return s
+}
+
+// TestIndexSurvivesKill: an update killed with SIGKILL at random moments leaves an index that
+// opens, passes SQLite's integrity check, and answers exactly as a scan (files it had not
+// finished are not indexed yet, and read).
+func TestIndexSurvivesKill(t *testing.T) {
+	dir := t.TempDir()
+	files := genArchive(t, dir, 150)
+	db := filepath.Join(t.TempDir(), "index.db")
+	r := rand.New(rand.NewSource(time.Now().UnixNano()))
+	killed, partial := 0, 0
+	for trial := 0; trial < 6; trial++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "CTXC_TEST_INDEX_CHILD="+db, "CTXC_TEST_INDEX_DIR="+dir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(20+r.Intn(400)) * time.Millisecond)
+		if cmd.Process.Signal(syscall.SIGKILL) == nil {
+			killed++
+		}
+		cmd.Wait()
+		// Touch a few files between runs so that updates rewrite files already indexed.
+		for k := 0; k < 25; k++ {
+			p := files[r.Intn(len(files))]
+			f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+			fmt.Fprintf(f, `{"role":"user","content":"quokka round %d"}`+"\n", trial)
+			f.Close()
+		}
+		ix, err := OpenIndex(db, false)
+		if err != nil {
+			var ie *IndexError
+			if trial == 0 && asIndexError(err, &ie) && strings.Contains(err.Error(), "missing") {
+				continue // killed before it created the file
+			}
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		var n int
+		ix.db.QueryRow(`SELECT count(*) FROM files`).Scan(&n)
+		if n < len(files) {
+			partial++
+		}
+		t.Logf("trial %d: %d of %d files indexed when killed", trial, n, len(files))
+		var check string
+		if err := ix.db.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
+			t.Fatalf("trial %d: integrity %q %v", trial, check, err)
+		}
+		p, _ := Compile("quokka", true, false)
+		want := hitKeys(sortByPath(scanAll(t, files, p, GrepOptions{Indexed: true})))
+		got, _ := searchAll(t, ix, files, p, GrepOptions{Indexed: true})
+		if g := hitKeys(sortByPath(got)); !reflect.DeepEqual(g, want) {
+			t.Fatalf("trial %d: index and scan differ: %d vs %d hits", trial, len(g), len(want))
+		}
+		ix.Close()
+	}
+	if killed == 0 || partial == 0 {
+		t.Fatalf("no update was killed midway (%d killed, %d partial)", killed, partial)
+	}
+}
+
+func asIndexError(err error, target **IndexError) bool {
+	ie, ok := err.(*IndexError)
+	if ok {
+		*target = ie
+	}
+	return ok
+}

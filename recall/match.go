@@ -1,0 +1,279 @@
+// Package recall gets back what compaction left out of a session's context: a search of the
+// whole history (Grep) and the original messages a compaction replaced (Expand). It imports
+// neither cobra nor viper; cmd/ only parses flags and prints.
+package recall
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"unicode/utf8"
+)
+
+// Pattern is a compiled search: the regexp that decides, and a byte-level prefilter that picks
+// the raw lines that can hold a match so that only those are decoded.
+type Pattern struct {
+	re *regexp.Regexp
+	// lit is a run of the pattern's required literal made only of characters that a JSON
+	// writer writes as they are (printable ASCII but '"' and '\'): a line whose decoded text
+	// matches holds lit in its raw bytes, unless one of lit's characters was written as a
+	// \u00XX escape (or '/' as "\/"), which the prefilter also looks for. nil: no prefilter.
+	lit    []byte
+	fold   bool // lit is compared ignoring ASCII case
+	rareAt int  // index of lit's rarest byte
+	// idxLit is the longest literal every match contains, for the index, which holds decoded
+	// text: any characters (ignoring case, only lit's ASCII run, folded as SQLite folds it).
+	idxLit string
+}
+
+// minLit is the shortest literal worth a prefilter.
+const minLit = 3
+
+// Compile builds a pattern: an RE2 regexp, or with fixed a literal string; fold ignores case.
+func Compile(pattern string, fixed, fold bool) (*Pattern, error) {
+	expr := pattern
+	if fixed {
+		expr = regexp.QuoteMeta(pattern)
+	}
+	if fold {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("bad pattern: %w", err)
+	}
+	p := &Pattern{re: re}
+	tree, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return p, nil
+	}
+	runes, rfold := requiredLiteral(tree.Simplify())
+	best := safeBest(runes, rfold)
+	if rfold {
+		p.idxLit = best
+	} else {
+		p.idxLit = string(runes)
+	}
+	if len(best) >= minLit {
+		p.lit, p.fold = []byte(best), rfold
+		if p.fold {
+			p.lit = bytes.ToLower(p.lit)
+		}
+		p.rareAt = rare(p.lit)
+	}
+	return p, nil
+}
+
+// Regexp is the pattern's regexp.
+func (p *Pattern) Regexp() *regexp.Regexp { return p.re }
+
+// Prefiltered reports whether the pattern has a byte-level prefilter.
+func (p *Pattern) Prefiltered() bool { return p.lit != nil }
+
+// requiredLiteral finds a literal that every match contains: the pattern itself when it is a
+// literal, else the longest literal among the parts of a concatenation.
+func requiredLiteral(re *syntax.Regexp) ([]rune, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return re.Rune, re.Flags&syntax.FoldCase != 0
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiteral(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		var best []rune
+		var bestFold bool
+		for _, s := range re.Sub {
+			r, f := requiredLiteral(s)
+			if len(safeBest(r, f)) > len(safeBest(best, bestFold)) {
+				best, bestFold = r, f
+			}
+		}
+		return best, bestFold
+	}
+	return nil, false
+}
+
+func safeBest(r []rune, fold bool) string {
+	best := ""
+	for _, s := range safeRuns(r, fold) {
+		if len(s) > len(best) {
+			best = s
+		}
+	}
+	return best
+}
+
+// escapedBySome are the printable ASCII characters that some JSON writers escape: the quote and
+// the backslash always; '<', '>', '&' (Go), "'" and '/' (PHP, some JavaScript libraries).
+const escapedBySome = "\"\\<>&'/"
+
+// safeRuns splits a literal into the runs of characters that JSON writers never escape except
+// as \u00XX (printable ASCII but the quote and the backslash). Ignoring case, k and s are left
+// out too: they also match the Kelvin sign and the long s, which are not ASCII.
+func safeRuns(r []rune, fold bool) []string {
+	var out []string
+	var b strings.Builder
+	for _, c := range r {
+		ks := fold && (c == 'k' || c == 'K' || c == 's' || c == 'S')
+		if c >= 0x20 && c < 0x7f && !strings.ContainsRune(escapedBySome, c) && !ks {
+			b.WriteRune(c)
+			continue
+		}
+		if b.Len() > 0 {
+			out = append(out, b.String())
+			b.Reset()
+		}
+	}
+	if b.Len() > 0 {
+		out = append(out, b.String())
+	}
+	return out
+}
+
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func upper(c byte) byte {
+	if c >= 'a' && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
+}
+
+// byteRank estimates how common a byte is in JSONL transcripts (higher: more common), to search
+// for the rarest byte of the literal with memchr and compare around it, as ripgrep does.
+func byteRank(c byte) int {
+	const common = " etaoinsrhldcum\":,{}/.pfgwy_bv-0123456789"
+	if i := strings.IndexByte(common, lower(c)); i >= 0 {
+		r := 200 - i
+		if c >= 'A' && c <= 'Z' {
+			r -= 80 // capitals are rarer than their lower case
+		}
+		return r
+	}
+	return 50
+}
+
+// rare is the index in lit of its rarest byte.
+func rare(lit []byte) int {
+	best := 0
+	for i := range lit {
+		if byteRank(lit[i]) < byteRank(lit[best]) {
+			best = i
+		}
+	}
+	return best
+}
+
+// nextLit returns the index of the next occurrence of lit in b at or after i, or -1.
+func (p *Pattern) nextLit(b []byte, i int) int {
+	n, k := len(p.lit), p.rareAt
+	c := p.lit[k]
+	lo, up := c, c
+	if p.fold {
+		lo, up = lower(c), upper(c)
+	}
+	for i+n <= len(b) {
+		j := indexEither(b[i+k:len(b)-n+k+1], lo, up)
+		if j < 0 {
+			return -1
+		}
+		s := i + j
+		if p.fold {
+			if equalFoldASCII(b[s:s+n], p.lit) {
+				return s
+			}
+		} else if string(b[s:s+n]) == string(p.lit) {
+			return s
+		}
+		i = s + 1
+	}
+	return -1
+}
+
+func indexEither(b []byte, x, y byte) int {
+	if x == y {
+		return bytes.IndexByte(b, x)
+	}
+	i := bytes.IndexByte(b, x)
+	lim := b
+	if i >= 0 {
+		lim = b[:i]
+	}
+	if j := bytes.IndexByte(lim, y); j >= 0 {
+		return j
+	}
+	return i
+}
+
+func equalFoldASCII(b, lowerLit []byte) bool {
+	for i, c := range b {
+		if lower(c) != lowerLit[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Snippet is a piece of a message's text around a match, on one line.
+type Snippet struct {
+	Text    string
+	Matches [][2]int // byte ranges of matches inside Text
+}
+
+const (
+	snipBefore = 60
+	snipAfter  = 140
+)
+
+// snippet cuts text around the match at [s,e) and lists the matches inside it.
+func (p *Pattern) snippet(text string, s, e int) Snippet {
+	from := s - snipBefore
+	if from < 0 {
+		from = 0
+	}
+	for from > 0 && !utf8.RuneStart(text[from]) {
+		from--
+	}
+	to := e + snipAfter
+	if to > len(text) {
+		to = len(text)
+	}
+	for to < len(text) && !utf8.RuneStart(text[to]) {
+		to++
+	}
+	part := text[from:to]
+	var ms [][2]int
+	for _, m := range p.re.FindAllStringIndex(part, 20) {
+		ms = append(ms, [2]int{m[0], m[1]})
+	}
+	// One line: white space that breaks lines becomes a space (same byte length, so the match
+	// ranges stay right).
+	out := []byte(part)
+	for i, c := range out {
+		if c == '\n' || c == '\r' || c == '\t' {
+			out[i] = ' '
+		}
+	}
+	pre, post := "", ""
+	if from > 0 {
+		pre = "…"
+	}
+	if to < len(text) {
+		post = "…"
+	}
+	for i := range ms {
+		ms[i][0] += len(pre)
+		ms[i][1] += len(pre)
+	}
+	return Snippet{Text: pre + string(out) + post, Matches: ms}
+}

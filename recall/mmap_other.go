@@ -1,0 +1,8 @@
+//go:build !unix
+
+package recall
+
+import "os"
+
+// mapFile is not available here: the chunked reader is used instead.
+func mapFile(f *os.File, size int64) ([]byte, func()) { return nil, func() {} }
