@@ -125,7 +125,7 @@ func runGrep(opts *GrepOptions) error {
 	if len(paths) == 0 {
 		return &UsageError{fmt.Errorf("grep needs a PATH (a file or a directory)")}
 	}
-	files, err := expandPaths(paths)
+	files, err := expandPaths(paths, opts.IO.ErrOut)
 	if err != nil {
 		return err
 	}

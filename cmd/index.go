@@ -76,7 +76,7 @@ func runIndex(opts *IndexOptions) error {
 	if len(paths) == 0 {
 		return &UsageError{fmt.Errorf("index needs a PATH (a directory of sessions)")}
 	}
-	files, err := expandPaths(paths)
+	files, err := expandPaths(paths, opts.IO.ErrOut)
 	if err != nil {
 		return err
 	}

@@ -71,7 +71,7 @@ func runLint(opts *LintOptions) error {
 	if len(paths) == 0 {
 		return &UsageError{fmt.Errorf("lint needs a PATH (a file or a directory)")}
 	}
-	files, err := expandPaths(paths)
+	files, err := expandPaths(paths, opts.IO.ErrOut)
 	if err != nil {
 		return err
 	}
