@@ -114,16 +114,9 @@ func runGrep(opts *GrepOptions) error {
 			gopts.Roles[r] = true
 		}
 	}
-	paths := opts.Paths
-	if opts.From != "" {
-		list, err := readFromList(opts.IO, opts.From)
-		if err != nil {
-			return err
-		}
-		paths = append(paths, list...)
-	}
-	if len(paths) == 0 {
-		return &UsageError{fmt.Errorf("grep needs a PATH (a file or a directory)")}
+	paths, err := gatherPaths(opts.IO, opts.Paths, opts.From, "grep")
+	if err != nil {
+		return err
 	}
 	files, err := expandPaths(paths, opts.IO.ErrOut)
 	if err != nil {

@@ -65,16 +65,9 @@ func runIndex(opts *IndexOptions) error {
 	if err != nil {
 		return &UsageError{err}
 	}
-	paths := opts.Paths
-	if opts.From != "" {
-		list, err := readFromList(opts.IO, opts.From)
-		if err != nil {
-			return err
-		}
-		paths = append(paths, list...)
-	}
-	if len(paths) == 0 {
-		return &UsageError{fmt.Errorf("index needs a PATH (a directory of sessions)")}
+	paths, err := gatherPaths(opts.IO, opts.Paths, opts.From, "index")
+	if err != nil {
+		return err
 	}
 	files, err := expandPaths(paths, opts.IO.ErrOut)
 	if err != nil {

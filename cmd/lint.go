@@ -60,16 +60,9 @@ func runLint(opts *LintOptions) error {
 	if err != nil {
 		return &UsageError{err}
 	}
-	paths := opts.Paths
-	if opts.From != "" {
-		list, err := readFromList(opts.IO, opts.From)
-		if err != nil {
-			return err
-		}
-		paths = append(paths, list...)
-	}
-	if len(paths) == 0 {
-		return &UsageError{fmt.Errorf("lint needs a PATH (a file or a directory)")}
+	paths, err := gatherPaths(opts.IO, opts.Paths, opts.From, "lint")
+	if err != nil {
+		return err
 	}
 	files, err := expandPaths(paths, opts.IO.ErrOut)
 	if err != nil {

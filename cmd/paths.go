@@ -99,8 +99,11 @@ func gatherPaths(ios *IOStreams, args []string, from, what string) ([]string, er
 		paths = append(paths, list...)
 	}
 	if len(paths) == 0 {
-		return nil, &UsageError{fmt.Errorf("%s needs a PATH (%s)", what, map[string]string{
-			"stats": "a file, a directory, or - for standard input", "compact": "a file or a directory"}[what])}
+		hint := "a file or a directory"
+		if what == "stats" {
+			hint = "a file, a directory, or - for standard input"
+		}
+		return nil, &UsageError{fmt.Errorf("%s needs a PATH (%s)", what, hint)}
 	}
 	return paths, nil
 }
