@@ -116,6 +116,22 @@ standard input.`,
 		},
 	}
 	fl := c.Flags()
+	addSummarizeFlags(c, opts)
+	fl.StringVarP(&opts.Output, "output", "o", "", "write the compacted context to a new file instead of appending (- for stdout): for claude-code, codex and pi files a new session of that agent (its id on stderr), else a ctxc file")
+	fl.StringVar(&opts.OutputFormat, "output-format", "native", "with -o: native (the agent's own session format for claude-code, codex and pi files) or ctxc (a ctxc marker file, readable by any client)")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the plan (zones, tokens, whether the summarizer request fits) and write nothing")
+	fl.BoolVar(&opts.Check, "check", false, "write nothing; exit 1 if any file's effective context is over the threshold")
+	fl.IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files compacted at once")
+	fl.BoolVar(&opts.Force, "force", false, "compact files modified in the last --idle period, and append even if the file grew meanwhile")
+	fl.DurationVar(&opts.Idle, "idle", compact.DefaultIdle, "a file modified more recently is live and skipped")
+	fl.StringVar(&opts.NowFlag, "now", "", "timestamp written in markers (RFC 3339; also SOURCE_DATE_EPOCH), for reproducible output")
+	return c
+}
+
+// addSummarizeFlags adds the flags that say how a file is planned and summarized, shared by
+// compact and eval (which compacts into a temporary copy).
+func addSummarizeFlags(c *cobra.Command, opts *CompactOptions) {
+	fl := c.Flags()
 	fl.IntVar(&opts.Threshold, "threshold", 0, "compact only when the effective context is over N tokens (default 100000, or 75% of --window)")
 	fl.IntVar(&opts.Window, "window", 0, "context window of the agent's model in tokens (sets the default threshold)")
 	fl.StringVar(&opts.Tiers, "tiers", "80,85,95", "percent of --window (or of the threshold's window, the threshold being the first) where the normal, aggressive and emergency tiers start; 0 turns a level off (the emergency level still runs when nothing else fits)")
@@ -128,21 +144,12 @@ standard input.`,
 	fl.StringVar(&opts.Model, "model", "", "model name for ollama or openai")
 	fl.StringVar(&opts.Endpoint, "endpoint", "", "summarizer URL (ollama default $OLLAMA_HOST or http://127.0.0.1:11434; openai default $OPENAI_BASE_URL, including /v1)")
 	fl.StringVar(&opts.APIKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key for openai (keys are never taken from flags)")
-	fl.StringVarP(&opts.Output, "output", "o", "", "write the compacted context to a new file instead of appending (- for stdout): for claude-code, codex and pi files a new session of that agent (its id on stderr), else a ctxc file")
-	fl.StringVar(&opts.OutputFormat, "output-format", "native", "with -o: native (the agent's own session format for claude-code, codex and pi files) or ctxc (a ctxc marker file, readable by any client)")
-	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the plan (zones, tokens, whether the summarizer request fits) and write nothing")
-	fl.BoolVar(&opts.Check, "check", false, "write nothing; exit 1 if any file's effective context is over the threshold")
-	fl.IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files compacted at once")
 	fl.IntVar(&opts.Parallel, "parallel", 1, "summarizer requests at once for the chunks of one file")
-	fl.BoolVar(&opts.Force, "force", false, "compact files modified in the last --idle period, and append even if the file grew meanwhile")
-	fl.DurationVar(&opts.Idle, "idle", compact.DefaultIdle, "a file modified more recently is live and skipped")
 	fl.DurationVar(&opts.Timeout, "timeout", 10*time.Minute, "timeout of one summarizer request")
-	fl.StringVar(&opts.NowFlag, "now", "", "timestamp written in markers (RFC 3339; also SOURCE_DATE_EPOCH), for reproducible output")
 	fl.BoolVar(&opts.NoRedact, "no-redact", false, "send text to a non-loopback endpoint without replacing secret-looking strings")
 	fl.BoolVar(&opts.Redact, "redact", false, "replace secret-looking strings even for a loopback endpoint")
 	c.MarkFlagsMutuallyExclusive("redact", "no-redact")
 	fl.StringVar(&opts.From, "from", "", "read paths from this file (- for standard input), one per line")
-	return c
 }
 
 func (o *CompactOptions) now() (time.Time, error) {

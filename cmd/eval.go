@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
-	"time"
 
 	"github.com/ctxc/ctxc/compact"
 	"github.com/ctxc/ctxc/evaluate"
@@ -58,23 +57,7 @@ summary alone: a CI gate for a model or prompt change.`,
 		},
 	}
 	fl := c.Flags()
-	fl.IntVar(&co.Threshold, "threshold", 0, "compact only when the effective context is over N tokens (default 100000, or 75% of --window)")
-	fl.IntVar(&co.Window, "window", 0, "context window of the agent's model in tokens (sets the default threshold)")
-	fl.IntVar(&co.SummaryWindow, "summary-window", 0, "context window of the summarizer model (default: ollama asks /api/show; openai 8192)")
-	fl.IntVar(&co.Target, "target", compact.DefaultTarget, "summary size in tokens")
-	fl.IntVar(&co.KeepHead, "keep-head", 1, "user turns kept verbatim at the start (after system messages)")
-	fl.IntVar(&co.KeepTail, "keep-tail", compact.DefaultKeepTail, "messages kept verbatim at the end")
-	fl.IntVar(&co.KeepTailTokens, "keep-tail-tokens", 0, "keep at least N tokens at the end instead of --keep-tail messages")
-	fl.StringVar(&co.Provider, "provider", "auto", "summarizer: auto, ollama, openai or extractive")
-	fl.StringVar(&co.Model, "model", "", "model name for ollama or openai")
-	fl.StringVar(&co.Endpoint, "endpoint", "", "summarizer URL (as for compact)")
-	fl.StringVar(&co.APIKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key for openai")
-	fl.IntVar(&co.Parallel, "parallel", 1, "summarizer requests at once for the chunks of one file")
-	fl.DurationVar(&co.Timeout, "timeout", 10*time.Minute, "timeout of one summarizer request")
-	fl.BoolVar(&co.NoRedact, "no-redact", false, "send text to a non-loopback endpoint without replacing secret-looking strings")
-	fl.BoolVar(&co.Redact, "redact", false, "replace secret-looking strings even for a loopback endpoint")
-	c.MarkFlagsMutuallyExclusive("redact", "no-redact")
-	fl.StringVar(&co.From, "from", "", "read paths from this file (- for standard input), one per line")
+	addSummarizeFlags(c, co)
 	fl.Float64Var(&opts.MinRecall, "min-recall", 0, "exit 1 if a compacted file's context keeps less than this share of its facts (0-1)")
 	fl.Float64Var(&opts.MinSummaryRecall, "min-summary-recall", 0, "exit 1 if a summary alone keeps less than this share of its facts (0-1)")
 	return c
@@ -117,8 +100,12 @@ func runEval(ctx context.Context, opts *EvalOptions) error {
 	if err != nil {
 		return &UsageError{err}
 	}
+	tiers, err := parseTiers(co.Tiers)
+	if err != nil {
+		return &UsageError{err}
+	}
 	copts := compact.Options{
-		Threshold: co.Threshold, Window: co.Window, Target: co.Target,
+		Threshold: co.Threshold, Window: co.Window, Target: co.Target, Tiers: tiers,
 		Zones:  transcript.ZoneOptions{KeepHead: co.KeepHead, KeepTail: co.KeepTail, KeepTailTokens: co.KeepTailTokens},
 		Format: format, Strict: co.Global.Strict,
 		SummarizeOpts: summarize.Options{MaxParallel: co.Parallel, Window: co.SummaryWindow},
