@@ -145,7 +145,7 @@ func TestIntegrationGrowthSimulation(t *testing.T) {
 	if url == "" || model == "" {
 		t.Skip("CTXC_TEST_OLLAMA_URL / CTXC_TEST_OLLAMA_MODEL not set")
 	}
-	c, err := summarize.NewOllama(summarize.OllamaConfig{Endpoint: url, Model: model, Timeout: 2 * time.Minute})
+	c, err := summarize.NewOllama(summarize.OllamaConfig{Endpoint: url, Model: model, Timeout: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
