@@ -89,9 +89,15 @@ its result) stay verbatim, the middle is summarized, and a marker is appended in
   <verbatim copies of the tail lines>
 
 so that loading from the last marker gives head + summary + tail. Bytes already in the file never
-change. Claude Code, Codex and pi files are never appended to (their agents could not reload a
-foreign line): compact them with -o FILE, which writes the compacted context to a new ctxc
-file and leaves the source untouched.
+change. Claude Code, Codex and pi files get that agent's own compaction records instead (a
+compact_boundary with preservedMessages and a summary; a compacted replacement_history; a
+compaction entry), so that the agent itself resumes head + summary + tail. -o FILE writes a new
+file and leaves the source untouched: a new session of the agent (its id and how to resume it on
+stderr), or with --output-format ctxc a ctxc file.
+
+The tier (--tiers) sets how hard compaction works: normal, aggressive (the aggressive prompt, a
+smaller target), emergency (the tail shrinks and large tool results in the kept messages are cut
+to their ends, with a note naming the line of the whole text), so that a compaction always fits.
 
 Summarizers (--provider): ollama (native /api/chat), openai (any OpenAI-compatible /v1 endpoint),
 extractive (built in, deterministic, no LLM), auto (ollama if reachable, else openai if configured,
