@@ -75,23 +75,32 @@ func (g *grepper) mapped(data []byte) error {
 	base := 0
 	for i := range bounds {
 		r := <-results[i]
-		for _, e := range r.events {
-			line := base + e.line
-			if e.hit == nil {
-				if e.tail > 0 {
-					g.copyTo = line + e.tail
-				}
-				continue
-			}
-			if line <= g.copyTo {
-				continue // a verbatim copy of an earlier line: not new history
-			}
-			e.hit.Line = line
-			if err := g.emit(*e.hit); err != nil {
-				return err
-			}
+		if err := g.replay(r, base); err != nil {
+			return err
 		}
 		base += r.newlines
+	}
+	return nil
+}
+
+// replay reports a segment's hits in order, base being the newlines before the segment, and
+// skips the lines a ctxc marker's tail copies repeat.
+func (g *grepper) replay(r segResult, base int) error {
+	for _, e := range r.events {
+		line := base + e.line
+		if e.hit == nil {
+			if e.tail > 0 {
+				g.copyTo = line + e.tail
+			}
+			continue
+		}
+		if line <= g.copyTo {
+			continue // a verbatim copy of an earlier line: not new history
+		}
+		e.hit.Line = line
+		if err := g.emit(*e.hit); err != nil {
+			return err
+		}
 	}
 	return nil
 }

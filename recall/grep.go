@@ -251,7 +251,6 @@ func (g *grepper) fast(f io.Reader, size int64) error {
 	lineNum := 0 // newlines before buf[0]
 	base := int64(0)
 	eof := false
-	probe := markerProbe(g.format)
 	for {
 		if !eof && have < len(buf) {
 			n, err := io.ReadFull(f, buf[have:])
@@ -280,54 +279,12 @@ func (g *grepper) fast(f io.Reader, size int64) error {
 			}
 			last = true
 		}
-		region := buf[:end]
-		counted, num := 0, lineNum // newlines counted up to counted
-		litAt, cmpAt := g.p.nextLit(region, 0), probe.next(region, 0)
-		for {
-			at := minPos(litAt, cmpAt)
-			if at < 0 {
-				break
-			}
-			ls := bytes.LastIndexByte(region[:at], '\n') + 1
-			le := bytes.IndexByte(region[at:], '\n')
-			if le < 0 {
-				le = len(region)
-			} else {
-				le += at
-			}
-			num += bytes.Count(region[counted:ls], []byte{'\n'})
-			counted = ls
-			lb := region[ls:le]
-			if base == 0 && ls == 0 {
-				lb = bytes.TrimPrefix(lb, []byte{0xEF, 0xBB, 0xBF})
-			}
-			ms, err := g.record(lb, num+1)
-			if err != nil {
-				return err
-			}
-			for i := range ms {
-				m := &ms[i]
-				if !g.want(m) {
-					continue
-				}
-				if sn, ok := g.p.match(m, g.buf); ok {
-					if err := g.emit(Hit{Path: g.path, Line: m.Line, Role: roleOf(m), Summary: m.Summary, Index: -1, Snippet: sn, Match: true}); err != nil {
-						return err
-					}
-				}
-			}
-			next := le + 1
-			if next > len(region) {
-				break
-			}
-			if litAt >= 0 && litAt < next {
-				litAt = g.p.nextLit(region, next)
-			}
-			if cmpAt >= 0 && cmpAt < next {
-				cmpAt = probe.next(region, next)
-			}
+		// The same search as a mapped file's segments (segment), on this chunk.
+		r := g.segment(buf[:end], base == 0, eof)
+		if err := g.replay(r, lineNum); err != nil {
+			return err
 		}
-		lineNum += bytes.Count(region, []byte{'\n'})
+		lineNum += r.newlines
 		if last || (eof && end == have) {
 			return nil
 		}
