@@ -139,7 +139,8 @@ func (m *Message) Sources() []SrcRef {
 
 // absorb merges the blocks of the next record of the same response into m.
 func (m *Message) absorb(next *Message) {
-	src := append(m.Sources()[:len(m.Sources()):len(m.Sources())], next.Sources()...)
+	own := m.Sources()
+	src := append(own[:len(own):len(own)], next.Sources()...)
 	m.Blocks = append(m.Blocks[:len(m.Blocks):len(m.Blocks)], next.Blocks...)
 	m.Raw = nil
 	m.Src = src

@@ -112,40 +112,49 @@ func (s *Source) Line(n int32) ([]byte, error) {
 	return b, nil
 }
 
-// LastRecord returns the last complete valid JSON line of the file: the agent's newest record
-// (pi's leaf, the record a Claude Code boundary continues from).
+// LastRecord returns the file's last valid JSON line (an unterminated one too, as the agents
+// read it): the agent's newest record (pi's leaf, the record a Claude Code boundary continues
+// from). Lines are found backwards, so the cost is that of the lines after the record.
 func (s *Source) LastRecord() ([]byte, error) {
 	info, err := s.f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	end := info.Size()
-	const chunk = 64 << 10
-	var tail []byte
+	end := info.Size() // the candidate line is [prevNewline(end)+1, end)
 	for end > 0 {
-		n := int64(chunk)
-		if end < n {
-			n = end
-		}
-		buf := make([]byte, n)
-		if _, err := s.f.ReadAt(buf, end-n); err != nil && !errors.Is(err, io.EOF) {
+		start, err := s.prevNewline(end)
+		if err != nil {
 			return nil, err
 		}
-		tail = append(buf, tail...)
-		end -= n
-		// Complete lines are those followed by a newline.
-		lines := bytes.Split(tail, []byte{'\n'})
-		for i := len(lines) - 2; i >= 0; i-- {
-			if i == 0 && end > 0 {
-				break // may be cut: read more
+		if end-start > 1 {
+			buf := make([]byte, end-start-1)
+			if _, err := s.f.ReadAt(buf, start+1); err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
 			}
-			l := bytes.TrimSpace(lines[i])
-			if len(l) > 0 && validJSON(l) {
+			if l := bytes.TrimSpace(trimBOM(buf)); len(l) > 0 && validJSON(l) {
 				return l, nil
 			}
 		}
+		end = start
 	}
 	return nil, fmt.Errorf("%s: no complete record", s.Path)
+}
+
+// prevNewline is the offset of the last '\n' before end, or -1.
+func (s *Source) prevNewline(end int64) (int64, error) {
+	const chunk = 64 << 10
+	buf := make([]byte, chunk)
+	for end > 0 {
+		n := min(int64(chunk), end)
+		if _, err := s.f.ReadAt(buf[:n], end-n); err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return end - n + int64(i), nil
+		}
+		end -= n
+	}
+	return -1, nil
 }
 
 // records returns the lines (or Codex items) a message came from, in order; a synthesized
