@@ -344,9 +344,6 @@ func (j *job) summarizeMiddle(ctx context.Context) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err // interrupted: write nothing
 	}
-	if j.sum.Fallback == "aggressive" && j.summarizeOptions().Aggressive {
-		j.sum.Fallback = "" // the tier's own prompt, not a fallback
-	}
 	// The fact ledger: facts missing from the summary are carried verbatim (compact/ledger.go).
 	j.out.Facts, j.out.Ledger = auditSummary(&j.sum, req.Items, j.plan.Target)
 	j.out.Provider, j.out.Model, j.out.Fallback, j.out.Chunks = j.sum.Provider, j.sum.Model, j.sum.Fallback, j.sum.Chunks

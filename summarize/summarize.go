@@ -295,7 +295,7 @@ func (r *runner) result(p piece) Result {
 		Provider:        r.c.Provider(),
 		Model:           r.c.Model(),
 		Prompt:          p.step.promptID(),
-		Fallback:        p.level.fallback(),
+		Fallback:        r.fallback(p.level),
 		Chunks:          r.leaves,
 		InputTokens:     r.inputTokens,
 		PromptEvalCount: r.promptEval,
@@ -353,6 +353,15 @@ func (r *runner) extractivePiece(units []unit, target int) piece {
 	items := r.req.Items[units[0].start:units[len(units)-1].end]
 	ex := Extractive(Request{Items: items, TargetTokens: target, Language: r.req.Language})
 	return piece{text: ex.Text, level: levelExtractive, step: levelExtractive}
+}
+
+// fallback names the weakest step used, relative to where the request started: asked to start
+// aggressive, the aggressive prompt is no fallback.
+func (r *runner) fallback(l level) string {
+	if l == levelAggressive && r.opts.Aggressive {
+		return levelNormal.fallback()
+	}
+	return l.fallback()
 }
 
 // levels are the prompts a request tries, in order.
