@@ -1,6 +1,10 @@
 package transcript
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/ctxc/ctxc/internal/strscan"
+)
 
 // validJSON reports whether b is one valid JSON value (surrounded by optional white space): the
 // same answer as gjson.ValidBytes, which FuzzValidJSON checks on every input it tries. Two
@@ -107,7 +111,15 @@ func hasPrefixAt(s string, i int, p string) bool { return len(s)-i >= len(p) && 
 func validStringAt(s string, i int) int {
 	i++
 	for {
-		for i+8 <= len(s) {
+		// Most strings (keys, ids, short values) end within two words: only longer runs are
+		// worth a call of the vector kernel, which steps over two-byte escapes too.
+		for words := 0; i+8 <= len(s); words++ {
+			if words == 2 {
+				i = strscan.PlainEnd(s, i)
+				if i+8 > len(s) {
+					break
+				}
+			}
 			w := load64(s, i)
 			q, bs := w^(lsb*'"'), w^(lsb*'\\')
 			// A byte below 0x20, a quote or a backslash ends the fast path. The lowest set bit
@@ -116,7 +128,7 @@ func validStringAt(s string, i int) int {
 				i += bits.TrailingZeros64(m) / 8
 				// A two-byte escape (\n, \", \t...: every few dozen bytes of code and logs) is
 				// stepped over here, without leaving the loop.
-				if s[i] == '\\' && i+1 < len(s) && simpleEscape[s[i+1]] {
+				if s[i] == '\\' && i+1 < len(s) && strscan.SimpleEscape[s[i+1]] {
 					i += 2
 					continue
 				}
@@ -153,9 +165,6 @@ func validStringAt(s string, i int) int {
 		i++
 	}
 }
-
-// simpleEscape marks the bytes that may follow a backslash in a two-byte JSON escape.
-var simpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'

@@ -1,0 +1,9 @@
+//go:build !amd64
+
+package strscan
+
+const haveKernels = false
+
+func plainEnd(s string, i int) int       { return i }
+func countChars(s string) (chars, n int) { return 0, 0 }
+func quoteEnd(s string, i int) int       { return i }

@@ -1,0 +1,6 @@
+//go:build !amd64
+
+package strscan
+
+func addArchKernels(map[string]kernel) {
+}

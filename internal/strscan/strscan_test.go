@@ -1,0 +1,250 @@
+package strscan
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// refPlainEnd is PlainEnd's rule one byte at a time: the first quote, control character, or
+// backslash that does not start a two-byte escape, at or after i (len(s) if none).
+func refPlainEnd(s string, i int) int {
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == '"' || c < 0x20:
+			return i
+		case c == '\\':
+			if i+1 >= len(s) || !SimpleEscape[s[i+1]] {
+				return i
+			}
+			i += 2
+			continue
+		}
+		i++
+	}
+	return i
+}
+
+// refQuoteEnd is QuoteEnd's rule one byte at a time: the first quote no backslash escapes.
+func refQuoteEnd(s string, i int) int {
+	for i < len(s) {
+		switch s[i] {
+		case '"':
+			return i
+		case '\\':
+			i += 2
+			continue
+		}
+		i++
+	}
+	return min(i, len(s))
+}
+
+// boundaries are the indexes refPlainEnd's walk from i passes through: where a kernel may stop.
+func boundaries(s string, i int) map[int]bool {
+	at := map[int]bool{i: true}
+	for i < len(s) {
+		c := s[i]
+		if c == '"' || c < 0x20 || (c == '\\' && (i+1 >= len(s) || !SimpleEscape[s[i+1]])) {
+			break
+		}
+		if c == '\\' {
+			i += 2
+		} else {
+			i++
+		}
+		at[i] = true
+	}
+	return at
+}
+
+// refCountChars counts the characters of s[:n] as a JSON string's text, one byte at a time.
+func refCountChars(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		switch {
+		case s[i] == '\\' && i+1 < len(s) && s[i+1] == 'u':
+			i += 6 // the kernel never counts past a \u: enough for the test
+		case s[i] == '\\':
+			i += 2
+		default:
+			if s[i]&0xC0 != 0x80 {
+				n++
+			}
+			i++
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// kernel is one implementation of PlainEnd and CountChars.
+type kernel struct {
+	plain func(string, int) int
+	count func(string) (int, int)
+	quote func(string, int) int
+}
+
+// kernels lists the implementations this machine can run, by name.
+func kernels() map[string]kernel {
+	k := map[string]kernel{"default": {PlainEnd, CountChars, QuoteEnd}}
+	addArchKernels(k)
+	return k
+}
+
+func checkPlainEnd(t *testing.T, name string, plain func(string, int) int, s string, i int) {
+	t.Helper()
+	got, want := plain(s, i), refPlainEnd(s, i)
+	if got < i || got > want || !boundaries(s, i)[got] {
+		t.Fatalf("%s PlainEnd(%q, %d) = %d: not a boundary of the plain run (it ends at %d)", name, s, i, got, want)
+	}
+	if got < want && len(s)-got > MinLen && haveKernels {
+		t.Fatalf("%s PlainEnd(%q, %d) = %d stopped early: the run ends at %d", name, s, i, got, want)
+	}
+}
+
+func checkQuoteEnd(t *testing.T, name string, quote func(string, int) int, s string, i int) {
+	t.Helper()
+	got, want := quote(s, i), refQuoteEnd(s, i)
+	if got < i || got > want || !quoteBoundaries(s, i)[got] {
+		t.Fatalf("%s QuoteEnd(%q, %d) = %d: not between characters before the quote at %d", name, s, i, got, want)
+	}
+	if got < want && len(s)-got > MinLen && haveKernels {
+		t.Fatalf("%s QuoteEnd(%q, %d) = %d stopped early: the quote is at %d", name, s, i, got, want)
+	}
+}
+
+func checkCountChars(t *testing.T, name string, count func(string) (int, int), s string) {
+	t.Helper()
+	chars, n := count(s)
+	if n < 0 || n > len(s) || !countBoundaries(s)[n] {
+		t.Fatalf("%s CountChars(%q) stopped at %d: not between characters", name, s, n)
+	}
+	if want := refCountChars(s[:n]); chars != want {
+		t.Fatalf("%s CountChars(%q) = %d over %d bytes, want %d", name, s, chars, n, want)
+	}
+	atU := n < len(s) && s[n] == '\\' && (n+1 == len(s) || s[n+1] == 'u')
+	if n < len(s) && !atU && len(s)-n > MinLen && haveKernels {
+		t.Fatalf("%s CountChars(%q) stopped early at %d", name, s, n)
+	}
+}
+
+// quoteBoundaries are the indexes refQuoteEnd's walk from i passes through.
+func quoteBoundaries(s string, i int) map[int]bool {
+	at := map[int]bool{i: true}
+	for i < len(s) && s[i] != '"' {
+		if s[i] == '\\' {
+			i += 2
+		} else {
+			i++
+		}
+		at[i] = true
+	}
+	return at
+}
+
+// countBoundaries are the indexes between characters (escapes whole) of a JSON string's text.
+func countBoundaries(s string) map[int]bool {
+	at := map[int]bool{0: true}
+	for i := 0; i < len(s); {
+		switch {
+		case s[i] == '\\' && i+1 < len(s) && s[i+1] == 'u':
+			i += 6
+		case s[i] == '\\':
+			i += 2
+		default:
+			i++
+		}
+		at[i] = true
+	}
+	return at
+}
+
+var pieces = []string{"a", "b", " ", "é", "日本", "🙂", `\n`, `\"`, `\\`, `\/`, `\u00e9`, `\ud83d\ude00`, `\x`, "\"", "\x01", "\x1f", "\x7f", "\xbf", "\xc0", "\xff", "\\"}
+
+func randomText(r *rand.Rand) string {
+	var b strings.Builder
+	for n := r.IntN(200); n > 0; n-- {
+		if r.IntN(4) == 0 {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		} else {
+			b.WriteString(strings.Repeat("x", r.IntN(40)))
+		}
+	}
+	return b.String()
+}
+
+func TestKernelsAgreeWithReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for name, k := range kernels() {
+		for range 3000 {
+			s := randomText(r)
+			checkCountChars(t, name, k.count, s)
+			// Every offset of the text, so every alignment and every distance to its end.
+			for i := 0; i <= len(s) && i < 70; i++ {
+				checkPlainEnd(t, name, k.plain, s, i)
+				if i == 0 || s[i-1] != '\\' {
+					checkQuoteEnd(t, name, k.quote, s, i)
+				}
+			}
+		}
+		long := strings.Repeat("plain text without escapes ", 100)
+		for _, s := range []string{"", long, long + `"`, long + `\n` + long + "\x01", long + `\u0041` + long, long + `\`, strings.Repeat(`\\`, 100), strings.Repeat("é", 100) + `\`} {
+			checkCountChars(t, name, k.count, s)
+			checkPlainEnd(t, name, k.plain, s, 0)
+			checkQuoteEnd(t, name, k.quote, s, 0)
+		}
+	}
+}
+
+func FuzzKernels(f *testing.F) {
+	f.Add(strings.Repeat("ab\\ncd é", 10), 3)
+	f.Add(strings.Repeat("x", 40)+`\u00e9`+strings.Repeat("y", 40), 0)
+	f.Fuzz(func(t *testing.T, s string, i int) {
+		if i < 0 || i > len(s) {
+			i = 0
+		}
+		for name, k := range kernels() {
+			checkCountChars(t, name, k.count, s)
+			checkPlainEnd(t, name, k.plain, s, i)
+			checkQuoteEnd(t, name, k.quote, s, 0)
+		}
+	})
+}
+
+var benchText = strings.Repeat("     1\\tfunc error(ctx context.Context) error {\\n2025-06-01T12:00:00Z INFO id=0a0b path=\\\"/api/run\\\" naïve 日本 🙂\\n", 2000)
+
+func BenchmarkPlainEnd(b *testing.B) {
+	for name, k := range kernels() {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(benchText)))
+			for b.Loop() {
+				k.plain(benchText, 0)
+			}
+		})
+	}
+}
+
+func BenchmarkQuoteEnd(b *testing.B) {
+	for name, k := range kernels() {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(benchText)))
+			for b.Loop() {
+				k.quote(benchText, 0)
+			}
+		})
+	}
+}
+
+func BenchmarkCountChars(b *testing.B) {
+	for name, k := range kernels() {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(benchText)))
+			for b.Loop() {
+				k.count(benchText)
+			}
+		})
+	}
+}
