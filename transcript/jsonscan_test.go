@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ctxc/ctxc/estimate"
+	"github.com/ctxc/ctxc/internal/strscan"
 	"github.com/tidwall/gjson"
 )
 
@@ -74,9 +75,20 @@ func FuzzJSONScan(f *testing.F) {
 		doc.ForEach(func(_, v gjson.Result) bool {
 			var dec string
 			if v.Type == gjson.String && strings.ToValidUTF8(v.Raw, "") == v.Raw && json.Unmarshal([]byte(v.Raw), &dec) == nil {
-				if got, want := jv(v.Raw).chars(), estimate.Chars(dec); got != want {
-					t.Fatalf("chars(%s) = %d, want %d", v.Raw, got, want)
-				}
+				// Also inside a long string, where the vector kernels take over, both ways.
+				pad := strings.Repeat("p", 70)
+				long := `"` + pad + v.Raw[1:len(v.Raw)-1] + pad + `"`
+				kernelsBothWays(func() {
+					if got, want := jv(v.Raw).chars(), estimate.Chars(dec); got != want {
+						t.Fatalf("chars(%s) = %d, want %d", v.Raw, got, want)
+					}
+					if got, want := jv(long).chars(), estimate.Chars(dec)+2*len(pad); got != want {
+						t.Fatalf("chars(%s) = %d, want %d", long, got, want)
+					}
+					if got := skipString(long, 0); got != len(long) {
+						t.Fatalf("skipString(%s) = %d, want %d", long, got, len(long))
+					}
+				})
 			}
 			return true
 		})
@@ -114,10 +126,26 @@ func FuzzValidJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := validJSON(b), gjson.ValidBytes(b); got != want {
-			t.Fatalf("validJSON(%q) = %v, gjson.ValidBytes = %v", b, got, want)
+		// b itself, and b inside long strings and a long array, where the vector kernels take
+		// over; with the kernels and without.
+		pad := strings.Repeat("p", 70)
+		for _, in := range []string{string(b), `"` + string(b) + pad + `"`, `"` + pad + string(b) + `"`,
+			"[" + strings.Repeat(string(b)+",", 8) + string(b) + "]"} {
+			kernelsBothWays(func() {
+				if got, want := validJSON([]byte(in)), gjson.Valid(in); got != want {
+					t.Fatalf("validJSON(%q) = %v, gjson.Valid = %v", in, got, want)
+				}
+			})
 		}
 	})
+}
+
+// kernelsBothWays runs fn with the vector kernels (where the CPU has them) and without.
+func kernelsBothWays(fn func()) {
+	fn()
+	was := strscan.UseKernels(false)
+	defer strscan.UseKernels(was)
+	fn()
 }
 
 func TestValidJSONDeepNesting(t *testing.T) {

@@ -11,6 +11,8 @@
 // from where they stopped with its portable loop: they only ever make a caller faster.
 package strscan
 
+import "sync/atomic"
+
 // SimpleEscape marks the bytes that may follow a backslash in a two-byte JSON escape.
 var SimpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
 
@@ -19,7 +21,7 @@ var SimpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': t
 // it steps over whole. It stops at the first byte that ends such a run, or earlier within the
 // last 65 bytes of s, or at i when there is no kernel.
 func PlainEnd(s string, i int) int {
-	if i < 0 || len(s)-i < MinLen || !haveKernels {
+	if i < 0 || len(s)-i < MinLen || !haveKernels.Load() {
 		return i
 	}
 	return plainEnd(s, i)
@@ -31,7 +33,7 @@ func PlainEnd(s string, i int) int {
 // s[:n]; it stops at a \u escape (n is the backslash's index), at a backslash that ends s, or
 // earlier within the last 65 bytes of s; n is 0 when there is no kernel.
 func CountChars(s string) (chars, n int) {
-	if len(s) < MinLen || !haveKernels {
+	if len(s) < MinLen || !haveKernels.Load() {
 		return 0, 0
 	}
 	return countChars(s)
@@ -42,11 +44,23 @@ func CountChars(s string) (chars, n int) {
 // the first such quote, or earlier within the last 65 bytes of s, or at i when there is no
 // kernel. Unlike PlainEnd it does not validate: it measures strings that are known valid.
 func QuoteEnd(s string, i int) int {
-	if i < 0 || len(s)-i < MinLen || !haveKernels {
+	if i < 0 || len(s)-i < MinLen || !haveKernels.Load() {
 		return i
 	}
 	return quoteEnd(s, i)
 }
+
+// UseKernels turns the kernels off, or back on where the CPU has them, and reports whether they
+// were on: tests run the callers both ways, so that the portable loops stay tested on amd64.
+func UseKernels(on bool) (was bool) {
+	return haveKernels.Swap(on && cpuHasKernels)
+}
+
+// haveKernels says whether the kernels run: atomic only so that a test may turn them off while
+// another goroutine reads (a plain load on amd64).
+var haveKernels atomic.Bool
+
+func init() { haveKernels.Store(cpuHasKernels) }
 
 // MinLen is the shortest input the kernels read: they do nothing with less.
 const MinLen = 64

@@ -4,7 +4,7 @@ import "golang.org/x/sys/cpu"
 
 // The kernels need AVX2 and POPCNT (x86-64 CPUs since 2013); without them the callers' own
 // loops do the work.
-var haveKernels = cpu.X86.HasAVX2 && cpu.X86.HasPOPCNT
+var cpuHasKernels = cpu.X86.HasAVX2 && cpu.X86.HasPOPCNT
 
 func plainEnd(s string, i int) int { return plainEndAVX2(s, i) }
 

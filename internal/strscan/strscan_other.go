@@ -2,7 +2,7 @@
 
 package strscan
 
-const haveKernels = false
+const cpuHasKernels = false
 
 func plainEnd(s string, i int) int       { return i }
 func countChars(s string) (chars, n int) { return 0, 0 }

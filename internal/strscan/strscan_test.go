@@ -100,7 +100,7 @@ func checkPlainEnd(t *testing.T, name string, plain func(string, int) int, s str
 	if got < i || got > want || !boundaries(s, i)[got] {
 		t.Fatalf("%s PlainEnd(%q, %d) = %d: not a boundary of the plain run (it ends at %d)", name, s, i, got, want)
 	}
-	if got < want && len(s)-got > MinLen && haveKernels {
+	if got < want && len(s)-got > MinLen && haveKernels.Load() {
 		t.Fatalf("%s PlainEnd(%q, %d) = %d stopped early: the run ends at %d", name, s, i, got, want)
 	}
 }
@@ -111,7 +111,7 @@ func checkQuoteEnd(t *testing.T, name string, quote func(string, int) int, s str
 	if got < i || got > want || !quoteBoundaries(s, i)[got] {
 		t.Fatalf("%s QuoteEnd(%q, %d) = %d: not between characters before the quote at %d", name, s, i, got, want)
 	}
-	if got < want && len(s)-got > MinLen && haveKernels {
+	if got < want && len(s)-got > MinLen && haveKernels.Load() {
 		t.Fatalf("%s QuoteEnd(%q, %d) = %d stopped early: the quote is at %d", name, s, i, got, want)
 	}
 }
@@ -126,7 +126,7 @@ func checkCountChars(t *testing.T, name string, count func(string) (int, int), s
 		t.Fatalf("%s CountChars(%q) = %d over %d bytes, want %d", name, s, chars, n, want)
 	}
 	atU := n < len(s) && s[n] == '\\' && (n+1 == len(s) || s[n+1] == 'u')
-	if n < len(s) && !atU && len(s)-n > MinLen && haveKernels {
+	if n < len(s) && !atU && len(s)-n > MinLen && haveKernels.Load() {
 		t.Fatalf("%s CountChars(%q) stopped early at %d", name, s, n)
 	}
 }
