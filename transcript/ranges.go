@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strconv"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -34,11 +32,7 @@ const lineReaderBuf = 1 << 20
 // Ranges are streamed: at most about two per worker are held at once, so memory does not grow
 // with the file (only with its longest line).
 func ScanRanges(f io.ReaderAt, size int64, path string, opts Options) (*Result, error) {
-	rb := int64(rangeBytes)
-	if v, err := strconv.Atoi(os.Getenv("CTXC_RB")); err == nil {
-		rb = int64(v) << 20
-	}
-	return scanRanges(f, size, path, opts, rb, runtime.GOMAXPROCS(0))
+	return scanRanges(f, size, path, opts, rangeBytes, runtime.GOMAXPROCS(0))
 }
 
 // rangeResult is what a worker made of one range.
