@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 )
 
@@ -14,6 +15,7 @@ import (
 // the bytes of the ranges in flight (mapped or buffered) whatever the number of cores.
 const (
 	rangeBytes     = 2 << 20
+	rangeSlack     = 128 << 10
 	maxWindowBytes = 24 << 20
 )
 
@@ -35,16 +37,23 @@ func ScanRanges(f io.ReaderAt, size int64, path string, opts Options) (*Result, 
 	return scanRanges(f, size, path, opts, rangeBytes, runtime.GOMAXPROCS(0))
 }
 
+// lineBufs holds the buffers of lines that cross a range's end, for the next ranges; one
+// longer than maxPooledLine (a rare huge line) is left to the collector.
+var lineBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledLine = 4 << 20
+
 // rangeResult is what a worker made of one range.
 type rangeResult struct {
 	lines   []Line
 	valid   []bool
 	pre     []preparsed
-	release func() // gives back the window the lines' bytes are in
-	count   int    // physical lines that start in the range (blank ones included)
-	pending *Line  // an unterminated last line (the file's last range only)
-	err     error  // a read error, or a line over the cap (Line is relative to the range)
-	errLine int    // for a LineTooLongError: the line's index among the range's physical lines
+	release func()  // gives back the window the lines' bytes are in, and own
+	own     *[]byte // the bytes of a last line that goes on past the range
+	count   int     // physical lines that start in the range (blank ones included)
+	pending *Line   // an unterminated last line (the file's last range only)
+	err     error   // a read error, or a line over the cap (Line is relative to the range)
+	errLine int     // for a LineTooLongError: the line's index among the range's physical lines
 }
 
 func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int64, workers int) (*Result, error) {
@@ -69,6 +78,7 @@ func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int6
 		pre = FormatUnknown
 	}
 	n := int((size + chunk - 1) / chunk)
+	slack := min(rangeSlack, chunk/16) // the tests' tiny ranges have none: lines then cross windows
 
 	type job struct {
 		i   int
@@ -128,7 +138,7 @@ func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int6
 			defer wg.Done()
 			for j := range jobs {
 				start := int64(j.i) * chunk
-				j.out <- workRange(src, size, start, min(start+chunk, size), maxLine, pre, text, tokens)
+				j.out <- workRange(src, size, start, min(start+chunk, size), slack, maxLine, pre, text, tokens)
 			}
 		}()
 	}
@@ -143,9 +153,14 @@ func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int6
 }
 
 // workRange reads and walks one range (a worker's job).
-func workRange(src windowSource, size, start, end int64, maxLine int, pre Format, text textMode, tokens chan struct{}) (r *rangeResult) {
+func workRange(src windowSource, size, start, end, slack int64, maxLine int, pre Format, text textMode, tokens chan struct{}) (r *rangeResult) {
 	r = &rangeResult{}
-	release := func() { tokens <- struct{}{} }
+	release := func() {
+		if r.own != nil && cap(*r.own) <= maxPooledLine {
+			lineBufs.Put(r.own)
+		}
+		tokens <- struct{}{}
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			err := faultError(p)
@@ -156,7 +171,7 @@ func workRange(src windowSource, size, start, end int64, maxLine int, pre Format
 		}
 	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	readRange(r, src, size, start, end, maxLine)
+	readRange(r, src, size, start, end, slack, maxLine)
 	if r.release != nil {
 		rel := r.release
 		r.release = func() { rel(); release() }
@@ -223,7 +238,7 @@ func mergeRanges(sc *scanner, order chan chan *rangeResult, size int64) (*Result
 // readRange reads the lines that start in [start, end) of the file, the last one to its end
 // even past end (into a buffer of its own). Line numbers are counted from the range's first
 // line (1).
-func readRange(r *rangeResult, src windowSource, size, start, end int64, maxLine int) {
+func readRange(r *rangeResult, src windowSource, size, start, end, slack int64, maxLine int) {
 	// The range's first line starts at start if the byte before it ends a line, else after
 	// the first newline at or after start; none before end: no line starts in the range.
 	from := start
@@ -231,7 +246,9 @@ func readRange(r *rangeResult, src windowSource, size, start, end int64, maxLine
 		from = start - 1
 	}
 	need := int(end - from)
-	buf, release, err := src.window(from, need)
+	// The window goes on a little past the range: the range's last line most often ends
+	// there, and is then read in place rather than copied.
+	buf, release, err := src.window(from, need+int(min(size-end, slack)))
 	if err != nil {
 		r.err = err
 		return
@@ -239,7 +256,7 @@ func readRange(r *rangeResult, src windowSource, size, start, end int64, maxLine
 	r.release = release // set at once: a fault while reading the window still releases it
 	first := 0
 	if start > 0 {
-		k := bytes.IndexByte(buf, '\n')
+		k := bytes.IndexByte(buf[:need], '\n')
 		if k < 0 {
 			return // inside a line that started before
 		}
@@ -254,13 +271,16 @@ func readRange(r *rangeResult, src windowSource, size, start, end int64, maxLine
 			line, terminated = buf[pos:pos+k+1], true
 			pos += k + 1
 		} else {
-			// The line goes on past the range: read it to its end into its own buffer.
-			own := append([]byte(nil), buf[pos:]...)
-			at := from + int64(need)
+			// The line goes on past the window (rarely: most end in the slack): read it to its
+			// end into a buffer of its own, reused by later ranges once this one is merged.
+			r.own = lineBufs.Get().(*[]byte)
+			own := append((*r.own)[:0], buf[pos:]...)
+			at := from + int64(len(buf))
 			for at < size {
 				step := min(int64(max(len(own), 64<<10)), size-at, 64<<20)
 				k := len(own)
-				own = append(own, make([]byte, step)...)
+				own = slices.Grow(own, int(step))[:k+int(step)]
+				*r.own = own
 				if err := src.readAt(own[k:], at); err != nil {
 					r.err, r.errLine = err, len(r.lines)
 					return
@@ -274,6 +294,7 @@ func readRange(r *rangeResult, src windowSource, size, start, end int64, maxLine
 					break
 				}
 			}
+			*r.own = own
 			line = own
 			pos = need
 		}
