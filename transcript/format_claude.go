@@ -366,10 +366,11 @@ func (c *claudeReader) finish(st *Stats) []ref {
 	if c.leaf < 0 {
 		return nil
 	}
-	refs := make([]ref, 0, 64)
+	ctx := c.context()
+	refs := make([]ref, 0, len(ctx))
 	var respID uint64 // the response whose assistant message later blocks join
 	respChars := 0
-	for _, i := range c.context() {
+	for _, i := range ctx {
 		r := c.recs[i]
 		if !r.message {
 			continue
@@ -414,9 +415,11 @@ func (c *claudeReader) context() []int32 {
 		dropped = func(i int32) bool { _, kept := p.parent[i]; return i < p.boundary && !kept }
 		leaf = p.leaf
 	}
+	// Sized for a session that is one long chain (the common case, and the one where growing
+	// them would cost most): finish is the part of a scan that runs on one core.
 	on := make([]bool, len(c.recs))
-	var chain []int32
-	responses := map[uint64]bool{}
+	chain := make([]int32, 0, len(c.recs))
+	responses := make(map[uint64]bool, len(c.recs)/2)
 	for i := leaf; i >= 0 && !dropped(i); {
 		if on[i] {
 			break // a parent cycle in a damaged file: stop rather than spin
