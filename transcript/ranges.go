@@ -80,38 +80,21 @@ func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int6
 	n := int((size + chunk - 1) / chunk)
 	slack := min(rangeSlack, chunk/16) // the tests' tiny ranges have none: lines then cross windows
 
-	type job struct {
-		i   int
-		out chan *rangeResult
-	}
-	jobs := make(chan job)
-	order := make(chan chan *rangeResult, workers+2)
+	jobs := make(chan int)
 	// A range holds a window of the file (mapped pages, or a buffer) from when it is dispatched
 	// until it is merged: tokens bound them, and so memory, whatever the file's size. They are
-	// taken in file order, by the dispatcher, and given back in file order, by the merger.
+	// taken in file order, by the dispatcher, and given back in file order, by the merges.
 	ntok := min(workers+2, max(2, int(maxWindowBytes/chunk)))
 	tokens := make(chan struct{}, ntok)
 	for range ntok {
 		tokens <- struct{}{}
 	}
 	src := newWindowSource(f)
+	m := &rangeMerger{sc: newScanner(path, opts, opts.Format), path: path, ready: map[int]*rangeResult{}}
 	done := make(chan struct{})
+	m.stop = func() { close(done) }
 	var wg sync.WaitGroup
-	defer func() {
-		// On an early return (an error): stop, wait for the workers (they use f, which the
-		// caller closes next), and release the windows of the ranges not merged.
-		close(done)
-		wg.Wait()
-		for out := range order {
-			select {
-			case r := <-out:
-				r.release()
-			default: // dispatched, never worked
-			}
-		}
-	}()
 	go func() {
-		defer close(order)
 		defer close(jobs)
 		for i := 0; i < n; i++ {
 			select {
@@ -119,14 +102,8 @@ func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int6
 			case <-done:
 				return
 			}
-			out := make(chan *rangeResult, 1)
 			select {
-			case order <- out:
-			case <-done:
-				return
-			}
-			select {
-			case jobs <- job{i, out}:
+			case jobs <- i:
 			case <-done:
 				return
 			}
@@ -136,20 +113,119 @@ func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int6
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range jobs {
-				start := int64(j.i) * chunk
-				j.out <- workRange(src, size, start, min(start+chunk, size), slack, maxLine, pre, text, tokens)
+			for i := range jobs {
+				start := int64(i) * chunk
+				r := workRange(src, size, start, min(start+chunk, size), slack, maxLine, pre, text, tokens)
+				if !m.deliver(i, r) {
+					return
+				}
 			}
 		}()
 	}
-
-	sc := newScanner(path, opts, opts.Format)
+	// A merge that fails stops the dispatcher, and the workers at their next range. Wait for
+	// them all (they use f, which the caller closes next), then release what was not merged.
+	wg.Wait()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.err == nil && m.next < n {
+		m.err = errors.New("ranges: a range was never merged") // a bug, never silent
+	}
+	if m.err != nil {
+		for _, r := range m.ready {
+			r.release()
+		}
+		return nil, m.err
+	}
 	var res *Result
 	err := faultsAsErrors(path, func() (err error) {
-		res, err = mergeRanges(sc, order, size)
+		res, err = m.sc.finishAt(m.pending, size)
 		return err
 	})
 	return res, err
+}
+
+// rangeMerger feeds the ranges' lines to the scanner in file order. There is no merging
+// goroutine: the worker that delivers the next range in order merges it, and the ranges after
+// it that are ready, while the other workers go on reading. The merge thus runs on the core
+// whose caches hold the range it has just walked, and no range waits for a third goroutine
+// to be scheduled.
+type rangeMerger struct {
+	mu      sync.Mutex
+	sc      *scanner
+	path    string
+	ready   map[int]*rangeResult // delivered, waiting for the ranges before them
+	next    int                  // the range to merge next
+	merging bool                 // a worker is merging: the others only deliver
+	base    int                  // physical lines before range next
+	pending *Line                // an unterminated last line, copied
+	err     error
+	stop    func() // called once, on the first error: stops the dispatcher
+}
+
+// deliver hands over range i's result, merges what is in order when no other worker is
+// merging, and reports whether the scan goes on.
+func (m *rangeMerger) deliver(i int, r *rangeResult) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.err != nil {
+		r.release()
+		return false
+	}
+	m.ready[i] = r
+	if m.merging {
+		return true
+	}
+	m.merging = true
+	defer func() { m.merging = false }()
+	for {
+		r, ok := m.ready[m.next]
+		if !ok {
+			return true
+		}
+		delete(m.ready, m.next)
+		m.next++
+		m.mu.Unlock()
+		err := faultsAsErrors(m.path, func() error { return m.merge(r) })
+		m.mu.Lock()
+		if err != nil {
+			m.fail(err)
+			return false
+		}
+	}
+}
+
+func (m *rangeMerger) fail(err error) {
+	m.err = err
+	m.stop()
+}
+
+// merge feeds one range's lines to the scanner and releases its window.
+func (m *rangeMerger) merge(r *rangeResult) error {
+	defer r.release()
+	for k := range r.lines {
+		l := &r.lines[k]
+		l.Num += m.base
+		if r.err == nil || k < r.errLine {
+			if err := m.sc.line(l, r.valid[k]); err != nil {
+				return err
+			}
+		}
+	}
+	if r.err != nil {
+		var tl *LineTooLongError
+		if errors.As(r.err, &tl) {
+			tl.Line += m.base
+		}
+		return m.sc.readErr(r.err)
+	}
+	if r.pending != nil {
+		r.pending.Num += m.base
+		p := *r.pending
+		p.Bytes = append([]byte(nil), p.Bytes...) // read after the window is closed
+		m.pending = &p
+	}
+	m.base += r.count
+	return nil
 }
 
 // workRange reads and walks one range (a worker's job).
@@ -197,42 +273,6 @@ func workRange(src windowSource, size, start, end, slack int64, maxLine int, pre
 		}
 	}
 	return r
-}
-
-// mergeRanges feeds the ranges' lines to the scanner in file order.
-func mergeRanges(sc *scanner, order chan chan *rangeResult, size int64) (*Result, error) {
-	base := 0 // physical lines before the range
-	var pending *Line
-	for out := range order {
-		r := <-out
-		for k := range r.lines {
-			l := &r.lines[k]
-			l.Num += base
-			if r.err == nil || k < r.errLine {
-				if err := sc.line(l, r.valid[k]); err != nil {
-					r.release()
-					return nil, err
-				}
-			}
-		}
-		if r.err != nil {
-			var tl *LineTooLongError
-			if errors.As(r.err, &tl) {
-				tl.Line += base
-			}
-			r.release()
-			return nil, sc.readErr(r.err)
-		}
-		if r.pending != nil {
-			r.pending.Num += base
-			p := *r.pending
-			p.Bytes = append([]byte(nil), p.Bytes...) // read after the window is closed
-			pending = &p
-		}
-		base += r.count
-		r.release()
-	}
-	return sc.finishAt(pending, size)
 }
 
 // readRange reads the lines that start in [start, end) of the file, the last one to its end

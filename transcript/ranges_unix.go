@@ -25,8 +25,11 @@ func newWindowSource(f io.ReaderAt) windowSource {
 	return &mmapSource{f: file, base: base, page: int64(os.Getpagesize()), fallback: rs}
 }
 
-// mmapSource maps each window read-only, populated at once, and unmaps it when released: the
-// pages mapped at any time stay as few as the windows in flight.
+// mmapSource maps each window read-only and unmaps it when released: the pages mapped at any
+// time stay as few as the windows in flight. The worker's first read of each page faults it
+// in: MAP_POPULATE did the same work up front, but in the mmap call, where two workers' calls
+// did not run side by side (measured on 2 cores: populating 1 GB took as long with two
+// workers as with one, faulting it took a third less).
 type mmapSource struct {
 	f        *os.File
 	base     int64 // offset of the reader's byte 0 in the file
@@ -40,7 +43,7 @@ func (s *mmapSource) window(off int64, n int) ([]byte, func(), error) {
 	}
 	at := s.base + off
 	start := at - at%s.page
-	data, err := syscall.Mmap(int(s.f.Fd()), start, int(at-start)+n, syscall.PROT_READ, syscall.MAP_SHARED|syscall.MAP_POPULATE)
+	data, err := syscall.Mmap(int(s.f.Fd()), start, int(at-start)+n, syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
 		return s.fallback.window(off, n)
 	}
