@@ -593,14 +593,6 @@ func (c *claudeReader) materialize(b []byte, r ref) ([]Message, error) {
 	return []Message{m}, nil
 }
 
-// preparseClaude walks a Claude Code line ahead of the reader (see claudeLine), parsing its
-// "message" with the text mode t: in place for noText (the line's buffer outlives the reader's
-// use of it), from an owned copy or detached (det) otherwise.
-func preparseClaude(line []byte, t textMode, det *Line) *preparsed {
-	f := scanClaudeLine(jv(unsafeString(line)), t, det)
-	return &preparsed{m: f.parsed, ok: f.msg.exists(), claude: &f, inPlace: true} // uuids point into the line
-}
-
 func preparseClaudeMessage(msg jv, t textMode, det *Line) preparsed {
 	if det != nil {
 		m, _ := anthropicMessageAt(msg, t)

@@ -155,6 +155,17 @@ type preparsed struct {
 
 // preparse parses a valid line of the given format with its text, ahead of the reader.
 func preparse(f Format, t textMode, l *Line) *preparsed {
+	p := new(preparsed)
+	preparseInto(p, nil, f, t, l)
+	return p
+}
+
+// preparseInto is preparse into p; a Claude Code line's walk (see claudeLine) goes into cl,
+// allocated when nil: the range workers give slots of per-range slices, one allocation per
+// range rather than two per line. The "message" is parsed with the text mode t: in place for
+// noText (the line's buffer outlives the reader's use of it), from an owned copy or detached
+// (det) otherwise.
+func preparseInto(p *preparsed, cl *claudeLine, f Format, t textMode, l *Line) {
 	// A windowed load parses the line in place, in the reader's batch buffer, and keeps none of
 	// its bytes (see detach): a compaction needs the bytes of only its head and tail, and keeping
 	// every line would double what it holds in memory.
@@ -163,9 +174,14 @@ func preparse(f Format, t textMode, l *Line) *preparsed {
 		det = l
 	}
 	if f == FormatClaude {
-		return preparseClaude(l.Bytes, t, det)
+		if cl == nil {
+			cl = new(claudeLine)
+		}
+		*cl = scanClaudeLine(jv(unsafeString(l.Bytes)), t, det)
+		*p = preparsed{m: cl.parsed, ok: cl.msg.exists(), claude: cl, inPlace: true} // uuids point into the line
+		return
 	}
-	return preparseGeneric(l.Bytes, t, det)
+	*p = *preparseGeneric(l.Bytes, t, det)
 }
 
 // preparseGeneric parses a valid line as a generic message with its text; ok is false for

@@ -48,12 +48,13 @@ type rangeResult struct {
 	lines   []Line
 	valid   []bool
 	pre     []preparsed
-	release func()  // gives back the window the lines' bytes are in, and own
-	own     *[]byte // the bytes of a last line that goes on past the range
-	count   int     // physical lines that start in the range (blank ones included)
-	pending *Line   // an unterminated last line (the file's last range only)
-	err     error   // a read error, or a line over the cap (Line is relative to the range)
-	errLine int     // for a LineTooLongError: the line's index among the range's physical lines
+	claude  []claudeLine // the walks of Claude Code lines, which pre points to
+	release func()       // gives back the window the lines' bytes are in, and own
+	own     *[]byte      // the bytes of a last line that goes on past the range
+	count   int          // physical lines that start in the range (blank ones included)
+	pending *Line        // an unterminated last line (the file's last range only)
+	err     error        // a read error, or a line over the cap (Line is relative to the range)
+	errLine int          // for a LineTooLongError: the line's index among the range's physical lines
 }
 
 func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int64, workers int) (*Result, error) {
@@ -262,12 +263,19 @@ func workRange(src windowSource, size, start, end, slack int64, maxLine int, pre
 		r.valid = make([]bool, lines)
 		if pre != FormatUnknown {
 			r.pre = make([]preparsed, lines)
+			if pre == FormatClaude {
+				r.claude = make([]claudeLine, lines)
+			}
 		}
 		for k := range lines {
 			l := &r.lines[k]
 			r.valid[k] = validJSON(l.Bytes)
 			if r.valid[k] && pre != FormatUnknown {
-				r.pre[k] = *preparse(pre, text, l)
+				var cl *claudeLine
+				if r.claude != nil {
+					cl = &r.claude[k]
+				}
+				preparseInto(&r.pre[k], cl, pre, text, l)
 				l.pre = &r.pre[k]
 			}
 		}
