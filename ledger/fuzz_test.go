@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -52,6 +54,53 @@ func FuzzBuild(f *testing.F) {
 					t.Fatalf("%s fact %q not read back from:\n%s", fact.Cat, fact.Text, out)
 				}
 			}
+		}
+	})
+}
+
+// refsTwoPass is refs as first written: every regexp on every text, matches blanked by a second
+// pass of the regexp. refs must find the same references.
+func refsTwoPass(t string) []string {
+	type hit struct {
+		at int
+		s  string
+	}
+	var hits []hit
+	for _, m := range urlRe.FindAllStringIndex(t, -1) {
+		hits = append(hits, hit{m[0], strings.TrimRight(t[m[0]:m[1]], ".,;:!?)]}'\"")})
+	}
+	spaces := func(s string) string { return strings.Repeat(" ", len(s)) }
+	rest := urlRe.ReplaceAllStringFunc(t, spaces)
+	for _, re := range []*regexp.Regexp{uuidRe, versionRe, ticketRe} {
+		for _, m := range re.FindAllStringIndex(rest, -1) {
+			if !inWord(rest, m[0], m[1]) {
+				hits = append(hits, hit{m[0], rest[m[0]:m[1]]})
+			}
+		}
+		rest = re.ReplaceAllStringFunc(rest, spaces)
+	}
+	for _, m := range shaRe.FindAllStringIndex(rest, -1) {
+		s := rest[m[0]:m[1]]
+		if strings.ContainsAny(s, "0123456789") && strings.ContainsAny(s, "abcdef") && !inWord(rest, m[0], m[1]) {
+			hits = append(hits, hit{m[0], s})
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b hit) int { return a.at - b.at })
+	out := make([]string, 0, len(hits))
+	for _, h := range hits {
+		out = append(out, h.s)
+	}
+	return out
+}
+
+func FuzzRefs(f *testing.F) {
+	for _, s := range []string{"see https://x.io/a-b.c v1.2.3 and PROJ-12, 0a1b2c3d4e, 123e4567-e89b-12d3-a456-426614174000",
+		"file at 01.27.21.png v2.0 git://h/r.git#abc1234", "ABC-1-2 deadbee- -cafe123", "http://a.b/0123456789abcdef fin."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := refs(s), refsTwoPass(s); !slices.Equal(got, want) {
+			t.Fatalf("refs(%q) = %q, want %q", s, got, want)
 		}
 	})
 }
