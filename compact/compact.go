@@ -330,13 +330,18 @@ func (j *job) summarizeMiddle(ctx context.Context) (bool, error) {
 	}
 	hashDone := make(chan middleHash, 1)
 	go func() { hashDone <- hashSpan(j.path, j.res, j.plan.Middle.FromLine, tailLine, j.spec) }()
+	// The fact ledger depends on the middle only: built while the summary is written.
+	ledgerDone := make(chan *ledger.Ledger, 1)
+	go func() { ledgerDone <- ledger.Build(req.Items, ledger.Options{}) }()
 	var err error
 	if j.o.Completer == nil {
 		j.sum = summarize.Extractive(req)
 	} else if j.sum, err = summarize.Summarize(ctx, j.o.Completer, req, j.summarizeOptions()); err != nil {
 		<-hashDone
+		<-ledgerDone
 		return false, err
 	}
+	led := <-ledgerDone
 	j.source = <-hashDone
 	if j.source.err != nil {
 		return false, j.source.err
@@ -345,7 +350,7 @@ func (j *job) summarizeMiddle(ctx context.Context) (bool, error) {
 		return false, err // interrupted: write nothing
 	}
 	// The fact ledger: facts missing from the summary are carried verbatim (compact/ledger.go).
-	j.out.Facts, j.out.Ledger = auditSummary(&j.sum, req.Items, j.plan.Target)
+	j.out.Facts, j.out.Ledger = auditSummary(&j.sum, led, j.plan.Target)
 	j.out.Provider, j.out.Model, j.out.Fallback, j.out.Chunks = j.sum.Provider, j.sum.Model, j.sum.Fallback, j.sum.Chunks
 	j.out.Summarized = len(middle)
 	return false, nil

@@ -6,11 +6,10 @@ import (
 	"github.com/ctxc/ctxc/transcript"
 )
 
-// auditSummary builds the fact ledger of the summarized items and audits the summary against
-// it (package ledger): the facts the summarizer left out are appended verbatim, within target.
-// It runs after every summarizer, LLM or extractive.
-func auditSummary(sum *summarize.Result, items []summarize.Item, target int) (*ledger.Ledger, *ledger.Report) {
-	led := ledger.Build(items, ledger.Options{})
+// auditSummary audits the summary against the fact ledger of the summarized items (package
+// ledger, built beside the summarizer): the facts the summarizer left out are appended
+// verbatim, within target. It runs after every summarizer, LLM or extractive.
+func auditSummary(sum *summarize.Result, led *ledger.Ledger, target int) (*ledger.Ledger, *ledger.Report) {
 	text, rep := ledger.Audit(sum.Text, led, target)
 	sum.Text = text
 	return led, &rep
