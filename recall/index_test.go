@@ -269,3 +269,75 @@ func asIndexError(err error, target **IndexError) bool {
 	}
 	return ok
 }
+
+// TestIndexPiecesAgreeWithScan: texts longer than a piece (cut small here, so that matches and
+// snippets fall across the edges of pieces, and the whole text must often be read) give the
+// same hits as reading the files, for fixed strings, regexps of bounded and unbounded length,
+// assertions and case folding.
+func TestIndexPiecesAgreeWithScan(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewSource(11))
+	words := append(append([]string(nil), archiveWords...), "naïve", "café", "\u212aelvin", "ПАРСЕР", "quokka-zebra", `\"q\"`, `\n`)
+	var files []string
+	for i := 0; i < 30; i++ {
+		var b strings.Builder
+		for k := 0; k < 6; k++ {
+			n := r.Intn(1500)
+			var text strings.Builder
+			for w := 0; w < n; w++ {
+				text.WriteString(words[r.Intn(len(words))])
+				text.WriteByte(" \n"[r.Intn(2)&r.Intn(2)])
+			}
+			role := []string{"user", "assistant"}[k%2]
+			fmt.Fprintf(&b, `{"role":%q,"content":"%s"}`+"\n", role, strings.ReplaceAll(text.String(), "\n", `\n`))
+		}
+		p := filepath.Join(dir, fmt.Sprintf("long%02d.jsonl", i))
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	patterns := []struct {
+		p           string
+		fixed, fold bool
+	}{
+		{"quokka zebra", true, false}, {"kelvin", true, true}, {"naïve café", true, false},
+		{`parser\s+lexer`, false, false}, {`\bcache\b`, false, false}, {`quokka.*kernel`, false, false},
+		{`(retry|cache) ПАРСЕР`, false, true}, {`"q" index`, true, false}, {`de(ploy|bug) [a-z]{2,5} test`, false, false},
+	}
+	for _, sz := range []pieceSizes{{own: 64, before: 100, after: 200}, {own: 40, before: 33, after: 33}, defaultPieces} {
+		db := filepath.Join(t.TempDir(), "index.db")
+		ix, err := OpenIndex(db, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.piece = sz
+		if _, err := ix.Update(files, []string{dir}, transcript.FormatUnknown, func(err error) { t.Error(err) }); err != nil {
+			t.Fatal(err)
+		}
+		var pieces int
+		ix.db.QueryRow(`SELECT count(*) FROM msgs`).Scan(&pieces)
+		total := 0
+		for _, pt := range patterns {
+			p, err := Compile(pt.p, pt.fixed, pt.fold)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, opts := range []GrepOptions{{Indexed: true}, {Roles: map[string]bool{"assistant": true}}} {
+				want := hitKeys(scanAll(t, files, p, opts))
+				got, scan := searchAll(t, ix, files, p, opts)
+				if len(scan) != 0 {
+					t.Fatalf("%+v: files read instead: %v", sz, scan)
+				}
+				if g := hitKeys(got); !reflect.DeepEqual(g, want) {
+					t.Fatalf("pieces %+v, %q %+v: index %d hits, scan %d\nindex: %v\nscan:  %v", sz, pt.p, opts, len(g), len(want), first(g), first(want))
+				}
+				total += len(want)
+			}
+		}
+		if total == 0 || (sz.own < 100 && pieces < 1000) {
+			t.Fatalf("%+v: %d hits, %d pieces: the test does not test", sz, total, pieces)
+		}
+		ix.Close()
+	}
+}
