@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -544,7 +545,9 @@ type pieceRow struct {
 // pieceRows are the rows of msgs as stored: the rows are read from FTS5's content table
 // (msgs_content, its columns c0... in the order of msgs's columns, id its rowid) by rowid
 // directly, which costs half what the same read through the virtual table does.
-const pieceRows = `SELECT id, c0, c8, c9, c10, c11, c1, c2, c4, c5, c6, c7 FROM msgs_content`
+const pieceRows = `SELECT id, ` + pieceColumns + ` FROM msgs_content`
+
+const pieceColumns = `c0, c8, c9, c10, c11, c1, c2, c4, c5, c6, c7`
 
 func (pc *pieceRow) dest() []any {
 	return []any{&pc.piece, &pc.start, &pc.own0, &pc.own1, &pc.tlen, &pc.line, &pc.role, &pc.idx, &pc.covered, &pc.cfrom, &pc.cto} // as pieceRows
@@ -569,8 +572,12 @@ func (ix *Index) searchPieces(tx *sql.Tx, p *Pattern, phrase string, ids map[int
 			whole++
 		}
 	}
-	err := eachRow(tx, pieceRows+` WHERE id IN (SELECT min(rowid) FROM msgs WHERE msgs MATCH ? GROUP BY rowid>>`+fmt.Sprint(pieceBits)+`) ORDER BY id`,
-		[]any{phrase}, func(rowid int64, pc *pieceRow) error {
+	// The first candidate piece of each text, and the list of the others.
+	var others []string // of the texts that need more
+	var rest string
+	err := eachRow(tx, `SELECT c.id, `+prefixed("c.", pieceColumns)+`, g.cands FROM (SELECT min(rowid) AS first, group_concat(rowid) AS cands
+		FROM msgs WHERE msgs MATCH ? GROUP BY rowid>>`+fmt.Sprint(pieceBits)+`) g JOIN msgs_content c ON c.id = g.first`,
+		[]any{phrase}, []any{&rest}, func(rowid int64, pc *pieceRow) error {
 			if _, ok := ids[rowid>>32]; !ok || (roles != nil && !roles[pc.role]) {
 				return nil
 			}
@@ -579,23 +586,31 @@ func (ix *Index) searchPieces(tx *sql.Tx, p *Pattern, phrase string, ids map[int
 			texts = append(texts, t)
 			byText[rowid>>pieceBits] = t
 			decide(t, pc)
-			return nil
-		})
-	if err != nil || more+whole == 0 {
-		return texts, err
-	}
-	if more > 0 {
-		// The other candidate pieces of those texts (the trigram index gives the rowids; only
-		// these rows are read).
-		q := pieceRows + ` WHERE id IN (SELECT rowid FROM msgs WHERE msgs MATCH ?
-			AND rowid>>` + fmt.Sprint(pieceBits) + ` IN (SELECT value FROM json_each(?))) ORDER BY id`
-		err := eachRow(tx, q, []any{phrase, textList(texts, func(t *textResult) bool { return t.needMore })}, func(rowid int64, pc *pieceRow) error {
-			if t := byText[rowid>>pieceBits]; t != nil && t.needMore && rowid > t.rowid {
-				more--
-				decide(t, pc)
+			if t.needMore {
+				others = append(others, rest)
 			}
 			return nil
 		})
+	if err != nil {
+		return nil, err
+	}
+	// In order of rowids, which is the texts' order (sorted here: sorting the rows, pieces
+	// and all, in SQLite costs more).
+	sort.Slice(texts, func(i, j int) bool { return texts[i].rowid < texts[j].rowid })
+	if more+whole == 0 {
+		return texts, nil
+	}
+	if more > 0 {
+		// The other candidate pieces of those texts (the first one is read again: the lists
+		// are in no set order).
+		err := eachRow(tx, pieceRows+` WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, []any{"[" + strings.Join(others, ",") + "]"}, nil,
+			func(rowid int64, pc *pieceRow) error {
+				if t := byText[rowid>>pieceBits]; t != nil && t.needMore && rowid > t.rowid {
+					more--
+					decide(t, pc)
+				}
+				return nil
+			})
 		if err != nil {
 			return nil, err
 		}
@@ -604,7 +619,7 @@ func (ix *Index) searchPieces(tx *sql.Tx, p *Pattern, phrase string, ids map[int
 		return texts, nil
 	}
 	// The whole texts: a range of rows each.
-	q := `SELECT m.id, ` + prefixed("m.", "c0, c8, c9, c10, c11, c1, c2, c4, c5, c6, c7") + ` FROM json_each(?) j, msgs_content m
+	q := `SELECT m.id, ` + prefixed("m.", pieceColumns) + ` FROM json_each(?) j, msgs_content m
 		WHERE m.id BETWEEN j.value<<` + fmt.Sprint(pieceBits) + ` AND (j.value<<` + fmt.Sprint(pieceBits) + `)+` + fmt.Sprint(1<<pieceBits-1)
 	err = eachText(tx, q, []any{textList(texts, func(t *textResult) bool { return t.needWhole })}, func(rowid int64, _ *pieceRow, text string) error {
 		if t := byText[rowid>>pieceBits]; t != nil && t.needWhole {
@@ -639,8 +654,8 @@ func prefixed(prefix, columns string) string {
 	return prefix + strings.ReplaceAll(columns, ", ", ", "+prefix)
 }
 
-// eachRow runs a query of pieceRows and calls fn with each.
-func eachRow(tx *sql.Tx, q string, args []any, fn func(rowid int64, pc *pieceRow) error) error {
+// eachRow runs a query of pieceRows (and the columns extra scans into) and calls fn with each.
+func eachRow(tx *sql.Tx, q string, args, extra []any, fn func(rowid int64, pc *pieceRow) error) error {
 	rows, err := tx.Query(q, args...)
 	if err != nil {
 		return err
@@ -648,7 +663,7 @@ func eachRow(tx *sql.Tx, q string, args []any, fn func(rowid int64, pc *pieceRow
 	defer rows.Close()
 	var pc pieceRow
 	var rowid int64
-	dest := append([]any{&rowid}, pc.dest()...)
+	dest := append(append([]any{&rowid}, pc.dest()...), extra...)
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return err
@@ -667,7 +682,7 @@ func eachText(tx *sql.Tx, q string, args []any, fn func(rowid int64, pc *pieceRo
 	var text []byte
 	var first pieceRow
 	var firstID int64
-	err := eachRow(tx, q, args, func(rowid int64, pc *pieceRow) error {
+	err := eachRow(tx, q, args, nil, func(rowid int64, pc *pieceRow) error {
 		if rowid&(1<<pieceBits-1) == 0 {
 			first, firstID, text = *pc, rowid, text[:0]
 		}
