@@ -1,12 +1,14 @@
 package recall
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"unicode"
@@ -83,7 +85,7 @@ func OpenIndex(path string, create bool) (*Index, error) {
 	if err != nil {
 		return nil, &IndexError{path, err}
 	}
-	db.SetMaxOpenConns(1)
+	db.SetMaxOpenConns(2) // a search reads on two
 	ix := &Index{db: db, path: path, piece: defaultPieces}
 	if err := ix.init(create); err != nil {
 		db.Close()
@@ -533,6 +535,17 @@ type textResult struct {
 	needMore, needWhole bool
 }
 
+// decide looks for the text's first match in one of its pieces.
+func (t *textResult) decide(p *Pattern, pc *pieceRow) {
+	sn, found, sure := p.pieceMatch(pc)
+	t.found, t.sn, t.needMore, t.needWhole = found, sn, sure && !found, !sure
+}
+
+// querier is a transaction or a database.
+type querier interface {
+	Query(q string, args ...any) (*sql.Rows, error)
+}
+
 // pieceRow is a row of msgs: a piece of a text and what the text belongs to.
 type pieceRow struct {
 	piece                    string
@@ -559,12 +572,78 @@ func (pc *pieceRow) dest() []any {
 // for a pattern of bounded length is nearly always where the first match is; then, for the
 // texts it could not decide, their other candidate pieces; last, whole texts.
 func (ix *Index) searchPieces(tx *sql.Tx, p *Pattern, phrase string, ids map[int64]fileRef, roles map[string]bool) ([]*textResult, error) {
+	// The first candidate piece of each text, and the list of the others: on 2 cores, the
+	// files in two halves on two connections (the other one's read transaction may see a
+	// later state of the index, where files changed since this one's were checked have the
+	// rows of what they hold now: lines of the files as they are, never as they were).
+	fileIDs := make([]int64, 0, len(ids))
+	for id := range ids {
+		fileIDs = append(fileIDs, id)
+	}
+	sort.Slice(fileIDs, func(i, j int) bool { return fileIDs[i] < fileIDs[j] })
+	type half struct {
+		texts  []*textResult
+		others []string // the other candidates of the texts that need more
+		err    error
+	}
+	first := func(q querier, lo, hi int64) (h half) {
+		var rest string
+		h.err = eachRow(q, `SELECT c.id, `+prefixed("c.", pieceColumns)+`, g.cands FROM (SELECT min(rowid) AS first, group_concat(rowid) AS cands
+			FROM msgs WHERE msgs MATCH ? AND rowid BETWEEN ? AND ? GROUP BY rowid>>`+fmt.Sprint(pieceBits)+`) g JOIN msgs_content c ON c.id = g.first`,
+			[]any{phrase, lo, hi}, []any{&rest}, func(rowid int64, pc *pieceRow) error {
+				if _, ok := ids[rowid>>32]; !ok || (roles != nil && !roles[pc.role]) {
+					return nil
+				}
+				t := &textResult{rowid: rowid, meta: *pc}
+				t.meta.piece = ""
+				t.decide(p, pc)
+				h.texts = append(h.texts, t)
+				if t.needMore {
+					h.others = append(h.others, rest)
+				}
+				return nil
+			})
+		return h
+	}
+	lo, hi := fileIDs[0]<<32, fileIDs[len(fileIDs)-1]<<32|(1<<32-1)
+	var halves []half
+	if split := fileIDs[len(fileIDs)/2] << 32; runtime.GOMAXPROCS(0) > 1 && split > lo {
+		second := make(chan half, 1)
+		go func() {
+			conn, err := ix.db.Conn(context.Background())
+			if err != nil {
+				second <- half{err: err}
+				return
+			}
+			defer conn.Close()
+			tx2, err := conn.BeginTx(context.Background(), nil)
+			if err != nil {
+				second <- half{err: err}
+				return
+			}
+			defer tx2.Rollback()
+			second <- first(tx2, split, hi)
+		}()
+		halves = append(halves, first(tx, lo, split-1), <-second)
+	} else {
+		halves = append(halves, first(tx, lo, hi))
+	}
 	var texts []*textResult
+	var others []string
+	for _, h := range halves {
+		if h.err != nil {
+			return nil, h.err
+		}
+		texts = append(texts, h.texts...)
+		others = append(others, h.others...)
+	}
+	// In order of rowids, which is the texts' order (sorted here: sorting the rows, pieces
+	// and all, in SQLite costs more).
+	sort.Slice(texts, func(i, j int) bool { return texts[i].rowid < texts[j].rowid })
 	byText := map[int64]*textResult{}
 	more, whole := 0, 0
-	decide := func(t *textResult, pc *pieceRow) {
-		sn, found, sure := p.pieceMatch(pc)
-		t.found, t.sn, t.needMore, t.needWhole = found, sn, sure && !found, !sure
+	for _, t := range texts {
+		byText[t.rowid>>pieceBits] = t
 		if t.needMore {
 			more++
 		}
@@ -572,31 +651,6 @@ func (ix *Index) searchPieces(tx *sql.Tx, p *Pattern, phrase string, ids map[int
 			whole++
 		}
 	}
-	// The first candidate piece of each text, and the list of the others.
-	var others []string // of the texts that need more
-	var rest string
-	err := eachRow(tx, `SELECT c.id, `+prefixed("c.", pieceColumns)+`, g.cands FROM (SELECT min(rowid) AS first, group_concat(rowid) AS cands
-		FROM msgs WHERE msgs MATCH ? GROUP BY rowid>>`+fmt.Sprint(pieceBits)+`) g JOIN msgs_content c ON c.id = g.first`,
-		[]any{phrase}, []any{&rest}, func(rowid int64, pc *pieceRow) error {
-			if _, ok := ids[rowid>>32]; !ok || (roles != nil && !roles[pc.role]) {
-				return nil
-			}
-			t := &textResult{rowid: rowid, meta: *pc}
-			t.meta.piece = ""
-			texts = append(texts, t)
-			byText[rowid>>pieceBits] = t
-			decide(t, pc)
-			if t.needMore {
-				others = append(others, rest)
-			}
-			return nil
-		})
-	if err != nil {
-		return nil, err
-	}
-	// In order of rowids, which is the texts' order (sorted here: sorting the rows, pieces
-	// and all, in SQLite costs more).
-	sort.Slice(texts, func(i, j int) bool { return texts[i].rowid < texts[j].rowid })
 	if more+whole == 0 {
 		return texts, nil
 	}
@@ -606,8 +660,9 @@ func (ix *Index) searchPieces(tx *sql.Tx, p *Pattern, phrase string, ids map[int
 		err := eachRow(tx, pieceRows+` WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, []any{"[" + strings.Join(others, ",") + "]"}, nil,
 			func(rowid int64, pc *pieceRow) error {
 				if t := byText[rowid>>pieceBits]; t != nil && t.needMore && rowid > t.rowid {
-					more--
-					decide(t, pc)
+					if t.decide(p, pc); t.needWhole {
+						whole++
+					}
 				}
 				return nil
 			})
@@ -621,7 +676,7 @@ func (ix *Index) searchPieces(tx *sql.Tx, p *Pattern, phrase string, ids map[int
 	// The whole texts: a range of rows each.
 	q := `SELECT m.id, ` + prefixed("m.", pieceColumns) + ` FROM json_each(?) j, msgs_content m
 		WHERE m.id BETWEEN j.value<<` + fmt.Sprint(pieceBits) + ` AND (j.value<<` + fmt.Sprint(pieceBits) + `)+` + fmt.Sprint(1<<pieceBits-1)
-	err = eachText(tx, q, []any{textList(texts, func(t *textResult) bool { return t.needWhole })}, func(rowid int64, _ *pieceRow, text string) error {
+	err := eachText(tx, q, []any{textList(texts, func(t *textResult) bool { return t.needWhole })}, func(rowid int64, _ *pieceRow, text string) error {
 		if t := byText[rowid>>pieceBits]; t != nil && t.needWhole {
 			t.needWhole = false
 			if loc := p.re.FindStringIndex(text); loc != nil {
@@ -655,7 +710,7 @@ func prefixed(prefix, columns string) string {
 }
 
 // eachRow runs a query of pieceRows (and the columns extra scans into) and calls fn with each.
-func eachRow(tx *sql.Tx, q string, args, extra []any, fn func(rowid int64, pc *pieceRow) error) error {
+func eachRow(tx querier, q string, args, extra []any, fn func(rowid int64, pc *pieceRow) error) error {
 	rows, err := tx.Query(q, args...)
 	if err != nil {
 		return err
