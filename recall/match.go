@@ -19,7 +19,11 @@ type Pattern struct {
 	// lit is a run of the pattern's required literal made only of characters that a JSON
 	// writer writes as they are (printable ASCII but '"' and '\'): a line whose decoded text
 	// matches holds lit in its raw bytes, unless one of lit's characters was written as a
-	// \u00XX escape (or '/' as "\/"), which the prefilter also looks for. nil: no prefilter.
+	// \u00XX escape, which JSON allows and no writer in use does for these characters. The
+	// prefilter does not look for such escapes: a search for "\u00" costs more than the
+	// search for the literal (0.45 s of CPU on the 1 GB benchmark file, where its backslashes
+	// are everywhere). --json and -C decode every line and find those matches too. nil: no
+	// prefilter.
 	lit    []byte
 	fold   bool // lit is compared ignoring ASCII case
 	rareAt int  // index of lit's rarest byte
