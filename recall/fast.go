@@ -109,6 +109,7 @@ func (g *grepper) replay(r segResult, base int) error {
 func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 	var res segResult
 	var buf []string
+	var nodes []node // claudeLine's, reused
 	probe := markerProbe(g.format)
 	counted, num := 0, 0
 	litAt, cmpAt := g.p.nextLit(region, 0), probe.next(region, 0)
@@ -134,6 +135,16 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 		// An unterminated last line is read as a record only in the agents' formats, as they
 		// (and transcript.Scan) do.
 		if terminated || (fileEnd && g.format.Native()) {
+			if g.format == transcript.FormatClaude {
+				var h *Hit
+				var read bool
+				if h, read, nodes = g.claudeLine(lb, nodes); read {
+					if h != nil {
+						res.events = append(res.events, event{line: num + 1, hit: h})
+					}
+					goto next
+				}
+			}
 			// The record is dropped before the segment is: the file stays mapped, and hits
 			// keep copies of their snippets.
 			if rec, ok := transcript.DecodeRecordTransient(g.format, lb, num+1); ok {
@@ -153,6 +164,7 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 				}
 			}
 		}
+	next:
 		next := le + 1
 		if next > len(region) {
 			break
