@@ -118,7 +118,17 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 		if at < 0 {
 			break
 		}
-		ls := bytes.LastIndexByte(region[:at], '\n') + 1
+		// The line's start, counting the lines before it: forwards, newline to newline with
+		// memchr (bytes.LastIndexByte goes back a byte at a time, over lines of 100 KB).
+		for {
+			nl := bytes.IndexByte(region[counted:at], '\n')
+			if nl < 0 {
+				break
+			}
+			counted += nl + 1
+			num++
+		}
+		ls := counted
 		le := bytes.IndexByte(region[at:], '\n')
 		terminated := le >= 0
 		if le < 0 {
@@ -126,8 +136,6 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 		} else {
 			le += at
 		}
-		num += bytes.Count(region[counted:ls], []byte{'\n'})
-		counted = ls
 		lb := region[ls:le]
 		if fileStart && ls == 0 {
 			lb = bytes.TrimPrefix(lb, []byte{0xEF, 0xBB, 0xBF})
