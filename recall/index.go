@@ -583,7 +583,7 @@ func (ix *Index) searchPieces(tx *sql.Tx, p *Pattern, phrase string, ids map[int
 	sort.Slice(fileIDs, func(i, j int) bool { return fileIDs[i] < fileIDs[j] })
 	type half struct {
 		texts  []*textResult
-		others []string // the other candidates of the texts that need more
+		others []string // the other candidates of the texts that need more, as lists
 		err    error
 	}
 	first := func(q querier, lo, hi int64) (h half) {
@@ -600,6 +600,22 @@ func (ix *Index) searchPieces(tx *sql.Tx, p *Pattern, phrase string, ids map[int
 				h.texts = append(h.texts, t)
 				if t.needMore {
 					h.others = append(h.others, rest)
+				}
+				return nil
+			})
+		if h.err != nil || len(h.others) == 0 {
+			return h
+		}
+		// The other candidate pieces of the texts that need more (the first one is read
+		// again: the lists are in no set order).
+		byText := map[int64]*textResult{}
+		for _, t := range h.texts {
+			byText[t.rowid>>pieceBits] = t
+		}
+		h.err = eachRow(q, pieceRows+` WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, []any{"[" + strings.Join(h.others, ",") + "]"}, nil,
+			func(rowid int64, pc *pieceRow) error {
+				if t := byText[rowid>>pieceBits]; t != nil && t.needMore && rowid > t.rowid {
+					t.decide(p, pc)
 				}
 				return nil
 			})
@@ -629,45 +645,21 @@ func (ix *Index) searchPieces(tx *sql.Tx, p *Pattern, phrase string, ids map[int
 		halves = append(halves, first(tx, lo, hi))
 	}
 	var texts []*textResult
-	var others []string
 	for _, h := range halves {
 		if h.err != nil {
 			return nil, h.err
 		}
 		texts = append(texts, h.texts...)
-		others = append(others, h.others...)
 	}
 	// In order of rowids, which is the texts' order (sorted here: sorting the rows, pieces
 	// and all, in SQLite costs more).
 	sort.Slice(texts, func(i, j int) bool { return texts[i].rowid < texts[j].rowid })
 	byText := map[int64]*textResult{}
-	more, whole := 0, 0
+	whole := 0
 	for _, t := range texts {
 		byText[t.rowid>>pieceBits] = t
-		if t.needMore {
-			more++
-		}
 		if t.needWhole {
 			whole++
-		}
-	}
-	if more+whole == 0 {
-		return texts, nil
-	}
-	if more > 0 {
-		// The other candidate pieces of those texts (the first one is read again: the lists
-		// are in no set order).
-		err := eachRow(tx, pieceRows+` WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, []any{"[" + strings.Join(others, ",") + "]"}, nil,
-			func(rowid int64, pc *pieceRow) error {
-				if t := byText[rowid>>pieceBits]; t != nil && t.needMore && rowid > t.rowid {
-					if t.decide(p, pc); t.needWhole {
-						whole++
-					}
-				}
-				return nil
-			})
-		if err != nil {
-			return nil, err
 		}
 	}
 	if whole == 0 {
