@@ -432,19 +432,17 @@ func (ix *Index) Search(files []string, p *Pattern, opts GrepOptions, emit func(
 		return nil, nil, &IndexError{ix.path, err}
 	}
 	defer tx.Rollback()
-	fileRow, err := tx.Prepare(`SELECT id, size, mtime FROM files WHERE path = ?`)
+	known, err := ix.indexedFiles(tx, len(files))
 	if err != nil {
 		return nil, nil, &IndexError{ix.path, err}
 	}
-	defer fileRow.Close()
 	ids := map[int64]fileRef{}
 	for i, f := range files {
 		abs, err := filepath.Abs(f)
 		if err != nil {
 			return nil, nil, err
 		}
-		var id, size, mtime int64
-		err = fileRow.QueryRow(abs).Scan(&id, &size, &mtime)
+		id, size, mtime, err := known(abs)
 		state := StateFresh
 		if err != nil {
 			if !errors.Is(err, sql.ErrNoRows) {
@@ -516,6 +514,43 @@ func (ix *Index) Search(files []string, p *Pattern, opts GrepOptions, emit func(
 		}
 	}
 	return scan, states, nil
+}
+
+// indexedFiles returns a lookup of the indexed files' rows by path (sql.ErrNoRows: not
+// indexed): for many files, all rows read at once (a statement per file costs more than the
+// whole table of an archive's sessions); for a few, one statement each.
+func (ix *Index) indexedFiles(tx *sql.Tx, n int) (func(path string) (id, size, mtime int64, err error), error) {
+	type fileRow struct{ id, size, mtime int64 }
+	if n >= 64 {
+		rows, err := tx.Query(`SELECT path, id, size, mtime FROM files`)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		all := map[string]fileRow{}
+		for rows.Next() {
+			var p string
+			var r fileRow
+			if err := rows.Scan(&p, &r.id, &r.size, &r.mtime); err != nil {
+				return nil, err
+			}
+			all[p] = r
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		return func(path string) (int64, int64, int64, error) {
+			r, ok := all[path]
+			if !ok {
+				return 0, 0, 0, sql.ErrNoRows
+			}
+			return r.id, r.size, r.mtime, nil
+		}, nil
+	}
+	return func(path string) (id, size, mtime int64, err error) {
+		err = tx.QueryRow(`SELECT id, size, mtime FROM files WHERE path = ?`, path).Scan(&id, &size, &mtime)
+		return id, size, mtime, err
+	}, nil
 }
 
 // fileRef is a file asked for: its path as given and its position in the list.
