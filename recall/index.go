@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -20,7 +21,7 @@ import (
 )
 
 // indexSchema is the version of the index's tables; another version is rebuilt.
-const indexSchema = "2"
+const indexSchema = "3"
 
 // DefaultIndexPath is $XDG_CACHE_HOME/ctxc/index.db (~/.cache/ctxc/index.db).
 func DefaultIndexPath() (string, error) {
@@ -109,8 +110,10 @@ func (ix *Index) init(create bool) error {
 		`DROP TABLE IF EXISTS msgs`, `DROP TABLE IF EXISTS files`, `DROP TABLE IF EXISTS meta`,
 		`CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT)`,
 		`CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL, format TEXT, messages INTEGER)`,
-		// piece: text[start:start+len(piece)], owning text[own0:own1]; tlen: the text's length.
-		`CREATE VIRTUAL TABLE msgs USING fts5(piece, line UNINDEXED, role UNINDEXED, time UNINDEXED, idx UNINDEXED, covered UNINDEXED, cfrom UNINDEXED, cto UNINDEXED, start UNINDEXED, own0 UNINDEXED, own1 UNINDEXED, tlen UNINDEXED, tokenize='trigram')`,
+		// piece: a piece of a text; meta: what pieceRow.meta writes (where the piece is in its
+		// text, and the text's message), one column: a search reads it for thousands of rows,
+		// and each column read costs about as much as the bytes of a piece.
+		`CREATE VIRTUAL TABLE msgs USING fts5(piece, meta UNINDEXED, time UNINDEXED, tokenize='trigram')`,
 		`INSERT INTO meta VALUES ('schema', '` + indexSchema + `')`,
 	}
 	tx, err := ix.db.Begin()
@@ -259,7 +262,7 @@ func (ix *Index) indexFile(path string, info os.FileInfo, format transcript.Form
 	if len(rows) > 1<<textBits {
 		return 0, fmt.Errorf("%s: %d texts, more than the index holds for one file (%d)", path, len(rows), 1<<textBits)
 	}
-	st, err := tx.Prepare(`INSERT INTO msgs(rowid, piece, line, role, time, idx, covered, cfrom, cto, start, own0, own1, tlen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	st, err := tx.Prepare(`INSERT INTO msgs(rowid, piece, meta, time) VALUES (?, ?, ?, ?)`)
 	if err != nil {
 		return 0, err
 	}
@@ -267,7 +270,8 @@ func (ix *Index) indexFile(path string, info os.FileInfo, format transcript.Form
 	for n, r := range rows {
 		for k, pc := range cutText(r.text, ix.piece) {
 			rowid := id<<32 | int64(n)<<pieceBits | int64(k)
-			if _, err := st.Exec(rowid, r.text[pc.start:pc.end], r.line, r.role, r.time, r.idx, r.covered, r.cfrom, r.t, pc.start, pc.own0, pc.own1, len(r.text)); err != nil {
+			row := pieceRow{start: pc.start, own0: pc.own0, own1: pc.own1, tlen: len(r.text), line: r.line, role: r.role, idx: r.idx, covered: r.covered, cfrom: r.cfrom, cto: r.t}
+			if _, err := st.Exec(rowid, r.text[pc.start:pc.end], row.meta(), r.time); err != nil {
 				return 0, err
 			}
 		}
@@ -595,10 +599,29 @@ type pieceRow struct {
 // directly, which costs half what the same read through the virtual table does.
 const pieceRows = `SELECT id, ` + pieceColumns + ` FROM msgs_content`
 
-const pieceColumns = `c0, c8, c9, c10, c11, c1, c2, c4, c5, c6, c7`
+const pieceColumns = `c0, c1`
 
-func (pc *pieceRow) dest() []any {
-	return []any{&pc.piece, &pc.start, &pc.own0, &pc.own1, &pc.tlen, &pc.line, &pc.role, &pc.idx, &pc.covered, &pc.cfrom, &pc.cto} // as pieceRows
+// meta writes what a row says besides its piece: "start own0 own1 tlen line idx covered cfrom
+// cto role".
+func (pc *pieceRow) meta() string {
+	return fmt.Sprintf("%d %d %d %d %d %d %d %d %d %s", pc.start, pc.own0, pc.own1, pc.tlen, pc.line, pc.idx, pc.covered, pc.cfrom, pc.cto, pc.role)
+}
+
+// setMeta reads what meta wrote.
+func (pc *pieceRow) setMeta(m string) error {
+	for _, f := range []*int{&pc.start, &pc.own0, &pc.own1, &pc.tlen, &pc.line, &pc.idx, &pc.covered, &pc.cfrom, &pc.cto} {
+		sp := strings.IndexByte(m, ' ')
+		if sp < 0 {
+			return fmt.Errorf("damaged: a row's meta %q", m)
+		}
+		n, err := strconv.Atoi(m[:sp])
+		if err != nil {
+			return fmt.Errorf("damaged: a row's meta: %v", err)
+		}
+		*f, m = n, m[sp+1:]
+	}
+	pc.role = m
+	return nil
 }
 
 // searchPieces finds the first match of each text of the files ids that has pieces matching
@@ -745,9 +768,13 @@ func eachRow(tx querier, q string, args, extra []any, fn func(rowid int64, pc *p
 	defer rows.Close()
 	var pc pieceRow
 	var rowid int64
-	dest := append(append([]any{&rowid}, pc.dest()...), extra...)
+	var meta string
+	dest := append([]any{&rowid, &pc.piece, &meta}, extra...)
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		if err := pc.setMeta(meta); err != nil {
 			return err
 		}
 		if err := fn(rowid, &pc); err != nil {
