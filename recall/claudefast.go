@@ -213,23 +213,34 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 }
 
 // firstMatch finds the first match in the decoded text of raw, a JSON string (quotes and all).
-// A tool output is often long and the match near its start: for a pattern of bounded length
-// (maxLen, no assertion) only a prefix is decoded, long enough that every position where a
-// match may start before the one found was tried on all the bytes a match there could span,
-// and that the snippet is whole (a decoded byte is at most six raw ones).
+// A tool output is often long and the match far into it: for a pattern of bounded length
+// (maxLen, no assertion) only a window around the literal's first occurrence is decoded. It
+// starts far enough before it that a match through it and the snippet before it are inside
+// (a decoded byte is at most six raw ones; no match starts earlier, as it would hold an earlier
+// occurrence), at an escape's start; it ends far enough after it that every place a match may
+// start before the one found was tried on all the bytes such a match could span, and that the
+// snippet is whole.
 func (g *grepper) firstMatch(raw string) (Snippet, bool) {
 	inner := raw[1 : len(raw)-1]
-	if n := g.p.maxLen; n >= 0 {
-		// The end of a prefix cut inside an escape (a surrogate pair: 12 bytes) decodes to
-		// other bytes than the whole text has there: those are not relied on.
+	at := g.p.nextLit(unsafe.Slice(unsafe.StringData(inner), len(inner)), 0)
+	if n := g.p.maxLen; n >= 0 && at >= 0 {
+		// The end of a window cut inside an escape (a surrogate pair: 12 bytes) decodes to
+		// other bytes than the whole text has there, and its start may be inside a
+		// character: those bytes are not relied on.
 		const unsure = 16
-		at := g.p.nextLit(unsafe.Slice(unsafe.StringData(inner), len(inner)), 0)
-		if q := at + 6*(n+snipAfter+utf8.UTFMax+unsure); at >= 0 && q < len(inner) {
-			text := transcript.Unescape(inner[:q])
-			sure := len(text) - unsure
-			if loc := g.p.re.FindStringIndex(text); loc != nil && loc[0]+n <= sure && loc[1]+snipAfter+utf8.UTFMax <= sure {
-				return g.p.snippet(text, loc[0], loc[1]), true
-			}
+		before := snipBefore + 2*utf8.UTFMax
+		from, end := 0, min(len(inner), at+6*(n+snipAfter+utf8.UTFMax+unsure))
+		if back := at - 6*(n+before); back > 0 {
+			from = escapeStart(inner, back)
+		}
+		text := transcript.Unescape(inner[from:end])
+		sure := len(text)
+		if end < len(inner) {
+			sure -= unsure
+		}
+		loc := g.p.re.FindStringIndex(text)
+		if loc != nil && loc[0]+n <= sure && loc[1]+snipAfter+utf8.UTFMax <= sure && (from == 0 || loc[0] >= before) {
+			return g.p.snippet(text, loc[0], loc[1]), true
 		}
 	}
 	text := transcript.DecodeString(raw)
@@ -237,6 +248,41 @@ func (g *grepper) firstMatch(raw string) (Snippet, bool) {
 		return g.p.snippet(text, loc[0], loc[1]), true
 	}
 	return Snippet{}, false
+}
+
+// escapeStart moves i (in the text between a JSON string's quotes) back to the start of the
+// escape it is inside of, if any (and to the first half of a surrogate pair), so that decoding
+// from there gives the text's own characters.
+func escapeStart(s string, i int) int {
+	for moved := true; moved; {
+		moved = false
+		for e := i - 1; e >= 0 && e >= i-5; e-- {
+			if s[e] != '\\' || !escapes(s, e) {
+				continue
+			}
+			if e+1 < len(s) && (s[e+1] == 'u' && i <= e+5 || i == e+1) {
+				i, moved = e, true
+			}
+			break
+		}
+		// A low surrogate's escape right after a high one's: decoded together.
+		if e := i - 6; e >= 0 && strings.HasPrefix(s[i:], "\\u") && len(s) >= i+4 && (s[i+2] == 'd' || s[i+2] == 'D') &&
+			strings.ContainsRune("cdefCDEF", rune(s[i+3])) && s[e] == '\\' && s[e+1] == 'u' && escapes(s, e) &&
+			(s[e+2] == 'd' || s[e+2] == 'D') && strings.ContainsRune("89abAB", rune(s[e+3])) {
+			i, moved = e, true
+		}
+	}
+	return i
+}
+
+// escapes reports whether the backslash at s[e] starts an escape: an even number of
+// backslashes before it.
+func escapes(s string, e int) bool {
+	n := 0
+	for e-1-n >= 0 && s[e-1-n] == '\\' {
+		n++
+	}
+	return n%2 == 0
 }
 
 // mayHold reports whether raw JSON holds the pattern's literal (a line whose \u00XX escapes
