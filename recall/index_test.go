@@ -212,14 +212,32 @@ func TestIndexSurvivesKill(t *testing.T) {
 	files := genArchive(t, dir, 150)
 	db := filepath.Join(t.TempDir(), "index.db")
 	r := rand.New(rand.NewSource(time.Now().UnixNano()))
-	killed, partial := 0, 0
-	for trial := 0; trial < 6; trial++ {
+	child := func(db string) *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), "CTXC_TEST_INDEX_CHILD="+db, "CTXC_TEST_INDEX_DIR="+dir)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(20+r.Intn(400)) * time.Millisecond)
+		return cmd
+	}
+	// How long a whole first update takes here, so that kills fall inside one (a fixed delay
+	// missed it on a fast machine: every update had finished).
+	start := time.Now()
+	if err := child(filepath.Join(t.TempDir(), "timing.db")).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	whole := time.Since(start)
+	killed, partial := 0, 0
+	for trial := 0; trial < 6 || (partial == 0 && trial < 16); trial++ {
+		// Until one was killed midway, each trial starts from no index.
+		fresh := partial == 0
+		if fresh {
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				os.Remove(db + suffix)
+			}
+		}
+		cmd := child(db)
+		time.Sleep(whole/10 + time.Duration(r.Int63n(int64(whole*8/10)+1)))
 		if cmd.Process.Signal(syscall.SIGKILL) == nil {
 			killed++
 		}
@@ -234,7 +252,7 @@ func TestIndexSurvivesKill(t *testing.T) {
 		ix, err := OpenIndex(db, false)
 		if err != nil {
 			var ie *IndexError
-			if trial == 0 && asIndexError(err, &ie) && strings.Contains(err.Error(), "missing") {
+			if fresh && asIndexError(err, &ie) && strings.Contains(err.Error(), "missing") {
 				continue // killed before it created the file
 			}
 			t.Fatalf("trial %d: %v", trial, err)
