@@ -108,7 +108,7 @@ func (g *grepper) replay(r segResult, base int) error {
 // segment searches complete lines (the last one may be unterminated at the end of the file).
 func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 	var res segResult
-	var buf []string
+	var nodes []node // claudeLine's, reused
 	probe := markerProbe(g.format)
 	counted, num := 0, 0
 	litAt, cmpAt := g.p.nextLit(region, 0), probe.next(region, 0)
@@ -117,7 +117,17 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 		if at < 0 {
 			break
 		}
-		ls := bytes.LastIndexByte(region[:at], '\n') + 1
+		// The line's start, counting the lines before it: forwards, newline to newline with
+		// memchr (bytes.LastIndexByte goes back a byte at a time, over lines of 100 KB).
+		for {
+			nl := bytes.IndexByte(region[counted:at], '\n')
+			if nl < 0 {
+				break
+			}
+			counted += nl + 1
+			num++
+		}
+		ls := counted
 		le := bytes.IndexByte(region[at:], '\n')
 		terminated := le >= 0
 		if le < 0 {
@@ -125,8 +135,6 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 		} else {
 			le += at
 		}
-		num += bytes.Count(region[counted:ls], []byte{'\n'})
-		counted = ls
 		lb := region[ls:le]
 		if fileStart && ls == 0 {
 			lb = bytes.TrimPrefix(lb, []byte{0xEF, 0xBB, 0xBF})
@@ -134,24 +142,7 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 		// An unterminated last line is read as a record only in the agents' formats, as they
 		// (and transcript.Scan) do.
 		if terminated || (fileEnd && g.format.Native()) {
-			// The record is dropped before the segment is: the file stays mapped, and hits
-			// keep copies of their snippets.
-			if rec, ok := transcript.DecodeRecordTransient(g.format, lb, num+1); ok {
-				if rec.Compaction && rec.TailLines > 0 {
-					res.events = append(res.events, event{line: num + 1, tail: rec.TailLines})
-				}
-				for i := range rec.Messages {
-					m := &rec.Messages[i]
-					if !g.want(m) {
-						continue
-					}
-					if sn, ok := g.p.match(m, buf); ok {
-						// The role may point into the mapped file: copied, as the snippet is.
-						h := Hit{Path: g.path, Role: strings.Clone(roleOf(m)), Summary: m.Summary, Index: -1, Snippet: sn, Match: true}
-						res.events = append(res.events, event{line: num + 1, hit: &h})
-					}
-				}
-			}
+			res.events, nodes = g.searchLine(lb, num+1, res.events, nodes)
 		}
 		next := le + 1
 		if next > len(region) {
@@ -166,6 +157,42 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 	}
 	res.newlines = bytes.Count(region, []byte{'\n'})
 	return res
+}
+
+// searchLine reports the hits of one line (and a ctxc marker's tail): a Claude Code record as
+// claudeLine reads it when it can, else decoded. nodes is claudeLine's, reused.
+func (g *grepper) searchLine(lb []byte, line int, events []event, nodes []node) ([]event, []node) {
+	if g.format == transcript.FormatClaude {
+		var h *Hit
+		var read bool
+		if h, read, nodes = g.claudeLine(lb, nodes); read {
+			if h != nil {
+				events = append(events, event{line: line, hit: h})
+			}
+			return events, nodes
+		}
+	}
+	// The record is dropped before the segment is: the file stays mapped, and hits keep
+	// copies of their snippets.
+	rec, ok := transcript.DecodeRecordTransient(g.format, lb, line)
+	if !ok {
+		return events, nodes
+	}
+	if rec.Compaction && rec.TailLines > 0 {
+		events = append(events, event{line: line, tail: rec.TailLines})
+	}
+	for i := range rec.Messages {
+		m := &rec.Messages[i]
+		if !g.want(m) {
+			continue
+		}
+		if sn, ok := g.p.match(m, nil); ok {
+			// The role may point into the mapped file: copied, as the snippet is.
+			h := Hit{Path: g.path, Role: strings.Clone(roleOf(m)), Summary: m.Summary, Index: -1, Snippet: sn, Match: true}
+			events = append(events, event{line: line, hit: &h})
+		}
+	}
+	return events, nodes
 }
 
 func openMapped(f *os.File, size int64) ([]byte, func()) { return mapFile(f, size) }

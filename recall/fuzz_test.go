@@ -2,10 +2,14 @@ package recall
 
 import (
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/ctxc/ctxc/transcript"
 )
 
 // FuzzGrepPrefilter: on any file and pattern, the prefiltered search (only lines holding the
@@ -19,6 +23,28 @@ func FuzzGrepPrefilter(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"role":"user","content":"caf\u00e9 \"quoted\" \\ path\/x"}`+"\n"), `café "quoted"`, true, false)
+	// Claude Code records, read by claudeLine without DecodeRecord: what it must agree on.
+	rec := func(typ, msg, extra string) string {
+		return `{"parentUuid":null,"isSidechain":false,"sessionId":"s1","type":` + typ + `,"message":` + msg + extra + `,"uuid":"u1"}` + "\n"
+	}
+	long := strings.Repeat(`word \"q\"\n\t`, 200)
+	// Escapes and characters of every length where a window of the text may start or end.
+	mixed := strings.Repeat(`é\ud83d\ude00\\ \u00e9x\n`, 90)
+	claude := rec(`"user"`, `{"role":"user","content":"plain context.Context text"}`, "") +
+		rec(`"user"`, `{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"`+long+`context.Context `+long+`"}]}`, `,"toolUseResult":{"stdout":"context.Context"}`) +
+		rec(`"assistant"`, `{"role":"assistant","content":[{"type":"text","text":"a context"},{"type":"tool_use","id":"t2","name":"Read","input":{"path":"context.Context"}}]}`, "") +
+		rec(`"assistant"`, `{"content":[{"type":"thinking","thinking":"context\u002eContext"},{"type":"image"},"context.Context"]}`, "") +
+		rec(`"user"`, `{"role":"user","content":"first","content":"second context.Context"}`, "") +
+		rec(`"us\u0065r"`, `{"role":"user","content":"escaped type context.Context"}`, "") +
+		rec(`"user"`, `{"role":"user","content":[{"type":"tool_r\u0065sult","content":"context.Context"}]}`, "") +
+		rec(`"user"`, `{"role":"user","content":"\u0063ontext.Context \ud83d\ude00 context.Context"}`, "") +
+		rec(`"assistant"`, `{"role":"assistant","content":[{"type":"text","text":"`+mixed+`context.Context`+mixed[:7]+`context`+mixed+`"}]}`, "") +
+		`{"type":"user","isSidechain":true,"message":{"role":"user","content":"context.Context sidechain"}}` + "\n" +
+		`{"type":"user","message":{"role":"user","content":"context.Context not JSON"}` + "\n"
+	for _, pat := range []string{`context.Context`, `context`, `Context\s+\w+`, `q"\s+word`, `(?i)CONTEXT.context`} {
+		f.Add([]byte(claude), pat, false, false)
+	}
+	f.Add([]byte(claude), "context.Context", true, true)
 	f.Fuzz(func(t *testing.T, data []byte, pattern string, fixed, fold bool) {
 		p, err := Compile(pattern, fixed, fold)
 		if err != nil || pattern == "" {
@@ -43,4 +69,50 @@ func FuzzGrepPrefilter(f *testing.F) {
 			t.Fatalf("pattern %q fixed %v fold %v: prefiltered %v, full %v", pattern, fixed, fold, fast, full)
 		}
 	})
+}
+
+// FuzzLineShape: the walk that claudeLine reads records with accepts exactly the lines the
+// transcript readers' validation accepts.
+func FuzzLineShape(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5e3,"x\u00e9\"",true,false,null,{}],"b":{}}`, `{"a":}`, `[1,]`, ` {"k" : "v"} `, `"\u12"`, `{"a":"\x"}`, "{\"a\":\"\t\"}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if len(line) == 0 {
+			return
+		}
+		_, _, ok := lineShape(string(line), nil, func(byte) bool { return false })
+		if want := transcript.ValidJSON(line); ok != want {
+			t.Fatalf("%q: lineShape %v, ValidJSON %v", line, ok, want)
+		}
+	})
+}
+
+// TestEscapeStart: decoding a JSON string's text from escapeStart(i), for every i, gives the
+// end of the whole text's decoding, from at most i.
+func TestEscapeStart(t *testing.T) {
+	tokens := []string{`a`, `é`, `😀`, `\n`, `\\`, `\"`, `\/`, `\u00e9`, `\u0041`, `\ud83d\ude00`, `\uD83D\uDE00`, `\\u0041`, `\\\\`, `\ud83d`, `\ude00`}
+	r := rand.New(rand.NewSource(3))
+	checked := 0
+	for round := 0; round < 300; round++ {
+		var b strings.Builder
+		for k := r.Intn(12); k >= 0; k-- {
+			b.WriteString(tokens[r.Intn(len(tokens))])
+		}
+		s := b.String()
+		whole := transcript.Unescape(s)
+		for i := 0; i <= len(s); i++ {
+			from := escapeStart(s, i)
+			if from > i {
+				t.Fatalf("%q at %d: moved forward to %d", s, i, from)
+			}
+			if part := transcript.Unescape(s[from:]); !strings.HasSuffix(whole, part) {
+				t.Fatalf("%q from %d (asked %d): %q is not the end of %q", s, from, i, part, whole)
+			}
+			checked++
+		}
+	}
+	if checked < 1000 {
+		t.Fatalf("only %d positions", checked)
+	}
 }

@@ -1,13 +1,18 @@
 package recall
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/transcript"
@@ -16,7 +21,7 @@ import (
 )
 
 // indexSchema is the version of the index's tables; another version is rebuilt.
-const indexSchema = "1"
+const indexSchema = "3"
 
 // DefaultIndexPath is $XDG_CACHE_HOME/ctxc/index.db (~/.cache/ctxc/index.db).
 func DefaultIndexPath() (string, error) {
@@ -31,15 +36,32 @@ func DefaultIndexPath() (string, error) {
 	return filepath.Join(dir, "ctxc", "index.db"), nil
 }
 
-// Index is an SQLite FTS5 index of the messages of sessions: one row per searchable text of a
-// message (as grep decodes it), with the file, line, role, time, message index and covering
-// compaction. Rows of file number k have rowids k<<32 + n, so a file's rows are replaced by a
-// range delete; a file's rows and its (size, mtime) are written in one transaction, so an
-// update killed at any moment leaves each file either as it was or fully updated.
+// Index is an SQLite FTS5 index of the messages of sessions. Each searchable text of a message
+// (as grep decodes it) is cut into pieces of about 2 KB, one row each, with the file, line,
+// role, time, message index and covering compaction: a query with thousands of hits in long
+// tool outputs then reads the pieces that hold the pattern, not whole texts (it was reading
+// 170 MB back for 2,000 hits). A row's rowid is file<<32 | text<<12 | piece, so a file's rows
+// are replaced by a range delete and a text's pieces are a range; a file's rows and its (size,
+// mtime) are written in one transaction, so an update killed at any moment leaves each file
+// either as it was or fully updated.
 type Index struct {
-	db   *sql.DB
-	path string
+	db    *sql.DB
+	path  string
+	piece pieceSizes
 }
+
+// pieceSizes say how texts are cut: each piece owns at least own bytes of its text (the bytes
+// it answers for) and holds before and after bytes of its neighbours as well, so that a match
+// and its snippet near the edge are in one row. after must hold a rarePart (32 bytes), so
+// that every occurrence is found whole in the piece that owns its start.
+type pieceSizes struct{ own, before, after int }
+
+var defaultPieces = pieceSizes{own: 2048, before: 128, after: 256}
+
+const (
+	pieceBits = 12 // pieces of a text: at most 1<<pieceBits (longer texts get longer pieces)
+	textBits  = 32 - pieceBits
+)
 
 // IndexError says the index cannot be used (missing, corrupt, another schema): searches fall
 // back to reading the files.
@@ -64,8 +86,8 @@ func OpenIndex(path string, create bool) (*Index, error) {
 	if err != nil {
 		return nil, &IndexError{path, err}
 	}
-	db.SetMaxOpenConns(1)
-	ix := &Index{db: db, path: path}
+	db.SetMaxOpenConns(2) // a search reads on two
+	ix := &Index{db: db, path: path, piece: defaultPieces}
 	if err := ix.init(create); err != nil {
 		db.Close()
 		return nil, &IndexError{path, err}
@@ -88,7 +110,10 @@ func (ix *Index) init(create bool) error {
 		`DROP TABLE IF EXISTS msgs`, `DROP TABLE IF EXISTS files`, `DROP TABLE IF EXISTS meta`,
 		`CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT)`,
 		`CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL, format TEXT, messages INTEGER)`,
-		`CREATE VIRTUAL TABLE msgs USING fts5(text, line UNINDEXED, role UNINDEXED, time UNINDEXED, idx UNINDEXED, covered UNINDEXED, cfrom UNINDEXED, cto UNINDEXED, tokenize='trigram')`,
+		// piece: a piece of a text; meta: what pieceRow.meta writes (where the piece is in its
+		// text, and the text's message), one column: a search reads it for thousands of rows,
+		// and each column read costs about as much as the bytes of a piece.
+		`CREATE VIRTUAL TABLE msgs USING fts5(piece, meta UNINDEXED, time UNINDEXED, tokenize='trigram')`,
 		`INSERT INTO meta VALUES ('schema', '` + indexSchema + `')`,
 	}
 	tx, err := ix.db.Begin()
@@ -234,17 +259,56 @@ func (ix *Index) indexFile(path string, info os.FileInfo, format transcript.Form
 			return 0, err
 		}
 	}
-	st, err := tx.Prepare(`INSERT INTO msgs(rowid, text, line, role, time, idx, covered, cfrom, cto) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if len(rows) > 1<<textBits {
+		return 0, fmt.Errorf("%s: %d texts, more than the index holds for one file (%d)", path, len(rows), 1<<textBits)
+	}
+	st, err := tx.Prepare(`INSERT INTO msgs(rowid, piece, meta, time) VALUES (?, ?, ?, ?)`)
 	if err != nil {
 		return 0, err
 	}
 	defer st.Close()
 	for n, r := range rows {
-		if _, err := st.Exec(id<<32|int64(n), r.text, r.line, r.role, r.time, r.idx, r.covered, r.cfrom, r.t); err != nil {
-			return 0, err
+		for k, pc := range cutText(r.text, ix.piece) {
+			rowid := id<<32 | int64(n)<<pieceBits | int64(k)
+			row := pieceRow{start: pc.start, own0: pc.own0, own1: pc.own1, tlen: len(r.text), line: r.line, role: r.role, idx: r.idx, covered: r.covered, cfrom: r.cfrom, cto: r.t}
+			if _, err := st.Exec(rowid, r.text[pc.start:pc.end], row.meta(), r.time); err != nil {
+				return 0, err
+			}
 		}
 	}
 	return msgs, tx.Commit()
+}
+
+// textPiece is a piece of a text: text[start:end], owning text[own0:own1].
+type textPiece struct{ start, end, own0, own1 int }
+
+// cutText cuts a text into pieces at rune starts: the owned parts tile the text.
+func cutText(text string, sz pieceSizes) []textPiece {
+	own := max(sz.own, (len(text)+(1<<pieceBits)-1)>>pieceBits)
+	var out []textPiece
+	for own0 := 0; ; {
+		own1 := runeStartAfter(text, own0+own)
+		start := max(0, own0-sz.before)
+		for start > 0 && !utf8.RuneStart(text[start]) {
+			start--
+		}
+		out = append(out, textPiece{start: start, end: runeStartAfter(text, own1+sz.after), own0: own0, own1: own1})
+		if own1 == len(text) {
+			return out
+		}
+		own0 = own1
+	}
+}
+
+// runeStartAfter is the first rune start at or after i, or len(s).
+func runeStartAfter(s string, i int) int {
+	if i >= len(s) {
+		return len(s)
+	}
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return i
 }
 
 // eachMessage calls fn with each message of a file's history (as grep --json reads it: copies
@@ -297,30 +361,58 @@ func eachMessage(path string, format transcript.Format, size int64, fn func(m *t
 	return nil
 }
 
-// rarePart is the part of a literal to look up in the trigram index: a phrase of a long
-// literal reads the lists of all its trigrams, common ones ("the", "req") included; eight
-// characters around the rarest-looking ones (digits and punctuation before lower-case letters)
-// find the same rows, and the regexp decides on each.
+// rarePart is the part of a literal to look up in the trigram index: a phrase reads the lists
+// of all its trigrams, and checks where they are in each row that holds them all, which costs
+// more than reading a few more rows for common trigrams ("the", "req"); a part finds nearly
+// the same rows, and the regexp decides on each. Which part: the end and start of two words
+// side by side when there are (six characters: two words together are far rarer than either;
+// in the benchmark's archive "transcript" is in three pieces of four, "pt ses" in one of
+// fifty), else eight characters around the rarest-looking ones (digits and punctuation before
+// lower-case letters).
 func rarePart(lit string) string {
 	rs := []rune(lit)
+	if len(rs) <= 6 {
+		return lit
+	}
+	score := func(part []rune) int {
+		s := 0
+		for _, r := range part {
+			if r < 128 {
+				s += byteRank(byte(r))
+			} else {
+				s += 30
+			}
+		}
+		return s
+	}
+	word := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+	var best []rune
+	for k := 2; k < len(rs); k++ {
+		if !word(rs[k-2]) || !word(rs[k-1]) || word(rs[k]) {
+			continue
+		}
+		j := k // the separator: rs[k:j]
+		for j < len(rs) && !word(rs[j]) {
+			j++
+		}
+		if j-k > 2 || j+3 > len(rs) || !word(rs[j+1]) || !word(rs[j+2]) {
+			continue
+		}
+		if part := rs[k-2 : j+3]; best == nil || score(part) < score(best) {
+			best = part
+		}
+	}
+	if best != nil {
+		return string(best)
+	}
 	const n = 8
 	if len(rs) <= n {
 		return lit
 	}
-	score := func(r rune) int {
-		if r < 128 {
-			return byteRank(byte(r))
-		}
-		return 30
-	}
-	best, bestAt := -1, 0
+	bestAt, bestScore := 0, 0
 	for i := 0; i+n <= len(rs); i++ {
-		s := 0
-		for _, r := range rs[i : i+n] {
-			s += score(r)
-		}
-		if best < 0 || s < best {
-			best, bestAt = s, i
+		if s := score(rs[i : i+n]); i == 0 || s < bestScore {
+			bestAt, bestScore = i, s
 		}
 	}
 	return string(rs[bestAt : bestAt+n])
@@ -337,9 +429,16 @@ const (
 // those indexed; the others are returned with their state, for the caller to scan (an index
 // never gives the lines of a file that changed). Hits come per file in the order of files.
 func (ix *Index) Search(files []string, p *Pattern, opts GrepOptions, emit func(Hit) error) (scan []string, states []string, err error) {
-	type fileRef struct {
-		path string
-		pos  int
+	// One read transaction: the search sees one state of the index (the files' sizes and
+	// times with their rows), and its statements do not each begin one.
+	tx, err := ix.db.Begin()
+	if err != nil {
+		return nil, nil, &IndexError{ix.path, err}
+	}
+	defer tx.Rollback()
+	known, err := ix.indexedFiles(tx, len(files))
+	if err != nil {
+		return nil, nil, &IndexError{ix.path, err}
 	}
 	ids := map[int64]fileRef{}
 	for i, f := range files {
@@ -347,8 +446,7 @@ func (ix *Index) Search(files []string, p *Pattern, opts GrepOptions, emit func(
 		if err != nil {
 			return nil, nil, err
 		}
-		var id, size, mtime int64
-		err = ix.db.QueryRow(`SELECT id, size, mtime FROM files WHERE path = ?`, abs).Scan(&id, &size, &mtime)
+		id, size, mtime, err := known(abs)
 		state := StateFresh
 		if err != nil {
 			if !errors.Is(err, sql.ErrNoRows) {
@@ -368,56 +466,49 @@ func (ix *Index) Search(files []string, p *Pattern, opts GrepOptions, emit func(
 	if len(ids) == 0 {
 		return scan, states, nil
 	}
-	q := `SELECT rowid, text, line, role, idx, covered, cfrom, cto FROM msgs`
-	var args []any
+	var texts []*textResult
 	if utf8.RuneCountInString(p.idxLit) >= 3 {
-		// The trigram tokenizer finds the rows holding the literal (ignoring case); the
-		// regexp decides.
-		q += ` WHERE msgs MATCH ?`
-		args = append(args, `"`+strings.ReplaceAll(rarePart(p.idxLit), `"`, `""`)+`"`)
+		// The trigram index finds the pieces holding the literal (ignoring case); the regexp
+		// decides on each.
+		phrase := `"` + strings.ReplaceAll(rarePart(p.idxLit), `"`, `""`) + `"`
+		texts, err = ix.searchPieces(tx, p, phrase, ids, opts.Roles)
+	} else {
+		// No literal to look up: every text, put back together from its pieces.
+		err = eachText(tx, pieceRows+` ORDER BY id`, nil, func(rowid int64, pc *pieceRow, text string) error {
+			if _, ok := ids[rowid>>32]; !ok || (opts.Roles != nil && !opts.Roles[pc.role]) {
+				return nil
+			}
+			t := &textResult{rowid: rowid, meta: *pc}
+			t.meta.piece = ""
+			if loc := p.re.FindStringIndex(text); loc != nil {
+				t.found, t.sn = true, p.snippet(text, loc[0], loc[1])
+			}
+			texts = append(texts, t)
+			return nil
+		})
 	}
-	q += ` ORDER BY rowid`
-	rows, err := ix.db.Query(q, args...)
 	if err != nil {
 		return nil, nil, &IndexError{ix.path, err}
 	}
-	defer rows.Close()
+	// A message is reported once, for the first of its texts that matches.
 	perFile := make([][]Hit, len(files))
 	lastIdx := map[int64]int{}
-	for rows.Next() {
-		var rowid int64
-		var text, role string
-		var line, idx, covered, cfrom, cto int
-		if err := rows.Scan(&rowid, &text, &line, &role, &idx, &covered, &cfrom, &cto); err != nil {
-			return nil, nil, &IndexError{ix.path, err}
-		}
-		fr, ok := ids[rowid>>32]
-		if !ok {
+	for _, t := range texts {
+		file := t.rowid >> 32
+		if last, seen := lastIdx[file]; !t.found || (seen && last == t.meta.idx) {
 			continue
 		}
-		if opts.Roles != nil && !opts.Roles[role] {
-			continue
-		}
-		if last, seen := lastIdx[rowid>>32]; seen && last == idx {
-			continue // the message was reported for an earlier text
-		}
-		loc := p.re.FindStringIndex(text)
-		if loc == nil {
-			continue
-		}
-		lastIdx[rowid>>32] = idx
-		h := Hit{Path: fr.path, Line: line, Role: role, Summary: role == "summary", Index: idx, Match: true,
-			Snippet: p.snippet(text, loc[0], loc[1]), CoveredBy: covered}
-		if cfrom > 0 {
-			h.Span = &[2]int{cfrom, cto}
+		lastIdx[file] = t.meta.idx
+		fr, pc := ids[file], &t.meta
+		h := Hit{Path: fr.path, Line: pc.line, Role: pc.role, Summary: pc.role == "summary", Index: pc.idx, Match: true,
+			Snippet: t.sn, CoveredBy: pc.covered}
+		if pc.cfrom > 0 {
+			h.Span = &[2]int{pc.cfrom, pc.cto}
 		}
 		if !opts.Indexed {
 			h.Index, h.CoveredBy, h.Span = -1, 0, nil
 		}
 		perFile[fr.pos] = append(perFile[fr.pos], h)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, &IndexError{ix.path, err}
 	}
 	for _, hs := range perFile {
 		for _, h := range hs {
@@ -427,4 +518,314 @@ func (ix *Index) Search(files []string, p *Pattern, opts GrepOptions, emit func(
 		}
 	}
 	return scan, states, nil
+}
+
+// indexedFiles returns a lookup of the indexed files' rows by path (sql.ErrNoRows: not
+// indexed): for many files, all rows read at once (a statement per file costs more than the
+// whole table of an archive's sessions); for a few, one statement each.
+func (ix *Index) indexedFiles(tx *sql.Tx, n int) (func(path string) (id, size, mtime int64, err error), error) {
+	type fileRow struct{ id, size, mtime int64 }
+	if n >= 64 {
+		rows, err := tx.Query(`SELECT path, id, size, mtime FROM files`)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		all := map[string]fileRow{}
+		for rows.Next() {
+			var p string
+			var r fileRow
+			if err := rows.Scan(&p, &r.id, &r.size, &r.mtime); err != nil {
+				return nil, err
+			}
+			all[p] = r
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		return func(path string) (int64, int64, int64, error) {
+			r, ok := all[path]
+			if !ok {
+				return 0, 0, 0, sql.ErrNoRows
+			}
+			return r.id, r.size, r.mtime, nil
+		}, nil
+	}
+	return func(path string) (id, size, mtime int64, err error) {
+		err = tx.QueryRow(`SELECT id, size, mtime FROM files WHERE path = ?`, path).Scan(&id, &size, &mtime)
+		return id, size, mtime, err
+	}, nil
+}
+
+// fileRef is a file asked for: its path as given and its position in the list.
+type fileRef struct {
+	path string
+	pos  int
+}
+
+// textResult is what a search found in one text: the first match's snippet, if any.
+type textResult struct {
+	rowid int64    // of the text's first piece read
+	meta  pieceRow // the text's row, without the piece
+	found bool
+	sn    Snippet
+	// The pieces read so far could not tell: needMore, the text's next candidate pieces may;
+	// needWhole, only the whole text can.
+	needMore, needWhole bool
+}
+
+// decide looks for the text's first match in one of its pieces.
+func (t *textResult) decide(p *Pattern, pc *pieceRow) {
+	sn, found, sure := p.pieceMatch(pc)
+	t.found, t.sn, t.needMore, t.needWhole = found, sn, sure && !found, !sure
+}
+
+// querier is a transaction or a database.
+type querier interface {
+	Query(q string, args ...any) (*sql.Rows, error)
+}
+
+// pieceRow is a row of msgs: a piece of a text and what the text belongs to.
+type pieceRow struct {
+	piece                    string
+	start, own0, own1, tlen  int
+	line                     int
+	role                     string
+	idx, covered, cfrom, cto int
+}
+
+// pieceRows are the rows of msgs as stored: the rows are read from FTS5's content table
+// (msgs_content, its columns c0... in the order of msgs's columns, id its rowid) by rowid
+// directly, which costs half what the same read through the virtual table does.
+const pieceRows = `SELECT id, ` + pieceColumns + ` FROM msgs_content`
+
+const pieceColumns = `c0, c1`
+
+// meta writes what a row says besides its piece: "start own0 own1 tlen line idx covered cfrom
+// cto role".
+func (pc *pieceRow) meta() string {
+	return fmt.Sprintf("%d %d %d %d %d %d %d %d %d %s", pc.start, pc.own0, pc.own1, pc.tlen, pc.line, pc.idx, pc.covered, pc.cfrom, pc.cto, pc.role)
+}
+
+// setMeta reads what meta wrote.
+func (pc *pieceRow) setMeta(m string) error {
+	for _, f := range []*int{&pc.start, &pc.own0, &pc.own1, &pc.tlen, &pc.line, &pc.idx, &pc.covered, &pc.cfrom, &pc.cto} {
+		sp := strings.IndexByte(m, ' ')
+		if sp < 0 {
+			return fmt.Errorf("damaged: a row's meta %q", m)
+		}
+		n, err := strconv.Atoi(m[:sp])
+		if err != nil {
+			return fmt.Errorf("damaged: a row's meta: %v", err)
+		}
+		*f, m = n, m[sp+1:]
+	}
+	pc.role = m
+	return nil
+}
+
+// searchPieces finds the first match of each text of the files ids that has pieces matching
+// phrase, and returns the texts in order. Each step is one statement (a statement per row
+// costs more than the row: about 50 µs): first the first candidate piece of each text, which
+// for a pattern of bounded length is nearly always where the first match is; then, for the
+// texts it could not decide, their other candidate pieces; last, whole texts.
+func (ix *Index) searchPieces(tx *sql.Tx, p *Pattern, phrase string, ids map[int64]fileRef, roles map[string]bool) ([]*textResult, error) {
+	// The first candidate piece of each text, and the list of the others: on 2 cores, the
+	// files in two halves on two connections (the other one's read transaction may see a
+	// later state of the index, where files changed since this one's were checked have the
+	// rows of what they hold now: lines of the files as they are, never as they were).
+	fileIDs := make([]int64, 0, len(ids))
+	for id := range ids {
+		fileIDs = append(fileIDs, id)
+	}
+	sort.Slice(fileIDs, func(i, j int) bool { return fileIDs[i] < fileIDs[j] })
+	type half struct {
+		texts  []*textResult
+		others []string // the other candidates of the texts that need more, as lists
+		err    error
+	}
+	first := func(q querier, lo, hi int64) (h half) {
+		var rest string
+		h.err = eachRow(q, `SELECT c.id, `+prefixed("c.", pieceColumns)+`, g.cands FROM (SELECT min(rowid) AS first, group_concat(rowid) AS cands
+			FROM msgs WHERE msgs MATCH ? AND rowid BETWEEN ? AND ? GROUP BY rowid>>`+fmt.Sprint(pieceBits)+`) g JOIN msgs_content c ON c.id = g.first`,
+			[]any{phrase, lo, hi}, []any{&rest}, func(rowid int64, pc *pieceRow) error {
+				if _, ok := ids[rowid>>32]; !ok || (roles != nil && !roles[pc.role]) {
+					return nil
+				}
+				t := &textResult{rowid: rowid, meta: *pc}
+				t.meta.piece = ""
+				t.decide(p, pc)
+				h.texts = append(h.texts, t)
+				if t.needMore {
+					h.others = append(h.others, rest)
+				}
+				return nil
+			})
+		if h.err != nil || len(h.others) == 0 {
+			return h
+		}
+		// The other candidate pieces of the texts that need more (the first one is read
+		// again: the lists are in no set order).
+		byText := map[int64]*textResult{}
+		for _, t := range h.texts {
+			byText[t.rowid>>pieceBits] = t
+		}
+		h.err = eachRow(q, pieceRows+` WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, []any{"[" + strings.Join(h.others, ",") + "]"}, nil,
+			func(rowid int64, pc *pieceRow) error {
+				if t := byText[rowid>>pieceBits]; t != nil && t.needMore && rowid > t.rowid {
+					t.decide(p, pc)
+				}
+				return nil
+			})
+		return h
+	}
+	lo, hi := fileIDs[0]<<32, fileIDs[len(fileIDs)-1]<<32|(1<<32-1)
+	var halves []half
+	if split := fileIDs[len(fileIDs)/2] << 32; runtime.GOMAXPROCS(0) > 1 && split > lo {
+		second := make(chan half, 1)
+		go func() {
+			conn, err := ix.db.Conn(context.Background())
+			if err != nil {
+				second <- half{err: err}
+				return
+			}
+			defer conn.Close()
+			tx2, err := conn.BeginTx(context.Background(), nil)
+			if err != nil {
+				second <- half{err: err}
+				return
+			}
+			defer tx2.Rollback()
+			second <- first(tx2, split, hi)
+		}()
+		halves = append(halves, first(tx, lo, split-1), <-second)
+	} else {
+		halves = append(halves, first(tx, lo, hi))
+	}
+	var texts []*textResult
+	for _, h := range halves {
+		if h.err != nil {
+			return nil, h.err
+		}
+		texts = append(texts, h.texts...)
+	}
+	// In order of rowids, which is the texts' order (sorted here: sorting the rows, pieces
+	// and all, in SQLite costs more).
+	sort.Slice(texts, func(i, j int) bool { return texts[i].rowid < texts[j].rowid })
+	byText := map[int64]*textResult{}
+	whole := 0
+	for _, t := range texts {
+		byText[t.rowid>>pieceBits] = t
+		if t.needWhole {
+			whole++
+		}
+	}
+	if whole == 0 {
+		return texts, nil
+	}
+	// The whole texts: a range of rows each.
+	q := `SELECT m.id, ` + prefixed("m.", pieceColumns) + ` FROM json_each(?) j, msgs_content m
+		WHERE m.id BETWEEN j.value<<` + fmt.Sprint(pieceBits) + ` AND (j.value<<` + fmt.Sprint(pieceBits) + `)+` + fmt.Sprint(1<<pieceBits-1)
+	err := eachText(tx, q, []any{textList(texts, func(t *textResult) bool { return t.needWhole })}, func(rowid int64, _ *pieceRow, text string) error {
+		if t := byText[rowid>>pieceBits]; t != nil && t.needWhole {
+			t.needWhole = false
+			if loc := p.re.FindStringIndex(text); loc != nil {
+				t.found, t.sn = true, p.snippet(text, loc[0], loc[1])
+			}
+		}
+		return nil
+	})
+	return texts, err
+}
+
+// textList is a JSON array of the texts (rowid>>pieceBits) that want says, for json_each.
+func textList(texts []*textResult, want func(*textResult) bool) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for _, t := range texts {
+		if want(t) {
+			if b.Len() > 1 {
+				b.WriteByte(',')
+			}
+			fmt.Fprint(&b, t.rowid>>pieceBits)
+		}
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// prefixed puts prefix before each name of a list of columns.
+func prefixed(prefix, columns string) string {
+	return prefix + strings.ReplaceAll(columns, ", ", ", "+prefix)
+}
+
+// eachRow runs a query of pieceRows (and the columns extra scans into) and calls fn with each.
+func eachRow(tx querier, q string, args, extra []any, fn func(rowid int64, pc *pieceRow) error) error {
+	rows, err := tx.Query(q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var pc pieceRow
+	var rowid int64
+	var meta string
+	dest := append([]any{&rowid, &pc.piece, &meta}, extra...)
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		if err := pc.setMeta(meta); err != nil {
+			return err
+		}
+		if err := fn(rowid, &pc); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// eachText runs a query of pieceRows that gives the pieces of each text
+// together and in order, puts the texts back together, and calls fn with each, the rowid and
+// row of its first piece. Pieces that do not tile their text are an error (a damaged index).
+func eachText(tx *sql.Tx, q string, args []any, fn func(rowid int64, pc *pieceRow, text string) error) error {
+	var text []byte
+	var first pieceRow
+	var firstID int64
+	err := eachRow(tx, q, args, nil, func(rowid int64, pc *pieceRow) error {
+		if rowid&(1<<pieceBits-1) == 0 {
+			first, firstID, text = *pc, rowid, text[:0]
+		}
+		if rowid>>pieceBits != firstID>>pieceBits || pc.own0 != len(text) || pc.start > pc.own0 || pc.own1-pc.start > len(pc.piece) || pc.own1 > pc.tlen {
+			return fmt.Errorf("damaged: row %d does not continue its text", rowid)
+		}
+		text = append(text, pc.piece[pc.own0-pc.start:pc.own1-pc.start]...)
+		if pc.own1 == pc.tlen {
+			return fn(firstID, &first, string(text))
+		}
+		return nil
+	})
+	return err
+}
+
+// pieceMatch looks for a match that starts in the part of the text the piece answers for:
+// with no assertion in the pattern and matches of at most maxLen bytes, the regexp gives the
+// same answer at each position of that part (and the snippet is the same) as on the whole text
+// when the piece holds maxLen bytes before the part and after it. sure is false when it cannot
+// tell: the text must be read whole.
+func (p *Pattern) pieceMatch(pc *pieceRow) (sn Snippet, found, sure bool) {
+	n := p.maxLen
+	end := pc.start + len(pc.piece)
+	if n < 0 || (pc.start > 0 && pc.start > pc.own0-n) || (end < pc.tlen && end < pc.own1+n) {
+		return Snippet{}, false, false
+	}
+	loc := p.re.FindStringIndex(pc.piece)
+	switch {
+	case loc == nil || pc.start+loc[0] >= pc.own1:
+		return Snippet{}, false, true // none starts in the owned part
+	case pc.start+loc[0] < pc.own0-n:
+		// A match owned by an earlier piece, which the trigram index should have picked.
+		return Snippet{}, false, false
+	}
+	sn, ok := p.snippetIn(pc.piece, pc.start, pc.tlen, loc[0], loc[1])
+	return sn, ok, ok
 }

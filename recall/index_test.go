@@ -212,14 +212,32 @@ func TestIndexSurvivesKill(t *testing.T) {
 	files := genArchive(t, dir, 150)
 	db := filepath.Join(t.TempDir(), "index.db")
 	r := rand.New(rand.NewSource(time.Now().UnixNano()))
-	killed, partial := 0, 0
-	for trial := 0; trial < 6; trial++ {
+	child := func(db string) *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), "CTXC_TEST_INDEX_CHILD="+db, "CTXC_TEST_INDEX_DIR="+dir)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(20+r.Intn(400)) * time.Millisecond)
+		return cmd
+	}
+	// How long a whole first update takes here, so that kills fall inside one (a fixed delay
+	// missed it on a fast machine: every update had finished).
+	start := time.Now()
+	if err := child(filepath.Join(t.TempDir(), "timing.db")).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	whole := time.Since(start)
+	killed, partial := 0, 0
+	for trial := 0; trial < 6 || (partial == 0 && trial < 16); trial++ {
+		// Until one was killed midway, each trial starts from no index.
+		fresh := partial == 0
+		if fresh {
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				os.Remove(db + suffix)
+			}
+		}
+		cmd := child(db)
+		time.Sleep(whole/10 + time.Duration(r.Int63n(int64(whole*8/10)+1)))
 		if cmd.Process.Signal(syscall.SIGKILL) == nil {
 			killed++
 		}
@@ -234,7 +252,7 @@ func TestIndexSurvivesKill(t *testing.T) {
 		ix, err := OpenIndex(db, false)
 		if err != nil {
 			var ie *IndexError
-			if trial == 0 && asIndexError(err, &ie) && strings.Contains(err.Error(), "missing") {
+			if fresh && asIndexError(err, &ie) && strings.Contains(err.Error(), "missing") {
 				continue // killed before it created the file
 			}
 			t.Fatalf("trial %d: %v", trial, err)
@@ -268,4 +286,76 @@ func asIndexError(err error, target **IndexError) bool {
 		*target = ie
 	}
 	return ok
+}
+
+// TestIndexPiecesAgreeWithScan: texts longer than a piece (cut small here, so that matches and
+// snippets fall across the edges of pieces, and the whole text must often be read) give the
+// same hits as reading the files, for fixed strings, regexps of bounded and unbounded length,
+// assertions and case folding.
+func TestIndexPiecesAgreeWithScan(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewSource(11))
+	words := append(append([]string(nil), archiveWords...), "naïve", "café", "\u212aelvin", "ПАРСЕР", "quokka-zebra", `\"q\"`, `\n`)
+	var files []string
+	for i := 0; i < 30; i++ {
+		var b strings.Builder
+		for k := 0; k < 6; k++ {
+			n := r.Intn(1500)
+			var text strings.Builder
+			for w := 0; w < n; w++ {
+				text.WriteString(words[r.Intn(len(words))])
+				text.WriteByte(" \n"[r.Intn(2)&r.Intn(2)])
+			}
+			role := []string{"user", "assistant"}[k%2]
+			fmt.Fprintf(&b, `{"role":%q,"content":"%s"}`+"\n", role, strings.ReplaceAll(text.String(), "\n", `\n`))
+		}
+		p := filepath.Join(dir, fmt.Sprintf("long%02d.jsonl", i))
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	patterns := []struct {
+		p           string
+		fixed, fold bool
+	}{
+		{"quokka zebra", true, false}, {"kelvin", true, true}, {"naïve café", true, false},
+		{`parser\s+lexer`, false, false}, {`\bcache\b`, false, false}, {`quokka.*kernel`, false, false},
+		{`(retry|cache) ПАРСЕР`, false, true}, {`"q" index`, true, false}, {`de(ploy|bug) [a-z]{2,5} test`, false, false},
+	}
+	for _, sz := range []pieceSizes{{own: 64, before: 100, after: 200}, {own: 40, before: 33, after: 33}, defaultPieces} {
+		db := filepath.Join(t.TempDir(), "index.db")
+		ix, err := OpenIndex(db, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.piece = sz
+		if _, err := ix.Update(files, []string{dir}, transcript.FormatUnknown, func(err error) { t.Error(err) }); err != nil {
+			t.Fatal(err)
+		}
+		var pieces int
+		ix.db.QueryRow(`SELECT count(*) FROM msgs`).Scan(&pieces)
+		total := 0
+		for _, pt := range patterns {
+			p, err := Compile(pt.p, pt.fixed, pt.fold)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, opts := range []GrepOptions{{Indexed: true}, {Roles: map[string]bool{"assistant": true}}} {
+				want := hitKeys(scanAll(t, files, p, opts))
+				got, scan := searchAll(t, ix, files, p, opts)
+				if len(scan) != 0 {
+					t.Fatalf("%+v: files read instead: %v", sz, scan)
+				}
+				if g := hitKeys(got); !reflect.DeepEqual(g, want) {
+					t.Fatalf("pieces %+v, %q %+v: index %d hits, scan %d\nindex: %v\nscan:  %v", sz, pt.p, opts, len(g), len(want), first(g), first(want))
+				}
+				total += len(want)
+			}
+		}
+		if total == 0 || (sz.own < 100 && pieces < 1000) {
+			t.Fatalf("%+v: %d hits, %d pieces: the test does not test", sz, total, pieces)
+		}
+		ix.Close()
+	}
 }

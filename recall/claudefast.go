@@ -1,0 +1,300 @@
+package recall
+
+import (
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/ctxc/ctxc/transcript"
+)
+
+// claudeLine searches one Claude Code record without decoding all of it. A record of a tool's
+// output holds the output twice (message.content and toolUseResult), and DecodeRecord walks
+// and unescapes all of it to give the one text the pattern is in: on the benchmark file that
+// was most of the time. This validates the line as DecodeRecord does, in a walk that notes
+// where the values that decide what the record is are (type, message, the message's role and
+// content blocks), and decodes only the texts whose raw bytes hold the literal, so it finds
+// what DecodeRecord and match find. ok is false when the record is not one it reads so (another
+// type of record, a key written with an escape or twice, a text that is not a string, a tool
+// call or other block that may hold the literal, a \u00XX escape of one of its characters):
+// the caller decodes it.
+func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []node) {
+	for len(line) > 0 && (line[len(line)-1] == '\r' || line[len(line)-1] == '\n') {
+		line = line[:len(line)-1]
+	}
+	if len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
+		line = line[3:]
+	}
+	if len(line) == 0 {
+		return nil, false, nodes
+	}
+	s := unsafe.String(&line[0], len(line))
+	nodes, escaped, valid := lineShape(s, nodes[:0], g.spelled)
+	if !valid {
+		return nil, true, nodes // DecodeRecord reads nothing from it either
+	}
+	if escaped || s[nodes[0].start] != '{' {
+		return nil, false, nodes
+	}
+	key := func(n *node) string { return s[n.key0:n.key1] }
+	val := func(n *node) string { return s[n.start:n.end] }
+	// The record's members (every key that claudeRecord reads, once).
+	typ, msg := -1, -1
+	for i := 1; i < len(nodes); i++ {
+		n := &nodes[i]
+		if n.parent != 0 {
+			continue
+		}
+		switch k := key(n); k {
+		case `"type"`, `"message"`:
+			at := &typ
+			if k == `"message"` {
+				at = &msg
+			}
+			if *at >= 0 {
+				return nil, false, nodes
+			}
+			*at = i
+		case `"isSidechain"`, `"isCompactSummary"`:
+			if val(n) != "false" {
+				return nil, false, nodes
+			}
+		case `"subtype"`, `"ctxc"`:
+			return nil, false, nodes
+		default:
+			if strings.IndexByte(k, '\\') >= 0 {
+				return nil, false, nodes
+			}
+		}
+	}
+	if typ < 0 || msg < 0 || s[nodes[msg].start] != '{' {
+		return nil, false, nodes
+	}
+	var role string
+	switch val(&nodes[typ]) {
+	case `"user"`:
+		role = "user"
+	case `"assistant"`:
+		role = "assistant"
+	default:
+		return nil, false, nodes
+	}
+	// The message's role and content.
+	roleAt, content := -1, -1
+	for i := msg + 1; i < len(nodes); i++ {
+		n := &nodes[i]
+		if n.parent != msg {
+			continue
+		}
+		switch k := key(n); k {
+		case `"role"`, `"content"`:
+			at := &roleAt
+			if k == `"content"` {
+				at = &content
+			}
+			if *at >= 0 {
+				return nil, false, nodes
+			}
+			*at = i
+		default:
+			if strings.IndexByte(k, '\\') >= 0 {
+				return nil, false, nodes
+			}
+		}
+	}
+	if roleAt >= 0 {
+		v := val(&nodes[roleAt])
+		if v[0] != '"' || strings.IndexByte(v, '\\') >= 0 {
+			return nil, false, nodes
+		}
+		if len(v) > 2 {
+			role = v[1 : len(v)-1]
+		}
+	}
+	// The texts a match can be in, in order (raw JSON strings); blocks and tool results count
+	// for the role.
+	var texts []string
+	blocks, results := 0, 0
+	switch c := -1; {
+	case content < 0 || val(&nodes[content]) == "null":
+	case s[nodes[content].start] == '"':
+		texts = append(texts, val(&nodes[content]))
+		blocks++
+	case s[nodes[content].start] != '[':
+		return nil, false, nodes
+	default:
+		c = content
+		for i := c + 1; i < len(nodes); i++ {
+			b := &nodes[i]
+			if b.parent != c {
+				continue
+			}
+			blocks++
+			if s[b.start] != '{' {
+				if g.mayHold(val(b)) {
+					return nil, false, nodes // an opaque block
+				}
+				continue
+			}
+			var btyp, text, thinking, res string
+			for j := i + 1; j < len(nodes) && nodes[j].start < b.end; j++ {
+				m := &nodes[j]
+				if m.parent != i {
+					continue
+				}
+				var to *string
+				switch k := key(m); k {
+				case `"type"`:
+					to = &btyp
+				case `"text"`:
+					to = &text
+				case `"thinking"`:
+					to = &thinking
+				case `"content"`:
+					to = &res
+				default:
+					if strings.IndexByte(k, '\\') >= 0 {
+						return nil, false, nodes
+					}
+					continue
+				}
+				if *to != "" {
+					return nil, false, nodes
+				}
+				*to = val(m)
+			}
+			if strings.IndexByte(btyp, '\\') >= 0 {
+				return nil, false, nodes // a type the decoder reads and this would not
+			}
+			field := ""
+			switch btyp {
+			case `"text"`:
+				field = text
+			case `"thinking"`:
+				field = thinking
+			case `"tool_result"`, `"web_search_tool_result"`:
+				results++
+				field = res
+			case `"image"`:
+				continue // its data is not searched
+			default:
+				// A tool call (its name and arguments are searched as text), a compaction's
+				// content, an opaque block: decoded when it may hold the literal.
+				if g.mayHold(val(b)) {
+					return nil, false, nodes
+				}
+				continue
+			}
+			switch {
+			case field == "":
+			case field[0] == '"':
+				texts = append(texts, field)
+			case g.mayHold(field):
+				return nil, false, nodes
+			}
+		}
+	}
+	if results > 0 && results == blocks {
+		role = "tool"
+	}
+	if g.opts.Roles != nil && !g.opts.Roles[role] {
+		return nil, true, nodes
+	}
+	for _, raw := range texts {
+		if !g.mayHold(raw) {
+			continue // no match can be in it
+		}
+		if sn, found := g.firstMatch(raw); found {
+			sn.Text = strings.Clone(sn.Text) // the text may point into the mapped file
+			return &Hit{Path: g.path, Role: strings.Clone(role), Index: -1, Snippet: sn, Match: true}, true, nodes
+		}
+	}
+	return nil, true, nodes
+}
+
+// firstMatch finds the first match in the decoded text of raw, a JSON string (quotes and all).
+// A tool output is often long and the match far into it: for a pattern of bounded length
+// (maxLen, no assertion) only a window around the literal's first occurrence is decoded. It
+// starts far enough before it that a match through it and the snippet before it are inside
+// (a decoded byte is at most six raw ones; no match starts earlier, as it would hold an earlier
+// occurrence), at an escape's start; it ends far enough after it that every place a match may
+// start before the one found was tried on all the bytes such a match could span, and that the
+// snippet is whole.
+func (g *grepper) firstMatch(raw string) (Snippet, bool) {
+	inner := raw[1 : len(raw)-1]
+	at := g.p.nextLit(unsafe.Slice(unsafe.StringData(inner), len(inner)), 0)
+	if n := g.p.maxLen; n >= 0 && at >= 0 {
+		// The end of a window cut inside an escape (a surrogate pair: 12 bytes) decodes to
+		// other bytes than the whole text has there, and its start may be inside a
+		// character: those bytes are not relied on.
+		const unsure = 16
+		before := snipBefore + 2*utf8.UTFMax
+		from, end := 0, min(len(inner), at+6*(n+snipAfter+utf8.UTFMax+unsure))
+		if back := at - 6*(n+before); back > 0 {
+			from = escapeStart(inner, back)
+		}
+		text := transcript.Unescape(inner[from:end])
+		sure := len(text)
+		if end < len(inner) {
+			sure -= unsure
+		}
+		loc := g.p.re.FindStringIndex(text)
+		if loc != nil && loc[0]+n <= sure && loc[1]+snipAfter+utf8.UTFMax <= sure && (from == 0 || loc[0] >= before) {
+			return g.p.snippet(text, loc[0], loc[1]), true
+		}
+	}
+	text := transcript.DecodeString(raw)
+	if loc := g.p.re.FindStringIndex(text); loc != nil {
+		return g.p.snippet(text, loc[0], loc[1]), true
+	}
+	return Snippet{}, false
+}
+
+// escapeStart moves i (in the text between a JSON string's quotes) back to the start of the
+// escape it is inside of, if any (and to the first half of a surrogate pair), so that decoding
+// from there gives the text's own characters.
+func escapeStart(s string, i int) int {
+	for moved := true; moved; {
+		moved = false
+		for e := i - 1; e >= 0 && e >= i-5; e-- {
+			if s[e] != '\\' || !escapes(s, e) {
+				continue
+			}
+			if e+1 < len(s) && (s[e+1] == 'u' && i <= e+5 || i == e+1) {
+				i, moved = e, true
+			}
+			break
+		}
+		// A low surrogate's escape right after a high one's: decoded together.
+		if e := i - 6; e >= 0 && strings.HasPrefix(s[i:], "\\u") && len(s) >= i+4 && (s[i+2] == 'd' || s[i+2] == 'D') &&
+			strings.ContainsRune("cdefCDEF", rune(s[i+3])) && s[e] == '\\' && s[e+1] == 'u' && escapes(s, e) &&
+			(s[e+2] == 'd' || s[e+2] == 'D') && strings.ContainsRune("89abAB", rune(s[e+3])) {
+			i, moved = e, true
+		}
+	}
+	return i
+}
+
+// escapes reports whether the backslash at s[e] starts an escape: an even number of
+// backslashes before it.
+func escapes(s string, e int) bool {
+	n := 0
+	for e-1-n >= 0 && s[e-1-n] == '\\' {
+		n++
+	}
+	return n%2 == 0
+}
+
+// mayHold reports whether raw JSON holds the pattern's literal (a line whose \u00XX escapes
+// may spell it is not read here at all).
+func (g *grepper) mayHold(raw string) bool {
+	return raw != "" && g.p.nextLit(unsafe.Slice(unsafe.StringData(raw), len(raw)), 0) >= 0
+}
+
+// spelled reports whether c is one of the literal's characters (ignoring ASCII case with -i).
+func (g *grepper) spelled(c byte) bool {
+	if g.p.fold {
+		c = lower(c)
+	}
+	return strings.IndexByte(string(g.p.lit), c) >= 0
+}
