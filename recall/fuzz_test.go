@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/strscan"
 	"github.com/ctxc/ctxc/transcript"
+	"github.com/tidwall/gjson"
 )
 
 // FuzzGrepPrefilter: on any file and pattern, the prefiltered search (only lines holding the
@@ -81,9 +83,19 @@ func FuzzLineShape(f *testing.F) {
 		if len(line) == 0 {
 			return
 		}
-		_, _, ok := lineShape(string(line), nil, func(byte) bool { return false })
-		if want := transcript.ValidJSON(line); ok != want {
-			t.Fatalf("%q: lineShape %v, ValidJSON %v", line, ok, want)
+		// The line, and the line inside long strings and a long array (where the vector
+		// kernels take over), with the kernels and without; gjson is the reference.
+		pad := strings.Repeat("p", 70)
+		for _, in := range []string{string(line), `"` + string(line) + pad + `"`, `"` + pad + string(line) + `"`,
+			"[" + strings.Repeat(string(line)+",", 8) + string(line) + "]"} {
+			for _, kernels := range []bool{true, false} {
+				was := strscan.UseKernels(kernels)
+				_, _, ok := lineShape(in, nil, func(byte) bool { return false })
+				strscan.UseKernels(was)
+				if want := gjson.Valid(in); ok != want {
+					t.Fatalf("%q (kernels %v): lineShape %v, gjson.Valid %v", in, kernels, ok, want)
+				}
+			}
 		}
 	})
 }

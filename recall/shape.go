@@ -1,6 +1,10 @@
 package recall
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/ctxc/ctxc/internal/strscan"
+)
 
 // node is a JSON value of a line, at most shapeDepth containers deep: where it is, its key
 // (quotes and all) when it is an object's member, and its container (-1: the line's value).
@@ -174,14 +178,21 @@ func load64(s string, i int) uint64 {
 func shapeString(s string, i int, spelled func(c byte) bool, escaped *bool) int {
 	i++
 	for {
-		for i+8 <= len(s) {
+		// Short strings end within two words; longer runs go to the vector kernel, which steps
+		// over two-byte escapes and stops at a \u escape (checked below for spelled bytes).
+		for words := 0; i+8 <= len(s); words++ {
+			if words == 2 {
+				if i = strscan.PlainEnd(s, i); i+8 > len(s) {
+					break
+				}
+			}
 			w := load64(s, i)
 			q, bs := w^(lsb*'"'), w^(lsb*'\\')
 			// A byte below 0x20, a quote or a backslash ends the fast path; the lowest set
 			// bit of the mask is exact (borrows only run upwards).
 			if m := ((w-lsb*0x20)&^w | (q-lsb)&^q | (bs-lsb)&^bs) & msb; m != 0 {
 				i += bits.TrailingZeros64(m) / 8
-				if s[i] == '\\' && i+1 < len(s) && simpleEscape[s[i+1]] {
+				if s[i] == '\\' && i+1 < len(s) && strscan.SimpleEscape[s[i+1]] {
 					i += 2
 					continue
 				}
@@ -226,9 +237,6 @@ func shapeString(s string, i int, spelled func(c byte) bool, escaped *bool) int 
 		i++
 	}
 }
-
-// simpleEscape marks the bytes that may follow a backslash in a two-byte JSON escape.
-var simpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
