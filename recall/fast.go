@@ -25,9 +25,10 @@ type segResult struct {
 	newlines int
 }
 
-// mapped searches a memory-mapped file: segments of about segSize bytes (cut at line ends) are
-// searched by one worker per core, at most two per worker in flight, and their hits reported in
-// file order.
+// mapped searches a file mapped by mapFile: segments of about segSize bytes (cut at line ends)
+// are searched by one worker per core, at most two per worker in flight, and their hits
+// reported in file order. data must be such a mapping: a searched segment's pages are dropped
+// from it (dropPages), so that peak RSS stays that of the segments in flight.
 func (g *grepper) mapped(data []byte) error {
 	seg := segSize
 	if g.seg > 0 {
@@ -59,6 +60,7 @@ func (g *grepper) mapped(data []byte) error {
 			for i := range jobs {
 				b := bounds[i]
 				results[i] <- g.segment(data[b[0]:b[1]], b[0] == 0, b[1] == len(data))
+				dropPages(data, b[0], b[1])
 			}
 		}()
 	}

@@ -38,4 +38,4 @@ for pat in 'zzqqxx-absent' 'transcript session' 'context.Context'; do
   printf '%-22s %8s %8s %8.2f s %5.2f s %7.2fx %10.1f MiB\n' "$pat" "$(cat "$dir/rg.out" || echo 0)" "$(wc -l < "$dir/ctxc.out")" \
     "$t_rg" "$t_ctxc" "$(awk "BEGIN{print $t_ctxc/($t_rg+1e-9)}")" "$(awk "BEGIN{print $rss_ctxc/1024}")"
 done
-echo "(peak RSS counts the pages of the memory-mapped file that were touched; rg maps the file too)"
+echo "(peak RSS counts the mapped pages of the file in use: ctxc drops a segment's pages once searched)"
