@@ -157,7 +157,8 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 			cmpAt = probe.next(region, next)
 		}
 	}
-	res.newlines = bytes.Count(region, []byte{'\n'})
+	// The lines before the last hit are counted already.
+	res.newlines = num + bytes.Count(region[counted:], []byte{'\n'})
 	return res
 }
 
