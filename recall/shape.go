@@ -1,10 +1,6 @@
 package recall
 
-import (
-	"math/bits"
-
-	"github.com/ctxc/ctxc/internal/strscan"
-)
+import "github.com/ctxc/ctxc/internal/strscan"
 
 // node is a JSON value of a line, at most shapeDepth containers deep: where it is, its key
 // (quotes and all) when it is an object's member, and its container (-1: the line's value).
@@ -29,7 +25,7 @@ func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, e
 	}
 	var stack []open
 	key0, key1 := 0, 0
-	i := skipSpaceStr(s, 0)
+	i := strscan.SkipSpace(s, 0)
 	for {
 		// A value starts at i.
 		if i >= len(s) {
@@ -46,7 +42,7 @@ func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, e
 		}
 		switch c := s[i]; {
 		case c == '{' || c == '[':
-			j := skipSpaceStr(s, i+1)
+			j := strscan.SkipSpace(s, i+1)
 			if j < len(s) && s[j] == c+2 { // '{'+2 == '}', '['+2 == ']'
 				i = j + 1
 				break
@@ -74,22 +70,22 @@ func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, e
 				return nodes, escaped, false
 			}
 		case c == 't':
-			if !hasPrefixAt(s, i, "true") {
+			if !strscan.HasPrefixAt(s, i, "true") {
 				return nodes, escaped, false
 			}
 			i += 4
 		case c == 'f':
-			if !hasPrefixAt(s, i, "false") {
+			if !strscan.HasPrefixAt(s, i, "false") {
 				return nodes, escaped, false
 			}
 			i += 5
 		case c == 'n':
-			if !hasPrefixAt(s, i, "null") {
+			if !strscan.HasPrefixAt(s, i, "null") {
 				return nodes, escaped, false
 			}
 			i += 4
 		default:
-			if i = validNumberAt(s, i); i < 0 {
+			if i = strscan.NumberEnd(s, i); i < 0 {
 				return nodes, escaped, false
 			}
 		}
@@ -98,7 +94,7 @@ func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, e
 		}
 		// After a value: close containers, or go on after a comma.
 		for {
-			i = skipSpaceStr(s, i)
+			i = strscan.SkipSpace(s, i)
 			if len(stack) == 0 {
 				return nodes, escaped, i == len(s)
 			}
@@ -117,7 +113,7 @@ func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, e
 			if s[i] != ',' {
 				return nodes, escaped, false
 			}
-			i = skipSpaceStr(s, i+1)
+			i = strscan.SkipSpace(s, i+1)
 			key0, key1 = 0, 0
 			if top.c == '{' {
 				key0 = i
@@ -140,36 +136,11 @@ func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, e
 // afterColon checks the colon after a key that ends before i and returns where the value
 // starts, or -1.
 func afterColon(s string, i int) int {
-	i = skipSpaceStr(s, i)
+	i = strscan.SkipSpace(s, i)
 	if i >= len(s) || s[i] != ':' {
 		return -1
 	}
-	return skipSpaceStr(s, i+1)
-}
-
-func skipSpaceStr(s string, i int) int {
-	for i < len(s) {
-		switch s[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-func hasPrefixAt(s string, i int, p string) bool { return len(s)-i >= len(p) && s[i:i+len(p)] == p }
-
-const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
-)
-
-func load64(s string, i int) uint64 {
-	_ = s[i+7]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	return strscan.SkipSpace(s, i+1)
 }
 
 // shapeString checks the string that starts at s[i] ('"') as transcript's validator does and
@@ -178,29 +149,7 @@ func load64(s string, i int) uint64 {
 func shapeString(s string, i int, spelled func(c byte) bool, escaped *bool) int {
 	i++
 	for {
-		// Short strings end within two words; longer runs go to the vector kernel, which steps
-		// over two-byte escapes and stops at a \u escape (checked below for spelled bytes).
-		for words := 0; i+8 <= len(s); words++ {
-			if words == 2 {
-				if i = strscan.PlainEnd(s, i); i+8 > len(s) {
-					break
-				}
-			}
-			w := load64(s, i)
-			q, bs := w^(lsb*'"'), w^(lsb*'\\')
-			// A byte below 0x20, a quote or a backslash ends the fast path; the lowest set
-			// bit of the mask is exact (borrows only run upwards).
-			if m := ((w-lsb*0x20)&^w | (q-lsb)&^q | (bs-lsb)&^bs) & msb; m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				if s[i] == '\\' && i+1 < len(s) && strscan.SimpleEscape[s[i+1]] {
-					i += 2
-					continue
-				}
-				break
-			}
-			i += 8
-		}
-		if i >= len(s) {
+		if i = strscan.PlainRun(s, i); i >= len(s) {
 			return -1
 		}
 		switch c := s[i]; {
@@ -209,75 +158,18 @@ func shapeString(s string, i int, spelled func(c byte) bool, escaped *bool) int 
 		case c < ' ':
 			return -1
 		case c == '\\':
-			i++
-			if i >= len(s) {
+			// Not a two-byte escape (PlainRun steps over those): \uXXXX or invalid.
+			if i+5 >= len(s) || s[i+1] != 'u' || !strscan.IsHex(s[i+2]) || !strscan.IsHex(s[i+3]) || !strscan.IsHex(s[i+4]) || !strscan.IsHex(s[i+5]) {
 				return -1
 			}
-			switch s[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if i+4 >= len(s) {
-					return -1
+			if s[i+2] == '0' && s[i+3] == '0' {
+				if b, _ := hexByte(s[i+4], s[i+5]); spelled(b) {
+					*escaped = true
 				}
-				for k := 1; k <= 4; k++ {
-					if _, ok := hexVal(s[i+k]); !ok {
-						return -1
-					}
-				}
-				if s[i+1] == '0' && s[i+2] == '0' {
-					if b, _ := hexByte(s[i+3], s[i+4]); spelled(b) {
-						*escaped = true
-					}
-				}
-				i += 4
-			default:
-				return -1
 			}
-		}
-		i++
-	}
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-// validNumberAt checks -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? at i; returns the index
-// past it, or -1.
-func validNumberAt(s string, i int) int {
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	if i >= len(s) || !isDigit(s[i]) {
-		return -1
-	}
-	if s[i] == '0' {
-		i++
-	} else {
-		for i < len(s) && isDigit(s[i]) {
-			i++
+			i += 6
 		}
 	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if i >= len(s) || !isDigit(s[i]) {
-			return -1
-		}
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if i >= len(s) || !isDigit(s[i]) {
-			return -1
-		}
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
-	}
-	return i
 }
 
 func hexByte(hi, lo byte) (byte, bool) {

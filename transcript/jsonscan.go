@@ -245,17 +245,7 @@ func (rest jv) prefix() (jv, int) {
 	return rest[:n], n
 }
 
-func skipSpace(s string, i int) int {
-	for i < len(s) {
-		switch s[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
+func skipSpace(s string, i int) int { return strscan.SkipSpace(s, i) }
 
 // skipString returns the index just past the string that starts at s[i] ('"'). Quotes are
 // far rarer than backslashes in transcript text, so jumping from quote to quote with memchr

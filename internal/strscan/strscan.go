@@ -9,6 +9,8 @@
 //
 // The kernels may stop early, within the last bytes of their input, and the caller goes on
 // from where they stopped with its portable loop: they only ever make a caller faster.
+// PlainRun (lex.go) is that loop for validators; lex.go also holds the other small pieces
+// both of ctxc's validators share (numbers, white space, literals).
 package strscan
 
 import "sync/atomic"

@@ -248,3 +248,21 @@ func BenchmarkCountChars(b *testing.B) {
 		})
 	}
 }
+
+// TestPlainRun: PlainRun is PlainEnd's rule to the end, with the kernels and without.
+func TestPlainRun(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, on := range []bool{true, false} {
+		was := UseKernels(on)
+		for range 1000 {
+			s := randomText(r)
+			for i := 0; i <= len(s) && i < 70; i++ {
+				if got, want := PlainRun(s, i), refPlainEnd(s, i); got != want {
+					UseKernels(was)
+					t.Fatalf("PlainRun(%q, %d) = %d, want %d (kernels %v)", s, i, got, want, on)
+				}
+			}
+		}
+		UseKernels(was)
+	}
+}
