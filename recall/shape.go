@@ -147,29 +147,13 @@ func afterColon(s string, i int) int {
 // returns the index past it, or -1; a \u00XX escape of a byte that spelled reports sets
 // *escaped.
 func shapeString(s string, i int, spelled func(c byte) bool, escaped *bool) int {
-	i++
-	for {
-		if i = strscan.PlainRun(s, i); i >= len(s) {
-			return -1
-		}
-		switch c := s[i]; {
-		case c == '"':
-			return i + 1
-		case c < ' ':
-			return -1
-		case c == '\\':
-			// Not a two-byte escape (PlainRun steps over those): \uXXXX or invalid.
-			if i+5 >= len(s) || s[i+1] != 'u' || !strscan.IsHex(s[i+2]) || !strscan.IsHex(s[i+3]) || !strscan.IsHex(s[i+4]) || !strscan.IsHex(s[i+5]) {
-				return -1
+	return strscan.StringEnd(s, i, func(at int) {
+		if s[at+2] == '0' && s[at+3] == '0' {
+			if b, _ := hexByte(s[at+4], s[at+5]); spelled(b) {
+				*escaped = true
 			}
-			if s[i+2] == '0' && s[i+3] == '0' {
-				if b, _ := hexByte(s[i+4], s[i+5]); spelled(b) {
-					*escaped = true
-				}
-			}
-			i += 6
 		}
-	}
+	})
 }
 
 func hexByte(hi, lo byte) (byte, bool) {

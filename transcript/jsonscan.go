@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -310,83 +309,13 @@ func skipValue(s string, i int) int {
 }
 
 // jsonStringChars counts the code points of a JSON string's decoded value, given the text
-// between its quotes, without decoding: escapes count as the one character they stand for (an
-// escaped surrogate pair as one), other bytes count unless they are UTF-8 continuation bytes.
-// It reads eight bytes at a time; where a word holds a backslash, the bytes before it are
-// counted at once and the escape is stepped over.
-func jsonStringChars(s string) int {
-	n, i := 0, 0
-	// The vector kernel first: it stops at a \u escape (stepped over here), or near the end.
-	for len(s)-i >= strscan.MinLen {
-		c, k := strscan.CountChars(s[i:])
-		n, i = n+c, i+k
-		if i >= len(s) || s[i] != '\\' {
-			break
-		}
-		i += escapeLen(s, i)
-		n++
-	}
-	for i+8 <= len(s) {
-		w := load64(s, i)
-		x := w ^ (lsb * '\\')
-		bs := (x - lsb) &^ x & msb // lowest set bit marks the first backslash exactly
-		if bs == 0 {
-			n += 8 - bits.OnesCount64(w&msb&^(w<<1))
-			i += 8
-			continue
-		}
-		k := bits.TrailingZeros64(bs) / 8
-		if k > 0 {
-			pre := w & (1<<(8*k) - 1)
-			n += k - bits.OnesCount64(pre&msb&^(pre<<1))
-		}
-		i += k
-		i += escapeLen(s, i)
-		n++
-	}
-	for i < len(s) {
-		c := s[i]
-		if c == '\\' {
-			i += escapeLen(s, i)
-			n++
-			continue
-		}
-		if c&0xC0 != 0x80 {
-			n++
-		}
-		i++
-	}
-	return n
-}
-
-// escapeLen is the length of the escape at s[i] ('\\'): 2, 6 for \uXXXX, 12 for an escaped
-// surrogate pair.
-func escapeLen(s string, i int) int {
-	if i+1 >= len(s) || s[i+1] != 'u' {
-		return 2
-	}
-	if i+12 <= len(s) && s[i+6] == '\\' && s[i+7] == 'u' && isHighSurrogateHex(s[i+2:i+6]) && isLowSurrogateHex(s[i+8:i+12]) {
-		return 12
-	}
-	return 6
-}
+// between its quotes, without decoding (strscan.Chars).
+func jsonStringChars(s string) int { return strscan.Chars(s) }
 
 const (
 	lsb = 0x0101010101010101
 	msb = 0x8080808080808080
 )
 
-// load64 reads 8 bytes little-endian (the compiler turns this into one load).
-func load64(s string, i int) uint64 {
-	_ = s[i+7]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-}
-
-func isLowSurrogateHex(h string) bool {
-	return (h[0] == 'd' || h[0] == 'D') && strings.IndexByte("cdefCDEF", h[1]) >= 0
-}
-
-func isHighSurrogateHex(h string) bool {
-	return (h[0] == 'd' || h[0] == 'D') && strings.IndexByte("89abAB", h[1]) >= 0
-}
+// load64 reads 8 bytes little-endian.
+func load64(s string, i int) uint64 { return strscan.Load64(s, i) }

@@ -33,7 +33,7 @@ func validJSON(b []byte) bool {
 			}
 			continue
 		case c == '"':
-			if i = validStringAt(s, i); i < 0 {
+			if i = strscan.StringEnd(s, i, nil); i < 0 {
 				return false
 			}
 		case c == 't':
@@ -90,7 +90,7 @@ func validKey(s string, i int) int {
 	if i >= len(s) || s[i] != '"' {
 		return -1
 	}
-	if i = validStringAt(s, i); i < 0 {
+	if i = strscan.StringEnd(s, i, nil); i < 0 {
 		return -1
 	}
 	i = skipSpace(s, i)
@@ -98,27 +98,4 @@ func validKey(s string, i int) int {
 		return -1
 	}
 	return skipSpace(s, i+1)
-}
-
-// validStringAt checks the string that starts at s[i] ('"') and returns the index past it, or
-// -1: no control character, only the escapes JSON allows.
-func validStringAt(s string, i int) int {
-	i++
-	for {
-		if i = strscan.PlainRun(s, i); i >= len(s) {
-			return -1
-		}
-		switch c := s[i]; {
-		case c == '"':
-			return i + 1
-		case c < ' ':
-			return -1
-		case c == '\\':
-			// Not a two-byte escape (PlainRun steps over those): \uXXXX or invalid.
-			if i+5 >= len(s) || s[i+1] != 'u' || !strscan.IsHex(s[i+2]) || !strscan.IsHex(s[i+3]) || !strscan.IsHex(s[i+4]) || !strscan.IsHex(s[i+5]) {
-				return -1
-			}
-			i += 6
-		}
-	}
 }

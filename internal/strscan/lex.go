@@ -1,6 +1,9 @@
 package strscan
 
-import "math/bits"
+import (
+	"math/bits"
+	"strings"
+)
 
 // The pieces of JSON validation that transcript's validator and recall's line-shape walk
 // share, besides the kernels: a string's plain runs, numbers, white space, literals.
@@ -18,7 +21,7 @@ func PlainRun(s string, i int) int {
 				break
 			}
 		}
-		w := load64(s, i)
+		w := Load64(s, i)
 		q, bs := w^(lsb*'"'), w^(lsb*'\\')
 		// A byte below 0x20, a quote or a backslash ends the word. The lowest set bit of the
 		// mask is exact (borrows only run upwards), so jump straight to that byte.
@@ -46,6 +49,33 @@ func PlainRun(s string, i int) int {
 		i++
 	}
 	return len(s)
+}
+
+// StringEnd checks the JSON string that starts at s[i] ('"') and returns the index past it,
+// or -1: no control character, only the escapes JSON allows. onU, when not nil, is given the
+// index of each \uXXXX escape's backslash.
+func StringEnd(s string, i int, onU func(at int)) int {
+	i++
+	for {
+		if i = PlainRun(s, i); i >= len(s) {
+			return -1
+		}
+		switch c := s[i]; {
+		case c == '"':
+			return i + 1
+		case c < ' ':
+			return -1
+		case c == '\\':
+			// Not a two-byte escape (PlainRun steps over those): \uXXXX or invalid.
+			if i+5 >= len(s) || s[i+1] != 'u' || !IsHex(s[i+2]) || !IsHex(s[i+3]) || !IsHex(s[i+4]) || !IsHex(s[i+5]) {
+				return -1
+			}
+			if onU != nil {
+				onU(i)
+			}
+			i += 6
+		}
+	}
 }
 
 // NumberEnd checks -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? at i and returns the index
@@ -118,9 +148,79 @@ const (
 	msb = 0x8080808080808080
 )
 
-// load64 reads 8 bytes little-endian (the compiler turns this into one load).
-func load64(s string, i int) uint64 {
+// Load64 reads 8 bytes little-endian (the compiler turns this into one load).
+func Load64(s string, i int) uint64 {
 	_ = s[i+7]
 	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
 		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+// Chars counts the code points of a JSON string's decoded value, given the text
+// between its quotes, without decoding: escapes count as the one character they stand for (an
+// escaped surrogate pair as one), other bytes count unless they are UTF-8 continuation bytes.
+// It reads eight bytes at a time; where a word holds a backslash, the bytes before it are
+// counted at once and the escape is stepped over.
+func Chars(s string) int {
+	n, i := 0, 0
+	// The vector kernel first: it stops at a \u escape (stepped over here), or near the end.
+	for len(s)-i >= MinLen {
+		c, k := CountChars(s[i:])
+		n, i = n+c, i+k
+		if i >= len(s) || s[i] != '\\' {
+			break
+		}
+		i += escapeLen(s, i)
+		n++
+	}
+	for i+8 <= len(s) {
+		w := Load64(s, i)
+		x := w ^ (lsb * '\\')
+		bs := (x - lsb) &^ x & msb // lowest set bit marks the first backslash exactly
+		if bs == 0 {
+			n += 8 - bits.OnesCount64(w&msb&^(w<<1))
+			i += 8
+			continue
+		}
+		k := bits.TrailingZeros64(bs) / 8
+		if k > 0 {
+			pre := w & (1<<(8*k) - 1)
+			n += k - bits.OnesCount64(pre&msb&^(pre<<1))
+		}
+		i += k
+		i += escapeLen(s, i)
+		n++
+	}
+	for i < len(s) {
+		c := s[i]
+		if c == '\\' {
+			i += escapeLen(s, i)
+			n++
+			continue
+		}
+		if c&0xC0 != 0x80 {
+			n++
+		}
+		i++
+	}
+	return n
+}
+
+// escapeLen is the length of the escape at s[i] ('\\'): 2, 6 for \uXXXX, 12 for an escaped
+// surrogate pair.
+func escapeLen(s string, i int) int {
+	if i+1 >= len(s) || s[i+1] != 'u' {
+		return 2
+	}
+	if i+12 <= len(s) && s[i+6] == '\\' && s[i+7] == 'u' && isHighSurrogateHex(s[i+2:i+6]) && isLowSurrogateHex(s[i+8:i+12]) {
+		return 12
+	}
+	return 6
+}
+
+func isLowSurrogateHex(h string) bool {
+	return (h[0] == 'd' || h[0] == 'D') && strings.IndexByte("cdefCDEF", h[1]) >= 0
+}
+
+func isHighSurrogateHex(h string) bool {
+	return (h[0] == 'd' || h[0] == 'D') && strings.IndexByte("89abAB", h[1]) >= 0
 }
