@@ -51,14 +51,7 @@ func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, e
 			i = j
 			if c == '{' {
 				key0 = i
-				if i >= len(s) || s[i] != '"' {
-					return nodes, escaped, false
-				}
-				if i = shapeString(s, i, spelled, &escaped); i < 0 {
-					return nodes, escaped, false
-				}
-				key1 = i
-				if i = afterColon(s, i); i < 0 {
+				if key1, i = shapeKey(s, i, spelled, &escaped); i < 0 {
 					return nodes, escaped, false
 				}
 			} else {
@@ -117,20 +110,25 @@ func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, e
 			key0, key1 = 0, 0
 			if top.c == '{' {
 				key0 = i
-				if i >= len(s) || s[i] != '"' {
-					return nodes, escaped, false
-				}
-				if i = shapeString(s, i, spelled, &escaped); i < 0 {
-					return nodes, escaped, false
-				}
-				key1 = i
-				if i = afterColon(s, i); i < 0 {
+				if key1, i = shapeKey(s, i, spelled, &escaped); i < 0 {
 					return nodes, escaped, false
 				}
 			}
 			break
 		}
 	}
+}
+
+// shapeKey checks `"key" :` at i and returns where the key ends and where its value starts
+// (-1 when the key or its colon is not there or not valid).
+func shapeKey(s string, i int, spelled func(c byte) bool, escaped *bool) (keyEnd, value int) {
+	if i >= len(s) || s[i] != '"' {
+		return -1, -1
+	}
+	if keyEnd = shapeString(s, i, spelled, escaped); keyEnd < 0 {
+		return -1, -1
+	}
+	return keyEnd, afterColon(s, keyEnd)
 }
 
 // afterColon checks the colon after a key that ends before i and returns where the value
