@@ -32,7 +32,7 @@ import (
 type claudeReader struct {
 	seed      maphash.Seed
 	index     map[uint64]int32 // uuid hash → record index
-	recs      []claudeRec
+	recs      claudeRecs
 	leaf      int32
 	usage     claudePendingUsage
 	prevID    string            // message.id of the previous message record when it was an assistant one
@@ -61,7 +61,7 @@ type claudePreserved struct {
 }
 
 func (c *claudeReader) parsePreserved(pm jv) *claudePreserved {
-	p := &claudePreserved{boundary: int32(len(c.recs)), anchor: c.hash(pm.get("anchorUuid").str())}
+	p := &claudePreserved{boundary: c.recs.len(), anchor: c.hash(pm.get("anchorUuid").str())}
 	pm.get("uuids").each(func(_ string, u jv) bool {
 		p.uuids = append(p.uuids, c.hash(u.str()))
 		return true
@@ -84,6 +84,33 @@ type claudeRec struct {
 	message  bool   // user/assistant record with a message: part of the context
 	results  bool   // a message of tool results only (the response they answer may go on)
 	boundary bool
+}
+
+// claudeRecs holds the records in chunks of recChunk: appending never copies what is stored
+// (a 1 GB session has 125,000 records, and a slice grown by append allocates about five times
+// its final size on the way, all of it for the collector).
+type claudeRecs struct {
+	chunks [][]claudeRec
+	n      int32
+}
+
+const recChunk = 4096
+
+func (r *claudeRecs) len() int32 { return r.n }
+
+func (r *claudeRecs) at(i int32) *claudeRec { return &r.chunks[i/recChunk][i%recChunk] }
+
+func (r *claudeRecs) add(rec claudeRec) {
+	if len(r.chunks) == 0 || len(r.chunks[len(r.chunks)-1]) == recChunk {
+		var c []claudeRec
+		if len(r.chunks) > 0 {
+			c = make([]claudeRec, 0, recChunk) // the first grows as needed: most files are small
+		}
+		r.chunks = append(r.chunks, c)
+	}
+	last := &r.chunks[len(r.chunks)-1]
+	*last = append(*last, rec)
+	r.n++
 }
 
 type claudePendingUsage struct {
@@ -134,7 +161,7 @@ func scanClaudeLine(line jv, t textMode, det *Line) claudeLine {
 			}
 			n := skipValue(string(rest), 0)
 			f.msg = rest[:n]
-			f.parsed = preparseClaudeMessage(f.msg, t, det).m
+			f.parsed = preparseClaudeMessage(f.msg, t, det)
 			return n
 		case "compactMetadata":
 			v, n := rest.prefix()
@@ -208,7 +235,8 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 		m.Line = l.Num
 		m.Summary = compactSummary
 		if c.observe != nil {
-			c.observe(&m, l)
+			seen := m // a copy for the callback: m itself then stays off the heap
+			c.observe(&seen, l)
 		}
 		if c.kept != nil {
 			c.kept[int32(l.Num)] = m
@@ -246,8 +274,8 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 	if parent != "" {
 		rec.parent = c.hash(parent)
 	}
-	idx := int32(len(c.recs))
-	c.recs = append(c.recs, rec)
+	idx := c.recs.len()
+	c.recs.add(rec)
 	c.index[c.hash(uuid)] = idx
 	if isMessage {
 		c.leaf = idx
@@ -371,7 +399,7 @@ func (c *claudeReader) finish(st *Stats) []ref {
 	var respID uint64 // the response whose assistant message later blocks join
 	respChars := 0
 	for _, i := range ctx {
-		r := c.recs[i]
+		r := *c.recs.at(i)
 		if !r.message {
 			continue
 		}
@@ -401,7 +429,7 @@ func (c *claudeReader) finish(st *Stats) []ref {
 // results hang off the chain, and Claude Code puts them back (checked with Claude Code 2.1.330
 // through resume.sh: the 40 calls and results of ccl-v2.1.114-worktrees-attachments.jsonl).
 func (c *claudeReader) context() []int32 {
-	parent := func(i int32) uint64 { return c.recs[i].parent }
+	parent := func(i int32) uint64 { return c.recs.at(i).parent }
 	leaf := c.leaf
 	dropped := func(int32) bool { return false }
 	rl := c.relink()
@@ -410,23 +438,23 @@ func (c *claudeReader) context() []int32 {
 			if q, ok := p.parent[i]; ok {
 				return q
 			}
-			return c.recs[i].parent
+			return c.recs.at(i).parent
 		}
 		dropped = func(i int32) bool { _, kept := p.parent[i]; return i < p.boundary && !kept }
 		leaf = p.leaf
 	}
 	// Sized for a session that is one long chain (the common case, and the one where growing
 	// them would cost most): finish is the part of a scan that runs on one core.
-	on := make([]bool, len(c.recs))
-	chain := make([]int32, 0, len(c.recs))
-	responses := make(map[uint64]bool, len(c.recs)/2)
+	on := make([]bool, c.recs.len())
+	chain := make([]int32, 0, c.recs.len())
+	responses := make(map[uint64]bool, int(c.recs.len())/2)
 	for i := leaf; i >= 0 && !dropped(i); {
 		if on[i] {
 			break // a parent cycle in a damaged file: stop rather than spin
 		}
 		on[i] = true
 		chain = append(chain, i)
-		r := c.recs[i]
+		r := *c.recs.at(i)
 		if r.msgID != 0 {
 			responses[r.msgID] = true
 		}
@@ -449,8 +477,8 @@ func (c *claudeReader) context() []int32 {
 	first := slices.Min(chain)
 	var recovered []int32
 	if len(responses) > 0 {
-		for i := first + 1; i < int32(len(c.recs)); i++ {
-			r := c.recs[i]
+		for i := first + 1; i < c.recs.len(); i++ {
+			r := *c.recs.at(i)
 			if on[i] || !r.message || dropped(i) {
 				continue
 			}
@@ -459,7 +487,7 @@ func (c *claudeReader) context() []int32 {
 			case r.msgID != 0:
 				take = responses[r.msgID]
 			case r.results && r.parent != 0:
-				if p, ok := c.index[r.parent]; ok && p >= first && c.recs[p].msgID != 0 && responses[c.recs[p].msgID] {
+				if p, ok := c.index[r.parent]; ok && p >= first && c.recs.at(p).msgID != 0 && responses[c.recs.at(p).msgID] {
 					take = true
 				}
 			}
@@ -528,19 +556,19 @@ func (c *claudeReader) relink() *claudeRelink {
 		}
 	}
 	last := p.uuids[len(p.uuids)-1]
-	for i := p.boundary; i < int32(len(c.recs)); i++ {
-		if c.recs[i].parent == p.anchor && i != idx[0] {
+	for i := p.boundary; i < c.recs.len(); i++ {
+		if c.recs.at(i).parent == p.anchor && i != idx[0] {
 			r.parent[i] = last
 		}
 	}
-	hasChild := make([]bool, len(c.recs))
-	for i := range c.recs {
+	hasChild := make([]bool, c.recs.len())
+	for i := range c.recs.len() {
 		q, ok := r.parent[int32(i)]
 		if !ok {
 			if int32(i) < p.boundary {
 				continue // dropped
 			}
-			q = c.recs[i].parent
+			q = c.recs.at(i).parent
 		}
 		if q != 0 {
 			if j, ok := c.index[q]; ok {
@@ -549,9 +577,9 @@ func (c *claudeReader) relink() *claudeRelink {
 		}
 	}
 	r.leaf = -1
-	for i := int32(len(c.recs)) - 1; i >= 0; i-- {
+	for i := c.recs.len() - 1; i >= 0; i-- {
 		_, kept := r.parent[i]
-		if c.recs[i].message && !hasChild[i] && (i >= p.boundary || kept) {
+		if c.recs.at(i).message && !hasChild[i] && (i >= p.boundary || kept) {
 			r.leaf = i
 			break
 		}
@@ -593,16 +621,16 @@ func (c *claudeReader) materialize(b []byte, r ref) ([]Message, error) {
 	return []Message{m}, nil
 }
 
-func preparseClaudeMessage(msg jv, t textMode, det *Line) preparsed {
+func preparseClaudeMessage(msg jv, t textMode, det *Line) Message {
 	if det != nil {
 		m, _ := anthropicMessageAt(msg, t)
 		detach(&m, det.Bytes, det.bytesOffset(), "")
-		return preparsed{m: m, ok: true}
+		return m
 	}
 	if t == windowedText {
 		t = withText // windows only where the line is detached (they refer to the file)
 	}
 	own := []byte(msg)
 	m, _ := anthropicMessageAt(jv(unsafeString(own)), t)
-	return preparsed{m: m, ok: true}
+	return m
 }

@@ -37,7 +37,7 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 		// Parsed ahead (with its text when loading) by a worker, which found it to be a message
 		// (not a marker, not meta): no need to walk the line again here, on the one goroutine
 		// that orders lines.
-		g.addMessage(l, l.pre.m, l.pre.d, st)
+		g.addMessage(l, *l.pre.m, l.pre.d, st)
 		return
 	}
 	line := jv(doc.Raw)
@@ -103,7 +103,7 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 	switch {
 	case g.keep:
 		p := preparseMessage(msg, g.text, nil)
-		m, d = p.m, p.d
+		m, d = *p.m, p.d
 	default:
 		d, _ = messageDialectV(msg)
 		m = parseDialectV(msg, d, noText)
@@ -143,7 +143,7 @@ func messageOf(doc gjson.Result) (gjson.Result, bool) {
 
 // preparsed is a line walked ahead of the reader, by ScanRanges' workers or ScanParallel's validators.
 type preparsed struct {
-	m  Message
+	m  *Message // a generic message (nil for Claude Code lines: their walk holds it)
 	d  Dialect
 	ok bool // the line is a message
 	// generic: made by preparseGeneric (a message of the plain formats); claude: made by
@@ -178,15 +178,15 @@ func preparseInto(p *preparsed, cl *claudeLine, f Format, t textMode, l *Line) {
 			cl = new(claudeLine)
 		}
 		*cl = scanClaudeLine(jv(unsafeString(l.Bytes)), t, det)
-		*p = preparsed{m: cl.parsed, ok: cl.msg.exists(), claude: cl, inPlace: true} // uuids point into the line
+		*p = preparsed{ok: cl.msg.exists(), claude: cl, inPlace: true} // uuids point into the line
 		return
 	}
-	*p = *preparseGeneric(l.Bytes, t, det)
+	*p = preparseGeneric(l.Bytes, t, det)
 }
 
 // preparseGeneric parses a valid line as a generic message with its text; ok is false for
 // other lines (markers, meta, events), which the reader handles itself.
-func preparseGeneric(line []byte, t textMode, det *Line) *preparsed {
+func preparseGeneric(line []byte, t textMode, det *Line) preparsed {
 	v := jv(unsafeString(line))
 	var role, message jv
 	marker := false
@@ -210,13 +210,13 @@ func preparseGeneric(line []byte, t textMode, det *Line) *preparsed {
 	case role.isString():
 		p := preparseMessage(v, t, det)
 		p.generic = true
-		return &p
+		return p
 	case message.isObject() && message.get("role").isString():
 		p := preparseMessage(message, t, det)
 		p.generic = true
-		return &p
+		return p
 	}
-	return &preparsed{generic: true, inPlace: t == noText}
+	return preparsed{generic: true, inPlace: t == noText}
 }
 
 // preparseMessage parses msg with its text from an owned copy: the message keeps substrings of
@@ -225,12 +225,13 @@ func preparseMessage(msg jv, t textMode, det *Line) preparsed {
 	d, _ := messageDialectV(msg)
 	if t == noText {
 		// Counts only (stats): parsed in place, as the reader itself would.
-		return preparsed{m: parseDialectV(msg, d, noText), d: d, ok: true, inPlace: true}
+		m := parseDialectV(msg, d, noText)
+		return preparsed{m: &m, d: d, ok: true, inPlace: true}
 	}
 	if det != nil {
 		m := parseDialectV(msg, d, t)
 		detach(&m, det.Bytes, det.bytesOffset(), string(msg))
-		return preparsed{m: m, d: d, ok: true}
+		return preparsed{m: &m, d: d, ok: true}
 	}
 	if t == windowedText {
 		t = withText // windows only where the line is detached (they refer to the file)
@@ -238,7 +239,7 @@ func preparseMessage(msg jv, t textMode, det *Line) preparsed {
 	own := []byte(msg)
 	m := parseDialectV(jv(unsafeString(own)), d, t)
 	m.Raw = own
-	return preparsed{m: m, d: d, ok: true}
+	return preparsed{m: &m, d: d, ok: true}
 }
 
 func parseDialectV(msg jv, d Dialect, text textMode) Message {

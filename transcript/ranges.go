@@ -114,9 +114,11 @@ func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int6
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			lines := 0 // the lines of this worker's last range: about as many in the next
 			for i := range jobs {
 				start := int64(i) * chunk
-				r := workRange(src, size, start, min(start+chunk, size), slack, maxLine, pre, text, tokens)
+				r := workRange(src, size, start, min(start+chunk, size), slack, maxLine, pre, text, tokens, lines+lines/4)
+				lines = len(r.lines)
 				if !m.deliver(i, r) {
 					return
 				}
@@ -230,8 +232,8 @@ func (m *rangeMerger) merge(r *rangeResult) error {
 }
 
 // workRange reads and walks one range (a worker's job).
-func workRange(src windowSource, size, start, end, slack int64, maxLine int, pre Format, text textMode, tokens chan struct{}) (r *rangeResult) {
-	r = &rangeResult{}
+func workRange(src windowSource, size, start, end, slack int64, maxLine int, pre Format, text textMode, tokens chan struct{}, linesHint int) (r *rangeResult) {
+	r = &rangeResult{lines: make([]Line, 0, linesHint)}
 	release := func() {
 		if r.own != nil && cap(*r.own) <= maxPooledLine {
 			lineBufs.Put(r.own)
