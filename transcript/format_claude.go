@@ -32,6 +32,7 @@ import (
 type claudeReader struct {
 	seed      maphash.Seed
 	index     map[uint64]int32 // uuid hash → record index
+	withUUID  int              // records put in index: more than len(index) when a uuid repeats
 	recs      claudeRecs
 	leaf      int32
 	usage     claudePendingUsage
@@ -73,6 +74,7 @@ func (c *claudeReader) parsePreserved(pm jv) *claudePreserved {
 }
 
 type claudeRec struct {
+	self     uint64 // hash of uuid
 	parent   uint64 // hash of parentUuid; 0 when null/absent
 	off      int64
 	size     int32
@@ -84,6 +86,18 @@ type claudeRec struct {
 	message  bool   // user/assistant record with a message: part of the context
 	results  bool   // a message of tool results only (the response they answer may go on)
 	boundary bool
+}
+
+// lookup finds the record whose uuid hashes to h, for record i's parent. A record's parent is
+// most often the record just before it, and when no uuid repeats in the file that is the
+// index's answer too: it is checked first, which spares a map lookup per record of the chain
+// (finish runs on one core). With repeated uuids the index decides (it holds the last).
+func (c *claudeReader) lookup(h uint64, i int32) (int32, bool) {
+	if i > 0 && c.withUUID == len(c.index) && c.recs.at(i-1).self == h {
+		return i - 1, true
+	}
+	p, ok := c.index[h]
+	return p, ok
 }
 
 // claudeRecs holds the records in chunks of recChunk: appending never copies what is stored
@@ -275,8 +289,10 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 		rec.parent = c.hash(parent)
 	}
 	idx := c.recs.len()
+	rec.self = c.hash(uuid)
 	c.recs.add(rec)
-	c.index[c.hash(uuid)] = idx
+	c.index[rec.self] = idx
+	c.withUUID++
 	if isMessage {
 		c.leaf = idx
 	}
@@ -461,7 +477,7 @@ func (c *claudeReader) context() []int32 {
 		if r.boundary || parent(i) == 0 {
 			break
 		}
-		p, ok := c.index[parent(i)]
+		p, ok := c.lookup(parent(i), i)
 		if !ok {
 			break // parent in another file (resumed session) or lost
 		}
@@ -487,7 +503,7 @@ func (c *claudeReader) context() []int32 {
 			case r.msgID != 0:
 				take = responses[r.msgID]
 			case r.results && r.parent != 0:
-				if p, ok := c.index[r.parent]; ok && p >= first && c.recs.at(p).msgID != 0 && responses[c.recs.at(p).msgID] {
+				if p, ok := c.lookup(r.parent, i); ok && p >= first && c.recs.at(p).msgID != 0 && responses[c.recs.at(p).msgID] {
 					take = true
 				}
 			}
