@@ -101,6 +101,13 @@ const statsMemoryLimit = 48 << 20
 func runStats(opts *StatsOptions) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(statsMemoryLimit))
+		if os.Getenv("GOGC") == "" {
+			// The scan keeps little (about 12 MB live on a 1 GB file) and allocates a few
+			// hundred MB: collecting half as often (12 collections per GB instead of 29) costs
+			// about 10 MB of peak RSS, the limit still bounds the heap, and on 2 cores each
+			// collection stops the workers to scan their stacks (0.37 s against 0.38–0.41 s).
+			defer debug.SetGCPercent(debug.SetGCPercent(200))
+		}
 	}
 	paths, err := gatherPaths(opts.IO, opts.Paths, opts.From, "stats")
 	if err != nil {
