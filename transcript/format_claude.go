@@ -463,18 +463,13 @@ func (c *claudeReader) context() []int32 {
 	// them would cost most): finish is the part of a scan that runs on one core.
 	on := make([]bool, c.recs.len())
 	chain := make([]int32, 0, c.recs.len())
-	responses := make(map[uint64]bool, int(c.recs.len())/2)
 	for i := leaf; i >= 0 && !dropped(i); {
 		if on[i] {
 			break // a parent cycle in a damaged file: stop rather than spin
 		}
 		on[i] = true
 		chain = append(chain, i)
-		r := *c.recs.at(i)
-		if r.msgID != 0 {
-			responses[r.msgID] = true
-		}
-		if r.boundary || parent(i) == 0 {
+		if c.recs.at(i).boundary || parent(i) == 0 {
 			break
 		}
 		p, ok := c.lookup(parent(i), i)
@@ -492,6 +487,20 @@ func (c *claudeReader) context() []int32 {
 	// before its boundary), never records a preserved-messages compaction dropped.
 	first := slices.Min(chain)
 	var recovered []int32
+	// The chain's responses, needed only when some message record after the chain's first is
+	// off it (most sessions have none, and finish runs on one core).
+	var responses map[uint64]bool
+	for i := first + 1; i < c.recs.len(); i++ {
+		if !on[i] && c.recs.at(i).message && !dropped(i) {
+			responses = map[uint64]bool{}
+			for _, k := range chain {
+				if id := c.recs.at(k).msgID; id != 0 {
+					responses[id] = true
+				}
+			}
+			break
+		}
+	}
 	if len(responses) > 0 {
 		for i := first + 1; i < c.recs.len(); i++ {
 			r := *c.recs.at(i)
