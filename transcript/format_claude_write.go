@@ -259,20 +259,7 @@ func claudeRecords(src *Source, c *Compaction, session string) (Written, error) 
 				o.del("sourceToolAssistantUUID")
 			}
 		}
-		if msg := o.get("message"); msg != nil {
-			m, err := parseObject(msg)
-			if err == nil {
-				if old := m.str("id"); old != "" {
-					n, ok := msgIDs[old]
-					if !ok {
-						n = "msg_ctxc_" + newHexID(24)
-						msgIDs[old] = n
-					}
-					m.set("id", n)
-					o.set("message", json.RawMessage(m.encode()))
-				}
-			}
-		}
+		claudeRenameMessageID(o, msgIDs)
 		parent = id
 		out = append(out, o.encode())
 		return nil
@@ -330,3 +317,27 @@ var claudeDirUnsafe = regexp.MustCompile(`[^A-Za-z0-9]`)
 
 // claudeProjectDir is the folder name Claude Code keeps a working directory's sessions in.
 func claudeProjectDir(cwd string) string { return claudeDirUnsafe.ReplaceAllString(cwd, "-") }
+
+// claudeRenameMessageID gives the copy o of a Claude Code record a message.id of its own, the
+// same for every copy of one original response (msgIDs: original → copy's). With the original
+// id, Claude Code would gather the original records back into the copies' response, as it does
+// for the blocks of parallel calls.
+func claudeRenameMessageID(o *object, msgIDs map[string]string) {
+	msg := o.get("message")
+	if msg == nil {
+		return
+	}
+	m, err := parseObject(msg)
+	if err != nil {
+		return
+	}
+	if old := m.str("id"); old != "" {
+		n, ok := msgIDs[old]
+		if !ok {
+			n = "msg_ctxc_" + newHexID(24)
+			msgIDs[old] = n
+		}
+		m.set("id", n)
+		o.set("message", json.RawMessage(m.encode()))
+	}
+}

@@ -202,27 +202,13 @@ func repairTree(src *Source, f Format, msgs []Message, first int, calls map[stri
 			uuids[old] = id
 		}
 		if f == FormatClaude {
-			// The copies are a response of their own: with the original message.id, Claude
-			// Code would gather the original records back into the response (as it does for
-			// the blocks of parallel calls).
+			// The copies are a response of their own.
 			if a := o.str("sourceToolAssistantUUID"); a != "" {
 				if n, ok := uuids[a]; ok {
 					o.set("sourceToolAssistantUUID", n)
 				}
 			}
-			if msg := o.get("message"); msg != nil {
-				if m, err := parseObject(msg); err == nil {
-					if old := m.str("id"); old != "" {
-						n, ok := msgIDs[old]
-						if !ok {
-							n = "msg_ctxc_" + newHexID(24)
-							msgIDs[old] = n
-						}
-						m.set("id", n)
-						o.set("message", json.RawMessage(m.encode()))
-					}
-				}
-			}
+			claudeRenameMessageID(o, msgIDs)
 		}
 		o.set(idKey, id)
 		o.set(parentKey, parent)
