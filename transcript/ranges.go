@@ -79,7 +79,6 @@ func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int6
 		pre = FormatUnknown
 	}
 	n := int((size + chunk - 1) / chunk)
-	slack := min(rangeSlack, chunk/16) // the tests' tiny ranges have none: lines then cross windows
 
 	jobs := make(chan int)
 	// A range holds a window of the file (mapped pages, or a buffer) from when it is dispatched
@@ -90,7 +89,9 @@ func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int6
 	for range ntok {
 		tokens <- struct{}{}
 	}
-	src := newWindowSource(f)
+	// The tests' tiny ranges have no slack: their lines cross windows.
+	rw := &rangeWork{src: newWindowSource(f), size: size, chunk: chunk, slack: min(rangeSlack, chunk/16),
+		maxLine: maxLine, pre: pre, text: text, tokens: tokens}
 	m := &rangeMerger{sc: newScanner(path, opts, opts.Format), path: path, ready: map[int]*rangeResult{}}
 	done := make(chan struct{})
 	m.stop = func() { close(done) }
@@ -116,8 +117,7 @@ func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int6
 			defer wg.Done()
 			lines := 0 // the lines of this worker's last range: about as many in the next
 			for i := range jobs {
-				start := int64(i) * chunk
-				r := workRange(src, size, start, min(start+chunk, size), slack, maxLine, pre, text, tokens, lines+lines/4)
+				r := rw.work(i, lines+lines/4)
 				lines = len(r.lines)
 				if !m.deliver(i, r) {
 					return
@@ -231,8 +231,22 @@ func (m *rangeMerger) merge(r *rangeResult) error {
 	return nil
 }
 
-// workRange reads and walks one range (a worker's job).
-func workRange(src windowSource, size, start, end, slack int64, maxLine int, pre Format, text textMode, tokens chan struct{}, linesHint int) (r *rangeResult) {
+// rangeWork is what every range's work shares: the file, how it is cut, what is walked.
+type rangeWork struct {
+	src         windowSource
+	size, chunk int64
+	slack       int64 // how far a window goes past its range
+	maxLine     int
+	pre         Format   // the format the workers walk ahead (FormatUnknown: validation only)
+	text        textMode // how much text the walk decodes
+	tokens      chan struct{}
+}
+
+// work reads and walks range i (a worker's job); linesHint sizes its lines.
+func (w *rangeWork) work(i, linesHint int) (r *rangeResult) {
+	start := int64(i) * w.chunk
+	end := min(start+w.chunk, w.size)
+	src, pre, text, tokens := w.src, w.pre, w.text, w.tokens
 	r = &rangeResult{lines: make([]Line, 0, linesHint)}
 	release := func() {
 		if r.own != nil && cap(*r.own) <= maxPooledLine {
@@ -250,7 +264,7 @@ func workRange(src windowSource, size, start, end, slack int64, maxLine int, pre
 		}
 	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	readRange(r, src, size, start, end, slack, maxLine)
+	readRange(r, src, w.size, start, end, w.slack, w.maxLine)
 	if r.release != nil {
 		rel := r.release
 		r.release = func() { rel(); release() }
