@@ -14,8 +14,8 @@ type node struct {
 // their members (4).
 const shapeDepth = 4
 
-// lineShape validates a line as transcript.ValidJSON does (the same walk, FuzzLineShape checks
-// that they agree) and lists its values down to shapeDepth on the way, so that a record can be
+// lineShape validates a line as the transcript readers do (with the same pieces, from
+// internal/strscan; FuzzLineShape checks it against gjson) and lists its values down to shapeDepth on the way, so that a record can be
 // read without a second walk. escaped is set when a string holds a \u00XX escape of a byte
 // spelled reports (a character of the pattern's literal).
 func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, escaped, ok bool) {

@@ -190,10 +190,6 @@ func piRecord(v jv) Record {
 	return Record{Messages: []Message{m}}
 }
 
-// ValidJSON reports whether line is one valid JSON value, as DecodeRecord checks it (for the
-// tests of readers that must agree with it).
-func ValidJSON(line []byte) bool { return validJSON(line) }
-
 // DecodeString decodes a JSON string value (with its quotes) as the readers do.
 func DecodeString(raw string) string { return jv(raw).str() }
 
