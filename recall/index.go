@@ -572,6 +572,29 @@ type textResult struct {
 	// The pieces read so far could not tell: needMore, the text's next candidate pieces may;
 	// needWhole, only the whole text can.
 	needMore, needWhole bool
+	cands               string // the rowids of the text's candidate pieces (in no set order)
+	at                  int64  // the rowid of the last piece decided on
+}
+
+// nextCandidate returns the rowid of the text's first candidate piece after the last one
+// decided on (-1: none).
+func (t *textResult) nextCandidate() (int64, error) {
+	if t.at == 0 {
+		t.at = t.rowid
+	}
+	next := int64(-1)
+	for rest := t.cands; rest != ""; {
+		item, tail, _ := strings.Cut(rest, ",")
+		rest = tail
+		id, err := strconv.ParseInt(item, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("damaged: a candidate list %q", t.cands)
+		}
+		if id > t.at && (next < 0 || id < next) {
+			next = id
+		}
+	}
+	return next, nil
 }
 
 // decide looks for the text's first match in one of its pieces.
@@ -640,12 +663,12 @@ func (ix *Index) searchPieces(tx *sql.Tx, p *Pattern, phrase string, ids map[int
 	}
 	sort.Slice(fileIDs, func(i, j int) bool { return fileIDs[i] < fileIDs[j] })
 	type half struct {
-		texts  []*textResult
-		others []string // the other candidates of the texts that need more, as lists
-		err    error
+		texts []*textResult
+		err   error
 	}
 	first := func(q querier, lo, hi int64) (h half) {
 		var rest string
+		var more []*textResult
 		h.err = eachRow(q, `SELECT c.id, `+prefixed("c.", pieceColumns)+`, g.cands FROM (SELECT min(rowid) AS first, group_concat(rowid) AS cands
 			FROM msgs WHERE msgs MATCH ? AND rowid BETWEEN ? AND ? GROUP BY rowid>>`+fmt.Sprint(pieceBits)+`) g JOIN msgs_content c ON c.id = g.first`,
 			[]any{phrase, lo, hi}, []any{&rest}, func(rowid int64, pc *pieceRow) error {
@@ -657,26 +680,52 @@ func (ix *Index) searchPieces(tx *sql.Tx, p *Pattern, phrase string, ids map[int
 				t.decide(p, pc)
 				h.texts = append(h.texts, t)
 				if t.needMore {
-					h.others = append(h.others, rest)
+					t.cands = rest
+					more = append(more, t)
 				}
 				return nil
 			})
-		if h.err != nil || len(h.others) == 0 {
-			return h
-		}
-		// The other candidate pieces of the texts that need more (the first one is read
-		// again: the lists are in no set order).
-		byText := map[int64]*textResult{}
-		for _, t := range h.texts {
-			byText[t.rowid>>pieceBits] = t
-		}
-		h.err = eachRow(q, pieceRows+` WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, []any{"[" + strings.Join(h.others, ",") + "]"}, nil,
-			func(rowid int64, pc *pieceRow) error {
-				if t := byText[rowid>>pieceBits]; t != nil && t.needMore && rowid > t.rowid {
-					t.decide(p, pc)
+		// The texts whose first candidate could not tell (nearly always: its match is near its
+		// end, without room for the snippet): their next candidate piece each, in rounds until
+		// every text is decided (a long tool output can have hundreds of candidates, and the
+		// next one nearly always tells).
+		for h.err == nil && len(more) > 0 {
+			next := map[int64]*textResult{}
+			var list strings.Builder
+			list.WriteByte('[')
+			for _, t := range more {
+				id, err := t.nextCandidate()
+				if err != nil {
+					h.err = err
+					return h
 				}
-				return nil
-			})
+				if id < 0 {
+					t.needMore = false // no candidate left: no match
+					continue
+				}
+				next[id] = t
+				if list.Len() > 1 {
+					list.WriteByte(',')
+				}
+				fmt.Fprint(&list, id)
+			}
+			list.WriteByte(']')
+			more = more[:0]
+			if len(next) == 0 {
+				break
+			}
+			h.err = eachRow(q, pieceRows+` WHERE id IN (SELECT value FROM json_each(?))`, []any{list.String()}, nil,
+				func(rowid int64, pc *pieceRow) error {
+					if t := next[rowid]; t != nil {
+						t.at = rowid
+						t.decide(p, pc)
+						if t.needMore {
+							more = append(more, t)
+						}
+					}
+					return nil
+				})
+		}
 		return h
 	}
 	lo, hi := fileIDs[0]<<32, fileIDs[len(fileIDs)-1]<<32|(1<<32-1)
@@ -698,7 +747,8 @@ func (ix *Index) searchPieces(tx *sql.Tx, p *Pattern, phrase string, ids map[int
 			defer tx2.Rollback()
 			second <- first(tx2, split, hi)
 		}()
-		halves = append(halves, first(tx, lo, split-1), <-second)
+		h1 := first(tx, lo, split-1)
+		halves = append(halves, h1, <-second)
 	} else {
 		halves = append(halves, first(tx, lo, hi))
 	}
@@ -807,7 +857,8 @@ func eachText(tx *sql.Tx, q string, args []any, fn func(rowid int64, pc *pieceRo
 	return err
 }
 
-// pieceMatch looks for a match that starts in the part of the text the piece answers for:
+// pieceMatch looks for the text's first match in a piece, which is called in order of the
+// text's pieces while none had a match that starts in the part of the text it answers for:
 // with no assertion in the pattern and matches of at most maxLen bytes, the regexp gives the
 // same answer at each position of that part (and the snippet is the same) as on the whole text
 // when the piece holds maxLen bytes before the part and after it. sure is false when it cannot
@@ -820,11 +871,21 @@ func (p *Pattern) pieceMatch(pc *pieceRow) (sn Snippet, found, sure bool) {
 	}
 	loc := p.re.FindStringIndex(pc.piece)
 	switch {
-	case loc == nil || pc.start+loc[0] >= pc.own1:
-		return Snippet{}, false, true // none starts in the owned part
+	case loc == nil:
+		return Snippet{}, false, true
 	case pc.start+loc[0] < pc.own0-n:
 		// A match owned by an earlier piece, which the trigram index should have picked.
 		return Snippet{}, false, false
+	case pc.start+loc[0] >= pc.own1:
+		// A match in the bytes after the owned part. The pieces are decided in order and only
+		// while none before had a match in its owned part, so none starts before this one's
+		// owned part: this is the text's first match when the piece holds maxLen bytes from
+		// it. Else (or without room for its snippet) the next piece, which owns it, tells.
+		if end < pc.tlen && pc.start+loc[0]+n > end {
+			return Snippet{}, false, true
+		}
+		sn, ok := p.snippetIn(pc.piece, pc.start, pc.tlen, loc[0], loc[1])
+		return sn, ok, true
 	}
 	sn, ok := p.snippetIn(pc.piece, pc.start, pc.tlen, loc[0], loc[1])
 	return sn, ok, ok
