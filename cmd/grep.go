@@ -127,6 +127,9 @@ func runGrep(opts *GrepOptions) error {
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	color := opts.IO.IsStdoutTTY() && !opts.Global.JSON && os.Getenv("NO_COLOR") == ""
+	if !color {
+		p.WithoutHighlights()
+	}
 	matched, failed := 0, 0
 	var lastErr error
 	emit := func(h recall.Hit) error {

@@ -2,6 +2,8 @@ package recall
 
 import (
 	"strings"
+
+	"github.com/ctxc/ctxc/internal/strscan"
 	"unicode/utf8"
 	"unsafe"
 
@@ -111,14 +113,13 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 			role = v[1 : len(v)-1]
 		}
 	}
-	// The texts a match can be in, in order (raw JSON strings); blocks and tool results count
-	// for the role.
-	var texts []string
+	// The texts a match can be in, in order; blocks and tool results count for the role.
+	var texts []claudeText
 	blocks, results := 0, 0
 	switch c := -1; {
 	case content < 0 || val(&nodes[content]) == "null":
 	case s[nodes[content].start] == '"':
-		texts = append(texts, val(&nodes[content]))
+		texts = append(texts, claudeText{raw: val(&nodes[content])})
 		blocks++
 	case s[nodes[content].start] != '[':
 		return nil, false, nodes
@@ -136,7 +137,7 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 				}
 				continue
 			}
-			var btyp, text, thinking, res string
+			var btyp, text, thinking, res, name, input string
 			for j := i + 1; j < len(nodes) && nodes[j].start < b.end; j++ {
 				m := &nodes[j]
 				if m.parent != i {
@@ -152,6 +153,10 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 					to = &thinking
 				case `"content"`:
 					to = &res
+				case `"name"`:
+					to = &name
+				case `"input"`:
+					to = &input
 				default:
 					if strings.IndexByte(k, '\\') >= 0 {
 						return nil, false, nodes
@@ -177,6 +182,18 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 				field = res
 			case `"image"`:
 				continue // its data is not searched
+			case `"tool_use"`, `"server_tool_use"`:
+				// A tool call: its name and arguments' keys and values, as texts() renders
+				// them, when its arguments are an object without \u escapes (whose decoding
+				// this would have to match gjson's on); else decoded.
+				if !g.mayHold(val(b)) {
+					continue
+				}
+				if name == "" || name[0] != '"' || input == "" || input[0] != '{' || strings.Contains(val(b), `\u`) {
+					return nil, false, nodes
+				}
+				texts = append(texts, claudeText{raw: name, args: input})
+				continue
 			default:
 				// A tool call (its name and arguments are searched as text), a compaction's
 				// content, an opaque block: decoded when it may hold the literal.
@@ -188,7 +205,7 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 			switch {
 			case field == "":
 			case field[0] == '"':
-				texts = append(texts, field)
+				texts = append(texts, claudeText{raw: field})
 			case g.mayHold(field):
 				return nil, false, nodes
 			}
@@ -200,11 +217,22 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 	if g.opts.Roles != nil && !g.opts.Roles[role] {
 		return nil, true, nodes
 	}
-	for _, raw := range texts {
-		if !g.mayHold(raw) {
-			continue // no match can be in it
+	for _, t := range texts {
+		var sn Snippet
+		var found bool
+		switch {
+		case t.args != "":
+			text, ok := callText(t.raw, t.args)
+			if !ok {
+				return nil, false, nodes
+			}
+			if loc := g.p.re.FindStringIndex(text); loc != nil {
+				sn, found = g.p.snippet(text, loc[0], loc[1]), true
+			}
+		case g.mayHold(t.raw):
+			sn, found = g.firstMatch(t.raw)
 		}
-		if sn, found := g.firstMatch(raw); found {
+		if found {
 			sn.Text = strings.Clone(sn.Text) // the text may point into the mapped file
 			return &Hit{Path: g.path, Role: strings.Clone(role), Index: -1, Snippet: sn, Match: true}, true, nodes
 		}
@@ -297,4 +325,92 @@ func (g *grepper) spelled(c byte) bool {
 		c = lower(c)
 	}
 	return strings.IndexByte(string(g.p.lit), c) >= 0
+}
+
+// claudeText is a text a match can be in: a JSON string (quotes and all), or a tool call's
+// name (a JSON string) with its arguments (args: a JSON object).
+type claudeText struct {
+	raw, args string
+}
+
+// callText renders a tool call as texts() does from the decoded block: its name, then each
+// argument's key and value on lines of their own (a string value decoded, another value as
+// written). args is part of a line that was validated; ok is false if it does not read as
+// such.
+func callText(name, args string) (text string, ok bool) {
+	var b strings.Builder
+	b.Grow(len(name) + len(args))
+	b.WriteString(transcript.DecodeString(name))
+	b.WriteByte('\n')
+	i := strscan.SkipSpace(args, 1)
+	if i < len(args) && args[i] == '}' {
+		return b.String(), true
+	}
+	for first := true; ; first = false {
+		if i >= len(args) || args[i] != '"' {
+			return "", false
+		}
+		keyEnd := strscan.StringEnd(args, i, nil)
+		if keyEnd < 0 {
+			return "", false
+		}
+		v := afterColon(args, keyEnd)
+		if v < 0 || v >= len(args) {
+			return "", false
+		}
+		end := valueEnd(args, v)
+		if end < 0 {
+			return "", false
+		}
+		if !first {
+			b.WriteByte('\n')
+		}
+		b.WriteString(transcript.DecodeString(args[i:keyEnd]))
+		b.WriteByte('\n')
+		if args[v] == '"' {
+			b.WriteString(transcript.DecodeString(args[v:end]))
+		} else {
+			b.WriteString(args[v:end])
+		}
+		i = strscan.SkipSpace(args, end)
+		switch {
+		case i < len(args) && args[i] == ',':
+			i = strscan.SkipSpace(args, i+1)
+		case i < len(args) && args[i] == '}':
+			return b.String(), true
+		default:
+			return "", false
+		}
+	}
+}
+
+// valueEnd returns where the JSON value that starts at s[i] ends (s being valid JSON), or -1.
+func valueEnd(s string, i int) int {
+	switch s[i] {
+	case '"':
+		return strscan.StringEnd(s, i, nil)
+	case '{', '[':
+		depth := 0
+		for i < len(s) {
+			switch s[i] {
+			case '"':
+				if i = strscan.StringEnd(s, i, nil); i < 0 {
+					return -1
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return -1
+	}
+	for i < len(s) && strings.IndexByte(",}] \t\r\n", s[i]) < 0 {
+		i++
+	}
+	return i
 }

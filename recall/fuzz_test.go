@@ -41,6 +41,10 @@ func FuzzGrepPrefilter(f *testing.F) {
 		rec(`"user"`, `{"role":"user","content":[{"type":"tool_r\u0065sult","content":"context.Context"}]}`, "") +
 		rec(`"user"`, `{"role":"user","content":"\u0063ontext.Context \ud83d\ude00 context.Context"}`, "") +
 		rec(`"assistant"`, `{"role":"assistant","content":[{"type":"text","text":"`+mixed+`context.Context`+mixed[:7]+`context`+mixed+`"}]}`, "") +
+		rec(`"assistant"`, `{"role":"assistant","content":[{"type":"tool_use","id":"t3","name":"Bash","input":{ "command" : "go doc context.Context" , "n": 12 ,"deep":{"a":["context.Context",1, {"b":"}"}]},"t":true,"z":null}}]}`, "") +
+		rec(`"assistant"`, `{"role":"assistant","content":[{"type":"tool_use","id":"t4","name":"Ed\"it","input":{"old\nkey":"line1\ncontext.Context\t\"q\"","e":{}},"name":"Other"}]}`, "") +
+		rec(`"assistant"`, `{"role":"assistant","content":[{"type":"server_tool_use","id":"t5","name":"web_search","input":{}},{"type":"tool_use","name":"Grep","input":{"pattern":"context\\.Context","x":[ 1 , 2 ]}},{"type":"tool_use","name":"U","input":{"q":"\u00e9 \ud83d\ude00 context.Context"}}]}`, "") +
+		rec(`"assistant"`, `{"role":"assistant","content":[{"type":"tool_use","name":"S","input":"context.Context"},{"type":"tool_use","name":"A","input":["context.Context"]},{"type":"text","text":"after context.Context"}]}`, "") +
 		`{"type":"user","isSidechain":true,"message":{"role":"user","content":"context.Context sidechain"}}` + "\n" +
 		`{"type":"user","message":{"role":"user","content":"context.Context not JSON"}` + "\n"
 	for _, pat := range []string{`context.Context`, `context`, `Context\s+\w+`, `q"\s+word`, `(?i)CONTEXT.context`} {

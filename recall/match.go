@@ -34,6 +34,15 @@ type Pattern struct {
 	// whether it matches at a position then depends only on the maxLen bytes from there, so
 	// the index can decide on a piece of a text. -1: unbounded, or an assertion.
 	maxLen int
+	// noHighlights: snippets leave Matches empty (a search for every match in each snippet
+	// is a tenth of a grep's time when most lines match, and only a terminal shows them).
+	noHighlights bool
+}
+
+// WithoutHighlights makes the pattern's snippets leave Matches empty, and returns it.
+func (p *Pattern) WithoutHighlights() *Pattern {
+	p.noHighlights = true
+	return p
 }
 
 // minLit is the shortest literal worth a prefilter.
@@ -348,8 +357,10 @@ func (p *Pattern) snippetIn(piece string, off, textLen, s, e int) (sn Snippet, o
 // cutAfter say whether the text goes on before and after it.
 func (p *Pattern) snippetOf(part string, cutBefore, cutAfter bool) Snippet {
 	var ms [][2]int
-	for _, m := range p.re.FindAllStringIndex(part, 20) {
-		ms = append(ms, [2]int{m[0], m[1]})
+	if !p.noHighlights {
+		for _, m := range p.re.FindAllStringIndex(part, 20) {
+			ms = append(ms, [2]int{m[0], m[1]})
+		}
 	}
 	// One line: white space that breaks lines becomes a space (same byte length, so the match
 	// ranges stay right).
