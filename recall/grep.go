@@ -302,8 +302,9 @@ func markerProbe(f transcript.Format) probe {
 	if !f.IsGeneric() {
 		return probe{}
 	}
-	lit := []byte(`"compact"`)
-	return probe{&Pattern{lit: lit, rareAt: rare(lit)}}
+	p := &Pattern{}
+	p.setLit([]byte(`"compact"`), false)
+	return probe{p}
 }
 
 func (pr probe) next(b []byte, i int) int {

@@ -10,6 +10,8 @@ import (
 	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctxc/ctxc/internal/strscan"
 )
 
 // Pattern is a compiled search: the regexp that decides, and a byte-level prefilter that picks
@@ -25,8 +27,9 @@ type Pattern struct {
 	// are everywhere). --json and -C decode every line and find those matches too. nil: no
 	// prefilter.
 	lit    []byte
-	fold   bool // lit is compared ignoring ASCII case
-	rareAt int  // index of lit's rarest byte
+	fold   bool         // lit is compared ignoring ASCII case
+	rareAt int          // index of lit's rarest byte
+	pair   strscan.Pair // lit's two rarest bytes, at their offsets (with -i, both cases)
 	// idxLit is the longest literal every match contains, for the index, which holds decoded
 	// text: any characters (ignoring case, only lit's ASCII run, folded as SQLite folds it).
 	idxLit string
@@ -75,13 +78,19 @@ func Compile(pattern string, fixed, fold bool) (*Pattern, error) {
 		p.idxLit = string(runes)
 	}
 	if len(best) >= minLit {
-		p.lit, p.fold = []byte(best), rfold
-		if p.fold {
-			p.lit = bytes.ToLower(p.lit)
-		}
-		p.rareAt = rare(p.lit)
+		p.setLit([]byte(best), rfold)
 	}
 	return p, nil
+}
+
+// setLit sets the prefilter's literal (fold: ignoring ASCII case) and its rarest bytes.
+func (p *Pattern) setLit(lit []byte, fold bool) {
+	p.lit, p.fold = lit, fold
+	if fold {
+		p.lit = bytes.ToLower(lit)
+	}
+	p.rareAt = rare(p.lit)
+	p.pair = rarePair(p.lit, p.rareAt, p.fold)
 }
 
 // Regexp is the pattern's regexp.
@@ -247,6 +256,18 @@ func rare(lit []byte) int {
 // nextLit returns the index of the next occurrence of lit in b at or after i, or -1.
 func (p *Pattern) nextLit(b []byte, i int) int {
 	n, k := len(p.lit), p.rareAt
+	// The kernel looks for two of lit's bytes at once; the loop below goes on where it stops.
+	for i+n <= len(b) {
+		s, found := strscan.PairScan(b, i, &p.pair)
+		if !found {
+			i = s
+			break
+		}
+		if s+n <= len(b) && p.litAt(b, s) {
+			return s
+		}
+		i = s + 1
+	}
 	c := p.lit[k]
 	lo, up := c, c
 	if p.fold {
@@ -258,16 +279,41 @@ func (p *Pattern) nextLit(b []byte, i int) int {
 			return -1
 		}
 		s := i + j
-		if p.fold {
-			if equalFoldASCII(b[s:s+n], p.lit) {
-				return s
-			}
-		} else if string(b[s:s+n]) == string(p.lit) {
+		if p.litAt(b, s) {
 			return s
 		}
 		i = s + 1
 	}
 	return -1
+}
+
+// litAt reports whether lit is at b[s:] (which holds len(lit) bytes).
+func (p *Pattern) litAt(b []byte, s int) bool {
+	if p.fold {
+		return equalFoldASCII(b[s:s+len(p.lit)], p.lit)
+	}
+	return string(b[s:s+len(p.lit)]) == string(p.lit)
+}
+
+// rarePair is the pair of lit's bytes that PairScan looks for: its rarest byte (at rareAt)
+// and the rarest of the others that is not the same byte.
+func rarePair(lit []byte, rareAt int, fold bool) strscan.Pair {
+	second := -1
+	for i := range lit {
+		if i != rareAt && lit[i] != lit[rareAt] && (second < 0 || byteRank(lit[i]) < byteRank(lit[second])) {
+			second = i
+		}
+	}
+	if second < 0 {
+		second = (rareAt + 1) % len(lit) // a literal of one byte repeated
+	}
+	both := func(c byte) [2]byte {
+		if fold {
+			return [2]byte{lower(c), upper(c)}
+		}
+		return [2]byte{c, c}
+	}
+	return strscan.Pair{O1: rareAt, O2: second, C1: both(lit[rareAt]), C2: both(lit[second])}
 }
 
 func indexEither(b []byte, x, y byte) int {

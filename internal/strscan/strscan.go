@@ -52,6 +52,29 @@ func QuoteEnd(s string, i int) int {
 	return quoteEnd(s, i)
 }
 
+// Pair is two bytes of a literal at their offsets in it, each matched as either of two
+// values (a letter's two cases, or the same byte twice): PairScan looks for both at once.
+type Pair struct {
+	O1, O2 int
+	C1, C2 [2]byte
+}
+
+// PairScan returns the first position p >= i of b at which b[p+O1] is one of C1 and b[p+O2]
+// one of C2 (found), where a literal that holds the pair may start; or, when it stops without
+// finding one, within the last bytes of b or at i when there is no kernel, where the caller's
+// own loop goes on (positions before it hold no pair). A found p may be such that the literal
+// would end past b.
+func PairScan(b []byte, i int, pr *Pair) (p int, found bool) {
+	if i < 0 || len(b)-i-max(pr.O1, pr.O2) < MinLen || !haveKernels.Load() {
+		return i, false
+	}
+	r := pairScan(b, i, pr.O1, pr.O2, uint32(pr.C1[0])|uint32(pr.C1[1])<<8|uint32(pr.C2[0])<<16|uint32(pr.C2[1])<<24)
+	if r >= 0 {
+		return r, true
+	}
+	return -1 - r, false
+}
+
 // UseKernels turns the kernels off, or back on where the CPU has them, and reports whether they
 // were on: tests run the callers both ways, so that the portable loops stay tested on amd64.
 func UseKernels(on bool) (was bool) {

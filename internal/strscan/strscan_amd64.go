@@ -12,6 +12,8 @@ func countChars(s string) (chars, n int) { return countCharsAVX2(s) }
 
 func quoteEnd(s string, i int) int { return quoteEndAVX2(s, i) }
 
+func pairScan(b []byte, i, o1, o2 int, bytes uint32) int { return pairScanAVX2(b, i, o1, o2, bytes) }
+
 //go:noescape
 func plainEndAVX2(s string, i int) int
 
@@ -20,3 +22,6 @@ func countCharsAVX2(s string) (chars, n int)
 
 //go:noescape
 func quoteEndAVX2(s string, i int) int
+
+//go:noescape
+func pairScanAVX2(b []byte, i, o1, o2 int, bytes uint32) int

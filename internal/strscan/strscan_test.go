@@ -266,3 +266,59 @@ func TestPlainRun(t *testing.T) {
 		UseKernels(was)
 	}
 }
+
+// refPair is the first p >= i with the pair at p (both offsets inside b), or -1.
+func refPair(b []byte, i int, pr *Pair) int {
+	for p := i; p+max(pr.O1, pr.O2) < len(b); p++ {
+		x, y := b[p+pr.O1], b[p+pr.O2]
+		if (x == pr.C1[0] || x == pr.C1[1]) && (y == pr.C2[0] || y == pr.C2[1]) {
+			return p
+		}
+	}
+	return -1
+}
+
+// checkPair holds PairScan to refPair: a found position is the first, and positions before
+// where it stops hold no pair.
+func checkPair(t *testing.T, b []byte, i int, pr *Pair) {
+	t.Helper()
+	p, found := PairScan(b, i, pr)
+	want := refPair(b, i, pr)
+	switch {
+	case found && p != want:
+		t.Fatalf("PairScan(len %d, from %d, %+v) = %d, want %d", len(b), i, *pr, p, want)
+	case !found && (p < i || p > len(b) || (want >= 0 && want < p)):
+		t.Fatalf("PairScan(len %d, from %d, %+v) stopped at %d, first pair at %d", len(b), i, *pr, p, want)
+	}
+}
+
+func TestPairScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, kernels := range []bool{true, false} {
+		was := UseKernels(kernels)
+		for n := 0; n < 3000; n++ {
+			b := make([]byte, r.IntN(400))
+			for k := range b {
+				b[k] = "abcdeABCDE xy"[r.IntN(13)]
+			}
+			pr := &Pair{O1: r.IntN(20), O2: r.IntN(20), C1: [2]byte{'a', 'A'}, C2: [2]byte{'x', 'x'}}
+			if r.IntN(3) == 0 {
+				pr.C2 = [2]byte{'y', 'E'}
+			}
+			for i := 0; i <= len(b); i += 1 + r.IntN(7) {
+				checkPair(t, b, i, pr)
+			}
+		}
+		UseKernels(was)
+	}
+}
+
+func FuzzPairScan(f *testing.F) {
+	f.Add([]byte(strings.Repeat("transcript session ", 20)), 0, 3, 9, byte('n'), byte('N'), byte('p'), byte('p'))
+	f.Fuzz(func(t *testing.T, b []byte, i, o1, o2 int, a1, b1, a2, b2 byte) {
+		if i < 0 || i > len(b) || o1 < 0 || o2 < 0 || o1 > 64 || o2 > 64 {
+			return
+		}
+		checkPair(t, b, i, &Pair{O1: o1, O2: o2, C1: [2]byte{a1, b1}, C2: [2]byte{a2, b2}})
+	})
+}
