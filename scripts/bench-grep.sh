@@ -3,7 +3,8 @@
 #   scripts/bench-grep.sh [SIZE_BYTES]        (default 1000000000)
 # Generates a Claude-Code-like transcript with ../shared/tools/gen-transcript (cached in
 # $CTXC_BENCH_DIR, default /tmp/ctxc-bench), then for each pattern prints the best of 3
-# wall-clock times of `rg -c PATTERN FILE` and `ctxc grep PATTERN FILE`, the ratio (target:
+# wall-clock times (the file read into the page cache before each run, so that both tools
+# read from memory) of `rg -c PATTERN FILE` and `ctxc grep PATTERN FILE`, the ratio (target:
 # ctxc within 2x of rg) and ctxc's peak RSS. Patterns: absent from the file, rare, frequent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,13 +18,13 @@ if [[ ! -s $file ]]; then
 fi
 command -v rg >/dev/null || { echo "rg (ripgrep) is not installed: apt-get install ripgrep" >&2; exit 1; }
 go build -o "$dir/ctxc" .
-cat "$file" > /dev/null # page cache: both tools read from memory
 bytes=$(stat -L -c %s "$file")
 echo "file: $file ($bytes bytes), $(nproc) cores, $(rg --version | head -1)"
 best() { # best NAME CMD...: best of 3 wall-clock seconds; sets t_NAME and rss_NAME
   local name=$1; shift
   local b="" r=""
   for _ in 1 2 3; do
+    cat "$file" > /dev/null # again before each run: this machine's page cache lets go of pages within seconds
     /usr/bin/time -o "$dir/time.out" -f '%e %M' "$@" > "$dir/$name.out" 2>/dev/null || true
     local out t m
     out=$(tail -1 "$dir/time.out"); t=${out% *} m=${out#* }
