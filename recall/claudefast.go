@@ -31,7 +31,7 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 		return nil, false, nodes
 	}
 	s := unsafe.String(&line[0], len(line))
-	nodes, escaped, valid := lineShape(s, nodes[:0], g.spelled)
+	nodes, escaped, valid := lineShape(s, nodes[:0], g.p.spells)
 	if !valid {
 		return nil, true, nodes // DecodeRecord reads nothing from it either
 	}
@@ -317,14 +317,6 @@ func escapes(s string, e int) bool {
 // may spell it is not read here at all).
 func (g *grepper) mayHold(raw string) bool {
 	return raw != "" && g.p.nextLit(unsafe.Slice(unsafe.StringData(raw), len(raw)), 0) >= 0
-}
-
-// spelled reports whether c is one of the literal's characters (ignoring ASCII case with -i).
-func (g *grepper) spelled(c byte) bool {
-	if g.p.fold {
-		c = lower(c)
-	}
-	return strings.IndexByte(string(g.p.lit), c) >= 0
 }
 
 // claudeText is a text a match can be in: a JSON string (quotes and all), or a tool call's

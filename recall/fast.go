@@ -113,7 +113,8 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 	var nodes []node // claudeLine's, reused
 	probe := markerProbe(g.format)
 	counted, num := 0, 0
-	litAt, cmpAt := g.p.nextLit(region, 0), probe.next(region, 0)
+	cands := g.p.candidates(region)
+	litAt, cmpAt := cands.next(0), probe.next(region, 0)
 	for {
 		at := minPos(litAt, cmpAt)
 		if at < 0 {
@@ -151,7 +152,7 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 			break
 		}
 		if litAt >= 0 && litAt < next {
-			litAt = g.p.nextLit(region, next)
+			litAt = cands.next(next)
 		}
 		if cmpAt >= 0 && cmpAt < next {
 			cmpAt = probe.next(region, next)

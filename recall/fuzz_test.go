@@ -45,6 +45,8 @@ func FuzzGrepPrefilter(f *testing.F) {
 		rec(`"assistant"`, `{"role":"assistant","content":[{"type":"tool_use","id":"t4","name":"Ed\"it","input":{"old\nkey":"line1\ncontext.Context\t\"q\"","e":{}},"name":"Other"}]}`, "") +
 		rec(`"assistant"`, `{"role":"assistant","content":[{"type":"server_tool_use","id":"t5","name":"web_search","input":{}},{"type":"tool_use","name":"Grep","input":{"pattern":"context\\.Context","x":[ 1 , 2 ]}},{"type":"tool_use","name":"U","input":{"q":"\u00e9 \ud83d\ude00 context.Context"}}]}`, "") +
 		rec(`"assistant"`, `{"role":"assistant","content":[{"type":"tool_use","name":"S","input":"context.Context"},{"type":"tool_use","name":"A","input":["context.Context"]},{"type":"text","text":"after context.Context"}]}`, "") +
+		rec(`"assistant"`, `{"role":"assistant","content":[{"type":"tool_use","name":"V","input":{"q":"\u0063ontext.Context \u0043ONTEXT.\u0063ontext"}}]}`, "") +
+		rec(`"user"`, `{"role":"user","content":"\u0063ontext.Context only escaped"}`, "") +
 		`{"type":"user","isSidechain":true,"message":{"role":"user","content":"context.Context sidechain"}}` + "\n" +
 		`{"type":"user","message":{"role":"user","content":"context.Context not JSON"}` + "\n"
 	for _, pat := range []string{`context.Context`, `context`, `Context\s+\w+`, `q"\s+word`, `(?i)CONTEXT.context`} {
@@ -73,6 +75,13 @@ func FuzzGrepPrefilter(f *testing.F) {
 		}
 		if err1 == nil && !reflect.DeepEqual(fast, full) {
 			t.Fatalf("pattern %q fixed %v fold %v: prefiltered %v, full %v", pattern, fixed, fold, fast, full)
+		}
+		// The portable loops (no kernels) find the same.
+		was := strscan.UseKernels(false)
+		portable, err3 := run(GrepOptions{})
+		strscan.UseKernels(was)
+		if (err1 == nil) != (err3 == nil) || err1 == nil && !reflect.DeepEqual(fast, portable) {
+			t.Fatalf("pattern %q fixed %v fold %v: with kernels %v (%v), without %v (%v)", pattern, fixed, fold, fast, err1, portable, err3)
 		}
 	})
 }

@@ -204,13 +204,16 @@ func TestPrefilterEscapes(t *testing.T) {
 	// Characters that writers escape ('<', '&', '/' as "\/"), and a BOM + CRLF.
 	content := "\ufeff" + `{"role":"user","content":"plain"}` + "\r\n" +
 		`{"role":"assistant","content":"quokka \u003cb\u0026c\u003e at src\/main.go"}` + "\r\n" +
-		`{"role":"user","content":"tab\there \"quoted\" QuOkKa"}` + "\n"
+		`{"role":"user","content":"tab\there \"quoted\" QuOkKa"}` + "\n" +
+		// A character of the literal written as a \u00XX escape, which JSON allows.
+		`{"role":"user","content":"esc \u0071uokka here"}` + "\n" +
+		`{"role":"user","content":"\u0051UOKK\u0041 upper, \\u0071uokka not one"}` + "\n"
 	os.WriteFile(p, []byte(content), 0o644)
 	for _, c := range []struct {
 		p     string
 		fold  bool
 		lines []int
-	}{{"quokka", false, []int{2}}, {"quokka", true, []int{2, 3}}, {"src/main.go", false, []int{2}}, {"<b&c>", false, []int{2}}, {"plain", false, []int{1}}, {"tab\there", false, []int{3}}} {
+	}{{"quokka", false, []int{2, 4}}, {"quokka", true, []int{2, 3, 4, 5}}, {"src/main.go", false, []int{2}}, {"<b&c>", false, []int{2}}, {"plain", false, []int{1}}, {"tab\there", false, []int{3}}} {
 		var got []int
 		for _, h := range grepAll(t, p, c.p, true, c.fold, GrepOptions{}) {
 			got = append(got, h.Line)

@@ -21,10 +21,8 @@ type Pattern struct {
 	// lit is a run of the pattern's required literal made only of characters that a JSON
 	// writer writes as they are (printable ASCII but '"' and '\'): a line whose decoded text
 	// matches holds lit in its raw bytes, unless one of lit's characters was written as a
-	// \u00XX escape, which JSON allows and no writer in use does for these characters. The
-	// prefilter does not look for such escapes: a search for "\u00" costs more than the
-	// search for the literal (0.45 s of CPU on the 1 GB benchmark file, where its backslashes
-	// are everywhere). --json and -C decode every line and find those matches too. nil: no
+	// \u00XX escape, which JSON allows and no writer in use does for these characters: the
+	// prefilter picks the lines that hold lit or such an escape (nextEscape). nil: no
 	// prefilter.
 	lit    []byte
 	fold   bool         // lit is compared ignoring ASCII case
@@ -285,6 +283,89 @@ func (p *Pattern) nextLit(b []byte, i int) int {
 		i = s + 1
 	}
 	return -1
+}
+
+// candidates finds the places in b where a line may match: lit, or a \u00XX escape of one
+// of its bytes (nextEscape). With the kernels, both in one pass (PairEither); else each
+// search on its own, each one's next place kept until passed.
+type candidates struct {
+	p        *Pattern
+	b        []byte
+	lit, esc int // the next of each found by the searches on their own; -2: not looked for
+}
+
+func (p *Pattern) candidates(b []byte) *candidates {
+	return &candidates{p: p, b: b, lit: -2, esc: -2}
+}
+
+// next returns the first place at or after i, or -1.
+func (c *candidates) next(i int) int {
+	p, b := c.p, c.b
+	if strscan.Kernels() {
+		for i+len(p.lit) <= len(b) {
+			s, found := strscan.PairEither(b, i, &p.pair, &escapePair)
+			if !found {
+				i = s // the last bytes: below
+				break
+			}
+			if s+len(p.lit) <= len(b) && p.litAt(b, s) || p.escapeAt(b, s) {
+				return s
+			}
+			i = s + 1
+		}
+	}
+	if c.lit == -2 || c.lit >= 0 && c.lit < i {
+		c.lit = p.nextLit(b, i)
+	}
+	if c.esc == -2 || c.esc >= 0 && c.esc < i {
+		c.esc = p.nextEscape(b, i)
+	}
+	return minPos(c.lit, c.esc)
+}
+
+// escapePair is what PairScan looks for to find \u escapes.
+var escapePair = strscan.Pair{O1: 0, O2: 1, C1: [2]byte{'\\', '\\'}, C2: [2]byte{'u', 'u'}}
+
+// nextEscape returns the index of the next \u00XX escape at or after i in b that stands for
+// one of lit's bytes (spells), or -1: a line that holds one may match where lit is not in its
+// raw bytes, and is decoded. (A backslash that is itself escaped makes a false candidate,
+// which decoding sorts out.)
+func (p *Pattern) nextEscape(b []byte, i int) int {
+	if p.lit == nil {
+		return -1
+	}
+	for i+6 <= len(b) {
+		s, found := strscan.PairScan(b, i, &escapePair)
+		if !found {
+			j := bytes.Index(b[s:], []byte(`\u00`))
+			if j < 0 {
+				return -1
+			}
+			s += j
+		}
+		if p.escapeAt(b, s) {
+			return s
+		}
+		i = s + 1
+	}
+	return -1
+}
+
+// escapeAt reports whether b[s:] starts with a \u00XX escape of one of lit's bytes.
+func (p *Pattern) escapeAt(b []byte, s int) bool {
+	if s+6 > len(b) || b[s] != '\\' || b[s+1] != 'u' || b[s+2] != '0' || b[s+3] != '0' {
+		return false
+	}
+	c, ok := hexByte(b[s+4], b[s+5])
+	return ok && p.spells(c)
+}
+
+// spells reports whether c is one of lit's bytes (ignoring ASCII case with fold).
+func (p *Pattern) spells(c byte) bool {
+	if p.fold {
+		c = lower(c)
+	}
+	return bytes.IndexByte(p.lit, c) >= 0
 }
 
 // litAt reports whether lit is at b[s:] (which holds len(lit) bytes).

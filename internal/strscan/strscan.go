@@ -68,11 +68,28 @@ func PairScan(b []byte, i int, pr *Pair) (p int, found bool) {
 	if i < 0 || len(b)-i-max(pr.O1, pr.O2) < MinLen || !haveKernels.Load() {
 		return i, false
 	}
-	r := pairScan(b, i, pr.O1, pr.O2, uint32(pr.C1[0])|uint32(pr.C1[1])<<8|uint32(pr.C2[0])<<16|uint32(pr.C2[1])<<24)
+	r := pairScan(b, i, pr.O1, pr.O2, pr.bytes())
 	if r >= 0 {
 		return r, true
 	}
 	return -1 - r, false
+}
+
+// PairEither is PairScan for either of two pairs: a found p has one of them (or both), and
+// the caller tells which. The second pair's bytes are matched as C1[0] and C2[0].
+func PairEither(b []byte, i int, pr, qr *Pair) (p int, found bool) {
+	if i < 0 || len(b)-i-max(pr.O1, pr.O2, qr.O1, qr.O2) < MinLen || !haveKernels.Load() {
+		return i, false
+	}
+	r := pairEither(b, i, pr.O1, pr.O2, pr.bytes(), qr.O1, qr.O2, uint32(qr.C1[0])|uint32(qr.C2[0])<<8)
+	if r >= 0 {
+		return r, true
+	}
+	return -1 - r, false
+}
+
+func (pr *Pair) bytes() uint32 {
+	return uint32(pr.C1[0]) | uint32(pr.C1[1])<<8 | uint32(pr.C2[0])<<16 | uint32(pr.C2[1])<<24
 }
 
 // UseKernels turns the kernels off, or back on where the CPU has them, and reports whether they
@@ -80,6 +97,9 @@ func PairScan(b []byte, i int, pr *Pair) (p int, found bool) {
 func UseKernels(on bool) (was bool) {
 	return haveKernels.Swap(on && cpuHasKernels)
 }
+
+// Kernels reports whether the kernels run (a caller may then pick a way that relies on them).
+func Kernels() bool { return haveKernels.Load() }
 
 // haveKernels says whether the kernels run: atomic only so that a test may turn them off while
 // another goroutine reads (a plain load on amd64).

@@ -14,6 +14,10 @@ func quoteEnd(s string, i int) int { return quoteEndAVX2(s, i) }
 
 func pairScan(b []byte, i, o1, o2 int, bytes uint32) int { return pairScanAVX2(b, i, o1, o2, bytes) }
 
+func pairEither(b []byte, i, o1, o2 int, bytes uint32, q1, q2 int, qbytes uint32) int {
+	return pairEitherAVX2(b, i, o1, o2, bytes, q1, q2, qbytes)
+}
+
 //go:noescape
 func plainEndAVX2(s string, i int) int
 
@@ -25,3 +29,6 @@ func quoteEndAVX2(s string, i int) int
 
 //go:noescape
 func pairScanAVX2(b []byte, i, o1, o2 int, bytes uint32) int
+
+//go:noescape
+func pairEitherAVX2(b []byte, i, o1, o2 int, bytes uint32, q1, q2 int, qbytes uint32) int

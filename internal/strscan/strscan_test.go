@@ -322,3 +322,50 @@ func FuzzPairScan(f *testing.F) {
 		checkPair(t, b, i, &Pair{O1: o1, O2: o2, C1: [2]byte{a1, b1}, C2: [2]byte{a2, b2}})
 	})
 }
+
+// checkEither holds PairEither to refPair on both pairs.
+func checkEither(t *testing.T, b []byte, i int, pr, qr *Pair) {
+	t.Helper()
+	p, found := PairEither(b, i, pr, qr)
+	q := *qr
+	q.C1[1], q.C2[1] = q.C1[0], q.C2[0]
+	want := refPair(b, i, pr)
+	if w := refPair(b, i, &q); w >= 0 && (want < 0 || w < want) {
+		want = w
+	}
+	switch {
+	case found && p != want:
+		t.Fatalf("PairEither(len %d, from %d, %+v, %+v) = %d, want %d", len(b), i, *pr, q, p, want)
+	case !found && (p < i || p > len(b) || (want >= 0 && want < p)):
+		t.Fatalf("PairEither(len %d, from %d, %+v, %+v) stopped at %d, first pair at %d", len(b), i, *pr, q, p, want)
+	}
+}
+
+func TestPairEither(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, kernels := range []bool{true, false} {
+		was := UseKernels(kernels)
+		for n := 0; n < 3000; n++ {
+			b := make([]byte, r.IntN(400))
+			for k := range b {
+				b[k] = `abcdeABCDE xy\u`[r.IntN(15)]
+			}
+			pr := &Pair{O1: r.IntN(20), O2: r.IntN(20), C1: [2]byte{'a', 'A'}, C2: [2]byte{'x', 'x'}}
+			qr := &Pair{O1: r.IntN(3), O2: r.IntN(3) + 1, C1: [2]byte{'\\'}, C2: [2]byte{'u'}}
+			for i := 0; i <= len(b); i += 1 + r.IntN(7) {
+				checkEither(t, b, i, pr, qr)
+			}
+		}
+		UseKernels(was)
+	}
+}
+
+func FuzzPairEither(f *testing.F) {
+	f.Add([]byte(strings.Repeat(`transcript \u0073ession `, 20)), 0, 3, 9, byte('n'), byte('N'), byte('p'), byte('p'), 0, 1, byte('\\'), byte('u'))
+	f.Fuzz(func(t *testing.T, b []byte, i, o1, o2 int, a1, b1, a2, b2 byte, q1, q2 int, c1, c2 byte) {
+		if i < 0 || i > len(b) || o1 < 0 || o2 < 0 || o1 > 64 || o2 > 64 || q1 < 0 || q2 < 0 || q1 > 64 || q2 > 64 {
+			return
+		}
+		checkEither(t, b, i, &Pair{O1: o1, O2: o2, C1: [2]byte{a1, b1}, C2: [2]byte{a2, b2}}, &Pair{O1: q1, O2: q2, C1: [2]byte{c1}, C2: [2]byte{c2}})
+	})
+}
