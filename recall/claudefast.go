@@ -20,7 +20,7 @@ import (
 // type of record, a key written with an escape or twice, a text that is not a string, a tool
 // call or other block that may hold the literal, a \u00XX escape of one of its characters):
 // the caller decodes it.
-func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []node) {
+func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 	for len(line) > 0 && (line[len(line)-1] == '\r' || line[len(line)-1] == '\n') {
 		line = line[:len(line)-1]
 	}
@@ -28,15 +28,16 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 		line = line[3:]
 	}
 	if len(line) == 0 {
-		return nil, false, nodes
+		return nil, false
 	}
 	s := unsafe.String(&line[0], len(line))
-	nodes, escaped, valid := lineShape(s, nodes[:0], g.p.spells)
+	nodes, escaped, valid := lineShape(s, sc.nodes[:0], g.p.spells)
+	sc.nodes = nodes
 	if !valid {
-		return nil, true, nodes // DecodeRecord reads nothing from it either
+		return nil, true // DecodeRecord reads nothing from it either
 	}
 	if escaped || s[nodes[0].start] != '{' {
-		return nil, false, nodes
+		return nil, false
 	}
 	key := func(n *node) string { return s[n.key0:n.key1] }
 	val := func(n *node) string { return s[n.start:n.end] }
@@ -54,23 +55,23 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 				at = &msg
 			}
 			if *at >= 0 {
-				return nil, false, nodes
+				return nil, false
 			}
 			*at = i
 		case `"isSidechain"`, `"isCompactSummary"`:
 			if val(n) != "false" {
-				return nil, false, nodes
+				return nil, false
 			}
 		case `"subtype"`, `"ctxc"`:
-			return nil, false, nodes
+			return nil, false
 		default:
 			if strings.IndexByte(k, '\\') >= 0 {
-				return nil, false, nodes
+				return nil, false
 			}
 		}
 	}
 	if typ < 0 || msg < 0 || s[nodes[msg].start] != '{' {
-		return nil, false, nodes
+		return nil, false
 	}
 	var role string
 	switch val(&nodes[typ]) {
@@ -79,7 +80,7 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 	case `"assistant"`:
 		role = "assistant"
 	default:
-		return nil, false, nodes
+		return nil, false
 	}
 	// The message's role and content.
 	roleAt, content := -1, -1
@@ -95,19 +96,19 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 				at = &content
 			}
 			if *at >= 0 {
-				return nil, false, nodes
+				return nil, false
 			}
 			*at = i
 		default:
 			if strings.IndexByte(k, '\\') >= 0 {
-				return nil, false, nodes
+				return nil, false
 			}
 		}
 	}
 	if roleAt >= 0 {
 		v := val(&nodes[roleAt])
 		if v[0] != '"' || strings.IndexByte(v, '\\') >= 0 {
-			return nil, false, nodes
+			return nil, false
 		}
 		if len(v) > 2 {
 			role = v[1 : len(v)-1]
@@ -122,7 +123,7 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 		texts = append(texts, claudeText{raw: val(&nodes[content])})
 		blocks++
 	case s[nodes[content].start] != '[':
-		return nil, false, nodes
+		return nil, false
 	default:
 		c = content
 		for i := c + 1; i < len(nodes); i++ {
@@ -133,7 +134,7 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 			blocks++
 			if s[b.start] != '{' {
 				if g.mayHold(val(b)) {
-					return nil, false, nodes // an opaque block
+					return nil, false // an opaque block
 				}
 				continue
 			}
@@ -159,17 +160,17 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 					to = &input
 				default:
 					if strings.IndexByte(k, '\\') >= 0 {
-						return nil, false, nodes
+						return nil, false
 					}
 					continue
 				}
 				if *to != "" {
-					return nil, false, nodes
+					return nil, false
 				}
 				*to = val(m)
 			}
 			if strings.IndexByte(btyp, '\\') >= 0 {
-				return nil, false, nodes // a type the decoder reads and this would not
+				return nil, false // a type the decoder reads and this would not
 			}
 			field := ""
 			switch btyp {
@@ -190,7 +191,7 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 					continue
 				}
 				if name == "" || name[0] != '"' || input == "" || input[0] != '{' || strings.Contains(val(b), `\u`) {
-					return nil, false, nodes
+					return nil, false
 				}
 				texts = append(texts, claudeText{raw: name, args: input})
 				continue
@@ -198,7 +199,7 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 				// A tool call (its name and arguments are searched as text), a compaction's
 				// content, an opaque block: decoded when it may hold the literal.
 				if g.mayHold(val(b)) {
-					return nil, false, nodes
+					return nil, false
 				}
 				continue
 			}
@@ -207,7 +208,7 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 			case field[0] == '"':
 				texts = append(texts, claudeText{raw: field})
 			case g.mayHold(field):
-				return nil, false, nodes
+				return nil, false
 			}
 		}
 	}
@@ -215,7 +216,7 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 		role = "tool"
 	}
 	if g.opts.Roles != nil && !g.opts.Roles[role] {
-		return nil, true, nodes
+		return nil, true
 	}
 	for _, t := range texts {
 		var sn Snippet
@@ -224,20 +225,19 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 		case t.args != "":
 			text, ok := callText(t.raw, t.args)
 			if !ok {
-				return nil, false, nodes
+				return nil, false
 			}
 			if loc := g.p.re.FindStringIndex(text); loc != nil {
 				sn, found = g.p.snippet(text, loc[0], loc[1]), true
 			}
 		case g.mayHold(t.raw):
-			sn, found = g.firstMatch(t.raw)
+			sn, found = g.firstMatch(t.raw, sc)
 		}
-		if found {
-			sn.Text = strings.Clone(sn.Text) // the text may point into the mapped file
-			return &Hit{Path: g.path, Role: strings.Clone(role), Index: -1, Snippet: sn, Match: true}, true, nodes
+		if found { // sn.Text is its own copy (snippetOf)
+			return &Hit{Path: g.path, Role: ownRole(role), Index: -1, Snippet: sn, Match: true}, true
 		}
 	}
-	return nil, true, nodes
+	return nil, true
 }
 
 // firstMatch finds the first match in the decoded text of raw, a JSON string (quotes and all).
@@ -248,7 +248,7 @@ func (g *grepper) claudeLine(line []byte, nodes []node) (h *Hit, ok bool, _ []no
 // occurrence), at an escape's start; it ends far enough after it that every place a match may
 // start before the one found was tried on all the bytes such a match could span, and that the
 // snippet is whole.
-func (g *grepper) firstMatch(raw string) (Snippet, bool) {
+func (g *grepper) firstMatch(raw string, sc *lineScratch) (Snippet, bool) {
 	inner := raw[1 : len(raw)-1]
 	at := g.p.nextLit(unsafe.Slice(unsafe.StringData(inner), len(inner)), 0)
 	if n := g.p.maxLen; n >= 0 && at >= 0 {
@@ -261,7 +261,8 @@ func (g *grepper) firstMatch(raw string) (Snippet, bool) {
 		if back := at - 6*(n+before); back > 0 {
 			from = escapeStart(inner, back)
 		}
-		text := transcript.Unescape(inner[from:end])
+		sc.text = transcript.AppendUnescape(sc.text[:0], inner[from:end])
+		text := unsafe.String(unsafe.SliceData(sc.text), len(sc.text)) // snippetOf copies
 		sure := len(text)
 		if end < len(inner) {
 			sure -= unsure
@@ -405,4 +406,24 @@ func valueEnd(s string, i int) int {
 		i++
 	}
 	return i
+}
+
+// lineScratch is what a worker's claudeLine calls reuse: the line's nodes and a decoded window.
+type lineScratch struct {
+	nodes []node
+	text  []byte
+}
+
+// ownRole is role as a string of its own (it may point into the mapped file), without a copy
+// for the usual ones.
+func ownRole(role string) string {
+	switch role {
+	case "user":
+		return "user"
+	case "assistant":
+		return "assistant"
+	case "tool":
+		return "tool"
+	}
+	return strings.Clone(role)
 }

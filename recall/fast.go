@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"runtime"
-	"strings"
 
 	"github.com/ctxc/ctxc/transcript"
 )
@@ -110,7 +109,7 @@ func (g *grepper) replay(r segResult, base int) error {
 // segment searches complete lines (the last one may be unterminated at the end of the file).
 func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 	var res segResult
-	var nodes []node // claudeLine's, reused
+	var sc lineScratch // claudeLine's, reused
 	probe := markerProbe(g.format)
 	counted, num := 0, 0
 	cands := g.p.candidates(region)
@@ -145,7 +144,7 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 		// An unterminated last line is read as a record only in the agents' formats, as they
 		// (and transcript.Scan) do.
 		if terminated || (fileEnd && g.format.Native()) {
-			res.events, nodes = g.searchLine(lb, num+1, res.events, nodes)
+			res.events = g.searchLine(lb, num+1, res.events, &sc)
 		}
 		next := le + 1
 		if next > len(region) {
@@ -164,23 +163,23 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 }
 
 // searchLine reports the hits of one line (and a ctxc marker's tail): a Claude Code record as
-// claudeLine reads it when it can, else decoded. nodes is claudeLine's, reused.
-func (g *grepper) searchLine(lb []byte, line int, events []event, nodes []node) ([]event, []node) {
+// claudeLine reads it when it can, else decoded. sc is claudeLine's, reused.
+func (g *grepper) searchLine(lb []byte, line int, events []event, sc *lineScratch) []event {
 	if g.format == transcript.FormatClaude {
 		var h *Hit
 		var read bool
-		if h, read, nodes = g.claudeLine(lb, nodes); read {
+		if h, read = g.claudeLine(lb, sc); read {
 			if h != nil {
 				events = append(events, event{line: line, hit: h})
 			}
-			return events, nodes
+			return events
 		}
 	}
 	// The record is dropped before the segment is: the file stays mapped, and hits keep
 	// copies of their snippets.
 	rec, ok := transcript.DecodeRecordTransient(g.format, lb, line)
 	if !ok {
-		return events, nodes
+		return events
 	}
 	if rec.Compaction && rec.TailLines > 0 {
 		events = append(events, event{line: line, tail: rec.TailLines})
@@ -192,11 +191,11 @@ func (g *grepper) searchLine(lb []byte, line int, events []event, nodes []node) 
 		}
 		if sn, ok := g.p.match(m, nil); ok {
 			// The role may point into the mapped file: copied, as the snippet is.
-			h := Hit{Path: g.path, Role: strings.Clone(roleOf(m)), Summary: m.Summary, Index: -1, Snippet: sn, Match: true}
+			h := Hit{Path: g.path, Role: ownRole(roleOf(m)), Summary: m.Summary, Index: -1, Snippet: sn, Match: true}
 			events = append(events, event{line: line, hit: &h})
 		}
 	}
-	return events, nodes
+	return events
 }
 
 func openMapped(f *os.File, size int64) ([]byte, func()) { return mapFile(f, size) }

@@ -10,6 +10,7 @@ import (
 	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/ctxc/ctxc/internal/strscan"
 )
@@ -489,14 +490,6 @@ func (p *Pattern) snippetOf(part string, cutBefore, cutAfter bool) Snippet {
 			ms = append(ms, [2]int{m[0], m[1]})
 		}
 	}
-	// One line: white space that breaks lines becomes a space (same byte length, so the match
-	// ranges stay right).
-	out := []byte(part)
-	for i, c := range out {
-		if c == '\n' || c == '\r' || c == '\t' {
-			out[i] = ' '
-		}
-	}
 	pre, post := "", ""
 	if cutBefore {
 		pre = "…"
@@ -504,9 +497,20 @@ func (p *Pattern) snippetOf(part string, cutBefore, cutAfter bool) Snippet {
 	if cutAfter {
 		post = "…"
 	}
+	// One line: white space that breaks lines becomes a space (same byte length, so the match
+	// ranges stay right). One allocation, which the snippet owns: part may point into a
+	// mapped file or a reused buffer.
+	out := make([]byte, 0, len(pre)+len(part)+len(post))
+	out = append(append(out, pre...), part...)
+	for i := len(pre); i < len(out); i++ {
+		if c := out[i]; c == '\n' || c == '\r' || c == '\t' {
+			out[i] = ' '
+		}
+	}
+	out = append(out, post...)
 	for i := range ms {
 		ms[i][0] += len(pre)
 		ms[i][1] += len(pre)
 	}
-	return Snippet{Text: pre + string(out) + post, Matches: ms}
+	return Snippet{Text: unsafe.String(unsafe.SliceData(out), len(out)), Matches: ms}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/ctxc/ctxc/internal/strscan"
 )
@@ -36,45 +37,57 @@ func (v jv) str() string {
 // unescape decodes the text between a JSON string's quotes: runs without escapes are copied
 // whole. Invalid escapes (which validation would have refused) are kept as they are.
 func unescape(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
+	b := appendUnescape(make([]byte, 0, len(s)), s)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// appendUnescape appends the decoded text of s (unescape) to b.
+func appendUnescape(b []byte, s string) []byte {
 	for {
 		i := strings.IndexByte(s, '\\')
 		if i < 0 || i+1 >= len(s) {
-			b.WriteString(s)
-			return b.String()
+			return append(b, s...)
 		}
-		b.WriteString(s[:i])
-		s = s[i+writeEscape(&b, s[i:]):]
+		b = append(b, s[:i]...)
+		var n int
+		b, n = appendEscape(b, s[i:])
+		s = s[i+n:]
 	}
 }
 
-// writeEscape decodes the escape at the start of s (s[0] is a backslash, s[1] exists) into b
-// and returns its length. An invalid escape is written as it is.
+// writeEscape is appendEscape onto a strings.Builder.
 func writeEscape(b *strings.Builder, s string) int {
+	var buf [8]byte
+	out, n := appendEscape(buf[:0], s)
+	b.Write(out)
+	return n
+}
+
+// appendEscape decodes the escape at the start of s (s[0] is a backslash, s[1] exists) onto
+// b and returns its length. An invalid escape is written as it is.
+func appendEscape(b []byte, s string) ([]byte, int) {
 	switch c := s[1]; c {
 	case 'n':
-		b.WriteByte('\n')
+		b = append(b, '\n')
 	case 't':
-		b.WriteByte('\t')
+		b = append(b, '\t')
 	case 'r':
-		b.WriteByte('\r')
+		b = append(b, '\r')
 	case '"', '\\', '/':
-		b.WriteByte(c)
+		b = append(b, c)
 	case 'b':
-		b.WriteByte('\b')
+		b = append(b, '\b')
 	case 'f':
-		b.WriteByte('\f')
+		b = append(b, '\f')
 	case 'u':
 		if r, n := decodeU(s); n > 0 {
-			b.WriteRune(r)
-			return n
+			return utf8.AppendRune(b, r), n
 		}
-		b.WriteString(s[:2])
+		b = append(b, s[:2]...)
 	default:
-		b.WriteString(s[:2])
+		b = append(b, s[:2]...)
 	}
-	return 2
+	return b, 2
 }
 
 // decodeU decodes \uXXXX (or an escaped surrogate pair) at the start of s; n is 0 when s does

@@ -196,3 +196,6 @@ func DecodeString(raw string) string { return jv(raw).str() }
 // Unescape decodes the text between a JSON string's quotes as DecodeString does; a text cut
 // inside an escape decodes to other bytes only from there on.
 func Unescape(inner string) string { return unescape(inner) }
+
+// AppendUnescape appends what Unescape returns to dst.
+func AppendUnescape(dst []byte, inner string) []byte { return appendUnescape(dst, inner) }
