@@ -244,32 +244,28 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 // A tool output is often long and the match far into it: for a pattern of bounded length
 // (maxLen, no assertion) only a window around the literal's first occurrence is decoded. It
 // starts far enough before it that a match through it and the snippet before it are inside
-// (a decoded byte is at most six raw ones; no match starts earlier, as it would hold an earlier
+// (checked on what it decodes to; no match starts earlier, as it would hold an earlier
 // occurrence), at an escape's start; it ends far enough after it that every place a match may
 // start before the one found was tried on all the bytes such a match could span, and that the
-// snippet is whole.
+// snippet is whole. A decoded byte is one to six raw ones: a window of two raw bytes for each
+// byte it needs is tried first, then one of six, then the whole text.
 func (g *grepper) firstMatch(raw string, sc *lineScratch) (Snippet, bool) {
 	inner := raw[1 : len(raw)-1]
-	at := g.p.nextLit(unsafe.Slice(unsafe.StringData(inner), len(inner)), 0)
-	if n := g.p.maxLen; n >= 0 && at >= 0 {
-		// The end of a window cut inside an escape (a surrogate pair: 12 bytes) decodes to
-		// other bytes than the whole text has there, and its start may be inside a
-		// character: those bytes are not relied on.
-		const unsure = 16
-		before := snipBefore + 2*utf8.UTFMax
-		from, end := 0, min(len(inner), at+6*(n+snipAfter+utf8.UTFMax+unsure))
-		if back := at - 6*(n+before); back > 0 {
-			from = escapeStart(inner, back)
+	lit := unsafe.Slice(unsafe.StringData(inner), len(inner))
+	// Each occurrence of the literal in turn (a few at most): a window that finds no match
+	// rules out every match that holds it, and the next occurrence the window did not reach
+	// is tried.
+	for at, tries := g.p.nextLit(lit, 0), 0; at >= 0 && g.p.maxLen >= 0 && tries < 4; tries++ {
+		sn, found, next := g.windowMatch(inner, at, sc)
+		if found || next < 0 {
+			return sn, found
 		}
-		sc.text = transcript.AppendUnescape(sc.text[:0], inner[from:end])
-		text := unsafe.String(unsafe.SliceData(sc.text), len(sc.text)) // snippetOf copies
-		sure := len(text)
-		if end < len(inner) {
-			sure -= unsure
+		if next == len(inner) {
+			break // undecided: the whole text
 		}
-		loc := g.p.re.FindStringIndex(text)
-		if loc != nil && loc[0]+n <= sure && loc[1]+snipAfter+utf8.UTFMax <= sure && (from == 0 || loc[0] >= before) {
-			return g.p.snippet(text, loc[0], loc[1]), true
+		at = g.p.nextLit(lit, next)
+		if at < 0 {
+			return Snippet{}, false
 		}
 	}
 	text := transcript.DecodeString(raw)
@@ -277,6 +273,63 @@ func (g *grepper) firstMatch(raw string, sc *lineScratch) (Snippet, bool) {
 		return g.p.snippet(text, loc[0], loc[1]), true
 	}
 	return Snippet{}, false
+}
+
+// windowMatch looks for the first match of a text (inner: a JSON string's, between its
+// quotes) in a window around at, an occurrence of the literal such that no match starts before
+// the matches that hold it. found: the text's first match; else next is where in inner the
+// next occurrence to try may start (none before it is in a match that starts after the ones
+// the window ruled out), -1 when the text has no match, or len(inner) when the window could
+// not tell.
+func (g *grepper) windowMatch(inner string, at int, sc *lineScratch) (sn Snippet, found bool, next int) {
+	n := g.p.maxLen
+	// The end of a window cut inside an escape (a surrogate pair: 12 bytes) decodes to other
+	// bytes than the whole text has there, and its start may be inside a character: those
+	// bytes are not relied on.
+	const unsure = 16
+	before := snipBefore + 2*utf8.UTFMax
+	at0 := escapeStart(inner, at) // the literal may start inside an escape's bytes
+	for _, x := range [...]int{2, 6} {
+		from, end := 0, min(len(inner), at+x*(n+snipAfter+utf8.UTFMax+unsure))
+		if back := at - x*(n+before); back > 0 {
+			from = escapeStart(inner, back)
+		}
+		if from > at0 {
+			break
+		}
+		sc.text = transcript.AppendUnescape(sc.text[:0], inner[from:at0])
+		k := len(sc.text) // at most where the occurrence is decoded
+		if from > 0 && k < n+before {
+			continue // a match may start before the window, or its snippet
+		}
+		sc.text = transcript.AppendUnescape(sc.text, inner[at0:end])
+		text := unsafe.String(unsafe.SliceData(sc.text), len(sc.text)) // snippetOf copies
+		s0 := max(0, k-n)                                              // no match starts before: the regexp starts there
+		loc := g.p.re.FindStringIndex(text[s0:])
+		if from == 0 && end == len(inner) { // the whole text
+			if loc == nil {
+				return Snippet{}, false, -1
+			}
+			return g.p.snippet(text, s0+loc[0], s0+loc[1]), true, 0
+		}
+		sure := len(text)
+		if end < len(inner) {
+			sure -= unsure
+		}
+		if loc == nil {
+			// No match starts before sure-n in the window's text: an occurrence whose
+			// matches start there is at most that far into the raw bytes (a decoded byte
+			// is at least one raw one).
+			if next := from + sure - n; next > at {
+				return Snippet{}, false, next
+			}
+			continue // the window did not reach past the occurrence's matches
+		}
+		if s0+loc[0]+n <= sure && s0+loc[1]+snipAfter+utf8.UTFMax <= sure && (from == 0 || s0+loc[0] >= before) {
+			return g.p.snippet(text, s0+loc[0], s0+loc[1]), true, 0
+		}
+	}
+	return Snippet{}, false, len(inner)
 }
 
 // escapeStart moves i (in the text between a JSON string's quotes) back to the start of the

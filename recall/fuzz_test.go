@@ -45,6 +45,11 @@ func FuzzGrepPrefilter(f *testing.F) {
 		rec(`"assistant"`, `{"role":"assistant","content":[{"type":"tool_use","id":"t4","name":"Ed\"it","input":{"old\nkey":"line1\ncontext.Context\t\"q\"","e":{}},"name":"Other"}]}`, "") +
 		rec(`"assistant"`, `{"role":"assistant","content":[{"type":"server_tool_use","id":"t5","name":"web_search","input":{}},{"type":"tool_use","name":"Grep","input":{"pattern":"context\\.Context","x":[ 1 , 2 ]}},{"type":"tool_use","name":"U","input":{"q":"\u00e9 \ud83d\ude00 context.Context"}}]}`, "") +
 		rec(`"assistant"`, `{"role":"assistant","content":[{"type":"tool_use","name":"S","input":"context.Context"},{"type":"tool_use","name":"A","input":["context.Context"]},{"type":"text","text":"after context.Context"}]}`, "") +
+		// Occurrences of a literal that are in no match before the one that is: one, two,
+		// and more than the windows tried, far apart and close together.
+		rec(`"user"`, `{"role":"user","content":[{"type":"tool_result","content":"Context context `+long+`"},{"type":"tool_result","content":"context `+long+` Context context `+mixed+`context.Context `+long+`"}]}`, "") +
+		rec(`"user"`, `{"role":"user","content":[{"type":"tool_result","content":"`+strings.Repeat("context Context ", 40)+long+`context.Context"}]}`, "") +
+		rec(`"user"`, `{"role":"user","content":[{"type":"tool_result","content":"`+strings.Repeat("context "+long[:400]+" ", 6)+`context.Context"}]}`, "") +
 		rec(`"assistant"`, `{"role":"assistant","content":[{"type":"tool_use","name":"V","input":{"q":"\u0063ontext.Context \u0043ONTEXT.\u0063ontext"}}]}`, "") +
 		rec(`"user"`, `{"role":"user","content":"\u0063ontext.Context only escaped"}`, "") +
 		`{"type":"user","isSidechain":true,"message":{"role":"user","content":"context.Context sidechain"}}` + "\n" +
