@@ -223,13 +223,12 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 		var found bool
 		switch {
 		case t.args != "":
-			text, ok := callText(t.raw, t.args)
+			raw, ok := callRaw(sc.call, t.raw, t.args)
 			if !ok {
 				return nil, false
 			}
-			if loc := g.p.re.FindStringIndex(text); loc != nil {
-				sn, found = g.p.snippet(text, loc[0], loc[1]), true
-			}
+			sc.call = raw
+			sn, found = g.firstMatch(unsafe.String(unsafe.SliceData(raw), len(raw)), sc)
 		case g.mayHold(t.raw):
 			sn, found = g.firstMatch(t.raw, sc)
 		}
@@ -379,53 +378,67 @@ type claudeText struct {
 	raw, args string
 }
 
-// callText renders a tool call as texts() does from the decoded block: its name, then each
-// argument's key and value on lines of their own (a string value decoded, another value as
-// written). args is part of a line that was validated; ok is false if it does not read as
-// such.
-func callText(name, args string) (text string, ok bool) {
-	var b strings.Builder
-	b.Grow(len(name) + len(args))
-	b.WriteString(transcript.DecodeString(name))
-	b.WriteByte('\n')
+// callRaw renders a tool call as texts() does from the decoded block (its name, then each
+// argument's key and value on lines of their own: a string value decoded, another value as
+// written), but as a JSON string (quotes and all) whose decoded text is that rendering, built
+// from the raw bytes, so that firstMatch decodes only a window of it: the separators are
+// written as \n escapes, and a value that is not a string is escaped. args is part of a line
+// that was validated; ok is false if it does not read as such.
+func callRaw(dst []byte, name, args string) (raw []byte, ok bool) {
+	b := append(dst[:0], '"')
+	b = append(b, name[1:len(name)-1]...)
+	b = append(b, `\n`...)
 	i := strscan.SkipSpace(args, 1)
 	if i < len(args) && args[i] == '}' {
-		return b.String(), true
+		return append(b, '"'), true
 	}
 	for first := true; ; first = false {
 		if i >= len(args) || args[i] != '"' {
-			return "", false
+			return nil, false
 		}
 		keyEnd := strscan.StringEnd(args, i, nil)
 		if keyEnd < 0 {
-			return "", false
+			return nil, false
 		}
 		v := afterColon(args, keyEnd)
 		if v < 0 || v >= len(args) {
-			return "", false
+			return nil, false
 		}
 		end := valueEnd(args, v)
 		if end < 0 {
-			return "", false
+			return nil, false
 		}
 		if !first {
-			b.WriteByte('\n')
+			b = append(b, `\n`...)
 		}
-		b.WriteString(transcript.DecodeString(args[i:keyEnd]))
-		b.WriteByte('\n')
+		b = append(b, args[i+1:keyEnd-1]...)
+		b = append(b, `\n`...)
 		if args[v] == '"' {
-			b.WriteString(transcript.DecodeString(args[v:end]))
+			b = append(b, args[v+1:end-1]...)
 		} else {
-			b.WriteString(args[v:end])
+			for k := v; k < end; k++ {
+				switch c := args[k]; c {
+				case '"', '\\':
+					b = append(b, '\\', c)
+				case '\n':
+					b = append(b, `\n`...)
+				case '\r':
+					b = append(b, `\r`...)
+				case '\t':
+					b = append(b, `\t`...)
+				default:
+					b = append(b, c)
+				}
+			}
 		}
 		i = strscan.SkipSpace(args, end)
 		switch {
 		case i < len(args) && args[i] == ',':
 			i = strscan.SkipSpace(args, i+1)
 		case i < len(args) && args[i] == '}':
-			return b.String(), true
+			return append(b, '"'), true
 		default:
-			return "", false
+			return nil, false
 		}
 	}
 }
@@ -465,6 +478,7 @@ func valueEnd(s string, i int) int {
 type lineScratch struct {
 	nodes []node
 	text  []byte
+	call  []byte // a tool call as a JSON string (callRaw)
 }
 
 // ownRole is role as a string of its own (it may point into the mapped file), without a copy
