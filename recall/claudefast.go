@@ -115,7 +115,8 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 		}
 	}
 	// The texts a match can be in, in order; blocks and tool results count for the role.
-	var texts []claudeText
+	texts := sc.texts[:0]
+	defer func() { sc.texts = texts[:0] }()
 	blocks, results := 0, 0
 	switch c := -1; {
 	case content < 0 || val(&nodes[content]) == "null":
@@ -479,6 +480,7 @@ type lineScratch struct {
 	nodes []node
 	text  []byte
 	call  []byte // a tool call as a JSON string (callRaw)
+	texts []claudeText
 }
 
 // ownRole is role as a string of its own (it may point into the mapped file), without a copy
