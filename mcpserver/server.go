@@ -187,6 +187,7 @@ func (o Options) grep(ctx context.Context, in GrepIn) (GrepOut, error) {
 	if err != nil {
 		return out, err
 	}
+	p.WithoutHighlights() // a tool result gives the text only
 	opts := recall.GrepOptions{Context: in.Context, Indexed: true}
 	if len(in.Roles) > 0 {
 		opts.Roles = map[string]bool{}

@@ -2,11 +2,10 @@ package recall
 
 import (
 	"strings"
-
-	"github.com/ctxc/ctxc/internal/strscan"
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/ctxc/ctxc/internal/strscan"
 	"github.com/ctxc/ctxc/transcript"
 )
 
@@ -18,8 +17,8 @@ import (
 // content blocks), and decodes only the texts whose raw bytes hold the literal, so it finds
 // what DecodeRecord and match find. ok is false when the record is not one it reads so (another
 // type of record, a key written with an escape or twice, a text that is not a string, a tool
-// call or other block that may hold the literal, a \u00XX escape of one of its characters):
-// the caller decodes it.
+// call whose arguments are not an object or hold a \u escape, another block that may hold the
+// literal, a \u00XX escape of one of its characters): the caller decodes it.
 func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 	for len(line) > 0 && (line[len(line)-1] == '\r' || line[len(line)-1] == '\n') {
 		line = line[:len(line)-1]
@@ -197,8 +196,8 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 				texts = append(texts, claudeText{raw: name, args: input})
 				continue
 			default:
-				// A tool call (its name and arguments are searched as text), a compaction's
-				// content, an opaque block: decoded when it may hold the literal.
+				// A compaction's content, an opaque block: decoded when it may hold the
+				// literal.
 				if g.mayHold(val(b)) {
 					return nil, false
 				}

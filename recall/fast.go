@@ -113,9 +113,9 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 	probe := markerProbe(g.format)
 	counted, num := 0, 0
 	cands := g.p.candidates(region)
-	litAt, cmpAt := cands.next(0), probe.next(region, 0)
+	candAt, cmpAt := cands.next(0), probe.next(region, 0)
 	for {
-		at := minPos(litAt, cmpAt)
+		at := minPos(candAt, cmpAt)
 		if at < 0 {
 			break
 		}
@@ -150,8 +150,8 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 		if next > len(region) {
 			break
 		}
-		if litAt >= 0 && litAt < next {
-			litAt = cands.next(next)
+		if candAt >= 0 && candAt < next {
+			candAt = cands.next(next)
 		}
 		if cmpAt >= 0 && cmpAt < next {
 			cmpAt = probe.next(region, next)
