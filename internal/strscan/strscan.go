@@ -7,6 +7,10 @@
 // the work. The tests hold them
 // to a byte-at-a-time reference on every alignment, and the callers' tests to gjson.
 //
+// Two more kernels serve grep's prefilter: PairScan and PairEither look for two bytes of a
+// literal at their offsets at once (ripgrep's "packed pair"), and for a second pair in the
+// same pass (grep: a \u escape).
+//
 // The kernels may stop early, within the last bytes of their input, and the caller goes on
 // from where they stopped with its portable loop: they only ever make a caller faster.
 // PlainRun (lex.go) is that loop for validators; lex.go also holds the other small pieces
