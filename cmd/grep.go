@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strings"
 
@@ -29,6 +30,7 @@ type GrepOptions struct {
 	Context    bool
 	Index      bool
 	DB         string
+	Jobs       int
 }
 
 func init() {
@@ -79,6 +81,7 @@ Exit status: 0 when a message matched, 1 when none did, other codes on errors.`,
 	c.Flags().BoolVar(&opts.Index, "index", false, "answer from the index (ctxc index); files that changed since are read instead")
 	c.Flags().StringVar(&opts.DB, "db", "", "index database for --index (default $XDG_CACHE_HOME/ctxc/index.db)")
 	c.Flags().StringVar(&opts.From, "from", "", "read the list of paths from this file (- for standard input), one per line")
+	c.Flags().IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files searched at once (a file of 64 MB or more is searched alone, by all cores)")
 	return c
 }
 
@@ -159,23 +162,21 @@ func runGrep(opts *GrepOptions) error {
 			return err
 		}
 	}
-	for _, path := range files {
-		var err error
+	search := func(path string, emit func(recall.Hit) error) error {
 		if path == "-" {
-			err = grepStdin(opts, p, gopts, emit)
-		} else {
-			err = recall.Grep(path, p, gopts, emit)
+			return grepStdin(opts, p, gopts, emit)
 		}
-		if err != nil {
-			failed++
-			lastErr = err
-			out.Flush()
-			if opts.Global.JSON {
-				enc.Encode(fileError{Type: "error", Path: path, Code: exitCode(err), Message: err.Error()})
-			}
-			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+err.Error())
-		}
+		return recall.Grep(path, p, gopts, emit)
 	}
+	grepFiles(files, opts.Jobs, search, emit, func(path string, err error) {
+		failed++
+		lastErr = err
+		out.Flush()
+		if opts.Global.JSON {
+			enc.Encode(fileError{Type: "error", Path: path, Code: exitCode(err), Message: err.Error()})
+		}
+		fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+err.Error())
+	})
 	if err := out.Flush(); err != nil {
 		return err
 	}
@@ -188,6 +189,77 @@ func runGrep(opts *GrepOptions) error {
 		return &ExitError{Code: ExitFailure, Silent: true}
 	}
 	return nil
+}
+
+// grepAloneSize is the size from which a file is searched on its own, its hits printed as they
+// come: recall.Grep already searches it on every core, and buffering its hits would cost memory.
+const grepAloneSize = 64 << 20
+
+// grepFiles searches files in order of the list, jobs at once: an archive of sessions is many
+// small files, each searched by one core. The hits of a file searched beside others are kept
+// until the files before it are done, and then given to emit, so that the output is in the
+// order of the list; at most jobs files are in flight or waiting. Standard input and files of
+// grepAloneSize or more are searched alone. failed is told of each file that fails, in order.
+func grepFiles(files []string, jobs int, search func(path string, emit func(recall.Hit) error) error, emit func(recall.Hit) error, failed func(path string, err error)) {
+	type result struct {
+		hits []recall.Hit
+		err  error
+	}
+	// results[i]: the file's hits, when it is searched beside others; nil: searched alone.
+	results := make([]chan result, len(files))
+	for i, path := range files {
+		if path == "-" || jobs <= 1 {
+			continue
+		}
+		if info, err := os.Stat(path); err == nil && info.Size() < grepAloneSize {
+			results[i] = make(chan result, 1) // (an error is the search's to say)
+		}
+	}
+	tokens := make(chan struct{}, max(1, jobs)) // files in flight or waiting to be printed
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for i, ch := range results {
+			if ch == nil {
+				continue
+			}
+			select {
+			case tokens <- struct{}{}:
+			case <-stop:
+				return
+			}
+			go func() {
+				var r result
+				r.err = search(files[i], func(h recall.Hit) error {
+					r.hits = append(r.hits, h)
+					return nil
+				})
+				ch <- r
+			}()
+		}
+	}()
+	for i, path := range files {
+		if results[i] == nil {
+			if err := search(path, emit); err != nil {
+				failed(path, err)
+			}
+			continue
+		}
+		r := <-results[i]
+		<-tokens
+		err := r.err
+		for _, h := range r.hits {
+			if err = emit(h); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = r.err
+		}
+		if err != nil {
+			failed(path, err)
+		}
+	}
 }
 
 // grepIndex answers from the index and returns the files it could not answer for (changed

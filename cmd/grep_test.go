@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,5 +34,52 @@ func TestGrepHighlight(t *testing.T) {
 	}
 	if got := run(false, nil); strings.Contains(got, "\x1b[") || !strings.HasSuffix(got, "s.jsonl:1: user: find the quokka, then the other quokka\n") {
 		t.Errorf("pipe: %q", got)
+	}
+}
+
+// TestGrepJobsKeepOrder: files searched several at once print what one at a time prints, in
+// the order given (hits, -C separators, --json objects and the errors of files that fail).
+func TestGrepJobsKeepOrder(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i := 0; i < 40; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("s%02d.jsonl", i))
+		var b strings.Builder
+		for k := 0; k < 1+i%7; k++ {
+			word := "plain"
+			if (i+k)%3 == 0 {
+				word = "quokka"
+			}
+			fmt.Fprintf(&b, `{"role":"user","content":"line %d of %d: %s"}`+"\n", k, i, word)
+		}
+		if i == 17 {
+			b.WriteString("not json at all\n")
+		}
+		os.WriteFile(p, []byte(b.String()), 0o644)
+		paths = append(paths, p)
+		if i == 9 {
+			paths = append(paths, filepath.Join(dir, "missing.jsonl"))
+		}
+	}
+	run := func(args ...string) (string, string, int) {
+		ios, _, out, errOut := TestStreams()
+		f := &Factory{IO: ios, Getenv: func(k string) string {
+			if k == "HOME" || k == "XDG_CONFIG_HOME" {
+				return dir
+			}
+			return ""
+		}, Now: time.Now, Build: BuildInfo{Version: "test"}}
+		code := Run(context.Background(), f, append(args, paths...))
+		return out.String(), errOut.String(), code
+	}
+	for _, args := range [][]string{{"grep", "quokka"}, {"grep", "-C", "1", "quokka"}, {"grep", "--json", "quokka"}, {"--strict", "grep", "quokka"}} {
+		out1, err1, code1 := run(append(args[:len(args):len(args)], "-j", "1")...)
+		outN, errN, codeN := run(append(args[:len(args):len(args)], "-j", "4")...)
+		if out1 != outN || err1 != errN || code1 != codeN {
+			t.Errorf("%v: -j 1 and -j 4 differ:\n%s%s(exit %d)\n--\n%s%s(exit %d)", args, out1, err1, code1, outN, errN, codeN)
+		}
+		if !strings.Contains(out1, "quokka") || !strings.Contains(err1, "missing.jsonl") {
+			t.Errorf("%v: want hits and the missing file's error:\n%s%s", args, out1, err1)
+		}
 	}
 }
