@@ -1,9 +1,14 @@
 package transcript
 
 import (
+	"bytes"
 	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tidwall/gjson"
 )
 
 func scanFile(t *testing.T, path string, opts Options) (*Result, []Message) {
@@ -68,4 +73,44 @@ func readString(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// FuzzGenericRecord: genericShape's walk reads a generic line as gjson's Gets did
+// (genericRecordGJSON): markers, messages at the top or under "message", first keys, escaped keys.
+func FuzzGenericRecord(f *testing.F) {
+	for _, line := range []string{
+		`{"role":"user","content":"hello"}`,
+		`{"role":"assistant","content":[{"type":"text","text":"x"}],"role":"user"}`,
+		`{"role":1,"message":{"role":"user","content":"wrapped"}}`,
+		`{"message":{"content":"no role","role":"assistant","role":3}}`,
+		`{"message":{"r\u006fle":"user","content":"escaped key"}}`,
+		`{"r\u006fle":"user","content":"escaped top key"}`,
+		`{"compact":{"summary":"s","tail_lines":2},"role":"user"}`,
+		`{"type":"x","compact":null}`,
+		`{"role":"tool","tool_call_id":"c1","content":"out"}`,
+		`{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}`,
+		`["role","user"]`, `"role"`, `{}`, ` {"role" : "user" , "content" : "spaced" } `,
+	} {
+		f.Add([]byte(line))
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "fixtures", "*.jsonl"))
+	for _, p := range files {
+		if b, err := os.ReadFile(p); err == nil {
+			for _, line := range bytes.Split(b, []byte("\n")) {
+				if len(line) > 0 && len(line) < 4096 {
+					f.Add(line)
+				}
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if !validJSON(line) {
+			return
+		}
+		doc := gjson.ParseBytes(line)
+		got, want := genericRecord(doc), genericRecordGJSON(doc)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s:\nwalk  %+v\ngjson %+v", line, got, want)
+		}
+	})
 }

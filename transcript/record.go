@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -76,15 +77,77 @@ func metaOf(v jv) *MarkerMeta {
 }
 
 func genericRecord(doc gjson.Result) Record {
-	if doc.Get("compact").Exists() {
-		mk, ok := parseMarkerDoc(doc, noText)
-		if !ok {
-			return Record{}
+	msg, compact, isMsg, sure := genericShape(jv(doc.Raw))
+	switch {
+	case !sure:
+		return genericRecordGJSON(doc)
+	case compact:
+		return genericMarker(doc)
+	case !isMsg:
+		return Record{}
+	}
+	d, _ := messageDialectV(msg)
+	m := parseDialectV(msg, d, searchText)
+	m.Raw = []byte(msg)
+	return Record{Messages: []Message{m}}
+}
+
+// genericShape tells what a generic line is from its members, as gjson's Get finds them (the
+// first of a key): a ctxc marker (a "compact" member), or a message (the line, or its "message"
+// object, with a string "role"). It reads the members in one walk, where each gjson.Get read
+// the line up to its key, the whole line for a key that is absent ("compact" of every message).
+// sure is false when a key is written with an escape, which gjson matches unescaped: the
+// caller asks gjson (genericRecordGJSON).
+func genericShape(v jv) (msg jv, compact, isMsg, sure bool) {
+	var role, message jv
+	var seenRole, seenMessage bool
+	sure = true
+	v.each(func(k string, val jv) bool {
+		if strings.IndexByte(k, '\\') >= 0 {
+			sure = false
+			return false
 		}
-		rec := Record{Compaction: true, TailLines: mk.tailLines, Meta: metaOf(jv(mk.meta.Raw))}
-		s := Message{Role: RoleUser, Summary: true, Blocks: []Block{{Kind: BlockText, Text: mk.summary}}}
-		rec.Messages = []Message{s}
-		return rec
+		switch {
+		case k == "compact":
+			compact = true
+		case k == "role" && !seenRole:
+			seenRole, role = true, val
+		case k == "message" && !seenMessage:
+			seenMessage, message = true, val
+		}
+		return true
+	})
+	if !sure || compact {
+		return "", compact, false, sure
+	}
+	if seenRole && role.isString() {
+		return v, false, true, true
+	}
+	if !seenMessage || !message.isObject() {
+		return "", false, false, true
+	}
+	message.each(func(k string, val jv) bool {
+		if strings.IndexByte(k, '\\') >= 0 {
+			sure = false
+			return false
+		}
+		if k == "role" {
+			isMsg = val.isString()
+			return false
+		}
+		return true
+	})
+	if !isMsg {
+		return "", false, false, sure
+	}
+	return message, false, true, sure
+}
+
+// genericRecordGJSON is genericRecord read with gjson: for keys written with escapes, and the
+// reference its tests hold genericShape to.
+func genericRecordGJSON(doc gjson.Result) Record {
+	if doc.Get("compact").Exists() {
+		return genericMarker(doc)
 	}
 	msg, ok := messageOf(doc)
 	if !ok {
@@ -94,6 +157,18 @@ func genericRecord(doc gjson.Result) Record {
 	m := parseDialect(msg, d, searchText)
 	m.Raw = []byte(msg.Raw)
 	return Record{Messages: []Message{m}}
+}
+
+// genericMarker reads a ctxc marker line.
+func genericMarker(doc gjson.Result) Record {
+	mk, ok := parseMarkerDoc(doc, noText)
+	if !ok {
+		return Record{}
+	}
+	rec := Record{Compaction: true, TailLines: mk.tailLines, Meta: metaOf(jv(mk.meta.Raw))}
+	s := Message{Role: RoleUser, Summary: true, Blocks: []Block{{Kind: BlockText, Text: mk.summary}}}
+	rec.Messages = []Message{s}
+	return rec
 }
 
 func claudeRecord(v jv) Record {
