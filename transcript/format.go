@@ -84,6 +84,135 @@ func newFormatReader(f Format) formatReader {
 // detectLine classifies one valid JSON line. strong is true when the line alone decides the
 // format; weak answers (a plain {"role","content":"..."} line) may be refined by later lines.
 func detectLine(doc gjson.Result) (f Format, strong bool, err error) {
+	if f, strong, sure := detectMembers(jv(doc.Raw)); sure {
+		return f, strong, nil
+	}
+	return detectLineGJSON(doc)
+}
+
+// lineMembers are the members of a line that detection looks at, each the first of its key
+// (as gjson's Get finds it), "" when absent.
+type lineMembers struct {
+	typ, id, payload, timestamp, recordType, instructions, uuid, sessionID, leafUUID jv
+	compact, createdBy, createdAt, messages, role, message                           jv
+}
+
+// detectMembers is detectLine's reading of an object line from one walk over its members,
+// where each of detectLine's gjson.Gets read the line up to its key (the whole line for each
+// absent one: eight passes over a message line). sure is false for a line that is not an
+// object (detectLine says what it is) and for a key written with an escape, which gjson
+// matches unescaped: the caller asks gjson. FuzzDetectLine holds it to detectLineGJSON.
+func detectMembers(v jv) (f Format, strong, sure bool) {
+	if !v.isObject() {
+		return FormatUnknown, false, false
+	}
+	var m lineMembers
+	sure = true
+	v.each(func(k string, val jv) bool {
+		var at *jv
+		switch k {
+		case "type":
+			at = &m.typ
+		case "id":
+			at = &m.id
+		case "payload":
+			at = &m.payload
+		case "timestamp":
+			at = &m.timestamp
+		case "record_type":
+			at = &m.recordType
+		case "instructions":
+			at = &m.instructions
+		case "uuid":
+			at = &m.uuid
+		case "sessionId":
+			at = &m.sessionID
+		case "leafUuid":
+			at = &m.leafUUID
+		case "compact":
+			at = &m.compact
+		case "created_by":
+			at = &m.createdBy
+		case "created_at":
+			at = &m.createdAt
+		case "messages":
+			at = &m.messages
+		case "role":
+			at = &m.role
+		case "message":
+			at = &m.message
+		default:
+			if strings.IndexByte(k, '\\') >= 0 {
+				sure = false
+				return false
+			}
+			return true
+		}
+		if *at == "" {
+			*at = val
+		}
+		return true
+	})
+	if !sure {
+		return FormatUnknown, false, false
+	}
+	has := func(v jv) bool { return v != "" }
+	typ := m.typ.str()
+	switch {
+	case typ == "session" && has(m.id):
+		return FormatPi, true, true
+	case has(m.payload) && has(m.timestamp) && codexItemTypes[typ]:
+		return FormatCodex, true, true
+	case has(m.recordType) || (has(m.instructions) && has(m.id) && has(m.timestamp)):
+		return FormatCodex, true, true
+	case claudeTypes[typ] && (has(m.uuid) || has(m.sessionID)):
+		return FormatClaude, true, true
+	case typ == "summary" && has(m.leafUUID), typ == "file-history-snapshot", typ == "queue-operation":
+		return FormatClaude, true, true
+	case has(m.compact):
+		return FormatCtxc, true, true
+	case has(m.createdBy) && has(m.createdAt):
+		return FormatCtxc, true, true
+	case has(m.messages) && m.messages[0] == '[' && !has(m.role):
+		return FormatUnknown, false, false // an error: detectLine says it
+	}
+	msg := v
+	if !has(m.role) {
+		if !m.message.isObject() {
+			return FormatUnknown, false, true
+		}
+		var role jv
+		m.message.each(func(k string, val jv) bool {
+			if strings.IndexByte(k, '\\') >= 0 {
+				sure = false
+				return false
+			}
+			if k == "role" {
+				role = val
+				return false
+			}
+			return true
+		})
+		if !sure {
+			return FormatUnknown, false, false
+		}
+		if role == "" {
+			return FormatUnknown, false, true
+		}
+		msg = m.message // crabtalk's {"agent","message":{...}} lines
+	}
+	switch d, sure := messageDialectV(msg); d {
+	case DialectAnthropic:
+		return FormatAnthropic, sure, true
+	case DialectOpenAI:
+		return FormatOpenAI, sure, true
+	}
+	return FormatUnknown, false, true
+}
+
+// detectLineGJSON is detectLine read with gjson: for what detectMembers leaves to it, and the
+// reference its tests hold detectMembers to.
+func detectLineGJSON(doc gjson.Result) (f Format, strong bool, err error) {
 	if !doc.IsObject() {
 		return FormatUnknown, false, fmt.Errorf("a JSON %s, not a transcript record (want one JSON object per line)", jsonKind(doc))
 	}

@@ -114,3 +114,35 @@ func FuzzGenericRecord(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDetectLine: detectMembers' walk detects a line's format as detectLineGJSON's gjson.Gets do.
+func FuzzDetectLine(f *testing.F) {
+	for _, line := range []string{
+		`{"type":"session","id":"s1","timestamp":"t"}`,
+		`{"timestamp":"t","type":"response_item","payload":{"type":"message"}}`,
+		`{"record_type":"state"}`, `{"instructions":"x","id":"1","timestamp":"t"}`,
+		`{"type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}`,
+		`{"type":"summary","leafUuid":"l"}`, `{"type":"queue-operation"}`, `{"type":"file-history-snapshot"}`,
+		`{"compact":{"summary":"s"}}`, `{"created_by":"ctxc","created_at":"t"}`,
+		`{"messages":[{"role":"user","content":"x"}]}`, `{"messages":[],"role":"user"}`,
+		`{"agent":"a","message":{"role":"assistant","content":[{"type":"text","text":"x"}]}}`,
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]}`,
+		`{"role":"tool","tool_call_id":"c","content":"x"}`, `{"role":"system","content":"x"}`,
+		`{"typ\u0065":"session","id":"s"}`, `{"type":"us\u0065r","uuid":"u"}`, `{"type":1,"role":"user","content":"x"}`,
+		`{"message":{"r\u006fle":"user"}}`, `{"role":null}`, `[1,2]`, `"x"`, `{}`,
+		`{"type":"session","type":"user","id":"x","uuid":"u"}`,
+	} {
+		f.Add([]byte(line))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if !validJSON(line) {
+			return
+		}
+		doc := gjson.ParseBytes(line)
+		f1, s1, e1 := detectLine(doc)
+		f2, s2, e2 := detectLineGJSON(doc)
+		if f1 != f2 || s1 != s2 || (e1 == nil) != (e2 == nil) {
+			t.Fatalf("%s: walk %v %v %v, gjson %v %v %v", line, f1, s1, e1, f2, s2, e2)
+		}
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 )
 
 // DefaultMaxLine is the largest line the reader accepts. Real transcripts carry single lines of
@@ -50,13 +51,20 @@ type LineReader struct {
 }
 
 // NewLineReader returns a reader over r with the default line cap. Its buffer is 1 MiB, or the
-// size of r when r says it (io.SectionReader) and is smaller: searching an archive of small
-// sessions made a fresh 1 MiB buffer per file, and the page faults of those buffers were most of
-// the time (lines longer than the buffer are gathered: acc).
-func NewLineReader(r io.Reader) *LineReader {
-	size := int64(1 << 20)
-	if s, ok := r.(interface{ Size() int64 }); ok {
-		size = min(size, max(s.Size()+1, 4096))
+// size of r when r says it (io.SectionReader, a regular file) and is smaller: searching an
+// archive of small sessions made a fresh 1 MiB buffer per file, and the page faults of those
+// buffers were most of the time (lines longer than the buffer are gathered: acc).
+func NewLineReader(r io.Reader) *LineReader { return newLineReaderSize(r, 1<<20) }
+
+// newLineReaderSize is NewLineReader with a buffer of at most size bytes.
+func newLineReaderSize(r io.Reader, size int64) *LineReader {
+	switch r := r.(type) {
+	case interface{ Size() int64 }:
+		size = min(size, max(r.Size()+1, 4096))
+	case *os.File:
+		if info, err := r.Stat(); err == nil && info.Mode().IsRegular() {
+			size = min(size, max(info.Size()+1, 4096))
+		}
 	}
 	return &LineReader{r: bufio.NewReaderSize(r, int(size)), max: DefaultMaxLine}
 }

@@ -414,7 +414,7 @@ func Detect(r io.Reader, path string, opts Options) (Format, error) {
 	if opts.Format != FormatUnknown {
 		return opts.Format, nil
 	}
-	lr := NewLineReader(r)
+	lr := newLineReaderSize(r, 64<<10) // the first lines: the rest of the file is not read
 	weak := FormatUnknown
 	seen := 0
 	for seen < detectWindow {
