@@ -163,17 +163,21 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 }
 
 // searchLine reports the hits of one line (and a ctxc marker's tail): a Claude Code record as
-// claudeLine reads it when it can, else decoded. sc is claudeLine's, reused.
+// claudeLine reads it when it can, a plain message as plainLine does, else decoded. sc is claudeLine's, reused.
 func (g *grepper) searchLine(lb []byte, line int, events []event, sc *lineScratch) []event {
-	if g.format == transcript.FormatClaude {
-		var h *Hit
-		var read bool
-		if h, read = g.claudeLine(lb, sc); read {
-			if h != nil {
-				events = append(events, event{line: line, hit: h})
-			}
-			return events
+	var h *Hit
+	var read bool
+	switch {
+	case g.format == transcript.FormatClaude:
+		h, read = g.claudeLine(lb, sc)
+	case g.format.IsGeneric():
+		h, read = g.plainLine(lb, sc)
+	}
+	if read {
+		if h != nil {
+			events = append(events, event{line: line, hit: h})
 		}
+		return events
 	}
 	// The record is dropped before the segment is: the file stays mapped, and hits keep
 	// copies of their snippets.

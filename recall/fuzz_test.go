@@ -57,6 +57,29 @@ func FuzzGrepPrefilter(f *testing.F) {
 	for _, pat := range []string{`context.Context`, `context`, `Context\s+\w+`, `q"\s+word`, `(?i)CONTEXT.context`} {
 		f.Add([]byte(claude), pat, false, false)
 	}
+	// Plain messages, read by plainLine without DecodeRecord: its shape and what it leaves
+	// to the decoder.
+	plain := "\ufeff" + `{"role":"user","content":"plain context.Context text"}` + "\r\n" +
+		`{"role":"assistant","content":"`+long+`context.Context`+mixed+`"}` + "\n" +
+		`{"role":"system","content":"sys context.Context"}` + "\n" +
+		`{"role":"developer","content":"dev context.Context","name":"x"}` + "\n" +
+		`{"role":"tool","tool_call_id":"c1","content":"out context.Context"}` + "\n" +
+		`{"role":"function","name":"f","content":"fn context.Context"}` + "\n" +
+		`{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"q\":\"context.Context\"}"}}]}` + "\n" +
+		`{"role":"assistant","content":"first","content":"second context.Context"}` + "\n" +
+		`{"role":"user","c\u006fntent":"escaped key context.Context"}` + "\n" +
+		`{"role":"us\u0065r","content":"escaped role context.Context"}` + "\n" +
+		`{"role":"user","content":[{"type":"text","text":"array context.Context"}]}` + "\n" +
+		`{"message":{"role":"user","content":"wrapped context.Context"}}` + "\n" +
+		`{"compact":{"summary":"sum context.Context","tail_lines":1},"role":"user"}` + "\n" +
+		`{"role":"user","content":"\u0063ontext.Context escaped"}` + "\n" +
+		`{"role":"user","content":"no literal here","meta":"context.Context"}` + "\n" +
+		`{"role":"user","content":"not json context.Context"` + "\n" +
+		`["context.Context"]` + "\n" + `{"content":"no role context.Context"}` + "\n" +
+		`{"role":"assistant","content":"unterminated context.Context"}`
+	for _, pat := range []string{`context.Context`, `Context\s+\w+`, `(?i)CONTEXT.context`} {
+		f.Add([]byte(plain), pat, false, false)
+	}
 	f.Add([]byte(claude), "context.Context", true, true)
 	f.Fuzz(func(t *testing.T, data []byte, pattern string, fixed, fold bool) {
 		p, err := Compile(pattern, fixed, fold)

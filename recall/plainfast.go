@@ -1,0 +1,88 @@
+package recall
+
+import (
+	"strings"
+	"unsafe"
+)
+
+// plainLine is claudeLine for a line of the plain message formats (OpenAI, Anthropic, ctxc)
+// in its most common shape: an object whose "role" is one of user, assistant, system,
+// developer and tool, written plainly, and whose "content" is a string. Only that string is
+// searched (in windows: firstMatch), where decoding the line decoded all of it. ok is false,
+// and the caller decodes the line, for any other shape: another member that may hold the
+// literal (tool calls, reasoning, refusals...), a key written with an escape or twice, a
+// "compact" (a ctxc marker) or "message" member, a \u00XX escape of one of the literal's
+// characters. FuzzGrepPrefilter holds it to the decoder on the fixtures of every format.
+func (g *grepper) plainLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
+	for len(line) > 0 && (line[len(line)-1] == '\r' || line[len(line)-1] == '\n') {
+		line = line[:len(line)-1]
+	}
+	if len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
+		line = line[3:]
+	}
+	if len(line) == 0 {
+		return nil, false
+	}
+	s := unsafe.String(&line[0], len(line))
+	nodes, escaped, valid := lineShape(s, sc.nodes[:0], g.p.spells)
+	sc.nodes = nodes
+	if !valid {
+		return nil, true // DecodeRecord reads nothing from it either
+	}
+	if escaped || s[nodes[0].start] != '{' {
+		return nil, false
+	}
+	roleAt, content := -1, -1
+	for i := 1; i < len(nodes); i++ {
+		n := &nodes[i]
+		if n.parent != 0 {
+			continue
+		}
+		switch k := s[n.key0:n.key1]; k {
+		case `"role"`, `"content"`:
+			at := &roleAt
+			if k == `"content"` {
+				at = &content
+			}
+			if *at >= 0 {
+				return nil, false
+			}
+			*at = i
+		case `"compact"`, `"message"`:
+			return nil, false
+		default:
+			if strings.IndexByte(k, '\\') >= 0 || g.mayHold(s[n.start:n.end]) {
+				return nil, false
+			}
+		}
+	}
+	if roleAt < 0 || content < 0 {
+		return nil, false
+	}
+	var role string
+	switch s[nodes[roleAt].start:nodes[roleAt].end] {
+	case `"user"`:
+		role = "user"
+	case `"assistant"`:
+		role = "assistant"
+	case `"system"`:
+		role = "system"
+	case `"developer"`:
+		role = "developer"
+	case `"tool"`:
+		role = "tool"
+	default:
+		return nil, false
+	}
+	text := s[nodes[content].start:nodes[content].end]
+	if text[0] != '"' {
+		return nil, false
+	}
+	if g.opts.Roles != nil && !g.opts.Roles[role] || !g.mayHold(text) {
+		return nil, true
+	}
+	if sn, found := g.firstMatch(text, sc); found {
+		return &Hit{Path: g.path, Role: role, Index: -1, Snippet: sn, Match: true}, true
+	}
+	return nil, true
+}
