@@ -20,23 +20,9 @@ import (
 // call whose arguments are not an object or hold a \u escape, another block that may hold the
 // literal, a \u00XX escape of one of its characters): the caller decodes it.
 func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
-	for len(line) > 0 && (line[len(line)-1] == '\r' || line[len(line)-1] == '\n') {
-		line = line[:len(line)-1]
-	}
-	if len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
-		line = line[3:]
-	}
-	if len(line) == 0 {
-		return nil, false
-	}
-	s := unsafe.String(&line[0], len(line))
-	nodes, escaped, valid := lineShape(s, sc.nodes[:0], g.p.spells)
-	sc.nodes = nodes
-	if !valid {
-		return nil, true // DecodeRecord reads nothing from it either
-	}
-	if escaped || s[nodes[0].start] != '{' {
-		return nil, false
+	s, nodes, done, read := g.shapeRecord(line, sc)
+	if done {
+		return nil, read
 	}
 	key := func(n *node) string { return s[n.key0:n.key1] }
 	val := func(n *node) string { return s[n.start:n.end] }
@@ -370,6 +356,32 @@ func escapes(s string, e int) bool {
 // may spell it is not read here at all).
 func (g *grepper) mayHold(raw string) bool {
 	return raw != "" && g.p.nextLit(unsafe.Slice(unsafe.StringData(raw), len(raw)), 0) >= 0
+}
+
+// shapeRecord walks a line for claudeLine and plainLine (lineShape), its end and a BOM
+// trimmed: s and its values when it is an object without a \u00XX escape of one of the
+// literal's characters; else done, and read says whether the line is read (an invalid line: as
+// DecodeRecord, no record) or is for the decoder.
+func (g *grepper) shapeRecord(line []byte, sc *lineScratch) (s string, nodes []node, done, read bool) {
+	for len(line) > 0 && (line[len(line)-1] == '\r' || line[len(line)-1] == '\n') {
+		line = line[:len(line)-1]
+	}
+	if len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
+		line = line[3:]
+	}
+	if len(line) == 0 {
+		return "", nil, true, false
+	}
+	s = unsafe.String(&line[0], len(line))
+	nodes, escaped, valid := lineShape(s, sc.nodes[:0], g.p.spells)
+	sc.nodes = nodes
+	switch {
+	case !valid:
+		return "", nil, true, true
+	case escaped || s[nodes[0].start] != '{':
+		return "", nil, true, false
+	}
+	return s, nodes, false, false
 }
 
 // claudeText is a text a match can be in: a JSON string (quotes and all), or a tool call's

@@ -60,7 +60,7 @@ func FuzzGrepPrefilter(f *testing.F) {
 	// Plain messages, read by plainLine without DecodeRecord: its shape and what it leaves
 	// to the decoder.
 	plain := "\ufeff" + `{"role":"user","content":"plain context.Context text"}` + "\r\n" +
-		`{"role":"assistant","content":"`+long+`context.Context`+mixed+`"}` + "\n" +
+		`{"role":"assistant","content":"` + long + `context.Context` + mixed + `"}` + "\n" +
 		`{"role":"system","content":"sys context.Context"}` + "\n" +
 		`{"role":"developer","content":"dev context.Context","name":"x"}` + "\n" +
 		`{"role":"tool","tool_call_id":"c1","content":"out context.Context"}` + "\n" +

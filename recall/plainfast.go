@@ -1,9 +1,6 @@
 package recall
 
-import (
-	"strings"
-	"unsafe"
-)
+import "strings"
 
 // plainLine is claudeLine for a line of the plain message formats (OpenAI, Anthropic, ctxc)
 // in its most common shape: an object whose "role" is one of user, assistant, system,
@@ -14,23 +11,9 @@ import (
 // "compact" (a ctxc marker) or "message" member, a \u00XX escape of one of the literal's
 // characters. FuzzGrepPrefilter holds it to the decoder on the fixtures of every format.
 func (g *grepper) plainLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
-	for len(line) > 0 && (line[len(line)-1] == '\r' || line[len(line)-1] == '\n') {
-		line = line[:len(line)-1]
-	}
-	if len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
-		line = line[3:]
-	}
-	if len(line) == 0 {
-		return nil, false
-	}
-	s := unsafe.String(&line[0], len(line))
-	nodes, escaped, valid := lineShape(s, sc.nodes[:0], g.p.spells)
-	sc.nodes = nodes
-	if !valid {
-		return nil, true // DecodeRecord reads nothing from it either
-	}
-	if escaped || s[nodes[0].start] != '{' {
-		return nil, false
+	s, nodes, done, read := g.shapeRecord(line, sc)
+	if done {
+		return nil, read
 	}
 	roleAt, content := -1, -1
 	for i := 1; i < len(nodes); i++ {
