@@ -27,33 +27,17 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 	key := func(n *node) string { return s[n.key0:n.key1] }
 	val := func(n *node) string { return s[n.start:n.end] }
 	// The record's members (every key that claudeRecord reads, once).
-	typ, msg := -1, -1
-	for i := 1; i < len(nodes); i++ {
-		n := &nodes[i]
-		if n.parent != 0 {
-			continue
-		}
-		switch k := key(n); k {
-		case `"type"`, `"message"`:
-			at := &typ
-			if k == `"message"` {
-				at = &msg
-			}
-			if *at >= 0 {
-				return nil, false
-			}
-			*at = i
+	typ, msg, ok := twoMembers(s, nodes, 0, `"type"`, `"message"`, func(k string, n *node) bool {
+		switch k {
 		case `"isSidechain"`, `"isCompactSummary"`:
-			if val(n) != "false" {
-				return nil, false
-			}
+			return val(n) == "false"
 		case `"subtype"`, `"ctxc"`:
-			return nil, false
-		default:
-			if strings.IndexByte(k, '\\') >= 0 {
-				return nil, false
-			}
+			return false
 		}
+		return true
+	})
+	if !ok {
+		return nil, false
 	}
 	if typ < 0 || msg < 0 || s[nodes[msg].start] != '{' {
 		return nil, false
@@ -68,27 +52,9 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 		return nil, false
 	}
 	// The message's role and content.
-	roleAt, content := -1, -1
-	for i := msg + 1; i < len(nodes); i++ {
-		n := &nodes[i]
-		if n.parent != msg {
-			continue
-		}
-		switch k := key(n); k {
-		case `"role"`, `"content"`:
-			at := &roleAt
-			if k == `"content"` {
-				at = &content
-			}
-			if *at >= 0 {
-				return nil, false
-			}
-			*at = i
-		default:
-			if strings.IndexByte(k, '\\') >= 0 {
-				return nil, false
-			}
-		}
+	roleAt, content, ok := twoMembers(s, nodes, msg, `"role"`, `"content"`, nil)
+	if !ok {
+		return nil, false
 	}
 	if roleAt >= 0 {
 		v := val(&nodes[roleAt])

@@ -1,7 +1,5 @@
 package recall
 
-import "strings"
-
 // plainLine is claudeLine for a line of the plain message formats (OpenAI, Anthropic, ctxc)
 // in its most common shape: an object whose "role" is one of user, assistant, system,
 // developer and tool, written plainly, and whose "content" is a string. Only that string is
@@ -15,29 +13,11 @@ func (g *grepper) plainLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 	if done {
 		return nil, read
 	}
-	roleAt, content := -1, -1
-	for i := 1; i < len(nodes); i++ {
-		n := &nodes[i]
-		if n.parent != 0 {
-			continue
-		}
-		switch k := s[n.key0:n.key1]; k {
-		case `"role"`, `"content"`:
-			at := &roleAt
-			if k == `"content"` {
-				at = &content
-			}
-			if *at >= 0 {
-				return nil, false
-			}
-			*at = i
-		case `"compact"`, `"message"`:
-			return nil, false
-		default:
-			if strings.IndexByte(k, '\\') >= 0 || g.mayHold(s[n.start:n.end]) {
-				return nil, false
-			}
-		}
+	roleAt, content, ok := twoMembers(s, nodes, 0, `"role"`, `"content"`, func(k string, n *node) bool {
+		return k != `"compact"` && k != `"message"` && !g.mayHold(s[n.start:n.end])
+	})
+	if !ok {
+		return nil, false
 	}
 	if roleAt < 0 || content < 0 {
 		return nil, false

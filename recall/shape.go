@@ -1,6 +1,10 @@
 package recall
 
-import "github.com/ctxc/ctxc/internal/strscan"
+import (
+	"strings"
+
+	"github.com/ctxc/ctxc/internal/strscan"
+)
 
 // node is a JSON value of a line, at most shapeDepth containers deep: where it is, its key
 // (quotes and all) when it is an object's member, and its container (-1: the line's value).
@@ -170,4 +174,35 @@ func hexVal(c byte) (byte, bool) {
 		return c - 'A' + 10, true
 	}
 	return 0, false
+}
+
+// twoMembers finds the members keyed a and b (as written, quotes and all) of the container
+// nodes[parent] of a line s that lineShape listed: their nodes, -1 when absent. ok is false
+// when one of them is there twice (the decoder would read the last), when another member's key
+// is written with an escape (it may spell a or b), or when other, told of every other member,
+// says so.
+func twoMembers(s string, nodes []node, parent int, a, b string, other func(k string, n *node) bool) (ia, ib int, ok bool) {
+	ia, ib = -1, -1
+	for i := parent + 1; i < len(nodes); i++ {
+		n := &nodes[i]
+		if n.parent != parent {
+			continue
+		}
+		switch k := s[n.key0:n.key1]; k {
+		case a, b:
+			at := &ia
+			if k == b {
+				at = &ib
+			}
+			if *at >= 0 {
+				return -1, -1, false
+			}
+			*at = i
+		default:
+			if strings.IndexByte(k, '\\') >= 0 || other != nil && !other(k, n) {
+				return -1, -1, false
+			}
+		}
+	}
+	return ia, ib, true
 }
