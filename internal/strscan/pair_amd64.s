@@ -1,5 +1,20 @@
 #include "textflag.h"
 
+// BYTE_AT broadcasts byte shift/8 of BX to every byte of y (x: its low half); CX is used.
+#define BYTE_AT(shift, x, y) \
+	MOVL BX, CX \
+	SHRL $shift, CX \
+	ANDL $0xff, CX \
+	VMOVD CX, x \
+	VPBROADCASTB x, y
+
+// EITHER sets the bytes of v that equal the byte of a or of b to all ones, the others to zero;
+// Y8 is used.
+#define EITHER(v, a, b) \
+	VPCMPEQB v, a, Y8 \
+	VPCMPEQB v, b, v \
+	VPOR     Y8, v, v
+
 // func pairScanAVX2(b []byte, i, o1, o2 int, bytes uint32) int
 //
 // The first p >= i at which b[p+o1] is one of bytes' first two bytes and b[p+o2] one of its
@@ -14,24 +29,10 @@ TEXT ·pairScanAVX2(SB), NOSPLIT, $0-64
 	MOVQ o1+32(FP), R8
 	MOVQ o2+40(FP), R9
 	MOVL bytes+48(FP), BX
-	MOVL BX, CX
-	ANDL $0xff, CX
-	VMOVD CX, X0
-	VPBROADCASTB X0, Y0
-	MOVL BX, CX
-	SHRL $8, CX
-	ANDL $0xff, CX
-	VMOVD CX, X1
-	VPBROADCASTB X1, Y1
-	MOVL BX, CX
-	SHRL $16, CX
-	ANDL $0xff, CX
-	VMOVD CX, X2
-	VPBROADCASTB X2, Y2
-	MOVL BX, CX
-	SHRL $24, CX
-	VMOVD CX, X3
-	VPBROADCASTB X3, Y3
+	BYTE_AT(0, X0, Y0)
+	BYTE_AT(8, X1, Y1)
+	BYTE_AT(16, X2, Y2)
+	BYTE_AT(24, X3, Y3)
 	// R11: the last p whose step reads within b (its last byte: p+max(o1,o2)+63).
 	MOVQ R8, R10
 	CMPQ R9, R10
@@ -49,18 +50,10 @@ pairLoop:
 	VMOVDQU 32(R8)(AX*1), Y5
 	VMOVDQU (R9)(AX*1), Y6
 	VMOVDQU 32(R9)(AX*1), Y7
-	VPCMPEQB Y4, Y0, Y8
-	VPCMPEQB Y4, Y1, Y4
-	VPOR     Y8, Y4, Y4
-	VPCMPEQB Y5, Y0, Y8
-	VPCMPEQB Y5, Y1, Y5
-	VPOR     Y8, Y5, Y5
-	VPCMPEQB Y6, Y2, Y8
-	VPCMPEQB Y6, Y3, Y6
-	VPOR     Y8, Y6, Y6
-	VPCMPEQB Y7, Y2, Y8
-	VPCMPEQB Y7, Y3, Y7
-	VPOR     Y8, Y7, Y7
+	EITHER(Y4, Y0, Y1)
+	EITHER(Y5, Y0, Y1)
+	EITHER(Y6, Y2, Y3)
+	EITHER(Y7, Y2, Y3)
 	VPAND    Y4, Y6, Y4
 	VPAND    Y5, Y7, Y5
 	VPOR     Y4, Y5, Y8
@@ -99,34 +92,13 @@ TEXT ·pairEitherAVX2(SB), NOSPLIT, $0-88
 	MOVL bytes+48(FP), BX
 	MOVQ q1+56(FP), R12
 	MOVQ q2+64(FP), R13
-	MOVL BX, CX
-	ANDL $0xff, CX
-	VMOVD CX, X0
-	VPBROADCASTB X0, Y0
-	MOVL BX, CX
-	SHRL $8, CX
-	ANDL $0xff, CX
-	VMOVD CX, X1
-	VPBROADCASTB X1, Y1
-	MOVL BX, CX
-	SHRL $16, CX
-	ANDL $0xff, CX
-	VMOVD CX, X2
-	VPBROADCASTB X2, Y2
-	MOVL BX, CX
-	SHRL $24, CX
-	VMOVD CX, X3
-	VPBROADCASTB X3, Y3
+	BYTE_AT(0, X0, Y0)
+	BYTE_AT(8, X1, Y1)
+	BYTE_AT(16, X2, Y2)
+	BYTE_AT(24, X3, Y3)
 	MOVL qbytes+72(FP), BX
-	MOVL BX, CX
-	ANDL $0xff, CX
-	VMOVD CX, X9
-	VPBROADCASTB X9, Y9
-	MOVL BX, CX
-	SHRL $8, CX
-	ANDL $0xff, CX
-	VMOVD CX, X10
-	VPBROADCASTB X10, Y10
+	BYTE_AT(0, X9, Y9)
+	BYTE_AT(8, X10, Y10)
 	// R11: the last p whose step reads within b (its last byte: p+max(o1,o2,q1,q2)+31).
 	MOVQ R8, R10
 	CMPQ R9, R10
@@ -150,12 +122,8 @@ eitherLoop:
 	VMOVDQU (R9)(AX*1), Y5
 	VMOVDQU (R12)(AX*1), Y6
 	VMOVDQU (R13)(AX*1), Y7
-	VPCMPEQB Y4, Y0, Y8
-	VPCMPEQB Y4, Y1, Y4
-	VPOR     Y8, Y4, Y4
-	VPCMPEQB Y5, Y2, Y8
-	VPCMPEQB Y5, Y3, Y5
-	VPOR     Y8, Y5, Y5
+	EITHER(Y4, Y0, Y1)
+	EITHER(Y5, Y2, Y3)
 	VPAND    Y4, Y5, Y4
 	VPCMPEQB Y6, Y9, Y6
 	VPCMPEQB Y7, Y10, Y7
