@@ -84,29 +84,29 @@ func newFormatReader(f Format) formatReader {
 // detectLine classifies one valid JSON line. strong is true when the line alone decides the
 // format; weak answers (a plain {"role","content":"..."} line) may be refined by later lines.
 func detectLine(doc gjson.Result) (f Format, strong bool, err error) {
-	if f, strong, sure := detectMembers(jv(doc.Raw)); sure {
-		return f, strong, nil
+	if !doc.IsObject() {
+		return FormatUnknown, false, fmt.Errorf("a JSON %s, not a transcript record (want one JSON object per line)", jsonKind(doc))
 	}
-	return detectLineGJSON(doc)
+	m, sure := walkMembers(jv(doc.Raw))
+	if !sure {
+		m = gjsonMembers(doc)
+	}
+	return m.detect(jv(doc.Raw))
 }
 
-// lineMembers are the members of a line that detection looks at, each the first of its key
-// (as gjson's Get finds it), "" when absent.
+// lineMembers are the members of an object line that detection looks at, each the first of its
+// key (as gjson's Get finds it), "" when absent; messageRole is the "role" of its "message"
+// object.
 type lineMembers struct {
 	typ, id, payload, timestamp, recordType, instructions, uuid, sessionID, leafUUID jv
-	compact, createdBy, createdAt, messages, role, message                           jv
+	compact, createdBy, createdAt, messages, role, message, messageRole              jv
 }
 
-// detectMembers is detectLine's reading of an object line from one walk over its members,
-// where each of detectLine's gjson.Gets read the line up to its key (the whole line for each
-// absent one: eight passes over a message line). sure is false for a line that is not an
-// object (detectLine says what it is) and for a key written with an escape, which gjson
-// matches unescaped: the caller asks gjson. FuzzDetectLine holds it to detectLineGJSON.
-func detectMembers(v jv) (f Format, strong, sure bool) {
-	if !v.isObject() {
-		return FormatUnknown, false, false
-	}
-	var m lineMembers
+// walkMembers reads an object line's lineMembers in one walk, where a gjson.Get per key read
+// the line up to its key (the whole line for each absent one: eight passes over a message
+// line). sure is false when a key is written with an escape, which gjson matches unescaped:
+// the caller asks gjson (gjsonMembers). FuzzDetectLine holds the two to the same reading.
+func walkMembers(v jv) (m lineMembers, sure bool) {
 	sure = true
 	v.each(func(k string, val jv) bool {
 		var at *jv
@@ -153,96 +153,61 @@ func detectMembers(v jv) (f Format, strong, sure bool) {
 		}
 		return true
 	})
-	if !sure {
-		return FormatUnknown, false, false
-	}
-	has := func(v jv) bool { return v != "" }
-	typ := m.typ.str()
-	switch {
-	case typ == "session" && has(m.id):
-		return FormatPi, true, true
-	case has(m.payload) && has(m.timestamp) && codexItemTypes[typ]:
-		return FormatCodex, true, true
-	case has(m.recordType) || (has(m.instructions) && has(m.id) && has(m.timestamp)):
-		return FormatCodex, true, true
-	case claudeTypes[typ] && (has(m.uuid) || has(m.sessionID)):
-		return FormatClaude, true, true
-	case typ == "summary" && has(m.leafUUID), typ == "file-history-snapshot", typ == "queue-operation":
-		return FormatClaude, true, true
-	case has(m.compact):
-		return FormatCtxc, true, true
-	case has(m.createdBy) && has(m.createdAt):
-		return FormatCtxc, true, true
-	case has(m.messages) && m.messages[0] == '[' && !has(m.role):
-		return FormatUnknown, false, false // an error: detectLine says it
-	}
-	msg := v
-	if !has(m.role) {
-		if !m.message.isObject() {
-			return FormatUnknown, false, true
-		}
-		var role jv
+	if sure && m.message.isObject() {
 		m.message.each(func(k string, val jv) bool {
 			if strings.IndexByte(k, '\\') >= 0 {
 				sure = false
 				return false
 			}
 			if k == "role" {
-				role = val
+				m.messageRole = val
 				return false
 			}
 			return true
 		})
-		if !sure {
-			return FormatUnknown, false, false
-		}
-		if role == "" {
-			return FormatUnknown, false, true
+	}
+	return m, sure
+}
+
+// gjsonMembers reads an object line's lineMembers with gjson.
+func gjsonMembers(doc gjson.Result) lineMembers {
+	get := func(path string) jv { return jv(doc.Get(path).Raw) }
+	return lineMembers{typ: get("type"), id: get("id"), payload: get("payload"), timestamp: get("timestamp"),
+		recordType: get("record_type"), instructions: get("instructions"), uuid: get("uuid"), sessionID: get("sessionId"),
+		leafUUID: get("leafUuid"), compact: get("compact"), createdBy: get("created_by"), createdAt: get("created_at"),
+		messages: get("messages"), role: get("role"), message: get("message"), messageRole: get("message.role")}
+}
+
+// detect tells an object line's format (v: the line) from its members.
+func (m *lineMembers) detect(v jv) (f Format, strong bool, err error) {
+	has := func(v jv) bool { return v != "" }
+	typ := m.typ.str()
+	switch {
+	case typ == "session" && has(m.id):
+		return FormatPi, true, nil
+	case has(m.payload) && has(m.timestamp) && codexItemTypes[typ]:
+		return FormatCodex, true, nil
+	case has(m.recordType) || (has(m.instructions) && has(m.id) && has(m.timestamp)):
+		return FormatCodex, true, nil
+	case claudeTypes[typ] && (has(m.uuid) || has(m.sessionID)):
+		return FormatClaude, true, nil
+	case typ == "summary" && has(m.leafUUID), typ == "file-history-snapshot", typ == "queue-operation":
+		return FormatClaude, true, nil
+	case has(m.compact):
+		return FormatCtxc, true, nil
+	case has(m.createdBy) && has(m.createdAt):
+		return FormatCtxc, true, nil
+	case has(m.messages) && m.messages[0] == '[' && !has(m.role):
+		return FormatUnknown, true, fmt.Errorf(`a {"messages":[...]} conversation per line (a fine-tuning dataset?), not a transcript of one session`)
+	}
+	msg := v
+	if !has(m.role) {
+		if !has(m.messageRole) {
+			return FormatUnknown, false, nil
 		}
 		msg = m.message // crabtalk's {"agent","message":{...}} lines
 	}
 	switch d, sure := messageDialectV(msg); d {
-	case DialectAnthropic:
-		return FormatAnthropic, sure, true
-	case DialectOpenAI:
-		return FormatOpenAI, sure, true
-	}
-	return FormatUnknown, false, true
-}
-
-// detectLineGJSON is detectLine read with gjson: for what detectMembers leaves to it, and the
-// reference its tests hold detectMembers to.
-func detectLineGJSON(doc gjson.Result) (f Format, strong bool, err error) {
-	if !doc.IsObject() {
-		return FormatUnknown, false, fmt.Errorf("a JSON %s, not a transcript record (want one JSON object per line)", jsonKind(doc))
-	}
-	typ := doc.Get("type").String()
-	switch {
-	case typ == "session" && doc.Get("id").Exists():
-		return FormatPi, true, nil
-	case doc.Get("payload").Exists() && doc.Get("timestamp").Exists() && codexItemTypes[typ]:
-		return FormatCodex, true, nil
-	case doc.Get("record_type").Exists() || (doc.Get("instructions").Exists() && doc.Get("id").Exists() && doc.Get("timestamp").Exists()):
-		return FormatCodex, true, nil
-	case claudeTypes[typ] && (doc.Get("uuid").Exists() || doc.Get("sessionId").Exists()):
-		return FormatClaude, true, nil
-	case typ == "summary" && doc.Get("leafUuid").Exists(), typ == "file-history-snapshot", typ == "queue-operation":
-		return FormatClaude, true, nil
-	case doc.Get("compact").Exists():
-		return FormatCtxc, true, nil
-	case doc.Get("created_by").Exists() && doc.Get("created_at").Exists():
-		return FormatCtxc, true, nil
-	case doc.Get("messages").IsArray() && !doc.Get("role").Exists():
-		return FormatUnknown, true, fmt.Errorf(`a {"messages":[...]} conversation per line (a fine-tuning dataset?), not a transcript of one session`)
-	}
-	msg := doc
-	if !msg.Get("role").Exists() && msg.Get("message.role").Exists() {
-		msg = msg.Get("message") // crabtalk's {"agent","message":{...}} lines
-	}
-	if !msg.Get("role").Exists() {
-		return FormatUnknown, false, nil
-	}
-	switch d, sure := messageDialect(msg); d {
 	case DialectAnthropic:
 		return FormatAnthropic, sure, nil
 	case DialectOpenAI:

@@ -115,7 +115,8 @@ func FuzzGenericRecord(f *testing.F) {
 	})
 }
 
-// FuzzDetectLine: detectMembers' walk detects a line's format as detectLineGJSON's gjson.Gets do.
+// FuzzDetectLine: walkMembers reads a line's members as gjsonMembers' gjson.Gets do, and the
+// format detected from them is the same.
 func FuzzDetectLine(f *testing.F) {
 	for _, line := range []string{
 		`{"type":"session","id":"s1","timestamp":"t"}`,
@@ -139,10 +140,20 @@ func FuzzDetectLine(f *testing.F) {
 			return
 		}
 		doc := gjson.ParseBytes(line)
+		if !doc.IsObject() {
+			if _, _, err := detectLine(doc); err == nil {
+				t.Fatalf("%s: not an object, and no error", line)
+			}
+			return
+		}
 		f1, s1, e1 := detectLine(doc)
-		f2, s2, e2 := detectLineGJSON(doc)
+		gm := gjsonMembers(doc)
+		f2, s2, e2 := gm.detect(jv(doc.Raw))
 		if f1 != f2 || s1 != s2 || (e1 == nil) != (e2 == nil) {
 			t.Fatalf("%s: walk %v %v %v, gjson %v %v %v", line, f1, s1, e1, f2, s2, e2)
+		}
+		if wm, sure := walkMembers(jv(doc.Raw)); sure && wm != gm {
+			t.Fatalf("%s: walk %+v, gjson %+v", line, wm, gm)
 		}
 	})
 }
