@@ -327,8 +327,17 @@ func (g *grepper) mayHold(raw string) bool {
 // shapeRecord walks a line for claudeLine and plainLine (lineShape), its end and a BOM
 // trimmed: s and its values when it is an object without a \u00XX escape of one of the
 // literal's characters; else done, and read says whether the line is read (an invalid line: as
-// DecodeRecord, no record) or is for the decoder.
+// DecodeRecord, no record) or is for the decoder. A line that shapeIn walked already is not
+// walked again.
 func (g *grepper) shapeRecord(line []byte, sc *lineScratch) (s string, nodes []node, done, read bool) {
+	if sc.walked {
+		sc.walked = false
+		s, nodes = sc.line, sc.nodes
+		if sc.escaped || s[nodes[0].start] != '{' {
+			return "", nil, true, false
+		}
+		return s, nodes, false, false
+	}
 	for len(line) > 0 && (line[len(line)-1] == '\r' || line[len(line)-1] == '\n') {
 		line = line[:len(line)-1]
 	}
@@ -339,7 +348,7 @@ func (g *grepper) shapeRecord(line []byte, sc *lineScratch) (s string, nodes []n
 		return "", nil, true, false
 	}
 	s = unsafe.String(&line[0], len(line))
-	nodes, escaped, valid := lineShape(s, sc.nodes[:0], g.p.spells)
+	nodes, _, escaped, valid := lineShape(s, sc.nodes[:0], g.p.spells)
 	sc.nodes = nodes
 	switch {
 	case !valid:
@@ -348,6 +357,33 @@ func (g *grepper) shapeRecord(line []byte, sc *lineScratch) (s string, nodes []n
 		return "", nil, true, false
 	}
 	return s, nodes, false, false
+}
+
+// shapeIn walks the line that starts at region[ls] for shapeRecord, in the formats that
+// claudeLine and plainLine read, and returns where the line ends: the walk that validates it
+// finds its end (lineShape), so its bytes are read once, where finding the end first read
+// them twice (most lines a frequent pattern picks are long tool outputs). It returns -1 when
+// the line is not valid (or is empty): the caller finds its end, and shapeRecord walks it
+// again (as rare as invalid lines are).
+func (g *grepper) shapeIn(region []byte, ls int, sc *lineScratch) int {
+	if g.format != transcript.FormatClaude && !g.format.IsGeneric() {
+		return -1
+	}
+	start := ls
+	if len(region)-ls >= 3 && region[ls] == 0xEF && region[ls+1] == 0xBB && region[ls+2] == 0xBF {
+		start += 3
+	}
+	if start >= len(region) {
+		return -1
+	}
+	s := unsafe.String(&region[start], len(region)-start)
+	nodes, end, escaped, valid := lineShape(s, sc.nodes[:0], g.p.spells)
+	sc.nodes = nodes
+	if !valid {
+		return -1
+	}
+	sc.walked, sc.line, sc.escaped = true, s[:end], escaped
+	return start + end
 }
 
 // claudeText is a text a match can be in: a JSON string (quotes and all), or a tool call's
@@ -455,6 +491,10 @@ func valueEnd(s string, i int) int {
 // lineScratch is what a worker's claudeLine calls reuse: the line's nodes and a decoded window.
 type lineScratch struct {
 	nodes []node
+	// walked: nodes are those of the line at hand, in line (its text, without its end), as
+	// shapeIn walked it; escaped as lineShape said.
+	walked, escaped bool
+	line            string
 	text  []byte
 	call  []byte // a tool call as a JSON string (callRaw)
 	texts []claudeText

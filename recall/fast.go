@@ -130,13 +130,15 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 			num++
 		}
 		ls := counted
-		le := bytes.IndexByte(region[at:], '\n')
-		terminated := le >= 0
+		le := g.shapeIn(region, ls, &sc)
 		if le < 0 {
-			le = len(region)
-		} else {
-			le += at
+			if le = bytes.IndexByte(region[at:], '\n'); le < 0 {
+				le = len(region)
+			} else {
+				le += at
+			}
 		}
+		terminated := le < len(region)
 		lb := region[ls:le]
 		if fileStart && ls == 0 {
 			lb = bytes.TrimPrefix(lb, []byte{0xEF, 0xBB, 0xBF})
@@ -146,10 +148,14 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 		if terminated || (fileEnd && g.format.Native()) {
 			res.events = g.searchLine(lb, num+1, res.events, &sc)
 		}
+		sc.walked = false
 		next := le + 1
 		if next > len(region) {
 			break
 		}
+		// The line is counted: the next line's start is not looked for from this one's (a
+		// second read of a line that may be 100 KB).
+		counted, num = next, num+1
 		if candAt >= 0 && candAt < next {
 			candAt = cands.next(next)
 		}
@@ -157,7 +163,7 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 			cmpAt = probe.next(region, next)
 		}
 	}
-	// The lines before the last hit are counted already.
+	// The lines up to the last line searched are counted already.
 	res.newlines = num + bytes.Count(region[counted:], []byte{'\n'})
 	return res
 }

@@ -117,7 +117,8 @@ func FuzzGrepPrefilter(f *testing.F) {
 // FuzzLineShape: the walk that claudeLine reads records with accepts exactly the lines the
 // transcript readers' validation accepts.
 func FuzzLineShape(f *testing.F) {
-	for _, s := range []string{`{"a":[1,2.5e3,"x\u00e9\"",true,false,null,{}],"b":{}}`, `{"a":}`, `[1,]`, ` {"k" : "v"} `, `"\u12"`, `{"a":"\x"}`, "{\"a\":\"\t\"}"} {
+	for _, s := range []string{`{"a":[1,2.5e3,"x\u00e9\"",true,false,null,{}],"b":{}}`, `{"a":}`, `[1,]`, ` {"k" : "v"} `, `"\u12"`, `{"a":"\x"}`, "{\"a\":\"\t\"}",
+		"{\"a\":1}\n{\"b\":", "{\"a\":\"x\ny\"}", "{\"a\":1\n}", "{\"a\":1} \r\n", "[\n]", "\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
@@ -131,10 +132,18 @@ func FuzzLineShape(f *testing.F) {
 			"[" + strings.Repeat(string(line)+",", 8) + string(line) + "]"} {
 			for _, kernels := range []bool{true, false} {
 				was := strscan.UseKernels(kernels)
-				_, _, ok := lineShape(in, nil, func(byte) bool { return false })
+				_, end, _, ok := lineShape(in, nil, func(byte) bool { return false })
 				strscan.UseKernels(was)
-				if want := gjson.Valid(in); ok != want {
+				// A '\n' ends the line.
+				line := in
+				if nl := strings.IndexByte(in, '\n'); nl >= 0 {
+					line = in[:nl]
+				}
+				if want := gjson.Valid(line); ok != want {
 					t.Fatalf("%q (kernels %v): lineShape %v, gjson.Valid %v", in, kernels, ok, want)
+				}
+				if ok && end != len(line) {
+					t.Fatalf("%q (kernels %v): lineShape ends the line at %d, not %d", in, kernels, end, len(line))
 				}
 			}
 		}

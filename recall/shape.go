@@ -19,21 +19,27 @@ type node struct {
 const shapeDepth = 4
 
 // lineShape validates a line as the transcript readers do (with the same pieces, from
-// internal/strscan; FuzzLineShape checks it against gjson) and lists its values down to shapeDepth on the way, so that a record can be
-// read without a second walk. escaped is set when a string holds a \u00XX escape of a byte
-// spelled reports (a character of the pattern's literal).
-func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, escaped, ok bool) {
+// internal/strscan; FuzzLineShape checks it against gjson) and lists its values down to
+// shapeDepth on the way, so that a record can be read without a second walk. s is the line,
+// and may go on past it: a '\n' (JSON white space, but never inside a line) ends the line, so
+// that the walk that validates a line also finds where it ends (grep's segments: one pass over
+// the line's bytes, not a search for its end and then a walk). end is where the line ends (the
+// '\n' or len(s)) when it is valid; a walk never reads past a '\n' (a string stops at it, a
+// control character), so an invalid line is said so whatever follows it. escaped is set when
+// a string holds a \u00XX escape of a byte spelled reports (a character of the pattern's
+// literal).
+func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, end int, escaped, ok bool) {
 	type open struct {
 		c    byte // '{' or '['
 		node int  // -1: deeper than shapeDepth
 	}
 	var stack []open
 	key0, key1 := 0, 0
-	i := strscan.SkipSpace(s, 0)
+	i := strscan.SkipLineSpace(s, 0)
 	for {
 		// A value starts at i.
 		if i >= len(s) {
-			return nodes, escaped, false
+			return nodes, -1, escaped, false
 		}
 		idx := -1
 		if len(stack) <= shapeDepth {
@@ -46,7 +52,7 @@ func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, e
 		}
 		switch c := s[i]; {
 		case c == '{' || c == '[':
-			j := strscan.SkipSpace(s, i+1)
+			j := strscan.SkipLineSpace(s, i+1)
 			if j < len(s) && s[j] == c+2 { // '{'+2 == '}', '['+2 == ']'
 				i = j + 1
 				break
@@ -56,7 +62,7 @@ func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, e
 			if c == '{' {
 				key0 = i
 				if key1, i = shapeKey(s, i, spelled, &escaped); i < 0 {
-					return nodes, escaped, false
+					return nodes, -1, escaped, false
 				}
 			} else {
 				key0, key1 = 0, 0
@@ -64,26 +70,26 @@ func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, e
 			continue
 		case c == '"':
 			if i = shapeString(s, i, spelled, &escaped); i < 0 {
-				return nodes, escaped, false
+				return nodes, -1, escaped, false
 			}
 		case c == 't':
 			if !strscan.HasPrefixAt(s, i, "true") {
-				return nodes, escaped, false
+				return nodes, -1, escaped, false
 			}
 			i += 4
 		case c == 'f':
 			if !strscan.HasPrefixAt(s, i, "false") {
-				return nodes, escaped, false
+				return nodes, -1, escaped, false
 			}
 			i += 5
 		case c == 'n':
 			if !strscan.HasPrefixAt(s, i, "null") {
-				return nodes, escaped, false
+				return nodes, -1, escaped, false
 			}
 			i += 4
 		default:
 			if i = strscan.NumberEnd(s, i); i < 0 {
-				return nodes, escaped, false
+				return nodes, -1, escaped, false
 			}
 		}
 		if idx >= 0 {
@@ -91,12 +97,15 @@ func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, e
 		}
 		// After a value: close containers, or go on after a comma.
 		for {
-			i = strscan.SkipSpace(s, i)
+			i = strscan.SkipLineSpace(s, i)
 			if len(stack) == 0 {
-				return nodes, escaped, i == len(s)
+				if i == len(s) || s[i] == '\n' {
+					return nodes, i, escaped, true
+				}
+				return nodes, -1, escaped, false
 			}
 			if i >= len(s) {
-				return nodes, escaped, false
+				return nodes, -1, escaped, false
 			}
 			top := stack[len(stack)-1]
 			if s[i] == top.c+2 {
@@ -108,14 +117,14 @@ func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, e
 				continue
 			}
 			if s[i] != ',' {
-				return nodes, escaped, false
+				return nodes, -1, escaped, false
 			}
-			i = strscan.SkipSpace(s, i+1)
+			i = strscan.SkipLineSpace(s, i+1)
 			key0, key1 = 0, 0
 			if top.c == '{' {
 				key0 = i
 				if key1, i = shapeKey(s, i, spelled, &escaped); i < 0 {
-					return nodes, escaped, false
+					return nodes, -1, escaped, false
 				}
 			}
 			break
@@ -138,11 +147,11 @@ func shapeKey(s string, i int, spelled func(c byte) bool, escaped *bool) (keyEnd
 // afterColon checks the colon after a key that ends before i and returns where the value
 // starts, or -1.
 func afterColon(s string, i int) int {
-	i = strscan.SkipSpace(s, i)
+	i = strscan.SkipLineSpace(s, i)
 	if i >= len(s) || s[i] != ':' {
 		return -1
 	}
-	return strscan.SkipSpace(s, i+1)
+	return strscan.SkipLineSpace(s, i+1)
 }
 
 // shapeString checks the string that starts at s[i] ('"') as transcript's validator does and

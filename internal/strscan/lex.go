@@ -224,3 +224,16 @@ func isLowSurrogateHex(h string) bool {
 func isHighSurrogateHex(h string) bool {
 	return (h[0] == 'd' || h[0] == 'D') && strings.IndexByte("89abAB", h[1]) >= 0
 }
+
+// SkipLineSpace is SkipSpace within a line: it stops at a '\n', which ends the line.
+func SkipLineSpace(s string, i int) int {
+	for i < len(s) {
+		switch s[i] {
+		case ' ', '\t', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
