@@ -495,9 +495,9 @@ type lineScratch struct {
 	// shapeIn walked it; escaped as lineShape said.
 	walked, escaped bool
 	line            string
-	text  []byte
-	call  []byte // a tool call as a JSON string (callRaw)
-	texts []claudeText
+	text            []byte
+	call            []byte // a tool call as a JSON string (callRaw)
+	texts           []claudeText
 }
 
 // ownRole is role as a string of its own (it may point into the mapped file), without a copy
