@@ -220,7 +220,7 @@ func (g *grepper) firstMatch(raw string, sc *lineScratch) (Snippet, bool) {
 		}
 	}
 	text := transcript.DecodeString(raw)
-	if loc := g.p.re.FindStringIndex(text); loc != nil {
+	if loc, ok := g.p.find(text); ok {
 		return g.p.snippet(text, loc[0], loc[1]), true
 	}
 	return Snippet{}, false
@@ -256,9 +256,9 @@ func (g *grepper) windowMatch(inner string, at int, sc *lineScratch) (sn Snippet
 		sc.text = transcript.AppendUnescape(sc.text, inner[at0:end])
 		text := unsafe.String(unsafe.SliceData(sc.text), len(sc.text)) // snippetOf copies
 		s0 := max(0, k-n)                                              // no match starts before: the regexp starts there
-		loc := g.p.re.FindStringIndex(text[s0:])
+		loc, found := g.p.find(text[s0:])
 		if from == 0 && end == len(inner) { // the whole text
-			if loc == nil {
+			if !found {
 				return Snippet{}, false, -1
 			}
 			return g.p.snippet(text, s0+loc[0], s0+loc[1]), true, 0
@@ -267,7 +267,7 @@ func (g *grepper) windowMatch(inner string, at int, sc *lineScratch) (sn Snippet
 		if end < len(inner) {
 			sure -= unsure
 		}
-		if loc == nil {
+		if !found {
 			// No match starts before sure-n in the window's text: an occurrence whose
 			// matches start there is at most that far into the raw bytes (a decoded byte
 			// is at least one raw one).

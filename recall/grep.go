@@ -111,7 +111,7 @@ func argsText(args string) string {
 // match finds the first match in a message's texts.
 func (p *Pattern) match(m *transcript.Message, buf []string) (Snippet, bool) {
 	for _, t := range texts(m, buf[:0]) {
-		if loc := p.re.FindStringIndex(t); loc != nil {
+		if loc, ok := p.find(t); ok {
 			return p.snippet(t, loc[0], loc[1]), true
 		}
 	}

@@ -480,7 +480,7 @@ func (ix *Index) Search(files []string, p *Pattern, opts GrepOptions, emit func(
 			}
 			t := &textResult{rowid: rowid, meta: *pc}
 			t.meta.piece = ""
-			if loc := p.re.FindStringIndex(text); loc != nil {
+			if loc, ok := p.find(text); ok {
 				t.found, t.sn = true, p.snippet(text, loc[0], loc[1])
 			}
 			texts = append(texts, t)
@@ -779,7 +779,7 @@ func (ix *Index) searchPieces(tx *sql.Tx, p *Pattern, phrase string, ids map[int
 	err := eachText(tx, q, []any{textList(texts, func(t *textResult) bool { return t.needWhole })}, func(rowid int64, _ *pieceRow, text string) error {
 		if t := byText[rowid>>pieceBits]; t != nil && t.needWhole {
 			t.needWhole = false
-			if loc := p.re.FindStringIndex(text); loc != nil {
+			if loc, ok := p.find(text); ok {
 				t.found, t.sn = true, p.snippet(text, loc[0], loc[1])
 			}
 		}
@@ -869,9 +869,9 @@ func (p *Pattern) pieceMatch(pc *pieceRow) (sn Snippet, found, sure bool) {
 	if n < 0 || (pc.start > 0 && pc.start > pc.own0-n) || (end < pc.tlen && end < pc.own1+n) {
 		return Snippet{}, false, false
 	}
-	loc := p.re.FindStringIndex(pc.piece)
+	loc, found := p.find(pc.piece)
 	switch {
-	case loc == nil:
+	case !found:
 		return Snippet{}, false, true
 	case pc.start+loc[0] < pc.own0-n:
 		// A match owned by an earlier piece, which the trigram index should have picked.

@@ -39,6 +39,9 @@ type Pattern struct {
 	// noHighlights: snippets leave Matches empty (a search for every match in each snippet
 	// is a tenth of a grep's time when most lines match, and only a terminal shows them).
 	noHighlights bool
+	// seq finds matches in place of re when the pattern is a fixed sequence of characters
+	// (seqMatch); nil: re does.
+	seq *seqMatch
 }
 
 // WithoutHighlights makes the pattern's snippets leave Matches empty, and returns it.
@@ -69,6 +72,7 @@ func Compile(pattern string, fixed, fold bool) (*Pattern, error) {
 		return p, nil
 	}
 	p.maxLen = matchBound(tree)
+	p.seq = compileSeq(tree)
 	runes, rfold := requiredLiteral(tree.Simplify())
 	best := safeBest(runes, rfold)
 	if rfold {
