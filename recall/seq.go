@@ -18,6 +18,7 @@ import (
 // FuzzSeqMatch holds it to regexp.FindStringIndex.
 type seqMatch struct {
 	prefix string    // the leading literal characters (not U+FFFD), as regexp's Prog.Prefix
+	rareAt int       // the index of the prefix's rarest byte, which find looks for
 	rest   []seqElem // the elements after the prefix
 }
 
@@ -47,6 +48,7 @@ func compileSeq(re *syntax.Regexp) *seqMatch {
 		return nil // no literal to look for: regexp steps through every character
 	}
 	m.prefix, m.rest = prefix.String(), elems[n:]
+	m.rareAt = rare([]byte(m.prefix))
 	return m
 }
 
@@ -89,14 +91,19 @@ func seqElems(re *syntax.Regexp, out *[]seqElem) bool {
 // find is regexp.FindStringIndex for the sequence: the leftmost match's start and end, or ok
 // false.
 func (m *seqMatch) find(s string) (start, end int, ok bool) {
-	for from := 0; from <= len(s); {
-		i := strings.Index(s[from:], m.prefix)
-		if i < 0 {
+	// The prefix's occurrences in order, found by its rarest byte (strings.Index looks
+	// for the first byte: a frequent one stops it every few bytes).
+	n, k := len(m.prefix), m.rareAt
+	for from := 0; from+n <= len(s); {
+		j := strings.IndexByte(s[from+k:len(s)-n+k+1], m.prefix[k])
+		if j < 0 {
 			return 0, 0, false
 		}
-		p := from + i
-		if e, ok := m.restAt(s, p+len(m.prefix)); ok {
-			return p, e, true
+		p := from + j
+		if s[p:p+n] == m.prefix {
+			if e, ok := m.restAt(s, p+n); ok {
+				return p, e, true
+			}
 		}
 		// The next occurrence cannot start inside the prefix's first character.
 		from = p + 1
