@@ -142,7 +142,7 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 				if !g.mayHold(val(b)) {
 					continue
 				}
-				if name == "" || name[0] != '"' || input == "" || input[0] != '{' || strings.Contains(val(b), `\u`) {
+				if name == "" || name[0] != '"' || input == "" || input[0] != '{' || sc.esc.in(b.start, b.end) && strings.Contains(val(b), `\u`) {
 					return nil, false
 				}
 				texts = append(texts, claudeText{raw: name, args: input})
@@ -198,8 +198,9 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 // (checked on what it decodes to; no match starts earlier, as it would hold an earlier
 // occurrence), at an escape's start; it ends far enough after it that every place a match may
 // start before the one found was tried on all the bytes such a match could span, and that the
-// snippet is whole. A decoded byte is one to six raw ones: a window of two raw bytes for each
-// byte it needs is tried first, then one of six, then the whole text.
+// snippet is whole. A decoded byte is one to six raw ones: a window of 1.25 raw bytes for each
+// byte it needs is tried first (code and logs have an escape every few dozen bytes), then
+// one of two, then one of six, then the whole text.
 func (g *grepper) firstMatch(raw string, sc *lineScratch) (Snippet, bool) {
 	inner := raw[1 : len(raw)-1]
 	lit := unsafe.Slice(unsafe.StringData(inner), len(inner))
@@ -240,9 +241,9 @@ func (g *grepper) windowMatch(inner string, at int, sc *lineScratch) (sn Snippet
 	const unsure = 16
 	before := snipBefore + 2*utf8.UTFMax
 	at0 := escapeStart(inner, at) // the literal may start inside an escape's bytes
-	for _, x := range [...]int{2, 6} {
-		from, end := 0, min(len(inner), at+x*(n+snipAfter+utf8.UTFMax+unsure))
-		if back := at - x*(n+before); back > 0 {
+	for _, x := range [...]int{5, 8, 24} { // raw bytes per byte needed, in quarters
+		from, end := 0, min(len(inner), at+x*(n+snipAfter+utf8.UTFMax+unsure)/4)
+		if back := at - x*(n+before)/4; back > 0 {
 			from = escapeStart(inner, back)
 		}
 		if from > at0 {
@@ -333,7 +334,7 @@ func (g *grepper) shapeRecord(line []byte, sc *lineScratch) (s string, nodes []n
 	if sc.walked {
 		sc.walked = false
 		s, nodes = sc.line, sc.nodes
-		if sc.escaped || s[nodes[0].start] != '{' {
+		if sc.esc.spelled || s[nodes[0].start] != '{' {
 			return "", nil, true, false
 		}
 		return s, nodes, false, false
@@ -348,12 +349,12 @@ func (g *grepper) shapeRecord(line []byte, sc *lineScratch) (s string, nodes []n
 		return "", nil, true, false
 	}
 	s = unsafe.String(&line[0], len(line))
-	nodes, _, escaped, valid := lineShape(s, sc.nodes[:0], g.p.spells)
-	sc.nodes = nodes
+	nodes, _, esc, valid := lineShape(s, sc.nodes[:0], g.p.spells)
+	sc.nodes, sc.esc = nodes, esc
 	switch {
 	case !valid:
 		return "", nil, true, true
-	case escaped || s[nodes[0].start] != '{':
+	case esc.spelled || s[nodes[0].start] != '{':
 		return "", nil, true, false
 	}
 	return s, nodes, false, false
@@ -377,12 +378,12 @@ func (g *grepper) shapeIn(region []byte, ls int, sc *lineScratch) int {
 		return -1
 	}
 	s := unsafe.String(&region[start], len(region)-start)
-	nodes, end, escaped, valid := lineShape(s, sc.nodes[:0], g.p.spells)
+	nodes, end, esc, valid := lineShape(s, sc.nodes[:0], g.p.spells)
 	sc.nodes = nodes
 	if !valid {
 		return -1
 	}
-	sc.walked, sc.line, sc.escaped = true, s[:end], escaped
+	sc.walked, sc.line, sc.esc = true, s[:end], esc
 	return start + end
 }
 
@@ -492,9 +493,10 @@ func valueEnd(s string, i int) int {
 type lineScratch struct {
 	nodes []node
 	// walked: nodes are those of the line at hand, in line (its text, without its end), as
-	// shapeIn walked it; escaped as lineShape said.
-	walked, escaped bool
-	line            string
+	// shapeIn walked it. esc: the line's \u escapes, as lineShape saw them.
+	walked bool
+	line   string
+	esc    uEscapes
 	text            []byte
 	call            []byte // a tool call as a JSON string (callRaw)
 	texts           []claudeText

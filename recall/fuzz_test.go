@@ -132,7 +132,7 @@ func FuzzLineShape(f *testing.F) {
 			"[" + strings.Repeat(string(line)+",", 8) + string(line) + "]"} {
 			for _, kernels := range []bool{true, false} {
 				was := strscan.UseKernels(kernels)
-				_, end, _, ok := lineShape(in, nil, func(byte) bool { return false })
+				_, end, esc, ok := lineShape(in, nil, func(byte) bool { return false })
 				strscan.UseKernels(was)
 				// A '\n' ends the line.
 				line := in
@@ -144,6 +144,23 @@ func FuzzLineShape(f *testing.F) {
 				}
 				if ok && end != len(line) {
 					t.Fatalf("%q (kernels %v): lineShape ends the line at %d, not %d", in, kernels, end, len(line))
+				}
+				// In valid JSON every backslash starts an escape (in a string): the first and
+				// last \u escapes are found by stepping over escapes.
+				first, last := -1, -1
+				for j := 0; ok && j+1 < len(line); j++ {
+					if line[j] == '\\' {
+						if line[j+1] == 'u' {
+							last = j
+							if first < 0 {
+								first = j
+							}
+						}
+						j++
+					}
+				}
+				if ok && (esc.first != first || first >= 0 && esc.last != last) {
+					t.Fatalf("%q (kernels %v): \\u escapes from %d to %d, want %d to %d", in, kernels, esc.first, esc.last, first, last)
 				}
 			}
 		}

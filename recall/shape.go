@@ -25,21 +25,21 @@ const shapeDepth = 4
 // that the walk that validates a line also finds where it ends (grep's segments: one pass over
 // the line's bytes, not a search for its end and then a walk). end is where the line ends (the
 // '\n' or len(s)) when it is valid; a walk never reads past a '\n' (a string stops at it, a
-// control character), so an invalid line is said so whatever follows it. escaped is set when
-// a string holds a \u00XX escape of a byte spelled reports (a character of the pattern's
-// literal).
-func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, end int, escaped, ok bool) {
+// control character), so an invalid line is said so whatever follows it. esc tells where its
+// \u escapes are.
+func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, end int, esc uEscapes, ok bool) {
 	type open struct {
 		c    byte // '{' or '['
 		node int  // -1: deeper than shapeDepth
 	}
 	var stack []open
+	esc.first = -1
 	key0, key1 := 0, 0
 	i := strscan.SkipLineSpace(s, 0)
 	for {
 		// A value starts at i.
 		if i >= len(s) {
-			return nodes, -1, escaped, false
+			return nodes, -1, esc, false
 		}
 		idx := -1
 		if len(stack) <= shapeDepth {
@@ -61,35 +61,35 @@ func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, e
 			i = j
 			if c == '{' {
 				key0 = i
-				if key1, i = shapeKey(s, i, spelled, &escaped); i < 0 {
-					return nodes, -1, escaped, false
+				if key1, i = shapeKey(s, i, spelled, &esc); i < 0 {
+					return nodes, -1, esc, false
 				}
 			} else {
 				key0, key1 = 0, 0
 			}
 			continue
 		case c == '"':
-			if i = shapeString(s, i, spelled, &escaped); i < 0 {
-				return nodes, -1, escaped, false
+			if i = shapeString(s, i, spelled, &esc); i < 0 {
+				return nodes, -1, esc, false
 			}
 		case c == 't':
 			if !strscan.HasPrefixAt(s, i, "true") {
-				return nodes, -1, escaped, false
+				return nodes, -1, esc, false
 			}
 			i += 4
 		case c == 'f':
 			if !strscan.HasPrefixAt(s, i, "false") {
-				return nodes, -1, escaped, false
+				return nodes, -1, esc, false
 			}
 			i += 5
 		case c == 'n':
 			if !strscan.HasPrefixAt(s, i, "null") {
-				return nodes, -1, escaped, false
+				return nodes, -1, esc, false
 			}
 			i += 4
 		default:
 			if i = strscan.NumberEnd(s, i); i < 0 {
-				return nodes, -1, escaped, false
+				return nodes, -1, esc, false
 			}
 		}
 		if idx >= 0 {
@@ -100,12 +100,12 @@ func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, e
 			i = strscan.SkipLineSpace(s, i)
 			if len(stack) == 0 {
 				if i == len(s) || s[i] == '\n' {
-					return nodes, i, escaped, true
+					return nodes, i, esc, true
 				}
-				return nodes, -1, escaped, false
+				return nodes, -1, esc, false
 			}
 			if i >= len(s) {
-				return nodes, -1, escaped, false
+				return nodes, -1, esc, false
 			}
 			top := stack[len(stack)-1]
 			if s[i] == top.c+2 {
@@ -117,14 +117,14 @@ func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, e
 				continue
 			}
 			if s[i] != ',' {
-				return nodes, -1, escaped, false
+				return nodes, -1, esc, false
 			}
 			i = strscan.SkipLineSpace(s, i+1)
 			key0, key1 = 0, 0
 			if top.c == '{' {
 				key0 = i
-				if key1, i = shapeKey(s, i, spelled, &escaped); i < 0 {
-					return nodes, -1, escaped, false
+				if key1, i = shapeKey(s, i, spelled, &esc); i < 0 {
+					return nodes, -1, esc, false
 				}
 			}
 			break
@@ -134,11 +134,11 @@ func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, e
 
 // shapeKey checks `"key" :` at i and returns where the key ends and where its value starts
 // (-1 when the key or its colon is not there or not valid).
-func shapeKey(s string, i int, spelled func(c byte) bool, escaped *bool) (keyEnd, value int) {
+func shapeKey(s string, i int, spelled func(c byte) bool, esc *uEscapes) (keyEnd, value int) {
 	if i >= len(s) || s[i] != '"' {
 		return -1, -1
 	}
-	if keyEnd = shapeString(s, i, spelled, escaped); keyEnd < 0 {
+	if keyEnd = shapeString(s, i, spelled, esc); keyEnd < 0 {
 		return -1, -1
 	}
 	return keyEnd, afterColon(s, keyEnd)
@@ -154,14 +154,32 @@ func afterColon(s string, i int) int {
 	return strscan.SkipLineSpace(s, i+1)
 }
 
+// uEscapes is what lineShape saw of a line's \u escapes.
+type uEscapes struct {
+	// spelled: a \u00XX escape of a byte that spelled reports (a character of the pattern's
+	// literal, which the prefilter's raw bytes would not show).
+	spelled bool
+	// first and last are the indexes of the first and last \u escapes' backslashes; first is
+	// -1 when there is none.
+	first, last int
+}
+
+// in reports whether s[from:to] may hold a \u escape.
+func (e *uEscapes) in(from, to int) bool {
+	return e.first >= 0 && e.first < to && e.last >= from
+}
+
 // shapeString checks the string that starts at s[i] ('"') as transcript's validator does and
-// returns the index past it, or -1; a \u00XX escape of a byte that spelled reports sets
-// *escaped.
-func shapeString(s string, i int, spelled func(c byte) bool, escaped *bool) int {
+// returns the index past it, or -1, noting its \u escapes in esc.
+func shapeString(s string, i int, spelled func(c byte) bool, esc *uEscapes) int {
 	return strscan.StringEnd(s, i, func(at int) {
+		if esc.first < 0 {
+			esc.first = at
+		}
+		esc.last = at
 		if s[at+2] == '0' && s[at+3] == '0' {
 			if b, _ := hexByte(s[at+4], s[at+5]); spelled(b) {
-				*escaped = true
+				esc.spelled = true
 			}
 		}
 	})
