@@ -240,7 +240,7 @@ func (g *grepper) windowMatch(inner string, at int, sc *lineScratch) (sn Snippet
 	// bytes are not relied on.
 	const unsure = 16
 	before := snipBefore + 2*utf8.UTFMax
-	at0 := escapeStart(inner, at) // the literal may start inside an escape's bytes
+	at0 := escapeStart(inner, at)          // the literal may start inside an escape's bytes
 	for _, x := range [...]int{5, 8, 24} { // raw bytes per byte needed, in quarters
 		from, end := 0, min(len(inner), at+x*(n+snipAfter+utf8.UTFMax+unsure)/4)
 		if back := at - x*(n+before)/4; back > 0 {
@@ -497,9 +497,9 @@ type lineScratch struct {
 	walked bool
 	line   string
 	esc    uEscapes
-	text            []byte
-	call            []byte // a tool call as a JSON string (callRaw)
-	texts           []claudeText
+	text   []byte
+	call   []byte // a tool call as a JSON string (callRaw)
+	texts  []claudeText
 }
 
 // ownRole is role as a string of its own (it may point into the mapped file), without a copy
