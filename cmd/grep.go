@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/ctxc/ctxc/recall"
@@ -320,7 +321,15 @@ func writeHit(w *bufio.Writer, h recall.Hit, color bool) error {
 	if !h.Match {
 		sep = "-"
 	}
-	fmt.Fprintf(w, "%s:%d%s %s: ", h.Path, h.Line, sep, h.Role)
+	// Written piece by piece (not fmt.Fprintf): a frequent pattern has a hit per line.
+	w.WriteString(h.Path)
+	w.WriteByte(':')
+	var num [20]byte
+	w.Write(strconv.AppendInt(num[:0], int64(h.Line), 10))
+	w.WriteString(sep)
+	w.WriteByte(' ')
+	w.WriteString(h.Role)
+	w.WriteString(": ")
 	text := h.Snippet.Text
 	if !color || len(h.Snippet.Matches) == 0 {
 		w.WriteString(text)

@@ -485,6 +485,15 @@ func (p *Pattern) snippetIn(piece string, off, textLen, s, e int) (sn Snippet, o
 	return p.snippetOf(piece[from:to], off+from > 0, off+to < textLen), true
 }
 
+// oneLine maps each byte to itself, but those that break lines (\n, \r, \t) to a space.
+var oneLine = func() (t [256]byte) {
+	for c := range t {
+		t[c] = byte(c)
+	}
+	t['\n'], t['\r'], t['\t'] = ' ', ' ', ' '
+	return t
+}()
+
 // snippetOf makes a snippet of part, a piece of the text around a match; cutBefore and
 // cutAfter say whether the text goes on before and after it.
 func (p *Pattern) snippetOf(part string, cutBefore, cutAfter bool) Snippet {
@@ -504,14 +513,13 @@ func (p *Pattern) snippetOf(part string, cutBefore, cutAfter bool) Snippet {
 	// One line: white space that breaks lines becomes a space (same byte length, so the match
 	// ranges stay right). One allocation, which the snippet owns: part may point into a
 	// mapped file or a reused buffer.
-	out := make([]byte, 0, len(pre)+len(part)+len(post))
-	out = append(append(out, pre...), part...)
-	for i := len(pre); i < len(out); i++ {
-		if c := out[i]; c == '\n' || c == '\r' || c == '\t' {
-			out[i] = ' '
-		}
+	out := make([]byte, len(pre)+len(part)+len(post))
+	copy(out, pre)
+	body := out[len(pre):][:len(part)]
+	for i := 0; i < len(part); i++ { // a table, not a branch per byte (code has a \n or \t every few bytes)
+		body[i] = oneLine[part[i]]
 	}
-	out = append(out, post...)
+	copy(out[len(pre)+len(part):], post)
 	for i := range ms {
 		ms[i][0] += len(pre)
 		ms[i][1] += len(pre)

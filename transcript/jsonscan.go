@@ -44,7 +44,7 @@ func unescape(s string) string {
 // appendUnescape appends the decoded text of s (unescape) to b.
 func appendUnescape(b []byte, s string) []byte {
 	for {
-		i := strings.IndexByte(s, '\\')
+		i := strscan.Backslash(s)
 		if i < 0 || i+1 >= len(s) {
 			return append(b, s...)
 		}

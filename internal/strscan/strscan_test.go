@@ -369,3 +369,21 @@ func FuzzPairEither(f *testing.F) {
 		checkEither(t, b, i, &Pair{O1: o1, O2: o2, C1: [2]byte{a1, b1}, C2: [2]byte{a2, b2}}, &Pair{O1: q1, O2: q2, C1: [2]byte{c1}, C2: [2]byte{c2}})
 	})
 }
+
+// TestBackslash: Backslash is strings.IndexByte(s, '\\') at every length and position.
+func TestBackslash(t *testing.T) {
+	for n := 0; n < 150; n++ {
+		for at := -1; at < n; at++ {
+			b := []byte(strings.Repeat("a\xffé", n)[:n])
+			if at >= 0 {
+				b[at] = '\\'
+				if at+1 < n {
+					b[at+1] = '\\' // a second one after it changes nothing
+				}
+			}
+			if got, want := Backslash(string(b)), strings.IndexByte(string(b), '\\'); got != want {
+				t.Fatalf("%q: %d, want %d", b, got, want)
+			}
+		}
+	}
+}
