@@ -85,7 +85,7 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 			}
 			blocks++
 			if s[b.start] != '{' {
-				if g.mayHold(val(b)) {
+				if g.mayHold(val(b), sc) {
 					return nil, false // an opaque block
 				}
 				continue
@@ -139,7 +139,7 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 				// A tool call: its name and arguments' keys and values, as texts() renders
 				// them, when its arguments are an object without \u escapes (whose decoding
 				// this would have to match gjson's on); else decoded.
-				if !g.mayHold(val(b)) {
+				if !g.mayHold(val(b), sc) {
 					continue
 				}
 				if name == "" || name[0] != '"' || input == "" || input[0] != '{' || sc.esc.in(b.start, b.end) && strings.Contains(val(b), `\u`) {
@@ -150,7 +150,7 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 			default:
 				// A compaction's content, an opaque block: decoded when it may hold the
 				// literal.
-				if g.mayHold(val(b)) {
+				if g.mayHold(val(b), sc) {
 					return nil, false
 				}
 				continue
@@ -159,7 +159,7 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 			case field == "":
 			case field[0] == '"':
 				texts = append(texts, claudeText{raw: field})
-			case g.mayHold(field):
+			case g.mayHold(field, sc):
 				return nil, false
 			}
 		}
@@ -181,7 +181,7 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 			}
 			sc.call = raw
 			sn, found = g.firstMatch(unsafe.String(unsafe.SliceData(raw), len(raw)), sc)
-		case g.mayHold(t.raw):
+		case g.mayHold(t.raw, sc):
 			sn, found = g.firstMatch(t.raw, sc)
 		}
 		if found { // sn.Text is its own copy (snippetOf)
@@ -207,7 +207,11 @@ func (g *grepper) firstMatch(raw string, sc *lineScratch) (Snippet, bool) {
 	// Each occurrence of the literal in turn (a few at most): a window that finds no match
 	// rules out every match that holds it, and the next occurrence the window did not reach
 	// is tried.
-	for at, tries := g.p.nextLit(lit, 0), 0; at >= 0 && g.p.maxLen >= 0 && tries < 4; tries++ {
+	first := g.litIn(raw, sc) - 1 // in inner (the literal holds no quote)
+	if first < 0 {
+		first = -1
+	}
+	for at, tries := first, 0; at >= 0 && g.p.maxLen >= 0 && tries < 4; tries++ {
 		sn, found, next := g.windowMatch(inner, at, sc)
 		if found || next < 0 {
 			return sn, found
@@ -319,10 +323,34 @@ func escapes(s string, e int) bool {
 	return n%2 == 0
 }
 
-// mayHold reports whether raw JSON holds the pattern's literal (a line whose \u00XX escapes
-// may spell it is not read here at all).
-func (g *grepper) mayHold(raw string) bool {
-	return raw != "" && g.p.nextLit(unsafe.Slice(unsafe.StringData(raw), len(raw)), 0) >= 0
+// mayHold reports whether raw JSON (most often a value of the line at hand: litIn) holds the
+// pattern's literal (a line whose \u00XX escapes may spell it is not read here at all).
+func (g *grepper) mayHold(raw string, sc *lineScratch) bool {
+	return g.litIn(raw, sc) >= 0
+}
+
+// litIn returns the index in raw of the literal's first occurrence, or -1. raw is most often
+// a value of the line that shapeIn walked, whose first occurrence the prefilter found
+// (sc.lit): a value that ends before it holds none, and one that holds it has it first there;
+// only a value after it is searched. A line's long tool output was searched from its start
+// twice (whether it holds the literal, then where), often 10 KB to its first occurrence.
+func (g *grepper) litIn(raw string, sc *lineScratch) int {
+	if raw == "" {
+		return -1
+	}
+	if l := sc.lit; sc.litKnown {
+		off := int(uintptr(unsafe.Pointer(unsafe.StringData(raw))) - uintptr(unsafe.Pointer(unsafe.StringData(sc.line))))
+		if off >= 0 && off+len(raw) <= len(sc.line) {
+			// Every occurrence in raw is one of the line's, at l or after it.
+			switch last := off + len(raw) - len(g.p.lit); {
+			case last < l:
+				return -1
+			case off <= l:
+				return l - off
+			}
+		}
+	}
+	return g.p.nextLit(unsafe.Slice(unsafe.StringData(raw), len(raw)), 0)
 }
 
 // shapeRecord walks a line for claudeLine and plainLine (lineShape), its end and a BOM
@@ -366,7 +394,7 @@ func (g *grepper) shapeRecord(line []byte, sc *lineScratch) (s string, nodes []n
 // them twice (most lines a frequent pattern picks are long tool outputs). It returns -1 when
 // the line is not valid (or is empty): the caller finds its end, and shapeRecord walks it
 // again (as rare as invalid lines are).
-func (g *grepper) shapeIn(region []byte, ls int, sc *lineScratch) int {
+func (g *grepper) shapeIn(region []byte, ls, at int, sc *lineScratch) int {
 	if g.format != transcript.FormatClaude && !g.format.IsGeneric() {
 		return -1
 	}
@@ -384,6 +412,11 @@ func (g *grepper) shapeIn(region []byte, ls int, sc *lineScratch) int {
 		return -1
 	}
 	sc.walked, sc.line, sc.esc = true, s[:end], esc
+	// The candidate the prefilter found (the line's first) may be the literal, or a \u
+	// escape before it.
+	if at >= start && g.p.litAt(region, at) {
+		sc.lit, sc.litKnown = at-start, true
+	}
 	return start + end
 }
 
@@ -497,9 +530,12 @@ type lineScratch struct {
 	walked bool
 	line   string
 	esc    uEscapes
-	text   []byte
-	call   []byte // a tool call as a JSON string (callRaw)
-	texts  []claudeText
+	// lit is the index in line of the literal's first occurrence, when litKnown.
+	lit      int
+	litKnown bool
+	text     []byte
+	call     []byte // a tool call as a JSON string (callRaw)
+	texts    []claudeText
 }
 
 // ownRole is role as a string of its own (it may point into the mapped file), without a copy

@@ -130,7 +130,7 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 			num++
 		}
 		ls := counted
-		le := g.shapeIn(region, ls, &sc)
+		le := g.shapeIn(region, ls, at, &sc)
 		if le < 0 {
 			if le = bytes.IndexByte(region[at:], '\n'); le < 0 {
 				le = len(region)
@@ -148,7 +148,7 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 		if terminated || (fileEnd && g.format.Native()) {
 			res.events = g.searchLine(lb, num+1, res.events, &sc)
 		}
-		sc.walked = false
+		sc.walked, sc.litKnown = false, false
 		next := le + 1
 		if next > len(region) {
 			break

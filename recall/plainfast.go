@@ -14,7 +14,7 @@ func (g *grepper) plainLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 		return nil, read
 	}
 	roleAt, content, ok := twoMembers(s, nodes, 0, `"role"`, `"content"`, func(k string, n *node) bool {
-		return k != `"compact"` && k != `"message"` && !g.mayHold(s[n.start:n.end])
+		return k != `"compact"` && k != `"message"` && !g.mayHold(s[n.start:n.end], sc)
 	})
 	if !ok {
 		return nil, false
@@ -41,7 +41,7 @@ func (g *grepper) plainLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 	if text[0] != '"' {
 		return nil, false
 	}
-	if g.opts.Roles != nil && !g.opts.Roles[role] || !g.mayHold(text) {
+	if g.opts.Roles != nil && !g.opts.Roles[role] || !g.mayHold(text, sc) {
 		return nil, true
 	}
 	if sn, found := g.firstMatch(text, sc); found {
