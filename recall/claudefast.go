@@ -27,7 +27,7 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 	key := func(n *node) string { return s[n.key0:n.key1] }
 	val := func(n *node) string { return s[n.start:n.end] }
 	// The record's members (every key that claudeRecord reads, once).
-	typ, msg, ok := twoMembers(s, nodes, 0, `"type"`, `"message"`, func(k string, n *node) bool {
+	typ, msg, ok := twoMembers(s, nodes, &sc.esc, 0, `"type"`, `"message"`, func(k string, n *node) bool {
 		switch k {
 		case `"isSidechain"`, `"isCompactSummary"`:
 			return val(n) == "false"
@@ -52,7 +52,7 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 		return nil, false
 	}
 	// The message's role and content.
-	roleAt, content, ok := twoMembers(s, nodes, msg, `"role"`, `"content"`, nil)
+	roleAt, content, ok := twoMembers(s, nodes, &sc.esc, msg, `"role"`, `"content"`, nil)
 	if !ok {
 		return nil, false
 	}
@@ -111,7 +111,7 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 				case `"input"`:
 					to = &input
 				default:
-					if strings.IndexByte(k, '\\') >= 0 {
+					if sc.esc.keys && strings.IndexByte(k, '\\') >= 0 {
 						return nil, false
 					}
 					continue

@@ -118,7 +118,8 @@ func FuzzGrepPrefilter(f *testing.F) {
 // transcript readers' validation accepts.
 func FuzzLineShape(f *testing.F) {
 	for _, s := range []string{`{"a":[1,2.5e3,"x\u00e9\"",true,false,null,{}],"b":{}}`, `{"a":}`, `[1,]`, ` {"k" : "v"} `, `"\u12"`, `{"a":"\x"}`, "{\"a\":\"\t\"}",
-		"{\"a\":1}\n{\"b\":", "{\"a\":\"x\ny\"}", "{\"a\":1\n}", "{\"a\":1} \r\n", "[\n]", "\n"} {
+		"{\"a\":1}\n{\"b\":", "{\"a\":\"x\ny\"}", "{\"a\":1\n}", "{\"a\":1} \r\n", "[\n]", "\n",
+		`{"a":[{"b\\u0063":1}]}`, `{"a\\"b":1}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
@@ -159,12 +160,27 @@ func FuzzLineShape(f *testing.F) {
 						j++
 					}
 				}
+				if ok && esc.keys != keyEscaped(gjson.Parse(line)) {
+					t.Fatalf("%q (kernels %v): keys escaped %v", in, kernels, esc.keys)
+				}
 				if ok && (esc.first != first || first >= 0 && esc.last != last) {
 					t.Fatalf("%q (kernels %v): \\u escapes from %d to %d, want %d to %d", in, kernels, esc.first, esc.last, first, last)
 				}
 			}
 		}
 	})
+}
+
+// keyEscaped reports whether a key of v, at any depth, is written with an escape.
+func keyEscaped(v gjson.Result) bool {
+	found := false
+	if v.IsObject() || v.IsArray() {
+		v.ForEach(func(k, x gjson.Result) bool {
+			found = strings.IndexByte(k.Raw, '\\') >= 0 || keyEscaped(x)
+			return !found
+		})
+	}
+	return found
 }
 
 // TestEscapeStart: decoding a JSON string's text from escapeStart(i), for every i, gives the

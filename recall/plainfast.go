@@ -13,7 +13,7 @@ func (g *grepper) plainLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 	if done {
 		return nil, read
 	}
-	roleAt, content, ok := twoMembers(s, nodes, 0, `"role"`, `"content"`, func(k string, n *node) bool {
+	roleAt, content, ok := twoMembers(s, nodes, &sc.esc, 0, `"role"`, `"content"`, func(k string, n *node) bool {
 		return k != `"compact"` && k != `"message"` && !g.mayHold(s[n.start:n.end], sc)
 	})
 	if !ok {

@@ -147,8 +147,13 @@ func shapeKey(s string, i int, spelled func(c byte) bool, esc *uEscapes) (keyEnd
 	if i >= len(s) || s[i] != '"' {
 		return -1, -1
 	}
-	if keyEnd = shapeString(s, i, spelled, esc); keyEnd < 0 {
-		return -1, -1
+	if keyEnd = strscan.ShortStringEnd(s, i); keyEnd < 0 {
+		if keyEnd = shapeLongString(s, i, spelled, esc); keyEnd < 0 {
+			return -1, -1
+		}
+		if strings.IndexByte(s[i:keyEnd], '\\') >= 0 {
+			esc.keys = true
+		}
 	}
 	return keyEnd, afterColon(s, keyEnd)
 }
@@ -171,6 +176,9 @@ type uEscapes struct {
 	// first and last are the indexes of the first and last \u escapes' backslashes; first is
 	// -1 when there is none.
 	first, last int
+	// keys: a key is written with an escape (which may spell a key that the fast readers
+	// look for).
+	keys bool
 }
 
 // in reports whether s[from:to] may hold a \u escape.
@@ -184,6 +192,11 @@ func shapeString(s string, i int, spelled func(c byte) bool, esc *uEscapes) int 
 	if j := strscan.ShortStringEnd(s, i); j >= 0 {
 		return j
 	}
+	return shapeLongString(s, i, spelled, esc)
+}
+
+// shapeLongString is shapeString for a string that ShortStringEnd does not end.
+func shapeLongString(s string, i int, spelled func(c byte) bool, esc *uEscapes) int {
 	return strscan.StringEnd(s, i, func(at int) {
 		if esc.first < 0 {
 			esc.first = at
@@ -220,7 +233,7 @@ func hexVal(c byte) (byte, bool) {
 // when one of them is there twice (the decoder would read the last), when another member's key
 // is written with an escape (it may spell a or b), or when other, told of every other member,
 // says so.
-func twoMembers(s string, nodes []node, parent int, a, b string, other func(k string, n *node) bool) (ia, ib int, ok bool) {
+func twoMembers(s string, nodes []node, esc *uEscapes, parent int, a, b string, other func(k string, n *node) bool) (ia, ib int, ok bool) {
 	ia, ib = -1, -1
 	for i := parent + 1; i < len(nodes); i++ {
 		n := &nodes[i]
@@ -238,7 +251,7 @@ func twoMembers(s string, nodes []node, parent int, a, b string, other func(k st
 			}
 			*at = i
 		default:
-			if strings.IndexByte(k, '\\') >= 0 || other != nil && !other(k, n) {
+			if esc.keys && strings.IndexByte(k, '\\') >= 0 || other != nil && !other(k, n) {
 				return -1, -1, false
 			}
 		}
