@@ -119,13 +119,28 @@ func requiredLiteral(re *syntax.Regexp) ([]rune, bool) {
 		var bestFold bool
 		for _, s := range re.Sub {
 			r, f := requiredLiteral(s)
-			if len(safeBest(r, f)) > len(safeBest(best, bestFold)) {
+			if betterLiteral(safeBest(r, f), safeBest(best, bestFold)) {
 				best, bestFold = r, f
 			}
 		}
 		return best, bestFold
 	}
 	return nil, false
+}
+
+// betterLiteral reports whether a is a better prefilter literal than b: longer, or as long
+// and made of rarer bytes (context.Context: "Context", whose capital is rarer in code than
+// the word "context", which a line may hold many times apart from any match).
+func betterLiteral(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) > len(b)
+	}
+	ra, rb := 0, 0
+	for i := range len(a) {
+		ra += byteRank(a[i])
+		rb += byteRank(b[i])
+	}
+	return ra < rb
 }
 
 // matchBound is the most bytes a match of re can span, or -1 when that is unbounded or re has
