@@ -66,21 +66,26 @@ plainLoop:
 	VMOVDQU (SI)(AX*1), Y0
 	VMOVDQU 32(SI)(AX*1), Y1
 	MASK64(VPCMPEQB, Y3, BX)
-	MASK64(VPCMPEQB, Y2, R10) // quotes
-	VPMINUB Y4, Y0, Y5
-	VPCMPEQB Y0, Y5, Y5
-	VPMOVMSKB Y5, R9
-	VPMINUB Y4, Y1, Y5
-	VPCMPEQB Y1, Y5, Y5
+	// Quotes and control characters, in one mask (R10).
+	VPCMPEQB Y2, Y0, Y5
+	VPMINUB Y4, Y0, Y6
+	VPCMPEQB Y0, Y6, Y6
+	VPOR Y5, Y6, Y5
+	VPMOVMSKB Y5, R10
+	VPCMPEQB Y2, Y1, Y5
+	VPMINUB Y4, Y1, Y6
+	VPCMPEQB Y1, Y6, Y6
+	VPOR Y5, Y6, Y5
 	VPMOVMSKB Y5, R8
 	SHLQ $32, R8
-	ORQ  R8, R9 // control characters
-	ORQ  R9, R10
+	ORQ  R8, R10
 	MOVQ BX, R8
 	ORQ  R12, R8
 	JNZ  plainEscapes // a backslash, or the first byte escaped from the block before
-	XORQ R11, R11
-	JMP  plainStops
+	TESTQ R10, R10
+	JNZ  plainFound
+	MOVQ CX, AX
+	JMP  plainLoop
 
 plainEscapes:
 	ESCAPED
