@@ -21,9 +21,14 @@ go build -o "$dir/ctxc" .
 bytes=$(stat -L -c %s "$file")
 echo "file: $file ($bytes bytes), $(nproc) cores, $(rg --version | head -1)"
 # The page cache may hold the file in 2 MB pages, which makes mapping it far cheaper (rg gains
-# most): say which state this run measured.
+# most): say which state this run measured. The folio size follows the readahead of the
+# file's disk (read_ahead_kb: 8192 gives 2 MB folios when free memory has such blocks, 16 or
+# less gives small ones), which is how to pick a state:
+#   echo 16 > /sys/block/DISK/queue/read_ahead_kb; echo 1 > /proc/sys/vm/drop_caches
 cat "$file" > /dev/null
-echo "page cache: $(awk '/^FileHugePages/ {printf "%d MB of files in huge pages", $2/1024}' /proc/meminfo 2>/dev/null || echo unknown)"
+dev=$(basename "$(findmnt -n -o SOURCE --target "$file" 2>/dev/null)" 2>/dev/null || true)
+ra=$(cat "/sys/block/$dev/queue/read_ahead_kb" 2>/dev/null || echo unknown)
+echo "page cache: $(awk '/^FileHugePages/ {printf "%d MB of files in huge pages", $2/1024}' /proc/meminfo 2>/dev/null || echo unknown) (readahead of ${dev:-?}: $ra KB)"
 run() { # run NAME CMD...: one run, the file read into the page cache first (this machine's
   # page cache lets go of pages within seconds); keeps NAME's best wall-clock seconds (ms
   # resolution) in t_NAME and its peak RSS in rss_NAME
