@@ -207,11 +207,11 @@ func (g *grepper) firstMatch(raw string, sc *lineScratch) (Snippet, bool) {
 	// Each occurrence of the literal in turn (a few at most): a window that finds no match
 	// rules out every match that holds it, and the next occurrence the window did not reach
 	// is tried.
-	first := g.litIn(raw, sc) - 1 // in inner (the literal holds no quote)
-	if first < 0 {
-		first = -1
+	at := g.litIn(raw, sc)
+	if at >= 0 {
+		at-- // in inner (the literal holds no quote)
 	}
-	for at, tries := first, 0; at >= 0 && g.p.maxLen >= 0 && tries < 4; tries++ {
+	for tries := 0; at >= 0 && g.p.maxLen >= 0 && tries < 4; tries++ {
 		sn, found, next := g.windowMatch(inner, at, sc)
 		if found || next < 0 {
 			return sn, found

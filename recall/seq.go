@@ -105,7 +105,8 @@ func (m *seqMatch) find(s string) (start, end int, ok bool) {
 				return p, e, true
 			}
 		}
-		// The next occurrence cannot start inside the prefix's first character.
+		// Every byte is a place the regexp package may try: an occurrence of the prefix
+		// starts at a character's first byte.
 		from = p + 1
 	}
 	return 0, 0, false
