@@ -49,3 +49,36 @@ func BenchmarkSearchLine(b *testing.B) {
 		sc.walked, sc.litKnown = false, false
 	}
 }
+
+// TestLitIn: where the prefilter found a line's first occurrence of the literal, litIn gives,
+// for every value of the line, what a search of the value gives (the first occurrence in it,
+// or none), for literals at a value's very start and end.
+func TestLitIn(t *testing.T) {
+	lines := []string{
+		`{"a":"x Context y","b":["Context",{"c":"Context"}],"d":"Context"}`,
+		`{"a":[1,2],"b":[1,2,[1,2]],"c":"[1,2"}`,
+		`{"a":"no","b":{"c":":12","d":12},"e":"end :12"}`,
+		`{"k":"ab","l":[{"m":"abab"}],"n":"b a"}`,
+	}
+	for _, tc := range []struct{ pattern, line string }{
+		{"Context", lines[0]}, {`\[1,2`, lines[1]}, {"1,2]", lines[1]}, {":12", lines[2]}, {"bab", lines[3]}, {"abab", lines[3]},
+	} {
+		p, err := Compile(tc.pattern, false, false)
+		if err != nil || p.lit == nil {
+			t.Fatalf("%q: %v (literal %q)", tc.pattern, err, p.lit)
+		}
+		g := &grepper{p: p, format: transcript.FormatClaude}
+		b := []byte(tc.line + "\n")
+		first := p.nextLit(b, 0)
+		var sc lineScratch
+		if g.shapeIn(b, 0, first, &sc) < 0 || !sc.litKnown || sc.lit != first {
+			t.Fatalf("%s: the line's first occurrence (%d) is not known", tc.line, first)
+		}
+		for _, n := range sc.nodes {
+			raw := sc.line[n.start:n.end]
+			if got, want := g.litIn(raw, &sc), p.nextLit([]byte(raw), 0); got != want {
+				t.Errorf("%q in %s: litIn %d, a search %d", tc.pattern, raw, got, want)
+			}
+		}
+	}
+}
