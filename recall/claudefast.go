@@ -167,6 +167,13 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 	if results > 0 && results == blocks {
 		role = "tool"
 	}
+	return g.searchTexts(texts, role, sc)
+}
+
+// searchTexts looks for the first match in a message's texts, in order, for claudeLine and
+// piLine; ok is false when a tool call's arguments do not read as they should (the caller's
+// line goes to the decoder).
+func (g *grepper) searchTexts(texts []claudeText, role string, sc *lineScratch) (h *Hit, ok bool) {
 	if g.opts.Roles != nil && !g.opts.Roles[role] {
 		return nil, true
 	}
@@ -395,7 +402,7 @@ func (g *grepper) shapeRecord(line []byte, sc *lineScratch) (s string, nodes []n
 // the line is not valid (or is empty): the caller finds its end, and shapeRecord walks it
 // again (as rare as invalid lines are).
 func (g *grepper) shapeIn(region []byte, ls, at int, sc *lineScratch) int {
-	if g.format != transcript.FormatClaude && !g.format.IsGeneric() {
+	if g.format != transcript.FormatClaude && g.format != transcript.FormatPi && !g.format.IsGeneric() {
 		return -1
 	}
 	start := ls

@@ -169,13 +169,16 @@ func (g *grepper) segment(region []byte, fileStart, fileEnd bool) segResult {
 }
 
 // searchLine reports the hits of one line (and a ctxc marker's tail): a Claude Code record as
-// claudeLine reads it when it can, a plain message as plainLine does, else decoded. sc is claudeLine's, reused.
+// claudeLine reads it when it can, a pi entry as piLine does, a plain message as plainLine does,
+// else decoded. sc is claudeLine's, reused.
 func (g *grepper) searchLine(lb []byte, line int, events []event, sc *lineScratch) []event {
 	var h *Hit
 	var read bool
 	switch {
 	case g.format == transcript.FormatClaude:
 		h, read = g.claudeLine(lb, sc)
+	case g.format == transcript.FormatPi:
+		h, read = g.piLine(lb, sc)
 	case g.format.IsGeneric():
 		h, read = g.plainLine(lb, sc)
 	}

@@ -81,6 +81,56 @@ func FuzzGrepPrefilter(f *testing.F) {
 		f.Add([]byte(plain), pat, false, false)
 	}
 	f.Add([]byte(claude), "context.Context", true, true)
+	// pi entries, read by piLine without DecodeRecord: each shape it reads and each it leaves
+	// to the decoder.
+	pe := func(msg string) string {
+		return `{"type":"message","id":"e1","parentId":null,"timestamp":"t","message":` + msg + `}` + "\n"
+	}
+	pi := `{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/w"}` + "\n" +
+		pe(`{"role":"user","content":[{"type":"text","text":"user context.Context"},{"type":"image","data":"context.Context"}]}`) +
+		pe(`{"role":"user","content":"string context.Context"}`) +
+		pe(`{"role":"custom","content":[{"type":"text","text":"custom context.Context"}]}`) +
+		pe(`{"role":"hookMessage","content":[{"type":"note","text":"opaque context.Context"}]}`) +
+		pe(`{"role":"user","content":[{"type":"thinking","thinking":"user thinking context.Context"}]}`) +
+		pe(`{"role":"assistant","content":[{"type":"thinking","thinking":"`+long+`context.Context"},{"type":"text","text":"said context.Context"}],"stopReason":"error"}`) +
+		pe(`{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"bash","arguments":{"command":"go doc context.Context","n":3}}]}`) +
+		pe(`{"role":"assistant","content":[{"type":"toolCall","id":"t2","name":"bash","arguments":{"q":"\u00e9 context.Context"}},{"type":"toolCall","name":7,"arguments":{"q":"context.Context"}}]}`) +
+		pe(`{"role":"assistant","content":[{"type":"toolCall","name":"x","arguments":"context.Context"},{"type":"text","text":1}]}`) +
+		pe(`{"role":"assistant","content":[{"type":"toolCall","name":"s","arguments":{"q":"\ud800 \udc00\ud800 context.Context","\u00e9":"context.Context"}}]}`) +
+		pe(`{"role":"assistant","content":"assistant string context.Context"}`) +
+		pe(`{"role":"assistant","content":[{"type":"text","text":"first","text":"second context.Context"}]}`) +
+		pe(`{"role":"assistant","content":[{"type":"te\u0078t","text":"escaped type context.Context"}]}`) +
+		pe(`{"role":"assistant","content":[{"type":"text","t\u0065xt":"escaped key context.Context"}]}`) +
+		pe(`{"role":"assistant","content":["bare context.Context",{"type":"text","text":null}]}`) +
+		pe(`{"role":"toolResult","toolCallId":"t1","toolName":"bash","content":[{"type":"text","text":"out `+mixed+`context.Context"}]}`) +
+		pe(`{"role":"toolResult","content":[{"type":"text","text":"two Context"},{"type":"text","text":"parts context.Context"}]}`) +
+		pe(`{"role":"toolResult","content":[{"type":"input_text","text":"input context.Context"}]}`) +
+		pe(`{"role":"toolResult","content":[{"type":"image","text":"image context.Context"}]}`) +
+		pe(`{"role":"toolResult","content":["part context.Context"]}`) +
+		pe(`{"role":"toolResult","content":"string result context.Context"}`) +
+		pe(`{"role":"toolResult","content":{"text":"object context.Context"}}`) +
+		pe(`{"role":"to\u006flResult","content":"escaped role context.Context"}`) +
+		pe(`{"role":"bashExecution","command":"go doc context.Context","output":"context.Context"}`) +
+		pe(`{"role":"compactionSummary","summary":"sum context.Context"}`) +
+		pe(`{"role":"user","content":"\u0063ontext.Context escaped"}`) +
+		pe(`{"role":"user"}`) + pe(`{"content":"no role context.Context"}`) + pe(`{"role":"user","content":null}`) +
+		pe(`{"role":"user","content":{"a":"object context.Context"}}`) +
+		pe(`{"role":"assistant","content":[1,{"type":"other"},{"type":"toolCall","name":"n","arguments":{}},{"type":"text","text":null},{"type":"text","text":"after context.Context"}]}`) +
+		pe(`{"role":"assistant","content":[{"type":"text","i\u0064":"x","text":"key escaped context.Context"}]}`) +
+		pe(`{"role":"assistant","content":[{"type":"text","text":["array context.Context"]}]}`) +
+		pe(`{"role":"assistant","content":[{"type":"text","text":{"deep":{"deeper":"context.Context"}}}]}`) +
+		pe(`{"role":"toolResult","content":[]}`) + pe(`{"role":"toolResult","content":null}`) +
+		pe(`{"role":"toolResult","content":[{"text":"untyped context.Context"}]}`) +
+		pe(`{"role":"toolResult","content":[{"type":"text","text":7}],"x":"context.Context"}`) +
+		pe(`{"role":"toolResult","content":[{"type":"text","text":["part context.Context"]}]}`) +
+		`{"type":"message","message":{"role":"user","content":"first"},"message":{"role":"user","content":"twice context.Context"}}` + "\n" +
+		`{"type":"compaction","summary":"compacted context.Context","firstKeptEntryId":"e1"}` + "\n" +
+		`{"type":"branch_summary","summary":"branch context.Context"}` + "\n" +
+		`{"type":"custom_message","content":"custom entry context.Context"}` + "\n" +
+		`{"type":"message","message":{"role":"user","content":"not json context.Context"}` + "\n"
+	for _, pat := range []string{`context.Context`, `Context\s+\w+`, `(?i)CONTEXT.context`} {
+		f.Add([]byte(pi), pat, false, false)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, pattern string, fixed, fold bool) {
 		p, err := Compile(pattern, fixed, fold)
 		if err != nil || pattern == "" {
