@@ -24,7 +24,6 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 	if done {
 		return nil, read
 	}
-	key := func(n *node) string { return s[n.key0:n.key1] }
 	val := func(n *node) string { return s[n.start:n.end] }
 	// The record's members (every key that claudeRecord reads, once).
 	typ, msg, ok := twoMembers(s, nodes, &sc.esc, 0, `"type"`, `"message"`, func(k string, n *node) bool {
@@ -97,7 +96,7 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 					continue
 				}
 				var to *string
-				switch k := key(m); k {
+				switch k := s[m.key0:m.key1]; k {
 				case `"type"`:
 					to = &btyp
 				case `"text"`:
@@ -136,16 +135,9 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 			case `"image"`:
 				continue // its data is not searched
 			case `"tool_use"`, `"server_tool_use"`:
-				// A tool call: its name and arguments' keys and values, as texts() renders
-				// them, when its arguments are an object without \u escapes (whose decoding
-				// this would have to match gjson's on); else decoded.
-				if !g.mayHold(val(b), sc) {
-					continue
-				}
-				if name == "" || name[0] != '"' || input == "" || input[0] != '{' || sc.esc.in(b.start, b.end) && strings.Contains(val(b), `\u`) {
+				if texts, ok = g.addCall(texts, s, b, name, input, sc); !ok {
 					return nil, false
 				}
-				texts = append(texts, claudeText{raw: name, args: input})
 				continue
 			default:
 				// A compaction's content, an opaque block: decoded when it may hold the
@@ -155,11 +147,7 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 				}
 				continue
 			}
-			switch {
-			case field == "":
-			case field[0] == '"':
-				texts = append(texts, claudeText{raw: field})
-			case g.mayHold(field, sc):
+			if texts, ok = g.addText(texts, field, sc); !ok {
 				return nil, false
 			}
 		}
@@ -168,6 +156,33 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 		role = "tool"
 	}
 	return g.searchTexts(texts, role, sc)
+}
+
+// addCall appends a tool call's text (its name, then its arguments' keys and values, as
+// texts() renders them) when its block b may hold the literal; ok is false, and the line is
+// for the decoder, when its name is not a string, its arguments not an object, or it holds a
+// \u escape (whose decoding this would have to match gjson's on).
+func (g *grepper) addCall(texts []claudeText, s string, b *node, name, args string, sc *lineScratch) (_ []claudeText, ok bool) {
+	if !g.mayHold(s[b.start:b.end], sc) {
+		return texts, true
+	}
+	if name == "" || name[0] != '"' || args == "" || args[0] != '{' || sc.esc.in(b.start, b.end) && strings.Contains(s[b.start:b.end], `\u`) {
+		return texts, false
+	}
+	return append(texts, claudeText{raw: name, args: args}), true
+}
+
+// addText appends a text value v (as written): a string; nothing when v is absent or null
+// (the readers' text is empty then). ok is false, and the line is for the decoder, for another
+// value that may hold the literal (the readers search it as written).
+func (g *grepper) addText(texts []claudeText, v string, sc *lineScratch) (_ []claudeText, ok bool) {
+	switch {
+	case v == "" || v == "null":
+		return texts, true
+	case v[0] == '"':
+		return append(texts, claudeText{raw: v}), true
+	}
+	return texts, !g.mayHold(v, sc)
 }
 
 // searchTexts looks for the first match in a message's texts, in order, for claudeLine and

@@ -52,6 +52,7 @@ func FuzzGrepPrefilter(f *testing.F) {
 		rec(`"user"`, `{"role":"user","content":[{"type":"tool_result","content":"`+strings.Repeat("context "+long[:400]+" ", 6)+`context.Context"}]}`, "") +
 		rec(`"assistant"`, `{"role":"assistant","content":[{"type":"tool_use","name":"V","input":{"q":"\u0063ontext.Context \u0043ONTEXT.\u0063ontext"}}]}`, "") +
 		rec(`"user"`, `{"role":"user","content":"\u0063ontext.Context only escaped"}`, "") +
+		rec(`"assistant"`, `{"role":"assistant","content":[{"type":"thinking","t\u0068inking":"escaped key read context.Context"}]}`, "") +
 		`{"type":"user","isSidechain":true,"message":{"role":"user","content":"context.Context sidechain"}}` + "\n" +
 		`{"type":"user","message":{"role":"user","content":"context.Context not JSON"}` + "\n"
 	for _, pat := range []string{`context.Context`, `context`, `Context\s+\w+`, `q"\s+word`, `(?i)CONTEXT.context`} {
@@ -117,6 +118,7 @@ func FuzzGrepPrefilter(f *testing.F) {
 		pe(`{"role":"user","content":{"a":"object context.Context"}}`) +
 		pe(`{"role":"assistant","content":[1,{"type":"other"},{"type":"toolCall","name":"n","arguments":{}},{"type":"text","text":null},{"type":"text","text":"after context.Context"}]}`) +
 		pe(`{"role":"assistant","content":[{"type":"text","i\u0064":"x","text":"key escaped context.Context"}]}`) +
+		pe(`{"role":"assistant","content":[{"type":"thinking","t\u0068inking":"escaped key read context.Context"}]}`) +
 		pe(`{"role":"assistant","content":[{"type":"text","text":["array context.Context"]}]}`) +
 		pe(`{"role":"assistant","content":[{"type":"text","text":{"deep":{"deeper":"context.Context"}}}]}`) +
 		pe(`{"role":"toolResult","content":[]}`) + pe(`{"role":"toolResult","content":null}`) +

@@ -35,45 +35,32 @@ func (g *grepper) piLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 	switch val(&nodes[roleAt]) {
 	case `"user"`, `"custom"`, `"hookMessage"`:
 		role = "user"
-		switch {
-		case c == "" || c == "null":
-		case c[0] == '"':
-			texts = append(texts, claudeText{raw: c})
-		case c[0] == '[':
-			if texts, ok = g.piBlocks(s, nodes, content, false, texts, sc); !ok {
-				return nil, false
-			}
-		default:
-			return nil, false
+		if c != "" && c[0] == '[' {
+			texts, ok = g.piBlocks(s, nodes, content, false, texts, sc)
+		} else {
+			texts, ok = g.addText(texts, c, sc)
 		}
 	case `"assistant"`:
 		role = "assistant"
 		if c == "" || c[0] != '[' {
 			return nil, false
 		}
-		if texts, ok = g.piBlocks(s, nodes, content, true, texts, sc); !ok {
-			return nil, false
-		}
+		texts, ok = g.piBlocks(s, nodes, content, true, texts, sc)
 	case `"toolResult"`:
 		// One tool result: a string, or an array of parts joined by line breaks (only a
 		// single text part is read here).
 		role = "tool"
-		switch {
-		case c == "" || c == "null":
-		case c[0] == '"':
-			texts = append(texts, claudeText{raw: c})
-		case c[0] == '[':
-			text, ok := g.piSingleText(s, nodes, content)
-			switch {
-			case ok && text != "":
-				texts = append(texts, claudeText{raw: text})
-			case !ok && g.mayHold(c, sc):
-				return nil, false
-			}
-		case g.mayHold(c, sc):
-			return nil, false
+		if c == "" || c[0] != '[' {
+			texts, ok = g.addText(texts, c, sc)
+		} else if text, one := g.piSingleText(s, nodes, content); one {
+			texts, ok = g.addText(texts, text, sc)
+		} else {
+			ok = !g.mayHold(c, sc)
 		}
 	default:
+		return nil, false
+	}
+	if !ok {
 		return nil, false
 	}
 	return g.searchTexts(texts, role, sc)
@@ -82,7 +69,7 @@ func (g *grepper) piLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 // piBlocks appends the texts of the content blocks of nodes[content], an array, as pi's
 // reader reads them: a user's (text, image, anything else opaque) or, with assistant, an
 // assistant's (also thinking and tool calls). ok is false when the line is for the decoder.
-func (g *grepper) piBlocks(s string, nodes []node, content int, assistant bool, texts []claudeText, sc *lineScratch) ([]claudeText, bool) {
+func (g *grepper) piBlocks(s string, nodes []node, content int, assistant bool, texts []claudeText, sc *lineScratch) (_ []claudeText, ok bool) {
 	val := func(n *node) string { return s[n.start:n.end] }
 	for i := content + 1; i < len(nodes); i++ {
 		b := &nodes[i]
@@ -132,15 +119,9 @@ func (g *grepper) piBlocks(s string, nodes []node, content int, assistant bool, 
 		case btyp == `"image"`:
 			continue // not searched
 		case assistant && btyp == `"toolCall"`:
-			// Its name and arguments, as texts() renders them, when the arguments are an
-			// object without \u escapes; else decoded.
-			if !g.mayHold(val(b), sc) {
-				continue
-			}
-			if name == "" || name[0] != '"' || args == "" || args[0] != '{' || sc.esc.in(b.start, b.end) && strings.Contains(val(b), `\u`) {
+			if texts, ok = g.addCall(texts, s, b, name, args, sc); !ok {
 				return texts, false
 			}
-			texts = append(texts, claudeText{raw: name, args: args})
 			continue
 		default:
 			// An opaque block (or a type written with an escape): decoded when it may hold
@@ -150,11 +131,7 @@ func (g *grepper) piBlocks(s string, nodes []node, content int, assistant bool, 
 			}
 			continue
 		}
-		switch {
-		case field == "" || field == "null":
-		case field[0] == '"':
-			texts = append(texts, claudeText{raw: field})
-		case g.mayHold(field, sc):
+		if texts, ok = g.addText(texts, field, sc); !ok {
 			return texts, false
 		}
 	}

@@ -235,7 +235,7 @@ func hexVal(c byte) (byte, bool) {
 // says so.
 func twoMembers(s string, nodes []node, esc *uEscapes, parent int, a, b string, other func(k string, n *node) bool) (ia, ib int, ok bool) {
 	ia, ib = -1, -1
-	for i := parent + 1; i < len(nodes); i++ {
+	for i := parent + 1; i < len(nodes) && nodes[i].start < nodes[parent].end; i++ { // its subtree
 		n := &nodes[i]
 		if n.parent != parent {
 			continue

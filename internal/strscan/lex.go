@@ -21,11 +21,8 @@ func PlainRun(s string, i int) int {
 				break
 			}
 		}
-		w := Load64(s, i)
-		q, bs := w^(lsb*'"'), w^(lsb*'\\')
-		// A byte below 0x20, a quote or a backslash ends the word. The lowest set bit of the
-		// mask is exact (borrows only run upwards), so jump straight to that byte.
-		if m := ((w-lsb*0x20)&^w | (q-lsb)&^q | (bs-lsb)&^bs) & msb; m != 0 {
+		// A byte below 0x20, a quote or a backslash ends the word: jump straight to it.
+		if m := stops(Load64(s, i)); m != 0 {
 			i += bits.TrailingZeros64(m) / 8
 			if s[i] == '\\' && i+1 < len(s) && SimpleEscape[s[i+1]] {
 				i += 2
@@ -76,6 +73,14 @@ func Backslash(s string) int {
 	return -1
 }
 
+// stops marks the bytes of w (eight bytes of a string's text) that end a plain run: a quote, a
+// backslash, a byte below 0x20. Only its lowest set bit is exact (borrows run upwards, so a
+// byte after a marked one may be marked too): it is the first such byte, at bit 8k+7.
+func stops(w uint64) uint64 {
+	q, bs := w^(lsb*'"'), w^(lsb*'\\')
+	return ((w-lsb*0x20)&^w | (q-lsb)&^q | (bs-lsb)&^bs) & msb
+}
+
 // ShortStringEnd returns the index past the JSON string that starts at s[i] ('"') when it
 // is short and plain: its closing quote within its first 48 bytes, and no backslash or
 // control character before it. Else it returns -1, and the caller checks the string in full
@@ -84,10 +89,7 @@ func Backslash(s string) int {
 func ShortStringEnd(s string, i int) int {
 	end := min(len(s)-8, i+41)
 	for k := i + 1; k <= end; k += 8 {
-		w := Load64(s, k)
-		q, bs := w^(lsb*'"'), w^(lsb*'\\')
-		// PlainRun's mask: its lowest set bit is the first quote, backslash or byte below 0x20.
-		if m := ((w-lsb*0x20)&^w | (q-lsb)&^q | (bs-lsb)&^bs) & msb; m != 0 {
+		if m := stops(Load64(s, k)); m != 0 {
 			if j := k + bits.TrailingZeros64(m)/8; s[j] == '"' {
 				return j + 1
 			}
