@@ -40,6 +40,8 @@ type builder struct {
 	rules    list
 	requests list // chronological
 	last     string
+	lastLine int
+	line     int // source line of the item being read
 	modified list
 	read     list
 	refs     list
@@ -47,17 +49,24 @@ type builder struct {
 	calls    map[int]string // group → tool name
 }
 
-type toolErr struct{ tool, text string }
+type toolErr struct {
+	tool, text string
+	line       int
+}
 
 // list is an ordered set of facts (by their normalized form). Adding a fact again moves it to
 // the end, so "newest" means most recently mentioned.
 type list struct {
 	items []string
 	keys  []string       // "" where an item was moved to the end
+	lines []int          // the source line each item was last seen on
 	at    map[string]int // key → index of its live item
 }
 
-func (l *list) add(s string) {
+func (l *list) add(s string) { l.addAt(s, 0) }
+
+// addAt adds a fact seen on source line line (0: unknown).
+func (l *list) addAt(s string, line int) {
 	s = strings.TrimSpace(s)
 	k := norm(s)
 	if k == "" {
@@ -72,14 +81,16 @@ func (l *list) add(s string) {
 	l.at[k] = len(l.items)
 	l.items = append(l.items, s)
 	l.keys = append(l.keys, k)
+	l.lines = append(l.lines, line)
 }
 
-// addToken adds a path, URL or id; one with a backquote or a line break is not a token.
-func (l *list) addToken(s string) {
+// addToken adds a path, URL or id seen on line; one with a backquote or a line break is not a
+// token.
+func (l *list) addToken(s string, line int) {
 	if strings.ContainsAny(s, "`\n\r") {
 		return
 	}
-	l.add(s)
+	l.addAt(s, line)
 }
 
 func (l *list) has(s string) bool {
@@ -87,26 +98,28 @@ func (l *list) has(s string) bool {
 	return ok
 }
 
-// all returns the items and their keys, oldest first.
-func (l *list) all() ([]string, []string) {
-	items := make([]string, 0, len(l.at))
-	keys := make([]string, 0, len(l.at))
+// all returns the items, their keys and their lines, oldest first.
+func (l *list) all() (items, keys []string, lines []int) {
+	items = make([]string, 0, len(l.at))
+	keys = make([]string, 0, len(l.at))
+	lines = make([]int, 0, len(l.at))
 	for i, k := range l.keys {
 		if k != "" {
 			items = append(items, l.items[i])
 			keys = append(keys, k)
+			lines = append(lines, l.lines[i])
 		}
 	}
-	return items, keys
+	return items, keys, lines
 }
 
-// newest returns the last n items, in order.
-func (l *list) newest(n int) []string {
-	items, _ := l.all()
+// newest returns the last n items and their lines, in order.
+func (l *list) newest(n int) ([]string, []int) {
+	items, _, lines := l.all()
 	if len(items) > n {
-		return items[len(items)-n:]
+		return items[len(items)-n:], lines[len(lines)-n:]
 	}
-	return items
+	return items, lines
 }
 
 // Build extracts the ledger of a middle zone from the summarizer's input items.
@@ -114,6 +127,7 @@ func Build(items []summarize.Item, o Options) *Ledger {
 	b := &builder{o: o.withDefaults(), calls: map[int]string{}}
 	for i := range items {
 		it := &items[i]
+		b.line = it.Line
 		switch it.Kind {
 		case "summary":
 			b.summary(it.Text)
@@ -135,15 +149,15 @@ func Build(items []summarize.Item, o Options) *Ledger {
 
 func (b *builder) ledger() *Ledger {
 	l := &Ledger{}
-	l.ByCat[Rule], _ = b.rules.all()
+	l.ByCat[Rule], _, l.Lines[Rule] = b.rules.all()
 	if b.last != "" {
-		l.ByCat[LastRequest] = []string{b.last}
+		l.ByCat[LastRequest], l.Lines[LastRequest] = []string{b.last}, []int{b.lastLine}
 	}
-	l.ByCat[Modified], _ = b.modified.all()
-	l.ByCat[Ref] = b.refs.newest(b.o.MaxRefs)
+	l.ByCat[Modified], _, l.Lines[Modified] = b.modified.all()
+	l.ByCat[Ref], l.Lines[Ref] = b.refs.newest(b.o.MaxRefs)
 	budget := b.o.RequestChars
 	lastKey := norm(b.last)
-	reqs, reqKeys := b.requests.all()
+	reqs, reqKeys, reqLines := b.requests.all()
 	for i := len(reqs) - 1; i >= 0; i-- {
 		r := reqs[i]
 		if reqKeys[i] == lastKey {
@@ -155,20 +169,21 @@ func (b *builder) ledger() *Ledger {
 		}
 		budget -= n
 		l.ByCat[Request] = append(l.ByCat[Request], r)
+		l.Lines[Request] = append(l.Lines[Request], reqLines[i])
 	}
 	var errs list
 	for _, e := range b.errs {
-		errs.add(e.text)
+		errs.addAt(e.text, e.line)
 	}
-	l.ByCat[Error] = errs.newest(b.o.MaxErrors)
+	l.ByCat[Error], l.Lines[Error] = errs.newest(b.o.MaxErrors)
 	var read list
-	readItems, _ := b.read.all()
-	for _, r := range readItems {
+	readItems, _, readLines := b.read.all()
+	for i, r := range readItems {
 		if !b.modified.has(r) {
-			read.add(r)
+			read.addAt(r, readLines[i])
 		}
 	}
-	l.ByCat[Read] = read.newest(b.o.MaxRead)
+	l.ByCat[Read], l.Lines[Read] = read.newest(b.o.MaxRead)
 	return l
 }
 
@@ -180,27 +195,27 @@ func (b *builder) summary(text string) {
 	for _, f := range parse(text) {
 		switch f.Cat {
 		case Rule:
-			b.rules.add(f.Text)
+			b.rules.addAt(f.Text, b.line)
 		case LastRequest:
 			last = f.Text
 		case Request:
 			reqs = append(reqs, f.Text)
 		case Modified:
-			b.modified.addToken(f.Text)
+			b.modified.addToken(f.Text, b.line)
 		case Read:
-			b.read.addToken(f.Text)
+			b.read.addToken(f.Text, b.line)
 		case Ref:
-			b.refs.addToken(f.Text)
+			b.refs.addToken(f.Text, b.line)
 		}
 		// Errors of an earlier summary are not "unresolved where the middle ends".
 	}
 	// Requests are listed newest first.
 	for i := len(reqs) - 1; i >= 0; i-- {
-		b.requests.add(reqs[i])
+		b.requests.addAt(reqs[i], b.line)
 	}
 	if norm(last) != "" {
-		b.requests.add(last)
-		b.last = last
+		b.requests.addAt(last, b.line)
+		b.last, b.lastLine = last, b.line
 	}
 }
 
@@ -239,13 +254,13 @@ func (b *builder) user(text string) {
 	if norm(t) == "" || injected(t) {
 		return
 	}
-	b.requests.add(elide(t, b.o.MaxText))
-	b.last = elide(t, b.o.MaxLast)
+	b.requests.addAt(elide(t, b.o.MaxText), b.line)
+	b.last, b.lastLine = elide(t, b.o.MaxLast), b.line
 	if r, ok := ruleText(t, b.o.MaxText); ok {
-		b.rules.add(r)
+		b.rules.addAt(r, b.line)
 	}
 	for _, r := range refs(t) {
-		b.refs.addToken(r)
+		b.refs.addToken(r, b.line)
 	}
 	// A user message starts a new turn: errors before it were seen by the user.
 	b.errs = b.errs[:0]
@@ -443,19 +458,19 @@ func (b *builder) toolCall(name, args string) {
 	switch {
 	case editTools[lname]:
 		if p := argPath(args); p != "" {
-			b.modified.addToken(p)
+			b.modified.addToken(p, b.line)
 		}
 	case readTools[lname]:
 		if p := argPath(args); p != "" {
-			b.read.addToken(p)
+			b.read.addToken(p, b.line)
 		}
 	case patchTools[lname]:
 		for _, p := range patchFiles(patchInput(args)) {
-			b.modified.addToken(p)
+			b.modified.addToken(p, b.line)
 		}
 	case shellTools[lname]:
 		for _, p := range shellWrites(args) {
-			b.modified.addToken(p)
+			b.modified.addToken(p, b.line)
 		}
 	}
 }

@@ -150,3 +150,39 @@ func TestUnresolvedErrors(t *testing.T) {
 		t.Errorf("errors after a user message = %q", l.ByCat[Error])
 	}
 }
+
+// TestFactLines: each fact keeps the source line it was last seen on, beside it, in every
+// category (the audit names where a lost fact was).
+func TestFactLines(t *testing.T) {
+	at := func(it summarize.Item, line int) summarize.Item { it.Line = line; return it }
+	items := []summarize.Item{
+		at(user("Always run the tests with -race. See https://example.com/a"), 3),
+		at(call("Edit", `{"file_path":"a.go"}`), 5),
+		at(call("Read", `{"file_path":"r.go"}`), 6),
+		at(summarize.Item{Role: "tool", Kind: "tool_result", Name: "Bash", Text: "error: boom", IsError: true}, 7),
+		at(user("now fix the bug"), 9),
+		at(call("Edit", `{"file_path":"b.go"}`), 11),
+		at(call("Write", `{"file_path":"a.go"}`), 12),
+		at(summarize.Item{Role: "tool", Kind: "tool_result", Name: "Bash", Text: "error: again", IsError: true}, 13),
+	}
+	l := Build(items, Options{})
+	want := map[Category]map[string]int{
+		Rule:        {"Always run the tests with -race. See https://example.com/a": 3},
+		LastRequest: {"now fix the bug": 9},
+		Request:     {"Always run the tests with -race. See https://example.com/a": 3},
+		Modified:    {"b.go": 11, "a.go": 12},
+		Read:        {"r.go": 6},
+		Ref:         {"https://example.com/a": 3},
+		Error:       {"error: again": 13},
+	}
+	for c, facts := range want {
+		if len(l.ByCat[c]) != len(facts) || len(l.Lines[c]) != len(l.ByCat[c]) {
+			t.Fatalf("%s: facts %q lines %v, want %v", c, l.ByCat[c], l.Lines[c], facts)
+		}
+		for i, f := range l.ByCat[c] {
+			if l.Line(c, i) != facts[f] {
+				t.Errorf("%s %q: line %d, want %d", c, f, l.Line(c, i), facts[f])
+			}
+		}
+	}
+}

@@ -79,6 +79,9 @@ type Fact struct {
 // and files chronologically, requests newest first).
 type Ledger struct {
 	ByCat [NumCategories][]string
+	// Lines holds, beside each fact of ByCat, the source line it was last seen on (0: unknown;
+	// a fact read back from an earlier summary has the summary's line).
+	Lines [NumCategories][]int
 }
 
 // Len is the number of facts.
@@ -91,6 +94,14 @@ func (l *Ledger) Len() int {
 		n += len(fs)
 	}
 	return n
+}
+
+// Line is the source line of fact i of category c (0: unknown).
+func (l *Ledger) Line(c Category, i int) int {
+	if i < len(l.Lines[c]) {
+		return l.Lines[c][i]
+	}
+	return 0
 }
 
 // Facts lists every fact in priority order.

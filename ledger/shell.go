@@ -24,7 +24,7 @@ func (b *builder) toolResult(it *summarize.Item) {
 		return
 	}
 	if line := errorLine(it.Text); line != "" {
-		b.errs = append(b.errs, toolErr{tool: name, text: line})
+		b.errs = append(b.errs, toolErr{tool: name, text: line, line: b.line})
 	}
 }
 
