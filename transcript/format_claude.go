@@ -586,30 +586,49 @@ func (c *claudeReader) relink() *claudeRelink {
 			r.parent[i] = last
 		}
 	}
-	hasChild := make([]bool, c.recs.len())
-	for i := range c.recs.len() {
-		q, ok := r.parent[int32(i)]
-		if !ok {
-			if int32(i) < p.boundary {
-				continue // dropped
-			}
-			q = c.recs.at(i).parent
+	r.leaf = c.newestLeaf(func(i int32) (uint64, bool) {
+		if q, ok := r.parent[i]; ok {
+			return q, true
 		}
-		if q != 0 {
-			if j, ok := c.index[q]; ok {
-				hasChild[j] = true
-			}
-		}
-	}
-	r.leaf = -1
-	for i := c.recs.len() - 1; i >= 0; i-- {
+		return c.recs.at(i).parent, i >= p.boundary // a record before the boundary not listed is dropped
+	}, func(i int32) bool {
 		_, kept := r.parent[i]
-		if c.recs.at(i).message && !hasChild[i] && (i >= p.boundary || kept) {
-			r.leaf = i
-			break
+		return i >= p.boundary || kept
+	})
+	return r
+}
+
+// newestLeaf is the newest message record that no later message continues from, among those
+// live says are in the conversation: the records after it on its branch, if any, are
+// attachments or system records (Claude Code 2.1.330 chains a compaction's hook_success and
+// hook_additional_context attachments after the summary and the messages that follow it, and
+// resumes from the newest of them). parent gives a live record's parent (ok false: dropped).
+func (c *claudeReader) newestLeaf(parent func(int32) (uint64, bool), live func(int32) bool) int32 {
+	n := c.recs.len()
+	continued := make([]bool, n) // a message record descends from it
+	for i := range n {
+		if !c.recs.at(i).message || !live(i) {
+			continue
+		}
+		for j, steps := i, int32(0); steps < n; steps++ {
+			q, ok := parent(j)
+			if !ok || q == 0 {
+				break
+			}
+			k, found := c.index[q]
+			if !found || continued[k] {
+				break
+			}
+			continued[k] = true
+			j = k
 		}
 	}
-	return r
+	for i := n - 1; i >= 0; i-- {
+		if c.recs.at(i).message && live(i) && !continued[i] {
+			return i
+		}
+	}
+	return -1
 }
 
 // finishContext groups the context as Claude Code sends it: one assistant message per response
