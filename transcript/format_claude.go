@@ -50,6 +50,22 @@ type claudeReader struct {
 	isSide bool // this reader is a side: sidechain records are its conversation
 
 	preserved *claudePreserved
+	// recordOpen: the lines read since the newest compact_boundary are still part of its
+	// compaction (no assistant record yet): see CompactionRecord.
+	recordOpen bool
+}
+
+// trackRecord extends the newest compaction record over line l, until the first assistant
+// record after it.
+func (c *claudeReader) trackRecord(l *Line, typ string, st *Stats) {
+	if !c.recordOpen {
+		return
+	}
+	if typ == "assistant" {
+		c.recordOpen = false
+		return
+	}
+	st.extendRecord(l)
 }
 
 // claudePreserved is a compact_boundary's compactMetadata.preservedMessages: records before the
@@ -234,8 +250,11 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 		c.addSide(l, doc, st)
 		return
 	}
+	c.trackRecord(l, typ, st)
 	if typ == "system" && subtype == "compact_boundary" {
 		st.Compactions++
+		st.addRecord(l)
+		c.recordOpen = true
 		c.preserved = nil
 		if f.preserved.exists() {
 			c.preserved = c.parsePreserved(f.preserved)

@@ -251,6 +251,7 @@ func codexLineRef(l *Line, sel uint8) ref {
 
 func (r *codexReader) addCompacted(l *Line, p jv, st *Stats) {
 	st.Compactions++
+	st.addRecord(l)
 	r.flushRun(st)
 	var msg, rh jv
 	p.each(func(k string, v jv) bool {

@@ -67,6 +67,7 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 			return // not a usable marker: the previous one still counts
 		}
 		st.Markers++
+		st.addRecord(l)
 		g.refs = g.refs[:0]
 		g.kept = g.kept[:0]
 		tokens := 0
@@ -121,6 +122,7 @@ func (g *genericReader) addMessage(l *Line, m Message, d Dialect, st *Stats) {
 	}
 	if g.copies > 0 {
 		g.copies-- // a verbatim copy of a tail line: in the context, but not new history
+		st.extendRecord(l)
 	} else {
 		st.countMessage(&m)
 	}

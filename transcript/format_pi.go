@@ -175,6 +175,7 @@ func (r *piReader) add(l *Line, doc gjson.Result, st *Stats) {
 	}
 	if typ == "compaction" {
 		st.Compactions++
+		st.addRecord(l)
 		sm := piSummaryMessage(f.summary, noText)
 		sm.Line = l.Num
 		st.countMessage(&sm)

@@ -81,6 +81,9 @@ type Stats struct {
 	WindowPct   float64        `json:"window_percent,omitempty"`
 	Top         []TopMessage   `json:"top,omitempty"`
 	Estimator   string         `json:"estimator"`
+	// Records says where each compaction (the agent's own or a ctxc marker) is in the file, in
+	// file order (ctxc audit reads the context on either side of each).
+	Records []CompactionRecord `json:"-"`
 
 	top    topHeap
 	topN   int
@@ -88,6 +91,30 @@ type Stats struct {
 }
 
 const maxBadLineNums = 20
+
+// CompactionRecord is where one compaction is written in a file: Start is the first byte of its
+// record (a Claude Code compact_boundary, a Codex compacted line, a pi compaction entry, a ctxc
+// marker), End the first byte after the records that belong to it: the summary and what the
+// agent added with it (Claude Code: the summary message, the command's own lines and the hook
+// attachments, up to the next assistant record; ctxc: the tail copies after the marker). The
+// file read up to Start gives the context the compaction replaced; up to End, the context right
+// after it.
+type CompactionRecord struct {
+	Line       int
+	Start, End int64
+}
+
+// addRecord notes a compaction record at line l.
+func (st *Stats) addRecord(l *Line) {
+	st.Records = append(st.Records, CompactionRecord{Line: l.Num, Start: l.Offset, End: l.Offset + int64(l.Size)})
+}
+
+// extendRecord makes line l part of the newest compaction record.
+func (st *Stats) extendRecord(l *Line) {
+	if n := len(st.Records); n > 0 {
+		st.Records[n-1].End = l.Offset + int64(l.Size)
+	}
+}
 
 func (st *Stats) badLine(n int) {
 	st.BadLines++
