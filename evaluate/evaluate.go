@@ -9,13 +9,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/ctxc/ctxc/audit"
 	"github.com/ctxc/ctxc/compact"
 	"github.com/ctxc/ctxc/ledger"
 	"github.com/ctxc/ctxc/transcript"
-	"github.com/tidwall/gjson"
 )
 
 // Kept counts the facts of one category.
@@ -91,21 +90,18 @@ func File(ctx context.Context, path string, o compact.Options) (*Result, error) 
 	if err != nil {
 		return r, err
 	}
-	var text strings.Builder
 	summaries := 0
 	for i := range msgs {
-		m := &msgs[i]
-		if m.Summary {
+		if msgs[i].Summary {
 			summaries++
 		}
-		writeMessage(&text, m)
 	}
 	// The summary as written (the agent's own wrapper around it in its format not counted).
 	if out.Ledger != nil {
 		r.SummaryTokens = out.Ledger.Tokens
 	}
 	r.WithinTarget = r.SummaryTokens <= r.Target && summaries == 1
-	found := ledger.Check(text.String(), out.Facts)
+	found := ledger.Check(audit.Text(msgs), out.Facts)
 	for c := range ledger.NumCategories {
 		k := Kept{Facts: found[c][0], Context: found[c][1]}
 		if out.Ledger != nil {
@@ -128,34 +124,4 @@ func File(ctx context.Context, path string, o compact.Options) (*Result, error) 
 		r.SummaryRecall = float64(r.Total.Summary) / float64(r.Total.Facts)
 	}
 	return r, nil
-}
-
-// writeMessage appends what the model sees of a message: texts, tool names, the arguments of
-// tool calls (raw, and their string values decoded) and tool results.
-func writeMessage(b *strings.Builder, m *transcript.Message) {
-	for _, bl := range m.Blocks {
-		switch bl.Kind {
-		case transcript.BlockText, transcript.BlockThinking, transcript.BlockToolResult:
-			b.WriteString(bl.Text)
-			b.WriteString(bl.Tail)
-		case transcript.BlockToolCall:
-			b.WriteString(bl.Name + " " + bl.Args + "\n")
-			if gjson.Valid(bl.Args) {
-				strs(b, gjson.Parse(bl.Args))
-			}
-		}
-		b.WriteByte('\n')
-	}
-}
-
-func strs(b *strings.Builder, v gjson.Result) {
-	switch {
-	case v.Type == gjson.String:
-		b.WriteString(v.Str + "\n")
-	case v.IsArray() || v.IsObject():
-		v.ForEach(func(_, e gjson.Result) bool {
-			strs(b, e)
-			return true
-		})
-	}
 }

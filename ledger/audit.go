@@ -458,11 +458,29 @@ func cutLines(lines []string, limit int, note string) string {
 // context, say), compared loosely: normalized containment, whatever the form.
 func Check(text string, l *Ledger) [NumCategories][2]int {
 	var out [NumCategories][2]int
+	for c, found := range Found(text, l) {
+		for _, ok := range found {
+			out[c][0]++
+			if ok {
+				out[c][1]++
+			}
+		}
+	}
+	return out
+}
+
+// Found tells, for each fact of the ledger (in the order of ByCat), whether a text holds it,
+// compared as Check compares.
+func Found(text string, l *Ledger) [NumCategories][]bool {
+	var out [NumCategories][]bool
+	if l == nil {
+		return out
+	}
 	t := norm(text)
-	for _, f := range l.Facts() {
-		out[f.Cat][0]++
-		if strings.Contains(t, norm(f.Text)) {
-			out[f.Cat][1]++
+	for c, facts := range l.ByCat {
+		out[c] = make([]bool, len(facts))
+		for i, f := range facts {
+			out[c][i] = strings.Contains(t, norm(f))
 		}
 	}
 	return out

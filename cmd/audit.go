@@ -1,0 +1,275 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ctxc/ctxc/audit"
+	"github.com/ctxc/ctxc/ledger"
+	"github.com/ctxc/ctxc/transcript"
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	extraCommands = append(extraCommands, func(f *Factory) *cobra.Command { return NewCmdAudit(f, nil) })
+}
+
+// AuditOptions are the inputs of `ctxc audit`.
+type AuditOptions struct {
+	IO        *IOStreams
+	Global    *GlobalOptions
+	Paths     []string
+	From      string
+	Last      bool
+	MinRecall float64
+	MaxLost   int
+}
+
+// NewCmdAudit builds `ctxc audit`.
+func NewCmdAudit(f *Factory, runF func(*AuditOptions) error) *cobra.Command {
+	opts := &AuditOptions{IO: f.IO, Global: &f.Global}
+	c := &cobra.Command{
+		Use:   "audit [PATH...]",
+		Short: "Tell what each compaction of a session kept and lost",
+		Long: `For every compaction recorded in a session, the agent's own (Claude Code's compact_boundary and
+summary, Codex's compacted line, pi's compaction entry) or ctxc's, build the fact ledger of the
+context it replaced (the effective context just before its record: user rules, the last user
+request, files modified, URLs/ids/versions, earlier requests, unresolved errors, files read) and
+look for each fact in the context right after it (the summary and what the agent kept). Per
+compaction: facts kept per category, the facts lost verbatim with the line they were on, tokens
+before and after. Facts that ctxc's guard put back inside Claude Code (its SessionStart note)
+are counted as restored, apart from what the agent kept.
+
+A summary the agent stored encrypted (Codex's remote compaction) is reported as unreadable, not
+scored. --last audits only the newest compaction of each file. --min-recall R exits 1 when a
+compaction's context (with ctxc's notes) keeps less than R of its facts.`,
+		Example: `  ctxc audit ~/.claude/projects/
+  ctxc audit --last --json session.jsonl
+  ctxc audit --min-recall 0.9 ~/.pi/agent/sessions/`,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Paths = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runAudit(c.Context(), opts)
+		},
+	}
+	fl := c.Flags()
+	fl.BoolVar(&opts.Last, "last", false, "audit only the newest compaction of each file")
+	fl.Float64Var(&opts.MinRecall, "min-recall", 0, "exit 1 if a compaction keeps less than this share of its facts (0-1)")
+	fl.IntVar(&opts.MaxLost, "max-lost", 20, "lost facts listed per compaction in the text output (0: all)")
+	fl.StringVar(&opts.From, "from", "", "read the paths from this file, one per line (- for standard input)")
+	return c
+}
+
+// auditTotal is the final --json object.
+type auditTotal struct {
+	Type        string                `json:"type"`
+	Files       int                   `json:"files"`
+	Failed      int                   `json:"failed"`
+	Compactions int                   `json:"compactions"`
+	Unreadable  int                   `json:"unreadable"`
+	Total       audit.Kept            `json:"total"`
+	Categories  map[string]audit.Kept `json:"categories,omitempty"`
+	Recall      float64               `json:"recall"`
+	WithNote    float64               `json:"recall_with_note"`
+	BelowMin    int                   `json:"below_min_recall"`
+
+	byCat [ledger.NumCategories]audit.Kept
+}
+
+func (t *auditTotal) add(c *audit.Compaction, min float64) {
+	t.Compactions++
+	if c.Unreadable != "" {
+		t.Unreadable++
+		return
+	}
+	for cat := range t.byCat {
+		k := c.ByCat[cat]
+		t.byCat[cat].Facts += k.Facts
+		t.byCat[cat].Kept += k.Kept
+		t.byCat[cat].Summary += k.Summary
+		t.byCat[cat].Restored += k.Restored
+	}
+	if c.WithNote < min {
+		t.BelowMin++
+	}
+}
+
+func (t *auditTotal) finish() {
+	for cat, k := range t.byCat {
+		t.Total.Facts += k.Facts
+		t.Total.Kept += k.Kept
+		t.Total.Summary += k.Summary
+		t.Total.Restored += k.Restored
+		if k.Facts > 0 {
+			if t.Categories == nil {
+				t.Categories = map[string]audit.Kept{}
+			}
+			t.Categories[ledger.Category(cat).String()] = k
+		}
+	}
+	t.Recall, t.WithNote = 1, 1
+	if t.Total.Facts > 0 {
+		t.Recall = float64(t.Total.Kept) / float64(t.Total.Facts)
+		t.WithNote = float64(t.Total.Kept+t.Total.Restored) / float64(t.Total.Facts)
+	}
+}
+
+func runAudit(ctx context.Context, opts *AuditOptions) error {
+	if opts.MinRecall < 0 || opts.MinRecall > 1 {
+		return &UsageError{errors.New("--min-recall takes a share between 0 and 1")}
+	}
+	files, format, err := auditFiles(opts)
+	if err != nil {
+		return err
+	}
+	aopts := audit.Options{Last: opts.Last, Format: format, Strict: opts.Global.Strict}
+	if !opts.Global.Quiet {
+		aopts.Warn = func(w transcript.Warning) { fmt.Fprintln(opts.IO.ErrOut, "warning: "+w.String()) }
+	}
+	enc := json.NewEncoder(opts.IO.Out)
+	enc.SetEscapeHTML(false)
+	total := auditTotal{Type: "total", Files: len(files)}
+	var firstErr error
+	for _, path := range files {
+		if ctx.Err() != nil {
+			break
+		}
+		cs, err := audit.File(ctx, path, aopts)
+		if err != nil {
+			total.Failed++
+			firstErr = firstOf(firstErr, err)
+			reportFileError(opts.IO, opts.Global.JSON, enc, path, err)
+			continue
+		}
+		for i := range cs {
+			total.add(&cs[i], opts.MinRecall)
+			if opts.Global.JSON {
+				enc.Encode(&cs[i])
+			} else {
+				printAudit(opts.IO.Out, &cs[i], opts.MaxLost)
+			}
+		}
+	}
+	total.finish()
+	if opts.Global.JSON {
+		enc.Encode(total)
+	} else {
+		printAuditTotal(opts.IO.Out, &total)
+	}
+	return auditExit(ctx, &total, len(files), firstErr)
+}
+
+// auditFiles expands the paths and parses --format.
+func auditFiles(opts *AuditOptions) ([]string, transcript.Format, error) {
+	paths, err := gatherPaths(opts.IO, opts.Paths, opts.From, "audit")
+	if err != nil {
+		return nil, "", err
+	}
+	for _, p := range paths {
+		if p == "-" {
+			return nil, "", &UsageError{errors.New("audit reads files, not standard input; use --from - for a list of paths")}
+		}
+	}
+	files, err := expandPaths(paths, opts.IO.ErrOut)
+	if err != nil {
+		return nil, "", err
+	}
+	format, err := transcript.ParseFormat(opts.Global.Format)
+	if err != nil {
+		return nil, "", &UsageError{err}
+	}
+	return files, format, nil
+}
+
+func firstOf(first, err error) error {
+	if first == nil {
+		return err
+	}
+	return first
+}
+
+// reportFileError says that one file could not be audited.
+func reportFileError(ios *IOStreams, asJSON bool, enc *json.Encoder, path string, err error) {
+	if asJSON {
+		enc.Encode(fileError{Type: "error", Path: path, Code: exitCode(err), Message: err.Error()})
+		return
+	}
+	fmt.Fprintln(ios.ErrOut, "failed "+err.Error())
+}
+
+func auditExit(ctx context.Context, t *auditTotal, files int, firstErr error) error {
+	switch {
+	case ctx.Err() != nil:
+		return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
+	case files == 1 && firstErr != nil:
+		return firstErr
+	case t.Failed > 0 && t.Failed == files:
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("all %d file(s) failed", t.Failed)}
+	case t.Failed > 0:
+		return &ExitError{Code: ExitPartial, Err: fmt.Errorf("%d of %d file(s) failed", t.Failed, files)}
+	case t.BelowMin > 0:
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%d compaction(s) below the minimum recall", t.BelowMin)}
+	}
+	return nil
+}
+
+// printAudit prints one compaction: a head line, the counts per category, the lost facts.
+func printAudit(w io.Writer, c *audit.Compaction, maxLost int) {
+	fmt.Fprintf(w, "%s:%d: compaction %d (%s, by the %s): ~%s → ~%s tokens", c.Path, c.Line, c.Index, c.Format, c.By,
+		human(int64(c.TokensBefore)), human(int64(c.TokensAfter)))
+	if c.Unreadable != "" {
+		fmt.Fprintf(w, "; unreadable: %s\n", c.Unreadable)
+		return
+	}
+	fmt.Fprintf(w, "; kept %d of %d facts (%.0f%%)", c.Total.Kept, c.Total.Facts, 100*c.Recall)
+	if c.Total.Restored > 0 {
+		fmt.Fprintf(w, ", %d more restored by ctxc's note (%.0f%%)", c.Total.Restored, 100*c.WithNote)
+	}
+	fmt.Fprintln(w)
+	var parts []string
+	for cat, k := range c.ByCat {
+		if k.Facts > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d/%d", ledger.Category(cat), k.Kept+k.Restored, k.Facts))
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintln(w, "  "+strings.Join(parts, " · "))
+	}
+	for i, l := range c.Lost {
+		if maxLost > 0 && i == maxLost {
+			fmt.Fprintf(w, "  … %d more lost facts (--max-lost 0 lists all)\n", len(c.Lost)-i)
+			break
+		}
+		fmt.Fprintf(w, "  lost %s (line %d): %s\n", l.Category, l.Line, oneLine(l.Text, 160))
+	}
+}
+
+func printAuditTotal(w io.Writer, t *auditTotal) {
+	fmt.Fprintf(w, "%d file(s), %d compaction(s)", t.Files, t.Compactions)
+	if t.Unreadable > 0 {
+		fmt.Fprintf(w, " (%d unreadable)", t.Unreadable)
+	}
+	if t.Failed > 0 {
+		fmt.Fprintf(w, ", %d failed", t.Failed)
+	}
+	fmt.Fprintf(w, ": facts kept %d/%d (%.0f%%)", t.Total.Kept, t.Total.Facts, 100*t.Recall)
+	if t.Total.Restored > 0 {
+		fmt.Fprintf(w, ", with ctxc's notes %d/%d (%.0f%%)", t.Total.Kept+t.Total.Restored, t.Total.Facts, 100*t.WithNote)
+	}
+	fmt.Fprintln(w)
+}
+
+// oneLine is s on one line, at most n characters.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
