@@ -147,11 +147,11 @@ func one(path string, r transcript.CompactionRecord, ropts transcript.Options) (
 	if err != nil {
 		return c, err
 	}
-	notes, err := ctxcNotes(path, r)
+	notes, err := Notes(path, r)
 	if err != nil {
 		return c, err
 	}
-	c.TokensBefore, c.TokensAfter = tokens(before), tokens(after)+notes.tokens
+	c.TokensBefore, c.TokensAfter = tokens(before), tokens(after)+estimate.Tokens(notes)
 	summary := summaryText(after)
 	if c.Format.IsGeneric() || strings.Contains(summary, transcript.SummaryPreamble[:6]) || strings.Contains(summary, ledger.CarriedTitle) {
 		c.By = ByCtxc
@@ -161,7 +161,7 @@ func one(path string, r transcript.CompactionRecord, ropts transcript.Options) (
 		return c, nil
 	}
 	led := ledger.Build(compact.Items(before), ledger.Options{})
-	score(&c, led, Text(after), summary, notes.text)
+	score(&c, led, Text(after), summary, notes)
 	return c, nil
 }
 
@@ -245,19 +245,13 @@ func tokens(ms []transcript.Message) int {
 // recognizes its notes by it.
 const NotePrefix = "[ctxc] "
 
-// notes is what ctxc's guard added to a compaction.
-type notes struct {
-	text   string
-	tokens int
-}
-
-// ctxcNotes reads the hook notes of ctxc inside a compaction's records: Claude Code stores what
-// a SessionStart hook returned as an attachment of type hook_additional_context.
-func ctxcNotes(path string, r transcript.CompactionRecord) (notes, error) {
-	var n notes
+// Notes reads ctxc's notes inside a compaction's records (joined; "" when there is none):
+// Claude Code stores what a SessionStart hook returned as an attachment of type
+// hook_additional_context, and ctxc's notes start with NotePrefix.
+func Notes(path string, r transcript.CompactionRecord) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return n, err
+		return "", err
 	}
 	defer f.Close()
 	lr := transcript.NewLineReader(io.NewSectionReader(f, r.Start, r.End-r.Start))
@@ -268,7 +262,7 @@ func ctxcNotes(path string, r transcript.CompactionRecord) (notes, error) {
 			break
 		}
 		if err != nil {
-			return n, fmt.Errorf("%s: %w", path, err)
+			return "", fmt.Errorf("%s: %w", path, err)
 		}
 		if !gjson.ValidBytes(l.Bytes) {
 			continue
@@ -285,7 +279,5 @@ func ctxcNotes(path string, r transcript.CompactionRecord) (notes, error) {
 			return true
 		})
 	}
-	n.text = b.String()
-	n.tokens = estimate.Tokens(n.text)
-	return n, nil
+	return b.String(), nil
 }

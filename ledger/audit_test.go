@@ -212,3 +212,29 @@ func TestCheck(t *testing.T) {
 		t.Errorf("check = %v", got)
 	}
 }
+
+// TestNote: a note carries every fact within its target, by priority, and reads back as the
+// ledger it was made from.
+func TestNote(t *testing.T) {
+	l := &Ledger{}
+	l.ByCat[Rule] = []string{"never push to master"}
+	l.ByCat[LastRequest] = []string{"fix the flaky test in pkg/x"}
+	l.ByCat[Modified] = []string{"pkg/x/x.go", "pkg/x/x_test.go"}
+	note, rep := Note(l, 2000)
+	if rep.Carried != 4 || rep.Dropped != 0 || !strings.Contains(note, noteIntro) || strings.Contains(note, carriedIntro) {
+		t.Fatalf("note %q, report %+v", note, rep)
+	}
+	back := map[Fact]bool{}
+	for _, f := range parse(note) {
+		back[f] = true
+	}
+	for _, f := range l.Facts() {
+		if !back[f] {
+			t.Errorf("%v not read back from the note:\n%s", f, note)
+		}
+	}
+	small, rep := Note(l, 60)
+	if rep.Dropped == 0 || estimate.Tokens(small) > 60 || !strings.Contains(small, "never push to master") {
+		t.Fatalf("a small target keeps the rule first and fits: %d tokens, %+v:\n%s", estimate.Tokens(small), rep, small)
+	}
+}

@@ -415,6 +415,9 @@ func Detect(r io.Reader, path string, opts Options) (Format, error) {
 		return opts.Format, nil
 	}
 	lr := newLineReaderSize(r, 64<<10) // the first lines: the rest of the file is not read
+	if opts.MaxLine > 0 {
+		lr.SetMaxLine(opts.MaxLine)
+	}
 	weak := FormatUnknown
 	seen := 0
 	for seen < detectWindow {

@@ -1,0 +1,75 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ctxc/ctxc/guard"
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	extraCommands = append(extraCommands, func(f *Factory) *cobra.Command { return NewCmdHook(f, nil) })
+}
+
+// HookOptions are the inputs of `ctxc hook AGENT`.
+type HookOptions struct {
+	IO      *IOStreams
+	Getenv  func(string) string
+	Now     func() time.Time
+	Agent   string
+	Budget  int
+	Timeout time.Duration
+}
+
+// NewCmdHook builds `ctxc hook`, the command an agent runs (installed by `ctxc hooks install`).
+func NewCmdHook(f *Factory, runF func(*HookOptions) error) *cobra.Command {
+	opts := &HookOptions{IO: f.IO, Getenv: f.Getenv, Now: f.Now}
+	c := &cobra.Command{
+		Use:   "hook claude-code",
+		Short: "Run as an agent's hook at its compaction (installed by ctxc hooks install)",
+		Long: `The command an agent runs inside its own compaction; ctxc hooks install sets it up. It reads the
+hook's JSON input on stdin.
+
+claude-code: on SessionStart with source "compact", ctxc reads the session file (which still
+holds the conversation being compacted), extracts its fact ledger (user rules, the last request,
+files modified, URLs and ids, earlier requests, unresolved errors, files read) and returns the
+facts verbatim, by priority within --budget tokens, as the hook's additionalContext: Claude Code
+puts that note after its summary and sends it with the next request. Other events do nothing.
+
+A hook never breaks its agent: on any failure it prints nothing and exits 0, and says what
+happened in one line of $XDG_STATE_HOME/ctxc/hooks.log (~/.local/state/ctxc/hooks.log).`,
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: []string{"claude-code"},
+		// The hook reads no configuration: a broken config file must not break the agent.
+		PersistentPreRunE: func(*cobra.Command, []string) error { return nil },
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Agent = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runHook(c.Context(), opts)
+		},
+	}
+	c.Flags().IntVar(&opts.Budget, "budget", guard.DefaultBudget, "tokens of the note at most")
+	c.Flags().DurationVar(&opts.Timeout, "timeout", guard.DefaultTimeout, "give up (print nothing) after this long")
+	return c
+}
+
+func runHook(ctx context.Context, opts *HookOptions) error {
+	o := guard.Options{Budget: opts.Budget, Timeout: opts.Timeout}
+	var stdout []byte
+	var out guard.Outcome
+	switch opts.Agent {
+	case "claude-code":
+		stdout, out = guard.ClaudeCode(ctx, opts.IO.In, o)
+	default:
+		return &UsageError{Err: fmt.Errorf("unknown agent %q: ctxc hook takes claude-code", opts.Agent)}
+	}
+	guard.Log(guard.LogPath(opts.Getenv), opts.Now(), out)
+	if len(stdout) > 0 {
+		opts.IO.Out.Write(stdout)
+	}
+	return nil
+}
