@@ -34,6 +34,7 @@ func TestMain(m *testing.M) {
 func TestScripts(t *testing.T) {
 	samples, _ := filepath.Abs("../../shared/samples")
 	example, _ := filepath.Abs("../testdata/example")
+	fixtures, _ := filepath.Abs("../testdata/fixtures")
 	testscript.Run(t, testscript.Params{
 		Dir: "../testdata/script",
 		Setup: func(e *testscript.Env) error {
@@ -42,6 +43,7 @@ func TestScripts(t *testing.T) {
 			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".config"))
 			e.Setenv("SAMPLES", samples)
 			e.Setenv("EXAMPLE", example) // the example session the README's first command compacts
+			e.Setenv("FIXTURES", fixtures)
 			for _, k := range []string{"CTXC_TEST_OLLAMA_URL", "CTXC_TEST_OLLAMA_MODEL"} {
 				e.Setenv(k, os.Getenv(k))
 			}
