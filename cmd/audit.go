@@ -221,7 +221,7 @@ func auditExit(ctx context.Context, t *auditTotal, files int, firstErr error) er
 
 // printAudit prints one compaction: a head line, the counts per category, the lost facts.
 func printAudit(w io.Writer, c *audit.Compaction, maxLost int) {
-	fmt.Fprintf(w, "%s:%d: compaction %d (%s, by the %s): ~%s → ~%s tokens", c.Path, c.Line, c.Index, c.Format, c.By,
+	fmt.Fprintf(w, "%s:%d: compaction %d (%s, written by %s): ~%s → ~%s tokens", c.Path, c.Line, c.Index, c.Format, author(c.By),
 		human(int64(c.TokensBefore)), human(int64(c.TokensAfter)))
 	if c.Unreadable != "" {
 		fmt.Fprintf(w, "; unreadable: %s\n", c.Unreadable)
@@ -272,4 +272,12 @@ func oneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// author names who wrote a compaction's summary, for the text output.
+func author(by string) string {
+	if by == audit.ByAgent {
+		return "the agent"
+	}
+	return by
 }
