@@ -149,6 +149,12 @@ func FuzzMarker(f *testing.F) {
 		if off != want {
 			t.Fatalf("FindLastMarker = %d (%q), forward scan says %d", off, line, want)
 		}
+		// Small chunks: lines and markerProbe across chunk ends.
+		for _, chunk := range []int64{1, 3, 8, 64} {
+			if off, _, err := findLastMarker(bytes.NewReader(data), int64(len(data)), chunk); err != nil || off != want {
+				t.Fatalf("chunks of %d: %d, %v; forward scan says %d", chunk, off, err, want)
+			}
+		}
 		// LoadFile's backwards fast path against the full scan.
 		p := filepath.Join(t.TempDir(), "f.jsonl")
 		os.WriteFile(p, data, 0o644)

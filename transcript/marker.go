@@ -124,10 +124,14 @@ var markerProbe = []byte(`"compact"`)
 
 // FindLastMarker reads r backwards from size and returns the byte offset and content of the last
 // line that is a valid marker, or -1. Its cost is proportional to what follows the marker, not
-// to the history before it.
+// to the history before it, and to the length of a long line, not to its square: a line is read
+// back whole only when it holds markerProbe.
 func FindLastMarker(r io.ReaderAt, size int64) (off int64, line []byte, err error) {
-	const chunk = 1 << 20
-	end := size
+	return findLastMarker(r, size, 1<<20)
+}
+
+// findLastMarker is FindLastMarker reading chunk bytes at a time.
+func findLastMarker(r io.ReaderAt, size int64, chunk int64) (off int64, line []byte, err error) {
 	// An unterminated last line is still being written: it is not a marker yet.
 	skipPending := false
 	if size > 0 {
@@ -137,64 +141,80 @@ func FindLastMarker(r io.ReaderAt, size int64) (off int64, line []byte, err erro
 		}
 		skipPending = last[0] != '\n'
 	}
-	var tail []byte // bytes after the current chunk up to the end of a partial line
-	var scratch []byte
-	for end > 0 {
-		start := end - chunk
-		if start < 0 {
-			start = 0
-		}
-		// One buffer for every chunk: tail is copied out of it before it is reused.
-		need := int(end-start) + len(tail)
-		if cap(scratch) < need {
-			scratch = make([]byte, need)
-		}
-		buf := scratch[:end-start]
-		if _, err := r.ReadAt(buf, start); err != nil && err != io.EOF {
+	buf := make([]byte, chunk)
+	var cur backLine
+	cur.end = size
+	for end := size; end > 0; {
+		start := max(end-chunk, 0)
+		b := buf[:end-start]
+		if _, err := r.ReadAt(b, start); err != nil && err != io.EOF {
 			return -1, nil, err
 		}
-		buf = append(buf, tail...)
-		// Walk complete lines from the end of buf. The first line of buf may be partial
-		// unless start is 0.
-		pos := len(buf)
-		if !skipPending && !bytes.Contains(buf, markerProbe) {
-			// No candidate in this chunk (the common case): keep only its partial first line.
-			if nl := bytes.IndexByte(buf, '\n'); nl >= 0 && start > 0 {
-				pos = nl
-			} else if start == 0 {
-				pos = 0
-			}
-			tail = append(tail[:0], buf[:pos]...)
-			end = start
-			continue
-		}
-		for {
-			nl := bytes.LastIndexByte(buf[:pos], '\n')
+		// Walk the lines of b from its end; b[:pos] is not yet walked.
+		for pos := len(b); ; {
+			nl := bytes.LastIndexByte(b[:pos], '\n')
+			cur.prepend(b[nl+1 : pos])
 			if nl < 0 && start > 0 {
-				break
+				break // the line goes on in the chunk before
 			}
-			lineStart := nl + 1
-			ln := buf[lineStart:pos]
+			lineStart := start + int64(nl) + 1
 			if skipPending {
 				skipPending = false
-			} else if bytes.Contains(ln, markerProbe) {
-				l := trimLine(ln)
-				if start+int64(lineStart) == 0 {
-					l = trimBOM(l)
-				}
-				if validJSON(l) {
-					if _, ok := parseMarkerDoc(gjson.ParseBytes(l), noText); ok {
-						return start + int64(lineStart), append([]byte(nil), l...), nil
-					}
+			} else if cur.probe {
+				off, l, err := markerAt(r, lineStart, cur.end)
+				if err != nil || off >= 0 {
+					return off, l, err
 				}
 			}
 			if nl < 0 {
 				break
 			}
+			cur = backLine{end: start + int64(nl)}
 			pos = nl
 		}
-		tail = append([]byte(nil), buf[:pos]...)
 		end = start
+	}
+	return -1, nil, nil
+}
+
+// backLine is the line FindLastMarker is walking back over: where it ends (its terminator
+// excluded), whether the part read so far holds markerProbe, and that part's first bytes (a
+// probe may straddle two chunks).
+type backLine struct {
+	end   int64
+	probe bool
+	head  []byte // at most len(markerProbe)-1 bytes
+}
+
+// prepend takes the part of the line that comes before what was read of it.
+func (l *backLine) prepend(part []byte) {
+	k := len(markerProbe) - 1
+	if !l.probe {
+		edge := part[max(len(part)-k, 0):]
+		l.probe = bytes.Contains(part, markerProbe) || bytes.Contains(append(append([]byte(nil), edge...), l.head...), markerProbe)
+	}
+	if len(part) >= k {
+		l.head = append(l.head[:0], part[:k]...)
+	} else {
+		l.head = append(append([]byte(nil), part...), l.head...)
+		l.head = l.head[:min(len(l.head), k)]
+	}
+}
+
+// markerAt reads the line [start, end) and returns it when it is a valid marker (else -1).
+func markerAt(r io.ReaderAt, start, end int64) (int64, []byte, error) {
+	ln := make([]byte, end-start)
+	if _, err := r.ReadAt(ln, start); err != nil && err != io.EOF {
+		return -1, nil, err
+	}
+	l := trimLine(ln)
+	if start == 0 {
+		l = trimBOM(l)
+	}
+	if validJSON(l) {
+		if _, ok := parseMarkerDoc(gjson.ParseBytes(l), noText); ok {
+			return start, l, nil
+		}
 	}
 	return -1, nil, nil
 }
