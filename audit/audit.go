@@ -116,19 +116,7 @@ func File(ctx context.Context, path string, o Options) ([]Compaction, error) {
 
 // records reads the whole file once for where its compactions are.
 func records(path string, ropts transcript.Options) ([]transcript.CompactionRecord, transcript.Format, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, "", err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, "", err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, "", fmt.Errorf("%s: not a regular file", path)
-	}
-	res, err := transcript.ScanRanges(f, info.Size(), path, ropts)
+	res, err := transcript.ScanFile(path, ropts)
 	if err != nil {
 		return nil, "", err
 	}

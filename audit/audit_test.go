@@ -65,7 +65,7 @@ func TestAuditAgreesWithRecords(t *testing.T) {
 			if len(cs) != len(lines) || len(cs) == 0 {
 				t.Fatalf("%d compactions audited, %d records in the file", len(cs), len(lines))
 			}
-			res, err := transcript.ScanRanges(mustOpen(t, path), size(t, path), path, transcript.Options{})
+			res, err := transcript.ScanFile(path, transcript.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,23 +97,6 @@ func firstLine(s string) string {
 		s = s[:60]
 	}
 	return s
-}
-
-func mustOpen(t *testing.T, path string) *os.File {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
-}
-
-func size(t *testing.T, path string) int64 {
-	info, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return info.Size()
 }
 
 // TestScore: kept, restored by ctxc's note, lost, per category, with lines.

@@ -531,6 +531,24 @@ func load(f *io.SectionReader, size int64, path string, opts Options) (*Result, 
 	return res, msgs, err
 }
 
+// ScanFile scans a whole regular file (ranges read on every core, as ScanRanges) for its
+// statistics, such as where its compactions are (Stats.Records).
+func ScanFile(path string, opts Options) (*Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	return ScanRanges(f, info.Size(), path, opts)
+}
+
 func countLines(r io.ReaderAt, n int64) (int, error) {
 	buf := make([]byte, 1<<20)
 	lines := 0
