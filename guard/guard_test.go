@@ -132,3 +132,19 @@ func TestLog(t *testing.T) {
 		t.Fatalf("default log path %s", got)
 	}
 }
+
+// TestNoteSurvivesRepeatedCompaction: at the next compaction, the facts of ctxc's note at the
+// previous one are carried again, though the agent's summary (here "OK") kept none of them.
+func TestNoteSurvivesRepeatedCompaction(t *testing.T) {
+	guarded := "../testdata/fixtures/claude-2.1.330-guarded-compact.jsonl"
+	out, oc := ClaudeCode(context.Background(), strings.NewReader(hookInput(guarded, "SessionStart", "compact")), Options{})
+	if oc.Action != "note" {
+		t.Fatalf("outcome %+v", oc)
+	}
+	for _, want := range []string{"Commit it as two commits: TTL first, then the janitor.", "/home/dev/kvstore/internal/cache/cache.go",
+		"Don't change the public Store interface beyond that."} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the second note lacks %q, carried by the first:\n%s", want, out)
+		}
+	}
+}
