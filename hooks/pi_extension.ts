@@ -1,6 +1,6 @@
-// ctxc's pi extension: placeholder. It registers a session_before_compact handler that returns
-// undefined, so pi compacts as usual. ctxc hooks install pi substitutes __CTXC__ (the ctxc
-// executable, a JSON string) and __CTXC_ARGS__ (its extra arguments, a JSON array).
+// ctxc's pi extension (placeholder): a session_before_compact handler that returns undefined,
+// so pi compacts as usual. ctxc hooks install pi fills in the two constants below: the ctxc
+// executable (a JSON string) and its extra arguments (a JSON array); keep their two lines.
 const CTXC: string = __CTXC__;
 const CTXC_ARGS: string[] = __CTXC_ARGS__;
 
