@@ -77,9 +77,14 @@ func newCmdHooksAction(f *Factory, runF func(*HooksOptions) error, action, short
 		use, args = "status [AGENT]", cobra.MaximumNArgs(1)
 	}
 	c := &cobra.Command{
-		Use:       use,
-		Short:     short,
-		Args:      args,
+		Use:   use,
+		Short: short,
+		Args: func(c *cobra.Command, a []string) error {
+			if err := args(c, a); err != nil {
+				return &UsageError{err}
+			}
+			return nil
+		},
 		ValidArgs: hooks.Names(),
 		Example: map[string]string{
 			"install":   "  ctxc hooks install claude-code\n  ctxc hooks install claude-code --settings .claude/settings.json --budget 2000\n  ctxc hooks install codex --dry-run",
