@@ -15,7 +15,8 @@ import (
 // TestAgentCodexHooksCompact installs ctxc's hook with Install into a fresh CODEX_HOME and runs
 // the real pinned Codex against the local fake model (shared/tools/agents) until it compacts
 // on its own: the hook must run without any trust prompt, receive SessionStart with source
-// "compact", and what it prints as additionalContext must reach the next request.
+// "compact", and what it prints as additionalContext must reach the next request whole (above
+// Codex's default limit of 2,500 tokens, within the limit ctxc sets).
 func TestAgentCodexHooksCompact(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real Codex")
@@ -37,7 +38,8 @@ func TestAgentCodexHooksCompact(t *testing.T) {
 in=$(cat)
 printf '%%s\n' "$in" >> %q
 case "$in" in *'"source":"compact"'*)
-  printf '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"CTXC-RESTORED-CONTEXT"}}\n';;
+  words=$(printf 'word %%.0s' $(seq 4000))
+  printf '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"CTXC-RESTORED-CONTEXT %%sCTXC-END"}}\n' "$words";;
 esac
 `, hookLog)
 	ctxc := filepath.Join(tools, "ctxc")
@@ -86,6 +88,9 @@ esac
 	last := reqs[len(reqs)-1]
 	if !strings.Contains(last, "CTXC-RESTORED-CONTEXT") || !strings.Contains(last, "second prompt") {
 		t.Fatalf("the hook's additionalContext is not in the request after the compaction:\n%.2000s", last)
+	}
+	if strings.Contains(last, "truncated output") || !strings.Contains(last, strings.Repeat("word ", 4000)+"CTXC-END") {
+		t.Fatalf("the hook's additionalContext was cut:\n%.3000s", last)
 	}
 }
 

@@ -15,7 +15,7 @@ func (claudeCode) Name() string { return "claude-code" }
 func (c claudeCode) path(o Options) string { return defaultPath(o, ".claude", "settings.json") }
 
 func (c claudeCode) Install(o Options) (Change, error) {
-	return installJSON(c.Name(), c.path(o), o)
+	return installJSON(c.Name(), c.path(o), o, ctxcHandler(hookCommand(o, c.Name())))
 }
 
 func (c claudeCode) Uninstall(o Options) (Change, error) {
@@ -27,13 +27,13 @@ func (c claudeCode) Status(o Options) (State, error) {
 }
 
 // installJSON merges ctxc's hook into a settings-shaped file and writes it.
-func installJSON(agent, path string, o Options) (Change, error) {
+func installJSON(agent, path string, o Options, h hookHandler) (Change, error) {
 	ch := Change{Agent: agent, Path: path}
 	old, mode, exists, err := readFile(path)
 	if err != nil {
 		return ch, err
 	}
-	out, changed, err := mergeHook(path, old, agent, o.Ctxc, hookCommand(o, agent))
+	out, changed, err := mergeHook(path, old, agent, o.Ctxc, h)
 	if err != nil || !changed {
 		if err == nil {
 			ch.Note = "already installed"

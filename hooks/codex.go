@@ -39,7 +39,9 @@ const trustMarker = "# ctxc: trust for its SessionStart(compact) hook in hooks.j
 
 func (c codex) Install(o Options) (Change, error) {
 	hj, ct := c.files(o)
-	ch, err := installJSON(c.Name(), hj, o)
+	h := ctxcHandler(hookCommand(o, c.Name()))
+	h.AdditionalContextLimit = codexContextLimit(o.Args)
+	ch, err := installJSON(c.Name(), hj, o, h)
 	if err != nil {
 		return ch, err
 	}
@@ -72,7 +74,27 @@ func (c codex) trustBlock(hj string, data []byte, o Options) (string, error) {
 		return "", fmt.Errorf("%s: ctxc's hook not found after writing it", hj)
 	}
 	key := fmt.Sprintf("%s:session_start:%d:%d", hj, f[0].group, f[0].handler)
-	return fmt.Sprintf("%s\n[hooks.state.%s]\ntrusted_hash = %q\n", trustMarker, tomlString(key), trustHash(f[0].command)), nil
+	return fmt.Sprintf("%s\n[hooks.state.%s]\ntrusted_hash = %q\n", trustMarker, tomlString(key), trustHash(f[0].command, f[0].limit)), nil
+}
+
+// codexDefaultLimit is the additionalContextLimit, in tokens (characters / 4), ctxc's hook gets
+// in Codex: Codex cuts a longer additionalContext to about that many tokens (its start and
+// its end, the middle elided) and saves the whole text under /tmp/hook_outputs/; its own
+// default, 2,500 tokens, is smaller than what ctxc restores.
+const codexDefaultLimit = 10000
+
+// codexContextLimit is codexDefaultLimit, or more for a --budget above it.
+func codexContextLimit(args []string) int {
+	limit := codexDefaultLimit
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "--budget" {
+			var n int
+			if _, err := fmt.Sscan(args[i+1], &n); err == nil && n*11/10 > limit {
+				limit = n * 11 / 10
+			}
+		}
+	}
+	return limit
 }
 
 // writeTrust replaces ctxc's block in config.toml by block.
@@ -130,15 +152,18 @@ func removeTrustBlocks(data []byte) []byte {
 }
 
 // trustHash is Codex's trusted_hash of ctxc's hook: the normalized identity of a command
-// handler (timeout always present, async false, no Windows command, no status message) in a
-// group with matcher "compact", as JSON with sorted keys and no spaces, hashed with SHA-256.
-func trustHash(command string) string {
+// handler (timeout always present, async false, no Windows command, no status message, the
+// additionalContextLimit unless absent or Codex's default) in a group with matcher "compact",
+// as JSON with sorted keys and no spaces, hashed with SHA-256.
+func trustHash(command string, limit int) string {
+	h := map[string]any{"type": "command", "command": command, "timeout": hookTimeout, "async": false}
+	if limit != 0 && limit != 2500 {
+		h["additionalContextLimit"] = limit
+	}
 	id := map[string]any{
 		"event_name": "session_start",
 		"matcher":    "compact",
-		"hooks": []map[string]any{{
-			"type": "command", "command": command, "timeout": hookTimeout, "async": false,
-		}},
+		"hooks":      []map[string]any{h},
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf) // maps are encoded with sorted keys

@@ -11,8 +11,30 @@ func TestCodexTrustHash(t *testing.T) {
 	// The same identity hashed the way Codex does (sorted keys, no spaces, SHA-256), by an
 	// independent implementation.
 	want := "sha256:c47a2aeacb531a099f6c5250e82eceb691c48a4807ea11240a22f131f68b3bbc"
-	if got := trustHash("/opt/ctxc/bin/ctxc hook codex"); got != want {
+	if got := trustHash("/opt/ctxc/bin/ctxc hook codex", 0); got != want {
 		t.Fatalf("%s, want %s", got, want)
+	}
+	want = "sha256:c0367f88d25478f9d49a77f4d4636d80d3b0f0a3766f59b2295b50ebc3823cd7"
+	if got := trustHash("/opt/ctxc/bin/ctxc hook codex", 10000); got != want {
+		t.Fatalf("with a limit: %s, want %s", got, want)
+	}
+	if trustHash("x", 2500) != trustHash("x", 0) {
+		t.Fatal("Codex's default limit is not left out of the identity")
+	}
+}
+
+func TestCodexContextLimit(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{nil, codexDefaultLimit},
+		{[]string{"--budget", "2000"}, codexDefaultLimit},
+		{[]string{"--budget", "20000"}, 22000},
+	} {
+		if got := codexContextLimit(tc.args); got != tc.want {
+			t.Errorf("%v: %d, want %d", tc.args, got, tc.want)
+		}
 	}
 }
 
@@ -31,7 +53,7 @@ func TestCodexInstallUninstall(t *testing.T) {
 	}
 	conf, _ := os.ReadFile(ct)
 	wantBlock := trustMarker + "\n[hooks.state.\"" + hj + ":session_start:1:0\"]\n" +
-		"trusted_hash = \"sha256:c47a2aeacb531a099f6c5250e82eceb691c48a4807ea11240a22f131f68b3bbc\"\n"
+		"trusted_hash = \"sha256:c0367f88d25478f9d49a77f4d4636d80d3b0f0a3766f59b2295b50ebc3823cd7\"\n"
 	if string(conf) != userConfig+"\n"+wantBlock {
 		t.Fatalf("config.toml:\n%s", conf)
 	}
@@ -52,7 +74,7 @@ func TestCodexInstallUninstall(t *testing.T) {
 		t.Fatalf("install with arguments: %+v, %v", ch, err)
 	}
 	conf, _ = os.ReadFile(ct)
-	if strings.Count(string(conf), trustMarker) != 1 || !strings.Contains(string(conf), trustHash("/opt/ctxc/bin/ctxc hook codex --budget 900")) {
+	if strings.Count(string(conf), trustMarker) != 1 || !strings.Contains(string(conf), trustHash("/opt/ctxc/bin/ctxc hook codex --budget 900", codexDefaultLimit)) {
 		t.Fatalf("config.toml after an update:\n%s", conf)
 	}
 	hooksData, _ := os.ReadFile(hj)

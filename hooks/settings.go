@@ -19,6 +19,9 @@ type hookHandler struct {
 	Type    string `json:"type"`
 	Command string `json:"command"`
 	Timeout int    `json:"timeout"`
+	// AdditionalContextLimit is Codex's cap, in tokens, on what the hook adds (Codex's default,
+	// 2,500, when absent); Claude Code has none.
+	AdditionalContextLimit int `json:"additionalContextLimit,omitempty"`
 }
 
 type hookGroup struct {
@@ -26,8 +29,8 @@ type hookGroup struct {
 	Hooks   []hookHandler `json:"hooks"`
 }
 
-func ctxcGroup(command string) hookGroup {
-	return hookGroup{Matcher: "compact", Hooks: []hookHandler{{Type: "command", Command: command, Timeout: hookTimeout}}}
+func ctxcHandler(command string) hookHandler {
+	return hookHandler{Type: "command", Command: command, Timeout: hookTimeout}
 }
 
 // found is ctxc's hook in a parsed file: group and handler indexes in SessionStart, the
@@ -36,6 +39,7 @@ type found struct {
 	group, handler int
 	value          *node
 	command        string
+	limit          int
 }
 
 // parseObject checks that data is a JSON object (an empty file counts as {}) and parses it.
@@ -89,16 +93,21 @@ func findCtxc(data []byte, start *node, agent, self string) []found {
 			var cmd string
 			json.Unmarshal(data[v.start:v.end], &cmd)
 			if isCtxcCommand(cmd, agent, self) {
-				out = append(out, found{group: gi, handler: hi, value: v, command: cmd})
+				f := found{group: gi, handler: hi, value: v, command: cmd}
+				if l, _ := h.member("additionalContextLimit"); l != nil {
+					json.Unmarshal(data[l.start:l.end], &f.limit)
+				}
+				out = append(out, f)
 			}
 		}
 	}
 	return out
 }
 
-// mergeHook adds ctxc's SessionStart(compact) group running command, or updates the command
-// of ctxc's hook already there. changed is false when the file already says exactly that.
-func mergeHook(path string, data []byte, agent, self, command string) (out []byte, changed bool, err error) {
+// mergeHook adds ctxc's SessionStart(compact) group with handler h, or updates ctxc's hook
+// already there: its command in place, or, when more differs, by a new group in place of the
+// old ones. changed is false when the file already says exactly that.
+func mergeHook(path string, data []byte, agent, self string, h hookHandler) (out []byte, changed bool, err error) {
 	data, root, err := parseObject(path, data)
 	if err != nil {
 		return nil, false, err
@@ -107,19 +116,25 @@ func mergeHook(path string, data []byte, agent, self, command string) (out []byt
 	if err != nil {
 		return nil, false, err
 	}
-	if f := findCtxc(data, start, agent, self); len(f) > 0 {
-		if f[0].command == command {
+	if f := findCtxc(data, start, agent, self); len(f) == 1 && f[0].limit == h.AdditionalContextLimit {
+		if f[0].command == h.Command {
 			return data, false, nil
 		}
-		v, _ := marshalNoEscape(command, "", "")
+		v, _ := marshalNoEscape(h.Command, "", "")
 		out = append(append(append([]byte{}, data[:f[0].value.start]...), v...), data[f[0].value.end:]...)
 		return out, true, nil
+	} else if len(f) > 0 {
+		if data, _, err = removeHook(path, data, agent, self); err != nil {
+			return nil, false, err
+		}
+		out, _, err = mergeHook(path, data, agent, self, h)
+		return out, true, err
 	}
 	st := detectStyle(data)
 	if st.compact && len(root.kids) == 0 {
 		st = style{unit: "  "} // a new or empty settings file is written the way people read it
 	}
-	group := ctxcGroup(command)
+	group := hookGroup{Matcher: "compact", Hooks: []hookHandler{h}}
 	switch {
 	case hooks == nil:
 		v := map[string][]hookGroup{"SessionStart": {group}}
