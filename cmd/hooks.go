@@ -121,16 +121,23 @@ func runHooks(opts *HooksOptions) error {
 	}
 	enc := json.NewEncoder(opts.IO.Out)
 	enc.SetEscapeHTML(false)
+	var failed error
 	for _, a := range agents {
 		o, err := hooksAgentOptions(opts, base, a.Name())
 		if err != nil {
 			return err
 		}
-		if err := runHooksAgent(opts, enc, a, o); err != nil {
+		err = runHooksAgent(opts, enc, a, o)
+		if err != nil && len(agents) == 1 {
 			return err
 		}
+		if err != nil {
+			// Status of every agent: one agent's unreadable file does not hide the others.
+			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+err.Error())
+			failed = &ExitError{Code: exitCode(err), Err: err, Silent: true}
+		}
 	}
-	return nil
+	return failed
 }
 
 // hooksAgents resolves the agent argument; status without one means every agent.
