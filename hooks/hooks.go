@@ -91,7 +91,7 @@ type FileError struct {
 	Msg  string
 }
 
-func (e *FileError) Error() string { return e.Path + ": " + e.Msg + "; nothing was changed" }
+func (e *FileError) Error() string { return e.Path + ": " + e.Msg }
 
 // ConflictError is a file in ctxc's way that ctxc did not write (pi's extension name taken).
 type ConflictError struct {
