@@ -50,6 +50,8 @@ type Factory struct {
 	Getenv func(string) string
 	Now    func() time.Time
 	Build  BuildInfo
+	// Executable returns the running ctxc's path (nil: os.Executable through symbolic links).
+	Executable func() (string, error)
 
 	Global   GlobalOptions
 	Resolved *config.Resolved // effective settings of the running command
@@ -142,6 +144,7 @@ compaction appends to the file (or writes a new file with -o).`,
 		NewCmdStats(f, nil),
 		NewCmdLoad(f, nil),
 		NewCmdVersion(f),
+		NewCmdHooks(f, nil),
 	)
 	for _, extra := range extraCommands {
 		root.AddCommand(extra(f))
