@@ -27,21 +27,25 @@ type HookOptions struct {
 func NewCmdHook(f *Factory, runF func(*HookOptions) error) *cobra.Command {
 	opts := &HookOptions{IO: f.IO, Getenv: f.Getenv, Now: f.Now}
 	c := &cobra.Command{
-		Use:   "hook claude-code",
+		Use:   "hook claude-code|codex",
 		Short: "Run as an agent's hook at its compaction (installed by ctxc hooks install)",
 		Long: `The command an agent runs inside its own compaction; ctxc hooks install sets it up. It reads the
 hook's JSON input on stdin.
 
-claude-code: on SessionStart with source "compact", ctxc reads the session file (which still
-holds the conversation being compacted), extracts its fact ledger (user rules, the last request,
-files modified, URLs and ids, earlier requests, unresolved errors, files read) and returns the
-facts verbatim, by priority within --budget tokens, as the hook's additionalContext: Claude Code
-puts that note after its summary and sends it with the next request. Other events do nothing.
+On SessionStart with source "compact", ctxc reads the session file and returns, as the hook's
+additionalContext, facts of the fact ledger (user rules, the last request, files modified, URLs
+and ids, earlier requests, unresolved errors, files read) verbatim, by priority within --budget
+tokens. The agent puts that note after its summary and sends it with the next request.
+  claude-code: Claude Code runs the hook before it writes its summary, so the note carries the
+               whole ledger of the conversation being compacted.
+  codex:       Codex runs it after it wrote its compacted record: the note carries the facts
+               of the context before the compaction that its summary lost.
+Other events do nothing.
 
 A hook never breaks its agent: on any failure it prints nothing and exits 0, and says what
 happened in one line of $XDG_STATE_HOME/ctxc/hooks.log (~/.local/state/ctxc/hooks.log).`,
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: []string{"claude-code"},
+		ValidArgs: []string{"claude-code", "codex"},
 		// The hook reads no configuration: a broken config file must not break the agent.
 		PersistentPreRunE: func(*cobra.Command, []string) error { return nil },
 		RunE: func(c *cobra.Command, args []string) error {
@@ -64,8 +68,10 @@ func runHook(ctx context.Context, opts *HookOptions) error {
 	switch opts.Agent {
 	case "claude-code":
 		stdout, out = guard.ClaudeCode(ctx, opts.IO.In, o)
+	case "codex":
+		stdout, out = guard.Codex(ctx, opts.IO.In, o)
 	default:
-		return &UsageError{Err: fmt.Errorf("unknown agent %q: ctxc hook takes claude-code", opts.Agent)}
+		return &UsageError{Err: fmt.Errorf("unknown agent %q: ctxc hook takes claude-code or codex", opts.Agent)}
 	}
 	guard.Log(guard.LogPath(opts.Getenv), opts.Now(), out)
 	if len(stdout) > 0 {

@@ -1,15 +1,19 @@
 // Package guard is ctxc inside an agent's own compaction: what `ctxc hook AGENT` does when the
-// agent runs it. For Claude Code, on SessionStart with source "compact", it reads the session
-// file (which still holds the conversation the compaction is replacing: Claude Code runs that
-// hook before it writes the boundary and its summary, and before PostCompact, the only hook
-// given the summary), builds the fact ledger of its effective context (package ledger) and
-// returns the facts verbatim, in the ledger's priority order and within a token budget, as the
-// hook's additionalContext, framed as ctxc's note. Claude Code stores it after the summary and
+// agent runs it. On SessionStart with source "compact" (Claude Code, and Codex 0.169.0, which
+// reads the same answer), it reads the session file and returns as the hook's additionalContext
+// a note of facts of the fact ledger (package ledger), verbatim, in the ledger's priority order
+// and within a token budget, framed as ctxc's note. The agent stores it after its summary and
 // sends it to the model with the next request, so what its summary drops survives.
+//
+// What the note holds depends on what the file holds when the hook runs. Codex writes its
+// compacted record before it runs the hook: the note holds the facts of the context before the
+// compaction that the context after it lacks (what its summary lost). Claude Code runs the hook
+// before it writes its boundary and summary (and before PostCompact, the only hook given the
+// summary): the note holds the whole ledger of the context being compacted.
 //
 // A hook must never break its agent: every failure (no or bad input, a missing, huge or
 // half-written file, a timeout, a panic) ends in no output and exit status 0, with one line in
-// the log (package guard's Log). The package imports neither cobra nor viper.
+// the log (Log). The package imports neither cobra nor viper.
 package guard
 
 import (
@@ -80,7 +84,20 @@ const noteFrame = NotePrefix + "This conversation was just compacted. Before it 
 // ClaudeCode runs one call of Claude Code's hook: in is the hook's stdin. It returns what to
 // print on stdout (nil for nothing) and what happened, and never fails.
 func ClaudeCode(ctx context.Context, in io.Reader, o Options) (stdout []byte, out Outcome) {
-	out = Outcome{Agent: "claude-code"}
+	return run(ctx, "claude-code", in, o)
+}
+
+// Codex runs one call of Codex's hook (Codex 0.169.0 reads the same SessionStart answer as
+// Claude Code, and runs the hook after it has written its compacted record: the note then
+// holds what its summary lost).
+func Codex(ctx context.Context, in io.Reader, o Options) (stdout []byte, out Outcome) {
+	return run(ctx, "codex", in, o)
+}
+
+// run answers SessionStart(compact) with the note for the session, and anything else with
+// nothing.
+func run(ctx context.Context, agent string, in io.Reader, o Options) (stdout []byte, out Outcome) {
+	out = Outcome{Agent: agent}
 	start := time.Now()
 	defer func() { out.Elapsed = time.Since(start) }()
 	input, err := readInput(in)
@@ -96,9 +113,9 @@ func ClaudeCode(ctx context.Context, in io.Reader, o Options) (stdout []byte, ou
 	if err != nil {
 		return nil, failed(out, err)
 	}
-	out.Facts, out.Carried, out.Tokens = note.facts, note.carried, estimate.Tokens(note.text)
+	out.Facts, out.Carried, out.Tokens, out.Detail = note.facts, note.carried, estimate.Tokens(note.text), note.basis
 	if note.carried == 0 {
-		out.Action, out.Detail = "skip", "no fact to carry"
+		out.Action, out.Detail = "skip", "no fact to carry ("+note.basis+")"
 		return nil, out
 	}
 	b, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
@@ -185,40 +202,72 @@ func withTimeout[T any](ctx context.Context, d time.Duration, fn func() (T, erro
 	}
 }
 
-// note is a rendered note and its counts.
+// note is a rendered note, its counts, and what it was made from.
 type note struct {
 	text           string
 	facts, carried int
+	basis          string
 }
 
-// noteFor builds the note for the session file at path: the ledger of its effective context
-// (with the facts of ctxc's note at the previous compaction read back, so that they survive
-// this one too), rendered within budget tokens.
+// Bases of a note.
+const (
+	basisLost   = "what the newest compaction's summary lost"
+	basisLedger = "the ledger of the context being compacted"
+)
+
+// noteFor builds the note for the session file at path, within budget tokens. When the file
+// ends with the compaction the hook announces (Codex writes its record first), the note holds
+// the facts of the context before it that the context after it lacks; when the compaction is
+// not written yet (Claude Code writes it after the hook), the note holds the whole ledger of
+// the context being compacted, with the facts of ctxc's note at the previous compaction read
+// back, so that they survive this one too.
 func noteFor(path string, budget int) (note, error) {
-	res, msgs, err := transcript.LoadFile(path, transcript.Options{Windowed: true, MaxLine: maxLine})
+	ropts := transcript.Options{Windowed: true, MaxLine: maxLine}
+	res, now, err := transcript.LoadFile(path, ropts)
 	if err != nil {
 		return note{}, err
 	}
-	items := compact.Items(msgs)
-	if recs := res.Stats.Records; len(recs) > 0 {
-		last := recs[len(recs)-1]
-		prev, err := audit.Notes(path, last)
-		if err != nil {
-			return note{}, err
-		}
-		if prev != "" {
-			items = append([]summarize.Item{{Role: "user", Kind: "summary", Text: prev, Line: last.Line}}, items...)
-		}
+	led, basis, err := ledgerFor(path, res.Stats, now, ropts)
+	if err != nil {
+		return note{}, err
 	}
-	led := ledger.Build(items, ledger.Options{})
+	n := note{facts: led.Len(), basis: basis}
 	if led.Len() == 0 {
-		return note{}, nil
+		return n, nil
 	}
 	body, rep := ledger.Note(led, budget-estimate.Tokens(noteFrame))
-	if rep.Carried == 0 {
-		return note{facts: led.Len()}, nil
+	if rep.Carried > 0 {
+		n.text, n.carried = noteFrame+body, rep.Carried
 	}
-	return note{text: noteFrame + body, facts: led.Len(), carried: rep.Carried}, nil
+	return n, nil
+}
+
+// ledgerFor is the ledger the note carries (see noteFor).
+func ledgerFor(path string, st *transcript.Stats, now []transcript.Message, ropts transcript.Options) (*ledger.Ledger, string, error) {
+	items := compact.Items(now)
+	if len(st.Records) == 0 {
+		return ledger.Build(items, ledger.Options{}), basisLedger, nil
+	}
+	last := st.Records[len(st.Records)-1]
+	_, after, err := transcript.LoadFileUpTo(path, last.End, ropts)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(after) == len(now) { // nothing since the newest compaction: it is the one announced
+		_, before, err := transcript.LoadFileUpTo(path, last.Start, ropts)
+		if err != nil {
+			return nil, "", err
+		}
+		return ledger.Build(compact.Items(before), ledger.Options{}).Without(audit.Text(after)), basisLost, nil
+	}
+	prev, err := audit.Notes(path, last)
+	if err != nil {
+		return nil, "", err
+	}
+	if prev != "" {
+		items = append([]summarize.Item{{Role: "user", Kind: "summary", Text: prev, Line: last.Line}}, items...)
+	}
+	return ledger.Build(items, ledger.Options{}), basisLedger, nil
 }
 
 // Log appends one line about a hook call to the log file at path (the directory is created);

@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -133,18 +134,47 @@ func TestLog(t *testing.T) {
 	}
 }
 
-// TestNoteSurvivesRepeatedCompaction: at the next compaction, the facts of ctxc's note at the
-// previous one are carried again, though the agent's summary (here "OK") kept none of them.
+// TestNoteSurvivesRepeatedCompaction: at the next compaction, after the conversation went on,
+// the facts of ctxc's note at the previous one are carried again, though the agent's summary
+// (here "OK") kept none of them.
 func TestNoteSurvivesRepeatedCompaction(t *testing.T) {
-	guarded := "../testdata/fixtures/claude-2.1.330-guarded-compact.jsonl"
-	out, oc := ClaudeCode(context.Background(), strings.NewReader(hookInput(guarded, "SessionStart", "compact")), Options{})
-	if oc.Action != "note" {
+	data, err := os.ReadFile("../testdata/fixtures/claude-2.1.330-guarded-compact.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two more records chained to the newest one: the conversation went on after the compaction.
+	var leaf string
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var r struct{ UUID string }
+		if json.Unmarshal([]byte(l), &r) == nil && r.UUID != "" {
+			leaf = r.UUID
+		}
+	}
+	more := fmt.Sprintf(`{"type":"user","uuid":"u-next","parentUuid":%q,"sessionId":"s","message":{"role":"user","content":"Now tag the release."}}
+{"type":"assistant","uuid":"a-next","parentUuid":"u-next","sessionId":"s","message":{"id":"msg_next","role":"assistant","content":[{"type":"text","text":"Tagged."}]}}
+`, leaf)
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(p, append(data, more...), 0o644)
+	out, oc := ClaudeCode(context.Background(), strings.NewReader(hookInput(p, "SessionStart", "compact")), Options{})
+	if oc.Action != "note" || oc.Detail != basisLedger {
 		t.Fatalf("outcome %+v", oc)
 	}
-	for _, want := range []string{"Commit it as two commits: TTL first, then the janitor.", "/home/dev/kvstore/internal/cache/cache.go",
-		"Don't change the public Store interface beyond that."} {
+	for _, want := range []string{"Now tag the release.", "Commit it as two commits: TTL first, then the janitor.",
+		"/home/dev/kvstore/internal/cache/cache.go", "Don't change the public Store interface beyond that."} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the second note lacks %q, carried by the first:\n%s", want, out)
 		}
+	}
+}
+
+// TestNoteOfWrittenCompaction: when the file ends with the compaction the hook announces (as
+// Codex writes it), the note holds exactly what its summary lost.
+func TestNoteOfWrittenCompaction(t *testing.T) {
+	out, oc := ClaudeCode(context.Background(), strings.NewReader(hookInput("../testdata/fixtures/claude-2.1.330-manual-compact-hook.jsonl", "SessionStart", "compact")), Options{})
+	if oc.Action != "note" || oc.Detail != basisLost || oc.Facts != 11 {
+		t.Fatalf("outcome %+v", oc)
+	}
+	if !strings.Contains(string(out), "Commit it as two commits") {
+		t.Fatalf("note %s", out)
 	}
 }

@@ -238,3 +238,13 @@ func TestNote(t *testing.T) {
 		t.Fatalf("a small target keeps the rule first and fits: %d tokens, %+v:\n%s", estimate.Tokens(small), rep, small)
 	}
 }
+
+func TestWithout(t *testing.T) {
+	l := &Ledger{}
+	l.ByCat[Rule], l.Lines[Rule] = []string{"never push to master", "use pnpm"}, []int{3, 9}
+	l.ByCat[Modified], l.Lines[Modified] = []string{"a.go"}, []int{5}
+	w := l.Without("We will USE   pnpm and edit `a.go`.")
+	if w.Len() != 1 || w.ByCat[Rule][0] != "never push to master" || w.Line(Rule, 0) != 3 {
+		t.Fatalf("%+v", w)
+	}
+}

@@ -13,3 +13,19 @@ func Note(l *Ledger, target int) (string, Report) {
 	text, rep := Audit("", l, target)
 	return strings.Replace(text, carriedIntro, noteIntro, 1), rep
 }
+
+// Without is the ledger of the facts a text does not hold (compared as Check compares), with
+// their lines: what a summary lost.
+func (l *Ledger) Without(text string) *Ledger {
+	out := &Ledger{}
+	found := Found(text, l)
+	for c, facts := range l.ByCat {
+		for i, f := range facts {
+			if !found[c][i] {
+				out.ByCat[c] = append(out.ByCat[c], f)
+				out.Lines[c] = append(out.Lines[c], l.Line(Category(c), i))
+			}
+		}
+	}
+	return out
+}
