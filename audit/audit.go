@@ -7,9 +7,10 @@
 // tokens before and after. A summary that cannot be read (Codex's remote compaction encrypts it)
 // is said to be unreadable, not scored.
 //
-// What ctxc's own guard added inside Claude Code (the note its SessionStart hook returns, which
-// Claude Code stores as a hook_additional_context attachment after the summary) is counted
-// apart: facts the agent's context lost that the note put back are "restored".
+// What ctxc's own guard added inside an agent (the note its SessionStart hook returns, which
+// Claude Code stores as a hook_additional_context attachment after the summary and Codex as a
+// developer message) is counted apart: facts the agent's context lost that the note put back
+// are "restored".
 //
 // The package imports neither cobra nor viper.
 package audit
@@ -140,6 +141,8 @@ func one(path string, r transcript.CompactionRecord, ropts transcript.Options) (
 		return c, err
 	}
 	c.TokensBefore, c.TokensAfter = tokens(before), tokens(after)+estimate.Tokens(notes)
+	after, inContext := SplitNotes(after)
+	notes += inContext
 	summary := summaryText(after)
 	if c.Format.IsGeneric() || strings.Contains(summary, transcript.SummaryPreamble[:6]) || strings.Contains(summary, ledger.CarriedTitle) {
 		c.By = ByCtxc
@@ -187,6 +190,21 @@ func score(c *Compaction, led *ledger.Ledger, context, summary, notes string) {
 		c.Recall = float64(c.Total.Kept) / float64(c.Total.Facts)
 		c.WithNote = float64(c.Total.Kept+c.Total.Restored) / float64(c.Total.Facts)
 	}
+}
+
+// SplitNotes takes ctxc's notes out of a context (the other messages, the notes' text): Codex
+// keeps what a SessionStart hook returned as a developer message of the context.
+func SplitNotes(ms []transcript.Message) ([]transcript.Message, string) {
+	var kept []transcript.Message
+	var notes strings.Builder
+	for i := range ms {
+		if t := ms[i].TextContent(); !ms[i].Summary && ms[i].Role != transcript.RoleAssistant && strings.HasPrefix(t, NotePrefix) {
+			notes.WriteString(t + "\n")
+			continue
+		}
+		kept = append(kept, ms[i])
+	}
+	return kept, notes.String()
 }
 
 // summaryText joins the text of the summary messages of a context.

@@ -45,24 +45,22 @@ func builtCtxc(t *testing.T) string {
 	return ctxcBin
 }
 
-// guardSettings is a settings file with the user's own hook and ctxc's guard, as `ctxc hooks
-// install claude-code` writes it.
+// guardSettings is a settings file with the user's own hook and ctxc's guard, installed by
+// the ctxc binary itself (`ctxc hooks install claude-code`).
 func guardSettings(t *testing.T, bin, home string) []byte {
 	t.Helper()
 	settings := filepath.Join(home, "settings.json")
 	os.MkdirAll(home, 0o755)
 	os.WriteFile(settings, []byte(`{"model":"opus","hooks":{"SessionStart":[{"matcher":"startup","hooks":[{"type":"command","command":"true"}]}]}}`), 0o644)
-	hook := map[string]any{"matcher": "compact", "hooks": []any{map[string]any{"type": "command", "command": bin + " hook claude-code", "timeout": 30}}}
-	var s map[string]any
-	raw, _ := os.ReadFile(settings)
-	json.Unmarshal(raw, &s)
-	hooks := s["hooks"].(map[string]any)
-	hooks["SessionStart"] = append(hooks["SessionStart"].([]any), hook)
-	raw, _ = json.Marshal(s)
-	os.WriteFile(settings, raw, 0o644)
+	if out, err := exec.Command(bin, "hooks", "install", "claude-code", "--settings", settings).CombinedOutput(); err != nil {
+		t.Fatalf("ctxc hooks install: %v: %s", err, out)
+	}
 	data, err := os.ReadFile(settings)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), bin+" hook claude-code") || !strings.Contains(string(data), `"command":"true"`) {
+		t.Fatalf("settings after install:\n%s", data)
 	}
 	return data
 }
@@ -183,4 +181,91 @@ func checkGuarded(t *testing.T, h *agentcheck.ClaudeHome, bin string, tokens int
 	if c.By != "agent" || c.Total.Facts == 0 || c.Recall > 0.5 || c.WithNote < 0.99 {
 		t.Fatalf("audit of the guarded compaction: %s", out)
 	}
+}
+
+// TestAgentCodexGuard: the real Codex with ctxc's guard installed (`ctxc hooks install codex`),
+// compacting on its own with a summary that keeps nothing ("OK"): the request after the
+// compaction holds ctxc's note with what the summary lost, the user's rule and URL among them.
+func TestAgentCodexGuard(t *testing.T) {
+	resume := agentTools(t)
+	bin := builtCtxc(t)
+	fakeBin, err := agentcheck.FakeModel(resume)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	home, codexHome, proj := filepath.Join(work, "home"), filepath.Join(work, "codex"), filepath.Join(work, "proj")
+	for _, d := range []string{home, codexHome, proj} {
+		os.MkdirAll(d, 0o755)
+	}
+	fake, err := agentcheck.StartFake(fakeBin, work, "", 300000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fake.Stop()
+	// A provider of its own: the built-in OpenAI provider compacts remotely (the fake model does
+	// not answer that); any other provider compacts locally and runs the compact hooks.
+	conf := fmt.Sprintf("model = \"fake-model\"\nmodel_provider = \"fake\"\nmodel_auto_compact_token_limit = 1000\n\n"+
+		"[model_providers.fake]\nname = \"fake\"\nbase_url = %q\nwire_api = \"responses\"\nenv_key = \"OPENAI_API_KEY\"\n", fake.URL+"/v1")
+	os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(conf), 0o600)
+	if out, err := exec.Command(bin, "hooks", "install", "codex", "--dir", codexHome).CombinedOutput(); err != nil {
+		t.Fatalf("ctxc hooks install codex: %v: %s", err, out)
+	}
+	env := append(os.Environ(), "HOME="+home, "CODEX_HOME="+codexHome, "OPENAI_API_KEY=sk-fake", "XDG_STATE_HOME="+filepath.Join(work, "state"))
+	codex := func(args ...string) {
+		cmd := exec.Command(filepath.Join(os.Getenv("CTXC_AGENTS_BIN"), "codex"), append([]string{"exec", "--skip-git-repo-check"}, args...)...)
+		cmd.Dir, cmd.Env = proj, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("codex %v: %v\n%s", args, err, out)
+		}
+	}
+	// A session in which the agent changed files: Codex's compaction keeps the user's messages
+	// but not the tool calls, so the files modified are what its summary must keep.
+	id := "019c0000-0000-7000-8000-0000000000c7"
+	rollout := filepath.Join(codexHome, "sessions", "2026", "01", "01", "rollout-2026-01-01T00-00-00-"+id+".jsonl")
+	os.MkdirAll(filepath.Dir(rollout), 0o755)
+	os.WriteFile(rollout, []byte(codexRollout(id, proj)), 0o644)
+	codex("resume", id, "Carry on.") // the fake reports 300,000 tokens: over the limit
+	codex("resume", id, "Go on.")    // Codex compacts before this turn
+	reqs, err := agentcheck.RequestBodies(fake.Log, "/responses")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := string(reqs[len(reqs)-1])
+	for _, want := range []string{"[ctxc] This conversation was just compacted", "internal/api/server.go", "internal/api/limit.go", "Go on."} {
+		if !strings.Contains(last, want) {
+			t.Errorf("the request after the compaction lacks %q", want)
+		}
+	}
+	log, _ := os.ReadFile(filepath.Join(work, "state", "ctxc", "hooks.log"))
+	if !strings.Contains(string(log), "codex SessionStart/compact") || !strings.Contains(string(log), "what the newest compaction's summary lost") {
+		t.Errorf("hook log:\n%s", log)
+	}
+	if t.Failed() {
+		t.Logf("hook log:\n%s\nlast request:\n%.4000s", log, last[max(0, len(last)-3000):])
+	}
+}
+
+// codexRollout is a small Codex session under the provider "fake": a request, an apply_patch
+// that changes two files, its output and a reply.
+func codexRollout(id, cwd string) string {
+	patch := "*** Begin Patch\n*** Update File: internal/api/server.go\n@@\n-a\n+b\n*** Add File: internal/api/limit.go\n+package api\n*** End Patch\n"
+	lines := []map[string]any{
+		{"type": "session_meta", "payload": map[string]any{"id": id, "timestamp": "2026-01-01T00:00:00.000Z", "cwd": cwd,
+			"originator": "codex_cli_rs", "cli_version": "0.169.0", "source": "cli", "model_provider": "fake"}},
+		{"type": "response_item", "payload": map[string]any{"type": "message", "role": "user",
+			"content": []any{map[string]any{"type": "input_text", "text": "Add rate limiting to the API server."}}}},
+		{"type": "response_item", "payload": map[string]any{"type": "custom_tool_call", "status": "completed", "call_id": "call_1", "name": "apply_patch", "input": patch}},
+		{"type": "response_item", "payload": map[string]any{"type": "custom_tool_call_output", "call_id": "call_1", "output": "Success. Updated the following files:\nM internal/api/server.go\nA internal/api/limit.go"}},
+		{"type": "response_item", "payload": map[string]any{"type": "message", "role": "assistant",
+			"content": []any{map[string]any{"type": "output_text", "text": "Rate limiting is in."}}}},
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		l["timestamp"] = fmt.Sprintf("2026-01-01T00:00:%02d.000Z", i)
+		data, _ := json.Marshal(l)
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	return b.String()
 }

@@ -244,28 +244,33 @@ func noteFor(path string, budget int) (note, error) {
 
 // ledgerFor is the ledger the note carries (see noteFor).
 func ledgerFor(path string, st *transcript.Stats, now []transcript.Message, ropts transcript.Options) (*ledger.Ledger, string, error) {
-	items := compact.Items(now)
-	if len(st.Records) == 0 {
-		return ledger.Build(items, ledger.Options{}), basisLedger, nil
-	}
-	last := st.Records[len(st.Records)-1]
-	_, after, err := transcript.LoadFileUpTo(path, last.End, ropts)
-	if err != nil {
-		return nil, "", err
-	}
-	if len(after) == len(now) { // nothing since the newest compaction: it is the one announced
-		_, before, err := transcript.LoadFileUpTo(path, last.Start, ropts)
+	if n := len(st.Records); n > 0 {
+		last := st.Records[n-1]
+		_, after, err := transcript.LoadFileUpTo(path, last.End, ropts)
 		if err != nil {
 			return nil, "", err
 		}
-		return ledger.Build(compact.Items(before), ledger.Options{}).Without(audit.Text(after)), basisLost, nil
+		if len(after) == len(now) { // nothing since the newest compaction: it is the one announced
+			_, before, err := transcript.LoadFileUpTo(path, last.Start, ropts)
+			if err != nil {
+				return nil, "", err
+			}
+			after, _ = audit.SplitNotes(after)
+			return ledger.Build(compact.Items(before), ledger.Options{}).Without(audit.Text(after)), basisLost, nil
+		}
 	}
-	prev, err := audit.Notes(path, last)
-	if err != nil {
-		return nil, "", err
+	// The notes of earlier compactions are read back as summaries: their facts stay in the ledger.
+	msgs, notes := audit.SplitNotes(now)
+	if n := len(st.Records); n > 0 {
+		prev, err := audit.Notes(path, st.Records[n-1])
+		if err != nil {
+			return nil, "", err
+		}
+		notes = prev + notes
 	}
-	if prev != "" {
-		items = append([]summarize.Item{{Role: "user", Kind: "summary", Text: prev, Line: last.Line}}, items...)
+	items := compact.Items(msgs)
+	if notes != "" {
+		items = append([]summarize.Item{{Role: "user", Kind: "summary", Text: notes}}, items...)
 	}
 	return ledger.Build(items, ledger.Options{}), basisLedger, nil
 }

@@ -59,7 +59,11 @@ import (
 // or "# AGENTS.md instructions" and is not a summary; forked rollouts that embed their parent's
 // history are read as one history.
 type codexReader struct {
-	hist     []codexItem // current effective history, in order
+	// recordOpen: the lines since the newest compacted line are still part of its compaction
+	// (events, turn context, developer messages such as a hook's note), up to the first user
+	// or assistant item: see CompactionRecord.
+	recordOpen bool
+	hist       []codexItem // current effective history, in order
 	initial  []codexItem // leading injected-context messages (legacy rebuild)
 	initDone bool
 	base     codexBase // the replacement_history item, when hist[0] is one
@@ -171,6 +175,7 @@ func (r *codexReader) callKeys(m *Message) (call, result uint64) {
 func (r *codexReader) add(l *Line, doc gjson.Result, st *Stats) {
 	v := jv(doc.Raw)
 	typ, payload, state := codexEnvelope(v)
+	r.trackRecord(l, typ, payload, st)
 	if payload.exists() && codexItemTypes[typ] {
 		switch typ {
 		case "response_item":
@@ -186,6 +191,19 @@ func (r *codexReader) add(l *Line, doc gjson.Result, st *Stats) {
 		return // bare-era session line or state record
 	}
 	r.addItem(l, v, st) // bare-era response item
+}
+
+// trackRecord extends the newest compaction record over line l, until the first response item
+// that is not a developer message (or the next compaction).
+func (r *codexReader) trackRecord(l *Line, typ string, payload jv, st *Stats) {
+	if !r.recordOpen {
+		return
+	}
+	if typ == "compacted" || typ == "response_item" && !(payload.get("type").str() == "message" && payload.get("role").str() == "developer") {
+		r.recordOpen = false
+		return
+	}
+	st.extendRecord(l)
 }
 
 // codexEnvelope reads a line's type, payload and whether it is a bare-era state record.
@@ -252,6 +270,7 @@ func codexLineRef(l *Line, sel uint8) ref {
 func (r *codexReader) addCompacted(l *Line, p jv, st *Stats) {
 	st.Compactions++
 	st.addRecord(l)
+	r.recordOpen = true
 	r.flushRun(st)
 	var msg, rh jv
 	p.each(func(k string, v jv) bool {

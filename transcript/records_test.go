@@ -20,6 +20,7 @@ func TestCompactionRecords(t *testing.T) {
 		{"../testdata/fixtures/codex-replacement-history.jsonl", nil, nil},
 		{"../testdata/fixtures/claude-compact-boundary.jsonl", nil, nil},
 		{"../testdata/fixtures/claude-2.1.330-manual-compact-hook.jsonl", []int{93}, []string{""}},
+		{"../testdata/fixtures/codex-0.169-guarded-compact.jsonl", []int{27}, []string{`{"timestamp":"2026-11-25T02:41:58.284Z","type":"response_item","payload":{"type":"message","id":"msg_01a21094-d20c`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -31,7 +31,7 @@ type ClaudeHome struct {
 // NewClaudeHome places a copy of session in a fresh home under dir, with settings (may be nil)
 // as ~/.claude/settings.json. resume is resume.sh's path (from Tools).
 func NewClaudeHome(resume, dir, session string, settings []byte) (*ClaudeHome, error) {
-	fake, err := fakeModel(filepath.Dir(resume))
+	fake, err := FakeModel(resume)
 	if err != nil {
 		return nil, err
 	}
@@ -93,17 +93,12 @@ func claudeSessionID(path string, data []byte) (string, error) {
 func (h *ClaudeHome) Run(prompt string, inputTokens int, env ...string) ([][]byte, error) {
 	h.runs++
 	n := h.runs
-	log := filepath.Join(h.Dir, fmt.Sprintf("requests%d.jsonl", n))
-	portFile := filepath.Join(h.Dir, fmt.Sprintf("port%d", n))
-	fake := exec.Command(h.fake, "-addr", "127.0.0.1:0", "-log", log, "-port-file", portFile, "-input-tokens", fmt.Sprint(inputTokens))
-	if err := fake.Start(); err != nil {
-		return nil, err
-	}
-	defer func() { fake.Process.Kill(); fake.Wait() }()
-	port, err := waitFile(portFile)
+	fake, err := StartFake(h.fake, h.Dir, fmt.Sprint(n), inputTokens)
 	if err != nil {
 		return nil, err
 	}
+	defer fake.Stop()
+	port := strings.TrimPrefix(fake.URL, "http://127.0.0.1:")
 	cmd := exec.Command(filepath.Join(os.Getenv("CTXC_AGENTS_BIN"), "claude"), "--resume", h.ID, "-p", prompt)
 	cmd.Dir = h.proj
 	cmd.Env = append(claudeEnv(h.Home, "http://127.0.0.1:"+port), env...)
@@ -123,7 +118,35 @@ func (h *ClaudeHome) Run(prompt string, inputTokens int, env ...string) ([][]byt
 		cmd.Process.Kill()
 		return nil, fmt.Errorf("claude run %d: timed out", n)
 	}
-	return requestBodies(log, "/v1/messages")
+	return RequestBodies(fake.Log, "/v1/messages")
+}
+
+// Fake is a running fake model.
+type Fake struct {
+	URL string // http://127.0.0.1:PORT
+	Log string // the requests it received, one JSON line each
+	cmd *exec.Cmd
+}
+
+// Stop ends the fake model.
+func (f *Fake) Stop() { f.cmd.Process.Kill(); f.cmd.Wait() }
+
+// StartFake runs the fake model bin (FakeModel) with its files in dir, named with tag, reporting
+// inputTokens of usage in every reply.
+func StartFake(bin, dir, tag string, inputTokens int) (*Fake, error) {
+	f := &Fake{Log: filepath.Join(dir, "requests"+tag+".jsonl")}
+	portFile := filepath.Join(dir, "port"+tag)
+	f.cmd = exec.Command(bin, "-addr", "127.0.0.1:0", "-log", f.Log, "-port-file", portFile, "-input-tokens", fmt.Sprint(inputTokens))
+	if err := f.cmd.Start(); err != nil {
+		return nil, err
+	}
+	port, err := waitFile(portFile)
+	if err != nil {
+		f.Stop()
+		return nil, err
+	}
+	f.URL = "http://127.0.0.1:" + port
+	return f, nil
 }
 
 // claudeEnv is the environment of a Claude Code run: the process's, with the home and the fake
@@ -152,9 +175,9 @@ func waitFile(path string) (string, error) {
 	return "", fmt.Errorf("%s: the fake model did not start", path)
 }
 
-// requestBodies reads the fake model's log: the bodies of the requests to a path ending in
+// RequestBodies reads the fake model's log: the bodies of the requests to a path ending in
 // suffix.
-func requestBodies(log, suffix string) ([][]byte, error) {
+func RequestBodies(log, suffix string) ([][]byte, error) {
 	data, err := os.ReadFile(log)
 	if err != nil {
 		return nil, err
@@ -172,8 +195,10 @@ func requestBodies(log, suffix string) ([][]byte, error) {
 	return out, nil
 }
 
-// fakeModel builds ../shared/tools/agents/fakemodel once into the test cache, as resume.sh does.
-func fakeModel(agentsDir string) (string, error) {
+// FakeModel builds ../shared/tools/agents/fakemodel (beside resume.sh) once into the test cache,
+// as resume.sh does, and returns the binary.
+func FakeModel(resume string) (string, error) {
+	agentsDir := filepath.Dir(resume)
 	cache := os.Getenv("CTXC_TEST_CACHE")
 	if cache == "" {
 		home, _ := os.UserHomeDir()
