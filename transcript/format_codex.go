@@ -64,14 +64,14 @@ type codexReader struct {
 	// or assistant item: see CompactionRecord.
 	recordOpen bool
 	hist       []codexItem // current effective history, in order
-	initial  []codexItem // leading injected-context messages (legacy rebuild)
-	initDone bool
-	base     codexBase // the replacement_history item, when hist[0] is one
-	run      codexRun  // stats: the assistant response being accumulated
-	window   int
-	seed     maphash.Seed
-	lastTot  [2]int64 // total_token_usage (input, total) of the previous token_count
-	haveTot  bool
+	initial    []codexItem // leading injected-context messages (legacy rebuild)
+	initDone   bool
+	base       codexBase // the replacement_history item, when hist[0] is one
+	run        codexRun  // stats: the assistant response being accumulated
+	window     int
+	seed       maphash.Seed
+	lastTot    [2]int64 // total_token_usage (input, total) of the previous token_count
+	haveTot    bool
 }
 
 // Selectors of codex refs.
