@@ -12,7 +12,7 @@ go build -o "$dir/ctxc" .
 ctxc=$dir/ctxc
 files=("$@")
 if ((${#files[@]} == 0)); then
-  files=(../shared/samples/pi/agent-sessions-v3-fixture-model-2-compactions.jsonl testdata/fixtures/claude-2.1.330-manual-compact-hook.jsonl testdata/fixtures/claude-2.1.330-guarded-compact.jsonl
+  files=(../shared/samples/pi/agent-sessions-v3-fixture-model-2-compactions.jsonl testdata/fixtures/claude-2.1.330-manual-compact-hook.jsonl testdata/fixtures/claude-2.1.330-guarded-compact.jsonl testdata/fixtures/codex-0.169-guarded-compact.jsonl
     testdata/fixtures/pi-v1-two-compactions.jsonl testdata/fixtures/claude-compact-boundary.jsonl)
 fi
 echo "| session | compaction | by | rules | last request | files modified | refs | requests | errors | files read | kept |"
@@ -24,13 +24,13 @@ for f in "${files[@]}"; do
 import json, os, subprocess, sys
 path, work, ctxc = sys.argv[1], sys.argv[2], sys.argv[3]
 cats = ["rules", "last_request", "files_modified", "refs", "requests", "errors", "files_read"]
-def row(name, idx, by, c):
+def row(name, idx, by, c, restored=True):
     cells = []
     for k in cats:
         v = c.get("categories", {}).get(k)
-        cells.append("-" if not v else f"{v['kept'] + v.get('restored', 0)}/{v['facts']}")
+        cells.append("-" if not v else f"{v['kept'] + (v.get('restored', 0) if restored else 0)}/{v['facts']}")
     t = c["total"]
-    kept = t["kept"] + t.get("restored", 0)
+    kept = t["kept"] + (t.get("restored", 0) if restored else 0)
     pct = 100 * kept / t["facts"] if t["facts"] else 100
     print(f"| {name} | {idx} (line {c['line']}) | {by} | " + " | ".join(cells) + f" | {kept}/{t['facts']} ({pct:.0f}%) |")
 data = open(path, "rb").read()
@@ -40,7 +40,9 @@ for l in open(os.path.join(work, "agent.jsonl")):
     if c.get("type") != "compaction" or c.get("by") != "agent" or c.get("unreadable"):
         continue
     name = os.path.basename(path)
-    row(name, c["index"], "the agent + ctxc's guard" if c["total"].get("restored") else "the agent", c)
+    row(name, c["index"], "the agent", c, restored=False)
+    if c["total"].get("restored"):
+        row(name, c["index"], "the agent + ctxc's guard", c)
     # The same context compacted by ctxc: the file cut before the agent's record.
     cut = os.path.join(work, "cut.jsonl")
     open(cut, "wb").write(b"\n".join(lines[: c["line"] - 1]) + b"\n")
