@@ -1,0 +1,98 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/ctxc/ctxc/compact"
+	"github.com/ctxc/ctxc/summarize"
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	extraCommands = append(extraCommands, func(f *Factory) *cobra.Command { return NewCmdSummarize(f, nil) })
+}
+
+// SummarizeOptions are the inputs of `ctxc summarize`: the summarizer settings of `ctxc compact`.
+type SummarizeOptions struct {
+	Compact CompactOptions
+	Budget  int
+}
+
+// maxRequest bounds the request read from stdin.
+const maxRequest = 1 << 30
+
+// NewCmdSummarize builds `ctxc summarize`, the summarization step an agent's plugin asks of ctxc.
+func NewCmdSummarize(f *Factory, runF func(*SummarizeOptions) error) *cobra.Command {
+	opts := &SummarizeOptions{Compact: CompactOptions{IO: f.IO, Global: &f.Global, Getenv: f.Getenv, Now: f.Now}}
+	c := &cobra.Command{
+		Use:   "summarize",
+		Short: "Write the summary of an agent's own compaction (for agents' plugins)",
+		Long: `Read a summarization request as one JSON object on standard input, the messages an agent is about
+to replace at its compaction, and print the summary as one JSON object: what ctxc's pi extension
+(ctxc hooks install pi) asks at pi's session_before_compact, and what other agents' plugins can
+ask too.
+
+Request:  {"agent":"pi", "messages":[...], "turn_prefix_messages":[...], "previous_summary":"...",
+           "first_kept_entry_id":"...", "tokens_before":N}
+          messages are pi's AgentMessage objects (preparation.messagesToSummarize).
+Answer:   {"summary":"...", "firstKeptEntryId":"...", "tokensBefore":N,
+           "details":{"ctxc":{"provider","model","fallback","target","messages","ledger"}}}
+
+The summary is written by the configured summarizer (--provider, --model, --endpoint, or the
+config file; the extractive one when no model is configured), within --budget (or --target)
+tokens, the previous summary read first so that its facts are carried again; then the fact
+ledger of the messages is checked against it and every fact it left out is appended verbatim.
+On any failure ctxc prints nothing on stdout and exits non-zero: the agent compacts on its own.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runSummarize(c.Context(), opts)
+		},
+	}
+	addSummarizeFlags(c, &opts.Compact)
+	c.Flags().IntVar(&opts.Budget, "budget", 0, "summary size in tokens (the same as --target; set by ctxc hooks install --budget)")
+	return c
+}
+
+func runSummarize(ctx context.Context, opts *SummarizeOptions) error {
+	co := &opts.Compact
+	data, err := io.ReadAll(io.LimitReader(co.IO.In, maxRequest+1))
+	if err != nil {
+		return err
+	}
+	if len(data) > maxRequest {
+		return &UsageError{fmt.Errorf("the request on standard input is over %d bytes", maxRequest)}
+	}
+	var req compact.SummaryRequest
+	if err := json.Unmarshal(data, &req); err != nil {
+		return &ExitError{Code: ExitData, Err: fmt.Errorf("the request on standard input: %w", err)}
+	}
+	if opts.Budget < 0 {
+		return &UsageError{errors.New("--budget must be positive")}
+	}
+	o := compact.Options{Target: co.Target, SummarizeOpts: summarize.Options{MaxParallel: co.Parallel, Window: co.SummaryWindow}}
+	if opts.Budget > 0 {
+		o.Target = opts.Budget
+	}
+	prov, err := newProvider(ctx, co)
+	if err != nil {
+		return err
+	}
+	o.Completer, o.Redact = prov.completer, prov.redact
+	if prov.note != "" && !co.Global.Quiet {
+		fmt.Fprintln(co.IO.ErrOut, prov.note)
+	}
+	resp, err := compact.Summarize(ctx, req, o)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(co.IO.Out)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(resp)
+}
