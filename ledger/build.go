@@ -63,8 +63,6 @@ type list struct {
 	at    map[string]int // key → index of its live item
 }
 
-func (l *list) add(s string) { l.addAt(s, 0) }
-
 // addAt adds a fact seen on source line line (0: unknown).
 func (l *list) addAt(s string, line int) {
 	s = strings.TrimSpace(s)
