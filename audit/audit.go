@@ -45,7 +45,8 @@ type Kept struct {
 	Restored int `json:"restored,omitempty"` // lost by the agent's context, put back by ctxc's note
 }
 
-func (k *Kept) add(o Kept) {
+// Add adds o's counts to k.
+func (k *Kept) Add(o Kept) {
 	k.Facts += o.Facts
 	k.Kept += o.Kept
 	k.Summary += o.Summary
@@ -177,7 +178,7 @@ func score(c *Compaction, led *ledger.Ledger, context, summary, notes string) {
 				k.Summary++
 			}
 		}
-		c.Total.add(*k)
+		c.Total.Add(*k)
 		if k.Facts > 0 {
 			if c.Categories == nil {
 				c.Categories = map[string]Kept{}

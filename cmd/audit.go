@@ -89,11 +89,7 @@ func (t *auditTotal) add(c *audit.Compaction, min float64) {
 		return
 	}
 	for cat := range t.byCat {
-		k := c.ByCat[cat]
-		t.byCat[cat].Facts += k.Facts
-		t.byCat[cat].Kept += k.Kept
-		t.byCat[cat].Summary += k.Summary
-		t.byCat[cat].Restored += k.Restored
+		t.byCat[cat].Add(c.ByCat[cat])
 	}
 	if c.WithNote < min {
 		t.BelowMin++
@@ -102,10 +98,7 @@ func (t *auditTotal) add(c *audit.Compaction, min float64) {
 
 func (t *auditTotal) finish() {
 	for cat, k := range t.byCat {
-		t.Total.Facts += k.Facts
-		t.Total.Kept += k.Kept
-		t.Total.Summary += k.Summary
-		t.Total.Restored += k.Restored
+		t.Total.Add(k)
 		if k.Facts > 0 {
 			if t.Categories == nil {
 				t.Categories = map[string]audit.Kept{}
