@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 
 	"github.com/ctxc/ctxc/audit"
@@ -27,6 +28,7 @@ type AuditOptions struct {
 	Last      bool
 	MinRecall float64
 	MaxLost   int
+	Jobs      int
 }
 
 // NewCmdAudit builds `ctxc audit`.
@@ -63,6 +65,7 @@ compaction's context (with ctxc's notes) keeps less than R of its facts.`,
 	fl.Float64Var(&opts.MinRecall, "min-recall", 0, "exit 1 if a compaction keeps less than this share of its facts (0-1)")
 	fl.IntVar(&opts.MaxLost, "max-lost", 20, "lost facts listed per compaction in the text output (0: all)")
 	fl.StringVar(&opts.From, "from", "", "read the paths from this file, one per line (- for standard input)")
+	fl.IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files audited at once (the output stays in the order of the files)")
 	return c
 }
 
@@ -129,23 +132,19 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 	enc.SetEscapeHTML(false)
 	total := auditTotal{Type: "total", Files: len(files)}
 	var firstErr error
-	for _, path := range files {
-		if ctx.Err() != nil {
-			break
-		}
-		cs, err := audit.File(ctx, path, aopts)
-		if err != nil {
+	for r := range auditAll(ctx, files, aopts, opts.Jobs) {
+		if r.err != nil {
 			total.Failed++
-			firstErr = firstOf(firstErr, err)
-			reportFileError(opts.IO, opts.Global.JSON, enc, path, err)
+			firstErr = firstOf(firstErr, r.err)
+			reportFileError(opts.IO, opts.Global.JSON, enc, r.path, r.err)
 			continue
 		}
-		for i := range cs {
-			total.add(&cs[i], opts.MinRecall)
+		for i := range r.cs {
+			total.add(&r.cs[i], opts.MinRecall)
 			if opts.Global.JSON {
-				enc.Encode(&cs[i])
+				enc.Encode(&r.cs[i])
 			} else {
-				printAudit(opts.IO.Out, &cs[i], opts.MaxLost)
+				printAudit(opts.IO.Out, &r.cs[i], opts.MaxLost)
 			}
 		}
 	}
@@ -156,6 +155,57 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		printAuditTotal(opts.IO.Out, &total)
 	}
 	return auditExit(ctx, &total, len(files), firstErr)
+}
+
+// fileAudit is the audit of one file.
+type fileAudit struct {
+	path string
+	cs   []audit.Compaction
+	err  error
+	done chan struct{}
+}
+
+// auditAll audits the files with jobs workers and yields their audits in the order of the files
+// (stopping at an interrupt).
+func auditAll(ctx context.Context, files []string, o audit.Options, jobs int) <-chan *fileAudit {
+	jobs = max(1, min(jobs, len(files)))
+	results := make([]fileAudit, len(files))
+	for i := range results {
+		results[i] = fileAudit{path: files[i], done: make(chan struct{})}
+	}
+	next := make(chan int)
+	go func() {
+		defer close(next)
+		for i := range files {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for range jobs {
+		go func() {
+			for i := range next {
+				r := &results[i]
+				r.cs, r.err = audit.File(ctx, r.path, o)
+				close(r.done)
+			}
+		}()
+	}
+	out := make(chan *fileAudit)
+	go func() {
+		defer close(out)
+		for i := range results {
+			select {
+			case <-results[i].done:
+				out <- &results[i]
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
 }
 
 // auditFiles expands the paths and parses --format.
