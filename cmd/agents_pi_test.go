@@ -63,7 +63,7 @@ func TestAgentPiCompactor(t *testing.T) {
 	resume := agentTools(t)
 	bin := builtCtxc(t)
 	t.Run("ctxc writes pi's summary", func(t *testing.T) {
-		reqs, session := piCompaction(t, resume, bin+" hooks install pi --budget 8000")
+		reqs, session := piCompaction(t, resume, bin+" hooks install pi")
 		for i, r := range reqs {
 			if summarizing(r) {
 				t.Errorf("request %d of %d is pi's own summarization request: ctxc should have written the summary", i+1, len(reqs))

@@ -44,11 +44,14 @@ Answer:   {"summary":"...", "firstKeptEntryId":"...", "tokensBefore":N,
 
 The summary is written by the configured summarizer (--provider, --model, --endpoint, or the
 config file; the extractive one when no model is configured), within --budget (or --target)
-tokens, the previous summary read first so that its facts are carried again; then the fact
+tokens (8,000 by default: an agent's summaries are larger than a marker's), the previous summary read first so that its facts are carried again; then the fact
 ledger of the messages is checked against it and every fact it left out is appended verbatim.
 On any failure ctxc prints nothing on stdout and exits non-zero: the agent compacts on its own.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if opts.Budget == 0 && !c.Flags().Changed("target") {
+				opts.Budget = compact.DefaultRequestTarget
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -56,7 +59,7 @@ On any failure ctxc prints nothing on stdout and exits non-zero: the agent compa
 		},
 	}
 	addSummarizeFlags(c, &opts.Compact)
-	c.Flags().IntVar(&opts.Budget, "budget", 0, "summary size in tokens (the same as --target; set by ctxc hooks install --budget)")
+	c.Flags().IntVar(&opts.Budget, "budget", 0, "summary size in tokens (default 8000; the same as --target; set by ctxc hooks install --budget)")
 	return c
 }
 

@@ -14,6 +14,11 @@ import (
 	"github.com/ctxc/ctxc/transcript"
 )
 
+// DefaultRequestTarget is the summary size of ctxc summarize when none is set, in tokens: an
+// agent's own summaries are larger than a ctxc marker's (pi keeps 16,384 tokens for its summary
+// by default), and a long session's ledger alone can need several thousand.
+const DefaultRequestTarget = 8000
+
 // SummaryRequest is the summarization step of an agent's own compaction, asked of ctxc by the
 // agent's plugin (ctxc summarize): the messages the agent is about to replace, in the agent's
 // own shape, and what it carries forward.
