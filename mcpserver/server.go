@@ -347,19 +347,7 @@ func (o Options) stats(ctx context.Context, in StatsIn) (StatsOut, error) {
 }
 
 func statsOne(path string) (*transcript.Stats, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	res, err := transcript.Scan(f, path, transcript.Options{})
+	res, err := transcript.ScanFile(path, transcript.Options{})
 	if err != nil {
 		return nil, err
 	}
