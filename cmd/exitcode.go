@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 
 	"github.com/ctxc/ctxc/config"
@@ -80,4 +81,18 @@ func exitCode(err error) int {
 		return ExitFailure
 	}
 	return ExitFailure
+}
+
+// batchExit is the exit policy of a command run over many files: an interrupt, every file
+// failed (1), some failed (3).
+func batchExit(ctx context.Context, failed, files int) error {
+	switch {
+	case ctx.Err() != nil:
+		return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
+	case failed > 0 && failed == files:
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("all %d file(s) failed", failed)}
+	case failed > 0:
+		return &ExitError{Code: ExitPartial, Err: fmt.Errorf("%d of %d file(s) failed", failed, files)}
+	}
+	return nil
 }

@@ -1,0 +1,189 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+
+	"github.com/ctxc/ctxc/memory"
+	"github.com/ctxc/ctxc/transcript"
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	extraCommands = append(extraCommands, func(f *Factory) *cobra.Command { return NewCmdMemory(f, nil) })
+}
+
+// MemoryOptions are the inputs of `ctxc memory`.
+type MemoryOptions struct {
+	IO       *IOStreams
+	Global   *GlobalOptions
+	Paths    []string
+	From     string
+	Update   string
+	DryRun   bool
+	MinCount int
+	Max      int
+	Jobs     int
+}
+
+// NewCmdMemory builds `ctxc memory`.
+func NewCmdMemory(f *Factory, runF func(*MemoryOptions) error) *cobra.Command {
+	opts := &MemoryOptions{IO: f.IO, Global: &f.Global}
+	c := &cobra.Command{
+		Use:   "memory [PATH...]",
+		Short: "Extract what the user keeps telling the agent into a memory file",
+		Long: `Read sessions (files, or folders such as an agent's project directory) and list their durable
+facts: the rules and preferences the user stated, the constraints they set (never, don't, must
+not), decisions with their reason, the commands that build and test the project, and the files
+changed most. The same statement in several sessions is one entry with its count, its last date
+and its sources (session file:line); a statement the user later reversed is struck through and
+points to the newer one. Extraction is done by code from what the user typed and the agent's tool
+calls: every entry has a source line that holds it.
+
+The output is Markdown for a memory file (--json: one JSON object per entry, then a total).
+--update FILE merges it into FILE (CLAUDE.md, AGENTS.md) between the markers
+<!-- ctxc:memory:start --> and <!-- ctxc:memory:end -->, adding the section at the end the first
+time; text outside the markers is never changed, entries already in the section that these
+sessions do not hold are kept, and running it again over the same sessions changes nothing.
+--dry-run prints the diff instead of writing.`,
+		Example: `  ctxc memory ~/.claude/projects/-home-me-src-app/
+  ctxc memory --update CLAUDE.md ~/.claude/projects/-home-me-src-app/
+  ctxc memory --update AGENTS.md --dry-run ~/.codex/sessions/
+  ctxc memory --json --min-count 2 ~/.pi/agent/sessions/`,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Paths = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runMemory(c.Context(), opts)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&opts.Update, "update", "", "merge the memory into the ctxc section of this file (created if missing)")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "with --update: print the diff, write nothing")
+	fl.IntVar(&opts.MinCount, "min-count", 1, "leave out entries seen fewer times")
+	fl.IntVar(&opts.Max, "max", memory.DefaultMax, "entries per section (commands and files: at most 10)")
+	fl.StringVar(&opts.From, "from", "", "read the paths from this file, one per line (- for standard input)")
+	fl.IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files read at once")
+	return c
+}
+
+// memoryTotal is the final --json object.
+type memoryTotal struct {
+	Type    string `json:"type"`
+	Files   int    `json:"files"`
+	Failed  int    `json:"failed"`
+	Bytes   int64  `json:"bytes"`
+	Entries int    `json:"entries"`
+	Update  string `json:"update,omitempty"`
+	Changed bool   `json:"changed,omitempty"`
+}
+
+func runMemory(ctx context.Context, opts *MemoryOptions) error {
+	if opts.DryRun && opts.Update == "" {
+		return &UsageError{errors.New("--dry-run goes with --update FILE")}
+	}
+	files, err := memoryFiles(opts)
+	if err != nil {
+		return err
+	}
+	mo, err := memoryReadOptions(opts)
+	if err != nil {
+		return err
+	}
+	failed := 0
+	mo.Warn = func(path string, err error) {
+		failed++
+		fmt.Fprintln(opts.IO.ErrOut, "failed "+err.Error())
+	}
+	m, err := memory.Read(ctx, files, mo)
+	if err != nil {
+		return err
+	}
+	total := memoryTotal{Type: "total", Files: len(files), Failed: failed, Bytes: m.Bytes, Entries: len(m.Entries)}
+	entries := m.Entries
+	if opts.Update != "" {
+		u, err := memory.UpdateFile(opts.Update, m, files, mo, opts.DryRun)
+		if err != nil {
+			return err
+		}
+		entries, total.Update, total.Changed, total.Entries = u.Entries, u.Path, u.Changed, len(u.Entries)
+		reportUpdate(opts, u)
+	}
+	if err := printMemory(opts, entries, total); err != nil {
+		return err
+	}
+	return batchExit(ctx, failed, len(files))
+}
+
+// memoryFiles expands the paths; memory reads files, not standard input.
+func memoryFiles(opts *MemoryOptions) ([]string, error) {
+	paths, err := gatherPaths(opts.IO, opts.Paths, opts.From, "memory")
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range paths {
+		if p == "-" {
+			return nil, &UsageError{errors.New("memory reads files, not standard input; use --from - for a list of paths")}
+		}
+	}
+	return expandPaths(paths, opts.IO.ErrOut)
+}
+
+func memoryReadOptions(opts *MemoryOptions) (memory.Options, error) {
+	format, err := transcript.ParseFormat(opts.Global.Format)
+	if err != nil {
+		return memory.Options{}, err
+	}
+	mo := memory.Options{Read: memory.ReadOptions{Format: format}, Jobs: opts.Jobs, MinCount: opts.MinCount, Max: opts.Max}
+	if opts.Update != "" {
+		abs, err := filepath.Abs(opts.Update)
+		if err != nil {
+			return mo, err
+		}
+		mo.Base = filepath.Dir(abs)
+	}
+	return mo, nil
+}
+
+// reportUpdate says what --update did: the diff on a dry run, one line otherwise.
+func reportUpdate(opts *MemoryOptions, u *memory.FileUpdate) {
+	switch {
+	case opts.DryRun && u.Changed:
+		opts.IO.Out.Write(u.Diff)
+	case opts.DryRun:
+		fmt.Fprintf(opts.IO.ErrOut, "%s: unchanged\n", opts.Update)
+	case u.Changed:
+		fmt.Fprintf(opts.IO.ErrOut, "%s: %d entries (%d new)\n", opts.Update, len(u.Entries), u.Added)
+	default:
+		fmt.Fprintf(opts.IO.ErrOut, "%s: unchanged (%d entries)\n", opts.Update, len(u.Entries))
+	}
+}
+
+// printMemory writes the entries: JSON Lines with --json; Markdown unless --update wrote them.
+func printMemory(opts *MemoryOptions, entries []memory.Entry, total memoryTotal) error {
+	if opts.Global.JSON {
+		enc := json.NewEncoder(opts.IO.Out)
+		enc.SetEscapeHTML(false)
+		for i := range entries {
+			if err := enc.Encode(memoryEntry{Type: "entry", Entry: &entries[i]}); err != nil {
+				return err
+			}
+		}
+		return enc.Encode(total)
+	}
+	if opts.Update == "" {
+		_, err := opts.IO.Out.Write(memory.Markdown(entries))
+		return err
+	}
+	return nil
+}
+
+type memoryEntry struct {
+	Type string `json:"type"`
+	*memory.Entry
+}
