@@ -47,12 +47,13 @@ func builtCtxc(t *testing.T) string {
 
 // guardSettings is a settings file with the user's own hook and ctxc's guard, installed by
 // the ctxc binary itself (`ctxc hooks install claude-code`).
-func guardSettings(t *testing.T, bin, home string) []byte {
+func guardSettings(t *testing.T, bin, home string, extra ...string) []byte {
 	t.Helper()
 	settings := filepath.Join(home, "settings.json")
 	os.MkdirAll(home, 0o755)
 	os.WriteFile(settings, []byte(`{"model":"opus","hooks":{"SessionStart":[{"matcher":"startup","hooks":[{"type":"command","command":"true"}]}]}}`), 0o644)
-	if out, err := exec.Command(bin, "hooks", "install", "claude-code", "--settings", settings).CombinedOutput(); err != nil {
+	args := append([]string{"hooks", "install", "claude-code", "--settings", settings}, extra...)
+	if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
 		t.Fatalf("ctxc hooks install: %v: %s", err, out)
 	}
 	data, err := os.ReadFile(settings)
@@ -111,6 +112,42 @@ func TestAgentClaudeCodeGuard(t *testing.T) {
 			if !strings.Contains(userText(r), "Your task is to create a detailed summary of the conversation so far") {
 				t.Fatalf("/compact: request %d of %d is not a summarization request", i+1, len(reqs))
 			}
+		}
+		checkGuarded(t, h, bin, 10, state)
+	})
+	t.Run("memory", func(t *testing.T) {
+		// With --memory, the hook merges the session's memory into the memory file before it
+		// answers; the user's own text in the file stays, and the note still reaches the model.
+		dir := t.TempDir()
+		mem := filepath.Join(dir, "project", "CLAUDE.md")
+		os.MkdirAll(filepath.Dir(mem), 0o755)
+		user := "# kvstore\n\nRun make before pushing.\n"
+		os.WriteFile(mem, []byte(user), 0o644)
+		settings := guardSettings(t, bin, filepath.Join(dir, "install"), "--memory", mem)
+		if !strings.Contains(string(settings), "--memory "+mem) {
+			t.Fatalf("settings after install --memory:\n%s", settings)
+		}
+		h, err := agentcheck.NewClaudeHome(resume, dir, "../testdata/example/session.jsonl", settings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		state := "XDG_STATE_HOME=" + filepath.Join(dir, "state")
+		if _, err := h.Run("/compact", 10, state); err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(mem)
+		if !strings.HasPrefix(string(data), user+"\n<!-- ctxc:memory:start -->") {
+			t.Fatalf("memory file after the compaction:\n%s", data)
+		}
+		for _, want := range []string{"- Don't change the public Store interface beyond that. _(1× in 1 session",
+			"`/home/dev/kvstore/internal/cache/cache.go`"} {
+			if !strings.Contains(string(data), want) {
+				t.Errorf("memory file lacks %q:\n%s", want, data)
+			}
+		}
+		log, _ := os.ReadFile(filepath.Join(dir, "state", "ctxc", "hooks.log"))
+		if !strings.Contains(string(log), " note ") || !strings.Contains(string(log), "memory: "+mem) {
+			t.Fatalf("hook log:\n%s", log)
 		}
 		checkGuarded(t, h, bin, 10, state)
 	})

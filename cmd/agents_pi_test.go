@@ -109,6 +109,21 @@ func TestAgentPiCompactor(t *testing.T) {
 			t.Fatalf("audit found %d compactions, pi wrote %d:\n%s", n, len(cs), out)
 		}
 	})
+	t.Run("memory flushed before pi compacts", func(t *testing.T) {
+		mem := filepath.Join(t.TempDir(), "AGENTS.md")
+		os.WriteFile(mem, []byte("# pi-mono\n"), 0o644)
+		reqs, session := piCompaction(t, resume, bin+" hooks install pi --memory "+mem)
+		if len(compactions(session)) == 0 || summarizing(reqs[0]) {
+			t.Fatal("pi did not compact through ctxc")
+		}
+		data, _ := os.ReadFile(mem)
+		for _, want := range []string{"# pi-mono\n\n<!-- ctxc:memory:start -->", "- invalid themes must NEVER explode _(1× in 1 session",
+			"session.jsonl:856)_", "- `npm run build` _("} {
+			if !strings.Contains(string(data), want) {
+				t.Errorf("memory file lacks %q:\n%s", want, data)
+			}
+		}
+	})
 	t.Run("a failing summarizer: pi compacts on its own", func(t *testing.T) {
 		reqs, session := piCompaction(t, resume, bin+" hooks install pi",
 			"CTXC_PROVIDER=ollama", "CTXC_MODEL=m", "CTXC_ENDPOINT=http://127.0.0.1:1", "CTXC_TIMEOUT=5s")

@@ -21,6 +21,7 @@ type HookOptions struct {
 	Agent   string
 	Budget  int
 	Timeout time.Duration
+	Memory  string
 }
 
 // NewCmdHook builds `ctxc hook`, the command an agent runs (installed by `ctxc hooks install`).
@@ -42,6 +43,10 @@ tokens. The agent puts that note after its summary and sends it with the next re
                of the context before the compaction that its summary lost.
 Other events do nothing.
 
+With --memory FILE, ctxc first merges the memory of the session (ctxc memory) into FILE's ctxc
+section; a relative FILE is taken from the session's folder (the hook input's cwd). Claude Code
+runs the hook before it writes its compaction.
+
 A hook never breaks its agent: on any failure it prints nothing and exits 0, and says what
 happened in one line of $XDG_STATE_HOME/ctxc/hooks.log (~/.local/state/ctxc/hooks.log).`,
 		Args:      cobra.ExactArgs(1),
@@ -58,11 +63,12 @@ happened in one line of $XDG_STATE_HOME/ctxc/hooks.log (~/.local/state/ctxc/hook
 	}
 	c.Flags().IntVar(&opts.Budget, "budget", guard.DefaultBudget, "tokens of the note at most")
 	c.Flags().DurationVar(&opts.Timeout, "timeout", guard.DefaultTimeout, "give up (print nothing) after this long")
+	c.Flags().StringVar(&opts.Memory, "memory", "", "merge the session's memory into this file first (relative: from the session's folder)")
 	return c
 }
 
 func runHook(ctx context.Context, opts *HookOptions) error {
-	o := guard.Options{Budget: opts.Budget, Timeout: opts.Timeout}
+	o := guard.Options{Budget: opts.Budget, Timeout: opts.Timeout, Memory: opts.Memory}
 	var stdout []byte
 	var out guard.Outcome
 	switch opts.Agent {

@@ -41,6 +41,7 @@ type HooksOptions struct {
 	Settings string
 	Dir      string
 	Budget   int
+	Memory   string
 	DryRun   bool
 }
 
@@ -87,7 +88,7 @@ func newCmdHooksAction(f *Factory, runF func(*HooksOptions) error, action, short
 		},
 		ValidArgs: hooks.Names(),
 		Example: map[string]string{
-			"install":   "  ctxc hooks install claude-code\n  ctxc hooks install claude-code --settings .claude/settings.json --budget 2000\n  ctxc hooks install codex --dry-run",
+			"install":   "  ctxc hooks install claude-code\n  ctxc hooks install claude-code --settings .claude/settings.json --budget 2000\n  ctxc hooks install claude-code --memory CLAUDE.md\n  ctxc hooks install codex --dry-run",
 			"uninstall": "  ctxc hooks uninstall claude-code\n  ctxc hooks uninstall pi",
 			"status":    "  ctxc hooks status\n  ctxc --json hooks status codex",
 		}[action],
@@ -103,6 +104,7 @@ func newCmdHooksAction(f *Factory, runF func(*HooksOptions) error, action, short
 	c.Flags().StringVar(&opts.Dir, "dir", "", "codex: CODEX_HOME (default $CODEX_HOME or ~/.codex); pi: the extensions directory (default ~/.pi/agent/extensions)")
 	if action == "install" {
 		c.Flags().IntVar(&opts.Budget, "budget", 0, "token budget the hook passes to ctxc (0: ctxc's default)")
+		c.Flags().StringVar(&opts.Memory, "memory", "", "before each compaction, merge the session's memory into this file (ctxc memory --update); relative: from the session's folder")
 	}
 	if action != "status" {
 		c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the new content and write nothing")
@@ -177,6 +179,7 @@ func hooksBaseOptions(opts *HooksOptions) (hooks.Options, error) {
 	if opts.Budget > 0 {
 		o.Args = []string{"--budget", strconv.Itoa(opts.Budget)}
 	}
+	o.Memory = opts.Memory
 	return o, nil
 }
 

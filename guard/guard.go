@@ -50,12 +50,17 @@ const (
 type Options struct {
 	Budget  int           // tokens; 0: DefaultBudget
 	Timeout time.Duration // 0: DefaultTimeout
+	// Memory, when set, is a memory file (package memory) that the session's memory is merged
+	// into before the note is made; a relative path is taken from the session's folder (the
+	// hook input's cwd).
+	Memory string
 }
 
 // Input is the part of a hook's JSON input the guard reads.
 type Input struct {
 	SessionID      string `json:"session_id"`
 	TranscriptPath string `json:"transcript_path"`
+	Cwd            string `json:"cwd"`
 	Event          string `json:"hook_event_name"`
 	Source         string `json:"source"`
 	Trigger        string `json:"trigger"`
@@ -70,6 +75,7 @@ type Outcome struct {
 	Facts   int
 	Carried int
 	Tokens  int
+	Memory  string // what the memory flush did ("" when not asked for)
 	Elapsed time.Duration
 }
 
@@ -109,7 +115,11 @@ func run(ctx context.Context, agent string, in io.Reader, o Options) (stdout []b
 		out.Action, out.Detail = "skip", fmt.Sprintf("event %s, source %q: nothing to do", input.Event, input.Source)
 		return nil, out
 	}
-	note, err := withTimeout(ctx, o.timeout(), func() (note, error) { return noteFor(input.TranscriptPath, o.budget()) })
+	deadline := time.Now().Add(o.timeout())
+	if o.Memory != "" {
+		out.Memory = flushMemory(ctx, input, o)
+	}
+	note, err := withTimeout(ctx, time.Until(deadline), func() (note, error) { return noteFor(input.TranscriptPath, o.budget()) })
 	if err != nil {
 		return nil, failed(out, err)
 	}
@@ -296,6 +306,9 @@ func Log(path string, now time.Time, out Outcome) {
 	}
 	if out.Detail != "" {
 		line += ": " + out.Detail
+	}
+	if out.Memory != "" {
+		line += "; " + out.Memory
 	}
 	fmt.Fprintf(f, "%s (%.3fs)\n", line, out.Elapsed.Seconds())
 }

@@ -172,6 +172,27 @@ func TestClaudeInstallUpdatesOwnEntry(t *testing.T) {
 	}
 }
 
+func TestClaudeInstallWithMemory(t *testing.T) {
+	path, o := writeSettings(t, `{}`, false)
+	o.Ctxc, o.Memory = "/bin/ctxc", "docs/CLAUDE notes.md"
+	if _, err := (claudeCode{}).Install(o); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	if !strings.Contains(string(got), `"command": "/bin/ctxc hook claude-code --memory 'docs/CLAUDE notes.md'"`) {
+		t.Fatalf("settings:\n%s", got)
+	}
+	// Installing again without the memory file updates ctxc's own entry in place.
+	o.Memory = ""
+	if ch, err := (claudeCode{}).Install(o); err != nil || !ch.Changed {
+		t.Fatalf("%+v, %v", ch, err)
+	}
+	got, _ = os.ReadFile(path)
+	if strings.Contains(string(got), "--memory") || strings.Count(string(got), "hook claude-code") != 1 {
+		t.Fatalf("settings:\n%s", got)
+	}
+}
+
 func TestClaudeUninstallLeavesUsersHooks(t *testing.T) {
 	in := `{"hooks":{"SessionStart":[{"matcher":"compact","hooks":[{"type":"command","command":"mine"},{"type":"command","command":"ctxc hook claude-code"}]},{"matcher":"resume","hooks":[]}]}}`
 	path, o := writeSettings(t, in, false)

@@ -22,6 +22,9 @@ type Options struct {
 	Home   string   // the user's home (tests set it)
 	Ctxc   string   // the ctxc executable the hook runs (absolute path)
 	Args   []string // extra arguments for the hook command (e.g. "--budget", "2000")
+	// Memory, when set, is the memory file the hook merges the session's memory into before each
+	// compaction (relative: from the session's folder).
+	Memory string
 	DryRun bool
 }
 
@@ -110,6 +113,9 @@ func hookCommand(o Options, agent string) string {
 	words := []string{shellQuote(o.Ctxc), "hook", agent}
 	for _, a := range o.Args {
 		words = append(words, shellQuote(a))
+	}
+	if o.Memory != "" {
+		words = append(words, "--memory", shellQuote(o.Memory))
 	}
 	return strings.Join(words, " ")
 }

@@ -40,7 +40,8 @@ func (pi) extension(o Options) []byte {
 		args = []string{}
 	}
 	arr, _ := json.Marshal(args)
-	r := strings.NewReplacer("__CTXC_ARGS__", string(arr), "__CTXC__", string(exe))
+	mem, _ := json.Marshal(o.Memory)
+	r := strings.NewReplacer("__CTXC_ARGS__", string(arr), "__CTXC_MEMORY__", string(mem), "__CTXC__", string(exe))
 	return []byte(piHeader + r.Replace(piTemplate))
 }
 

@@ -3,15 +3,20 @@
 // summary carried forward), and ctxc's summary replaces pi's. When ctxc cannot answer (not
 // installed, a summarizer that fails, a timeout, pi aborting), the handler returns nothing and
 // pi compacts with its own summarizer. It never throws.
-// ctxc hooks install pi fills in the two constants below: keep their two lines.
+// With a memory file set, the session's memory is merged into it first (`ctxc memory --update`,
+// run in the session's folder), so it is written before pi compacts; a failure there is ignored.
+// ctxc hooks install pi fills in the three constants below: keep their three lines.
 import { spawn } from "node:child_process";
 
 const CTXC: string = __CTXC__;
 const CTXC_ARGS: string[] = __CTXC_ARGS__;
+const CTXC_MEMORY: string = __CTXC_MEMORY__;
 const TIMEOUT_MS = 5 * 60 * 1000;
+const MEMORY_TIMEOUT_MS = 60 * 1000;
 
 export default function (pi: any) {
-  pi.on("session_before_compact", async (event: any, _ctx: any) => {
+  pi.on("session_before_compact", async (event: any, ctx: any) => {
+    await flushMemory(ctx, event?.signal);
     try {
       const p = event?.preparation;
       const messages = Array.isArray(p?.messagesToSummarize) ? p.messagesToSummarize : [];
@@ -41,9 +46,21 @@ export default function (pi: any) {
   });
 }
 
-// runCtxc runs `ctxc summarize` with the request on stdin and resolves with its stdout; it
-// rejects on a spawn error, a non-zero exit, the timeout or pi's abort signal.
-function runCtxc(input: string, signal?: AbortSignal): Promise<string> {
+// flushMemory merges the session's memory into the memory file; it never rejects.
+async function flushMemory(ctx: any, signal?: AbortSignal): Promise<void> {
+  try {
+    const file = ctx?.sessionManager?.getSessionFile?.();
+    if (!CTXC_MEMORY || typeof file !== "string" || file === "") return;
+    const cwd = typeof ctx?.cwd === "string" && ctx.cwd !== "" ? ctx.cwd : undefined;
+    await runCtxc("", signal, ["memory", "-q", "--update", CTXC_MEMORY, file], cwd, MEMORY_TIMEOUT_MS);
+  } catch {
+    // pi compacts whatever happened to the memory file
+  }
+}
+
+// runCtxc runs ctxc (by default `ctxc summarize` with the request on stdin) and resolves with
+// its stdout; it rejects on a spawn error, a non-zero exit, the timeout or pi's abort signal.
+function runCtxc(input: string, signal?: AbortSignal, args?: string[], cwd?: string, timeoutMs: number = TIMEOUT_MS): Promise<string> {
   return new Promise((resolve, reject) => {
     let done = false;
     let out = "";
@@ -61,11 +78,11 @@ function runCtxc(input: string, signal?: AbortSignal): Promise<string> {
       }
     };
     const onAbort = () => finish(new Error("aborted by pi"));
-    const timer = setTimeout(() => finish(new Error("ctxc timed out")), TIMEOUT_MS);
+    const timer = setTimeout(() => finish(new Error("ctxc timed out")), timeoutMs);
     if (signal?.aborted) return onAbort();
     signal?.addEventListener?.("abort", onAbort, { once: true });
     try {
-      child = spawn(CTXC, ["summarize", "-q", ...CTXC_ARGS], { stdio: ["pipe", "pipe", "ignore"] });
+      child = spawn(CTXC, args ?? ["summarize", "-q", ...CTXC_ARGS], { stdio: ["pipe", "pipe", "ignore"], cwd });
     } catch (e: any) {
       return finish(e instanceof Error ? e : new Error(String(e)));
     }

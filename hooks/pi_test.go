@@ -28,7 +28,7 @@ func TestPiInstallUninstallStatus(t *testing.T) {
 	if !strings.HasPrefix(text, piHeader) {
 		t.Fatalf("first line: %q", strings.SplitN(text, "\n", 2)[0])
 	}
-	for _, want := range []string{`const CTXC: string = "/opt/my tools/ctxc";`, `const CTXC_ARGS: string[] = ["--budget","2000"];`, "session_before_compact"} {
+	for _, want := range []string{`const CTXC: string = "/opt/my tools/ctxc";`, `const CTXC_ARGS: string[] = ["--budget","2000"];`, `const CTXC_MEMORY: string = "";`, "session_before_compact"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q in\n%s", want, text)
 		}
