@@ -43,4 +43,3 @@ func flushMemory(ctx context.Context, input Input, o Options) string {
 	}
 	return res
 }
-

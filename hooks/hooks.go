@@ -18,10 +18,10 @@ import (
 
 // Options say where and what to install.
 type Options struct {
-	Path   string   // claude-code: the settings file; pi: the extensions directory; codex: CODEX_HOME; "" = the agent's default under Home
-	Home   string   // the user's home (tests set it)
-	Ctxc   string   // the ctxc executable the hook runs (absolute path)
-	Args   []string // extra arguments for the hook command (e.g. "--budget", "2000")
+	Path string   // claude-code: the settings file; pi: the extensions directory; codex: CODEX_HOME; "" = the agent's default under Home
+	Home string   // the user's home (tests set it)
+	Ctxc string   // the ctxc executable the hook runs (absolute path)
+	Args []string // extra arguments for the hook command (e.g. "--budget", "2000")
 	// Memory, when set, is the memory file the hook merges the session's memory into before each
 	// compaction (relative: from the session's folder).
 	Memory string
