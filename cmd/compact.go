@@ -146,16 +146,22 @@ func addSummarizeFlags(c *cobra.Command, opts *CompactOptions) {
 	fl.IntVar(&opts.KeepHead, "keep-head", 1, "user turns kept verbatim at the start (after system messages)")
 	fl.IntVar(&opts.KeepTail, "keep-tail", compact.DefaultKeepTail, "messages kept verbatim at the end")
 	fl.IntVar(&opts.KeepTailTokens, "keep-tail-tokens", 0, "keep at least N tokens at the end instead of --keep-tail messages")
+	addProviderFlags(c, opts)
+	fl.IntVar(&opts.Parallel, "parallel", 1, "summarizer requests at once for the chunks of one file")
+	fl.StringVar(&opts.From, "from", "", "read paths from this file (- for standard input), one per line")
+}
+
+// addProviderFlags adds the flags that choose and reach the summarizer.
+func addProviderFlags(c *cobra.Command, opts *CompactOptions) {
+	fl := c.Flags()
 	fl.StringVar(&opts.Provider, "provider", "auto", "summarizer: auto, ollama, openai or extractive")
 	fl.StringVar(&opts.Model, "model", "", "model name for ollama or openai")
 	fl.StringVar(&opts.Endpoint, "endpoint", "", "summarizer URL (ollama default $OLLAMA_HOST or http://127.0.0.1:11434; openai default $OPENAI_BASE_URL, including /v1)")
 	fl.StringVar(&opts.APIKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key for openai (keys are never taken from flags)")
-	fl.IntVar(&opts.Parallel, "parallel", 1, "summarizer requests at once for the chunks of one file")
 	fl.DurationVar(&opts.Timeout, "timeout", 10*time.Minute, "timeout of one summarizer request")
 	fl.BoolVar(&opts.NoRedact, "no-redact", false, "send text to a non-loopback endpoint without replacing secret-looking strings")
 	fl.BoolVar(&opts.Redact, "redact", false, "replace secret-looking strings even for a loopback endpoint")
 	c.MarkFlagsMutuallyExclusive("redact", "no-redact")
-	fl.StringVar(&opts.From, "from", "", "read paths from this file (- for standard input), one per line")
 }
 
 func (o *CompactOptions) now() (time.Time, error) {

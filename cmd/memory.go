@@ -28,11 +28,15 @@ type MemoryOptions struct {
 	MinCount int
 	Max      int
 	Jobs     int
+	LLM      bool
+	// Summarizer holds the provider settings of --llm (the flags of ctxc compact).
+	Summarizer CompactOptions
 }
 
 // NewCmdMemory builds `ctxc memory`.
 func NewCmdMemory(f *Factory, runF func(*MemoryOptions) error) *cobra.Command {
 	opts := &MemoryOptions{IO: f.IO, Global: &f.Global}
+	opts.Summarizer = CompactOptions{IO: f.IO, Global: &f.Global, Getenv: f.Getenv, Now: f.Now}
 	c := &cobra.Command{
 		Use:   "memory [PATH...]",
 		Short: "Extract what the user keeps telling the agent into a memory file",
@@ -49,7 +53,13 @@ The output is Markdown for a memory file (--json: one JSON object per entry, the
 <!-- ctxc:memory:start --> and <!-- ctxc:memory:end -->, adding the section at the end the first
 time; text outside the markers is never changed, entries already in the section that these
 sessions do not hold are kept, and running it again over the same sessions changes nothing.
---dry-run prints the diff instead of writing.`,
+--dry-run prints the diff instead of writing.
+
+--llm asks the configured summarizer (--provider, --model, --endpoint, or the config file) to
+merge statements that say the same thing and phrase them shorter. Code checks every line it
+writes: it must cite the statements it stands for, use only their words, paths and flags, and
+keep a prohibition a prohibition; a line that fails is dropped and its statements stay as they
+were extracted. Commands and files are never given to the model.`,
 		Example: `  ctxc memory ~/.claude/projects/-home-me-src-app/
   ctxc memory --update CLAUDE.md ~/.claude/projects/-home-me-src-app/
   ctxc memory --update AGENTS.md --dry-run ~/.codex/sessions/
@@ -69,6 +79,8 @@ sessions do not hold are kept, and running it again over the same sessions chang
 	fl.IntVar(&opts.Max, "max", memory.DefaultMax, "entries per section (commands and files: at most 10)")
 	fl.StringVar(&opts.From, "from", "", "read the paths from this file, one per line (- for standard input)")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files read at once")
+	fl.BoolVar(&opts.LLM, "llm", false, "merge and phrase statements with the configured summarizer (checked by code)")
+	addProviderFlags(c, &opts.Summarizer)
 	return c
 }
 
@@ -95,6 +107,9 @@ func runMemory(ctx context.Context, opts *MemoryOptions) error {
 	if err != nil {
 		return err
 	}
+	if mo.Refine, err = memoryRefiner(ctx, opts); err != nil {
+		return err
+	}
 	failed := 0
 	mo.Warn = func(path string, err error) {
 		failed++
@@ -106,6 +121,10 @@ func runMemory(ctx context.Context, opts *MemoryOptions) error {
 	}
 	total := memoryTotal{Type: "total", Files: len(files), Failed: failed, Bytes: m.Bytes, Entries: len(m.Entries)}
 	entries := m.Entries
+	if mo.Refine != nil && opts.Update == "" {
+		entries = mo.Refine(entries)
+		total.Entries = len(entries)
+	}
 	if opts.Update != "" {
 		u, err := memory.UpdateFile(opts.Update, m, files, mo, opts.DryRun)
 		if err != nil {
@@ -186,4 +205,34 @@ func printMemory(opts *MemoryOptions, entries []memory.Entry, total memoryTotal)
 type memoryEntry struct {
 	Type string `json:"type"`
 	*memory.Entry
+}
+
+// memoryRefiner is the --llm pass: nil without --llm; with no model configured it says so and
+// leaves the entries as extracted; a failing model leaves them too, with a warning.
+func memoryRefiner(ctx context.Context, opts *MemoryOptions) (func([]memory.Entry) []memory.Entry, error) {
+	if !opts.LLM {
+		return nil, nil
+	}
+	prov, err := newProvider(ctx, &opts.Summarizer)
+	if err != nil {
+		return nil, err
+	}
+	warn := func(s string) {
+		if !opts.Global.Quiet {
+			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+s)
+		}
+	}
+	if prov.completer == nil {
+		warn("--llm: no model configured (--model, or model: in the config file): the entries are as extracted")
+		return nil, nil
+	}
+	return func(es []memory.Entry) []memory.Entry {
+		out, rep, err := memory.Phrase(ctx, prov.completer, es)
+		if err != nil {
+			warn("--llm: " + err.Error() + ": the entries are as extracted")
+			return es
+		}
+		warn(fmt.Sprintf("--llm: %d of %d lines of the model kept, %d statements merged", rep.Accepted, rep.Lines, rep.Merged))
+		return out
+	}, nil
 }

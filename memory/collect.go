@@ -21,6 +21,9 @@ type Options struct {
 	// Base, when set, is the folder that paths of changed files are written relative to (the
 	// memory file's folder): the same file then has the same entry from every session.
 	Base string
+	// Refine, when set, is applied to the entries of an update after the merge (a model's pass,
+	// Phrase).
+	Refine func([]Entry) []Entry
 	// Warn is called for a file that cannot be read; the run goes on with the others. Nil: the
 	// first such file fails the run.
 	Warn func(path string, err error)

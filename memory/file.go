@@ -53,6 +53,9 @@ func UpdateFile(path string, m *Memory, inputs []string, o Options, dryRun bool)
 		return nil, err
 	}
 	entries := Merge(prev, m, inputs, o)
+	if o.Refine != nil {
+		entries = o.Refine(entries)
+	}
 	next, err := Update(old, Markdown(entries))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

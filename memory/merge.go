@@ -6,8 +6,10 @@ import "slices"
 // sessions read now (inputs: their paths). An entry of both counts what the sessions read now
 // say, plus the sources of the old entry in other files: exactly when the old entry listed all
 // of its sources, at least as much as either otherwise. An old entry the sessions read now do
-// not hold is kept: the sessions it came from may be gone. Merging the same sessions twice gives
-// the same entries.
+// not hold is kept when one of its sources is in a session not read now (that session may be
+// gone); one whose sources are all in the sessions read now is not (those sessions no longer say
+// it in those words: an entry a model phrased, or one an earlier version extracted). Merging the
+// same sessions twice gives the same entries.
 func Merge(old []Entry, fresh *Memory, inputs []string, o Options) []Entry {
 	read := map[string]bool{}
 	for _, p := range inputs {
@@ -24,8 +26,10 @@ func Merge(old []Entry, fresh *Memory, inputs []string, o Options) []Entry {
 		e.key = entryKey(e.Kind, e.Text)
 		i, ok := at[e.key]
 		if !ok {
-			at[e.key] = len(out)
-			out = append(out, e)
+			if !allRead(e.Sources, read) {
+				at[e.key] = len(out)
+				out = append(out, e)
+			}
 			continue
 		}
 		out[i] = mergeEntry(e, out[i], read)
@@ -61,4 +65,14 @@ func mergeEntry(old, fresh Entry, read map[string]bool) Entry {
 		e.Last = old.Last
 	}
 	return e
+}
+
+// allRead reports whether every source is in a session read now.
+func allRead(srcs []Source, read map[string]bool) bool {
+	for _, s := range srcs {
+		if !read[sourceName(s.Path)] {
+			return false
+		}
+	}
+	return true
 }
