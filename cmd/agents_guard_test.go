@@ -245,7 +245,7 @@ func TestAgentCodexGuard(t *testing.T) {
 	conf := fmt.Sprintf("model = \"fake-model\"\nmodel_provider = \"fake\"\nmodel_auto_compact_token_limit = 1000\n\n"+
 		"[model_providers.fake]\nname = \"fake\"\nbase_url = %q\nwire_api = \"responses\"\nenv_key = \"OPENAI_API_KEY\"\n", fake.URL+"/v1")
 	os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(conf), 0o600)
-	if out, err := exec.Command(bin, "hooks", "install", "codex", "--dir", codexHome).CombinedOutput(); err != nil {
+	if out, err := exec.Command(bin, "hooks", "install", "codex", "--dir", codexHome, "--memory", "AGENTS.md").CombinedOutput(); err != nil {
 		t.Fatalf("ctxc hooks install codex: %v: %s", err, out)
 	}
 	env := append(os.Environ(), "HOME="+home, "CODEX_HOME="+codexHome, "OPENAI_API_KEY=sk-fake", "XDG_STATE_HOME="+filepath.Join(work, "state"))
@@ -277,6 +277,14 @@ func TestAgentCodexGuard(t *testing.T) {
 	log, _ := os.ReadFile(filepath.Join(work, "state", "ctxc", "hooks.log"))
 	if !strings.Contains(string(log), "codex SessionStart/compact") || !strings.Contains(string(log), "what the newest compaction's summary lost") {
 		t.Errorf("hook log:\n%s", log)
+	}
+	// --memory AGENTS.md: the project's own file (the hook input's cwd), with the files the
+	// session changed.
+	mem, _ := os.ReadFile(filepath.Join(proj, "AGENTS.md"))
+	for _, want := range []string{"<!-- ctxc:memory:start -->", "- `internal/api/limit.go` _(1× in 1 session"} {
+		if !strings.Contains(string(mem), want) {
+			t.Errorf("AGENTS.md lacks %q:\n%s\nhook log:\n%s", want, mem, log)
+		}
 	}
 	if t.Failed() {
 		t.Logf("hook log:\n%s\nlast request:\n%.4000s", log, last[max(0, len(last)-3000):])
