@@ -10,7 +10,7 @@ import (
 	"github.com/ctxc/ctxc/transcript"
 )
 
-// Exit codes (design.md §9). They are mapped from errors in one place, exitCode.
+// Exit codes (docs/design.md §9). They are mapped from errors in one place, exitCode.
 const (
 	ExitOK          = 0
 	ExitFailure     = 1

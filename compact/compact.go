@@ -23,7 +23,7 @@ import (
 	"github.com/ctxc/ctxc/transcript"
 )
 
-// Defaults (design.md §9; each has a seed in docs/anchors.md).
+// Defaults (docs/design.md §9), each after a system that compacts in practice.
 const (
 	DefaultThreshold  = 100_000 // tokens of effective context (Crabtalk)
 	DefaultWindowFrac = 0.75    // of --window when one is given (seahorse)
@@ -692,7 +692,7 @@ type middleHash struct {
 }
 
 // hashSpan is the SHA-256 of the file lines the middle spans: from its first line to the last
-// context line before the tail (design.md §6 "source"), read back from the file.
+// context line before the tail (docs/design.md §6 "source"), read back from the file.
 func hashSpan(path string, res *transcript.Result, from, tailLine int, spec *specHash) middleHash {
 	start, end, last, ok := res.LineSpan(from, tailLine)
 	if !ok { // no line of the file (the middle is only what ctxc synthesized): an empty span

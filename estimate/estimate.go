@@ -1,4 +1,4 @@
-// Package estimate implements ctxc's token estimate (design.md §4): tokens = ceil(chars/4), where
+// Package estimate implements ctxc's token estimate (docs/design.md §4): tokens = ceil(chars/4), where
 // chars are Unicode code points of the text the model sees. It is a deliberately simple rule shared
 // with crabtalk, pi and Codex; recorded provider usage, when a transcript carries it, calibrates it.
 package estimate

@@ -4,7 +4,7 @@
 # Generates a Claude-Code-like transcript with ../shared/tools/gen-transcript (cached in
 # $CTXC_BENCH_DIR, default /tmp/ctxc-bench), installs ccusage 20.0.24 (its native build) with
 # npm, runs every tool in turn for CTXC_BENCH_ROUNDS rounds (default 5; jq 3), and prints the
-# best wall-clock seconds, MB/s, the highest peak RSS and the targets (issue 13): ctxc >= 1 GB/s
+# best wall-clock seconds, MB/s, the highest peak RSS and the targets: ctxc >= 1 GB/s
 # on the 1 GB file, >= 1.5x ccusage, >= 15x the jq one-liner, peak RSS <= 64 MiB; and the
 # speedup of all cores over GOMAXPROCS=1 (target >= 1.8x on 2 cores: reading scales with cores).
 set -euo pipefail

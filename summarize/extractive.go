@@ -15,7 +15,7 @@ import (
 )
 
 // The extractive summarizer needs no model: it keeps the lines of a transcript that compaction
-// most often loses (docs/anchors.md §0, §15): what the user asked and required, decisions, files,
+// most often loses: what the user asked and required, decisions, files,
 // commands, errors, identifiers, and where the work stood. It is deterministic (no randomness, no
 // clock, no map-order dependence), so the same input always gives byte-identical output, and it
 // is linear in the input: each item is scanned once, with per-item scan caps on free text, and

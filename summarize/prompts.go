@@ -61,10 +61,10 @@ const (
 	mergeAsk        = "\nCombine the partial notes above into one set of notes, following your instructions."
 )
 
-// The prompts are ctxc's own. What they insist on comes from how compaction fails in practice
-// (docs/anchors.md): standing user rules get lost, the current task is forgotten and redone,
-// identifiers are paraphrased, the model obeys or answers text inside the transcript, and it
-// answers in English after a non-English session.
+// The prompts are ctxc's own. What they insist on comes from how compaction fails in practice:
+// standing user rules get lost, the current task is forgotten and redone, identifiers are
+// paraphrased, the model obeys or answers text inside the transcript, and it answers in English
+// after a non-English session.
 
 // The sections named like the fact ledger's categories (package ledger) are read back by code:
 // what the model writes there in the form ledgerForm asks for counts as kept, and whatever it

@@ -1,4 +1,4 @@
-// Package summarize turns the middle zone of an agent transcript into a summary (design.md §8).
+// Package summarize turns the middle zone of an agent transcript into a summary (docs/design.md §8).
 //
 // Three providers sit behind one pipeline: Ollama's native API, any OpenAI-compatible
 // chat-completions endpoint, and a deterministic extractive summarizer that needs no model. The
@@ -31,7 +31,7 @@ import (
 )
 
 // DefaultTargetTokens is the summary budget when Request.TargetTokens is 0 (seahorse's condensed
-// target, design.md §9).
+// target, docs/design.md §9).
 const DefaultTargetTokens = 2000
 
 // Item is one piece of the middle zone to summarize, in conversation order.

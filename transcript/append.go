@@ -12,7 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Append safety (design.md §10). ctxc never rewrites bytes already in a transcript: a compaction
+// Append safety (docs/design.md §10). ctxc never rewrites bytes already in a transcript: a compaction
 // is one O_APPEND write of marker + tail copies, then fsync, under a sidecar lock that serializes
 // ctxc processes. The agent that owns the file does not take that lock, so a file modified in the
 // last idle period is treated as live and skipped.

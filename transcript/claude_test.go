@@ -23,7 +23,7 @@ func sample(t *testing.T, rel string) string {
 // messages, tool-result messages, tool_use blocks, and assistant responses (the lines with one
 // message.id are one message, also when tool results come between them). The v2.1.114 file's
 // parentUuid chain from its newest record holds 36 tool_use blocks but only 34 tool_result
-// blocks (design.md §5); the context adds the blocks and results of the chain's responses that
+// blocks (docs/design.md §5); the context adds the blocks and results of the chain's responses that
 // hang off it, as Claude Code does: 40 and 40 in 17 assistant messages (cmd/agents_test.go
 // checks this against Claude Code itself).
 func TestClaudeSamples(t *testing.T) {

@@ -43,7 +43,7 @@ const OpaqueSummaryNote = "[ctxc] An earlier part of this conversation was compa
 const ContinuesNote = "[ctxc] (conversation continues)"
 
 // PlaceholderResult answers a tool call whose result is not in the context, so that the output
-// stays valid for the API (design.md §5).
+// stays valid for the API (docs/design.md §5).
 const PlaceholderResult = "[ctxc] No result was recorded for this tool call (the session was interrupted or the result is not part of the context)."
 
 // RepairReport says what Repair changed.

@@ -10,7 +10,7 @@ import (
 // Format names a transcript format.
 type Format string
 
-// Formats (design.md §3).
+// Formats (docs/design.md §3).
 const (
 	FormatUnknown   Format = ""
 	FormatOpenAI    Format = "openai"

@@ -9,7 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// codexReader reads OpenAI Codex CLI rollouts (formats.md §2) of all three eras: bare (line 1
+// codexReader reads OpenAI Codex CLI rollouts (docs/formats.md) of all three eras: bare (line 1
 // {"id","timestamp","instructions",...}, then bare response items and {"record_type":"state"}),
 // wrapped ({"timestamp","type","payload"}) and 2026 (wrapped plus "ordinal", world_state,
 // base_instructions).

@@ -11,7 +11,7 @@ import (
 // optional crabtalk meta first line. Dialect is decided per line, so a file may mix them.
 //
 // Lines: a message ({"role":...}, or crabtalk's {"message":{...}}) is conversation; a marker
-// starts a new effective context (design.md §6); the crabtalk meta line and trace events
+// starts a new effective context (docs/design.md §6); the crabtalk meta line and trace events
 // ({"event":...}) are metadata; anything else is kept as opaque and ignored.
 type genericReader struct {
 	format    Format

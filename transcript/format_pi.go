@@ -9,7 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// piReader reads pi coding agent sessions (v1–v3) and OpenClaw transcripts (formats.md §3).
+// piReader reads pi coding agent sessions (v1–v3) and OpenClaw transcripts (docs/formats.md).
 //
 // Entries are the valid JSON lines, the header {"type":"session",...} included at index 0 (as in
 // pi's own loader). v1 files (no "version") are linear and carry no ids; v2/v3 entries form a

@@ -8,7 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// MarkerMeta is the "ctxc" object of a marker line (design.md §6): where the summary came from
+// MarkerMeta is the "ctxc" object of a marker line (docs/design.md §6): where the summary came from
 // and how it was made.
 type MarkerMeta struct {
 	V            int          `json:"v"`

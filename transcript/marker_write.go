@@ -2,7 +2,7 @@ package transcript
 
 import "encoding/json"
 
-// markerWriter writes ctxc's own marker (design.md §6), the compaction record of the generic
+// markerWriter writes ctxc's own marker (docs/design.md §6), the compaction record of the generic
 // formats and of any -o file asked for in ctxc format: one marker line that holds the head and
 // the summary, then verbatim copies of the tail's lines (and, in place with --force, of message
 // lines that arrived while the summary was being written, so that the reloaded context keeps

@@ -57,7 +57,7 @@ type Block struct {
 	// Verbatim is a thinking block's JSON as written (with its signature, which cannot be
 	// rebuilt), replayed as is where the output shape has thinking blocks (--as anthropic).
 	Verbatim string
-	Chars    int // code points this block contributes to the estimate (design.md §4)
+	Chars    int // code points this block contributes to the estimate (docs/design.md §4)
 	Images   int // images inside the block (tool results can carry images)
 
 	// Cut is set on a large tool result read with Options.Windowed: Text then holds only the
@@ -149,7 +149,7 @@ func (m *Message) absorb(next *Message) {
 	}
 }
 
-// Chars counts the code points of what the model sees (design.md §4).
+// Chars counts the code points of what the model sees (docs/design.md §4).
 func (m *Message) Chars() int {
 	n := 0
 	for i := range m.Blocks {

@@ -255,7 +255,7 @@ func anthropicBlockAt(v jv, text textMode) (Block, int) {
 	case "text":
 		return textBlockV(BlockText, textV, text), n
 	case "thinking":
-		// The signature is opaque and never counted (design.md §4), but kept with the block
+		// The signature is opaque and never counted (docs/design.md §4), but kept with the block
 		// so that it can be replayed.
 		b := textBlockV(BlockThinking, thinking, text)
 		if text.on() {

@@ -179,7 +179,7 @@ func TestPiOpenClawBranched(t *testing.T) {
 }
 
 // A line without id at the end (a foreign marker) becomes pi's leaf: pi would load an empty
-// context (formats.md §0.2), and so does the reader.
+// context (docs/formats.md, pi), and so does the reader.
 func TestPiForeignLastLine(t *testing.T) {
 	data, err := os.ReadFile("../testdata/fixtures/pi-openclaw-branched.jsonl")
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 )
 
 // Compaction is what a compaction writes: a summary between the kept head and tail of a
-// context. Each format's Writer renders it in that format's own records (design.md §6).
+// context. Each format's Writer renders it in that format's own records (docs/design.md §6).
 type Compaction struct {
 	Summary    string
 	Head, Tail []Message // with their whole text (Materialize)

@@ -1,6 +1,6 @@
 package transcript
 
-// ZoneOptions say how much of a context is protected (design.md §7).
+// ZoneOptions say how much of a context is protected (docs/design.md §7).
 type ZoneOptions struct {
 	KeepHead       int // user turns kept at the start (default 1: the task)
 	KeepTail       int // messages kept at the end (default 6)
