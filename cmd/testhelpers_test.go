@@ -12,7 +12,7 @@ var timeNow = time.Now
 func genSession(seed, turns int) string {
 	var b strings.Builder
 	b.WriteString(`{"role":"system","content":"You are a careful coding agent."}` + "\n")
-	b.WriteString(fmt.Sprintf(`{"role":"user","content":"Session %d: refactor the parser in pkg/parse and keep the public API stable."}`+"\n", seed))
+	b.WriteString(fmt.Sprintf(`{"role":"user","content":"Task %d: refactor the parser in pkg/parse and keep the public API stable."}`+"\n", seed))
 	filler := strings.Repeat("The parser reads tokens from the lexer and builds the tree. ", 25)
 	for t := 0; t < turns; t++ {
 		id := fmt.Sprintf("call_%d_%d", seed, t)
