@@ -46,7 +46,7 @@ func agentFiles(t *testing.T) map[string][]string {
 	return files
 }
 
-// notResumable: files the agent itself does not open as a session (said in README "Agents as
+// notResumable: files the agent itself does not open as a session (said in docs/formats.md "Agents as
 // judges"): Claude Code subagent transcripts are not resumable by id, and a file with no
 // conversation record makes Claude Code start an empty session.
 func notResumable(agent, path string) string {

@@ -54,7 +54,7 @@ func growTurns(r, n int) string {
 // tokens among them) and is compacted whenever it is over the threshold, 50 times: after each
 // compaction the context is under the threshold, the summary within its target, the file's
 // earlier bytes unchanged, and the first segment's rules and modified files still in the
-// context. CTXC_SIM_TABLE=FILE writes the context size per round (README).
+// context. CTXC_SIM_TABLE=FILE writes the context size per round (docs/compaction.md).
 func TestGrowthSimulation(t *testing.T) {
 	simulate(t, nil, 50)
 }

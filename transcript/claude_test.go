@@ -19,7 +19,7 @@ func sample(t *testing.T, rel string) string {
 	return p
 }
 
-// TestClaudeSamples asserts counts checked by hand with jq (see README "Formats"): typed user
+// TestClaudeSamples asserts counts checked by hand with jq (see docs/formats.md): typed user
 // messages, tool-result messages, tool_use blocks, and assistant responses (the lines with one
 // message.id are one message, also when tool results come between them). The v2.1.114 file's
 // parentUuid chain from its newest record holds 36 tool_use blocks but only 34 tool_result

@@ -51,8 +51,8 @@ import (
 // order), then one user message holding the summary (Summary:true). Every later response item
 // is appended. event_msg thread_rolled_back{num_turns} drops the last num_turns user turns.
 //
-// Simplifications (README): the initial context is the recorded leading messages, not the one
-// Codex would build from the current config; user messages inside a replacement_history base
+// Simplifications (docs/formats.md): the initial context is the recorded leading messages, not
+// the one Codex would build from the current config; user messages inside a replacement_history base
 // are neither collected by a later legacy compaction nor cut by a rollback; truncation keeps the
 // first budget×4 code points (Codex keeps head and tail with a marker); tokens are chars/4 of
 // code points (Codex: bytes/4); a real user message is one whose text does not start with '<'

@@ -43,8 +43,8 @@ import (
 // bash executions marked excludeFromContext, are left out of the effective context (they are
 // still counted in the history).
 //
-// Simplifications (README): a file whose first line is not a header is read anyway (pi would
-// discard and restart it); ids are compared by a 64-bit hash.
+// Simplifications (docs/formats.md): a file whose first line is not a header is read anyway (pi
+// would discard and restart it); ids are compared by a 64-bit hash.
 type piReader struct {
 	version int       // header version; 1 when absent
 	header  int32     // entry index of the header, -1 before it

@@ -91,7 +91,7 @@ type Turn struct {
 func (t Turn) String() string { return t.Role + " " + strings.Join(t.Parts, " | ") }
 
 // Injected text an agent adds on its own, which is not in the session file: what an agent
-// injects itself is not expected of ctxc load. Each is documented in README "Agents as judges".
+// injects itself is not expected of ctxc load. Each is documented in docs/formats.md "Agents as judges".
 func injectedText(agent, role, text string) bool {
 	switch agent {
 	case ClaudeCode:
