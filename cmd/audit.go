@@ -210,16 +210,7 @@ func auditAll(ctx context.Context, files []string, o audit.Options, jobs int) <-
 
 // auditFiles expands the paths and parses --format.
 func auditFiles(opts *AuditOptions) ([]string, transcript.Format, error) {
-	paths, err := gatherPaths(opts.IO, opts.Paths, opts.From, "audit")
-	if err != nil {
-		return nil, "", err
-	}
-	for _, p := range paths {
-		if p == "-" {
-			return nil, "", &UsageError{errors.New("audit reads files, not standard input; use --from - for a list of paths")}
-		}
-	}
-	files, err := expandPaths(paths, opts.IO.ErrOut)
+	files, err := fileArgs(opts.IO, opts.Paths, opts.From, "audit", "audit reads files, not standard input; use --from - for a list of paths")
 	if err != nil {
 		return nil, "", err
 	}
@@ -252,10 +243,8 @@ func auditExit(ctx context.Context, t *auditTotal, files int, firstErr error) er
 		return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
 	case files == 1 && firstErr != nil:
 		return firstErr
-	case t.Failed > 0 && t.Failed == files:
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("all %d file(s) failed", t.Failed)}
 	case t.Failed > 0:
-		return &ExitError{Code: ExitPartial, Err: fmt.Errorf("%d of %d file(s) failed", t.Failed, files)}
+		return batchExit(ctx, t.Failed, files)
 	case t.BelowMin > 0:
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%d compaction(s) below the minimum recall", t.BelowMin)}
 	}

@@ -195,161 +195,144 @@ type batchSummary struct {
 }
 
 func runCompact(ctx context.Context, opts *CompactOptions) error {
-	paths, err := gatherPaths(opts.IO, opts.Paths, opts.From, "compact")
-	if err != nil {
-		return err
-	}
-	for _, p := range paths {
-		if p == "-" {
-			return &UsageError{errors.New("compact does not read a transcript from standard input (it appends to files); use --from - for a list of paths")}
-		}
-	}
-	files, err := expandPaths(paths, opts.IO.ErrOut)
+	files, err := fileArgs(opts.IO, opts.Paths, opts.From, "compact",
+		"compact does not read a transcript from standard input (it appends to files); use --from - for a list of paths")
 	if err != nil {
 		return err
 	}
 	if opts.Output != "" && len(files) != 1 {
 		return &UsageError{fmt.Errorf("-o takes exactly one input file (got %d)", len(files))}
 	}
-	format, err := transcript.ParseFormat(opts.Global.Format)
-	if err != nil {
-		return &UsageError{err}
-	}
-	now, err := opts.now()
+	co, err := compactOptions(opts)
 	if err != nil {
 		return err
 	}
-	tiers, err := parseTiers(opts.Tiers)
-	if err != nil {
-		return &UsageError{err}
+	if co.Now, err = opts.now(); err != nil {
+		return err
 	}
-	co := compact.Options{
-		Threshold: opts.Threshold, Window: opts.Window, Target: opts.Target, Tiers: tiers,
-		Zones:  transcript.ZoneOptions{KeepHead: opts.KeepHead, KeepTail: opts.KeepTail, KeepTailTokens: opts.KeepTailTokens},
-		Output: opts.Output, OutputFormat: opts.OutputFormat, DryRun: opts.DryRun, Check: opts.Check, Force: opts.Force, Idle: opts.Idle,
-		Now: now, Format: format, Strict: opts.Global.Strict, Stdout: opts.IO.Out,
-		SummarizeOpts: summarize.Options{MaxParallel: opts.Parallel, Window: opts.SummaryWindow},
-	}
-	if !opts.Global.Quiet {
-		co.Warn = func(w transcript.Warning) { fmt.Fprintln(opts.IO.ErrOut, "warning: "+w.String()) }
-	}
+	co.Output, co.OutputFormat, co.DryRun, co.Check, co.Force, co.Idle = opts.Output, opts.OutputFormat, opts.DryRun, opts.Check, opts.Force, opts.Idle
+	co.Stdout = opts.IO.Out
 	if !opts.Check {
-		prov, err := newProvider(ctx, opts)
-		if err != nil {
+		if err := useProvider(ctx, opts, &co); err != nil {
 			return err
-		}
-		co.Completer, co.Redact = prov.completer, prov.redact
-		if prov.note != "" && !opts.Global.Quiet {
-			fmt.Fprintln(opts.IO.ErrOut, prov.note)
-		}
-		if opts.Global.Verbose > 1 {
-			co.SummarizeOpts.Logf = func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) }
 		}
 	}
 	return runBatch(ctx, opts, files, co)
 }
 
+// fileArgs expands the path arguments (and --from) of command what, which reads files: "-" is
+// refused with stdinErr.
+func fileArgs(ios *IOStreams, args []string, from, what, stdinErr string) ([]string, error) {
+	paths, err := gatherPaths(ios, args, from, what)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range paths {
+		if p == "-" {
+			return nil, &UsageError{errors.New(stdinErr)}
+		}
+	}
+	return expandPaths(paths, ios.ErrOut)
+}
+
+// compactOptions are the compaction settings of the flags: format, zones, tiers, target.
+func compactOptions(opts *CompactOptions) (compact.Options, error) {
+	format, err := transcript.ParseFormat(opts.Global.Format)
+	if err != nil {
+		return compact.Options{}, &UsageError{err}
+	}
+	tiers, err := parseTiers(opts.Tiers)
+	if err != nil {
+		return compact.Options{}, &UsageError{err}
+	}
+	co := compact.Options{
+		Threshold: opts.Threshold, Window: opts.Window, Target: opts.Target, Tiers: tiers,
+		Zones:  transcript.ZoneOptions{KeepHead: opts.KeepHead, KeepTail: opts.KeepTail, KeepTailTokens: opts.KeepTailTokens},
+		Format: format, Strict: opts.Global.Strict,
+		SummarizeOpts: summarize.Options{MaxParallel: opts.Parallel, Window: opts.SummaryWindow},
+	}
+	if !opts.Global.Quiet {
+		co.Warn = func(w transcript.Warning) { fmt.Fprintln(opts.IO.ErrOut, "warning: "+w.String()) }
+	}
+	return co, nil
+}
+
+// useProvider puts the summarizer the flags choose into co, and says which one runs.
+func useProvider(ctx context.Context, opts *CompactOptions, co *compact.Options) error {
+	prov, err := newProvider(ctx, opts)
+	if err != nil {
+		return err
+	}
+	co.Completer, co.Redact = prov.completer, prov.redact
+	if prov.note != "" && !opts.Global.Quiet {
+		fmt.Fprintln(opts.IO.ErrOut, prov.note)
+	}
+	if opts.Global.Verbose > 1 {
+		co.SummarizeOpts.Logf = func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) }
+	}
+	return nil
+}
+
 // runBatch compacts files with opts.Jobs workers and reports per file and in total.
 func runBatch(ctx context.Context, opts *CompactOptions, files []string, co compact.Options) error {
-	jobs := opts.Jobs
-	if jobs < 1 {
-		jobs = 1
-	}
-	if jobs > len(files) {
-		jobs = len(files)
-	}
-	enc := json.NewEncoder(opts.IO.Out)
-	enc.SetEscapeHTML(false)
-	bar := newProgress(opts.IO, opts.Global, len(files))
-	sum := batchSummary{Type: "summary", Files: len(files), Reasons: map[string]int{}}
-	var mu sync.Mutex
-	var busy, hardFail, unavailable int
-	var firstErr error
+	b := newBatch(opts, len(files))
 	stop, cancel := context.WithCancel(ctx)
 	defer cancel()
-
-	type result struct {
-		out *compact.Outcome
-		err error
+	b.stop = cancel
+	done := b.compactAll(stop, files, co, max(1, min(opts.Jobs, len(files))))
+	b.bar.Finish()
+	for _, p := range files {
+		if !done[p] {
+			b.sum.Untouched++
+		}
 	}
-	report := func(path string, r result) {
-		mu.Lock()
-		defer mu.Unlock()
-		bar.Add()
-		out, err := r.out, r.err
-		if out == nil {
-			out = &compact.Outcome{Type: "file", Path: path}
-		}
-		if err != nil {
-			code := exitCode(err)
-			switch {
-			case compact.IsBusy(err):
-				var be *transcript.BusyError
-				errors.As(err, &be)
-				reason := "live"
-				if be.Reason == "locked" {
-					reason = "locked"
-				}
-				sum.Skipped++
-				sum.Reasons[reason]++
-				busy++
-				out.Status, out.Reason = compact.StatusSkipped, reason
-				printOutcome(opts, enc, bar, out, err.Error())
-				return
-			case len(files) > 1 && code == ExitUsage: // unsupported in place: a skip in a batch
-				sum.Skipped++
-				sum.Reasons["unsupported"]++
-				out.Status, out.Reason = compact.StatusSkipped, "unsupported"
-				printOutcome(opts, enc, bar, out, err.Error())
-				return
-			}
-			if errors.Is(err, context.Canceled) {
-				return // counted as untouched
-			}
-			sum.Failed++
-			if firstErr == nil {
-				firstErr = err
-			}
-			if code == ExitUnavailable {
-				unavailable++
-				cancel() // a dead endpoint: stop before grinding through the rest
-			} else {
-				hardFail++
-			}
-			if opts.Global.JSON {
-				enc.Encode(fileError{Type: "error", Path: path, Code: code, Message: err.Error()})
-			} else if len(files) > 1 {
-				bar.Println(opts.IO.ErrOut, "failed "+err.Error())
-			}
-			return
-		}
-		switch out.Status {
-		case compact.StatusCompacted:
-			sum.Compacted++
-		case compact.StatusSkipped:
-			sum.Skipped++
-			sum.Reasons[out.Reason]++
-		case compact.StatusOver:
-			sum.Over++
-		}
-		printOutcome(opts, enc, bar, out, "")
+	if len(b.sum.Reasons) == 0 {
+		b.sum.Reasons = nil
 	}
+	printSummary(opts, b.enc, b.sum, len(files))
+	return b.exit(ctx, len(files))
+}
 
+// batch is the state of a compaction run over many files: the totals, the output, and what the
+// exit code depends on.
+type batch struct {
+	opts  *CompactOptions
+	files int
+	enc   *json.Encoder
+	bar   *progress
+	stop  context.CancelFunc // stops the run (a dead endpoint)
+
+	mu          sync.Mutex
+	sum         batchSummary
+	busy        int // files skipped as locked or live
+	hardFail    int // files failed for a reason of their own
+	unavailable int // files failed because the endpoint is down
+	firstErr    error
+}
+
+func newBatch(opts *CompactOptions, files int) *batch {
+	enc := json.NewEncoder(opts.IO.Out)
+	enc.SetEscapeHTML(false)
+	return &batch{opts: opts, files: files, enc: enc, bar: newProgress(opts.IO, opts.Global, files),
+		sum: batchSummary{Type: "summary", Files: files, Reasons: map[string]int{}}}
+}
+
+// compactAll feeds the files to jobs workers until they are done or stop is cancelled, and
+// returns which files were attempted to the end.
+func (b *batch) compactAll(stop context.Context, files []string, co compact.Options, jobs int) map[string]bool {
 	work := make(chan string)
 	var wg sync.WaitGroup
 	done := map[string]bool{}
-	for w := 0; w < jobs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for range jobs {
+		wg.Go(func() {
 			for p := range work {
 				out, err := compact.File(stop, p, co)
-				report(p, result{out, err})
-				mu.Lock()
+				b.report(p, out, err)
+				b.mu.Lock()
 				done[p] = err == nil || !errors.Is(err, context.Canceled)
-				mu.Unlock()
+				b.mu.Unlock()
 			}
-		}()
+		})
 	}
 feed:
 	for _, p := range files {
@@ -361,38 +344,100 @@ feed:
 	}
 	close(work)
 	wg.Wait()
-	bar.Finish()
-	for _, p := range files {
-		if !done[p] {
-			sum.Untouched++
-		}
-	}
-	if len(sum.Reasons) == 0 {
-		sum.Reasons = nil
-	}
-	printSummary(opts, enc, sum, len(files))
+	return done
+}
 
-	interrupted := ctx.Err() != nil
+// report counts and prints the outcome of one file.
+func (b *batch) report(path string, out *compact.Outcome, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.bar.Add()
+	if out == nil {
+		out = &compact.Outcome{Type: "file", Path: path}
+	}
+	if err != nil {
+		b.reportError(path, out, err)
+		return
+	}
+	switch out.Status {
+	case compact.StatusCompacted:
+		b.sum.Compacted++
+	case compact.StatusSkipped:
+		b.sum.Skipped++
+		b.sum.Reasons[out.Reason]++
+	case compact.StatusOver:
+		b.sum.Over++
+	}
+	printOutcome(b.opts, b.enc, b.bar, out, "")
+}
+
+// reportError: a busy file or one its format cannot be compacted in place is a skip; an
+// interrupted one is left untouched; a dead endpoint stops the run; anything else is a failure.
+func (b *batch) reportError(path string, out *compact.Outcome, err error) {
+	code := exitCode(err)
 	switch {
-	case interrupted:
+	case compact.IsBusy(err):
+		var be *transcript.BusyError
+		errors.As(err, &be)
+		reason := "live"
+		if be.Reason == "locked" {
+			reason = "locked"
+		}
+		b.skip(out, reason, err)
+		b.busy++
+		return
+	case b.files > 1 && code == ExitUsage: // unsupported in place: a skip in a batch
+		b.skip(out, "unsupported", err)
+		return
+	case errors.Is(err, context.Canceled):
+		return // counted as untouched
+	}
+	b.sum.Failed++
+	b.firstErr = firstOf(b.firstErr, err)
+	if code == ExitUnavailable {
+		b.unavailable++
+		b.stop() // a dead endpoint: stop before grinding through the rest
+	} else {
+		b.hardFail++
+	}
+	if b.opts.Global.JSON {
+		b.enc.Encode(fileError{Type: "error", Path: path, Code: code, Message: err.Error()})
+	} else if b.files > 1 {
+		b.bar.Println(b.opts.IO.ErrOut, "failed "+err.Error())
+	}
+}
+
+func (b *batch) skip(out *compact.Outcome, reason string, err error) {
+	b.sum.Skipped++
+	b.sum.Reasons[reason]++
+	out.Status, out.Reason = compact.StatusSkipped, reason
+	printOutcome(b.opts, b.enc, b.bar, out, err.Error())
+}
+
+// exit is the run's exit status: an interrupt, a dead endpoint, then the files' own failures,
+// then busy files (retry later), then --check.
+func (b *batch) exit(ctx context.Context, files int) error {
+	sum := b.sum
+	switch {
+	case ctx.Err() != nil:
 		return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted: %d compacted, %d file(s) not attempted or abandoned unwritten", sum.Compacted, sum.Untouched)}
-	case unavailable > 0:
-		msg := fmt.Sprintf("summarizer endpoint unavailable: %v", firstErr)
+	case b.unavailable > 0:
+		msg := fmt.Sprintf("summarizer endpoint unavailable: %v", b.firstErr)
 		if sum.Untouched > 0 {
 			msg += fmt.Sprintf("; stopped early, %d file(s) not attempted", sum.Untouched)
 		}
 		return &ExitError{Code: ExitUnavailable, Err: errors.New(msg)}
-	case len(files) == 1 && firstErr != nil:
-		return firstErr
-	case len(files) == 1 && busy > 0:
+	case files == 1 && b.firstErr != nil:
+		return b.firstErr
+	case files == 1 && b.busy > 0:
 		return &ExitError{Code: ExitTempFail, Silent: true}
-	case hardFail > 0 && sum.Compacted+sum.Skipped+sum.Over == 0:
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("all %d file(s) failed", hardFail)}
-	case hardFail > 0:
-		return &ExitError{Code: ExitPartial, Err: fmt.Errorf("%d of %d file(s) failed", hardFail, len(files))}
-	case busy > 0:
-		return &ExitError{Code: ExitTempFail, Err: fmt.Errorf("%d file(s) locked or live: retry later", busy)}
-	case opts.Check && sum.Over > 0:
+	case b.hardFail > 0 && sum.Compacted+sum.Skipped+sum.Over == 0:
+		return batchExit(ctx, b.hardFail, b.hardFail)
+	case b.hardFail > 0:
+		return batchExit(ctx, b.hardFail, files)
+	case b.busy > 0:
+		return &ExitError{Code: ExitTempFail, Err: fmt.Errorf("%d file(s) locked or live: retry later", b.busy)}
+	case b.opts.Check && sum.Over > 0:
 		return &ExitError{Code: ExitFailure, Silent: true}
 	}
 	return nil

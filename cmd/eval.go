@@ -11,8 +11,6 @@ import (
 	"github.com/ctxc/ctxc/compact"
 	"github.com/ctxc/ctxc/evaluate"
 	"github.com/ctxc/ctxc/ledger"
-	"github.com/ctxc/ctxc/summarize"
-	"github.com/ctxc/ctxc/transcript"
 	"github.com/spf13/cobra"
 )
 
@@ -83,97 +81,20 @@ func runEval(ctx context.Context, opts *EvalOptions) error {
 	if opts.MinRecall < 0 || opts.MinRecall > 1 || opts.MinSummaryRecall < 0 || opts.MinSummaryRecall > 1 {
 		return &UsageError{errors.New("--min-recall and --min-summary-recall take a share between 0 and 1")}
 	}
-	paths, err := gatherPaths(co.IO, co.Paths, co.From, "eval")
+	files, err := fileArgs(co.IO, co.Paths, co.From, "eval", "eval reads files, not standard input; use --from - for a list of paths")
 	if err != nil {
 		return err
 	}
-	for _, p := range paths {
-		if p == "-" {
-			return &UsageError{errors.New("eval reads files, not standard input; use --from - for a list of paths")}
-		}
-	}
-	files, err := expandPaths(paths, opts.Compact.IO.ErrOut)
+	copts, err := compactOptions(co)
 	if err != nil {
 		return err
 	}
-	format, err := transcript.ParseFormat(co.Global.Format)
-	if err != nil {
-		return &UsageError{err}
-	}
-	tiers, err := parseTiers(co.Tiers)
-	if err != nil {
-		return &UsageError{err}
-	}
-	copts := compact.Options{
-		Threshold: co.Threshold, Window: co.Window, Target: co.Target, Tiers: tiers,
-		Zones:  transcript.ZoneOptions{KeepHead: co.KeepHead, KeepTail: co.KeepTail, KeepTailTokens: co.KeepTailTokens},
-		Format: format, Strict: co.Global.Strict,
-		SummarizeOpts: summarize.Options{MaxParallel: co.Parallel, Window: co.SummaryWindow},
-	}
-	if !co.Global.Quiet {
-		copts.Warn = func(w transcript.Warning) { fmt.Fprintln(co.IO.ErrOut, "warning: "+w.String()) }
-	}
-	prov, err := newProvider(ctx, co)
-	if err != nil {
+	if err := useProvider(ctx, co, &copts); err != nil {
 		return err
 	}
-	copts.Completer, copts.Redact = prov.completer, prov.redact
-	if prov.note != "" && !co.Global.Quiet {
-		fmt.Fprintln(co.IO.ErrOut, prov.note)
-	}
-	if co.Global.Verbose > 1 {
-		copts.SummarizeOpts.Logf = func(format string, args ...any) { fmt.Fprintf(co.IO.ErrOut, format+"\n", args...) }
-	}
-
 	enc := json.NewEncoder(co.IO.Out)
 	enc.SetEscapeHTML(false)
-	sum := evalSummary{Type: "summary", Files: len(files)}
-	var results []*evaluate.Result
-	var firstErr error
-	unavailable := false
-	for _, path := range files {
-		if ctx.Err() != nil {
-			break
-		}
-		r, err := evaluate.File(ctx, path, copts)
-		if err != nil {
-			sum.Failed++
-			if firstErr == nil {
-				firstErr = err
-			}
-			code := exitCode(err)
-			if co.Global.JSON {
-				enc.Encode(fileError{Type: "error", Path: path, Code: code, Message: err.Error()})
-			} else {
-				fmt.Fprintln(co.IO.ErrOut, "failed "+err.Error())
-			}
-			if code == ExitUnavailable {
-				unavailable = true
-				break
-			}
-			continue
-		}
-		if r.Status != compact.StatusCompacted {
-			sum.Skipped++
-		} else {
-			sum.Compacted++
-			sum.Facts += r.Total.Facts
-			sum.Summary += r.Total.Summary
-			sum.Context += r.Total.Context
-			if r.Recall < opts.MinRecall || r.SummaryRecall < opts.MinSummaryRecall {
-				sum.BelowMin++
-			}
-		}
-		if co.Global.JSON {
-			enc.Encode(r)
-		}
-		results = append(results, r)
-	}
-	sum.Recall, sum.SummaryRecall = 1, 1
-	if sum.Facts > 0 {
-		sum.Recall = float64(sum.Context) / float64(sum.Facts)
-		sum.SummaryRecall = float64(sum.Summary) / float64(sum.Facts)
-	}
+	results, sum, firstErr, unavailable := evalFiles(ctx, opts, files, copts, enc)
 	if co.Global.JSON {
 		enc.Encode(sum)
 	} else {
@@ -187,13 +108,62 @@ func runEval(ctx context.Context, opts *EvalOptions) error {
 	case len(files) == 1 && firstErr != nil:
 		return firstErr
 	case sum.Failed > 0 && sum.Compacted+sum.Skipped == 0:
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("all %d file(s) failed", sum.Failed)}
+		return batchExit(ctx, sum.Failed, sum.Failed)
 	case sum.Failed > 0:
-		return &ExitError{Code: ExitPartial, Err: fmt.Errorf("%d of %d file(s) failed", sum.Failed, len(files))}
+		return batchExit(ctx, sum.Failed, len(files))
 	case sum.BelowMin > 0:
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%d file(s) below the minimum recall", sum.BelowMin)}
 	}
 	return nil
+}
+
+// evalFiles evaluates the files one after the other (stopping at an interrupt or a dead
+// endpoint), writing each result with --json, and totals them.
+func evalFiles(ctx context.Context, opts *EvalOptions, files []string, copts compact.Options, enc *json.Encoder) (results []*evaluate.Result, sum evalSummary, firstErr error, unavailable bool) {
+	co := &opts.Compact
+	sum = evalSummary{Type: "summary", Files: len(files)}
+	for _, path := range files {
+		if ctx.Err() != nil {
+			break
+		}
+		r, err := evaluate.File(ctx, path, copts)
+		if err != nil {
+			sum.Failed++
+			firstErr = firstOf(firstErr, err)
+			reportFileError(co.IO, co.Global.JSON, enc, path, err)
+			if exitCode(err) == ExitUnavailable {
+				unavailable = true
+				break
+			}
+			continue
+		}
+		sum.add(r, opts.MinRecall, opts.MinSummaryRecall)
+		if co.Global.JSON {
+			enc.Encode(r)
+		}
+		results = append(results, r)
+	}
+	sum.Recall, sum.SummaryRecall = 1, 1
+	if sum.Facts > 0 {
+		sum.Recall = float64(sum.Context) / float64(sum.Facts)
+		sum.SummaryRecall = float64(sum.Summary) / float64(sum.Facts)
+	}
+	return results, sum, firstErr, unavailable
+}
+
+// add counts one file's evaluation.
+func (sum *evalSummary) add(r *evaluate.Result, minRecall, minSummaryRecall float64) {
+	if r.Status != compact.StatusCompacted {
+		sum.Skipped++
+		return
+	}
+	sum.Compacted++
+	sum.Facts += r.Total.Facts
+	sum.Summary += r.Total.Summary
+	sum.Context += r.Total.Context
+	if r.Recall < minRecall || r.SummaryRecall < minSummaryRecall {
+		sum.BelowMin++
+	}
 }
 
 // evalColumns are the categories shown in the table, in the audit's priority order.

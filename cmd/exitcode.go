@@ -83,8 +83,8 @@ func exitCode(err error) int {
 	return ExitFailure
 }
 
-// batchExit is the exit policy of a command run over many files: an interrupt, every file
-// failed (1), some failed (3).
+// batchExit is the exit policy of a command run over many files, in one place: an interrupt
+// (130), every file failed (1), some failed and the others were done (3).
 func batchExit(ctx context.Context, failed, files int) error {
 	switch {
 	case ctx.Err() != nil:

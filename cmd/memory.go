@@ -99,7 +99,7 @@ func runMemory(ctx context.Context, opts *MemoryOptions) error {
 	if opts.DryRun && opts.Update == "" {
 		return &UsageError{errors.New("--dry-run goes with --update FILE")}
 	}
-	files, err := memoryFiles(opts)
+	files, err := fileArgs(opts.IO, opts.Paths, opts.From, "memory", "memory reads files, not standard input; use --from - for a list of paths")
 	if err != nil {
 		return err
 	}
@@ -137,20 +137,6 @@ func runMemory(ctx context.Context, opts *MemoryOptions) error {
 		return err
 	}
 	return batchExit(ctx, failed, len(files))
-}
-
-// memoryFiles expands the paths; memory reads files, not standard input.
-func memoryFiles(opts *MemoryOptions) ([]string, error) {
-	paths, err := gatherPaths(opts.IO, opts.Paths, opts.From, "memory")
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range paths {
-		if p == "-" {
-			return nil, &UsageError{errors.New("memory reads files, not standard input; use --from - for a list of paths")}
-		}
-	}
-	return expandPaths(paths, opts.IO.ErrOut)
 }
 
 func memoryReadOptions(opts *MemoryOptions) (memory.Options, error) {
