@@ -162,50 +162,15 @@ type fileAudit struct {
 	path string
 	cs   []audit.Compaction
 	err  error
-	done chan struct{}
 }
 
 // auditAll audits the files with jobs workers and yields their audits in the order of the files
 // (stopping at an interrupt).
 func auditAll(ctx context.Context, files []string, o audit.Options, jobs int) <-chan *fileAudit {
-	jobs = max(1, min(jobs, len(files)))
-	results := make([]fileAudit, len(files))
-	for i := range results {
-		results[i] = fileAudit{path: files[i], done: make(chan struct{})}
-	}
-	next := make(chan int)
-	go func() {
-		defer close(next)
-		for i := range files {
-			select {
-			case next <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	for range jobs {
-		go func() {
-			for i := range next {
-				r := &results[i]
-				r.cs, r.err = audit.File(ctx, r.path, o)
-				close(r.done)
-			}
-		}()
-	}
-	out := make(chan *fileAudit)
-	go func() {
-		defer close(out)
-		for i := range results {
-			select {
-			case <-results[i].done:
-				out <- &results[i]
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return out
+	return inOrder(ctx, len(files), jobs, func(i int) *fileAudit {
+		cs, err := audit.File(ctx, files[i], o)
+		return &fileAudit{path: files[i], cs: cs, err: err}
+	})
 }
 
 // auditFiles expands the paths and parses --format.

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -99,16 +100,7 @@ type statsTotals struct {
 const statsMemoryLimit = 48 << 20
 
 func runStats(opts *StatsOptions) error {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(statsMemoryLimit))
-		if os.Getenv("GOGC") == "" {
-			// The scan keeps little (about 12 MB live on a 1 GB file) and allocates a few
-			// hundred MB: collecting half as often (12 collections per GB instead of 29) costs
-			// about 10 MB of peak RSS, the limit still bounds the heap, and on 2 cores each
-			// collection stops the workers to scan their stacks (0.37 s against 0.38–0.41 s).
-			defer debug.SetGCPercent(debug.SetGCPercent(200))
-		}
-	}
+	defer tuneGC()()
 	paths, err := gatherPaths(opts.IO, opts.Paths, opts.From, "stats")
 	if err != nil {
 		return err
@@ -125,82 +117,100 @@ func runStats(opts *StatsOptions) error {
 	if !opts.Global.Quiet {
 		ropts.Warn = func(w transcript.Warning) { fmt.Fprintln(opts.IO.ErrOut, "warning: "+w.String()) }
 	}
-	out := opts.IO.Out
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
-	tot := statsTotals{Type: "totals"}
-	var table []*transcript.Stats
-	var lastErr error
-	// Files are read by opts.Jobs workers and reported in the order given.
-	type result struct {
-		st  *transcript.Stats
-		err error
-	}
-	results := make([]chan result, len(files))
-	for i := range results {
-		results[i] = make(chan result, 1)
-	}
-	jobs := make(chan int)
-	for w := 0; w < max(1, min(opts.Jobs, len(files))); w++ {
-		go func() {
-			for i := range jobs {
-				st, err := statsOne(opts.IO, files[i], ropts)
-				results[i] <- result{st, err}
-			}
-		}()
-	}
-	go func() {
-		for i := range files {
-			jobs <- i
-		}
-		close(jobs)
-	}()
-	for i, p := range files {
-		r := <-results[i]
-		st, err := r.st, r.err
-		if err != nil {
-			tot.Failed++
-			lastErr = err
-			if opts.Global.JSON {
-				enc.Encode(fileError{Type: "error", Path: p, Code: exitCode(err), Message: err.Error()})
-			}
-			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+err.Error())
-			continue
-		}
-		tot.Files++
-		tot.Lines += st.Lines
-		tot.BadLines += st.BadLines
-		tot.Messages += st.Messages.Total()
-		tot.ToolCalls += st.ToolCalls
-		tot.ToolResults += st.ToolResults
-		tot.Chars += st.Chars
-		tot.Tokens += st.Tokens
-		tot.EffTokens += st.EffTokens
-		tot.Bytes += st.Bytes
-		if opts.Global.JSON {
-			if err := enc.Encode(statsLine{Type: "file", Stats: st}); err != nil {
-				return err
-			}
-			continue
-		}
-		table = append(table, st)
-	}
-	if opts.Global.JSON {
-		if err := enc.Encode(tot); err != nil {
-			return err
-		}
-	} else if len(table) > 0 {
-		printStatsTable(out, table, tot, opts.Window > 0)
+	tot, lastErr, err := printStats(opts, files, ropts)
+	if err != nil {
+		return err
 	}
 	switch {
 	case tot.Failed == 0:
 		return nil
 	case tot.Files == 0 && tot.Failed == 1:
 		return &ExitError{Code: exitCode(lastErr), Err: lastErr, Silent: true}
-	case tot.Files == 0:
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("all %d files failed", tot.Failed)}
 	}
-	return &ExitError{Code: ExitPartial, Err: fmt.Errorf("%d of %d files failed", tot.Failed, tot.Failed+tot.Files)}
+	return batchExit(context.Background(), tot.Failed, tot.Failed+tot.Files)
+}
+
+// tuneGC sets the garbage collector for a scan, unless the user set GOMEMLIMIT or GOGC, and
+// returns what puts it back.
+func tuneGC() func() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	oldLimit := debug.SetMemoryLimit(statsMemoryLimit)
+	if os.Getenv("GOGC") != "" {
+		return func() { debug.SetMemoryLimit(oldLimit) }
+	}
+	// The scan keeps little (about 12 MB live on a 1 GB file) and allocates a few hundred MB:
+	// collecting half as often (12 collections per GB instead of 29) costs about 10 MB of peak
+	// RSS, the limit still bounds the heap, and on 2 cores each collection stops the workers to
+	// scan their stacks (0.37 s against 0.38–0.41 s).
+	oldPercent := debug.SetGCPercent(statsGCPercent)
+	return func() {
+		debug.SetGCPercent(oldPercent)
+		debug.SetMemoryLimit(oldLimit)
+	}
+}
+
+// statsGCPercent is GOGC during a scan (see tuneGC).
+const statsGCPercent = 200
+
+type statsResult struct {
+	path string
+	st   *transcript.Stats
+	err  error
+}
+
+// printStats reads the files with opts.Jobs workers and prints them in the order given: a line
+// each with --json, else a table; then the totals.
+func printStats(opts *StatsOptions, files []string, ropts transcript.Options) (tot statsTotals, lastErr, err error) {
+	enc := json.NewEncoder(opts.IO.Out)
+	enc.SetEscapeHTML(false)
+	tot = statsTotals{Type: "totals"}
+	var table []*transcript.Stats
+	read := func(i int) statsResult {
+		st, err := statsOne(opts.IO, files[i], ropts)
+		return statsResult{files[i], st, err}
+	}
+	for r := range inOrder(context.Background(), len(files), opts.Jobs, read) {
+		if r.err != nil {
+			tot.Failed++
+			lastErr = r.err
+			if opts.Global.JSON {
+				enc.Encode(fileError{Type: "error", Path: r.path, Code: exitCode(r.err), Message: r.err.Error()})
+			}
+			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+r.err.Error())
+			continue
+		}
+		tot.add(r.st)
+		if opts.Global.JSON {
+			if err := enc.Encode(statsLine{Type: "file", Stats: r.st}); err != nil {
+				return tot, lastErr, err
+			}
+			continue
+		}
+		table = append(table, r.st)
+	}
+	if opts.Global.JSON {
+		return tot, lastErr, enc.Encode(tot)
+	}
+	if len(table) > 0 {
+		printStatsTable(opts.IO.Out, table, tot, opts.Window > 0)
+	}
+	return tot, lastErr, nil
+}
+
+// add counts one file in the totals.
+func (tot *statsTotals) add(st *transcript.Stats) {
+	tot.Files++
+	tot.Lines += st.Lines
+	tot.BadLines += st.BadLines
+	tot.Messages += st.Messages.Total()
+	tot.ToolCalls += st.ToolCalls
+	tot.ToolResults += st.ToolResults
+	tot.Chars += st.Chars
+	tot.Tokens += st.Tokens
+	tot.EffTokens += st.EffTokens
+	tot.Bytes += st.Bytes
 }
 
 func readFromList(io *IOStreams, from string) ([]string, error) {
