@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxc/ctxc/internal/agentcheck"
-	"github.com/ctxc/ctxc/transcript"
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // TestAgentResumesRepair: a session whose calls and results do not pair up (hand-made fixtures

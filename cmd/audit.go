@@ -9,9 +9,9 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/ctxc/ctxc/audit"
-	"github.com/ctxc/ctxc/ledger"
-	"github.com/ctxc/ctxc/transcript"
+	"github.com/ctxc/ctxc/internal/audit"
+	"github.com/ctxc/ctxc/internal/ledger"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
 

@@ -12,9 +12,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctxc/ctxc/compact"
-	"github.com/ctxc/ctxc/summarize"
-	"github.com/ctxc/ctxc/transcript"
+	"github.com/ctxc/ctxc/internal/compact"
+	"github.com/ctxc/ctxc/internal/summarize"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"github.com/ctxc/ctxc/config"
+	"github.com/ctxc/ctxc/internal/config"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )

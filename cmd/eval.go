@@ -8,9 +8,9 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/ctxc/ctxc/compact"
-	"github.com/ctxc/ctxc/evaluate"
-	"github.com/ctxc/ctxc/ledger"
+	"github.com/ctxc/ctxc/internal/compact"
+	"github.com/ctxc/ctxc/internal/evaluate"
+	"github.com/ctxc/ctxc/internal/ledger"
 	"github.com/spf13/cobra"
 )
 

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/ctxc/ctxc/config"
-	"github.com/ctxc/ctxc/transcript"
+	"github.com/ctxc/ctxc/internal/config"
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // Exit codes (docs/design.md §9). They are mapped from errors in one place, exitCode.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ctxc/ctxc/recall"
-	"github.com/ctxc/ctxc/transcript"
+	"github.com/ctxc/ctxc/internal/recall"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
 

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ctxc/ctxc/recall"
-	"github.com/ctxc/ctxc/transcript"
+	"github.com/ctxc/ctxc/internal/recall"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
 

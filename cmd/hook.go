@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ctxc/ctxc/guard"
+	"github.com/ctxc/ctxc/internal/guard"
 	"github.com/spf13/cobra"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ctxc/ctxc/hooks"
+	"github.com/ctxc/ctxc/internal/hooks"
 	"github.com/spf13/cobra"
 )
 

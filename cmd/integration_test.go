@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxc/ctxc/transcript"
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // Integration tests against a REAL Ollama server (../shared/tools/ollama-test-server): they run

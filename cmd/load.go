@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/ctxc/ctxc/transcript"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
 

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"runtime"
 
-	"github.com/ctxc/ctxc/memory"
-	"github.com/ctxc/ctxc/transcript"
+	"github.com/ctxc/ctxc/internal/memory"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
 

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/ctxc/ctxc/recall"
-	"github.com/ctxc/ctxc/transcript"
+	"github.com/ctxc/ctxc/internal/recall"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
 

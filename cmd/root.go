@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ctxc/ctxc/config"
+	"github.com/ctxc/ctxc/internal/config"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )

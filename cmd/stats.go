@@ -10,7 +10,7 @@ import (
 	"runtime/debug"
 	"text/tabwriter"
 
-	"github.com/ctxc/ctxc/transcript"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
 

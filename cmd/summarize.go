@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ctxc/ctxc/compact"
-	"github.com/ctxc/ctxc/summarize"
+	"github.com/ctxc/ctxc/internal/compact"
+	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/spf13/cobra"
 )
 

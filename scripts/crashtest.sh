@@ -6,4 +6,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000}
-CTXC_CRASH_TRIALS=$n go test -count=1 -run '^TestCrashSafety(Native)?$' -v -timeout 60m ./compact/ | grep -E 'trials|^(ok|FAIL|---)'
+CTXC_CRASH_TRIALS=$n go test -count=1 -run '^TestCrashSafety(Native)?$' -v -timeout 60m ./internal/compact/ | grep -E 'trials|^(ok|FAIL|---)'

@@ -15,7 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ctxc/ctxc/transcript"
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // Agent names as resume.sh takes them.

@@ -1,0 +1,44 @@
+package guard
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// FuzzHookInput: whatever an agent (or anything else) writes on the hook's stdin, the guard
+// answers with nothing or with one well-formed SessionStart answer, and always says why.
+func FuzzHookInput(f *testing.F) {
+	f.Add([]byte(hookInput(example, "SessionStart", "compact")))
+	f.Add([]byte(hookInput(example, "SessionStart", "resume")))
+	f.Add([]byte(`{"hook_event_name":"SessionStart","source":"compact","transcript_path":""}`))
+	f.Add([]byte(`{"hook_event_name":"SessionStart","source":"compact","transcript_path":"../../testdata/fixtures/pi-v1-two-compactions.jsonl"}`))
+	f.Add([]byte(`{"hook_event_name":1}`))
+	f.Add([]byte("\xff\xfe"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out, oc := ClaudeCode(context.Background(), bytes.NewReader(in), Options{Timeout: 10 * time.Second})
+		switch oc.Action {
+		case "note":
+			var v struct {
+				H struct {
+					Event   string `json:"hookEventName"`
+					Context string `json:"additionalContext"`
+				} `json:"hookSpecificOutput"`
+			}
+			if err := json.Unmarshal(out, &v); err != nil || v.H.Event != "SessionStart" || v.H.Context == "" {
+				t.Fatalf("a note that is not a SessionStart answer: %q", out)
+			}
+		case "skip", "error":
+			if len(out) != 0 {
+				t.Fatalf("%s with output %q", oc.Action, out)
+			}
+			if oc.Action == "error" && oc.Detail == "" {
+				t.Fatal("an error without a reason")
+			}
+		default:
+			t.Fatalf("action %q", oc.Action)
+		}
+	})
+}

@@ -1,0 +1,327 @@
+// Package guard is ctxc inside an agent's own compaction: what `ctxc hook AGENT` does when the
+// agent runs it. On SessionStart with source "compact" (Claude Code, and Codex 0.169.0, which
+// reads the same answer), it reads the session file and returns as the hook's additionalContext
+// a note of facts of the fact ledger (package ledger), verbatim, in the ledger's priority order
+// and within a token budget, framed as ctxc's note. The agent stores it after its summary and
+// sends it to the model with the next request, so what its summary drops survives.
+//
+// What the note holds depends on what the file holds when the hook runs. Codex writes its
+// compacted record before it runs the hook: the note holds the facts of the context before the
+// compaction that the context after it lacks (what its summary lost). Claude Code runs the hook
+// before it writes its boundary and summary (and before PostCompact, the only hook given the
+// summary): the note holds the whole ledger of the context being compacted.
+//
+// A hook must never break its agent: every failure (no or bad input, a missing, huge or
+// half-written file, a timeout, a panic) ends in no output and exit status 0, with one line in
+// the log (Log). The package imports neither cobra nor viper.
+package guard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ctxc/ctxc/internal/audit"
+	"github.com/ctxc/ctxc/internal/compact"
+	"github.com/ctxc/ctxc/internal/estimate"
+	"github.com/ctxc/ctxc/internal/ledger"
+	"github.com/ctxc/ctxc/internal/summarize"
+	"github.com/ctxc/ctxc/internal/transcript"
+	"github.com/tidwall/gjson"
+)
+
+// Defaults.
+const (
+	DefaultBudget  = 2000             // tokens of the note
+	DefaultTimeout = 20 * time.Second // the hook's own bound, under Claude Code's hook timeout
+	maxInput       = 1 << 20          // bytes of hook input read from stdin
+	// maxLine bounds one line of the session file: the longest real lines are tens of MB, and a
+	// file that is one huge run of bytes (a corrupt or sparse file) is refused at once instead
+	// of being read to its end.
+	maxLine = 256 << 20
+)
+
+// Options of one hook call.
+type Options struct {
+	Budget  int           // tokens; 0: DefaultBudget
+	Timeout time.Duration // 0: DefaultTimeout
+	// Memory, when set, is a memory file (package memory) that the session's memory is merged
+	// into before the note is made; a relative path is taken from the session's folder (the
+	// hook input's cwd).
+	Memory string
+}
+
+// Input is the part of a hook's JSON input the guard reads.
+type Input struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	Cwd            string `json:"cwd"`
+	Event          string `json:"hook_event_name"`
+	Source         string `json:"source"`
+	Trigger        string `json:"trigger"`
+}
+
+// Outcome is what one hook call did, for the log.
+type Outcome struct {
+	Agent   string
+	Input   Input
+	Action  string // "note", "skip", "error"
+	Detail  string
+	Facts   int
+	Carried int
+	Tokens  int
+	Memory  string // what the memory flush did ("" when not asked for)
+	Elapsed time.Duration
+}
+
+// NotePrefix opens every note: the audit counts what a note restored by it.
+const NotePrefix = audit.NotePrefix
+
+// noteFrame says who wrote the note and what it is: facts, not a new request.
+const noteFrame = NotePrefix + "This conversation was just compacted. Before it was, ctxc (a tool the user installed) copied " +
+	"these facts of it from the session file, so that the summary cannot lose them. They are a record " +
+	"of the conversation so far, not a new message from the user.\n\n"
+
+// ClaudeCode runs one call of Claude Code's hook: in is the hook's stdin. It returns what to
+// print on stdout (nil for nothing) and what happened, and never fails.
+func ClaudeCode(ctx context.Context, in io.Reader, o Options) (stdout []byte, out Outcome) {
+	return run(ctx, "claude-code", in, o)
+}
+
+// Codex runs one call of Codex's hook (Codex 0.169.0 reads the same SessionStart answer as
+// Claude Code, and runs the hook after it has written its compacted record: the note then
+// holds what its summary lost).
+func Codex(ctx context.Context, in io.Reader, o Options) (stdout []byte, out Outcome) {
+	return run(ctx, "codex", in, o)
+}
+
+// run answers SessionStart(compact) with the note for the session, and anything else with
+// nothing.
+func run(ctx context.Context, agent string, in io.Reader, o Options) (stdout []byte, out Outcome) {
+	out = Outcome{Agent: agent}
+	start := time.Now()
+	defer func() { out.Elapsed = time.Since(start) }()
+	input, err := readInput(in)
+	out.Input = input
+	if err != nil {
+		return nil, failed(out, err)
+	}
+	if input.Event != "SessionStart" || input.Source != "compact" {
+		out.Action, out.Detail = "skip", fmt.Sprintf("event %s, source %q: nothing to do", input.Event, input.Source)
+		return nil, out
+	}
+	deadline := time.Now().Add(o.timeout())
+	if o.Memory != "" {
+		out.Memory = flushMemory(ctx, input, o)
+	}
+	note, err := withTimeout(ctx, time.Until(deadline), func() (note, error) { return noteFor(input.TranscriptPath, o.budget()) })
+	if err != nil {
+		return nil, failed(out, err)
+	}
+	out.Facts, out.Carried, out.Tokens, out.Detail = note.facts, note.carried, estimate.Tokens(note.text), note.basis
+	if note.carried == 0 {
+		out.Action, out.Detail = "skip", "no fact to carry ("+note.basis+")"
+		return nil, out
+	}
+	b, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
+		"hookEventName": "SessionStart", "additionalContext": note.text}})
+	if err != nil {
+		return nil, failed(out, err)
+	}
+	out.Action = "note"
+	return append(b, '\n'), out
+}
+
+func (o Options) budget() int {
+	if o.Budget > 0 {
+		return o.Budget
+	}
+	return DefaultBudget
+}
+
+func (o Options) timeout() time.Duration {
+	if o.Timeout > 0 {
+		return o.Timeout
+	}
+	return DefaultTimeout
+}
+
+func failed(out Outcome, err error) Outcome {
+	out.Action, out.Detail = "error", err.Error()
+	return out
+}
+
+// readInput reads the hook's JSON object from stdin (at most maxInput bytes).
+func readInput(in io.Reader) (Input, error) {
+	var input Input
+	if in == nil {
+		return input, errors.New("no hook input on stdin")
+	}
+	data, err := io.ReadAll(io.LimitReader(in, maxInput+1))
+	if err != nil {
+		return input, fmt.Errorf("reading the hook input: %w", err)
+	}
+	switch {
+	case len(data) == 0:
+		return input, errors.New("no hook input on stdin")
+	case len(data) > maxInput:
+		return input, fmt.Errorf("hook input over %d bytes", maxInput)
+	case !gjson.ValidBytes(data) || !gjson.ParseBytes(data).IsObject():
+		return input, errors.New("hook input is not a JSON object")
+	}
+	if err := json.Unmarshal(data, &input); err != nil {
+		return input, fmt.Errorf("hook input: %w", err)
+	}
+	if input.Event == "SessionStart" && input.TranscriptPath == "" {
+		return input, errors.New("hook input has no transcript_path")
+	}
+	return input, nil
+}
+
+// withTimeout runs fn, giving up after d (the work goes on in the background until the
+// process exits; nothing it does is written anywhere).
+func withTimeout[T any](ctx context.Context, d time.Duration, fn func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				var zero T
+				done <- result{zero, fmt.Errorf("internal error: %v", p)}
+			}
+		}()
+		v, err := fn()
+		done <- result{v, err}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, fmt.Errorf("gave up after %s", d)
+	}
+}
+
+// note is a rendered note, its counts, and what it was made from.
+type note struct {
+	text           string
+	facts, carried int
+	basis          string
+}
+
+// Bases of a note.
+const (
+	basisLost   = "what the newest compaction's summary lost"
+	basisLedger = "the ledger of the context being compacted"
+)
+
+// noteFor builds the note for the session file at path, within budget tokens. When the file
+// ends with the compaction the hook announces (Codex writes its record first), the note holds
+// the facts of the context before it that the context after it lacks; when the compaction is
+// not written yet (Claude Code writes it after the hook), the note holds the whole ledger of
+// the context being compacted, with the facts of ctxc's note at the previous compaction read
+// back, so that they survive this one too.
+func noteFor(path string, budget int) (note, error) {
+	ropts := transcript.Options{Windowed: true, MaxLine: maxLine}
+	res, now, err := transcript.LoadFile(path, ropts)
+	if err != nil {
+		return note{}, err
+	}
+	led, basis, err := ledgerFor(path, res.Stats, now, ropts)
+	if err != nil {
+		return note{}, err
+	}
+	n := note{facts: led.Len(), basis: basis}
+	if led.Len() == 0 {
+		return n, nil
+	}
+	body, rep := ledger.Note(led, budget-estimate.Tokens(noteFrame))
+	if rep.Carried > 0 {
+		n.text, n.carried = noteFrame+body, rep.Carried
+	}
+	return n, nil
+}
+
+// ledgerFor is the ledger the note carries (see noteFor).
+func ledgerFor(path string, st *transcript.Stats, now []transcript.Message, ropts transcript.Options) (*ledger.Ledger, string, error) {
+	if n := len(st.Records); n > 0 {
+		last := st.Records[n-1]
+		_, after, err := transcript.LoadFileUpTo(path, last.End, ropts)
+		if err != nil {
+			return nil, "", err
+		}
+		if len(after) == len(now) { // nothing since the newest compaction: it is the one announced
+			_, before, err := transcript.LoadFileUpTo(path, last.Start, ropts)
+			if err != nil {
+				return nil, "", err
+			}
+			after, _ = audit.SplitNotes(after)
+			return ledger.Build(compact.Items(before), ledger.Options{}).Without(audit.Text(after)), basisLost, nil
+		}
+	}
+	// The notes of earlier compactions are read back as summaries: their facts stay in the ledger.
+	msgs, notes := audit.SplitNotes(now)
+	if n := len(st.Records); n > 0 {
+		prev, err := audit.Notes(path, st.Records[n-1])
+		if err != nil {
+			return nil, "", err
+		}
+		notes = prev + notes
+	}
+	items := compact.Items(msgs)
+	if notes != "" {
+		items = append([]summarize.Item{{Role: "user", Kind: "summary", Text: notes}}, items...)
+	}
+	return ledger.Build(items, ledger.Options{}), basisLedger, nil
+}
+
+// Log appends one line about a hook call to the log file at path (the directory is created);
+// a log that cannot be written is left alone: the hook's answer matters more.
+func Log(path string, now time.Time, out Outcome) {
+	if path == "" {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	line := fmt.Sprintf("%s %s %s/%s session=%s %s", now.UTC().Format(time.RFC3339), out.Agent, out.Input.Event,
+		out.Input.Source+out.Input.Trigger, out.Input.SessionID, out.Action)
+	if out.Action == "note" {
+		line += fmt.Sprintf(" facts=%d carried=%d tokens=%d", out.Facts, out.Carried, out.Tokens)
+	}
+	if out.Detail != "" {
+		line += ": " + out.Detail
+	}
+	if out.Memory != "" {
+		line += "; " + out.Memory
+	}
+	fmt.Fprintf(f, "%s (%.3fs)\n", line, out.Elapsed.Seconds())
+}
+
+// LogPath is the hook log: $XDG_STATE_HOME/ctxc/hooks.log, else ~/.local/state/ctxc/hooks.log
+// ("" when neither is known).
+func LogPath(getenv func(string) string) string {
+	if x := getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "ctxc", "hooks.log")
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".local", "state", "ctxc", "hooks.log")
+}

@@ -1,0 +1,180 @@
+package guard
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const example = "../../testdata/example/session.jsonl"
+
+func hookInput(path, event, source string) string {
+	b, _ := json.Marshal(map[string]string{"session_id": "s1", "transcript_path": path, "hook_event_name": event, "source": source})
+	return string(b)
+}
+
+// TestClaudeCodeNote: on SessionStart(compact) the note carries the ledger's facts of the
+// session, verbatim, framed as ctxc's, within the budget.
+func TestClaudeCodeNote(t *testing.T) {
+	out, oc := ClaudeCode(context.Background(), strings.NewReader(hookInput(example, "SessionStart", "compact")), Options{Budget: 2000})
+	if oc.Action != "note" {
+		t.Fatalf("outcome %+v", oc)
+	}
+	var got struct {
+		H struct {
+			Event   string `json:"hookEventName"`
+			Context string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	note := got.H.Context
+	for _, want := range []string{NotePrefix, "not a new message from the user", "Commit it as two commits: TTL first, then the janitor.",
+		"/home/dev/kvstore/internal/cache/cache.go", "/home/dev/kvstore/README.md"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("note lacks %q:\n%s", want, note)
+		}
+	}
+	if got.H.Event != "SessionStart" || oc.Tokens > 2000 || oc.Carried != oc.Facts {
+		t.Errorf("event %q, %d tokens, carried %d of %d", got.H.Event, oc.Tokens, oc.Carried, oc.Facts)
+	}
+	small, oc := ClaudeCode(context.Background(), strings.NewReader(hookInput(example, "SessionStart", "compact")), Options{Budget: 250})
+	if oc.Tokens > 250 || oc.Carried == 0 || oc.Carried >= oc.Facts || !strings.Contains(string(small), "User rules") {
+		t.Errorf("budget 250: %d tokens, carried %d of %d:\n%s", oc.Tokens, oc.Carried, oc.Facts, small)
+	}
+}
+
+// TestClaudeCodeNeverBreaks: whatever the input, no output on stdout unless there is a note,
+// and a reason for the log; never a panic, never a hang.
+func TestClaudeCodeNeverBreaks(t *testing.T) {
+	dir := t.TempDir()
+	huge := filepath.Join(dir, "huge.jsonl") // 1 GB, sparse: NUL bytes, no line end
+	if f, err := os.Create(huge); err == nil {
+		f.Truncate(1 << 30)
+		f.Close()
+	}
+	writing := filepath.Join(dir, "writing.jsonl") // a line being written: no terminator yet
+	data, _ := os.ReadFile(example)
+	os.WriteFile(writing, append(data, []byte(`{"type":"user","message":{"role":"user","content":"half`)...), 0o644)
+	notJSON := filepath.Join(dir, "text.jsonl")
+	os.WriteFile(notJSON, []byte("hello\nworld\n"), 0o644)
+	tests := []struct {
+		name   string
+		in     io.Reader
+		action string
+	}{
+		{"no stdin", nil, "error"},
+		{"empty stdin", strings.NewReader(""), "error"},
+		{"garbage", strings.NewReader("}{ not json"), "error"},
+		{"a JSON array", strings.NewReader("[1,2]"), "error"},
+		{"no transcript_path", strings.NewReader(`{"hook_event_name":"SessionStart","source":"compact"}`), "error"},
+		{"missing transcript", strings.NewReader(hookInput(filepath.Join(dir, "gone.jsonl"), "SessionStart", "compact")), "error"},
+		{"a directory", strings.NewReader(hookInput(dir, "SessionStart", "compact")), "error"},
+		{"not a transcript", strings.NewReader(hookInput(notJSON, "SessionStart", "compact")), "error"},
+		{"1 GB of NUL", strings.NewReader(hookInput(huge, "SessionStart", "compact")), "error"},
+		{"a line being written", strings.NewReader(hookInput(writing, "SessionStart", "compact")), "note"},
+		{"startup", strings.NewReader(hookInput(example, "SessionStart", "startup")), "skip"},
+		{"PreCompact", strings.NewReader(hookInput(example, "PreCompact", "")), "skip"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, oc := ClaudeCode(context.Background(), tt.in, Options{Timeout: 30 * time.Second})
+			if oc.Action != tt.action {
+				t.Fatalf("action %q (%s), want %q", oc.Action, oc.Detail, tt.action)
+			}
+			if tt.action != "note" && len(out) != 0 {
+				t.Fatalf("stdout %q, want nothing", out)
+			}
+			if tt.action == "error" && oc.Detail == "" {
+				t.Fatal("an error without a reason for the log")
+			}
+		})
+	}
+}
+
+// TestTimeout: work that takes longer than the timeout is given up, with nothing printed.
+func TestTimeout(t *testing.T) {
+	_, err := withTimeout(context.Background(), 10*time.Millisecond, func() (int, error) {
+		time.Sleep(time.Second)
+		return 1, nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "gave up") {
+		t.Fatalf("err = %v", err)
+	}
+	_, err = withTimeout(context.Background(), time.Second, func() (int, error) { panic("boom") })
+	if err == nil || !strings.Contains(err.Error(), "internal error") {
+		t.Fatalf("a panic gives %v", err)
+	}
+}
+
+// TestLog: one line per call, under the state directory, with the outcome and its reason.
+func TestLog(t *testing.T) {
+	dir := t.TempDir()
+	getenv := func(k string) string { return map[string]string{"XDG_STATE_HOME": dir, "HOME": "/nowhere"}[k] }
+	p := LogPath(getenv)
+	if p != filepath.Join(dir, "ctxc", "hooks.log") {
+		t.Fatalf("log path %s", p)
+	}
+	Log(p, time.Unix(0, 0), Outcome{Agent: "claude-code", Input: Input{Event: "SessionStart", Source: "compact", SessionID: "s1"}, Action: "error", Detail: "no hook input on stdin"})
+	Log(p, time.Unix(0, 0), Outcome{Agent: "claude-code", Action: "note", Facts: 3, Carried: 3, Tokens: 90})
+	data, _ := os.ReadFile(p)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "session=s1 error: no hook input on stdin") || !strings.Contains(lines[1], "note facts=3 carried=3 tokens=90") {
+		t.Fatalf("log:\n%s", data)
+	}
+	if got := LogPath(func(k string) string { return map[string]string{"HOME": "/home/u"}[k] }); got != "/home/u/.local/state/ctxc/hooks.log" {
+		t.Fatalf("default log path %s", got)
+	}
+}
+
+// TestNoteSurvivesRepeatedCompaction: at the next compaction, after the conversation went on,
+// the facts of ctxc's note at the previous one are carried again, though the agent's summary
+// (here "OK") kept none of them.
+func TestNoteSurvivesRepeatedCompaction(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/fixtures/claude-2.1.330-guarded-compact.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two more records chained to the newest one: the conversation went on after the compaction.
+	var leaf string
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var r struct{ UUID string }
+		if json.Unmarshal([]byte(l), &r) == nil && r.UUID != "" {
+			leaf = r.UUID
+		}
+	}
+	more := fmt.Sprintf(`{"type":"user","uuid":"u-next","parentUuid":%q,"sessionId":"s","message":{"role":"user","content":"Now tag the release."}}
+{"type":"assistant","uuid":"a-next","parentUuid":"u-next","sessionId":"s","message":{"id":"msg_next","role":"assistant","content":[{"type":"text","text":"Tagged."}]}}
+`, leaf)
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(p, append(data, more...), 0o644)
+	out, oc := ClaudeCode(context.Background(), strings.NewReader(hookInput(p, "SessionStart", "compact")), Options{})
+	if oc.Action != "note" || oc.Detail != basisLedger {
+		t.Fatalf("outcome %+v", oc)
+	}
+	for _, want := range []string{"Now tag the release.", "Commit it as two commits: TTL first, then the janitor.",
+		"/home/dev/kvstore/internal/cache/cache.go", "Don't change the public Store interface beyond that."} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the second note lacks %q, carried by the first:\n%s", want, out)
+		}
+	}
+}
+
+// TestNoteOfWrittenCompaction: when the file ends with the compaction the hook announces (as
+// Codex writes it), the note holds exactly what its summary lost.
+func TestNoteOfWrittenCompaction(t *testing.T) {
+	out, oc := ClaudeCode(context.Background(), strings.NewReader(hookInput("../../testdata/fixtures/claude-2.1.330-manual-compact-hook.jsonl", "SessionStart", "compact")), Options{})
+	if oc.Action != "note" || oc.Detail != basisLost || oc.Facts != 11 {
+		t.Fatalf("outcome %+v", oc)
+	}
+	if !strings.Contains(string(out), "Commit it as two commits") {
+		t.Fatalf("note %s", out)
+	}
+}

@@ -1,0 +1,355 @@
+// Package mcpserver offers ctxc's grep, expand and stats as tools of a Model Context Protocol
+// server (github.com/modelcontextprotocol/go-sdk), so that an agent can look up what its own
+// compaction left out. Results are bounded in size and say when they were cut. It imports
+// neither cobra nor viper.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ctxc/ctxc/internal/recall"
+	"github.com/ctxc/ctxc/internal/transcript"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options of the server.
+type Options struct {
+	// MaxBytes bounds the JSON of one tool result (default 64 KiB): longer results are cut and
+	// say so.
+	MaxBytes int
+	// MaxFiles bounds how many files one call reads (default 2,000).
+	MaxFiles int
+	Version  string
+}
+
+func (o Options) maxBytes() int {
+	if o.MaxBytes > 0 {
+		return o.MaxBytes
+	}
+	return 64 << 10
+}
+
+func (o Options) maxFiles() int {
+	if o.MaxFiles > 0 {
+		return o.MaxFiles
+	}
+	return 2000
+}
+
+// GrepIn are the arguments of the grep tool.
+type GrepIn struct {
+	Pattern    string   `json:"pattern" jsonschema:"RE2 regular expression (or a fixed string with fixed=true) searched in the decoded message text"`
+	Paths      []string `json:"paths" jsonschema:"session files or directories (every *.jsonl below them)"`
+	Fixed      bool     `json:"fixed,omitempty" jsonschema:"the pattern is a fixed string"`
+	IgnoreCase bool     `json:"ignore_case,omitempty" jsonschema:"ignore case"`
+	Roles      []string `json:"roles,omitempty" jsonschema:"only these roles: user, assistant, tool, system, developer, summary"`
+	Context    bool     `json:"context,omitempty" jsonschema:"search only the effective context, not the whole history"`
+	MaxHits    int      `json:"max_hits,omitempty" jsonschema:"at most this many matches (default 50)"`
+}
+
+// GrepHit is one match.
+type GrepHit struct {
+	Path        string  `json:"path"`
+	Line        int     `json:"line"`
+	Role        string  `json:"role"`
+	Message     int     `json:"message"`
+	CoveredBy   int     `json:"covered_by,omitempty" jsonschema:"line of the later compaction that summarized this line"`
+	CoveredSpan *[2]int `json:"covered_span,omitempty"`
+	Text        string  `json:"text"`
+}
+
+// GrepOut is the grep tool's result.
+type GrepOut struct {
+	Hits      []GrepHit `json:"hits"`
+	Truncated bool      `json:"truncated"`
+	Note      string    `json:"note,omitempty"`
+	Errors    []string  `json:"errors,omitempty"`
+}
+
+// ExpandIn are the arguments of the expand tool.
+type ExpandIn struct {
+	Path   string `json:"path" jsonschema:"a session file holding a compaction ctxc wrote"`
+	Marker int    `json:"marker,omitempty" jsonschema:"which compaction: 1 = the first in the file (default: the last)"`
+	Offset int    `json:"offset,omitempty" jsonschema:"skip this many messages (to page through a long expansion)"`
+}
+
+// ExpandMessage is one message a compaction replaced.
+type ExpandMessage struct {
+	Line int    `json:"line"`
+	Role string `json:"role"`
+	Text string `json:"text"`
+}
+
+// ExpandOut is the expand tool's result.
+type ExpandOut struct {
+	Marker    int             `json:"marker_line"`
+	Source    string          `json:"source"`
+	FromLine  int             `json:"from_line"`
+	ToLine    int             `json:"to_line"`
+	Total     int             `json:"total_messages"`
+	Offset    int             `json:"offset"`
+	Messages  []ExpandMessage `json:"messages"`
+	Truncated bool            `json:"truncated"`
+	Note      string          `json:"note,omitempty"`
+}
+
+// StatsIn are the arguments of the stats tool.
+type StatsIn struct {
+	Paths []string `json:"paths" jsonschema:"session files or directories"`
+}
+
+// StatsOut is the stats tool's result.
+type StatsOut struct {
+	Files     []any    `json:"files"`
+	Truncated bool     `json:"truncated"`
+	Note      string   `json:"note,omitempty"`
+	Errors    []string `json:"errors,omitempty"`
+}
+
+// NewServer returns the MCP server with ctxc's tools.
+func NewServer(o Options) *mcp.Server {
+	v := o.Version
+	if v == "" {
+		v = "dev"
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "ctxc", Version: v}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "grep", Description: "Search the conversation text of LLM-agent sessions (Claude Code, Codex, pi, OpenAI/Anthropic message lists), including what compactions summarized: file, line, role, message index, the compaction that covered the line, and a snippet."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in GrepIn) (*mcp.CallToolResult, GrepOut, error) {
+			out, err := o.grep(ctx, in)
+			return nil, out, err
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "expand", Description: "The original messages a compaction replaced (read from the lines its ctxc provenance names, checked against the recorded SHA-256), to recover detail a summary left out."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in ExpandIn) (*mcp.CallToolResult, ExpandOut, error) {
+			out, err := o.expand(in)
+			return nil, out, err
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "stats", Description: "Sizes of sessions: messages by role, tool calls, estimated tokens of the whole history and of the effective context, compactions."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in StatsIn) (*mcp.CallToolResult, StatsOut, error) {
+			out, err := o.stats(ctx, in)
+			return nil, out, err
+		})
+	return s
+}
+
+// files expands paths: files as they are, directories to every *.jsonl below them.
+func (o Options) files(paths []string) ([]string, bool, error) {
+	if len(paths) == 0 {
+		return nil, false, errors.New("paths: give at least one session file or directory")
+	}
+	var out []string
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, false, err
+		}
+		if !info.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(d.Name(), ".jsonl") && d.Type().IsRegular() {
+				found = append(found, q)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, false, err
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	if len(out) > o.maxFiles() {
+		return out[:o.maxFiles()], true, nil
+	}
+	return out, false, nil
+}
+
+var errStop = errors.New("stop")
+
+func (o Options) grep(ctx context.Context, in GrepIn) (GrepOut, error) {
+	out := GrepOut{Hits: []GrepHit{}}
+	if in.Pattern == "" {
+		return out, errors.New("pattern: empty")
+	}
+	p, err := recall.Compile(in.Pattern, in.Fixed, in.IgnoreCase)
+	if err != nil {
+		return out, err
+	}
+	p.WithoutHighlights() // a tool result gives the text only
+	opts := recall.GrepOptions{Context: in.Context, Indexed: true}
+	if len(in.Roles) > 0 {
+		opts.Roles = map[string]bool{}
+		for _, r := range in.Roles {
+			switch r {
+			case "user", "assistant", "tool", "system", "developer", "summary":
+				opts.Roles[r] = true
+			default:
+				return out, fmt.Errorf("roles: unknown role %q (want user, assistant, tool, system, developer or summary)", r)
+			}
+		}
+	}
+	maxHits := in.MaxHits
+	if maxHits <= 0 {
+		maxHits = 50
+	}
+	if maxHits > 10000 {
+		return out, errors.New("max_hits: at most 10000")
+	}
+	files, cut, err := o.files(in.Paths)
+	if err != nil {
+		return out, err
+	}
+	size := 400 // the JSON around the hits, the note included
+	for _, f := range files {
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		err := recall.Grep(f, p, opts, func(h recall.Hit) error {
+			if !h.Match {
+				return nil
+			}
+			gh := GrepHit{Path: h.Path, Line: h.Line, Role: h.Role, Message: h.Index, CoveredBy: h.CoveredBy, CoveredSpan: h.Span, Text: h.Snippet.Text}
+			b, _ := json.Marshal(gh)
+			if len(out.Hits) >= maxHits || size+len(b)+1 > o.maxBytes() {
+				out.Truncated = true
+				return errStop
+			}
+			size += len(b) + 1
+			out.Hits = append(out.Hits, gh)
+			return nil
+		})
+		if errors.Is(err, errStop) {
+			break
+		}
+		if err != nil {
+			out.Errors = append(out.Errors, err.Error())
+		}
+	}
+	switch {
+	case out.Truncated:
+		out.Note = fmt.Sprintf("cut after %d matches (max_hits %d, result limit %d bytes): narrow the pattern, roles or paths to see the rest", len(out.Hits), maxHits, o.maxBytes())
+	case cut:
+		out.Truncated = true
+		out.Note = fmt.Sprintf("only the first %d files were searched: give narrower paths", o.maxFiles())
+	}
+	return out, nil
+}
+
+func (o Options) expand(in ExpandIn) (ExpandOut, error) {
+	out := ExpandOut{Messages: []ExpandMessage{}}
+	if in.Path == "" {
+		return out, errors.New("path: give a session file")
+	}
+	if in.Marker < 0 || in.Offset < 0 {
+		return out, errors.New("marker and offset must be 0 or more")
+	}
+	ex, err := recall.Expand(in.Path, in.Marker, transcript.FormatUnknown)
+	if err != nil {
+		return out, err
+	}
+	out.Marker, out.Source, out.FromLine, out.ToLine, out.Total, out.Offset = ex.Marker, ex.Source, ex.From, ex.To, len(ex.Messages), in.Offset
+	size := 600 // the JSON around the messages, the source path and the note included
+	for i := in.Offset; i < len(ex.Messages); i++ {
+		m := &ex.Messages[i]
+		em := ExpandMessage{Line: m.Line, Role: string(m.Role), Text: messageText(m)}
+		b, _ := json.Marshal(em)
+		if size+len(b)+1 > o.maxBytes() {
+			if len(out.Messages) == 0 {
+				// One message longer than the limit: its text is cut.
+				keep := o.maxBytes() - size - 200
+				if keep < 0 {
+					keep = 0
+				}
+				em.Text = cutText(em.Text, keep) + "…[cut]"
+				out.Messages = append(out.Messages, em)
+				i++
+			}
+			out.Truncated = true
+			out.Note = fmt.Sprintf("cut at the result limit (%d bytes): call again with offset %d for the next messages", o.maxBytes(), i)
+			break
+		}
+		size += len(b) + 1
+		out.Messages = append(out.Messages, em)
+	}
+	return out, nil
+}
+
+// messageText renders a message as readable text: its text, calls and results.
+func messageText(m *transcript.Message) string {
+	var parts []string
+	for _, b := range m.Blocks {
+		switch b.Kind {
+		case transcript.BlockText, transcript.BlockThinking:
+			parts = append(parts, b.Text)
+		case transcript.BlockToolCall:
+			parts = append(parts, fmt.Sprintf("[call %s %s %s]", b.ID, b.Name, b.Args))
+		case transcript.BlockToolResult:
+			parts = append(parts, fmt.Sprintf("[result %s] %s", b.ID, b.Text))
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+func (o Options) stats(ctx context.Context, in StatsIn) (StatsOut, error) {
+	out := StatsOut{Files: []any{}}
+	files, cut, err := o.files(in.Paths)
+	if err != nil {
+		return out, err
+	}
+	size := 400 // the JSON around the files, the note included
+	for i, f := range files {
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		st, err := statsOne(f)
+		if err != nil {
+			out.Errors = append(out.Errors, err.Error())
+			continue
+		}
+		b, _ := json.Marshal(st)
+		if size+len(b)+1 > o.maxBytes() {
+			out.Truncated = true
+			out.Note = fmt.Sprintf("cut after %d of %d files at the result limit (%d bytes): give fewer paths", i, len(files), o.maxBytes())
+			break
+		}
+		size += len(b) + 1
+		var v any
+		json.Unmarshal(b, &v)
+		out.Files = append(out.Files, v)
+	}
+	if cut && !out.Truncated {
+		out.Truncated = true
+		out.Note = fmt.Sprintf("only the first %d files were read: give narrower paths", o.maxFiles())
+	}
+	return out, nil
+}
+
+func statsOne(path string) (*transcript.Stats, error) {
+	res, err := transcript.ScanFile(path, transcript.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return res.Stats, nil
+}

@@ -1,0 +1,194 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxc/ctxc/internal/compact"
+	"github.com/ctxc/ctxc/internal/transcript"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// session writes a compacted OpenAI session: the string "quokka-7" is only in the summarized
+// middle (line 5), "needle-tail" in the kept tail.
+func session(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(`{"role":"user","content":"start the work"}` + "\n")
+	filler := strings.Repeat("x ", 800)
+	for i := 0; i < 20; i++ {
+		extra := ""
+		if i == 1 {
+			extra = "quokka-7 "
+		}
+		if i == 19 {
+			extra = "needle-tail "
+		}
+		b.WriteString(`{"role":"assistant","content":null,"tool_calls":[{"id":"c` + string(rune('a'+i)) + `","type":"function","function":{"name":"read","arguments":"{}"}}]}` + "\n")
+		b.WriteString(`{"role":"tool","tool_call_id":"c` + string(rune('a'+i)) + `","content":"` + extra + filler + `"}` + "\n")
+	}
+	b.WriteString(`{"role":"assistant","content":"done"}` + "\n")
+	p := filepath.Join(dir, "s.jsonl")
+	os.WriteFile(p, []byte(b.String()), 0o644)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(p, old, old)
+	out, err := compact.File(context.Background(), p, compact.Options{Threshold: 2000, Target: 300, Idle: compact.DefaultIdle, Now: time.Now(), Zones: transcript.ZoneOptions{KeepTail: 4}})
+	if err != nil || out.Status != compact.StatusCompacted {
+		t.Fatalf("compact: %+v %v", out, err)
+	}
+	return p
+}
+
+// connect runs the server over a pair of pipes (JSON-RPC lines, as on stdio) and returns a
+// client session of the SDK's client.
+func connect(t *testing.T, o Options) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	go NewServer(o).Run(ctx, &mcp.IOTransport{Reader: sr, Writer: sw})
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, out any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error: %v", name, err)
+	}
+	if out != nil && !res.IsError {
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return res
+}
+
+func errText(res *mcp.CallToolResult) string {
+	var s []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			s = append(s, tc.Text)
+		}
+	}
+	return strings.Join(s, " ")
+}
+
+func TestTools(t *testing.T) {
+	dir := t.TempDir()
+	p := session(t, dir)
+	cs := connect(t, Options{})
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	if strings.Join(names, ",") != "expand,grep,stats" {
+		t.Errorf("tools %v", names)
+	}
+
+	// grep finds the string only in the summarized span, at its line, covered by the marker.
+	var g GrepOut
+	call(t, cs, "grep", map[string]any{"pattern": "quokka-7", "paths": []string{dir}, "fixed": true}, &g)
+	if len(g.Hits) != 1 || g.Hits[0].Line != 5 || g.Hits[0].Role != "tool" || g.Hits[0].CoveredBy == 0 || g.Truncated {
+		t.Fatalf("grep: %+v", g)
+	}
+	var gc GrepOut
+	call(t, cs, "grep", map[string]any{"pattern": "quokka-7", "paths": []string{p}, "context": true}, &gc)
+	if len(gc.Hits) != 0 {
+		t.Errorf("grep --context found the summarized line: %+v", gc)
+	}
+
+	// expand returns the summarized messages, the line with the string among them.
+	var e ExpandOut
+	call(t, cs, "expand", map[string]any{"path": p}, &e)
+	found := false
+	for _, m := range e.Messages {
+		if m.Line == 5 && strings.Contains(m.Text, "quokka-7") {
+			found = true
+		}
+	}
+	if !found || e.Total != len(e.Messages) || e.Truncated || e.FromLine > 5 || e.ToLine < 5 {
+		t.Errorf("expand: %d of %d messages, span %d-%d, truncated %v", len(e.Messages), e.Total, e.FromLine, e.ToLine, e.Truncated)
+	}
+
+	// stats
+	var s StatsOut
+	call(t, cs, "stats", map[string]any{"paths": []string{p}}, &s)
+	var st map[string]any
+	if len(s.Files) == 1 {
+		st, _ = s.Files[0].(map[string]any)
+	}
+	if st["format"] != "ctxc" || st["markers"] != float64(1) {
+		t.Errorf("stats: %s", s.Files)
+	}
+
+	// Bad arguments are tool errors, and the server goes on.
+	for _, bad := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"grep", map[string]any{"pattern": "(", "paths": []string{p}}, "bad pattern"},
+		{"grep", map[string]any{"pattern": "x", "paths": []string{filepath.Join(dir, "missing.jsonl")}}, "no such file"},
+		{"grep", map[string]any{"pattern": "x"}, "paths"},
+		{"grep", map[string]any{"pattern": "x", "paths": []string{p}, "roles": []string{"robot"}}, "unknown role"},
+		{"grep", map[string]any{"pattern": 7, "paths": []string{p}}, "pattern"},
+		{"expand", map[string]any{"path": filepath.Join(dir, "missing.jsonl")}, "no such file"},
+		{"expand", map[string]any{"path": p, "marker": 9}, "marker"},
+		{"stats", map[string]any{"paths": []string{}}, "paths"},
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: bad.tool, Arguments: bad.args})
+		if err != nil {
+			t.Errorf("%s %v: protocol error %v, want a tool error", bad.tool, bad.args, err)
+			continue
+		}
+		if !res.IsError || !strings.Contains(errText(res), bad.want) {
+			t.Errorf("%s %v: IsError %v %q, want an error about %q", bad.tool, bad.args, res.IsError, errText(res), bad.want)
+		}
+	}
+}
+
+// TestBounded: results are cut at the limits and say so.
+func TestBounded(t *testing.T) {
+	dir := t.TempDir()
+	p := session(t, dir)
+	cs := connect(t, Options{MaxBytes: 4000})
+	var g GrepOut
+	call(t, cs, "grep", map[string]any{"pattern": "x", "paths": []string{p}, "max_hits": 3}, &g)
+	if len(g.Hits) != 3 || !g.Truncated || !strings.Contains(g.Note, "cut") {
+		t.Errorf("max_hits: %d hits, truncated %v, %q", len(g.Hits), g.Truncated, g.Note)
+	}
+	call(t, cs, "grep", map[string]any{"pattern": "x", "paths": []string{p}, "max_hits": 1000}, &g)
+	if b, _ := json.Marshal(g); len(b) > 4000 || !g.Truncated {
+		t.Errorf("byte limit: %d bytes, truncated %v", len(b), g.Truncated)
+	}
+	var e ExpandOut
+	res := call(t, cs, "expand", map[string]any{"path": p}, &e)
+	if b, _ := json.Marshal(e); len(b) > 4000+len(p) || !e.Truncated || !strings.Contains(e.Note, "offset") || len(e.Messages) == 0 {
+		t.Errorf("expand: %d bytes, %d messages, truncated %v %q %v", len(b), len(e.Messages), e.Truncated, e.Note, res.IsError)
+	}
+	// Paging on: the next messages.
+	var e2 ExpandOut
+	call(t, cs, "expand", map[string]any{"path": p, "offset": len(e.Messages)}, &e2)
+	if len(e2.Messages) == 0 || e2.Messages[0].Line <= e.Messages[len(e.Messages)-1].Line {
+		t.Errorf("offset: %+v", e2.Messages)
+	}
+}

@@ -1,0 +1,187 @@
+package recall
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/ctxc/ctxc/internal/transcript"
+)
+
+// Span is a compaction record with ctxc's provenance: the lines it summarized.
+type Span struct {
+	Marker int    // line of the compaction record
+	Source string // the file the lines are in (the marker's file, or source.path)
+	From   int
+	To     int
+	SHA256 string
+}
+
+// Spans lists the compaction records of a file that carry ctxc's provenance, in file order.
+func Spans(path string, format transcript.Format) ([]Span, transcript.Format, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, "", err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, "", fmt.Errorf("%s: not a regular file", path)
+	}
+	format, err = transcript.Detect(io.NewSectionReader(f, 0, info.Size()), path, transcript.Options{Format: format})
+	if err != nil {
+		return nil, "", err
+	}
+	lr := transcript.NewLineReader(f)
+	var out []Span
+	for {
+		l, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w", path, err)
+		}
+		if !bytes.Contains(l.Bytes, []byte("compact")) {
+			continue
+		}
+		rec, ok := transcript.DecodeRecord(format, l.Bytes, l.Num)
+		if !ok || !rec.Compaction || rec.Meta == nil || rec.Meta.Source.FromLine <= 0 {
+			continue
+		}
+		s := rec.Meta.Source
+		sp := Span{Marker: l.Num, Source: path, From: s.FromLine, To: s.ToLine, SHA256: s.SHA256}
+		if s.Path != "" {
+			sp.Source = s.Path
+			if !filepath.IsAbs(s.Path) {
+				sp.Source = filepath.Join(filepath.Dir(path), s.Path)
+			}
+		}
+		out = append(out, sp)
+	}
+	return out, format, nil
+}
+
+// Expanded is what a compaction replaced.
+type Expanded struct {
+	Span
+	Messages []transcript.Message // the summarized messages, as the context held them
+	Lines    [][]byte             // the file lines those messages came from, as stored (with their terminators)
+}
+
+// SpanError says that a summarized span is not what the compaction recorded.
+type SpanError struct {
+	Span Span
+	Msg  string
+}
+
+func (e *SpanError) Error() string {
+	return fmt.Sprintf("%s: lines %d-%d (summarized by the compaction at line %d): %s", e.Span.Source, e.Span.From, e.Span.To, e.Span.Marker, e.Msg)
+}
+
+// Expand returns the messages the n-th compaction of the file (1-based; 0: the last one)
+// replaced, read from the span its provenance names and checked against its SHA-256.
+func Expand(path string, n int, format transcript.Format) (*Expanded, error) {
+	spans, _, err := Spans(path, format)
+	if err != nil {
+		return nil, err
+	}
+	if len(spans) == 0 {
+		return nil, &transcript.DataError{Path: path, Msg: "no compaction with ctxc provenance (source lines and SHA-256) to expand"}
+	}
+	if n < 0 || n > len(spans) {
+		return nil, fmt.Errorf("%s: --marker %d: the file has %d compaction(s) with provenance", path, n, len(spans))
+	}
+	if n == 0 {
+		n = len(spans)
+	}
+	sp := spans[n-1]
+	f, err := os.Open(sp.Source)
+	if err != nil {
+		return nil, fmt.Errorf("source of the compaction at %s:%d: %w", path, sp.Marker, err)
+	}
+	defer f.Close()
+	// Where each line of the span is, and the digest of the span as stored.
+	lr := transcript.NewLineReader(f)
+	type loc struct {
+		off  int64
+		size int
+	}
+	at := map[int]loc{}
+	var start, end int64 = -1, -1
+	for {
+		l, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sp.Source, err)
+		}
+		if l.Num < sp.From {
+			continue
+		}
+		if l.Num > sp.To {
+			break
+		}
+		if start < 0 {
+			if l.Num != sp.From {
+				return nil, &SpanError{sp, fmt.Sprintf("line %d is blank or missing", sp.From)}
+			}
+			start = l.Offset
+		}
+		at[l.Num] = loc{l.Offset, l.Size}
+		end = l.Offset + int64(l.Size)
+		if l.Num == sp.To {
+			break
+		}
+	}
+	if _, ok := at[sp.To]; !ok || start < 0 {
+		return nil, &SpanError{sp, "the file has no such lines (truncated or another file?)"}
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, start, end-start)); err != nil {
+		return nil, fmt.Errorf("%s: %w", sp.Source, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != sp.SHA256 {
+		return nil, &SpanError{sp, fmt.Sprintf("sha256 %s, but the compaction recorded %s: the lines changed since", got, sp.SHA256)}
+	}
+	// The context as it was when the span ended: its messages from the span are the middle.
+	_, msgs, err := transcript.LoadFileUpTo(sp.Source, end, transcript.Options{Format: format})
+	if err != nil {
+		return nil, err
+	}
+	ex := &Expanded{Span: sp}
+	var lines []int
+	for _, m := range msgs {
+		in := false
+		for _, s := range m.Sources() {
+			if int(s.Line) >= sp.From && int(s.Line) <= sp.To {
+				in = true
+				if s.Item == 0 && !slices.Contains(lines, int(s.Line)) {
+					lines = append(lines, int(s.Line))
+				}
+			}
+		}
+		if in {
+			ex.Messages = append(ex.Messages, m)
+		}
+	}
+	slices.Sort(lines)
+	for _, n := range lines {
+		lc := at[n]
+		b := make([]byte, lc.size)
+		if _, err := f.ReadAt(b, lc.off); err != nil && err != io.EOF {
+			return nil, fmt.Errorf("%s:%d: %w", sp.Source, n, err)
+		}
+		ex.Lines = append(ex.Lines, b)
+	}
+	return ex, nil
+}

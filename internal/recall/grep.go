@@ -1,0 +1,531 @@
+package recall
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/ctxc/ctxc/internal/transcript"
+	"github.com/tidwall/gjson"
+)
+
+// GrepOptions control a search.
+type GrepOptions struct {
+	Format transcript.Format // forced format; FormatUnknown detects
+	Roles  map[string]bool   // only messages of these roles ("summary" for compaction summaries); nil: all
+	// Context searches only the effective context (what the agent would send now) instead of
+	// the whole history.
+	Context bool
+	// Around is how many messages before and after a match are reported with it (-C).
+	Around int
+	// Indexed asks for message indexes and the compaction that covered each line (--json):
+	// every line is then decoded, not only those the prefilter picks.
+	Indexed bool
+}
+
+// Hit is one matching message, or with Around one message of context around a match.
+type Hit struct {
+	Path    string  `json:"path"`
+	Line    int     `json:"line"`
+	Role    string  `json:"role"`
+	Summary bool    `json:"summary,omitempty"`
+	Index   int     `json:"message"` // index of the message in the history (or context); -1 unknown
+	Snippet Snippet `json:"-"`
+	Match   bool    `json:"match"` // false: a message of context (-C)
+	// CoveredBy is the line of the later compaction record whose summarized span holds this
+	// line (0: none). Span is that span when the compaction recorded it (ctxc provenance).
+	CoveredBy int     `json:"covered_by,omitempty"`
+	Span      *[2]int `json:"covered_span,omitempty"`
+	InContext bool    `json:"in_context,omitempty"` // --context: the message is in the effective context
+}
+
+// compaction is a compaction record found in a file, with the span it summarized when known.
+type compaction struct {
+	line     int
+	from, to int // 0: not recorded
+	// Without ctxc's provenance, what the agent's own compaction kept of the lines before it:
+	// pi, the entries from firstKeptEntryId on (keptFrom, a line); Claude Code, the records
+	// preservedMessages names.
+	keptFrom int
+	kept     map[int]bool
+}
+
+func roleOf(m *transcript.Message) string {
+	if m.Summary {
+		return "summary"
+	}
+	if n := m.ToolResults(); n > 0 && n == len(m.Blocks) {
+		return "tool" // a message of tool results only (Anthropic's user role), as stats counts it
+	}
+	return string(m.Role)
+}
+
+// texts lists the searchable texts of a message as they are decoded: text, thinking and
+// tool-result text, and a tool call's name with its arguments' values.
+func texts(m *transcript.Message, out []string) []string {
+	for i := range m.Blocks {
+		b := &m.Blocks[i]
+		switch b.Kind {
+		case transcript.BlockText, transcript.BlockThinking, transcript.BlockToolResult:
+			if b.Text != "" {
+				out = append(out, b.Text)
+			}
+		case transcript.BlockToolCall:
+			out = append(out, b.Name+"\n"+argsText(b.Args))
+		}
+	}
+	return out
+}
+
+// argsText renders tool-call arguments (JSON) as decoded text: each field's key and value on
+// lines of their own, strings unescaped. Line breaks (never in the prefilter's literal) keep
+// a match from spanning a key and its value, which are apart in the raw line.
+func argsText(args string) string {
+	a := gjson.Parse(args)
+	if !a.IsObject() {
+		if a.Type == gjson.String {
+			return a.String()
+		}
+		return args
+	}
+	var b strings.Builder
+	a.ForEach(func(k, v gjson.Result) bool {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(k.String())
+		b.WriteByte('\n')
+		if v.Type == gjson.String {
+			b.WriteString(v.String())
+		} else {
+			b.WriteString(v.Raw)
+		}
+		return true
+	})
+	return b.String()
+}
+
+// match finds the first match in a message's texts.
+func (p *Pattern) match(m *transcript.Message, buf []string) (Snippet, bool) {
+	for _, t := range texts(m, buf[:0]) {
+		if loc, ok := p.find(t); ok {
+			return p.snippet(t, loc[0], loc[1]), true
+		}
+	}
+	return Snippet{}, false
+}
+
+// preview is a message's first text as a snippet (a message of context).
+func preview(m *transcript.Message) Snippet {
+	ts := texts(m, nil)
+	if len(ts) > 0 {
+		t := ts[0]
+		if len(t) > snipBefore+snipAfter {
+			cut := snipBefore + snipAfter
+			for cut > 0 && t[cut]&0xC0 == 0x80 {
+				cut--
+			}
+			t = t[:cut] + "…"
+		}
+		return Snippet{Text: strings.NewReplacer("\n", " ", "\r", " ", "\t", " ").Replace(t)}
+	}
+	return Snippet{}
+}
+
+// Grep searches one file and calls emit with each hit, in file order.
+func Grep(path string, p *Pattern, opts GrepOptions, emit func(Hit) error) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if info.IsDir() {
+		return fmt.Errorf("%s: is a directory", path)
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file", path)
+	}
+	if opts.Context {
+		return grepContext(path, p, opts, emit)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	format, err := transcript.Detect(io.NewSectionReader(f, 0, info.Size()), path, transcript.Options{Format: opts.Format})
+	if err != nil {
+		return err
+	}
+	if format == transcript.FormatUnknown {
+		if info.Size() > 0 {
+			// Nothing recognizable at the start: a scan says why (not JSON, not a
+			// transcript), naming the file and line, or reads it as messages after all.
+			if _, err := transcript.Scan(io.NewSectionReader(f, 0, info.Size()), path, transcript.Options{}); err != nil {
+				return err
+			}
+		}
+		format = transcript.FormatOpenAI
+	}
+	g := &grepper{path: path, p: p, opts: opts, format: format, emit: emit}
+	if opts.Indexed || opts.Around > 0 || p.lit == nil {
+		if opts.Indexed {
+			if g.comps, err = findCompactions(path, f, info.Size(), format); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		return g.full(io.NewSectionReader(f, 0, info.Size()))
+	}
+	if data, release := openMapped(f, info.Size()); data != nil {
+		defer release()
+		return g.mapped(data)
+	}
+	return g.fast(f, info.Size())
+}
+
+type grepper struct {
+	path   string
+	p      *Pattern
+	opts   GrepOptions
+	format transcript.Format
+	emit   func(Hit) error
+	comps  []compaction
+	copyTo int // lines up to here are copies of a ctxc marker's tail
+	buf    []string
+	index  int
+	chunk  int // fast's buffer size (tests); 0: 4 MiB
+	seg    int // mapped's segment size (tests); 0: segSize
+}
+
+// covered finds the compaction whose summarized span holds line.
+func (g *grepper) covered(line int, h *Hit) {
+	for _, c := range g.comps {
+		if c.line <= line {
+			continue
+		}
+		if c.from > 0 {
+			if line >= c.from && line <= c.to {
+				h.CoveredBy, h.Span = c.line, &[2]int{c.from, c.to}
+				return
+			}
+			continue
+		}
+		if (c.keptFrom > 0 && line >= c.keptFrom) || c.kept[line] {
+			continue // kept by the agent's compaction, not summarized
+		}
+		h.CoveredBy = c.line // no recorded span: what came before it and was not kept
+		return
+	}
+}
+
+// record decodes a line and reports its matches; it returns the messages for -C.
+func (g *grepper) record(line []byte, num int) ([]transcript.Message, error) {
+	rec, ok := transcript.DecodeRecord(g.format, line, num)
+	if !ok {
+		return nil, nil
+	}
+	if rec.Compaction && rec.TailLines > 0 {
+		g.copyTo = num + rec.TailLines
+	} else if num <= g.copyTo {
+		return nil, nil // a verbatim copy of an earlier line: not new history
+	}
+	return rec.Messages, nil
+}
+
+func (g *grepper) want(m *transcript.Message) bool {
+	return g.opts.Roles == nil || g.opts.Roles[roleOf(m)]
+}
+
+// fast reads the file in large chunks and decodes only the lines the prefilter picks: lines
+// holding the pattern's literal, or "compact" in a message list (a ctxc marker, whose tail
+// copies are not searched again).
+func (g *grepper) fast(f io.Reader, size int64) error {
+	chunk := 4 << 20
+	if g.chunk > 0 {
+		chunk = g.chunk
+	}
+	buf := make([]byte, chunk)
+	have := 0    // bytes in buf
+	lineNum := 0 // newlines before buf[0]
+	base := int64(0)
+	eof := false
+	for {
+		if !eof && have < len(buf) {
+			n, err := io.ReadFull(f, buf[have:])
+			have += n
+			if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+				eof = true
+			} else if err != nil {
+				return fmt.Errorf("%s: %w", g.path, err)
+			}
+		}
+		end := bytes.LastIndexByte(buf[:have], '\n') + 1
+		if end == 0 && !eof {
+			if have == len(buf) { // a line longer than the buffer
+				nb := make([]byte, 2*len(buf))
+				copy(nb, buf[:have])
+				buf = nb
+			}
+			continue
+		}
+		last := false
+		if eof && end < have {
+			// An unterminated last line: the agents read it as a record when it is complete
+			// JSON, and so does ctxc for their formats (transcript.Scan).
+			if g.format.Native() {
+				end = have
+			}
+			last = true
+		}
+		// The same search as a mapped file's segments (segment), on this chunk.
+		r := g.segment(buf[:end], base == 0, eof)
+		if err := g.replay(r, lineNum); err != nil {
+			return err
+		}
+		lineNum += r.newlines
+		if last || (eof && end == have) {
+			return nil
+		}
+		base += int64(end)
+		have = copy(buf, buf[end:have])
+	}
+}
+
+// probe finds the lines the fast path decodes whatever the pattern: ctxc markers, whose
+// tail_lines say which lines after them are copies. Other compaction records copy nothing
+// into the file (agent formats), so there is no probe for them.
+type probe struct{ p *Pattern }
+
+func markerProbe(f transcript.Format) probe {
+	if !f.IsGeneric() {
+		return probe{}
+	}
+	p := &Pattern{}
+	p.setLit([]byte(`"compact"`), false)
+	return probe{p}
+}
+
+func (pr probe) next(b []byte, i int) int {
+	if pr.p == nil {
+		return -1
+	}
+	return pr.p.nextLit(b, i)
+}
+
+func minPos(xs ...int) int {
+	best := -1
+	for _, x := range xs {
+		if x >= 0 && (best < 0 || x < best) {
+			best = x
+		}
+	}
+	return best
+}
+
+// full decodes every line: for message indexes, covering compactions and messages around the
+// matches.
+func (g *grepper) full(r io.Reader) error {
+	lr := transcript.NewLineReader(r)
+	type ctxMsg struct {
+		m     transcript.Message
+		index int
+	}
+	var before []ctxMsg // the last Around messages not yet reported
+	after := 0          // messages still to report after a match
+	lastOut := -1       // index of the last message reported
+	out := func(m *transcript.Message, idx int, sn Snippet, match bool) error {
+		if g.opts.Around > 0 && lastOut >= 0 && idx > lastOut+1 {
+			if err := g.emit(Hit{Index: -2}); err != nil { // a break between groups
+				return err
+			}
+		}
+		lastOut = idx
+		h := Hit{Path: g.path, Line: m.Line, Role: roleOf(m), Summary: m.Summary, Index: -1, Snippet: sn, Match: match}
+		if g.opts.Indexed {
+			h.Index = idx
+			g.covered(m.Line, &h)
+		}
+		return g.emit(h)
+	}
+	handle := func(ms []transcript.Message) error {
+		for i := range ms {
+			m := &ms[i]
+			idx := g.index
+			g.index++
+			sn, ok := Snippet{}, false
+			if g.want(m) {
+				sn, ok = g.p.match(m, g.buf)
+			}
+			switch {
+			case ok:
+				for _, b := range before {
+					if err := out(&b.m, b.index, preview(&b.m), false); err != nil {
+						return err
+					}
+				}
+				before = before[:0]
+				if err := out(m, idx, sn, true); err != nil {
+					return err
+				}
+				after = g.opts.Around
+			case after > 0:
+				after--
+				if err := out(m, idx, preview(m), false); err != nil {
+					return err
+				}
+			case g.opts.Around > 0:
+				if len(before) == g.opts.Around {
+					before = append(before[:0], before[1:]...)
+				}
+				before = append(before, ctxMsg{m: *m, index: idx})
+			}
+		}
+		return nil
+	}
+	for {
+		l, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", g.path, err)
+		}
+		ms, err := g.record(l.Bytes, l.Num)
+		if err != nil {
+			return err
+		}
+		if err := handle(ms); err != nil {
+			return err
+		}
+	}
+	if p, ok := lr.Pending(); ok && g.format.Native() {
+		ms, err := g.record(p.Bytes, p.Num)
+		if err != nil {
+			return err
+		}
+		return handle(ms)
+	}
+	return nil
+}
+
+// findCompactions lists the compaction records of a file (lines holding "compact" are decoded).
+func findCompactions(path string, r io.ReaderAt, size int64, format transcript.Format) ([]compaction, error) {
+	lr := transcript.NewLineReader(io.NewSectionReader(r, 0, size))
+	var out []compaction
+	probe := []byte("compact")
+	// The lines of record ids, for the compactions that keep records by id.
+	idKey := map[transcript.Format]string{transcript.FormatClaude: "uuid", transcript.FormatPi: "id"}[format]
+	lines := map[string]int{}
+	entries := 0 // pi v1: entry index (the header is entry 0) → line
+	entryLine := map[int]int{}
+	for {
+		l, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if idKey != "" {
+			if id := gjson.GetBytes(l.Bytes, idKey); id.Type == gjson.String {
+				lines[id.String()] = l.Num
+			}
+			entryLine[entries] = l.Num
+			entries++
+		}
+		if !bytes.Contains(l.Bytes, probe) {
+			continue
+		}
+		rec, ok := transcript.DecodeRecord(format, l.Bytes, l.Num)
+		if !ok || !rec.Compaction {
+			continue
+		}
+		c := compaction{line: l.Num}
+		switch {
+		case rec.Meta != nil && rec.Meta.Source.FromLine > 0 && rec.Meta.Source.Path == "":
+			c.from, c.to = rec.Meta.Source.FromLine, rec.Meta.Source.ToLine
+		case format == transcript.FormatPi:
+			if k := gjson.GetBytes(l.Bytes, "firstKeptEntryId"); k.Type == gjson.String {
+				c.keptFrom = lines[k.String()]
+			} else if k := gjson.GetBytes(l.Bytes, "firstKeptEntryIndex"); k.Type == gjson.Number {
+				c.keptFrom = entryLine[int(k.Int())]
+			}
+		case format == transcript.FormatClaude:
+			gjson.GetBytes(l.Bytes, "compactMetadata.preservedMessages.uuids").ForEach(func(_, u gjson.Result) bool {
+				if n, ok := lines[u.String()]; ok {
+					if c.kept == nil {
+						c.kept = map[int]bool{}
+					}
+					c.kept[n] = true
+				}
+				return true
+			})
+		}
+		out = append(out, c)
+	}
+	if n := len(out); n > 0 && format == transcript.FormatCodex && out[n-1].from == 0 {
+		// A Codex compaction without ctxc's provenance: what Codex rebuilds from it (a legacy
+		// one keeps the initial messages and recent user messages) is the context now.
+		_, msgs, err := transcript.LoadFileUpTo(path, size, transcript.Options{Format: format})
+		if err != nil {
+			return nil, err
+		}
+		out[n-1].kept = map[int]bool{}
+		for _, m := range msgs {
+			for _, s := range m.Sources() {
+				if s.Item == 0 {
+					out[n-1].kept[int(s.Line)] = true
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// grepContext searches the effective context only.
+func grepContext(path string, p *Pattern, opts GrepOptions, emit func(Hit) error) error {
+	_, msgs, err := transcript.LoadFile(path, transcript.Options{Format: opts.Format})
+	if err != nil {
+		return err
+	}
+	var buf []string
+	snips := make(map[int]Snippet)
+	show := make([]bool, len(msgs))
+	for i := range msgs {
+		m := &msgs[i]
+		if opts.Roles != nil && !opts.Roles[roleOf(m)] {
+			continue
+		}
+		if sn, ok := p.match(m, buf); ok {
+			snips[i] = sn
+			for j := max(0, i-opts.Around); j <= min(len(msgs)-1, i+opts.Around); j++ {
+				show[j] = true
+			}
+		}
+	}
+	lastOut := -1
+	for j, ok := range show {
+		if !ok {
+			continue
+		}
+		if opts.Around > 0 && lastOut >= 0 && j > lastOut+1 {
+			if err := emit(Hit{Index: -2}); err != nil {
+				return err
+			}
+		}
+		c := &msgs[j]
+		h := Hit{Path: path, Line: c.Line, Role: roleOf(c), Summary: c.Summary, Index: j, InContext: true}
+		if sn, hit := snips[j]; hit {
+			h.Snippet, h.Match = sn, true
+		} else {
+			h.Snippet = preview(c)
+		}
+		if err := emit(h); err != nil {
+			return err
+		}
+		lastOut = j
+	}
+	return nil
+}

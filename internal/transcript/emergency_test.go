@@ -1,0 +1,64 @@
+package transcript
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ctxc/ctxc/internal/estimate"
+)
+
+func textMsg(role Role, text string) Message {
+	return Message{Role: role, Blocks: []Block{{Kind: BlockText, Text: text, Chars: estimate.Chars(text)}}}
+}
+
+func callMsg(ids ...string) Message {
+	m := Message{Role: RoleAssistant}
+	for _, id := range ids {
+		m.Blocks = append(m.Blocks, Block{Kind: BlockToolCall, ID: id, Name: "read", Args: "{}", Chars: 6})
+	}
+	return m
+}
+
+func resultMsg(id string, chars int) Message {
+	t := strings.Repeat("r", chars)
+	return Message{Role: RoleTool, Line: 1, Blocks: []Block{{Kind: BlockToolResult, ID: id, Text: t, Chars: chars}}}
+}
+
+// TestShrinkTailKeepsPairs: however small the budget, the emergency tail never starts between a
+// call and its results (parallel calls with their results in separate messages included), and
+// it keeps the last turn with a large result rather than giving it to the summary.
+func TestShrinkTailKeepsPairs(t *testing.T) {
+	ms := []Message{
+		textMsg(RoleUser, "task"),
+		callMsg("a"), resultMsg("a", 400),
+		textMsg(RoleUser, "next"),
+		callMsg("b", "c"), resultMsg("b", 50000), resultMsg("c", 30000),
+		textMsg(RoleAssistant, "done"),
+	}
+	for _, budget := range []int{0, 10, 500, 2000, 100000} {
+		for _, resultsOnly := range []bool{false, true} {
+			z := ShrinkTail(ms, Zones{HeadEnd: 1, TailStart: 1, N: len(ms)}, budget, resultsOnly)
+			if !pairSafeCut(ms, z.TailStart) {
+				t.Errorf("budget %d: tail starts at %d, between a call and its results", budget, z.TailStart)
+			}
+			if z.TailStart > 4 && budget >= 2000 {
+				t.Errorf("budget %d: the last turn's call (message 4) left the tail: starts at %d", budget, z.TailStart)
+			}
+			cuts, kept := PlanCuts(ms, z.HeadEnd, z.TailStart, budget, resultsOnly)
+			if budget >= 2000 && kept > budget {
+				t.Errorf("budget %d: kept %d tokens after %d cuts", budget, kept, len(cuts))
+			}
+			cp := append([]Message(nil), ms...)
+			ApplyCuts(cp, cuts, "s.jsonl")
+			for _, c := range cuts {
+				b := cp[c.msg].Blocks[c.block]
+				if !cp[c.msg].Edited || !strings.Contains(b.Text, "the whole text is in s.jsonl line 1") || b.Chars != c.CharsAfter {
+					t.Errorf("cut %+v not applied: %q", c, b.Text[:min(80, len(b.Text))])
+				}
+			}
+			if _, rep := Repair(cp[z.TailStart:]); rep.Placeholders+rep.DroppedResults > 0 {
+				t.Errorf("budget %d: the tail needs repair: %+v", budget, rep)
+			}
+		}
+	}
+}

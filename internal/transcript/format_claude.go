@@ -1,0 +1,699 @@
+package transcript
+
+import (
+	"hash/maphash"
+	"slices"
+	"strings"
+
+	"github.com/ctxc/ctxc/internal/estimate"
+	"github.com/tidwall/gjson"
+)
+
+// claudeReader reads Claude Code session files (~/.claude/projects/<dir>/<session>.jsonl).
+//
+// Conversation: "user" and "assistant" records with a "message" (an Anthropic Messages API
+// object). One API response is written as one line per content block sharing message.id: the
+// lines are merged back into one message when materialized, and their usage is counted once
+// (with the last line's output_tokens, which is the final one). Records with isSidechain:true
+// are subagent replays: counted apart, never in the history or the context.
+//
+// Metadata, passed through and not counted: "summary" (a session title, NOT a compaction),
+// file-history-snapshot, queue-operation, permission-mode, last-prompt, progress, attachment,
+// system records, and any type not known today. toolUseResult (a structured duplicate of the
+// tool result) is never counted.
+//
+// Compaction: a system record with subtype compact_boundary (parentUuid null) followed by a
+// user record with isCompactSummary:true that holds the summary.
+//
+// Reload rule (as --resume does): start at the newest main-chain user/assistant record and walk
+// parentUuid back; the walk ends at a record whose parent is null or unknown, which after a
+// compaction is the boundary. The context is the conversation records on that path, oldest
+// first: the summary message, then everything after it.
+type claudeReader struct {
+	seed      maphash.Seed
+	index     map[uint64]int32 // uuid hash → record index
+	withUUID  int              // records put in index: more than len(index) when a uuid repeats
+	recs      claudeRecs
+	leaf      int32
+	usage     claudePendingUsage
+	prevID    string            // message.id of the previous message record when it was an assistant one
+	kept      map[int32]Message // load: each message record's message with its text, by line
+	text      textMode          // load: how kept messages' text is decoded
+	observe   func(m *Message, l *Line)
+	prevChars int // chars counted so far for that response
+
+	// The sidechain records, read as a conversation of their own by side into sideSt. If the
+	// file ends with no main-chain message, they are its conversation (a subagent file);
+	// otherwise they stay counted apart (Stats.Sidechain) and side is dropped.
+	side   *claudeReader
+	sideSt *Stats
+	isSide bool // this reader is a side: sidechain records are its conversation
+
+	preserved *claudePreserved
+	// recordOpen: the lines read since the newest compact_boundary are still part of its
+	// compaction (no assistant record yet): see CompactionRecord.
+	recordOpen bool
+}
+
+// trackRecord extends the newest compaction record over line l, until the first assistant
+// record after it.
+func (c *claudeReader) trackRecord(l *Line, typ string, st *Stats) {
+	if !c.recordOpen {
+		return
+	}
+	if typ == "assistant" {
+		c.recordOpen = false
+		return
+	}
+	st.extendRecord(l)
+}
+
+// claudePreserved is a compact_boundary's compactMetadata.preservedMessages: records before the
+// boundary that the compaction keeps, relinked one after the other under the anchor (the
+// summary), as Claude Code does on resume; the other records before the boundary are dropped.
+type claudePreserved struct {
+	boundary int32 // index of the boundary record
+	anchor   uint64
+	uuids    []uint64
+}
+
+func (c *claudeReader) parsePreserved(pm jv) *claudePreserved {
+	p := &claudePreserved{boundary: c.recs.len(), anchor: c.hash(pm.get("anchorUuid").str())}
+	pm.get("uuids").each(func(_ string, u jv) bool {
+		p.uuids = append(p.uuids, c.hash(u.str()))
+		return true
+	})
+	if len(p.uuids) == 0 {
+		return nil
+	}
+	return p
+}
+
+type claudeRec struct {
+	self     uint64 // hash of uuid
+	parent   uint64 // hash of parentUuid; 0 when null/absent
+	off      int64
+	size     int32
+	line     int32
+	tokens   int32
+	chars    int32
+	images   int32
+	msgID    uint64 // hash of message.id of assistant records, to count split lines as one message
+	message  bool   // user/assistant record with a message: part of the context
+	results  bool   // a message of tool results only (the response they answer may go on)
+	boundary bool
+}
+
+// lookup finds the record whose uuid hashes to h, for record i's parent. A record's parent is
+// most often the record just before it, and when no uuid repeats in the file that is the
+// index's answer too: it is checked first, which spares a map lookup per record of the chain
+// (finish runs on one core). With repeated uuids the index decides (it holds the last).
+func (c *claudeReader) lookup(h uint64, i int32) (int32, bool) {
+	if i > 0 && c.withUUID == len(c.index) && c.recs.at(i-1).self == h {
+		return i - 1, true
+	}
+	p, ok := c.index[h]
+	return p, ok
+}
+
+// claudeRecs holds the records in chunks of recChunk: appending never copies what is stored
+// (a 1 GB session has 125,000 records, and a slice grown by append allocates about five times
+// its final size on the way, all of it for the collector).
+type claudeRecs struct {
+	chunks [][]claudeRec
+	n      int32
+}
+
+const recChunk = 4096
+
+func (r *claudeRecs) len() int32 { return r.n }
+
+func (r *claudeRecs) at(i int32) *claudeRec { return &r.chunks[i/recChunk][i%recChunk] }
+
+func (r *claudeRecs) add(rec claudeRec) {
+	if len(r.chunks) == 0 || len(r.chunks[len(r.chunks)-1]) == recChunk {
+		var c []claudeRec
+		if len(r.chunks) > 0 {
+			c = make([]claudeRec, 0, recChunk) // the first grows as needed: most files are small
+		}
+		r.chunks = append(r.chunks, c)
+	}
+	last := &r.chunks[len(r.chunks)-1]
+	*last = append(*last, rec)
+	r.n++
+}
+
+type claudePendingUsage struct {
+	id string
+	u  Usage
+	ok bool
+}
+
+func newClaudeReader() *claudeReader {
+	return &claudeReader{seed: maphash.MakeSeed(), index: map[uint64]int32{}, leaf: -1}
+}
+
+func (c *claudeReader) hash(s string) uint64 {
+	h := maphash.String(c.seed, s)
+	if h == 0 {
+		h = 1 // 0 means "no parent"
+	}
+	return h
+}
+
+// claudeLine is what the reader takes from one line, found by one walk over it: lines can be
+// megabytes long. The range workers (ScanRanges) walk the lines ahead of the reader, in
+// parallel; add walks those that were not.
+type claudeLine struct {
+	typ, uuid, parent, subtype string
+	msg                        jv      // the line's "message" object
+	parsed                     Message // msg, parsed with the text mode of the walk
+	sidechain, compactSummary  bool
+	preserved                  jv    // a compact_boundary's compactMetadata.preservedMessages
+	usage                      Usage // of an assistant message
+	hasUsage                   bool
+}
+
+// scanClaudeLine walks a line. With noText the message is parsed in place (it keeps substrings
+// of the line); otherwise as preparseClaudeMessage does (owned or detached by det).
+func scanClaudeLine(line jv, t textMode, det *Line) claudeLine {
+	var f claudeLine
+	line.walk(func(k string, rest jv) int {
+		switch k {
+		case "message":
+			if !rest.isObject() {
+				return -1
+			}
+			if t == noText {
+				m, n := anthropicMessageAt(rest, noText)
+				f.parsed, f.msg = m, rest[:n]
+				return n
+			}
+			n := skipValue(string(rest), 0)
+			f.msg = rest[:n]
+			f.parsed = preparseClaudeMessage(f.msg, t, det)
+			return n
+		case "compactMetadata":
+			v, n := rest.prefix()
+			if pm := v.get("preservedMessages"); pm.isObject() {
+				f.preserved = pm
+			}
+			return n
+		case "type", "uuid", "parentUuid", "subtype", "isSidechain", "isCompactSummary":
+		default:
+			return -1
+		}
+		v, n := rest.prefix()
+		switch k {
+		case "type":
+			f.typ = v.str()
+		case "uuid":
+			f.uuid = v.str()
+		case "parentUuid":
+			f.parent = v.str()
+		case "subtype":
+			f.subtype = v.str()
+		case "isSidechain":
+			f.sidechain = v.boolean()
+		case "isCompactSummary":
+			f.compactSummary = v.boolean()
+		}
+		return n
+	})
+	if f.typ == "assistant" && f.msg.isObject() {
+		f.usage, f.hasUsage = claudeUsage(f.msg)
+	}
+	return f
+}
+
+func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
+	var f claudeLine
+	if l.pre != nil && l.pre.claude != nil {
+		f = *l.pre.claude // walked by a range worker, with the text mode this reader wants
+	} else {
+		t := noText
+		if c.kept != nil {
+			t = c.text
+			if t == windowedText {
+				t = withText // windows only where the line is detached (they refer to the file)
+			}
+		}
+		f = scanClaudeLine(jv(doc.Raw), t, nil)
+	}
+	typ, uuid, parent, subtype, msg, parsed := f.typ, f.uuid, f.parent, f.subtype, f.msg, f.parsed
+	sidechain, compactSummary := f.sidechain, f.compactSummary
+	isMessage := (typ == "user" || typ == "assistant") && msg.isObject()
+	if sidechain && !c.isSide {
+		if isMessage {
+			st.Sidechain++
+		}
+		c.addSide(l, doc, st)
+		return
+	}
+	c.trackRecord(l, typ, st)
+	if typ == "system" && subtype == "compact_boundary" {
+		st.Compactions++
+		st.addRecord(l)
+		c.recordOpen = true
+		c.preserved = nil
+		if f.preserved.exists() {
+			c.preserved = c.parsePreserved(f.preserved)
+		}
+	}
+	var tokens, chars, images int
+	results := false
+	var msgID uint64
+	if isMessage {
+		m := c.normalize(parsed, typ)
+		m.Line = l.Num
+		m.Summary = compactSummary
+		if c.observe != nil {
+			seen := m // a copy for the callback: m itself then stays off the heap
+			c.observe(&seen, l)
+		}
+		if c.kept != nil {
+			c.kept[int32(l.Num)] = m
+		}
+		results = onlyResults(&m)
+		// A response's blocks are one message even when its tool results come between them
+		// (parallel calls: see context).
+		cont := m.Role == RoleAssistant && m.MsgID != "" && m.MsgID == c.prevID
+		switch {
+		case cont:
+			st.countContinuation(&m, c.prevChars)
+			c.prevChars += m.Chars()
+		default:
+			st.countMessage(&m)
+			if m.Role == RoleAssistant {
+				c.prevID, c.prevChars = strings.Clone(m.MsgID), m.Chars()
+			} else if !results {
+				c.prevID, c.prevChars = "", 0
+			}
+		}
+		tokens = m.Tokens()
+		chars, images = m.Chars(), m.Images()
+		if typ == "assistant" {
+			c.trackUsage(f.usage, f.hasUsage, m.MsgID, st)
+			if m.MsgID != "" {
+				msgID = c.hash(m.MsgID)
+			}
+		}
+	}
+	if uuid == "" {
+		return
+	}
+	rec := claudeRec{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens),
+		chars: int32(chars), images: int32(images), msgID: msgID, message: isMessage, results: results, boundary: typ == "system" && subtype == "compact_boundary"}
+	if parent != "" {
+		rec.parent = c.hash(parent)
+	}
+	idx := c.recs.len()
+	rec.self = c.hash(uuid)
+	c.recs.add(rec)
+	c.index[rec.self] = idx
+	c.withUUID++
+	if isMessage {
+		c.leaf = idx
+	}
+}
+
+// addSide reads a sidechain record into the side reader, in case the file turns out to be a
+// subagent transcript (the side reader takes the line's walk from the range workers, or walks
+// it again: sidechain records are rare in main sessions, and subagent files are small).
+func (c *claudeReader) addSide(l *Line, doc gjson.Result, st *Stats) {
+	if c.side == nil {
+		c.side = newClaudeReader()
+		c.side.isSide = true
+		c.side.text = c.text
+		if c.kept != nil {
+			c.side.kept = map[int32]Message{}
+		}
+		if c.observe != nil {
+			// Compaction's head guess: only while the file has shown no main-chain message.
+			c.side.observe = func(m *Message, l *Line) {
+				if c.leaf < 0 {
+					c.observe(m, l)
+				}
+			}
+		}
+		c.sideSt = &Stats{Path: st.Path, topN: st.topN}
+	}
+	c.side.add(l, doc, c.sideSt)
+}
+
+// adoptSide makes the sidechain the file's conversation: its history counts, usage, largest
+// messages and kept messages replace the (empty) main chain's.
+func (c *claudeReader) adoptSide(st *Stats) []ref {
+	refs := c.side.finish(c.sideSt)
+	s := c.sideSt
+	st.Messages, st.ToolCalls, st.ToolResults, st.Images = s.Messages, s.ToolCalls, s.ToolResults, s.Images
+	st.Chars, st.Tokens, st.Usage, st.top = s.Chars, s.Tokens, s.Usage, s.top
+	st.Compactions += s.Compactions
+	st.Sidechain = 0
+	st.Subagent = true
+	c.kept = c.side.kept
+	return refs
+}
+
+// message parses a record's "message". Claude Code's assistant messages carry API response
+// fields (id, model, usage...) that an API request may not contain, so Raw is not kept.
+func (c *claudeReader) message(msg jv, typ string, text textMode) Message {
+	return c.normalize(anthropicMessage(msg, text), typ)
+}
+
+func (c *claudeReader) normalize(m Message, typ string) Message {
+	m.Dialect = DialectNone
+	if m.Role == "" {
+		m.Role = roleConst(Role(typ)) // not the line's bytes: the message may be kept
+	}
+	if m.Role != RoleAssistant {
+		m.MsgID = ""
+	}
+	return m
+}
+
+// claudeUsage reads an assistant message's recorded usage.
+func claudeUsage(msg jv) (Usage, bool) {
+	u := msg.get("usage")
+	if !u.isObject() {
+		return Usage{}, false
+	}
+	var cur Usage
+	u.each(func(k string, v jv) bool {
+		switch k {
+		case "input_tokens":
+			cur.Input = int(v.int())
+		case "output_tokens":
+			cur.Output = int(v.int())
+		case "cache_read_input_tokens":
+			cur.CacheRead = int(v.int())
+		case "cache_creation_input_tokens":
+			cur.CacheWrite = int(v.int())
+		}
+		return true
+	})
+	return cur, true
+}
+
+// trackUsage counts one response's usage once: split lines repeat it, and in 2.0.x only the
+// last line carries the final output_tokens.
+func (c *claudeReader) trackUsage(cur Usage, ok bool, id string, st *Stats) {
+	if !ok {
+		return
+	}
+	if c.usage.ok && c.usage.id == id && id != "" {
+		if cur.Output < c.usage.u.Output {
+			cur.Output = c.usage.u.Output
+		}
+		c.usage.u = cur
+		return
+	}
+	c.flushUsage(st)
+	c.usage = claudePendingUsage{id: strings.Clone(id), u: cur, ok: true} // id views the reused line buffer
+}
+
+func (c *claudeReader) flushUsage(st *Stats) {
+	if c.usage.ok {
+		st.countUsage("", c.usage.u, true)
+		c.usage.ok = false
+	}
+}
+
+func (c *claudeReader) finish(st *Stats) []ref {
+	c.flushUsage(st)
+	st.Format = FormatClaude
+	if c.leaf < 0 && c.side != nil && c.side.leaf >= 0 {
+		return c.adoptSide(st)
+	}
+	c.side, c.sideSt = nil, nil
+	if c.leaf < 0 {
+		return nil
+	}
+	ctx := c.context()
+	refs := make([]ref, 0, len(ctx))
+	var respID uint64 // the response whose assistant message later blocks join
+	respChars := 0
+	for _, i := range ctx {
+		r := *c.recs.at(i)
+		if !r.message {
+			continue
+		}
+		n, tok := int32(1), r.tokens
+		switch {
+		case r.msgID != 0 && r.msgID == respID:
+			// Another block of the same response: merged into one message on load
+			// (finishContext), and estimated as one.
+			n = 0
+			tok = int32(estimate.FromChars(respChars+int(r.chars)) - estimate.FromChars(respChars) + int(r.images)*estimate.ImageTokens)
+			respChars += int(r.chars)
+		case r.msgID != 0:
+			respID, respChars = r.msgID, int(r.chars)
+		case !r.results:
+			respID = 0
+		}
+		refs = append(refs, ref{off: r.off, size: r.size, line: r.line, tokens: tok, msgs: n})
+	}
+	return refs
+}
+
+// context returns the indexes of the records Claude Code resumes, in file order: the parentUuid
+// chain from the newest message record back to a compact_boundary or a root, plus the blocks of
+// the chain's responses that are not on it, and their tool results. Claude Code writes a
+// response with parallel tool calls as one record per block, each block's result as a child of
+// that block's record, and later records continue from only one of those: the other blocks and
+// results hang off the chain, and Claude Code puts them back (checked with Claude Code 2.1.330
+// through resume.sh: the 40 calls and results of ccl-v2.1.114-worktrees-attachments.jsonl).
+func (c *claudeReader) context() []int32 {
+	parent := func(i int32) uint64 { return c.recs.at(i).parent }
+	leaf := c.leaf
+	dropped := func(int32) bool { return false }
+	rl := c.relink()
+	if p := rl; p != nil {
+		parent = func(i int32) uint64 {
+			if q, ok := p.parent[i]; ok {
+				return q
+			}
+			return c.recs.at(i).parent
+		}
+		dropped = func(i int32) bool { _, kept := p.parent[i]; return i < p.boundary && !kept }
+		leaf = p.leaf
+	}
+	// Sized for a session that is one long chain (the common case, and the one where growing
+	// them would cost most): finish is the part of a scan that runs on one core.
+	on := make([]bool, c.recs.len())
+	chain := make([]int32, 0, c.recs.len())
+	for i := leaf; i >= 0 && !dropped(i); {
+		if on[i] {
+			break // a parent cycle in a damaged file: stop rather than spin
+		}
+		on[i] = true
+		chain = append(chain, i)
+		if c.recs.at(i).boundary || parent(i) == 0 {
+			break
+		}
+		p, ok := c.lookup(parent(i), i)
+		if !ok {
+			break // parent in another file (resumed session) or lost
+		}
+		i = p
+	}
+	slices.Reverse(chain)
+	if len(chain) == 0 {
+		return nil
+	}
+	// Blocks of the chain's responses off the chain, and their results: only records after the
+	// chain's first one (a compaction's kept copies may repeat message ids of the history
+	// before its boundary), never records a preserved-messages compaction dropped.
+	first := slices.Min(chain)
+	var recovered []int32
+	// The chain's responses, needed only when some message record after the chain's first is
+	// off it (most sessions have none, and finish runs on one core).
+	var responses map[uint64]bool
+	for i := first + 1; i < c.recs.len(); i++ {
+		if !on[i] && c.recs.at(i).message && !dropped(i) {
+			responses = map[uint64]bool{}
+			for _, k := range chain {
+				if id := c.recs.at(k).msgID; id != 0 {
+					responses[id] = true
+				}
+			}
+			break
+		}
+	}
+	if len(responses) > 0 {
+		for i := first + 1; i < c.recs.len(); i++ {
+			r := *c.recs.at(i)
+			if on[i] || !r.message || dropped(i) {
+				continue
+			}
+			take := false
+			switch {
+			case r.msgID != 0:
+				take = responses[r.msgID]
+			case r.results && r.parent != 0:
+				if p, ok := c.lookup(r.parent, i); ok && p >= first && c.recs.at(p).msgID != 0 && responses[c.recs.at(p).msgID] {
+					take = true
+				}
+			}
+			if take {
+				recovered = append(recovered, i)
+			}
+		}
+	}
+	// In file order, which is the chain's order but for relinked records (they come first,
+	// in their relinked order, after the summary they hang off).
+	if rl != nil {
+		return mergeByIndex(chain, recovered)
+	}
+	out := append(chain, recovered...)
+	slices.Sort(out)
+	return out
+}
+
+// mergeByIndex inserts the recovered records into the chain's last run in file order.
+func mergeByIndex(chain, recovered []int32) []int32 {
+	if len(recovered) == 0 {
+		return chain
+	}
+	// The chain's suffix that is in file order (records written after the relinked ones).
+	k := len(chain) - 1
+	for k > 0 && chain[k-1] < chain[k] {
+		k--
+	}
+	tail := append(append([]int32{}, chain[k:]...), recovered...)
+	slices.Sort(tail)
+	return append(chain[:k:k], tail...)
+}
+
+// claudeRelink is the state of a preserved-messages compaction applied to the records.
+type claudeRelink struct {
+	boundary int32
+	parent   map[int32]uint64 // records whose parent changes
+	leaf     int32
+}
+
+// relink applies the last boundary's preservedMessages, when the last boundary has them, as
+// Claude Code does on resume (checked with Claude Code 2.1.330): the listed records are chained
+// one after the other under the anchor, a record that hung off the anchor now hangs off the
+// last listed one, and the other records before the boundary are dropped. The leaf is then the
+// newest message record nothing continues from. A list naming a record not in the file leaves
+// the records as they are (Claude Code does the same).
+func (c *claudeReader) relink() *claudeRelink {
+	p := c.preserved
+	if p == nil {
+		return nil
+	}
+	idx := make([]int32, len(p.uuids))
+	for k, u := range p.uuids {
+		i, ok := c.index[u]
+		if !ok {
+			return nil
+		}
+		idx[k] = i
+	}
+	r := &claudeRelink{boundary: p.boundary, parent: make(map[int32]uint64, len(idx)+1)}
+	for k, i := range idx {
+		if k == 0 {
+			r.parent[i] = p.anchor
+		} else {
+			r.parent[i] = p.uuids[k-1]
+		}
+	}
+	last := p.uuids[len(p.uuids)-1]
+	for i := p.boundary; i < c.recs.len(); i++ {
+		if c.recs.at(i).parent == p.anchor && i != idx[0] {
+			r.parent[i] = last
+		}
+	}
+	r.leaf = c.newestLeaf(func(i int32) (uint64, bool) {
+		if q, ok := r.parent[i]; ok {
+			return q, true
+		}
+		return c.recs.at(i).parent, i >= p.boundary // a record before the boundary not listed is dropped
+	}, func(i int32) bool {
+		_, kept := r.parent[i]
+		return i >= p.boundary || kept
+	})
+	return r
+}
+
+// newestLeaf is the newest message record that no later message continues from, among those
+// live says are in the conversation: the records after it on its branch, if any, are
+// attachments or system records (Claude Code 2.1.330 chains a compaction's hook_success and
+// hook_additional_context attachments after the summary and the messages that follow it, and
+// resumes from the newest of them). parent gives a live record's parent (ok false: dropped).
+func (c *claudeReader) newestLeaf(parent func(int32) (uint64, bool), live func(int32) bool) int32 {
+	n := c.recs.len()
+	continued := make([]bool, n) // a message record descends from it
+	for i := range n {
+		if !c.recs.at(i).message || !live(i) {
+			continue
+		}
+		for j, steps := i, int32(0); steps < n; steps++ {
+			q, ok := parent(j)
+			if !ok || q == 0 {
+				break
+			}
+			k, found := c.index[q]
+			if !found || continued[k] {
+				break
+			}
+			continued[k] = true
+			j = k
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		if c.recs.at(i).message && live(i) && !continued[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+// finishContext groups the context as Claude Code sends it: one assistant message per response
+// (its blocks, parallel tool calls included, in file order), its tool results after it.
+func (c *claudeReader) finishContext(ms []Message) []Message {
+	out := make([]Message, 0, len(ms))
+	resp := -1 // index in out of the current response's assistant message
+	for _, m := range ms {
+		switch {
+		case m.Role == RoleAssistant && m.MsgID != "" && resp >= 0 && out[resp].MsgID == m.MsgID:
+			out[resp].absorb(&m)
+			continue
+		case m.Role == RoleAssistant && m.MsgID != "":
+			resp = len(out)
+		case m.Role == RoleAssistant || !onlyResults(&m):
+			resp = -1
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// onlyResults: a message made of tool results (Claude Code's user record answering calls).
+func onlyResults(m *Message) bool {
+	return len(m.Blocks) > 0 && m.ToolResults() == len(m.Blocks)
+}
+
+func (c *claudeReader) materialize(b []byte, r ref) ([]Message, error) {
+	doc := gjson.Parse(unsafeString(b))
+	typ := doc.Get("type").String()
+	m := c.message(jv(doc.Get("message").Raw), typ, withText)
+	m.Line = r.lineNum()
+	m.Summary = doc.Get("isCompactSummary").Bool()
+	return []Message{m}, nil
+}
+
+func preparseClaudeMessage(msg jv, t textMode, det *Line) Message {
+	if det != nil {
+		m, _ := anthropicMessageAt(msg, t)
+		detach(&m, det.Bytes, det.bytesOffset(), "")
+		return m
+	}
+	if t == windowedText {
+		t = withText // windows only where the line is detached (they refer to the file)
+	}
+	own := []byte(msg)
+	m, _ := anthropicMessageAt(jv(unsafeString(own)), t)
+	return m
+}

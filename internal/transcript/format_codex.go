@@ -1,0 +1,854 @@
+package transcript
+
+import (
+	"fmt"
+	"hash/maphash"
+	"strings"
+
+	"github.com/ctxc/ctxc/internal/estimate"
+	"github.com/tidwall/gjson"
+)
+
+// codexReader reads OpenAI Codex CLI rollouts (docs/formats.md) of all three eras: bare (line 1
+// {"id","timestamp","instructions",...}, then bare response items and {"record_type":"state"}),
+// wrapped ({"timestamp","type","payload"}) and 2026 (wrapped plus "ordinal", world_state,
+// base_instructions).
+//
+// Conversation: the response items (wrapped "response_item" payloads, or bare item lines):
+//   - message (role user/assistant/developer/system; input_text, output_text, input_image);
+//   - function_call / custom_tool_call / local_shell_call → an assistant tool call (Args: the
+//     arguments JSON string, the custom tool's raw input, the local_shell action);
+//   - function_call_output / custom_tool_call_output (and any other item with call_id+output)
+//     → a tool message with one tool result;
+//   - reasoning → assistant thinking, counting only readable summary[].text and content[].text,
+//     never encrypted_content; web_search_call → an assistant opaque block counting its action;
+//   - compaction / compaction_summary → a user summary message with one opaque block (encrypted:
+//     0 chars).
+//
+// Consecutive assistant-side items (reasoning, calls, assistant text) are one model response:
+// they are counted as one assistant message and share one MsgID so that Result.Messages merges
+// them (an OpenAI-valid shape: one assistant message with all its tool calls before the results).
+// An item that yields no block (a reasoning item with neither summary nor content) is no message.
+//
+// Metadata: session_meta (and the bare first line; instructions and base_instructions are not
+// counted: they are not history items), turn_context, world_state, inter_agent_communication*,
+// record_type:"state", ghost_snapshot, every event_msg. Recorded usage: each event_msg
+// token_count's info.last_token_usage is one response (info:null, a rate-limit-only event, is
+// skipped; a repeat whose total_token_usage did not change is not counted again); the window
+// comes from token_count.info.model_context_window or task_started.model_context_window.
+//
+// Duplicates not counted: event_msg user_message, agent_message, agent_reasoning (copies of
+// response items); replacement_history items (copies of earlier history, see below). A
+// compacted record adds its summary text (message, when not empty) to the history as one user
+// message, and counts as a compaction.
+//
+// Reload rule (codex-rs rollout_reconstruction): history is replayed forward. A compacted record
+// with replacement_history replaces the whole history with those items (one ref, selector
+// codexSelReplacement). A legacy compacted record (message only) rebuilds the history as the
+// initial context (here: the session's leading developer/system/injected-user messages as
+// recorded), then the real user messages of the history so far as plain text (newest first
+// within 20,000 estimated tokens, the oldest selected one truncated to fit, then put back in
+// order), then one user message holding the summary (Summary:true). Every later response item
+// is appended. event_msg thread_rolled_back{num_turns} drops the last num_turns user turns.
+//
+// Simplifications (docs/formats.md): the initial context is the recorded leading messages, not
+// the one Codex would build from the current config; user messages inside a replacement_history base
+// are neither collected by a later legacy compaction nor cut by a rollback; truncation keeps the
+// first budget×4 code points (Codex keeps head and tail with a marker); tokens are chars/4 of
+// code points (Codex: bytes/4); a real user message is one whose text does not start with '<'
+// or "# AGENTS.md instructions" and is not a summary; forked rollouts that embed their parent's
+// history are read as one history.
+type codexReader struct {
+	// recordOpen: the lines since the newest compacted line are still part of its compaction
+	// (events, turn context, developer messages such as a hook's note), up to the first user
+	// or assistant item: see CompactionRecord.
+	recordOpen bool
+	hist       []codexItem // current effective history, in order
+	initial    []codexItem // leading injected-context messages (legacy rebuild)
+	initDone   bool
+	base       codexBase // the replacement_history item, when hist[0] is one
+	run        codexRun  // stats: the assistant response being accumulated
+	window     int
+	seed       maphash.Seed
+	lastTot    [2]int64 // total_token_usage (input, total) of the previous token_count
+	haveTot    bool
+}
+
+// Selectors of codex refs.
+const (
+	codexSelItem        uint8 = iota // the line's response item
+	codexSelReplacement              // the replacement_history of a compacted line
+	codexSelSummary                  // a legacy compacted line's message, as a user summary message
+	codexSelUserText                 // the line's user message as plain text, cut to tokens×4 code points
+)
+
+// codexTurnID is the MsgID shared by assistant-side items so that adjacent ones merge.
+const codexTurnID = "codex:response"
+
+// codexCompactUserBudget is Codex's COMPACT_USER_MESSAGE_MAX_TOKENS.
+const codexCompactUserBudget = 20000
+
+// codexSummaryPrefix opens Codex's local compaction summaries (SUMMARY_PREFIX).
+const codexSummaryPrefix = "Another language model started to solve this problem"
+
+type codexKind uint8
+
+const (
+	cxOther codexKind = iota // developer/system/injected user messages, tool results, summaries
+	cxAsst                   // assistant-side: merges with adjacent assistant-side items
+	cxUser                   // a real user message
+	cxBase                   // a replacement_history base
+)
+
+type codexItem struct {
+	r         ref
+	chars     int64 // code points of the message
+	imgs      int32
+	kind      codexKind
+	textChars int64  // cxUser: code points of its plain-text form (legacy rebuild)
+	call      uint64 // hash of the call id of a tool call item (0: none)
+	result    uint64 // hash of the call id a tool output answers (0: none)
+}
+
+// codexBase holds what a replacement_history ref yields, computed when it is read.
+type codexBase struct {
+	tokens, msgs int32
+	tail         codexTokenRun // merge state after its last message
+	open         []uint64      // hashes of the calls it leaves without an output
+}
+
+// codexTokenRun mirrors mergeSplitAssistant: a run of adjacent assistant-side messages is one
+// message whose tokens are ceil(total chars/4) + images; each item is charged the increase it
+// causes, so that the refs' tokens add up to the merged messages' Tokens().
+type codexTokenRun struct {
+	active      bool
+	chars, imgs int64
+	tok         int64
+}
+
+func codexRunTokens(chars, imgs int64) int64 {
+	return int64(estimate.FromChars(int(chars))) + imgs*estimate.ImageTokens
+}
+
+// add charges one emitted message; asst tells whether it merges with an adjacent assistant one.
+func (t *codexTokenRun) add(asst bool, chars, imgs int64) (tokens int64, newMsg bool) {
+	if asst && t.active {
+		t.chars += chars
+		t.imgs += imgs
+		n := codexRunTokens(t.chars, t.imgs)
+		d := n - t.tok
+		t.tok = n
+		return d, false
+	}
+	n := codexRunTokens(chars, imgs)
+	*t = codexTokenRun{active: asst, chars: chars, imgs: imgs, tok: n}
+	return n, true
+}
+
+// codexRun accumulates one assistant response (adjacent assistant-side items) for the history
+// statistics without keeping its blocks.
+type codexRun struct {
+	active bool
+	line   int
+	chars  [BlockOpaque + 1]int
+	has    [BlockOpaque + 1]bool
+	calls  int
+	images int
+}
+
+func newCodexReader() *codexReader { return &codexReader{seed: maphash.MakeSeed()} }
+
+// callKeys hashes the call ids of a message's tool calls and results (one of each at most per
+// response item).
+func (r *codexReader) callKeys(m *Message) (call, result uint64) {
+	for _, b := range m.Blocks {
+		switch b.Kind {
+		case BlockToolCall:
+			call = maphash.String(r.seed, b.ID) | 1
+		case BlockToolResult:
+			result = maphash.String(r.seed, b.ID) | 1
+		}
+	}
+	return call, result
+}
+
+func (r *codexReader) add(l *Line, doc gjson.Result, st *Stats) {
+	v := jv(doc.Raw)
+	typ, payload, state := codexEnvelope(v)
+	r.trackRecord(l, typ, payload, st)
+	if payload.exists() && codexItemTypes[typ] {
+		switch typ {
+		case "response_item":
+			r.addItem(l, payload, st)
+		case "compacted":
+			r.addCompacted(l, payload, st)
+		case "event_msg":
+			r.addEvent(payload, st)
+		}
+		return
+	}
+	if typ == "" || state {
+		return // bare-era session line or state record
+	}
+	r.addItem(l, v, st) // bare-era response item
+}
+
+// trackRecord extends the newest compaction record over line l, until the first response item
+// that is not a developer message (or the next compaction).
+func (r *codexReader) trackRecord(l *Line, typ string, payload jv, st *Stats) {
+	if !r.recordOpen {
+		return
+	}
+	if typ == "compacted" || typ == "response_item" && !(payload.get("type").str() == "message" && payload.get("role").str() == "developer") {
+		r.recordOpen = false
+		return
+	}
+	st.extendRecord(l)
+}
+
+// codexEnvelope reads a line's type, payload and whether it is a bare-era state record.
+func codexEnvelope(v jv) (typ string, payload jv, state bool) {
+	v.each(func(k string, val jv) bool {
+		switch k {
+		case "type":
+			typ = val.str()
+		case "payload":
+			payload = val
+		case "record_type":
+			state = true
+		}
+		return true
+	})
+	return typ, payload, state
+}
+
+// codexItemOf finds the response item of a line: the payload of a wrapped line, else the line.
+func codexItemOf(v jv) jv {
+	if typ, p, _ := codexEnvelope(v); p.exists() && codexItemTypes[typ] {
+		return p
+	}
+	return v
+}
+
+func (r *codexReader) addItem(l *Line, it jv, st *Stats) {
+	m, kind := codexItemMessage(it, noText)
+	if len(m.Blocks) == 0 {
+		return
+	}
+	m.Line = l.Num
+	if kind == cxAsst {
+		r.run.add(&m)
+	} else {
+		r.flushRun(st)
+		st.countMessage(&m)
+	}
+	ci := codexItem{r: codexLineRef(l, codexSelItem), chars: int64(m.Chars()), imgs: int32(m.Images()), kind: kind}
+	ci.call, ci.result = r.callKeys(&m)
+	if kind == cxUser {
+		_, n := codexUserText(it.get("content"), noText)
+		ci.textChars = int64(n)
+	}
+	r.hist = append(r.hist, ci)
+	if !r.initDone {
+		if kind == cxOther && !m.Summary && (m.Role == RoleDeveloper || m.Role == RoleSystem || m.Role == RoleUser) {
+			// Codex sends a fresh environment context with each new turn; a legacy rebuild
+			// keeps the other injected messages but not the recorded environment (checked
+			// with Codex 0.169 through resume.sh).
+			if !codexEnvironment(it.get("content")) {
+				r.initial = append(r.initial, ci)
+			}
+		} else {
+			r.initDone = true
+		}
+	}
+}
+
+func codexLineRef(l *Line, sel uint8) ref {
+	return ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), sel: sel}
+}
+
+func (r *codexReader) addCompacted(l *Line, p jv, st *Stats) {
+	st.Compactions++
+	st.addRecord(l)
+	r.recordOpen = true
+	r.flushRun(st)
+	var msg, rh jv
+	p.each(func(k string, v jv) bool {
+		switch k {
+		case "message":
+			msg = v
+		case "replacement_history":
+			rh = v
+		}
+		return true
+	})
+	if msg.isString() && msg != `""` {
+		// The summary text is new content (a remote compaction leaves it empty: its summary is
+		// the opaque compaction item).
+		sm := codexSummaryMessage(msg, noText)
+		sm.Line = l.Num
+		st.countMessage(&sm)
+	}
+	if rh.isArray() {
+		var b codexBase
+		var calls []uint64
+		answered := map[uint64]bool{}
+		rh.each(func(_ string, it jv) bool {
+			m, kind := codexItemMessage(it, noText)
+			if len(m.Blocks) == 0 {
+				return true
+			}
+			if c, res := r.callKeys(&m); c != 0 {
+				calls = append(calls, c)
+			} else if res != 0 {
+				answered[res] = true
+			}
+			tok, newMsg := b.tail.add(kind == cxAsst, int64(m.Chars()), int64(m.Images()))
+			b.tokens += int32(tok)
+			if newMsg {
+				b.msgs++
+			}
+			return true
+		})
+		for _, c := range calls {
+			if !answered[c] {
+				b.open = append(b.open, c)
+			}
+		}
+		r.base = b
+		r.hist = append(r.hist[:0], codexItem{r: codexLineRef(l, codexSelReplacement), kind: cxBase})
+		return
+	}
+	// Legacy: initial context + recent real user messages (plain text) + summary.
+	var sel []codexItem
+	remaining := int64(codexCompactUserBudget)
+	for i := len(r.hist) - 1; i >= 0 && remaining > 0; i-- {
+		it := r.hist[i]
+		if it.kind != cxUser || it.textChars == 0 {
+			continue
+		}
+		tok := int64(estimate.FromChars(int(it.textChars)))
+		u := codexItem{r: it.r, kind: cxUser, textChars: it.textChars}
+		u.r.sel = codexSelUserText
+		if tok > remaining {
+			u.textChars = remaining * estimate.CharsPerToken
+			tok = remaining
+		}
+		u.chars = u.textChars
+		remaining -= tok
+		sel = append(sel, u)
+	}
+	hist := make([]codexItem, 0, len(r.initial)+len(sel)+1)
+	hist = append(hist, r.initial...)
+	for i := len(sel) - 1; i >= 0; i-- {
+		hist = append(hist, sel[i])
+	}
+	sm := codexSummaryMessage(msg, noText)
+	hist = append(hist, codexItem{r: codexLineRef(l, codexSelSummary), chars: int64(sm.Chars()), kind: cxOther})
+	r.hist = hist
+}
+
+func (r *codexReader) addEvent(v jv, st *Stats) {
+	p := gjson.Parse(string(v)) // small, rare lines except token_count
+	switch p.Get("type").String() {
+	case "token_count":
+		info := p.Get("info")
+		if !info.IsObject() {
+			return // rate-limit-only event (info:null)
+		}
+		if w := info.Get("model_context_window").Int(); w > 0 {
+			r.window = int(w)
+		}
+		r.tokenCount(info, st)
+	case "task_started":
+		if w := p.Get("model_context_window").Int(); w > 0 {
+			r.window = int(w)
+		}
+	case "thread_rolled_back":
+		r.rollback(p.Get("num_turns").Int())
+	}
+}
+
+// tokenCount records one response's usage from info.last_token_usage. Codex's input_tokens
+// includes cached_input_tokens, so Input is the uncached part, CacheRead the cached one and the
+// last context is input_tokens. Codex may report the same response twice (the cumulative
+// total_token_usage does not change): such a repeat only refreshes the last context.
+func (r *codexReader) tokenCount(info gjson.Result, st *Stats) {
+	last := info.Get("last_token_usage")
+	if !last.IsObject() {
+		return
+	}
+	in := last.Get("input_tokens").Int()
+	cached := last.Get("cached_input_tokens").Int()
+	u := Usage{Input: int(max(in-cached, 0)), CacheRead: int(cached), Output: int(last.Get("output_tokens").Int())}
+	if total := info.Get("total_token_usage"); total.IsObject() {
+		tot := [2]int64{total.Get("input_tokens").Int(), total.Get("total_tokens").Int()}
+		if r.haveTot && tot == r.lastTot && tot != [2]int64{} {
+			st.Usage.LastContext = u.Input + u.CacheRead + u.CacheWrite
+			return
+		}
+		r.lastTot, r.haveTot = tot, true
+	}
+	st.countUsage("", u, true)
+}
+
+// rollback drops the last n user turns: the history is cut at the n-th last real user message
+// (all of them when n exceeds their number); nothing happens without user messages.
+func (r *codexReader) rollback(n int64) {
+	if n <= 0 {
+		return
+	}
+	var pos []int
+	for i, it := range r.hist {
+		if it.kind == cxUser {
+			pos = append(pos, i)
+		}
+	}
+	if len(pos) == 0 {
+		return
+	}
+	cut := pos[0]
+	if n < int64(len(pos)) {
+		cut = pos[len(pos)-int(n)]
+	}
+	r.hist = r.hist[:cut]
+}
+
+func (c *codexRun) add(m *Message) {
+	if !c.active {
+		*c = codexRun{active: true, line: m.Line}
+	}
+	for _, b := range m.Blocks {
+		c.chars[b.Kind] += b.Chars
+		c.has[b.Kind] = true
+		if b.Kind == BlockToolCall {
+			c.calls++
+		}
+		if b.Kind == BlockImage {
+			c.images++
+		}
+		c.images += b.Images
+	}
+}
+
+// flushRun counts the accumulated assistant response as one message: one block per kind, the
+// tool-call count corrected afterwards.
+func (r *codexReader) flushRun(st *Stats) {
+	c := &r.run
+	if !c.active {
+		return
+	}
+	m := Message{Role: RoleAssistant, Line: c.line}
+	for k := BlockText; k <= BlockOpaque; k++ {
+		if !c.has[k] || k == BlockImage {
+			continue
+		}
+		m.Blocks = append(m.Blocks, Block{Kind: k, Chars: c.chars[k]})
+	}
+	if c.images > 0 {
+		m.Blocks = append(m.Blocks, Block{Kind: BlockImage, Images: c.images - 1})
+	}
+	st.countMessage(&m)
+	if c.calls > 1 {
+		st.ToolCalls += c.calls - 1
+	}
+	*c = codexRun{}
+}
+
+func (r *codexReader) finish(st *Stats) []ref {
+	r.flushRun(st)
+	st.Format = FormatCodex
+	if r.window > 0 {
+		if st.Usage == nil {
+			st.Usage = &RecordedUsage{}
+		}
+		st.Usage.ContextWindow = r.window
+	}
+	refs := make([]ref, 0, len(r.hist))
+	var run codexTokenRun
+	// Calls left without an output are answered on load (finishContext): one more message of
+	// CodexAbortedOutput each, charged to the ref that holds the call.
+	answered := map[uint64]bool{}
+	for _, it := range r.hist {
+		if it.result != 0 {
+			answered[it.result] = true
+		}
+	}
+	abortedTokens := int32(estimate.FromChars(len(CodexAbortedOutput)))
+	for _, it := range r.hist {
+		rf := it.r
+		if it.kind == cxBase {
+			rf.tokens, rf.msgs = r.base.tokens, r.base.msgs
+			run = r.base.tail
+			for _, c := range r.base.open {
+				if !answered[c] {
+					answered[c] = true
+					rf.tokens += abortedTokens
+					rf.msgs++
+				}
+			}
+		} else {
+			tok, newMsg := run.add(it.kind == cxAsst, it.chars, int64(it.imgs))
+			rf.tokens = int32(tok)
+			if newMsg {
+				rf.msgs = 1
+			}
+			if it.call != 0 && !answered[it.call] {
+				answered[it.call] = true
+				rf.tokens += abortedTokens
+				rf.msgs++
+			}
+		}
+		refs = append(refs, rf)
+	}
+	return refs
+}
+
+func (r *codexReader) materialize(b []byte, x ref) ([]Message, error) {
+	item := codexItemOf(jv(gjson.Parse(unsafeString(b)).Raw)) // as add sees it: from the first { on
+	line := x.lineNum()
+	switch x.sel {
+	case codexSelReplacement:
+		rh := item.get("replacement_history")
+		if !rh.isArray() {
+			return nil, fmt.Errorf("compacted record without replacement_history")
+		}
+		var out []Message
+		k := int32(0)
+		rh.each(func(_ string, it jv) bool {
+			k++
+			m, kind := codexItemMessage(it, withText)
+			if len(m.Blocks) == 0 {
+				return true
+			}
+			m.Line = line
+			m.Src = []SrcRef{{Line: int32(line), Item: k}}
+			if kind == cxAsst {
+				m.MsgID = codexTurnID
+			}
+			out = append(out, m)
+			return true
+		})
+		return out, nil
+	case codexSelSummary:
+		m := codexSummaryMessage(item.get("message"), withText)
+		m.Line = line
+		m.Src = []SrcRef{{Line: int32(line), Item: SrcSynthesized}}
+		return []Message{m}, nil
+	case codexSelUserText:
+		s, n := codexUserText(item.get("content"), withText)
+		if limit := int(x.tokens) * estimate.CharsPerToken; n > limit {
+			s, n = codexTruncate(s, limit), limit
+		}
+		return []Message{{Role: RoleUser, Line: line, Src: []SrcRef{{Line: int32(line), Item: SrcSynthesized}},
+			Blocks: []Block{{Kind: BlockText, Text: s, Chars: n}}}}, nil
+	}
+	m, kind := codexItemMessage(item, withText)
+	if len(m.Blocks) == 0 {
+		return nil, fmt.Errorf("not a conversation item")
+	}
+	m.Line = line
+	if kind == cxAsst {
+		m.MsgID = codexTurnID
+	}
+	return []Message{m}, nil
+}
+
+// codexTruncate keeps the first n code points of s.
+func codexTruncate(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
+}
+
+// codexSummaryMessage is the user message a legacy compaction puts into the history: the
+// compacted message as written (it already starts with Codex's summary prefix).
+func codexSummaryMessage(msg jv, text textMode) Message {
+	var b Block
+	if msg.isString() && msg != `""` {
+		b = textBlockV(BlockText, msg, text)
+	} else {
+		const none = "(no summary available)"
+		b = Block{Kind: BlockText, Chars: estimate.Chars(none)}
+		if text.on() {
+			b.Text = none
+		}
+	}
+	return Message{Role: RoleUser, Summary: true, Blocks: []Block{b}}
+}
+
+// codexUserText is the plain-text form of a user message's content (Codex
+// content_items_to_text): its non-empty text parts joined by newlines; chars counts its code
+// points.
+func codexUserText(content jv, text textMode) (string, int) {
+	if content.isString() {
+		if text.on() {
+			return content.str(), content.chars()
+		}
+		return "", content.chars()
+	}
+	var parts []string
+	chars, n := 0, 0
+	content.each(func(_ string, p jv) bool {
+		switch p.get("type").str() {
+		case "input_text", "output_text", "text":
+			t := p.get("text")
+			if !t.isString() || t == `""` {
+				return true
+			}
+			if n > 0 {
+				chars++
+			}
+			n++
+			chars += t.chars()
+			if text.on() {
+				parts = append(parts, t.str())
+			}
+		}
+		return true
+	})
+	if text.on() {
+		return joinLines(parts), chars
+	}
+	return "", chars
+}
+
+// codexSummaryItem: a user message that holds a compaction summary, ctxc's or Codex's.
+func codexSummaryItem(content jv) bool {
+	found := false
+	content.each(func(_ string, p jv) bool {
+		if t := p.get("text"); t.isString() && t != `""` {
+			s := string(t[1:])
+			found = strings.HasPrefix(s, SummaryPreamble[:40]) || strings.HasPrefix(s, codexSummaryPrefix)
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// codexEnvironment: an injected <environment_context> message.
+func codexEnvironment(content jv) bool {
+	found := false
+	content.each(func(_ string, p jv) bool {
+		if t := p.get("text"); t.isString() && t != `""` {
+			found = strings.HasPrefix(string(t), `"<environment_context>`)
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// CodexAbortedOutput is the output Codex records for a tool call that never got one when it
+// resumes a session (an interrupted turn): the call is answered, not left open.
+const CodexAbortedOutput = "aborted"
+
+// finishContext answers the calls left open in the context as Codex does on resume: with an
+// "aborted" output right after the response that made them.
+func (r *codexReader) finishContext(ms []Message) []Message {
+	answered := map[string]bool{}
+	open := 0
+	for i := range ms {
+		for _, b := range ms[i].Blocks {
+			if b.Kind == BlockToolResult {
+				answered[b.ID] = true
+			}
+		}
+	}
+	for i := range ms {
+		for _, b := range ms[i].Blocks {
+			if b.Kind == BlockToolCall && !answered[b.ID] {
+				open++
+			}
+		}
+	}
+	if open == 0 {
+		return ms
+	}
+	out := make([]Message, 0, len(ms)+open)
+	for _, m := range ms {
+		out = append(out, m)
+		for _, b := range m.Blocks {
+			if b.Kind == BlockToolCall && !answered[b.ID] {
+				answered[b.ID] = true
+				// Its line is the call's: the output stands for what that line left open.
+				out = append(out, Message{Role: RoleTool, Line: m.Line, Src: []SrcRef{{Line: int32(m.Line), Item: SrcSynthesized}}, Blocks: []Block{{Kind: BlockToolResult, ID: b.ID,
+					Text: CodexAbortedOutput, Chars: len(CodexAbortedOutput)}}})
+			}
+		}
+	}
+	return out
+}
+
+// codexRealUser tells a message typed by the user from injected context (<environment_context>,
+// <user_instructions>, AGENTS.md instructions) and from compaction summaries.
+func codexRealUser(content jv) bool {
+	var first jv
+	if content.isString() {
+		first = content
+	} else {
+		content.each(func(_ string, p jv) bool {
+			if t := p.get("text"); t.isString() && t != `""` {
+				first = t
+				return false
+			}
+			return true
+		})
+	}
+	// Look at the raw text after the opening quote, skipping white space and its escapes, so
+	// that a long message is not decoded.
+	s := ""
+	if first.isString() {
+		s = string(first[1:])
+	}
+	for {
+		switch {
+		case strings.HasPrefix(s, " "):
+			s = s[1:]
+			continue
+		case strings.HasPrefix(s, `\n`), strings.HasPrefix(s, `\t`), strings.HasPrefix(s, `\r`):
+			s = s[2:]
+			continue
+		}
+		break
+	}
+	switch {
+	case strings.HasPrefix(s, "<"), strings.HasPrefix(s, `\u003c`), strings.HasPrefix(s, `\u003C`),
+		strings.HasPrefix(s, "# AGENTS.md instructions"), strings.HasPrefix(s, codexSummaryPrefix):
+		return false
+	}
+	return true
+}
+
+// codexFields are the fields of a response item the reader uses, found in one pass.
+type codexFields struct {
+	typ, role, content, summary, callID, id, name, arguments, input, action, output jv
+}
+
+// codexItemMessage turns one response item into a message (no blocks: not a message).
+func codexItemMessage(it jv, text textMode) (Message, codexKind) {
+	var f codexFields
+	it.each(func(k string, v jv) bool {
+		switch k {
+		case "type":
+			f.typ = v
+		case "role":
+			f.role = v
+		case "content":
+			f.content = v
+		case "summary":
+			f.summary = v
+		case "call_id":
+			f.callID = v
+		case "id":
+			f.id = v
+		case "name":
+			f.name = v
+		case "arguments":
+			f.arguments = v
+		case "input":
+			f.input = v
+		case "action":
+			f.action = v
+		case "output":
+			f.output = v
+		}
+		return true
+	})
+	var m Message
+	kind := cxOther
+	callID := f.callID.str()
+	if !f.callID.exists() {
+		callID = f.id.str()
+	}
+	switch typ := f.typ.str(); typ {
+	case "message":
+		m = openAIMessage(it, text)
+		m.Dialect = DialectNone
+		switch m.Role {
+		case RoleAssistant:
+			kind = cxAsst
+		case RoleUser:
+			if codexSummaryItem(f.content) {
+				m.Summary = true // a summary in a replacement_history (ctxc's or Codex's own)
+			} else if codexRealUser(f.content) {
+				kind = cxUser
+			}
+		}
+	case "reasoning":
+		m.Role, kind = RoleAssistant, cxAsst
+		thinking := func(_ string, p jv) bool {
+			if t := p.get("text"); t.isString() && t != `""` {
+				m.Blocks = append(m.Blocks, textBlockV(BlockThinking, t, text))
+			}
+			return true
+		}
+		f.summary.each(thinking)
+		f.content.each(thinking) // raw reasoning text (open models); null for OpenAI
+	case "function_call":
+		m.Role, kind = RoleAssistant, cxAsst
+		m.Blocks = append(m.Blocks, toolCallBlockV(callID, f.name.str(), f.arguments, text))
+	case "custom_tool_call":
+		m.Role, kind = RoleAssistant, cxAsst
+		m.Blocks = append(m.Blocks, toolCallBlockV(callID, f.name.str(), f.input, text))
+	case "local_shell_call":
+		m.Role, kind = RoleAssistant, cxAsst
+		m.Blocks = append(m.Blocks, toolCallBlockV(callID, "local_shell", f.action, text))
+	case "web_search_call":
+		// A server-side tool: no result item follows, so it is not a tool call that needs one.
+		m.Role, kind = RoleAssistant, cxAsst
+		b := Block{Kind: BlockOpaque, Chars: f.action.chars()}
+		if text.on() {
+			b.Text = string(f.action)
+		}
+		m.Blocks = append(m.Blocks, b)
+	case "compaction", "compaction_summary":
+		m.Role, m.Summary = RoleUser, true
+		m.Blocks = append(m.Blocks, opaqueBlockV(it, text))
+	case "ghost_snapshot":
+	default:
+		if !f.callID.exists() {
+			break
+		}
+		if f.output.exists() || strings.HasSuffix(typ, "_output") {
+			m.Role = RoleTool
+			m.Blocks = append(m.Blocks, codexOutput(f.output, callID, text))
+		} else if args := codexArgs(&f); args.exists() {
+			m.Role, kind = RoleAssistant, cxAsst
+			m.Blocks = append(m.Blocks, toolCallBlockV(callID, f.name.str(), args, text))
+		}
+	}
+	return m, kind
+}
+
+func codexArgs(f *codexFields) jv {
+	if f.arguments.exists() {
+		return f.arguments
+	}
+	return f.input
+}
+
+// codexOutput reads a tool output: a string, an array of content items, or an object
+// {content, success}.
+func codexOutput(out jv, id string, text textMode) Block {
+	var b Block
+	if c := out.get("content"); out.isObject() && c.exists() {
+		b = contentResultV(c, text)
+		if s := out.get("success"); s.exists() && !s.boolean() {
+			b.IsError = true
+		}
+	} else {
+		b = contentResultV(out, text)
+	}
+	b.ID = id
+	return b
+}

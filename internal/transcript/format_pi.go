@@ -1,0 +1,551 @@
+package transcript
+
+import (
+	"fmt"
+	"hash/fnv"
+	"strings"
+
+	"github.com/ctxc/ctxc/internal/estimate"
+	"github.com/tidwall/gjson"
+)
+
+// piReader reads pi coding agent sessions (v1–v3) and OpenClaw transcripts (docs/formats.md).
+//
+// Entries are the valid JSON lines, the header {"type":"session",...} included at index 0 (as in
+// pi's own loader). v1 files (no "version") are linear and carry no ids; v2/v3 entries form a
+// tree through id/parentId.
+//
+// Conversation:
+//   - message entries: user (string or text/image blocks); assistant (text, thinking — the
+//     signature is not counted —, toolCall{id,name,arguments}, image); toolResult → a tool
+//     message with one result (toolCallId, toolName, isError); bashExecution → a user message
+//     with pi's own text for the model ("Ran `cmd`" + fenced output + exit code); custom and
+//     v2 hookMessage → a user message; branchSummary/compactionSummary → a user message with
+//     pi's summary wrapper;
+//   - custom_message entries (OpenClaw and extensions) → a user message, whatever "display";
+//   - branch_summary entries → a user message with pi's branch-summary wrapper;
+//   - compaction entries → the summary as a user message (Summary:true) with pi's wrapper "The
+//     conversation history before this point was compacted into the following summary: …".
+//
+// A message without content blocks (an aborted assistant turn with content:[]) is no message.
+// Usage of assistant messages {input,output,cacheRead,cacheWrite} is recorded per entry id
+// (all-zero usage of aborted turns is skipped).
+//
+// Metadata: the header, model_change, thinking_level_change, custom (OpenClaw model-snapshot,
+// extension state), label, session_info and unknown entries.
+//
+// Reload rule (pi buildSessionContext): the leaf is the last entry of the file; the path is the
+// leaf and its parentId ancestors (v1: every entry). The last compaction on the path starts the
+// context: its summary, then the path entries from firstKeptEntryId (v1: firstKeptEntryIndex,
+// an index into the entries) up to the compaction, then the path entries after it; compaction
+// entries inside the kept range are not re-emitted. Without a compaction the whole path counts.
+// As pi's LLM conversion does, assistant messages that ended in error or were aborted, and
+// bash executions marked excludeFromContext, are left out of the effective context (they are
+// still counted in the history).
+//
+// Simplifications (docs/formats.md): a file whose first line is not a header is read anyway (pi
+// would discard and restart it); ids are compared by a 64-bit hash.
+type piReader struct {
+	version int       // header version; 1 when absent
+	header  int32     // entry index of the header, -1 before it
+	entries []piEntry // every valid JSON line, in file order
+	ids     map[uint64]int32
+	comps   map[int32]piComp // compaction entries by entry index
+}
+
+// piEntry is what the reader keeps per entry (32 bytes).
+type piEntry struct {
+	off    int64
+	parent uint64 // key of parentId (see piHasParent)
+	size   int32
+	line   int32
+	tokens int32 // tokens of the message it yields in a context
+	flags  uint8
+}
+
+const (
+	piEmits     uint8 = 1 << iota // yields a message in a context
+	piCompact                     // a compaction entry
+	piHasParent                   // parent holds the key of a parentId
+)
+
+type piComp struct {
+	kept      uint64 // key of firstKeptEntryId (v2/v3)
+	keptIndex int64  // firstKeptEntryIndex (v1)
+	hasKept   bool
+	tokens    int32 // tokens of the summary message
+}
+
+// Selectors of pi refs.
+const (
+	piSelEntry   uint8 = iota // the message the entry yields
+	piSelSummary              // the compaction entry's summary message
+)
+
+// pi's wrappers for summaries sent to the model (coding-agent messages.ts).
+const (
+	piCompactionPrefix = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+	piCompactionSuffix = "\n</summary>"
+	piBranchPrefix     = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+	piBranchSuffix     = "</summary>"
+)
+
+func newPiReader() *piReader {
+	return &piReader{version: 1, header: -1, ids: map[uint64]int32{}, comps: map[int32]piComp{}}
+}
+
+// piKey maps an entry id to a map key: an 8-hex id exactly, anything else by FNV-1a (top bit set
+// so the two never meet).
+func piKey(id string) uint64 {
+	if len(id) == 8 {
+		var v uint64
+		ok := true
+		for i := 0; i < 8 && ok; i++ {
+			c := id[i]
+			switch {
+			case c >= '0' && c <= '9':
+				v = v<<4 | uint64(c-'0')
+			case c >= 'a' && c <= 'f':
+				v = v<<4 | uint64(c-'a'+10)
+			default:
+				ok = false
+			}
+		}
+		if ok {
+			return v
+		}
+	}
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64() | 1<<63
+}
+
+// piFields are the top-level fields of an entry the reader uses, found in one pass.
+type piFields struct {
+	typ, id, parentID, version, message, content, summary, keptID, keptIndex jv
+}
+
+func piEntryFields(v jv) piFields {
+	var f piFields
+	v.each(func(k string, val jv) bool {
+		switch k {
+		case "type":
+			f.typ = val
+		case "id":
+			f.id = val
+		case "parentId":
+			f.parentID = val
+		case "version":
+			f.version = val
+		case "message":
+			f.message = val
+		case "content":
+			f.content = val
+		case "summary":
+			f.summary = val
+		case "firstKeptEntryId":
+			f.keptID = val
+		case "firstKeptEntryIndex":
+			f.keptIndex = val
+		}
+		return true
+	})
+	return f
+}
+
+func (r *piReader) add(l *Line, doc gjson.Result, st *Stats) {
+	idx := int32(len(r.entries))
+	e := piEntry{off: l.Offset, size: int32(l.Size), line: int32(l.Num)}
+	f := piEntryFields(jv(doc.Raw))
+	typ := f.typ.str()
+	if typ == "session" && r.header < 0 {
+		r.header = idx
+		if v := f.version.int(); v > 1 && v < 1<<20 {
+			r.version = int(v)
+		}
+		r.entries = append(r.entries, e)
+		return
+	}
+	if f.id.isString() {
+		r.ids[piKey(f.id.str())] = idx
+	}
+	if f.parentID.isString() {
+		e.parent = piKey(f.parentID.str())
+		e.flags |= piHasParent
+	}
+	if typ == "compaction" {
+		st.Compactions++
+		st.addRecord(l)
+		sm := piSummaryMessage(f.summary, noText)
+		sm.Line = l.Num
+		st.countMessage(&sm)
+		c := piComp{tokens: int32(sm.Tokens())}
+		if f.keptID.isString() {
+			c.kept, c.hasKept = piKey(f.keptID.str()), true
+		} else if piIsNumber(f.keptIndex) {
+			c.keptIndex, c.hasKept = f.keptIndex.int(), true
+		}
+		r.comps[idx] = c
+		e.flags |= piCompact
+		r.entries = append(r.entries, e)
+		return
+	}
+	m, emit := piEntryMessage(typ, f, noText)
+	if len(m.Blocks) > 0 {
+		m.Line = l.Num
+		st.countMessage(&m)
+		if emit {
+			e.flags |= piEmits
+			e.tokens = int32(m.Tokens())
+		}
+		if m.Usage != nil {
+			st.countUsage(strings.Clone(f.id.str()), *m.Usage, true)
+		}
+	}
+	r.entries = append(r.entries, e)
+}
+
+func piIsNumber(v jv) bool { return len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) }
+
+func (r *piReader) finish(st *Stats) []ref {
+	st.Format = FormatPi
+	path := r.path()
+	comp := -1
+	for i, idx := range path {
+		if r.entries[idx].flags&piCompact != 0 {
+			comp = i
+		}
+	}
+	var refs []ref
+	emit := func(idx int32) {
+		e := r.entries[idx]
+		if e.flags&piEmits != 0 {
+			refs = append(refs, ref{off: e.off, size: e.size, line: e.line, tokens: e.tokens, msgs: 1, sel: piSelEntry})
+		}
+	}
+	if comp < 0 {
+		for _, idx := range path {
+			emit(idx)
+		}
+		return refs
+	}
+	ci := path[comp]
+	c := r.comps[ci]
+	ce := r.entries[ci]
+	refs = append(refs, ref{off: ce.off, size: ce.size, line: ce.line, tokens: c.tokens, msgs: 1, sel: piSelSummary})
+	first := int32(-1)
+	if c.hasKept {
+		if r.version < 2 {
+			if c.keptIndex > 0 && c.keptIndex < int64(len(r.entries)) && int32(c.keptIndex) != r.header {
+				first = int32(c.keptIndex)
+			}
+		} else if k, ok := r.ids[c.kept]; ok {
+			first = k
+		}
+	}
+	found := false
+	for i := 0; i < comp; i++ {
+		if path[i] == first {
+			found = true
+		}
+		if found {
+			emit(path[i])
+		}
+	}
+	for _, idx := range path[comp+1:] {
+		emit(idx)
+	}
+	return refs
+}
+
+// path returns the entry indexes from the root to the leaf (the last entry of the file).
+func (r *piReader) path() []int32 {
+	var path []int32
+	if r.version < 2 {
+		for i := range r.entries {
+			if int32(i) != r.header {
+				path = append(path, int32(i))
+			}
+		}
+		return path
+	}
+	leaf := int32(len(r.entries) - 1)
+	if leaf < 0 || leaf == r.header {
+		return nil
+	}
+	for cur := leaf; len(path) <= len(r.entries); {
+		path = append(path, cur)
+		e := r.entries[cur]
+		if e.flags&piHasParent == 0 {
+			break
+		}
+		p, ok := r.ids[e.parent]
+		if !ok || p == r.header {
+			break
+		}
+		cur = p
+	}
+	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+		path[i], path[j] = path[j], path[i]
+	}
+	return path
+}
+
+func (r *piReader) materialize(b []byte, x ref) ([]Message, error) {
+	f := piEntryFields(jv(gjson.Parse(unsafeString(b)).Raw)) // as add sees it: from the first { on
+	if x.sel == piSelSummary {
+		m := piSummaryMessage(f.summary, withText)
+		m.Line = x.lineNum()
+		return []Message{m}, nil
+	}
+	m, _ := piEntryMessage(f.typ.str(), f, withText)
+	if len(m.Blocks) == 0 {
+		return nil, fmt.Errorf("not a conversation entry")
+	}
+	m.Line = x.lineNum()
+	return []Message{m}, nil
+}
+
+// piSummaryMessage is a compaction summary as pi sends it to the model.
+func piSummaryMessage(summary jv, text textMode) Message {
+	m := piWrapped(summary, piCompactionPrefix, piCompactionSuffix, text)
+	m.Summary = true
+	return m
+}
+
+// piText builds a text block from literals and JSON values, counting code points without
+// copying when only statistics are wanted.
+type piText struct {
+	text    bool
+	noCount bool // searchText: no character counts
+	chars   int
+	buf     []byte
+}
+
+func (t *piText) lit(s string) {
+	t.chars += estimate.Chars(s)
+	if t.text {
+		t.buf = append(t.buf, s...)
+	}
+}
+
+func (t *piText) val(v jv) {
+	if !t.noCount {
+		t.chars += v.chars()
+	}
+	if t.text {
+		t.buf = append(t.buf, v.text()...)
+	}
+}
+
+func (t *piText) block() Block {
+	b := Block{Kind: BlockText, Chars: t.chars}
+	if t.text {
+		b.Text = string(t.buf)
+	}
+	return b
+}
+
+// piEntryMessage turns a non-compaction entry into a message (no blocks: none). emit is false
+// for messages pi keeps out of the model's context.
+func piEntryMessage(typ string, f piFields, text textMode) (m Message, emit bool) {
+	switch typ {
+	case "message":
+		return piMessage(f.message, text)
+	case "custom_message":
+		m = Message{Role: RoleUser, Blocks: piContent(f.content, text)}
+		return m, true
+	case "branch_summary":
+		if f.summary.isString() && f.summary != `""` {
+			m = piWrapped(f.summary, piBranchPrefix, piBranchSuffix, text)
+		}
+		return m, true
+	}
+	return m, false
+}
+
+func piWrapped(s jv, prefix, suffix string, text textMode) Message {
+	t := piText{text: text.on(), noCount: text == searchText}
+	t.lit(prefix)
+	t.val(s)
+	t.lit(suffix)
+	return Message{Role: RoleUser, Blocks: []Block{t.block()}}
+}
+
+// piMsgFields are the fields of a message (AgentMessage) the reader uses.
+type piMsgFields struct {
+	role, content, usage, stopReason, callID, toolName, isError, summary     jv
+	command, output, exitCode, cancelled, truncated, fullOutputPath, exclude jv
+}
+
+func piMessage(msg jv, text textMode) (m Message, emit bool) {
+	var f piMsgFields
+	msg.each(func(k string, v jv) bool {
+		switch k {
+		case "role":
+			f.role = v
+		case "content":
+			f.content = v
+		case "usage":
+			f.usage = v
+		case "stopReason":
+			f.stopReason = v
+		case "toolCallId":
+			f.callID = v
+		case "toolName":
+			f.toolName = v
+		case "isError":
+			f.isError = v
+		case "summary":
+			f.summary = v
+		case "command":
+			f.command = v
+		case "output":
+			f.output = v
+		case "exitCode":
+			f.exitCode = v
+		case "cancelled":
+			f.cancelled = v
+		case "truncated":
+			f.truncated = v
+		case "fullOutputPath":
+			f.fullOutputPath = v
+		case "excludeFromContext":
+			f.exclude = v
+		}
+		return true
+	})
+	emit = true
+	switch f.role.str() {
+	case "user", "custom", "hookMessage":
+		m = Message{Role: RoleUser, Blocks: piContent(f.content, text)}
+	case "assistant":
+		m = Message{Role: RoleAssistant}
+		f.content.each(func(_ string, b jv) bool {
+			m.Blocks = append(m.Blocks, piAssistantBlock(b, text))
+			return true
+		})
+		if f.usage.isObject() {
+			us := Usage{Input: int(f.usage.get("input").int()), Output: int(f.usage.get("output").int()),
+				CacheRead: int(f.usage.get("cacheRead").int()), CacheWrite: int(f.usage.get("cacheWrite").int())}
+			if us.Total() > 0 {
+				m.Usage = &us
+			}
+		}
+		switch f.stopReason.str() {
+		case "error", "aborted":
+			emit = false
+		}
+	case "toolResult":
+		b := contentResultV(f.content, text)
+		b.ID = f.callID.str()
+		b.Name = f.toolName.str()
+		b.IsError = f.isError.boolean()
+		m = Message{Role: RoleTool, Blocks: []Block{b}}
+	case "bashExecution":
+		m = Message{Role: RoleUser, Blocks: []Block{piBashText(&f, text)}}
+		emit = !f.exclude.boolean()
+	case "branchSummary":
+		m = piWrapped(f.summary, piBranchPrefix, piBranchSuffix, text)
+	case "compactionSummary":
+		m = piSummaryMessage(f.summary, text)
+	}
+	return m, emit
+}
+
+func piAssistantBlock(b jv, text textMode) Block {
+	var typ, txt, thinking, id, name, args jv
+	b.each(func(k string, v jv) bool {
+		switch k {
+		case "type":
+			typ = v
+		case "text":
+			txt = v
+		case "thinking":
+			thinking = v
+		case "id":
+			id = v
+		case "name":
+			name = v
+		case "arguments":
+			args = v
+		}
+		return true
+	})
+	switch typ.str() {
+	case "text":
+		return textBlockV(BlockText, txt, text)
+	case "thinking": // thinkingSignature is not counted
+		return textBlockV(BlockThinking, thinking, text)
+	case "toolCall":
+		return toolCallBlockV(id.str(), name.str(), args, text)
+	case "image":
+		return piImageBlock(b, text)
+	}
+	return opaqueBlockV(b, text)
+}
+
+// piBashText is the user text pi sends for a bash execution (messages.ts bashExecutionToText).
+func piBashText(f *piMsgFields, text textMode) Block {
+	t := piText{text: text.on(), noCount: text == searchText}
+	t.lit("Ran `")
+	t.val(f.command)
+	t.lit("`\n")
+	if f.output.isString() && f.output != `""` {
+		t.lit("```\n")
+		t.val(f.output)
+		t.lit("\n```")
+	} else {
+		t.lit("(no output)")
+	}
+	if f.cancelled.boolean() {
+		t.lit("\n\n(command cancelled)")
+	} else if piIsNumber(f.exitCode) && f.exitCode.int() != 0 {
+		t.lit("\n\nCommand exited with code ")
+		t.lit(string(f.exitCode))
+	}
+	if f.truncated.boolean() && f.fullOutputPath.isString() && f.fullOutputPath != `""` {
+		t.lit("\n\n[Output truncated. Full output: ")
+		t.val(f.fullOutputPath)
+		t.lit("]")
+	}
+	return t.block()
+}
+
+// piContent reads user-side content: a string or text/image blocks.
+func piContent(c jv, text textMode) []Block {
+	if c.isString() {
+		return []Block{textBlockV(BlockText, c, text)}
+	}
+	var out []Block
+	c.each(func(_ string, b jv) bool {
+		var typ, txt jv
+		b.each(func(k string, v jv) bool {
+			switch k {
+			case "type":
+				typ = v
+			case "text":
+				txt = v
+			}
+			return true
+		})
+		switch typ.str() {
+		case "text":
+			out = append(out, textBlockV(BlockText, txt, text))
+		case "image":
+			out = append(out, piImageBlock(b, text))
+		default:
+			out = append(out, opaqueBlockV(b, text))
+		}
+		return true
+	})
+	return out
+}
+
+func piImageBlock(b jv, text textMode) Block {
+	bl := Block{Kind: BlockImage}
+	if text.on() {
+		bl.Text = string(b)
+	}
+	return bl
+}

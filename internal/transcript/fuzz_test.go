@@ -1,0 +1,273 @@
+package transcript
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+func addSeeds(f *testing.F, globs ...string) {
+	for _, g := range globs {
+		paths, _ := filepath.Glob(g)
+		for _, p := range paths {
+			if b, err := os.ReadFile(p); err == nil && len(b) < 1<<20 {
+				f.Add(b)
+			}
+		}
+	}
+}
+
+// FuzzLineReader compares the line reader with a plain split of the same bytes: same lines,
+// numbers and offsets; blank lines skipped; a BOM stripped; the unterminated tail held back.
+func FuzzLineReader(f *testing.F) {
+	f.Add([]byte("a\nb\r\n\n  \nc"))
+	f.Add([]byte("\xef\xbb\xbf{}\n"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lr := NewLineReader(bytes.NewReader(data))
+		lr.SetMaxLine(1 << 20)
+		var got []Line
+		for {
+			l, err := lr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.Bytes = append([]byte(nil), l.Bytes...)
+			got = append(got, l)
+		}
+		var want []Line
+		off := 0
+		for num := 1; off < len(data); num++ {
+			i := bytes.IndexByte(data[off:], '\n')
+			if i < 0 {
+				if p, ok := lr.Pending(); strings.TrimSpace(string(data[off:])) != "" && (!ok || p.Offset != int64(off)) {
+					if !(off == 0 && bytes.Equal(bytes.TrimSpace(data), []byte("\xef\xbb\xbf"))) {
+						t.Fatalf("pending line at %d not reported", off)
+					}
+				}
+				break
+			}
+			b := data[off : off+i]
+			if off == 0 {
+				b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+			}
+			b = bytes.TrimSuffix(b, []byte("\r"))
+			if !isBlank(b) {
+				want = append(want, Line{Num: num, Offset: int64(off), Size: i + 1, Bytes: b})
+			}
+			off += i + 1
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d lines, want %d", len(got), len(want))
+		}
+		for i := range got {
+			g, w := got[i], want[i]
+			if g.Num != w.Num || g.Offset != w.Offset || g.Size != w.Size || !bytes.Equal(g.Bytes, w.Bytes) {
+				t.Fatalf("line %d: got %+v want %+v", i, g, w)
+			}
+		}
+	})
+}
+
+// checkReader runs a format reader over data and checks what every reader must hold: no panic,
+// the effective context materializes, and its messages and tokens match the statistics.
+func checkReader(t *testing.T, data []byte, format Format) {
+	for _, scan := range []func(io.Reader, string, Options) (*Result, error){Scan, ScanParallel} {
+		res, err := scan(bytes.NewReader(data), "fuzz", Options{Format: format})
+		if err != nil {
+			return
+		}
+		msgs, err := res.Messages(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("Messages: %v", err)
+		}
+		tok := 0
+		for i := range msgs {
+			tok += msgs[i].Tokens()
+		}
+		if int64(tok) != res.Stats.EffTokens || len(msgs) != res.Stats.EffMessages {
+			t.Fatalf("%s: effective %d msgs %d tokens, stats %d msgs %d tokens", format, len(msgs), tok, res.Stats.EffMessages, res.Stats.EffTokens)
+		}
+		fixed, _ := Repair(msgs)
+		for _, as := range []OutputDialect{AsOpenAI, AsAnthropic, AsCtxc} {
+			if err := WriteMessages(io.Discard, fixed, as); err != nil {
+				t.Fatalf("WriteMessages %s: %v", as, err)
+			}
+		}
+	}
+}
+
+func FuzzGenericReader(f *testing.F) {
+	addSeeds(f, "../../testdata/fixtures/openai-*.jsonl", "../../testdata/fixtures/bom-*.jsonl")
+	f.Add([]byte(`{"role":"user","content":"a"}` + "\n" + `{"compact":"s","head":[{"role":"system","content":"x"}],"ctxc":{"tail_lines":1}}` + "\n" + `{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"n","input":{}}]}` + "\n"))
+	f.Add([]byte(`{"agent":"a","created_by":"u","created_at":"t"}` + "\n" + `{"message":{"role":"user","content":"hi"}}` + "\n" + `{"compact":"sum"}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, format := range []Format{FormatOpenAI, FormatAnthropic, FormatCtxc} {
+			checkReader(t, data, format)
+		}
+	})
+}
+
+func FuzzClaudeReader(f *testing.F) {
+	addSeeds(f, "../../testdata/fixtures/claude-*.jsonl", filepath.Join(samplesDir, "claude-code", "ccl-v2.1.17*.jsonl"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatClaude) })
+}
+
+// FuzzMarker: FindLastMarker, reading backwards, agrees with a forward scan for the last line
+// that parses as a marker; and LoadFile's fast path gives the same context as a full scan.
+func FuzzMarker(f *testing.F) {
+	f.Add([]byte(`{"role":"user","content":"a"}` + "\n" + `{"compact":"one"}` + "\n" + `{"compact":5}` + "\n" + `{"compact":"two","head":[]}` + "\n" + `{"role":"user","content":"b"}` + "\n"))
+	f.Add([]byte(`{"compact":"x"}`))
+	f.Add([]byte("\xef\xbb\xbf{\"compact\":\"bom\"}\n{\"compact\":\"bad\",\"head\":[1]}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		off, line, err := FindLastMarker(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := int64(-1)
+		lr := NewLineReader(bytes.NewReader(data))
+		for {
+			l, err := lr.Next()
+			if err != nil {
+				break
+			}
+			if bytes.Contains(l.Bytes, markerProbe) && gjson.ValidBytes(l.Bytes) {
+				if _, ok := parseMarkerDoc(gjson.ParseBytes(l.Bytes), noText); ok {
+					want = l.Offset
+				}
+			}
+		}
+		if off != want {
+			t.Fatalf("FindLastMarker = %d (%q), forward scan says %d", off, line, want)
+		}
+		// Small chunks: lines and markerProbe across chunk ends.
+		for _, chunk := range []int64{1, 3, 8, 64} {
+			if off, _, err := findLastMarker(bytes.NewReader(data), int64(len(data)), chunk); err != nil || off != want {
+				t.Fatalf("chunks of %d: %d, %v; forward scan says %d", chunk, off, err, want)
+			}
+		}
+		// LoadFile's backwards fast path against the full scan.
+		p := filepath.Join(t.TempDir(), "f.jsonl")
+		os.WriteFile(p, data, 0o644)
+		_, fast, err1 := LoadFile(p, Options{Format: FormatCtxc})
+		res, err2 := Scan(bytes.NewReader(data), p, Options{Format: FormatCtxc})
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("LoadFile err %v, Scan err %v", err1, err2)
+		}
+		if err1 != nil {
+			return
+		}
+		full, err := res.Messages(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fast) != len(full) {
+			t.Fatalf("fast path %d messages, full scan %d", len(fast), len(full))
+		}
+		for i := range fast {
+			if fast[i].TextContent() != full[i].TextContent() || fast[i].Tokens() != full[i].Tokens() {
+				t.Fatalf("message %d differs", i)
+			}
+		}
+	})
+}
+
+// FuzzLoad feeds arbitrary files through the reload path with detection, as `ctxc load` does.
+func FuzzLoad(f *testing.F) {
+	addSeeds(f, "../../testdata/fixtures/*.jsonl")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "f.jsonl")
+		os.WriteFile(p, data, 0o644)
+		res, msgs, err := LoadFile(p, Options{})
+		if err != nil {
+			return
+		}
+		tok := 0
+		for i := range msgs {
+			tok += msgs[i].Tokens()
+		}
+		if int64(tok) != res.Stats.EffTokens {
+			t.Fatalf("%s: context %d tokens, stats %d", res.Stats.Format, tok, res.Stats.EffTokens)
+		}
+		fixed, _ := Repair(msgs)
+		if err := WriteMessages(io.Discard, fixed, AsAnthropic); err != nil {
+			t.Fatal(err)
+		}
+		// A windowed load (compaction's), once materialized, is the same context.
+		_, win, err := LoadFile(p, Options{Windowed: true})
+		if err != nil {
+			t.Fatalf("windowed load failed where a full one did not: %v", err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := Materialize(f, win); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(win, msgs) {
+			for i := range msgs {
+				if i >= len(win) || !reflect.DeepEqual(win[i], msgs[i]) {
+					t.Fatalf("windowed load differs from a full load at message %d of %d:\n%#v\n%#v", i, len(msgs), msgs[i], win[min(i, len(win)-1)])
+				}
+			}
+			t.Fatalf("windowed load has %d messages, a full load %d", len(win), len(msgs))
+		}
+	})
+}
+
+// checkHistory asserts a file's format and whole-history counts.
+func checkHistory(t *testing.T, st *Stats, format Format, history RoleCounts, calls, results, compactions int) {
+	t.Helper()
+	if st.Format != format {
+		t.Errorf("format = %q, want %q", st.Format, format)
+	}
+	if st.Messages != history {
+		t.Errorf("history messages = %+v, want %+v", st.Messages, history)
+	}
+	if st.ToolCalls != calls || st.ToolResults != results {
+		t.Errorf("history calls/results = %d/%d, want %d/%d", st.ToolCalls, st.ToolResults, calls, results)
+	}
+	if st.Compactions != compactions {
+		t.Errorf("compactions = %d, want %d", st.Compactions, compactions)
+	}
+}
+
+// TestLoadPathsAgree: LoadFile's one-pass load (messages parsed during the scan, or from the
+// last marker) gives the same context as the two-pass scan + re-read, for every fixture and
+// sample.
+func TestLoadPathsAgree(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/fixtures/*.jsonl")
+	samples, _ := filepath.Glob(filepath.Join(samplesDir, "*", "*.jsonl"))
+	for _, f := range append(files, samples...) {
+		_, fast, err1 := LoadFile(f, Options{})
+		_, slow, err2 := ReadFile(f, Options{})
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("%s: LoadFile %v, ReadFile %v", f, err1, err2)
+		}
+		if len(fast) != len(slow) {
+			t.Fatalf("%s: %d vs %d messages", f, len(fast), len(slow))
+		}
+		for i := range fast {
+			a, b := fast[i], slow[i]
+			if a.Role != b.Role || a.Tokens() != b.Tokens() || a.TextContent() != b.TextContent() || a.Line != b.Line || len(a.Blocks) != len(b.Blocks) || !bytes.Equal(a.Raw, b.Raw) {
+				t.Fatalf("%s: message %d differs: %+v vs %+v", f, i, a, b)
+			}
+			for k := range a.Blocks {
+				if a.Blocks[k].Text != b.Blocks[k].Text || a.Blocks[k].Args != b.Blocks[k].Args || a.Blocks[k].ID != b.Blocks[k].ID {
+					t.Fatalf("%s: message %d block %d differs", f, i, k)
+				}
+			}
+		}
+	}
+}
