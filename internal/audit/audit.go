@@ -18,6 +18,7 @@ package audit
 import (
 	"context"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"os"
 	"strings"
@@ -261,7 +262,7 @@ func Notes(path string, r transcript.CompactionRecord) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	lr := transcript.NewLineReader(io.NewSectionReader(f, r.Start, r.End-r.Start))
+	lr := jsonl.NewLineReader(io.NewSectionReader(f, r.Start, r.End-r.Start))
 	var b strings.Builder
 	for {
 		l, err := lr.Next()

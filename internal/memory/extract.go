@@ -3,6 +3,7 @@ package memory
 import (
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"os"
 	"regexp"
@@ -58,7 +59,7 @@ func fileObservations(path string, o ReadOptions) ([]observation, int64, error) 
 	if format == transcript.FormatUnknown {
 		return nil, 0, &transcript.DataError{Path: path, Line: 1, Msg: "not a transcript (no message records found)"}
 	}
-	lr := transcript.NewLineReader(io.NewSectionReader(f, 0, info.Size()))
+	lr := jsonl.NewLineReader(io.NewSectionReader(f, 0, info.Size()))
 	if o.MaxLine > 0 {
 		lr.SetMaxLine(o.MaxLine)
 	}

@@ -3,6 +3,7 @@ package memory
 import (
 	"bufio"
 	"context"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -166,7 +167,7 @@ func ledgerRules(t *testing.T, path string) []ruleAt {
 	defer f.Close()
 	format, _ := transcript.Detect(f, path, transcript.Options{})
 	f.Seek(0, 0)
-	lr := transcript.NewLineReader(f)
+	lr := jsonl.NewLineReader(f)
 	var out []ruleAt
 	for {
 		l, err := lr.Next()

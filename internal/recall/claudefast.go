@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -246,7 +247,7 @@ func (g *grepper) firstMatch(raw string, sc *lineScratch) (Snippet, bool) {
 			return Snippet{}, false
 		}
 	}
-	text := transcript.DecodeString(raw)
+	text := jsonl.Value(raw).Str()
 	if loc, ok := g.p.find(text); ok {
 		return g.p.snippet(text, loc[0], loc[1]), true
 	}
@@ -275,12 +276,12 @@ func (g *grepper) windowMatch(inner string, at int, sc *lineScratch) (sn Snippet
 		if from > at0 {
 			break
 		}
-		sc.text = transcript.AppendUnescape(sc.text[:0], inner[from:at0])
+		sc.text = jsonl.AppendUnescape(sc.text[:0], inner[from:at0])
 		k := len(sc.text) // at most where the occurrence is decoded
 		if from > 0 && k < n+before {
 			continue // a match may start before the window, or its snippet
 		}
-		sc.text = transcript.AppendUnescape(sc.text, inner[at0:end])
+		sc.text = jsonl.AppendUnescape(sc.text, inner[at0:end])
 		text := unsafe.String(unsafe.SliceData(sc.text), len(sc.text)) // snippetOf copies
 		s0 := max(0, k-n)                                              // no match starts before: the regexp starts there
 		loc, found := g.p.find(text[s0:])

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"os"
 	"path/filepath"
@@ -40,7 +41,7 @@ func Spans(path string, format transcript.Format) ([]Span, transcript.Format, er
 	if err != nil {
 		return nil, "", err
 	}
-	lr := transcript.NewLineReader(f)
+	lr := jsonl.NewLineReader(f)
 	var out []Span
 	for {
 		l, err := lr.Next()
@@ -110,7 +111,7 @@ func Expand(path string, n int, format transcript.Format) (*Expanded, error) {
 	}
 	defer f.Close()
 	// Where each line of the span is, and the digest of the span as stored.
-	lr := transcript.NewLineReader(f)
+	lr := jsonl.NewLineReader(f)
 	type loc struct {
 		off  int64
 		size int

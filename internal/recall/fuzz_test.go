@@ -2,6 +2,7 @@ package recall
 
 import (
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -10,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/ctxc/ctxc/internal/strscan"
-	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/tidwall/gjson"
 )
 
@@ -247,13 +247,13 @@ func TestEscapeStart(t *testing.T) {
 			b.WriteString(tokens[r.Intn(len(tokens))])
 		}
 		s := b.String()
-		whole := transcript.Unescape(s)
+		whole := jsonl.Unescape(s)
 		for i := 0; i <= len(s); i++ {
 			from := escapeStart(s, i)
 			if from > i {
 				t.Fatalf("%q at %d: moved forward to %d", s, i, from)
 			}
-			if part := transcript.Unescape(s[from:]); !strings.HasSuffix(whole, part) {
+			if part := jsonl.Unescape(s[from:]); !strings.HasSuffix(whole, part) {
 				t.Fatalf("%q from %d (asked %d): %q is not the end of %q", s, from, i, part, whole)
 			}
 			checked++

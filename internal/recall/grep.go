@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"os"
 	"strings"
@@ -327,7 +328,7 @@ func minPos(xs ...int) int {
 // full decodes every line: for message indexes, covering compactions and messages around the
 // matches.
 func (g *grepper) full(r io.Reader) error {
-	lr := transcript.NewLineReader(r)
+	lr := jsonl.NewLineReader(r)
 	type ctxMsg struct {
 		m     transcript.Message
 		index int
@@ -412,7 +413,7 @@ func (g *grepper) full(r io.Reader) error {
 
 // findCompactions lists the compaction records of a file (lines holding "compact" are decoded).
 func findCompactions(path string, r io.ReaderAt, size int64, format transcript.Format) ([]compaction, error) {
-	lr := transcript.NewLineReader(io.NewSectionReader(r, 0, size))
+	lr := jsonl.NewLineReader(io.NewSectionReader(r, 0, size))
 	var out []compaction
 	probe := []byte("compact")
 	// The lines of record ids, for the compactions that keep records by id.

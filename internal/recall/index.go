@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"os"
 	"path/filepath"
@@ -330,8 +331,8 @@ func eachMessage(path string, format transcript.Format, size int64, fn func(m *t
 	if g.comps, err = findCompactions(path, f, size, format); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	lr := transcript.NewLineReader(io.NewSectionReader(f, 0, size))
-	each := func(l transcript.Line) error {
+	lr := jsonl.NewLineReader(io.NewSectionReader(f, 0, size))
+	each := func(l jsonl.Line) error {
 		ms, _ := g.record(l.Bytes, l.Num)
 		for i := range ms {
 			h := Hit{}

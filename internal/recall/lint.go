@@ -2,6 +2,7 @@ package recall
 
 import (
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"os"
 	"sort"
@@ -152,7 +153,7 @@ func lintClaudeChain(path string) ([]Problem, error) {
 		return nil, err
 	}
 	defer f.Close()
-	lr := transcript.NewLineReader(f)
+	lr := jsonl.NewLineReader(f)
 	seen := map[string]bool{}
 	type ref struct {
 		line   int

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"os"
 	"time"
@@ -159,7 +160,7 @@ var lateFilter = func(l []byte) bool { return IsMessageLine(l) }
 
 // IsMessageLine reports whether a raw line is a conversation message of a generic file.
 func IsMessageLine(l []byte) bool {
-	if !validJSON(l) {
+	if !jsonl.Valid(l) {
 		return false
 	}
 	doc := gjson.Parse(unsafeString(l))

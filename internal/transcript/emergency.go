@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/estimate"
@@ -159,7 +160,7 @@ func ApplyCuts(ms []Message, cuts []Cut, path string) {
 		short := string(r[:CutHeadChars]) + cutNote(len(r), m.Line, path) + string(r[len(r)-CutTailChars:])
 		if b.Kind == BlockToolCall {
 			// Arguments must stay JSON: the shortened text becomes a string value.
-			b.Args = string(quoteJSON(short))
+			b.Args = string(jsonl.Quote(short))
 			b.Args = `{"ctxc_cut":` + b.Args + `}`
 			b.Chars = estimate.Chars(b.Name) + estimate.Chars(b.Args)
 		} else {

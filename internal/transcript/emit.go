@@ -5,11 +5,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
-	"math/bits"
-	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/tidwall/gjson"
@@ -206,9 +204,9 @@ func OpenAILine(m Message) ([][]byte, error) {
 	for _, b := range m.Blocks {
 		switch b.Kind {
 		case BlockToolResult:
-			l := append([]byte(`{"role":"tool","tool_call_id":`), quoteJSON(b.ID)...)
+			l := append([]byte(`{"role":"tool","tool_call_id":`), jsonl.Quote(b.ID)...)
 			l = append(l, `,"content":`...)
-			l = appendJSONString(l, b.Text)
+			l = jsonl.AppendQuote(l, b.Text)
 			out = append(out, append(l, '}'))
 		case BlockText:
 			texts = append(texts, b.Text)
@@ -243,10 +241,10 @@ func OpenAILine(m Message) ([][]byte, error) {
 	}
 	// Written by hand: encoding/json is the slowest part of writing a large context. The bytes
 	// are the same as marshal(openAIMsg{...}) gives (a test checks).
-	l := append([]byte(`{"role":`), quoteJSON(string(role))...)
+	l := append([]byte(`{"role":`), jsonl.Quote(string(role))...)
 	l = append(l, `,"content":`...)
 	if len(texts) > 0 {
-		l = appendJSONString(l, strings.Join(texts, "\n"))
+		l = jsonl.AppendQuote(l, strings.Join(texts, "\n"))
 	} else {
 		l = append(l, "null"...)
 	}
@@ -257,88 +255,16 @@ func OpenAILine(m Message) ([][]byte, error) {
 				l = append(l, ',')
 			}
 			l = append(l, `{"id":`...)
-			l = appendJSONString(l, c.ID)
+			l = jsonl.AppendQuote(l, c.ID)
 			l = append(l, `,"type":"function","function":{"name":`...)
-			l = appendJSONString(l, c.Function.Name)
+			l = jsonl.AppendQuote(l, c.Function.Name)
 			l = append(l, `,"arguments":`...)
-			l = appendJSONString(l, c.Function.Arguments)
+			l = jsonl.AppendQuote(l, c.Function.Arguments)
 			l = append(l, "}}"...)
 		}
 		l = append(l, ']')
 	}
 	return append(out, append(l, '}')), nil
-}
-
-func quoteJSON(s string) []byte { return appendJSONString(nil, s) }
-
-// appendJSONString appends s as a JSON string exactly as encoding/json does with HTML escaping
-// off: control characters escaped (\n, \r, \t, \b, \f, else \u00XX), invalid UTF-8 replaced by
-// \ufffd, U+2028 and U+2029 escaped. Runs that need nothing are copied whole.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = slices.Grow(dst, len(s)+len(s)/16+2) // one allocation: escapes rarely add more
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		// Eight plain bytes at a time: none below 0x20, none '"' or '\\', all ASCII.
-		for i+8 <= len(s) {
-			w := load64(s, i)
-			q, b := w^(lsb*'"'), w^(lsb*'\\')
-			if m := ((w-lsb*0x20)&^w | (q-lsb)&^q | (b-lsb)&^b | w) & msb; m != 0 {
-				i += bits.TrailingZeros64(m) / 8 // the lowest flag is exact
-				break
-			}
-			i += 8
-		}
-		if i >= len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
 
 // Wire shapes, as structs so that fields come out in the order people expect to read them.

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -63,7 +64,7 @@ type ref struct {
 // effective context; effective returns the references in context order; materialize turns one
 // referenced line into messages with their text.
 type formatReader interface {
-	add(l *Line, doc gjson.Result, st *Stats)
+	add(l *scanLine, doc gjson.Result, st *Stats)
 	finish(st *Stats) []ref
 	materialize(b []byte, r ref) ([]Message, error)
 }
@@ -87,29 +88,29 @@ func detectLine(doc gjson.Result) (f Format, strong bool, err error) {
 	if !doc.IsObject() {
 		return FormatUnknown, false, fmt.Errorf("a JSON %s, not a transcript record (want one JSON object per line)", jsonKind(doc))
 	}
-	m, sure := walkMembers(jv(doc.Raw))
+	m, sure := walkMembers(jsonl.Value(doc.Raw))
 	if !sure {
 		m = gjsonMembers(doc)
 	}
-	return m.detect(jv(doc.Raw))
+	return m.detect(jsonl.Value(doc.Raw))
 }
 
 // lineMembers are the members of an object line that detection looks at, each the first of its
 // key (as gjson's Get finds it), "" when absent; messageRole is the "role" of its "message"
 // object.
 type lineMembers struct {
-	typ, id, payload, timestamp, recordType, instructions, uuid, sessionID, leafUUID jv
-	compact, createdBy, createdAt, messages, role, message, messageRole              jv
+	typ, id, payload, timestamp, recordType, instructions, uuid, sessionID, leafUUID jsonl.Value
+	compact, createdBy, createdAt, messages, role, message, messageRole              jsonl.Value
 }
 
 // walkMembers reads an object line's lineMembers in one walk, where a gjson.Get per key read
 // the line up to its key (the whole line for each absent one: eight passes over a message
 // line). sure is false when a key is written with an escape, which gjson matches unescaped:
 // the caller asks gjson (gjsonMembers). FuzzDetectLine holds the two to the same reading.
-func walkMembers(v jv) (m lineMembers, sure bool) {
+func walkMembers(v jsonl.Value) (m lineMembers, sure bool) {
 	sure = true
-	v.each(func(k string, val jv) bool {
-		var at *jv
+	v.Each(func(k string, val jsonl.Value) bool {
+		var at *jsonl.Value
 		switch k {
 		case "type":
 			at = &m.typ
@@ -153,8 +154,8 @@ func walkMembers(v jv) (m lineMembers, sure bool) {
 		}
 		return true
 	})
-	if sure && m.message.isObject() {
-		m.message.each(func(k string, val jv) bool {
+	if sure && m.message.IsObject() {
+		m.message.Each(func(k string, val jsonl.Value) bool {
 			if strings.IndexByte(k, '\\') >= 0 {
 				sure = false
 				return false
@@ -171,7 +172,7 @@ func walkMembers(v jv) (m lineMembers, sure bool) {
 
 // gjsonMembers reads an object line's lineMembers with gjson.
 func gjsonMembers(doc gjson.Result) lineMembers {
-	get := func(path string) jv { return jv(doc.Get(path).Raw) }
+	get := func(path string) jsonl.Value { return jsonl.Value(doc.Get(path).Raw) }
 	return lineMembers{typ: get("type"), id: get("id"), payload: get("payload"), timestamp: get("timestamp"),
 		recordType: get("record_type"), instructions: get("instructions"), uuid: get("uuid"), sessionID: get("sessionId"),
 		leafUUID: get("leafUuid"), compact: get("compact"), createdBy: get("created_by"), createdAt: get("created_at"),
@@ -179,9 +180,9 @@ func gjsonMembers(doc gjson.Result) lineMembers {
 }
 
 // detect tells an object line's format (v: the line) from its members.
-func (m *lineMembers) detect(v jv) (f Format, strong bool, err error) {
-	has := func(v jv) bool { return v != "" }
-	typ := m.typ.str()
+func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
+	has := func(v jsonl.Value) bool { return v != "" }
+	typ := m.typ.Str()
 	switch {
 	case typ == "session" && has(m.id):
 		return FormatPi, true, nil
@@ -241,20 +242,22 @@ func jsonKind(doc gjson.Result) string {
 
 // messageDialect tells an OpenAI chat message from an Anthropic Messages API one. sure is false
 // when the line is valid in both (plain text content).
-func messageDialect(msg gjson.Result) (d Dialect, sure bool) { return messageDialectV(jv(msg.Raw)) }
+func messageDialect(msg gjson.Result) (d Dialect, sure bool) {
+	return messageDialectV(jsonl.Value(msg.Raw))
+}
 
-func messageDialectV(msg jv) (d Dialect, sure bool) {
+func messageDialectV(msg jsonl.Value) (d Dialect, sure bool) {
 	var role string
-	var content jv
+	var content jsonl.Value
 	openAIKeys := false
-	msg.walk(func(k string, rest jv) int {
+	msg.Walk(func(k string, rest jsonl.Value) int {
 		switch k {
 		case "role":
-			v, n := rest.prefix()
-			role = v.str()
+			v, n := rest.Prefix()
+			role = v.Str()
 			return n
 		case "content":
-			v, n := rest.prefix()
+			v, n := rest.Prefix()
 			content = v
 			return n
 		case "tool_calls", "tool_call_id", "function_call":
@@ -271,11 +274,11 @@ func messageDialectV(msg jv) (d Dialect, sure bool) {
 	if openAIKeys {
 		return DialectOpenAI, true
 	}
-	if content.isArray() {
+	if content.IsArray() {
 		d := DialectNone
-		content.walk(func(_ string, b jv) int {
-			n := skipValue(string(b), 0)
-			switch jv(b[:n]).get("type").str() {
+		content.Walk(func(_ string, b jsonl.Value) int {
+			n := jsonl.SkipValue(string(b), 0)
+			switch jsonl.Value(b[:n]).Get("type").Str() {
 			case "tool_use", "tool_result", "thinking", "redacted_thinking", "image", "document", "server_tool_use", "web_search_tool_result":
 				d = DialectAnthropic
 			case "image_url", "input_audio", "refusal", "file":

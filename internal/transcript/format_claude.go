@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"hash/maphash"
 	"slices"
 	"strings"
@@ -39,7 +40,7 @@ type claudeReader struct {
 	prevID    string            // message.id of the previous message record when it was an assistant one
 	kept      map[int32]Message // load: each message record's message with its text, by line
 	text      textMode          // load: how kept messages' text is decoded
-	observe   func(m *Message, l *Line)
+	observe   func(m *Message, l *jsonl.Line)
 	prevChars int // chars counted so far for that response
 
 	// The sidechain records, read as a conversation of their own by side into sideSt. If the
@@ -57,7 +58,7 @@ type claudeReader struct {
 
 // trackRecord extends the newest compaction record over line l, until the first assistant
 // record after it.
-func (c *claudeReader) trackRecord(l *Line, typ string, st *Stats) {
+func (c *claudeReader) trackRecord(l *scanLine, typ string, st *Stats) {
 	if !c.recordOpen {
 		return
 	}
@@ -77,10 +78,10 @@ type claudePreserved struct {
 	uuids    []uint64
 }
 
-func (c *claudeReader) parsePreserved(pm jv) *claudePreserved {
-	p := &claudePreserved{boundary: c.recs.len(), anchor: c.hash(pm.get("anchorUuid").str())}
-	pm.get("uuids").each(func(_ string, u jv) bool {
-		p.uuids = append(p.uuids, c.hash(u.str()))
+func (c *claudeReader) parsePreserved(pm jsonl.Value) *claudePreserved {
+	p := &claudePreserved{boundary: c.recs.len(), anchor: c.hash(pm.Get("anchorUuid").Str())}
+	pm.Get("uuids").Each(func(_ string, u jsonl.Value) bool {
+		p.uuids = append(p.uuids, c.hash(u.Str()))
 		return true
 	})
 	if len(p.uuids) == 0 {
@@ -166,22 +167,22 @@ func (c *claudeReader) hash(s string) uint64 {
 // parallel; add walks those that were not.
 type claudeLine struct {
 	typ, uuid, parent, subtype string
-	msg                        jv      // the line's "message" object
-	parsed                     Message // msg, parsed with the text mode of the walk
+	msg                        jsonl.Value // the line's "message" object
+	parsed                     Message     // msg, parsed with the text mode of the walk
 	sidechain, compactSummary  bool
-	preserved                  jv    // a compact_boundary's compactMetadata.preservedMessages
-	usage                      Usage // of an assistant message
+	preserved                  jsonl.Value // a compact_boundary's compactMetadata.preservedMessages
+	usage                      Usage       // of an assistant message
 	hasUsage                   bool
 }
 
 // scanClaudeLine walks a line. With noText the message is parsed in place (it keeps substrings
 // of the line); otherwise as preparseClaudeMessage does (owned or detached by det).
-func scanClaudeLine(line jv, t textMode, det *Line) claudeLine {
+func scanClaudeLine(line jsonl.Value, t textMode, det *scanLine) claudeLine {
 	var f claudeLine
-	line.walk(func(k string, rest jv) int {
+	line.Walk(func(k string, rest jsonl.Value) int {
 		switch k {
 		case "message":
-			if !rest.isObject() {
+			if !rest.IsObject() {
 				return -1
 			}
 			if t == noText {
@@ -189,13 +190,13 @@ func scanClaudeLine(line jv, t textMode, det *Line) claudeLine {
 				f.parsed, f.msg = m, rest[:n]
 				return n
 			}
-			n := skipValue(string(rest), 0)
+			n := jsonl.SkipValue(string(rest), 0)
 			f.msg = rest[:n]
 			f.parsed = preparseClaudeMessage(f.msg, t, det)
 			return n
 		case "compactMetadata":
-			v, n := rest.prefix()
-			if pm := v.get("preservedMessages"); pm.isObject() {
+			v, n := rest.Prefix()
+			if pm := v.Get("preservedMessages"); pm.IsObject() {
 				f.preserved = pm
 			}
 			return n
@@ -203,30 +204,30 @@ func scanClaudeLine(line jv, t textMode, det *Line) claudeLine {
 		default:
 			return -1
 		}
-		v, n := rest.prefix()
+		v, n := rest.Prefix()
 		switch k {
 		case "type":
-			f.typ = v.str()
+			f.typ = v.Str()
 		case "uuid":
-			f.uuid = v.str()
+			f.uuid = v.Str()
 		case "parentUuid":
-			f.parent = v.str()
+			f.parent = v.Str()
 		case "subtype":
-			f.subtype = v.str()
+			f.subtype = v.Str()
 		case "isSidechain":
-			f.sidechain = v.boolean()
+			f.sidechain = v.Bool()
 		case "isCompactSummary":
-			f.compactSummary = v.boolean()
+			f.compactSummary = v.Bool()
 		}
 		return n
 	})
-	if f.typ == "assistant" && f.msg.isObject() {
+	if f.typ == "assistant" && f.msg.IsObject() {
 		f.usage, f.hasUsage = claudeUsage(f.msg)
 	}
 	return f
 }
 
-func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
+func (c *claudeReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 	var f claudeLine
 	if l.pre != nil && l.pre.claude != nil {
 		f = *l.pre.claude // walked by a range worker, with the text mode this reader wants
@@ -238,11 +239,11 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 				t = withText // windows only where the line is detached (they refer to the file)
 			}
 		}
-		f = scanClaudeLine(jv(doc.Raw), t, nil)
+		f = scanClaudeLine(jsonl.Value(doc.Raw), t, nil)
 	}
 	typ, uuid, parent, subtype, msg, parsed := f.typ, f.uuid, f.parent, f.subtype, f.msg, f.parsed
 	sidechain, compactSummary := f.sidechain, f.compactSummary
-	isMessage := (typ == "user" || typ == "assistant") && msg.isObject()
+	isMessage := (typ == "user" || typ == "assistant") && msg.IsObject()
 	if sidechain && !c.isSide {
 		if isMessage {
 			st.Sidechain++
@@ -256,7 +257,7 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 		st.addRecord(l)
 		c.recordOpen = true
 		c.preserved = nil
-		if f.preserved.exists() {
+		if f.preserved.Exists() {
 			c.preserved = c.parsePreserved(f.preserved)
 		}
 	}
@@ -269,7 +270,7 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 		m.Summary = compactSummary
 		if c.observe != nil {
 			seen := m // a copy for the callback: m itself then stays off the heap
-			c.observe(&seen, l)
+			c.observe(&seen, &l.Line)
 		}
 		if c.kept != nil {
 			c.kept[int32(l.Num)] = m
@@ -320,7 +321,7 @@ func (c *claudeReader) add(l *Line, doc gjson.Result, st *Stats) {
 // addSide reads a sidechain record into the side reader, in case the file turns out to be a
 // subagent transcript (the side reader takes the line's walk from the range workers, or walks
 // it again: sidechain records are rare in main sessions, and subagent files are small).
-func (c *claudeReader) addSide(l *Line, doc gjson.Result, st *Stats) {
+func (c *claudeReader) addSide(l *scanLine, doc gjson.Result, st *Stats) {
 	if c.side == nil {
 		c.side = newClaudeReader()
 		c.side.isSide = true
@@ -330,7 +331,7 @@ func (c *claudeReader) addSide(l *Line, doc gjson.Result, st *Stats) {
 		}
 		if c.observe != nil {
 			// Compaction's head guess: only while the file has shown no main-chain message.
-			c.side.observe = func(m *Message, l *Line) {
+			c.side.observe = func(m *Message, l *jsonl.Line) {
 				if c.leaf < 0 {
 					c.observe(m, l)
 				}
@@ -357,7 +358,7 @@ func (c *claudeReader) adoptSide(st *Stats) []ref {
 
 // message parses a record's "message". Claude Code's assistant messages carry API response
 // fields (id, model, usage...) that an API request may not contain, so Raw is not kept.
-func (c *claudeReader) message(msg jv, typ string, text textMode) Message {
+func (c *claudeReader) message(msg jsonl.Value, typ string, text textMode) Message {
 	return c.normalize(anthropicMessage(msg, text), typ)
 }
 
@@ -373,22 +374,22 @@ func (c *claudeReader) normalize(m Message, typ string) Message {
 }
 
 // claudeUsage reads an assistant message's recorded usage.
-func claudeUsage(msg jv) (Usage, bool) {
-	u := msg.get("usage")
-	if !u.isObject() {
+func claudeUsage(msg jsonl.Value) (Usage, bool) {
+	u := msg.Get("usage")
+	if !u.IsObject() {
 		return Usage{}, false
 	}
 	var cur Usage
-	u.each(func(k string, v jv) bool {
+	u.Each(func(k string, v jsonl.Value) bool {
 		switch k {
 		case "input_tokens":
-			cur.Input = int(v.int())
+			cur.Input = int(v.Int())
 		case "output_tokens":
-			cur.Output = int(v.int())
+			cur.Output = int(v.Int())
 		case "cache_read_input_tokens":
-			cur.CacheRead = int(v.int())
+			cur.CacheRead = int(v.Int())
 		case "cache_creation_input_tokens":
-			cur.CacheWrite = int(v.int())
+			cur.CacheWrite = int(v.Int())
 		}
 		return true
 	})
@@ -678,13 +679,13 @@ func onlyResults(m *Message) bool {
 func (c *claudeReader) materialize(b []byte, r ref) ([]Message, error) {
 	doc := gjson.Parse(unsafeString(b))
 	typ := doc.Get("type").String()
-	m := c.message(jv(doc.Get("message").Raw), typ, withText)
+	m := c.message(jsonl.Value(doc.Get("message").Raw), typ, withText)
 	m.Line = r.lineNum()
 	m.Summary = doc.Get("isCompactSummary").Bool()
 	return []Message{m}, nil
 }
 
-func preparseClaudeMessage(msg jv, t textMode, det *Line) Message {
+func preparseClaudeMessage(msg jsonl.Value, t textMode, det *scanLine) Message {
 	if det != nil {
 		m, _ := anthropicMessageAt(msg, t)
 		detach(&m, det.Bytes, det.bytesOffset(), "")
@@ -694,6 +695,6 @@ func preparseClaudeMessage(msg jv, t textMode, det *Line) Message {
 		t = withText // windows only where the line is detached (they refer to the file)
 	}
 	own := []byte(msg)
-	m, _ := anthropicMessageAt(jv(unsafeString(own)), t)
+	m, _ := anthropicMessageAt(jsonl.Value(unsafeString(own)), t)
 	return m
 }

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"hash/maphash"
 	"strings"
 
@@ -172,11 +173,11 @@ func (r *codexReader) callKeys(m *Message) (call, result uint64) {
 	return call, result
 }
 
-func (r *codexReader) add(l *Line, doc gjson.Result, st *Stats) {
-	v := jv(doc.Raw)
+func (r *codexReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+	v := jsonl.Value(doc.Raw)
 	typ, payload, state := codexEnvelope(v)
 	r.trackRecord(l, typ, payload, st)
-	if payload.exists() && codexItemTypes[typ] {
+	if payload.Exists() && codexItemTypes[typ] {
 		switch typ {
 		case "response_item":
 			r.addItem(l, payload, st)
@@ -195,11 +196,11 @@ func (r *codexReader) add(l *Line, doc gjson.Result, st *Stats) {
 
 // trackRecord extends the newest compaction record over line l, until the first response item
 // that is not a developer message (or the next compaction).
-func (r *codexReader) trackRecord(l *Line, typ string, payload jv, st *Stats) {
+func (r *codexReader) trackRecord(l *scanLine, typ string, payload jsonl.Value, st *Stats) {
 	if !r.recordOpen {
 		return
 	}
-	if typ == "compacted" || typ == "response_item" && !(payload.get("type").str() == "message" && payload.get("role").str() == "developer") {
+	if typ == "compacted" || typ == "response_item" && !(payload.Get("type").Str() == "message" && payload.Get("role").Str() == "developer") {
 		r.recordOpen = false
 		return
 	}
@@ -207,11 +208,11 @@ func (r *codexReader) trackRecord(l *Line, typ string, payload jv, st *Stats) {
 }
 
 // codexEnvelope reads a line's type, payload and whether it is a bare-era state record.
-func codexEnvelope(v jv) (typ string, payload jv, state bool) {
-	v.each(func(k string, val jv) bool {
+func codexEnvelope(v jsonl.Value) (typ string, payload jsonl.Value, state bool) {
+	v.Each(func(k string, val jsonl.Value) bool {
 		switch k {
 		case "type":
-			typ = val.str()
+			typ = val.Str()
 		case "payload":
 			payload = val
 		case "record_type":
@@ -223,14 +224,14 @@ func codexEnvelope(v jv) (typ string, payload jv, state bool) {
 }
 
 // codexItemOf finds the response item of a line: the payload of a wrapped line, else the line.
-func codexItemOf(v jv) jv {
-	if typ, p, _ := codexEnvelope(v); p.exists() && codexItemTypes[typ] {
+func codexItemOf(v jsonl.Value) jsonl.Value {
+	if typ, p, _ := codexEnvelope(v); p.Exists() && codexItemTypes[typ] {
 		return p
 	}
 	return v
 }
 
-func (r *codexReader) addItem(l *Line, it jv, st *Stats) {
+func (r *codexReader) addItem(l *scanLine, it jsonl.Value, st *Stats) {
 	m, kind := codexItemMessage(it, noText)
 	if len(m.Blocks) == 0 {
 		return
@@ -245,7 +246,7 @@ func (r *codexReader) addItem(l *Line, it jv, st *Stats) {
 	ci := codexItem{r: codexLineRef(l, codexSelItem), chars: int64(m.Chars()), imgs: int32(m.Images()), kind: kind}
 	ci.call, ci.result = r.callKeys(&m)
 	if kind == cxUser {
-		_, n := codexUserText(it.get("content"), noText)
+		_, n := codexUserText(it.Get("content"), noText)
 		ci.textChars = int64(n)
 	}
 	r.hist = append(r.hist, ci)
@@ -254,7 +255,7 @@ func (r *codexReader) addItem(l *Line, it jv, st *Stats) {
 			// Codex sends a fresh environment context with each new turn; a legacy rebuild
 			// keeps the other injected messages but not the recorded environment (checked
 			// with Codex 0.169 through resume.sh).
-			if !codexEnvironment(it.get("content")) {
+			if !codexEnvironment(it.Get("content")) {
 				r.initial = append(r.initial, ci)
 			}
 		} else {
@@ -263,17 +264,17 @@ func (r *codexReader) addItem(l *Line, it jv, st *Stats) {
 	}
 }
 
-func codexLineRef(l *Line, sel uint8) ref {
+func codexLineRef(l *scanLine, sel uint8) ref {
 	return ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), sel: sel}
 }
 
-func (r *codexReader) addCompacted(l *Line, p jv, st *Stats) {
+func (r *codexReader) addCompacted(l *scanLine, p jsonl.Value, st *Stats) {
 	st.Compactions++
 	st.addRecord(l)
 	r.recordOpen = true
 	r.flushRun(st)
-	var msg, rh jv
-	p.each(func(k string, v jv) bool {
+	var msg, rh jsonl.Value
+	p.Each(func(k string, v jsonl.Value) bool {
 		switch k {
 		case "message":
 			msg = v
@@ -282,18 +283,18 @@ func (r *codexReader) addCompacted(l *Line, p jv, st *Stats) {
 		}
 		return true
 	})
-	if msg.isString() && msg != `""` {
+	if msg.IsString() && msg != `""` {
 		// The summary text is new content (a remote compaction leaves it empty: its summary is
 		// the opaque compaction item).
 		sm := codexSummaryMessage(msg, noText)
 		sm.Line = l.Num
 		st.countMessage(&sm)
 	}
-	if rh.isArray() {
+	if rh.IsArray() {
 		var b codexBase
 		var calls []uint64
 		answered := map[uint64]bool{}
-		rh.each(func(_ string, it jv) bool {
+		rh.Each(func(_ string, it jsonl.Value) bool {
 			m, kind := codexItemMessage(it, noText)
 			if len(m.Blocks) == 0 {
 				return true
@@ -348,7 +349,7 @@ func (r *codexReader) addCompacted(l *Line, p jv, st *Stats) {
 	r.hist = hist
 }
 
-func (r *codexReader) addEvent(v jv, st *Stats) {
+func (r *codexReader) addEvent(v jsonl.Value, st *Stats) {
 	p := gjson.Parse(string(v)) // small, rare lines except token_count
 	switch p.Get("type").String() {
 	case "token_count":
@@ -505,17 +506,17 @@ func (r *codexReader) finish(st *Stats) []ref {
 }
 
 func (r *codexReader) materialize(b []byte, x ref) ([]Message, error) {
-	item := codexItemOf(jv(gjson.Parse(unsafeString(b)).Raw)) // as add sees it: from the first { on
+	item := codexItemOf(jsonl.Value(gjson.Parse(unsafeString(b)).Raw)) // as add sees it: from the first { on
 	line := x.lineNum()
 	switch x.sel {
 	case codexSelReplacement:
-		rh := item.get("replacement_history")
-		if !rh.isArray() {
+		rh := item.Get("replacement_history")
+		if !rh.IsArray() {
 			return nil, fmt.Errorf("compacted record without replacement_history")
 		}
 		var out []Message
 		k := int32(0)
-		rh.each(func(_ string, it jv) bool {
+		rh.Each(func(_ string, it jsonl.Value) bool {
 			k++
 			m, kind := codexItemMessage(it, withText)
 			if len(m.Blocks) == 0 {
@@ -531,12 +532,12 @@ func (r *codexReader) materialize(b []byte, x ref) ([]Message, error) {
 		})
 		return out, nil
 	case codexSelSummary:
-		m := codexSummaryMessage(item.get("message"), withText)
+		m := codexSummaryMessage(item.Get("message"), withText)
 		m.Line = line
 		m.Src = []SrcRef{{Line: int32(line), Item: SrcSynthesized}}
 		return []Message{m}, nil
 	case codexSelUserText:
-		s, n := codexUserText(item.get("content"), withText)
+		s, n := codexUserText(item.Get("content"), withText)
 		if limit := int(x.tokens) * estimate.CharsPerToken; n > limit {
 			s, n = codexTruncate(s, limit), limit
 		}
@@ -571,9 +572,9 @@ func codexTruncate(s string, n int) string {
 
 // codexSummaryMessage is the user message a legacy compaction puts into the history: the
 // compacted message as written (it already starts with Codex's summary prefix).
-func codexSummaryMessage(msg jv, text textMode) Message {
+func codexSummaryMessage(msg jsonl.Value, text textMode) Message {
 	var b Block
-	if msg.isString() && msg != `""` {
+	if msg.IsString() && msg != `""` {
 		b = textBlockV(BlockText, msg, text)
 	} else {
 		const none = "(no summary available)"
@@ -588,29 +589,29 @@ func codexSummaryMessage(msg jv, text textMode) Message {
 // codexUserText is the plain-text form of a user message's content (Codex
 // content_items_to_text): its non-empty text parts joined by newlines; chars counts its code
 // points.
-func codexUserText(content jv, text textMode) (string, int) {
-	if content.isString() {
+func codexUserText(content jsonl.Value, text textMode) (string, int) {
+	if content.IsString() {
 		if text.on() {
-			return content.str(), content.chars()
+			return content.Str(), content.Chars()
 		}
-		return "", content.chars()
+		return "", content.Chars()
 	}
 	var parts []string
 	chars, n := 0, 0
-	content.each(func(_ string, p jv) bool {
-		switch p.get("type").str() {
+	content.Each(func(_ string, p jsonl.Value) bool {
+		switch p.Get("type").Str() {
 		case "input_text", "output_text", "text":
-			t := p.get("text")
-			if !t.isString() || t == `""` {
+			t := p.Get("text")
+			if !t.IsString() || t == `""` {
 				return true
 			}
 			if n > 0 {
 				chars++
 			}
 			n++
-			chars += t.chars()
+			chars += t.Chars()
 			if text.on() {
-				parts = append(parts, t.str())
+				parts = append(parts, t.Str())
 			}
 		}
 		return true
@@ -622,10 +623,10 @@ func codexUserText(content jv, text textMode) (string, int) {
 }
 
 // codexSummaryItem: a user message that holds a compaction summary, ctxc's or Codex's.
-func codexSummaryItem(content jv) bool {
+func codexSummaryItem(content jsonl.Value) bool {
 	found := false
-	content.each(func(_ string, p jv) bool {
-		if t := p.get("text"); t.isString() && t != `""` {
+	content.Each(func(_ string, p jsonl.Value) bool {
+		if t := p.Get("text"); t.IsString() && t != `""` {
 			s := string(t[1:])
 			found = strings.HasPrefix(s, SummaryPreamble[:40]) || strings.HasPrefix(s, codexSummaryPrefix)
 			return false
@@ -636,10 +637,10 @@ func codexSummaryItem(content jv) bool {
 }
 
 // codexEnvironment: an injected <environment_context> message.
-func codexEnvironment(content jv) bool {
+func codexEnvironment(content jsonl.Value) bool {
 	found := false
-	content.each(func(_ string, p jv) bool {
-		if t := p.get("text"); t.isString() && t != `""` {
+	content.Each(func(_ string, p jsonl.Value) bool {
+		if t := p.Get("text"); t.IsString() && t != `""` {
 			found = strings.HasPrefix(string(t), `"<environment_context>`)
 			return false
 		}
@@ -691,13 +692,13 @@ func (r *codexReader) finishContext(ms []Message) []Message {
 
 // codexRealUser tells a message typed by the user from injected context (<environment_context>,
 // <user_instructions>, AGENTS.md instructions) and from compaction summaries.
-func codexRealUser(content jv) bool {
-	var first jv
-	if content.isString() {
+func codexRealUser(content jsonl.Value) bool {
+	var first jsonl.Value
+	if content.IsString() {
 		first = content
 	} else {
-		content.each(func(_ string, p jv) bool {
-			if t := p.get("text"); t.isString() && t != `""` {
+		content.Each(func(_ string, p jsonl.Value) bool {
+			if t := p.Get("text"); t.IsString() && t != `""` {
 				first = t
 				return false
 			}
@@ -707,7 +708,7 @@ func codexRealUser(content jv) bool {
 	// Look at the raw text after the opening quote, skipping white space and its escapes, so
 	// that a long message is not decoded.
 	s := ""
-	if first.isString() {
+	if first.IsString() {
 		s = string(first[1:])
 	}
 	for {
@@ -731,13 +732,13 @@ func codexRealUser(content jv) bool {
 
 // codexFields are the fields of a response item the reader uses, found in one pass.
 type codexFields struct {
-	typ, role, content, summary, callID, id, name, arguments, input, action, output jv
+	typ, role, content, summary, callID, id, name, arguments, input, action, output jsonl.Value
 }
 
 // codexItemMessage turns one response item into a message (no blocks: not a message).
-func codexItemMessage(it jv, text textMode) (Message, codexKind) {
+func codexItemMessage(it jsonl.Value, text textMode) (Message, codexKind) {
 	var f codexFields
-	it.each(func(k string, v jv) bool {
+	it.Each(func(k string, v jsonl.Value) bool {
 		switch k {
 		case "type":
 			f.typ = v
@@ -766,11 +767,11 @@ func codexItemMessage(it jv, text textMode) (Message, codexKind) {
 	})
 	var m Message
 	kind := cxOther
-	callID := f.callID.str()
-	if !f.callID.exists() {
-		callID = f.id.str()
+	callID := f.callID.Str()
+	if !f.callID.Exists() {
+		callID = f.id.Str()
 	}
-	switch typ := f.typ.str(); typ {
+	switch typ := f.typ.Str(); typ {
 	case "message":
 		m = openAIMessage(it, text)
 		m.Dialect = DialectNone
@@ -786,27 +787,27 @@ func codexItemMessage(it jv, text textMode) (Message, codexKind) {
 		}
 	case "reasoning":
 		m.Role, kind = RoleAssistant, cxAsst
-		thinking := func(_ string, p jv) bool {
-			if t := p.get("text"); t.isString() && t != `""` {
+		thinking := func(_ string, p jsonl.Value) bool {
+			if t := p.Get("text"); t.IsString() && t != `""` {
 				m.Blocks = append(m.Blocks, textBlockV(BlockThinking, t, text))
 			}
 			return true
 		}
-		f.summary.each(thinking)
-		f.content.each(thinking) // raw reasoning text (open models); null for OpenAI
+		f.summary.Each(thinking)
+		f.content.Each(thinking) // raw reasoning text (open models); null for OpenAI
 	case "function_call":
 		m.Role, kind = RoleAssistant, cxAsst
-		m.Blocks = append(m.Blocks, toolCallBlockV(callID, f.name.str(), f.arguments, text))
+		m.Blocks = append(m.Blocks, toolCallBlockV(callID, f.name.Str(), f.arguments, text))
 	case "custom_tool_call":
 		m.Role, kind = RoleAssistant, cxAsst
-		m.Blocks = append(m.Blocks, toolCallBlockV(callID, f.name.str(), f.input, text))
+		m.Blocks = append(m.Blocks, toolCallBlockV(callID, f.name.Str(), f.input, text))
 	case "local_shell_call":
 		m.Role, kind = RoleAssistant, cxAsst
 		m.Blocks = append(m.Blocks, toolCallBlockV(callID, "local_shell", f.action, text))
 	case "web_search_call":
 		// A server-side tool: no result item follows, so it is not a tool call that needs one.
 		m.Role, kind = RoleAssistant, cxAsst
-		b := Block{Kind: BlockOpaque, Chars: f.action.chars()}
+		b := Block{Kind: BlockOpaque, Chars: f.action.Chars()}
 		if text.on() {
 			b.Text = string(f.action)
 		}
@@ -816,22 +817,22 @@ func codexItemMessage(it jv, text textMode) (Message, codexKind) {
 		m.Blocks = append(m.Blocks, opaqueBlockV(it, text))
 	case "ghost_snapshot":
 	default:
-		if !f.callID.exists() {
+		if !f.callID.Exists() {
 			break
 		}
-		if f.output.exists() || strings.HasSuffix(typ, "_output") {
+		if f.output.Exists() || strings.HasSuffix(typ, "_output") {
 			m.Role = RoleTool
 			m.Blocks = append(m.Blocks, codexOutput(f.output, callID, text))
-		} else if args := codexArgs(&f); args.exists() {
+		} else if args := codexArgs(&f); args.Exists() {
 			m.Role, kind = RoleAssistant, cxAsst
-			m.Blocks = append(m.Blocks, toolCallBlockV(callID, f.name.str(), args, text))
+			m.Blocks = append(m.Blocks, toolCallBlockV(callID, f.name.Str(), args, text))
 		}
 	}
 	return m, kind
 }
 
-func codexArgs(f *codexFields) jv {
-	if f.arguments.exists() {
+func codexArgs(f *codexFields) jsonl.Value {
+	if f.arguments.Exists() {
 		return f.arguments
 	}
 	return f.input
@@ -839,11 +840,11 @@ func codexArgs(f *codexFields) jv {
 
 // codexOutput reads a tool output: a string, an array of content items, or an object
 // {content, success}.
-func codexOutput(out jv, id string, text textMode) Block {
+func codexOutput(out jsonl.Value, id string, text textMode) Block {
 	var b Block
-	if c := out.get("content"); out.isObject() && c.exists() {
+	if c := out.Get("content"); out.IsObject() && c.Exists() {
 		b = contentResultV(c, text)
-		if s := out.get("success"); s.exists() && !s.boolean() {
+		if s := out.Get("success"); s.Exists() && !s.Bool() {
 			b.IsError = true
 		}
 	} else {

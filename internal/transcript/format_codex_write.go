@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"time"
 )
 
@@ -73,7 +74,7 @@ func codexCompacted(src *Source, c *Compaction) ([]byte, error) {
 					hist = append(hist, it)
 					continue
 				}
-				hist = append(hist, json.RawMessage(codexItemOf(jv(unsafeString(r)))))
+				hist = append(hist, json.RawMessage(codexItemOf(jsonl.Value(unsafeString(r)))))
 			}
 		}
 		return nil

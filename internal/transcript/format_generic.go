@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 
 	"github.com/tidwall/gjson"
 )
@@ -19,7 +20,7 @@ type genericReader struct {
 	keep      bool      // load: parse with text while scanning, instead of re-reading afterwards
 	kept      []Message // with keep: the messages of refs, in order
 	text      textMode  // with keep: how the kept messages' text is decoded
-	observe   func(m *Message, l *Line)
+	observe   func(m *Message, l *jsonl.Line)
 	copies    int // lines after the newest marker that are verbatim tail copies (not new history)
 	anthropic bool
 	meta      bool
@@ -32,7 +33,7 @@ const (
 
 func newGenericReader(f Format) *genericReader { return &genericReader{format: f} }
 
-func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
+func (g *genericReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 	if l.pre != nil && l.pre.ok && l.pre.generic {
 		// Parsed ahead (with its text when loading) by a worker, which found it to be a message
 		// (not a marker, not meta): no need to walk the line again here, on the one goroutine
@@ -40,13 +41,13 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 		g.addMessage(l, *l.pre.m, l.pre.d, st)
 		return
 	}
-	line := jv(doc.Raw)
-	var role, message, compact jv
+	line := jsonl.Value(doc.Raw)
+	var role, message, compact jsonl.Value
 	meta := 0
-	line.walk(func(k string, rest jv) int {
+	line.Walk(func(k string, rest jsonl.Value) int {
 		switch k {
 		case "role", "message", "compact":
-			v, n := rest.prefix()
+			v, n := rest.Prefix()
 			switch k {
 			case "role":
 				role = v
@@ -61,7 +62,7 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 		}
 		return -1
 	})
-	if compact.exists() {
+	if compact.Exists() {
 		mk, ok := parseMarkerDoc(doc, noText)
 		if !ok {
 			return // not a usable marker: the previous one still counts
@@ -76,7 +77,7 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 		}
 		sum := SummaryMessage(mk.summary, l.Num)
 		if g.observe != nil {
-			g.observe(&sum, l)
+			g.observe(&sum, &l.Line)
 		}
 		tokens += sum.Tokens()
 		g.refs = append(g.refs, ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens), msgs: int32(len(mk.head) + 1), sel: selMarker})
@@ -87,11 +88,11 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 		}
 		return
 	}
-	var msg jv
+	var msg jsonl.Value
 	switch {
-	case role.isString():
+	case role.IsString():
 		msg = line
-	case message.isObject() && message.get("role").isString():
+	case message.IsObject() && message.Get("role").IsString():
 		msg = message
 	default:
 		if meta == 2 {
@@ -112,10 +113,10 @@ func (g *genericReader) add(l *Line, doc gjson.Result, st *Stats) {
 	g.addMessage(l, m, d, st)
 }
 
-func (g *genericReader) addMessage(l *Line, m Message, d Dialect, st *Stats) {
+func (g *genericReader) addMessage(l *scanLine, m Message, d Dialect, st *Stats) {
 	m.Line = l.Num
 	if g.observe != nil {
-		g.observe(&m, l)
+		g.observe(&m, &l.Line)
 	}
 	if d == DialectAnthropic {
 		g.anthropic = true
@@ -156,7 +157,7 @@ type preparsed struct {
 }
 
 // preparse parses a valid line of the given format with its text, ahead of the reader.
-func preparse(f Format, t textMode, l *Line) *preparsed {
+func preparse(f Format, t textMode, l *scanLine) *preparsed {
 	p := new(preparsed)
 	preparseInto(p, nil, f, t, l)
 	return p
@@ -167,11 +168,11 @@ func preparse(f Format, t textMode, l *Line) *preparsed {
 // range rather than two per line. The "message" is parsed with the text mode t: in place for
 // noText (the line's buffer outlives the reader's use of it), from an owned copy or detached
 // (det) otherwise.
-func preparseInto(p *preparsed, cl *claudeLine, f Format, t textMode, l *Line) {
+func preparseInto(p *preparsed, cl *claudeLine, f Format, t textMode, l *scanLine) {
 	// A windowed load parses the line in place, in the reader's batch buffer, and keeps none of
 	// its bytes (see detach): a compaction needs the bytes of only its head and tail, and keeping
 	// every line would double what it holds in memory.
-	var det *Line
+	var det *scanLine
 	if t == windowedText {
 		det = l
 	}
@@ -179,8 +180,8 @@ func preparseInto(p *preparsed, cl *claudeLine, f Format, t textMode, l *Line) {
 		if cl == nil {
 			cl = new(claudeLine)
 		}
-		*cl = scanClaudeLine(jv(unsafeString(l.Bytes)), t, det)
-		*p = preparsed{ok: cl.msg.exists(), claude: cl, inPlace: true} // uuids point into the line
+		*cl = scanClaudeLine(jsonl.Value(unsafeString(l.Bytes)), t, det)
+		*p = preparsed{ok: cl.msg.Exists(), claude: cl, inPlace: true} // uuids point into the line
 		return
 	}
 	*p = preparseGeneric(l.Bytes, t, det)
@@ -188,14 +189,14 @@ func preparseInto(p *preparsed, cl *claudeLine, f Format, t textMode, l *Line) {
 
 // preparseGeneric parses a valid line as a generic message with its text; ok is false for
 // other lines (markers, meta, events), which the reader handles itself.
-func preparseGeneric(line []byte, t textMode, det *Line) preparsed {
-	v := jv(unsafeString(line))
-	var role, message jv
+func preparseGeneric(line []byte, t textMode, det *scanLine) preparsed {
+	v := jsonl.Value(unsafeString(line))
+	var role, message jsonl.Value
 	marker := false
-	v.walk(func(k string, rest jv) int {
+	v.Walk(func(k string, rest jsonl.Value) int {
 		switch k {
 		case "role", "message":
-			val, n := rest.prefix()
+			val, n := rest.Prefix()
 			if k == "role" {
 				role = val
 			} else {
@@ -209,11 +210,11 @@ func preparseGeneric(line []byte, t textMode, det *Line) preparsed {
 	})
 	switch {
 	case marker:
-	case role.isString():
+	case role.IsString():
 		p := preparseMessage(v, t, det)
 		p.generic = true
 		return p
-	case message.isObject() && message.get("role").isString():
+	case message.IsObject() && message.Get("role").IsString():
 		p := preparseMessage(message, t, det)
 		p.generic = true
 		return p
@@ -223,7 +224,7 @@ func preparseGeneric(line []byte, t textMode, det *Line) preparsed {
 
 // preparseMessage parses msg with its text from an owned copy: the message keeps substrings of
 // it, and Raw is it.
-func preparseMessage(msg jv, t textMode, det *Line) preparsed {
+func preparseMessage(msg jsonl.Value, t textMode, det *scanLine) preparsed {
 	d, _ := messageDialectV(msg)
 	if t == noText {
 		// Counts only (stats): parsed in place, as the reader itself would.
@@ -239,12 +240,12 @@ func preparseMessage(msg jv, t textMode, det *Line) preparsed {
 		t = withText // windows only where the line is detached (they refer to the file)
 	}
 	own := []byte(msg)
-	m := parseDialectV(jv(unsafeString(own)), d, t)
+	m := parseDialectV(jsonl.Value(unsafeString(own)), d, t)
 	m.Raw = own
 	return preparsed{m: &m, d: d, ok: true}
 }
 
-func parseDialectV(msg jv, d Dialect, text textMode) Message {
+func parseDialectV(msg jsonl.Value, d Dialect, text textMode) Message {
 	if d == DialectAnthropic {
 		m := anthropicMessage(msg, text)
 		m.MsgID = "" // only Claude Code splits responses over lines

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"hash/fnv"
 	"strings"
 
@@ -122,12 +123,12 @@ func piKey(id string) uint64 {
 
 // piFields are the top-level fields of an entry the reader uses, found in one pass.
 type piFields struct {
-	typ, id, parentID, version, message, content, summary, keptID, keptIndex jv
+	typ, id, parentID, version, message, content, summary, keptID, keptIndex jsonl.Value
 }
 
-func piEntryFields(v jv) piFields {
+func piEntryFields(v jsonl.Value) piFields {
 	var f piFields
-	v.each(func(k string, val jv) bool {
+	v.Each(func(k string, val jsonl.Value) bool {
 		switch k {
 		case "type":
 			f.typ = val
@@ -153,24 +154,24 @@ func piEntryFields(v jv) piFields {
 	return f
 }
 
-func (r *piReader) add(l *Line, doc gjson.Result, st *Stats) {
+func (r *piReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 	idx := int32(len(r.entries))
 	e := piEntry{off: l.Offset, size: int32(l.Size), line: int32(l.Num)}
-	f := piEntryFields(jv(doc.Raw))
-	typ := f.typ.str()
+	f := piEntryFields(jsonl.Value(doc.Raw))
+	typ := f.typ.Str()
 	if typ == "session" && r.header < 0 {
 		r.header = idx
-		if v := f.version.int(); v > 1 && v < 1<<20 {
+		if v := f.version.Int(); v > 1 && v < 1<<20 {
 			r.version = int(v)
 		}
 		r.entries = append(r.entries, e)
 		return
 	}
-	if f.id.isString() {
-		r.ids[piKey(f.id.str())] = idx
+	if f.id.IsString() {
+		r.ids[piKey(f.id.Str())] = idx
 	}
-	if f.parentID.isString() {
-		e.parent = piKey(f.parentID.str())
+	if f.parentID.IsString() {
+		e.parent = piKey(f.parentID.Str())
 		e.flags |= piHasParent
 	}
 	if typ == "compaction" {
@@ -180,10 +181,10 @@ func (r *piReader) add(l *Line, doc gjson.Result, st *Stats) {
 		sm.Line = l.Num
 		st.countMessage(&sm)
 		c := piComp{tokens: int32(sm.Tokens())}
-		if f.keptID.isString() {
-			c.kept, c.hasKept = piKey(f.keptID.str()), true
+		if f.keptID.IsString() {
+			c.kept, c.hasKept = piKey(f.keptID.Str()), true
 		} else if piIsNumber(f.keptIndex) {
-			c.keptIndex, c.hasKept = f.keptIndex.int(), true
+			c.keptIndex, c.hasKept = f.keptIndex.Int(), true
 		}
 		r.comps[idx] = c
 		e.flags |= piCompact
@@ -199,13 +200,15 @@ func (r *piReader) add(l *Line, doc gjson.Result, st *Stats) {
 			e.tokens = int32(m.Tokens())
 		}
 		if m.Usage != nil {
-			st.countUsage(strings.Clone(f.id.str()), *m.Usage, true)
+			st.countUsage(strings.Clone(f.id.Str()), *m.Usage, true)
 		}
 	}
 	r.entries = append(r.entries, e)
 }
 
-func piIsNumber(v jv) bool { return len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) }
+func piIsNumber(v jsonl.Value) bool {
+	return len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))
+}
 
 func (r *piReader) finish(st *Stats) []ref {
 	st.Format = FormatPi
@@ -292,13 +295,13 @@ func (r *piReader) path() []int32 {
 }
 
 func (r *piReader) materialize(b []byte, x ref) ([]Message, error) {
-	f := piEntryFields(jv(gjson.Parse(unsafeString(b)).Raw)) // as add sees it: from the first { on
+	f := piEntryFields(jsonl.Value(gjson.Parse(unsafeString(b)).Raw)) // as add sees it: from the first { on
 	if x.sel == piSelSummary {
 		m := piSummaryMessage(f.summary, withText)
 		m.Line = x.lineNum()
 		return []Message{m}, nil
 	}
-	m, _ := piEntryMessage(f.typ.str(), f, withText)
+	m, _ := piEntryMessage(f.typ.Str(), f, withText)
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation entry")
 	}
@@ -307,7 +310,7 @@ func (r *piReader) materialize(b []byte, x ref) ([]Message, error) {
 }
 
 // piSummaryMessage is a compaction summary as pi sends it to the model.
-func piSummaryMessage(summary jv, text textMode) Message {
+func piSummaryMessage(summary jsonl.Value, text textMode) Message {
 	m := piWrapped(summary, piCompactionPrefix, piCompactionSuffix, text)
 	m.Summary = true
 	return m
@@ -329,12 +332,12 @@ func (t *piText) lit(s string) {
 	}
 }
 
-func (t *piText) val(v jv) {
+func (t *piText) val(v jsonl.Value) {
 	if !t.noCount {
-		t.chars += v.chars()
+		t.chars += v.Chars()
 	}
 	if t.text {
-		t.buf = append(t.buf, v.text()...)
+		t.buf = append(t.buf, v.Text()...)
 	}
 }
 
@@ -356,7 +359,7 @@ func piEntryMessage(typ string, f piFields, text textMode) (m Message, emit bool
 		m = Message{Role: RoleUser, Blocks: piContent(f.content, text)}
 		return m, true
 	case "branch_summary":
-		if f.summary.isString() && f.summary != `""` {
+		if f.summary.IsString() && f.summary != `""` {
 			m = piWrapped(f.summary, piBranchPrefix, piBranchSuffix, text)
 		}
 		return m, true
@@ -364,7 +367,7 @@ func piEntryMessage(typ string, f piFields, text textMode) (m Message, emit bool
 	return m, false
 }
 
-func piWrapped(s jv, prefix, suffix string, text textMode) Message {
+func piWrapped(s jsonl.Value, prefix, suffix string, text textMode) Message {
 	t := piText{text: text.on(), noCount: text == searchText}
 	t.lit(prefix)
 	t.val(s)
@@ -374,13 +377,13 @@ func piWrapped(s jv, prefix, suffix string, text textMode) Message {
 
 // piMsgFields are the fields of a message (AgentMessage) the reader uses.
 type piMsgFields struct {
-	role, content, usage, stopReason, callID, toolName, isError, summary     jv
-	command, output, exitCode, cancelled, truncated, fullOutputPath, exclude jv
+	role, content, usage, stopReason, callID, toolName, isError, summary     jsonl.Value
+	command, output, exitCode, cancelled, truncated, fullOutputPath, exclude jsonl.Value
 }
 
-func piMessage(msg jv, text textMode) (m Message, emit bool) {
+func piMessage(msg jsonl.Value, text textMode) (m Message, emit bool) {
 	var f piMsgFields
-	msg.each(func(k string, v jv) bool {
+	msg.Each(func(k string, v jsonl.Value) bool {
 		switch k {
 		case "role":
 			f.role = v
@@ -416,35 +419,35 @@ func piMessage(msg jv, text textMode) (m Message, emit bool) {
 		return true
 	})
 	emit = true
-	switch f.role.str() {
+	switch f.role.Str() {
 	case "user", "custom", "hookMessage":
 		m = Message{Role: RoleUser, Blocks: piContent(f.content, text)}
 	case "assistant":
 		m = Message{Role: RoleAssistant}
-		f.content.each(func(_ string, b jv) bool {
+		f.content.Each(func(_ string, b jsonl.Value) bool {
 			m.Blocks = append(m.Blocks, piAssistantBlock(b, text))
 			return true
 		})
-		if f.usage.isObject() {
-			us := Usage{Input: int(f.usage.get("input").int()), Output: int(f.usage.get("output").int()),
-				CacheRead: int(f.usage.get("cacheRead").int()), CacheWrite: int(f.usage.get("cacheWrite").int())}
+		if f.usage.IsObject() {
+			us := Usage{Input: int(f.usage.Get("input").Int()), Output: int(f.usage.Get("output").Int()),
+				CacheRead: int(f.usage.Get("cacheRead").Int()), CacheWrite: int(f.usage.Get("cacheWrite").Int())}
 			if us.Total() > 0 {
 				m.Usage = &us
 			}
 		}
-		switch f.stopReason.str() {
+		switch f.stopReason.Str() {
 		case "error", "aborted":
 			emit = false
 		}
 	case "toolResult":
 		b := contentResultV(f.content, text)
-		b.ID = f.callID.str()
-		b.Name = f.toolName.str()
-		b.IsError = f.isError.boolean()
+		b.ID = f.callID.Str()
+		b.Name = f.toolName.Str()
+		b.IsError = f.isError.Bool()
 		m = Message{Role: RoleTool, Blocks: []Block{b}}
 	case "bashExecution":
 		m = Message{Role: RoleUser, Blocks: []Block{piBashText(&f, text)}}
-		emit = !f.exclude.boolean()
+		emit = !f.exclude.Bool()
 	case "branchSummary":
 		m = piWrapped(f.summary, piBranchPrefix, piBranchSuffix, text)
 	case "compactionSummary":
@@ -453,9 +456,9 @@ func piMessage(msg jv, text textMode) (m Message, emit bool) {
 	return m, emit
 }
 
-func piAssistantBlock(b jv, text textMode) Block {
-	var typ, txt, thinking, id, name, args jv
-	b.each(func(k string, v jv) bool {
+func piAssistantBlock(b jsonl.Value, text textMode) Block {
+	var typ, txt, thinking, id, name, args jsonl.Value
+	b.Each(func(k string, v jsonl.Value) bool {
 		switch k {
 		case "type":
 			typ = v
@@ -472,13 +475,13 @@ func piAssistantBlock(b jv, text textMode) Block {
 		}
 		return true
 	})
-	switch typ.str() {
+	switch typ.Str() {
 	case "text":
 		return textBlockV(BlockText, txt, text)
 	case "thinking": // thinkingSignature is not counted
 		return textBlockV(BlockThinking, thinking, text)
 	case "toolCall":
-		return toolCallBlockV(id.str(), name.str(), args, text)
+		return toolCallBlockV(id.Str(), name.Str(), args, text)
 	case "image":
 		return piImageBlock(b, text)
 	}
@@ -491,20 +494,20 @@ func piBashText(f *piMsgFields, text textMode) Block {
 	t.lit("Ran `")
 	t.val(f.command)
 	t.lit("`\n")
-	if f.output.isString() && f.output != `""` {
+	if f.output.IsString() && f.output != `""` {
 		t.lit("```\n")
 		t.val(f.output)
 		t.lit("\n```")
 	} else {
 		t.lit("(no output)")
 	}
-	if f.cancelled.boolean() {
+	if f.cancelled.Bool() {
 		t.lit("\n\n(command cancelled)")
-	} else if piIsNumber(f.exitCode) && f.exitCode.int() != 0 {
+	} else if piIsNumber(f.exitCode) && f.exitCode.Int() != 0 {
 		t.lit("\n\nCommand exited with code ")
 		t.lit(string(f.exitCode))
 	}
-	if f.truncated.boolean() && f.fullOutputPath.isString() && f.fullOutputPath != `""` {
+	if f.truncated.Bool() && f.fullOutputPath.IsString() && f.fullOutputPath != `""` {
 		t.lit("\n\n[Output truncated. Full output: ")
 		t.val(f.fullOutputPath)
 		t.lit("]")
@@ -513,14 +516,14 @@ func piBashText(f *piMsgFields, text textMode) Block {
 }
 
 // piContent reads user-side content: a string or text/image blocks.
-func piContent(c jv, text textMode) []Block {
-	if c.isString() {
+func piContent(c jsonl.Value, text textMode) []Block {
+	if c.IsString() {
 		return []Block{textBlockV(BlockText, c, text)}
 	}
 	var out []Block
-	c.each(func(_ string, b jv) bool {
-		var typ, txt jv
-		b.each(func(k string, v jv) bool {
+	c.Each(func(_ string, b jsonl.Value) bool {
+		var typ, txt jsonl.Value
+		b.Each(func(k string, v jsonl.Value) bool {
 			switch k {
 			case "type":
 				typ = v
@@ -529,7 +532,7 @@ func piContent(c jv, text textMode) []Block {
 			}
 			return true
 		})
-		switch typ.str() {
+		switch typ.Str() {
 		case "text":
 			out = append(out, textBlockV(BlockText, txt, text))
 		case "image":
@@ -542,7 +545,7 @@ func piContent(c jv, text textMode) []Block {
 	return out
 }
 
-func piImageBlock(b jv, text textMode) Block {
+func piImageBlock(b jsonl.Value, text textMode) Block {
 	bl := Block{Kind: BlockImage}
 	if text.on() {
 		bl.Text = string(b)

@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 )
 
@@ -201,7 +202,7 @@ func (piWriter) New(src *Source, c *Compaction) (Written, error) {
 
 // entryIndex is a v1 pi entry's index: the count of entries (valid JSON lines) before line n.
 func (s *Source) entryIndex(n int) (int, error) {
-	lr := NewLineReader(io.NewSectionReader(s.f, 0, 1<<62))
+	lr := jsonl.NewLineReader(io.NewSectionReader(s.f, 0, 1<<62))
 	idx := 0
 	for {
 		l, err := lr.Next()
@@ -211,7 +212,7 @@ func (s *Source) entryIndex(n int) (int, error) {
 		if l.Num == n {
 			return idx, nil
 		}
-		if validJSON(trimBOM(l.Bytes)) {
+		if jsonl.Valid(trimBOM(l.Bytes)) {
 			idx++
 		}
 	}

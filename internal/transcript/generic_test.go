@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -104,7 +105,7 @@ func FuzzGenericRecord(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		if !validJSON(line) {
+		if !jsonl.Valid(line) {
 			return
 		}
 		doc := gjson.ParseBytes(line)
@@ -136,7 +137,7 @@ func FuzzDetectLine(f *testing.F) {
 		f.Add([]byte(line))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		if !validJSON(line) {
+		if !jsonl.Valid(line) {
 			return
 		}
 		doc := gjson.ParseBytes(line)
@@ -148,11 +149,11 @@ func FuzzDetectLine(f *testing.F) {
 		}
 		f1, s1, e1 := detectLine(doc)
 		gm := gjsonMembers(doc)
-		f2, s2, e2 := gm.detect(jv(doc.Raw))
+		f2, s2, e2 := gm.detect(jsonl.Value(doc.Raw))
 		if f1 != f2 || s1 != s2 || (e1 == nil) != (e2 == nil) {
 			t.Fatalf("%s: walk %v %v %v, gjson %v %v %v", line, f1, s1, e1, f2, s2, e2)
 		}
-		if wm, sure := walkMembers(jv(doc.Raw)); sure && wm != gm {
+		if wm, sure := walkMembers(jsonl.Value(doc.Raw)); sure && wm != gm {
 			t.Fatalf("%s: walk %+v, gjson %+v", line, wm, gm)
 		}
 	})

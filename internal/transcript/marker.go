@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 
 	"github.com/tidwall/gjson"
@@ -211,7 +212,7 @@ func markerAt(r io.ReaderAt, start, end int64) (int64, []byte, error) {
 	if start == 0 {
 		l = trimBOM(l)
 	}
-	if validJSON(l) {
+	if jsonl.Valid(l) {
 		if _, ok := parseMarkerDoc(gjson.ParseBytes(l), noText); ok {
 			return start, l, nil
 		}

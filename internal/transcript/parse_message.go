@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"strings"
 	"unicode/utf8"
 
@@ -11,18 +12,18 @@ import (
 // Anthropic Messages API messages. With text=false they only count (stats); with text=true they
 // also copy out the text (load, compact).
 
-func textBlockV(kind BlockKind, v jv, text textMode) Block {
+func textBlockV(kind BlockKind, v jsonl.Value, text textMode) Block {
 	b := Block{Kind: kind, Chars: text.count(v)}
 	if text.on() {
-		b.Text = v.text()
+		b.Text = v.Text()
 	}
 	return b
 }
 
-func toolCallBlockV(id, name string, args jv, text textMode) Block {
+func toolCallBlockV(id, name string, args jsonl.Value, text textMode) Block {
 	b := Block{Kind: BlockToolCall, ID: id, Name: name, Chars: utf8.RuneCountInString(name) + text.count(args)}
 	if text.on() {
-		b.Args = args.text()
+		b.Args = args.Text()
 		if b.Args == "" {
 			b.Args = "{}"
 		}
@@ -30,7 +31,7 @@ func toolCallBlockV(id, name string, args jv, text textMode) Block {
 	return b
 }
 
-func opaqueBlockV(v jv, text textMode) Block {
+func opaqueBlockV(v jsonl.Value, text textMode) Block {
 	b := Block{Kind: BlockOpaque}
 	if text.on() {
 		b.Text = string(v)
@@ -39,14 +40,14 @@ func opaqueBlockV(v jv, text textMode) Block {
 }
 
 // openAIMessage reads one OpenAI chat message.
-func openAIMessage(msg jv, text textMode) Message {
+func openAIMessage(msg jsonl.Value, text textMode) Message {
 	m := Message{Dialect: DialectOpenAI}
-	var content, reasoning, refusal, toolCalls, functionCall jv
+	var content, reasoning, refusal, toolCalls, functionCall jsonl.Value
 	var callID, name string
-	msg.each(func(k string, v jv) bool {
+	msg.Each(func(k string, v jsonl.Value) bool {
 		switch k {
 		case "role":
-			m.Role = Role(v.str())
+			m.Role = Role(v.Str())
 		case "content":
 			content = v
 		case "reasoning_content":
@@ -58,9 +59,9 @@ func openAIMessage(msg jv, text textMode) Message {
 		case "function_call":
 			functionCall = v
 		case "tool_call_id":
-			callID = v.str()
+			callID = v.Str()
 		case "name":
-			name = v.str()
+			name = v.Str()
 		}
 		return true
 	})
@@ -77,16 +78,16 @@ func openAIMessage(msg jv, text textMode) Message {
 		m.Blocks = append(m.Blocks, b)
 		return m
 	}
-	if reasoning.exists() && !reasoning.isNull() {
+	if reasoning.Exists() && !reasoning.IsNull() {
 		m.Blocks = append(m.Blocks, textBlockV(BlockThinking, reasoning, text))
 	}
-	if content.isArray() {
-		content.each(func(_ string, p jv) bool {
-			switch p.get("type").str() {
+	if content.IsArray() {
+		content.Each(func(_ string, p jsonl.Value) bool {
+			switch p.Get("type").Str() {
 			case "text", "input_text", "output_text":
-				m.Blocks = append(m.Blocks, textBlockV(BlockText, p.get("text"), text))
+				m.Blocks = append(m.Blocks, textBlockV(BlockText, p.Get("text"), text))
 			case "refusal":
-				m.Blocks = append(m.Blocks, textBlockV(BlockText, p.get("refusal"), text))
+				m.Blocks = append(m.Blocks, textBlockV(BlockText, p.Get("refusal"), text))
 			case "image_url", "input_image":
 				b := Block{Kind: BlockImage}
 				if text.on() {
@@ -98,46 +99,46 @@ func openAIMessage(msg jv, text textMode) Message {
 			}
 			return true
 		})
-	} else if content.exists() && !content.isNull() {
+	} else if content.Exists() && !content.IsNull() {
 		m.Blocks = append(m.Blocks, textBlockV(BlockText, content, text))
 	}
-	if refusal.isString() {
+	if refusal.IsString() {
 		m.Blocks = append(m.Blocks, textBlockV(BlockText, refusal, text))
 	}
-	toolCalls.each(func(_ string, tc jv) bool {
-		fn := tc.get("function")
-		m.Blocks = append(m.Blocks, toolCallBlockV(tc.get("id").str(), fn.get("name").str(), fn.get("arguments"), text))
+	toolCalls.Each(func(_ string, tc jsonl.Value) bool {
+		fn := tc.Get("function")
+		m.Blocks = append(m.Blocks, toolCallBlockV(tc.Get("id").Str(), fn.Get("name").Str(), fn.Get("arguments"), text))
 		return true
 	})
-	if functionCall.isObject() {
-		m.Blocks = append(m.Blocks, toolCallBlockV("", functionCall.get("name").str(), functionCall.get("arguments"), text))
+	if functionCall.IsObject() {
+		m.Blocks = append(m.Blocks, toolCallBlockV("", functionCall.Get("name").Str(), functionCall.Get("arguments"), text))
 	}
 	return m
 }
 
 // contentResultV reads tool-result content that is a string or an array of text/image parts.
-func contentResultV(c jv, text textMode) Block {
+func contentResultV(c jsonl.Value, text textMode) Block {
 	b := Block{Kind: BlockToolResult}
-	if !c.isArray() {
+	if !c.IsArray() {
 		b.Chars = text.count(c)
 		switch {
-		case text == windowedText && c.isString() && len(c) > 3*ToolTextWindow:
+		case text == windowedText && c.IsString() && len(c) > 3*ToolTextWindow:
 			windowed(&b, c)
 		case text.on():
-			b.Text = c.text()
+			b.Text = c.Text()
 		}
 		return b
 	}
 	var parts []string
-	c.each(func(_ string, p jv) bool {
-		switch p.get("type").str() {
+	c.Each(func(_ string, p jsonl.Value) bool {
+		switch p.Get("type").Str() {
 		case "image", "image_url", "input_image":
 			b.Images++
 		case "text", "input_text", "output_text":
-			t := p.get("text")
+			t := p.Get("text")
 			b.Chars += text.count(t)
 			if text.on() {
-				parts = append(parts, t.str())
+				parts = append(parts, t.Str())
 			}
 		default:
 			b.Chars += text.count(p)
@@ -175,35 +176,35 @@ func joinLines(parts []string) string {
 }
 
 // anthropicMessage reads one Anthropic Messages API message (also Claude Code's "message").
-func anthropicMessage(msg jv, text textMode) Message {
+func anthropicMessage(msg jsonl.Value, text textMode) Message {
 	m, _ := anthropicMessageAt(msg, text)
 	return m
 }
 
 // anthropicMessageAt reads the message that starts at v (v may run on past it) and returns its
 // length too: Claude Code's reader parses it in the same walk over the line.
-func anthropicMessageAt(v jv, text textMode) (Message, int) {
+func anthropicMessageAt(v jsonl.Value, text textMode) (Message, int) {
 	m := Message{Dialect: DialectAnthropic}
-	n := v.walk(func(k string, rest jv) int {
+	n := v.Walk(func(k string, rest jsonl.Value) int {
 		switch k {
 		case "role", "id":
-			val, n := rest.prefix()
+			val, n := rest.Prefix()
 			if k == "role" {
-				m.Role = Role(val.str())
+				m.Role = Role(val.Str())
 			} else {
-				m.MsgID = val.str()
+				m.MsgID = val.Str()
 			}
 			return n
 		case "content":
-			if rest.isArray() {
-				return rest.walk(func(_ string, b jv) int {
+			if rest.IsArray() {
+				return rest.Walk(func(_ string, b jsonl.Value) int {
 					blk, n := anthropicBlockAt(b, text)
 					m.Blocks = append(m.Blocks, blk)
 					return n
 				})
 			}
-			val, n := rest.prefix()
-			if val.exists() && !val.isNull() {
+			val, n := rest.Prefix()
+			if val.Exists() && !val.IsNull() {
 				m.Blocks = append(m.Blocks, textBlockV(BlockText, val, text))
 			}
 			return n
@@ -214,40 +215,40 @@ func anthropicMessageAt(v jv, text textMode) (Message, int) {
 }
 
 // anthropicBlockAt reads the content block that starts at v and returns its length.
-func anthropicBlockAt(v jv, text textMode) (Block, int) {
-	if !v.isObject() {
-		val, n := v.prefix()
+func anthropicBlockAt(v jsonl.Value, text textMode) (Block, int) {
+	if !v.IsObject() {
+		val, n := v.Prefix()
 		return opaqueBlockV(val, text), n
 	}
 	var typ, id, name, useID string
-	var textV, thinking, input, content jv
+	var textV, thinking, input, content jsonl.Value
 	var isError bool
-	n := v.walk(func(k string, rest jv) int {
+	n := v.Walk(func(k string, rest jsonl.Value) int {
 		switch k {
 		case "type", "text", "thinking", "id", "name", "input", "content", "tool_use_id", "is_error":
 		default:
 			return -1 // signature, cache_control, citations...: skipped
 		}
-		val, n := rest.prefix()
+		val, n := rest.Prefix()
 		switch k {
 		case "type":
-			typ = val.str()
+			typ = val.Str()
 		case "text":
 			textV = val
 		case "thinking":
 			thinking = val
 		case "id":
-			id = val.str()
+			id = val.Str()
 		case "name":
-			name = val.str()
+			name = val.Str()
 		case "input":
 			input = val
 		case "content":
 			content = val
 		case "tool_use_id":
-			useID = val.str()
+			useID = val.Str()
 		case "is_error":
-			isError = val.boolean()
+			isError = val.Bool()
 		}
 		return n
 	})
@@ -285,10 +286,10 @@ func anthropicBlockAt(v jv, text textMode) (Block, int) {
 // the values' Raw text is a substring of the line, so converting costs nothing.
 
 func parseOpenAIMessage(msg gjson.Result, text textMode) Message {
-	return openAIMessage(jv(msg.Raw), text)
+	return openAIMessage(jsonl.Value(msg.Raw), text)
 }
 func parseAnthropicMessage(msg gjson.Result, text textMode) Message {
-	m := anthropicMessage(jv(msg.Raw), text)
+	m := anthropicMessage(jsonl.Value(msg.Raw), text)
 	m.MsgID = ""
 	return m
 }
@@ -311,10 +312,10 @@ const (
 
 func (t textMode) on() bool { return t != noText }
 
-// count is v.chars(), or 0 when the mode does not count.
-func (t textMode) count(v jv) int {
+// count is v.Chars(), or 0 when the mode does not count.
+func (t textMode) count(v jsonl.Value) int {
 	if t == searchText {
 		return 0
 	}
-	return v.chars()
+	return v.Chars()
 }

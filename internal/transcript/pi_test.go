@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,14 +203,14 @@ func TestPiBashText(t *testing.T) {
 		{`{"role":"bashExecution","command":"sleep 9","output":"","cancelled":true,"exitCode":null}`, "Ran `sleep 9`\n(no output)\n\n(command cancelled)"},
 		{`{"role":"bashExecution","command":"cat big","output":"x","exitCode":0,"truncated":true,"fullOutputPath":"/tmp/o.txt"}`, "Ran `cat big`\n```\nx\n```\n\n[Output truncated. Full output: /tmp/o.txt]"},
 	} {
-		doc := jv(tc.msg)
+		doc := jsonl.Value(tc.msg)
 		m, emit := piMessage(doc, withText)
 		stats, _ := piMessage(doc, noText)
 		if !emit || m.Role != RoleUser || m.TextContent() != tc.want || stats.Chars() != len([]rune(tc.want)) {
 			t.Errorf("%s: %q (%d chars, stats %d)", tc.msg, m.TextContent(), m.Chars(), stats.Chars())
 		}
 	}
-	m, emit := piMessage(jv(`{"role":"bashExecution","command":"ls","output":"","excludeFromContext":true}`), noText)
+	m, emit := piMessage(jsonl.Value(`{"role":"bashExecution","command":"ls","output":"","excludeFromContext":true}`), noText)
 	if emit || len(m.Blocks) != 1 {
 		t.Errorf("excluded bash: emit=%v %+v", emit, m)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"runtime"
 	"runtime/debug"
@@ -19,7 +20,7 @@ const (
 	maxWindowBytes = 24 << 20
 )
 
-// lineReaderBuf is LineReader's buffer size: LineReader checks the line cap only on lines that
+// lineReaderBuf is jsonl.LineReader's buffer size: jsonl.LineReader checks the line cap only on lines that
 // do not fit its buffer, and ScanRanges does the same so that both give the same answers.
 const lineReaderBuf = 1 << 20
 
@@ -45,20 +46,20 @@ const maxPooledLine = 4 << 20
 
 // rangeResult is what a worker made of one range.
 type rangeResult struct {
-	lines   []Line
+	lines   []scanLine
 	valid   []bool
 	pre     []preparsed
 	claude  []claudeLine // the walks of Claude Code lines, which pre points to
 	release func()       // gives back the window the lines' bytes are in, and own
 	own     *[]byte      // the bytes of a last line that goes on past the range
 	count   int          // physical lines that start in the range (blank ones included)
-	pending *Line        // an unterminated last line (the file's last range only)
+	pending *scanLine    // an unterminated last line (the file's last range only)
 	err     error        // a read error, or a line over the cap (Line is relative to the range)
-	errLine int          // for a LineTooLongError: the line's index among the range's physical lines
+	errLine int          // for a jsonl.LineTooLongError: the line's index among the range's physical lines
 }
 
 func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int64, workers int) (*Result, error) {
-	maxLine := DefaultMaxLine
+	maxLine := jsonl.DefaultMaxLine
 	if opts.MaxLine > 0 {
 		maxLine = opts.MaxLine
 	}
@@ -160,7 +161,7 @@ type rangeMerger struct {
 	next    int                  // the range to merge next
 	merging bool                 // a worker is merging: the others only deliver
 	base    int                  // physical lines before range next
-	pending *Line                // an unterminated last line, copied
+	pending *scanLine            // an unterminated last line, copied
 	err     error
 	stop    func() // called once, on the first error: stops the dispatcher
 }
@@ -215,7 +216,7 @@ func (m *rangeMerger) merge(r *rangeResult) error {
 		}
 	}
 	if r.err != nil {
-		var tl *LineTooLongError
+		var tl *jsonl.LineTooLongError
 		if errors.As(r.err, &tl) {
 			tl.Line += m.base
 		}
@@ -247,7 +248,7 @@ func (w *rangeWork) work(i, linesHint int) (r *rangeResult) {
 	start := int64(i) * w.chunk
 	end := min(start+w.chunk, w.size)
 	src, pre, text, tokens := w.src, w.pre, w.text, w.tokens
-	r = &rangeResult{lines: make([]Line, 0, linesHint)}
+	r = &rangeResult{lines: make([]scanLine, 0, linesHint)}
 	release := func() {
 		if r.own != nil && cap(*r.own) <= maxPooledLine {
 			lineBufs.Put(r.own)
@@ -285,7 +286,7 @@ func (w *rangeWork) work(i, linesHint int) (r *rangeResult) {
 		}
 		for k := range lines {
 			l := &r.lines[k]
-			r.valid[k] = validJSON(l.Bytes)
+			r.valid[k] = jsonl.Valid(l.Bytes)
 			if r.valid[k] && pre != FormatUnknown {
 				var cl *claudeLine
 				if r.claude != nil {
@@ -365,17 +366,17 @@ func readRange(r *rangeResult, src windowSource, size, start, end, slack int64, 
 		num++
 		lsize := len(line)
 		if lsize > maxLine+2 && lsize > lineReaderBuf {
-			r.lines = append(r.lines, Line{Num: num})
-			r.err, r.errLine = &LineTooLongError{Line: num, Max: maxLine}, len(r.lines)-1
+			r.lines = append(r.lines, scanLine{Line: jsonl.Line{Num: num}})
+			r.err, r.errLine = &jsonl.LineTooLongError{Line: num, Max: maxLine}, len(r.lines)-1
 			return
 		}
 		b := line
-		if off == 0 && bytes.HasPrefix(b, bom) {
-			b = b[len(bom):]
+		if off == 0 && bytes.HasPrefix(b, jsonl.BOM) {
+			b = b[len(jsonl.BOM):]
 		}
 		if !terminated {
 			if len(bytes.TrimSpace(b)) > 0 {
-				r.pending = &Line{Num: num, Offset: off, Size: len(b), Bytes: b}
+				r.pending = &scanLine{Line: jsonl.Line{Num: num, Offset: off, Size: len(b), Bytes: b}}
 			}
 			break
 		}
@@ -383,10 +384,10 @@ func readRange(r *rangeResult, src windowSource, size, start, end, slack int64, 
 		if n := len(b); n > 0 && b[n-1] == '\r' {
 			b = b[:n-1]
 		}
-		if isBlank(b) {
+		if jsonl.IsBlank(b) {
 			continue
 		}
-		r.lines = append(r.lines, Line{Num: num, Offset: off, Size: lsize, Bytes: b})
+		r.lines = append(r.lines, scanLine{Line: jsonl.Line{Num: num, Offset: off, Size: lsize, Bytes: b}})
 	}
 	r.count = num
 }

@@ -125,7 +125,7 @@ func TestRangesFixturesAndSamples(t *testing.T) {
 // TestRangesLongLinesAndErrors: lines longer than a range, longer than the line cap, a file
 // that ends inside a line, a strict error in a later range.
 func TestRangesLongLinesAndErrors(t *testing.T) {
-	long := strings.Repeat("x", 3<<19) // longer than LineReader's buffer, and than a range
+	long := strings.Repeat("x", 3<<19) // longer than jsonl.LineReader's buffer, and than a range
 	cases := map[string]string{
 		"long lines": fmt.Sprintf("{\"role\":\"user\",\"content\":%q}\n{\"role\":\"tool\",\"tool_call_id\":\"c\",\"content\":%q}\n", long, long),
 		"pending":    "{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"user\",\"content\":\"" + long,

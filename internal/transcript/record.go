@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"encoding/json"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -40,7 +41,7 @@ func DecodeRecordTransient(f Format, line []byte, num int) (rec Record, ok bool)
 
 func decodeRecord(f Format, line []byte, num int, own bool) (rec Record, ok bool) {
 	line = trimBOM(trimLine(line))
-	if !validJSON(line) {
+	if !jsonl.Valid(line) {
 		return Record{}, false
 	}
 	s := unsafeString(line)
@@ -48,7 +49,7 @@ func decodeRecord(f Format, line []byte, num int, own bool) (rec Record, ok bool
 		s = string(line) // messages keep substrings of it
 	}
 	doc := gjson.Parse(s)
-	v := jv(doc.Raw)
+	v := jsonl.Value(doc.Raw)
 	switch f {
 	case FormatClaude:
 		rec = claudeRecord(v)
@@ -65,8 +66,8 @@ func decodeRecord(f Format, line []byte, num int, own bool) (rec Record, ok bool
 	return rec, true
 }
 
-func metaOf(v jv) *MarkerMeta {
-	if !v.isObject() {
+func metaOf(v jsonl.Value) *MarkerMeta {
+	if !v.IsObject() {
 		return nil
 	}
 	var m MarkerMeta
@@ -77,7 +78,7 @@ func metaOf(v jv) *MarkerMeta {
 }
 
 func genericRecord(doc gjson.Result) Record {
-	msg, compact, isMsg, sure := genericShape(jv(doc.Raw))
+	msg, compact, isMsg, sure := genericShape(jsonl.Value(doc.Raw))
 	switch {
 	case !sure:
 		return genericRecordGJSON(doc)
@@ -98,11 +99,11 @@ func genericRecord(doc gjson.Result) Record {
 // the line up to its key, the whole line for a key that is absent ("compact" of every message).
 // sure is false when a key is written with an escape, which gjson matches unescaped: the
 // caller asks gjson (genericRecordGJSON).
-func genericShape(v jv) (msg jv, compact, isMsg, sure bool) {
-	var role, message jv
+func genericShape(v jsonl.Value) (msg jsonl.Value, compact, isMsg, sure bool) {
+	var role, message jsonl.Value
 	var seenRole, seenMessage bool
 	sure = true
-	v.each(func(k string, val jv) bool {
+	v.Each(func(k string, val jsonl.Value) bool {
 		if strings.IndexByte(k, '\\') >= 0 {
 			sure = false
 			return false
@@ -120,19 +121,19 @@ func genericShape(v jv) (msg jv, compact, isMsg, sure bool) {
 	if !sure || compact {
 		return "", compact, false, sure
 	}
-	if seenRole && role.isString() {
+	if seenRole && role.IsString() {
 		return v, false, true, true
 	}
-	if !seenMessage || !message.isObject() {
+	if !seenMessage || !message.IsObject() {
 		return "", false, false, true
 	}
-	message.each(func(k string, val jv) bool {
+	message.Each(func(k string, val jsonl.Value) bool {
 		if strings.IndexByte(k, '\\') >= 0 {
 			sure = false
 			return false
 		}
 		if k == "role" {
-			isMsg = val.isString()
+			isMsg = val.IsString()
 			return false
 		}
 		return true
@@ -165,37 +166,37 @@ func genericMarker(doc gjson.Result) Record {
 	if !ok {
 		return Record{}
 	}
-	rec := Record{Compaction: true, TailLines: mk.tailLines, Meta: metaOf(jv(mk.meta.Raw))}
+	rec := Record{Compaction: true, TailLines: mk.tailLines, Meta: metaOf(jsonl.Value(mk.meta.Raw))}
 	s := Message{Role: RoleUser, Summary: true, Blocks: []Block{{Kind: BlockText, Text: mk.summary}}}
 	rec.Messages = []Message{s}
 	return rec
 }
 
-func claudeRecord(v jv) Record {
+func claudeRecord(v jsonl.Value) Record {
 	var typ, subtype string
-	var msg, meta jv
+	var msg, meta jsonl.Value
 	var sidechain, summary bool
-	v.each(func(k string, val jv) bool {
+	v.Each(func(k string, val jsonl.Value) bool {
 		switch k {
 		case "type":
-			typ = val.str()
+			typ = val.Str()
 		case "subtype":
-			subtype = val.str()
+			subtype = val.Str()
 		case "message":
 			msg = val
 		case "ctxc":
 			meta = val
 		case "isSidechain":
-			sidechain = val.boolean()
+			sidechain = val.Bool()
 		case "isCompactSummary":
-			summary = val.boolean()
+			summary = val.Bool()
 		}
 		return true
 	})
 	if typ == "system" && subtype == "compact_boundary" {
 		return Record{Compaction: true, Meta: metaOf(meta)}
 	}
-	if (typ != "user" && typ != "assistant") || !msg.isObject() {
+	if (typ != "user" && typ != "assistant") || !msg.IsObject() {
 		return Record{}
 	}
 	if sidechain {
@@ -207,18 +208,18 @@ func claudeRecord(v jv) Record {
 	return Record{Messages: []Message{m}}
 }
 
-func codexRecord(v jv) Record {
+func codexRecord(v jsonl.Value) Record {
 	typ, payload, state := codexEnvelope(v)
-	if payload.exists() && codexItemTypes[typ] {
+	if payload.Exists() && codexItemTypes[typ] {
 		switch typ {
 		case "response_item":
 			return codexItemRecord(payload)
 		case "compacted":
-			rec := Record{Compaction: true, Meta: metaOf(payload.get("ctxc"))}
-			if msg := payload.get("message"); msg.isString() && msg != `""` {
+			rec := Record{Compaction: true, Meta: metaOf(payload.Get("ctxc"))}
+			if msg := payload.Get("message"); msg.IsString() && msg != `""` {
 				rec.Messages = append(rec.Messages, codexSummaryMessage(msg, searchText))
 			}
-			payload.get("replacement_history").each(func(_ string, it jv) bool {
+			payload.Get("replacement_history").Each(func(_ string, it jsonl.Value) bool {
 				if m, _ := codexItemMessage(it, searchText); m.Summary && len(m.Blocks) > 0 {
 					rec.Messages = append(rec.Messages, m) // the summary is new; the rest are copies
 				}
@@ -234,29 +235,29 @@ func codexRecord(v jv) Record {
 	return codexItemRecord(v) // bare-era response item
 }
 
-func codexItemRecord(it jv) Record {
+func codexItemRecord(it jsonl.Value) Record {
 	m, _ := codexItemMessage(it, searchText)
 	if len(m.Blocks) == 0 {
 		return Record{}
 	}
-	if m.Summary && it.get("type").str() != "message" {
+	if m.Summary && it.Get("type").Str() != "message" {
 		return Record{Compaction: true, Messages: []Message{m}} // an encrypted compaction item
 	}
 	return Record{Messages: []Message{m}}
 }
 
-func piRecord(v jv) Record {
+func piRecord(v jsonl.Value) Record {
 	f := piEntryFields(v)
-	typ := f.typ.str()
+	typ := f.typ.Str()
 	switch typ {
 	case "session":
 		return Record{}
 	case "compaction":
 		m := Message{Role: RoleUser, Summary: true}
-		if f.summary.isString() {
-			m.Blocks = []Block{{Kind: BlockText, Text: f.summary.str()}}
+		if f.summary.IsString() {
+			m.Blocks = []Block{{Kind: BlockText, Text: f.summary.Str()}}
 		}
-		return Record{Compaction: true, Meta: metaOf(v.get("ctxc")), Messages: []Message{m}}
+		return Record{Compaction: true, Meta: metaOf(v.Get("ctxc")), Messages: []Message{m}}
 	}
 	m, _ := piEntryMessage(typ, f, searchText)
 	if len(m.Blocks) == 0 {
@@ -264,13 +265,3 @@ func piRecord(v jv) Record {
 	}
 	return Record{Messages: []Message{m}}
 }
-
-// DecodeString decodes a JSON string value (with its quotes) as the readers do.
-func DecodeString(raw string) string { return jv(raw).str() }
-
-// Unescape decodes the text between a JSON string's quotes as DecodeString does; a text cut
-// inside an escape decodes to other bytes only from there on.
-func Unescape(inner string) string { return unescape(inner) }
-
-// AppendUnescape appends what Unescape returns to dst.
-func AppendUnescape(dst []byte, inner string) []byte { return appendUnescape(dst, inner) }

@@ -1,14 +1,15 @@
 package transcript
 
 import (
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 )
 
 // ScanParallel is Scan in a pipeline for large inputs: one goroutine reads lines into batches,
-// another validates them (validJSON, a third of the work), and the caller's goroutine
+// another validates them (jsonl.Valid, a third of the work), and the caller's goroutine
 // parses them in order. At most a few batches are in flight, so memory stays bounded.
 func ScanParallel(r io.Reader, path string, opts Options) (*Result, error) {
-	lr := NewLineReader(r)
+	lr := jsonl.NewLineReader(r)
 	if opts.MaxLine > 0 {
 		lr.SetMaxLine(opts.MaxLine)
 	}
@@ -16,7 +17,7 @@ func ScanParallel(r io.Reader, path string, opts Options) (*Result, error) {
 	const inFlight = 4
 
 	type batch struct {
-		lines     []Line
+		lines     []scanLine
 		valid     []bool
 		buf       []byte
 		err       error
@@ -57,7 +58,7 @@ func ScanParallel(r io.Reader, path string, opts Options) (*Result, error) {
 					b.buf = append(b.buf, l.Bytes...)
 					l.Bytes = b.buf[start:len(b.buf):len(b.buf)]
 				}
-				b.lines = append(b.lines, l)
+				b.lines = append(b.lines, scanLine{Line: l})
 			}
 			last := len(b.lines) == 0 || b.err != nil || len(b.buf) < batchBytes
 			// In order to the parser, and to whichever validator is free.
@@ -83,7 +84,7 @@ func ScanParallel(r io.Reader, path string, opts Options) (*Result, error) {
 			for b := range toValidate {
 				valid := make([]bool, len(b.lines))
 				for i := range b.lines {
-					valid[i] = validJSON(b.lines[i].Bytes)
+					valid[i] = jsonl.Valid(b.lines[i].Bytes)
 					if valid[i] && opts.keep != FormatUnknown {
 						// Loading: parse messages with their text here, off the reader's
 						// goroutine (each line stands alone).

@@ -105,12 +105,12 @@ type CompactionRecord struct {
 }
 
 // addRecord notes a compaction record at line l.
-func (st *Stats) addRecord(l *Line) {
+func (st *Stats) addRecord(l *scanLine) {
 	st.Records = append(st.Records, CompactionRecord{Line: l.Num, Start: l.Offset, End: l.Offset + int64(l.Size)})
 }
 
 // extendRecord makes line l part of the newest compaction record.
-func (st *Stats) extendRecord(l *Line) {
+func (st *Stats) extendRecord(l *scanLine) {
 	if n := len(st.Records); n > 0 {
 		st.Records[n-1].End = l.Offset + int64(l.Size)
 	}

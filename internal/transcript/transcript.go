@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"os"
 	"unsafe"
@@ -17,7 +18,7 @@ type Options struct {
 	Strict  bool            // an invalid line is an error (exit 65) instead of a warning
 	Top     int             // keep the N largest messages in Stats.Top
 	Window  int             // context window for Stats.WindowPct
-	MaxLine int             // line cap (0 = DefaultMaxLine)
+	MaxLine int             // line cap (0 = jsonl.DefaultMaxLine)
 	Warn    func(w Warning) // called for each skipped line
 
 	// Windowed, for loads: a large tool result is decoded only at its ends (see Block.Cut).
@@ -33,7 +34,7 @@ type Options struct {
 	// Observe, if set, is called on the reading goroutine with each message of the plain
 	// message formats and Claude Code as its line is read, in file order, before the effective
 	// context is known (see HeadWatch). The message must not be kept.
-	Observe func(m *Message, l *Line)
+	Observe func(m *Message, l *jsonl.Line)
 
 	// keep, set by load, is the format whose messages are parsed with their text during the
 	// scan (by ScanParallel's validators) and kept, so the lines need not be read twice.
@@ -84,15 +85,22 @@ const detectWindow = 64
 // Scan reads a whole transcript once, streaming, and returns its statistics. Memory stays
 // bounded by the longest line plus a few words per conversation line.
 func Scan(r io.Reader, path string, opts Options) (*Result, error) {
-	lr := NewLineReader(r)
+	lr := jsonl.NewLineReader(r)
 	if opts.MaxLine > 0 {
 		lr.SetMaxLine(opts.MaxLine)
 	}
 	return scanFrom(lr, path, opts, opts.Format)
 }
 
+// scanLine is a line as the format readers take it: the line and, when a worker already walked
+// it (a range reader or the pipeline's validators), what that walk found.
+type scanLine struct {
+	jsonl.Line
+	pre *preparsed
+}
+
 type bufferedLine struct {
-	line Line
+	line scanLine
 	data []byte
 }
 
@@ -141,9 +149,9 @@ func (sc *scanner) settle(f Format) {
 	sc.held = nil
 }
 
-// line processes one line; valid says whether validJSON accepted it (computed by the
+// line processes one line; valid says whether jsonl.Valid accepted it (computed by the
 // caller, possibly on another goroutine).
-func (sc *scanner) line(l *Line, valid bool) error {
+func (sc *scanner) line(l *scanLine, valid bool) error {
 	st := sc.st
 	st.Lines++
 	if !valid {
@@ -176,26 +184,26 @@ func (sc *scanner) line(l *Line, valid bool) error {
 }
 
 func (sc *scanner) readErr(err error) error {
-	var tl *LineTooLongError
+	var tl *jsonl.LineTooLongError
 	if errors.As(err, &tl) {
 		return &DataError{Path: sc.path, Line: tl.Line, Msg: fmt.Sprintf("line longer than %d bytes", tl.Max)}
 	}
 	return fmt.Errorf("%s: %w", sc.path, err)
 }
 
-func (sc *scanner) finish(lr *LineReader) (*Result, error) {
-	var pending *Line
+func (sc *scanner) finish(lr *jsonl.LineReader) (*Result, error) {
+	var pending *scanLine
 	if p, ok := lr.Pending(); ok {
-		pending = &p
+		pending = &scanLine{Line: p}
 	}
 	return sc.finishAt(pending, lr.Offset())
 }
 
 // finishAt ends the scan of a file of size bytes whose last line, pending if not nil, has no
 // line end.
-func (sc *scanner) finishAt(pending *Line, size int64) (*Result, error) {
+func (sc *scanner) finishAt(pending *scanLine, size int64) (*Result, error) {
 	st := sc.st
-	if p := pending; p != nil && (sc.format.Native() || (sc.rd == nil && sc.weak.Native())) && validJSON(trimBOM(p.Bytes)) {
+	if p := pending; p != nil && (sc.format.Native() || (sc.rd == nil && sc.weak.Native())) && jsonl.Valid(trimBOM(p.Bytes)) {
 		// Claude Code, Codex and pi read a last record that lacks only its newline as a
 		// record (checked through resume.sh: cmd/agents_test.go, a compaction's append cut
 		// short): ctxc reads their files as they do.
@@ -241,7 +249,7 @@ func (sc *scanner) finishAt(pending *Line, size int64) (*Result, error) {
 	return &Result{Stats: st, refs: refs, reader: sc.rd}, nil
 }
 
-func scanFrom(lr *LineReader, path string, opts Options, format Format) (*Result, error) {
+func scanFrom(lr *jsonl.LineReader, path string, opts Options, format Format) (*Result, error) {
 	sc := newScanner(path, opts, format)
 	for {
 		l, err := lr.Next()
@@ -251,7 +259,7 @@ func scanFrom(lr *LineReader, path string, opts Options, format Format) (*Result
 		if err != nil {
 			return nil, sc.readErr(err)
 		}
-		if err := sc.line(&l, validJSON(l.Bytes)); err != nil {
+		if err := sc.line(&scanLine{Line: l}, jsonl.Valid(l.Bytes)); err != nil {
 			return nil, err
 		}
 	}
@@ -414,7 +422,7 @@ func Detect(r io.Reader, path string, opts Options) (Format, error) {
 	if opts.Format != FormatUnknown {
 		return opts.Format, nil
 	}
-	lr := newLineReaderSize(r, 64<<10) // the first lines: the rest of the file is not read
+	lr := jsonl.NewLineReaderSize(r, 64<<10) // the first lines: the rest of the file is not read
 	if opts.MaxLine > 0 {
 		lr.SetMaxLine(opts.MaxLine)
 	}
@@ -428,7 +436,7 @@ func Detect(r io.Reader, path string, opts Options) (Format, error) {
 		if err != nil {
 			return FormatUnknown, fmt.Errorf("%s: %w", path, err)
 		}
-		if !validJSON(l.Bytes) {
+		if !jsonl.Valid(l.Bytes) {
 			continue
 		}
 		seen++
@@ -518,7 +526,7 @@ func load(f *io.SectionReader, size int64, path string, opts Options) (*Result, 
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	lr := NewLineReader(io.NewSectionReader(f, off, size-off))
+	lr := jsonl.NewLineReader(io.NewSectionReader(f, off, size-off))
 	lr.SetStart(off, lines)
 	if opts.MaxLine > 0 {
 		lr.SetMaxLine(opts.MaxLine)

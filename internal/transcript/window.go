@@ -3,6 +3,7 @@ package transcript
 import (
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"strings"
 	"unicode/utf16"
@@ -18,10 +19,10 @@ const ToolTextWindow = 8 << 10
 // windowed decodes the two ends of the JSON string literal lit into b (Text, Tail) and keeps
 // lit, which detach turns into a file span for Materialize; a text whose ends would meet is
 // decoded whole instead.
-func windowed(b *Block, lit jv) {
+func windowed(b *Block, lit jsonl.Value) {
 	head, tail, cut := windowEnds(lit, ToolTextWindow)
 	if !cut {
-		b.Text = lit.str()
+		b.Text = lit.Str()
 		return
 	}
 	b.Text, b.Tail, b.Cut, b.src = head, tail, true, string(lit)
@@ -29,7 +30,7 @@ func windowed(b *Block, lit jv) {
 
 // windowEnds decodes at least w bytes of each end of the JSON string literal lit; cut is false
 // when the ends would meet (the caller then decodes the whole).
-func windowEnds(lit jv, w int) (head, tail string, cut bool) {
+func windowEnds(lit jsonl.Value, w int) (head, tail string, cut bool) {
 	inner := string(lit[1 : len(lit)-1])
 	// The escaped form is at least as long as the decoded one, so n escaped bytes decode to at
 	// most n bytes: the head decodes until it has enough, the tail widens its cut until it has.
@@ -44,7 +45,7 @@ func windowEnds(lit jv, w int) (head, tail string, cut bool) {
 			return "", "", false
 		}
 		tailStart = escapeBoundary(inner, len(inner)-k)
-		if tail = unescape(inner[tailStart:]); len(tail) >= w {
+		if tail = jsonl.Unescape(inner[tailStart:]); len(tail) >= w {
 			break
 		}
 	}
@@ -56,7 +57,7 @@ func windowEnds(lit jv, w int) (head, tail string, cut bool) {
 
 // unescapePrefix decodes s (the inside of a JSON string) until at least n bytes came out and
 // returns them with how many bytes of s it read. It stops between escapes and between runes, so
-// what it returns is a prefix of unescape(s).
+// what it returns is a prefix of jsonl.Unescape(s).
 func unescapePrefix(s string, n int) (string, int) {
 	var b strings.Builder
 	b.Grow(n + 8)
@@ -85,7 +86,7 @@ func unescapePrefix(s string, n int) (string, int) {
 			i = len(s)
 			break
 		}
-		i += writeEscape(&b, s[i:])
+		i += jsonl.WriteEscape(&b, s[i:])
 	}
 	return b.String(), i
 }
@@ -112,7 +113,7 @@ func escapeBoundary(s string, p int) int {
 		}
 		// After the first half of a surrogate pair: keep the pair together.
 		if q >= 6 && s[q-6] == '\\' && s[q-5] == 'u' && startsEscape(s, q-6) {
-			if r, ok := hex4(s[q-6:], 2); ok && utf16.IsSurrogate(r) && r < 0xdc00 {
+			if r, ok := jsonl.Hex4(s[q-6:], 2); ok && utf16.IsSurrogate(r) && r < 0xdc00 {
 				q -= 6
 			}
 		}
@@ -134,9 +135,9 @@ func startsEscape(s string, j int) bool {
 }
 
 // bytesOffset is where l.Bytes starts in the file: after a byte order mark on the first line.
-func (l *Line) bytesOffset() int64 {
-	if extra := l.Size - len(l.Bytes); l.Offset == 0 && (extra == len(bom)+1 || extra == len(bom)+2) {
-		return int64(len(bom))
+func (l *scanLine) bytesOffset() int64 {
+	if extra := l.Size - len(l.Bytes); l.Offset == 0 && (extra == len(jsonl.BOM)+1 || extra == len(jsonl.BOM)+2) {
+		return int64(len(jsonl.BOM))
 	}
 	return l.Offset
 }
@@ -195,10 +196,10 @@ func Materialize(f io.ReaderAt, ms []Message) error {
 			if err != nil {
 				return err
 			}
-			if !validJSON(raw) {
+			if !jsonl.Valid(raw) {
 				return changed
 			}
-			if re := parseDialectV(jv(unsafeString(raw)), m.Dialect, noText); re.Role != m.Role || re.Chars() != m.Chars() {
+			if re := parseDialectV(jsonl.Value(unsafeString(raw)), m.Dialect, noText); re.Role != m.Role || re.Chars() != m.Chars() {
 				return changed
 			}
 			m.Raw, m.rawSpan = raw, span{}
@@ -212,11 +213,11 @@ func Materialize(f io.ReaderAt, ms []Message) error {
 			if err != nil {
 				return err
 			}
-			v := jv(unsafeString(lit))
-			if !v.isString() || !validJSON(lit) || v.chars() != b.Chars {
+			v := jsonl.Value(unsafeString(lit))
+			if !v.IsString() || !jsonl.Valid(lit) || v.Chars() != b.Chars {
 				return changed
 			}
-			text := v.str()
+			text := v.Str()
 			if !strings.HasPrefix(text, b.Text) || !strings.HasSuffix(text, b.Tail) {
 				return changed // the ends the summary was made from are not there
 			}

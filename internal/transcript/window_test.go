@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -21,7 +22,7 @@ func checkWindows(t *testing.T, s string, p, w int) {
 func checkLiteral(t *testing.T, lit []byte, p, w int) {
 	t.Helper()
 	inner := string(lit[1 : len(lit)-1])
-	whole := unescape(inner)
+	whole := jsonl.Unescape(inner)
 	if p < 0 {
 		p = -p
 	}
@@ -30,16 +31,16 @@ func checkLiteral(t *testing.T, lit []byte, p, w int) {
 	if q > p || q < 0 {
 		t.Fatalf("escapeBoundary(%q, %d) = %d", inner, p, q)
 	}
-	if got := unescape(inner[:q]) + unescape(inner[q:]); got != whole {
-		t.Fatalf("cut %q at %d (asked %d): %q + %q != %q", inner, q, p, unescape(inner[:q]), unescape(inner[q:]), whole)
+	if got := jsonl.Unescape(inner[:q]) + jsonl.Unescape(inner[q:]); got != whole {
+		t.Fatalf("cut %q at %d (asked %d): %q + %q != %q", inner, q, p, jsonl.Unescape(inner[:q]), jsonl.Unescape(inner[q:]), whole)
 	}
 	if w <= 0 {
 		return
 	}
-	if pre, k := unescapePrefix(inner, w); unescape(inner[:k]) != pre || !strings.HasPrefix(whole, pre) || (len(pre) < w && k < len(inner)) {
+	if pre, k := unescapePrefix(inner, w); jsonl.Unescape(inner[:k]) != pre || !strings.HasPrefix(whole, pre) || (len(pre) < w && k < len(inner)) {
 		t.Fatalf("unescapePrefix(%q, %d) = %q, %d", inner, w, pre, k)
 	}
-	head, tail, cut := windowEnds(jv(lit), w)
+	head, tail, cut := windowEnds(jsonl.Value(lit), w)
 	if !cut {
 		return
 	}
@@ -64,7 +65,7 @@ func TestEscapeBoundary(t *testing.T) {
 	inner := `ab\ud83d\ude00cd\ud83d\ude00`
 	for p := 0; p <= len(inner); p++ {
 		q := escapeBoundary(inner, p)
-		if unescape(inner[:q])+unescape(inner[q:]) != unescape(inner) {
+		if jsonl.Unescape(inner[:q])+jsonl.Unescape(inner[q:]) != jsonl.Unescape(inner) {
 			t.Fatalf("pair cut at %d", q)
 		}
 	}
@@ -152,7 +153,7 @@ func FuzzWindows(f *testing.F) {
 		checkWindows(t, s, p, w%64)
 		// s as the inside of a literal, when that is valid JSON: escapes written by other
 		// encoders (\uXXXX surrogate pairs, \/).
-		if lit := []byte(`"` + s + `"`); validJSON(lit) {
+		if lit := []byte(`"` + s + `"`); jsonl.Valid(lit) {
 			checkLiteral(t, lit, p, w%64)
 		}
 	})
@@ -205,7 +206,7 @@ func TestHeadWatchAgreesWithPlanZones(t *testing.T) {
 		{"after a summary", []Message{sys, user, summary, asst, user, asst}, 1},
 		{"summary first", []Message{summary, user, asst, call, result}, 1},
 	} {
-		lines := make([]Line, len(tc.ms))
+		lines := make([]jsonl.Line, len(tc.ms))
 		got := int64(-1)
 		w := NewHeadWatch(ZoneOptions{KeepHead: tc.keep}, func(off int64) {
 			if got >= 0 {
@@ -214,7 +215,7 @@ func TestHeadWatchAgreesWithPlanZones(t *testing.T) {
 			got = off
 		})
 		for i := range tc.ms {
-			lines[i] = Line{Num: i + 1, Offset: int64(100 * i)}
+			lines[i] = jsonl.Line{Num: i + 1, Offset: int64(100 * i)}
 			w.Observe(&tc.ms[i], &lines[i])
 		}
 		z := PlanZones(tc.ms, ZoneOptions{KeepHead: tc.keep, KeepTail: 1})

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"os"
 	"strings"
@@ -106,7 +107,7 @@ func (s *Source) Line(n int32) ([]byte, error) {
 	if r.off == 0 {
 		b = trimBOM(b)
 	}
-	if !validJSON(b) {
+	if !jsonl.Valid(b) {
 		return nil, fmt.Errorf("%s:%d: the line changed since it was read", s.Path, n)
 	}
 	return b, nil
@@ -131,7 +132,7 @@ func (s *Source) LastRecord() ([]byte, error) {
 			if _, err := s.f.ReadAt(buf, start+1); err != nil && !errors.Is(err, io.EOF) {
 				return nil, err
 			}
-			if l := bytes.TrimSpace(trimBOM(buf)); len(l) > 0 && validJSON(l) {
+			if l := bytes.TrimSpace(trimBOM(buf)); len(l) > 0 && jsonl.Valid(l) {
 				return l, nil
 			}
 		}
@@ -287,7 +288,7 @@ func (o *object) encode() []byte {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.Write(quoteJSON(k))
+		b.Write(jsonl.Quote(k))
 		b.WriteByte(':')
 		b.Write(o.vals[k])
 	}
@@ -331,14 +332,14 @@ func rfc3339ms(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.
 // FirstRecord returns the file's first line (without its line end and BOM): an agent's session
 // header.
 func (s *Source) FirstRecord() ([]byte, error) {
-	lr := NewLineReader(io.NewSectionReader(s.f, 0, 1<<62))
+	lr := jsonl.NewLineReader(io.NewSectionReader(s.f, 0, 1<<62))
 	for {
 		l, err := lr.Next()
 		if err != nil {
 			return nil, fmt.Errorf("%s: no first record: %v", s.Path, err)
 		}
 		if b := bytes.TrimSpace(trimBOM(l.Bytes)); len(b) > 0 {
-			if !validJSON(b) {
+			if !jsonl.Valid(b) {
 				return nil, &DataError{Path: s.Path, Line: l.Num, Msg: "invalid JSON"}
 			}
 			return append([]byte(nil), b...), nil

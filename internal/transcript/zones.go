@@ -1,5 +1,7 @@
 package transcript
 
+import "github.com/ctxc/ctxc/internal/jsonl"
+
 // ZoneOptions say how much of a context is protected (docs/design.md §7).
 type ZoneOptions struct {
 	KeepHead       int // user turns kept at the start (default 1: the task)
@@ -180,7 +182,7 @@ func NewHeadWatch(o ZoneOptions, found func(off int64)) *HeadWatch {
 }
 
 // Observe takes the next message of the file, read from line l.
-func (w *HeadWatch) Observe(m *Message, l *Line) {
+func (w *HeadWatch) Observe(m *Message, l *jsonl.Line) {
 	switch {
 	case w.done:
 	case m.Summary: // a summary is never part of the head

@@ -1,4 +1,4 @@
-package transcript
+package jsonl
 
 import (
 	"encoding/json"
@@ -18,7 +18,7 @@ var escapeHeavy = func() string {
 func BenchmarkJSONStringChars(b *testing.B) {
 	b.SetBytes(int64(len(escapeHeavy)))
 	for i := 0; i < b.N; i++ {
-		jsonStringChars(escapeHeavy[1 : len(escapeHeavy)-1])
+		StringChars(escapeHeavy[1 : len(escapeHeavy)-1])
 	}
 }
 
@@ -26,8 +26,8 @@ func TestJSONStringCharsTable(t *testing.T) {
 	for _, s := range []string{"", "a", "abcdefgh", "abcdefghi", `\n`, `a\\b`, `\\\\`, `\"quoted\"`, `\u00e9t\u00e9`,
 		`\ud83d\ude00`, `x\ud83d\ude00y`, "naïve café", "日本語のテキスト", "🙂🚀", `\\u0041`, `tab\there and more text after`} {
 		want := estimate.Chars(gjson.Parse(`"` + s + `"`).String())
-		if got := jsonStringChars(s); got != want {
-			t.Errorf("jsonStringChars(%q) = %d, want %d", s, got, want)
+		if got := StringChars(s); got != want {
+			t.Errorf("StringChars(%q) = %d, want %d", s, got, want)
 		}
 	}
 }
@@ -52,7 +52,7 @@ func FuzzJSONScan(f *testing.F) {
 			return true
 		})
 		var got, walked []string
-		jv(strings.TrimSpace(s)).each(func(k string, v jv) bool {
+		Value(strings.TrimSpace(s)).Each(func(k string, v Value) bool {
 			kk := ""
 			if doc.IsObject() {
 				kk = `"` + k + `"`
@@ -60,8 +60,8 @@ func FuzzJSONScan(f *testing.F) {
 			got = append(got, kk+"="+string(v))
 			return true
 		})
-		jv(strings.TrimSpace(s)).walk(func(k string, rest jv) int {
-			v, n := rest.prefix()
+		Value(strings.TrimSpace(s)).Walk(func(k string, rest Value) int {
+			v, n := rest.Prefix()
 			kk := ""
 			if doc.IsObject() {
 				kk = `"` + k + `"`
@@ -79,14 +79,14 @@ func FuzzJSONScan(f *testing.F) {
 				pad := strings.Repeat("p", 70)
 				long := `"` + pad + v.Raw[1:len(v.Raw)-1] + pad + `"`
 				kernelsBothWays(func() {
-					if got, want := jv(v.Raw).chars(), estimate.Chars(dec); got != want {
+					if got, want := Value(v.Raw).Chars(), estimate.Chars(dec); got != want {
 						t.Fatalf("chars(%s) = %d, want %d", v.Raw, got, want)
 					}
-					if got, want := jv(long).chars(), estimate.Chars(dec)+2*len(pad); got != want {
+					if got, want := Value(long).Chars(), estimate.Chars(dec)+2*len(pad); got != want {
 						t.Fatalf("chars(%s) = %d, want %d", long, got, want)
 					}
-					if got := skipString(long, 0); got != len(long) {
-						t.Fatalf("skipString(%s) = %d, want %d", long, got, len(long))
+					if got := SkipString(long, 0); got != len(long) {
+						t.Fatalf("SkipString(%s) = %d, want %d", long, got, len(long))
 					}
 				})
 			}
@@ -110,16 +110,16 @@ func FuzzUnescape(f *testing.F) {
 		if err := json.Unmarshal([]byte(s), &want); err != nil {
 			return
 		}
-		if got := jv(s).str(); got != want {
+		if got := Value(s).Str(); got != want {
 			t.Fatalf("str(%s) = %q, want %q", s, got, want)
 		}
-		if got := jv(s).chars(); got != estimate.Chars(want) {
+		if got := Value(s).Chars(); got != estimate.Chars(want) {
 			t.Fatalf("chars(%s) = %d, want %d", s, got, estimate.Chars(want))
 		}
 	})
 }
 
-// FuzzValidJSON: validJSON gives gjson.ValidBytes's answer on every input.
+// FuzzValidJSON: Valid gives gjson.ValidBytes's answer on every input.
 func FuzzValidJSON(f *testing.F) {
 	for _, s := range []string{`{}`, `[]`, ` {"a":[1,2.5e-3,true,false,null,"x\n\u00e9"]} `, `{"a":}`, `[1,]`, `{"a" 1}`,
 		`"\x"`, `"` + "\x01" + `"`, `-0.1E+5`, `01`, `1.`, `[[[[`, `{"a":{"b":[{}]}}x`, `"abcdefghijklmnop\"q"`, `tru`, "\t\n"} {
@@ -132,8 +132,8 @@ func FuzzValidJSON(f *testing.F) {
 		for _, in := range []string{string(b), `"` + string(b) + pad + `"`, `"` + pad + string(b) + `"`,
 			"[" + strings.Repeat(string(b)+",", 8) + string(b) + "]"} {
 			kernelsBothWays(func() {
-				if got, want := validJSON([]byte(in)), gjson.Valid(in); got != want {
-					t.Fatalf("validJSON(%q) = %v, gjson.Valid = %v", in, got, want)
+				if got, want := Valid([]byte(in)), gjson.Valid(in); got != want {
+					t.Fatalf("Valid(%q) = %v, gjson.Valid = %v", in, got, want)
 				}
 			})
 		}
@@ -150,10 +150,10 @@ func kernelsBothWays(fn func()) {
 
 func TestValidJSONDeepNesting(t *testing.T) {
 	deep := strings.Repeat("[", 10_000_000)
-	if validJSON([]byte(deep)) {
+	if Valid([]byte(deep)) {
 		t.Fatal("unclosed arrays are valid?")
 	}
-	if !validJSON([]byte(deep[:100000] + strings.Repeat("]", 100000))) {
+	if !Valid([]byte(deep[:100000] + strings.Repeat("]", 100000))) {
 		t.Fatal("deep but closed arrays are invalid?")
 	}
 }

@@ -1,17 +1,21 @@
-package transcript
+package jsonl
 
-import "github.com/ctxc/ctxc/internal/strscan"
+import (
+	"unsafe"
 
-// validJSON reports whether b is one valid JSON value (surrounded by optional white space): the
+	"github.com/ctxc/ctxc/internal/strscan"
+)
+
+// Valid reports whether b is one valid JSON value (surrounded by optional white space): the
 // same answer as gjson.ValidBytes, which FuzzValidJSON checks on every input it tries. Two
 // reasons to have it: validation is the largest part of `ctxc stats`, and this one skips the
 // plain runs of strings eight bytes at a time where gjson looks at every byte; and it keeps its
 // own stack of open containers instead of recursing, so a line of a hundred million '[' is an
 // invalid line, not a stack overflow that kills the process.
-func validJSON(b []byte) bool {
-	s := unsafeString(b)
+func Valid(b []byte) bool {
+	s := unsafe.String(unsafe.SliceData(b), len(b))
 	var stack []byte // open containers, '{' or '['
-	i := skipSpace(s, 0)
+	i := SkipSpace(s, 0)
 	for {
 		// A value starts at i.
 		if i >= len(s) {
@@ -19,7 +23,7 @@ func validJSON(b []byte) bool {
 		}
 		switch c := s[i]; {
 		case c == '{' || c == '[':
-			j := skipSpace(s, i+1)
+			j := SkipSpace(s, i+1)
 			if j < len(s) && s[j] == c+2 { // '{'+2 == '}', '['+2 == ']'
 				i = j + 1
 				break
@@ -58,7 +62,7 @@ func validJSON(b []byte) bool {
 		}
 		// After a value: close containers, or go on after a comma.
 		for {
-			i = skipSpace(s, i)
+			i = SkipSpace(s, i)
 			if len(stack) == 0 {
 				return i == len(s)
 			}
@@ -74,7 +78,7 @@ func validJSON(b []byte) bool {
 			if s[i] != ',' {
 				return false
 			}
-			i = skipSpace(s, i+1)
+			i = SkipSpace(s, i+1)
 			if top == '{' {
 				if i = validKey(s, i); i < 0 {
 					return false
@@ -93,9 +97,9 @@ func validKey(s string, i int) int {
 	if i = strscan.StringEnd(s, i, nil); i < 0 {
 		return -1
 	}
-	i = skipSpace(s, i)
+	i = SkipSpace(s, i)
 	if i >= len(s) || s[i] != ':' {
 		return -1
 	}
-	return skipSpace(s, i+1)
+	return SkipSpace(s, i+1)
 }

@@ -1,4 +1,4 @@
-package transcript
+package jsonl
 
 import (
 	"bufio"
@@ -20,8 +20,6 @@ type Line struct {
 	Offset int64  // byte offset of the line's first byte in the file
 	Size   int    // bytes the line occupies in the file, including its line terminator
 	Bytes  []byte // content without BOM, CR and LF; valid only until the next call to Next
-
-	pre *preparsed // set by ScanParallel's validators when loading a message list
 }
 
 // LineTooLongError reports a line longer than the reader's cap.
@@ -54,10 +52,10 @@ type LineReader struct {
 // size of r when r says it (io.SectionReader, a regular file) and is smaller: searching an
 // archive of small sessions made a fresh 1 MiB buffer per file, and the page faults of those
 // buffers were most of the time (lines longer than the buffer are gathered: acc).
-func NewLineReader(r io.Reader) *LineReader { return newLineReaderSize(r, 1<<20) }
+func NewLineReader(r io.Reader) *LineReader { return NewLineReaderSize(r, 1<<20) }
 
-// newLineReaderSize is NewLineReader with a buffer of at most size bytes.
-func newLineReaderSize(r io.Reader, size int64) *LineReader {
+// NewLineReaderSize is NewLineReader with a buffer of at most size bytes.
+func NewLineReaderSize(r io.Reader, size int64) *LineReader {
 	switch r := r.(type) {
 	case interface{ Size() int64 }:
 		size = min(size, max(r.Size()+1, 4096))
@@ -76,7 +74,7 @@ func (lr *LineReader) SetMaxLine(n int) { lr.max = n }
 // reading a file from the middle, after a marker).
 func (lr *LineReader) SetStart(off int64, num int) { lr.off, lr.num = off, num }
 
-var bom = []byte{0xEF, 0xBB, 0xBF}
+var BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // Next returns the next non-blank, terminated line. At the end it returns io.EOF; an unterminated
 // last line is then available from Pending.
@@ -131,8 +129,8 @@ func (lr *LineReader) Next() (Line, error) {
 		}
 		lr.num++
 		b := lr.buf
-		if start == 0 && bytes.HasPrefix(b, bom) {
-			b = b[len(bom):]
+		if start == 0 && bytes.HasPrefix(b, BOM) {
+			b = b[len(BOM):]
 		}
 		if !terminated {
 			lr.pending = append(lr.pending[:0], b...)
@@ -147,7 +145,7 @@ func (lr *LineReader) Next() (Line, error) {
 		if n := len(b); n > 0 && b[n-1] == '\r' {
 			b = b[:n-1]
 		}
-		if isBlank(b) {
+		if IsBlank(b) {
 			continue
 		}
 		return Line{Num: lr.num, Offset: start, Size: size, Bytes: b}, nil
@@ -165,7 +163,7 @@ func (lr *LineReader) Pending() (Line, bool) {
 // Offset is the number of bytes consumed so far (including any pending line).
 func (lr *LineReader) Offset() int64 { return lr.off }
 
-func isBlank(b []byte) bool {
+func IsBlank(b []byte) bool {
 	for _, c := range b {
 		if c != ' ' && c != '\t' && c != '\r' {
 			return false

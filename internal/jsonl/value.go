@@ -1,4 +1,4 @@
-package transcript
+package jsonl
 
 import (
 	"strconv"
@@ -10,39 +10,39 @@ import (
 	"github.com/ctxc/ctxc/internal/strscan"
 )
 
-// jv is the raw text of one JSON value from a line that validJSON already accepted. It
+// Value is the raw text of one JSON value from a line that Valid already accepted. It
 // is the hot path of `ctxc stats`: walking an object's keys skips string values with memchr
 // (strings.IndexByte) and never unescapes them, where gjson's Get decodes every string value it
 // passes through. Values are substrings of the line: nothing is copied.
-type jv string
+type Value string
 
-func (v jv) isObject() bool { return len(v) > 0 && v[0] == '{' }
-func (v jv) isArray() bool  { return len(v) > 0 && v[0] == '[' }
-func (v jv) isString() bool { return len(v) > 0 && v[0] == '"' }
-func (v jv) exists() bool   { return len(v) > 0 }
-func (v jv) isNull() bool   { return v == "null" }
+func (v Value) IsObject() bool { return len(v) > 0 && v[0] == '{' }
+func (v Value) IsArray() bool  { return len(v) > 0 && v[0] == '[' }
+func (v Value) IsString() bool { return len(v) > 0 && v[0] == '"' }
+func (v Value) Exists() bool   { return len(v) > 0 }
+func (v Value) IsNull() bool   { return v == "null" }
 
-// str decodes a string value (copying only when it has escapes); other values give "".
-func (v jv) str() string {
-	if !v.isString() || len(v) < 2 {
+// Str decodes a string value (copying only when it has escapes); other values give "".
+func (v Value) Str() string {
+	if !v.IsString() || len(v) < 2 {
 		return ""
 	}
 	inner := string(v[1 : len(v)-1])
 	if strings.IndexByte(inner, '\\') < 0 {
 		return inner
 	}
-	return unescape(inner)
+	return Unescape(inner)
 }
 
-// unescape decodes the text between a JSON string's quotes: runs without escapes are copied
+// Unescape decodes the text between a JSON string's quotes: runs without escapes are copied
 // whole. Invalid escapes (which validation would have refused) are kept as they are.
-func unescape(s string) string {
-	b := appendUnescape(make([]byte, 0, len(s)), s)
+func Unescape(s string) string {
+	b := AppendUnescape(make([]byte, 0, len(s)), s)
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// appendUnescape appends the decoded text of s (unescape) to b.
-func appendUnescape(b []byte, s string) []byte {
+// AppendUnescape appends the decoded text of s (Unescape) to b.
+func AppendUnescape(b []byte, s string) []byte {
 	for {
 		i := strscan.Backslash(s)
 		if i < 0 || i+1 >= len(s) {
@@ -50,22 +50,22 @@ func appendUnescape(b []byte, s string) []byte {
 		}
 		b = append(b, s[:i]...)
 		var n int
-		b, n = appendEscape(b, s[i:])
+		b, n = AppendEscape(b, s[i:])
 		s = s[i+n:]
 	}
 }
 
-// writeEscape is appendEscape onto a strings.Builder.
-func writeEscape(b *strings.Builder, s string) int {
+// WriteEscape is AppendEscape onto a strings.Builder.
+func WriteEscape(b *strings.Builder, s string) int {
 	var buf [8]byte
-	out, n := appendEscape(buf[:0], s)
+	out, n := AppendEscape(buf[:0], s)
 	b.Write(out)
 	return n
 }
 
-// appendEscape decodes the escape at the start of s (s[0] is a backslash, s[1] exists) onto
+// AppendEscape decodes the escape at the start of s (s[0] is a backslash, s[1] exists) onto
 // b and returns its length. An invalid escape is written as it is.
-func appendEscape(b []byte, s string) ([]byte, int) {
+func AppendEscape(b []byte, s string) ([]byte, int) {
 	switch c := s[1]; c {
 	case 'n':
 		b = append(b, '\n')
@@ -93,12 +93,12 @@ func appendEscape(b []byte, s string) ([]byte, int) {
 // decodeU decodes \uXXXX (or an escaped surrogate pair) at the start of s; n is 0 when s does
 // not start with a well-formed escape. A lone surrogate becomes U+FFFD, as in encoding/json.
 func decodeU(s string) (rune, int) {
-	r1, ok := hex4(s, 2)
+	r1, ok := Hex4(s, 2)
 	if !ok {
 		return 0, 0
 	}
 	if utf16.IsSurrogate(r1) {
-		if r2, ok := hex4(s, 8); ok && len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+		if r2, ok := Hex4(s, 8); ok && len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
 			if r := utf16.DecodeRune(r1, r2); r != utf8.RuneError {
 				return r, 12
 			}
@@ -108,7 +108,8 @@ func decodeU(s string) (rune, int) {
 	return r1, 6
 }
 
-func hex4(s string, at int) (rune, bool) {
+// Hex4 reads the four hex digits of a \u escape at s[at:].
+func Hex4(s string, at int) (rune, bool) {
 	if len(s) < at+4 {
 		return 0, false
 	}
@@ -129,32 +130,32 @@ func hex4(s string, at int) (rune, bool) {
 	return r, true
 }
 
-// text is a string's decoded content, or any other value's raw JSON (null and absent give "").
-func (v jv) text() string {
+// Text is a string's decoded content, or any other value's raw JSON (null and absent give "").
+func (v Value) Text() string {
 	switch {
-	case v.isString():
-		return v.str()
-	case !v.exists() || v.isNull():
+	case v.IsString():
+		return v.Str()
+	case !v.Exists() || v.IsNull():
 		return ""
 	}
 	return string(v)
 }
 
-// chars counts code points as the estimate sees them: a string's decoded content, another
+// Chars counts code points as the estimate sees them: a string's decoded content, another
 // value's raw JSON.
-func (v jv) chars() int {
+func (v Value) Chars() int {
 	switch {
-	case v.isString() && len(v) >= 2:
-		return jsonStringChars(string(v[1 : len(v)-1]))
-	case !v.exists() || v.isNull():
+	case v.IsString() && len(v) >= 2:
+		return StringChars(string(v[1 : len(v)-1]))
+	case !v.Exists() || v.IsNull():
 		return 0
 	}
 	return utf8.RuneCountInString(string(v))
 }
 
-func (v jv) boolean() bool { return v == "true" }
+func (v Value) Bool() bool { return v == "true" }
 
-func (v jv) int() int64 {
+func (v Value) Int() int64 {
 	n, err := strconv.ParseInt(string(v), 10, 64)
 	if err != nil {
 		f, ferr := strconv.ParseFloat(string(v), 64)
@@ -166,11 +167,11 @@ func (v jv) int() int64 {
 	return n
 }
 
-// get returns the value of key in an object ("" when absent or not an object). Keys are matched
+// Get returns the value of key in an object ("" when absent or not an object). Keys are matched
 // on their raw text, which is what they are in every transcript format (no escapes).
-func (v jv) get(key string) jv {
-	var out jv
-	v.each(func(k string, val jv) bool {
+func (v Value) Get(key string) Value {
+	var out Value
+	v.Each(func(k string, val Value) bool {
 		if k == key {
 			out = val
 			return false
@@ -180,8 +181,8 @@ func (v jv) get(key string) jv {
 	return out
 }
 
-// each calls fn for every key/value of an object, or every element of an array (with key "").
-func (v jv) each(fn func(key string, val jv) bool) {
+// Each calls fn for every key/value of an object, or every element of an array (with key "").
+func (v Value) Each(fn func(key string, val Value) bool) {
 	if len(v) < 2 || (v[0] != '{' && v[0] != '[') {
 		return
 	}
@@ -189,42 +190,42 @@ func (v jv) each(fn func(key string, val jv) bool) {
 	s := string(v)
 	i := 1
 	for {
-		i = skipSpace(s, i)
+		i = SkipSpace(s, i)
 		if i >= len(s) || s[i] == '}' || s[i] == ']' {
 			return
 		}
 		key := ""
 		if obj {
-			end := skipString(s, i)
+			end := SkipString(s, i)
 			key = s[i+1 : end-1]
-			i = skipSpace(s, end)
+			i = SkipSpace(s, end)
 			i++ // ':'
-			i = skipSpace(s, i)
+			i = SkipSpace(s, i)
 		}
-		end := skipValue(s, i)
-		if !fn(key, jv(s[i:end])) {
+		end := SkipValue(s, i)
+		if !fn(key, Value(s[i:end])) {
 			return
 		}
-		i = skipSpace(s, end)
+		i = SkipSpace(s, end)
 		if i < len(s) && s[i] == ',' {
 			i++
 		}
 	}
 }
 
-// walk is each for hot paths: fn is given the rest of the text from the value's first byte and
+// Walk is Each for hot paths: fn is given the rest of the text from the value's first byte and
 // returns the value's length if it read the value, or -1 to have walk skip it. A value read by
 // fn is therefore scanned once, where each would scan it to measure it and fn again to read it.
 // v may extend past the container; walk returns the length of the container.
-func (v jv) walk(fn func(key string, rest jv) int) int {
+func (v Value) Walk(fn func(key string, rest Value) int) int {
 	if len(v) < 2 || (v[0] != '{' && v[0] != '[') {
-		return skipValue(string(v), 0)
+		return SkipValue(string(v), 0)
 	}
 	obj := v[0] == '{'
 	s := string(v)
 	i := 1
 	for {
-		i = skipSpace(s, i)
+		i = SkipSpace(s, i)
 		if i >= len(s) {
 			return len(s)
 		}
@@ -233,36 +234,36 @@ func (v jv) walk(fn func(key string, rest jv) int) int {
 		}
 		key := ""
 		if obj {
-			end := skipString(s, i)
+			end := SkipString(s, i)
 			key = s[i+1 : end-1]
-			i = skipSpace(s, end)
+			i = SkipSpace(s, end)
 			i++ // ':'
-			i = skipSpace(s, i)
+			i = SkipSpace(s, i)
 		}
-		if n := fn(key, jv(s[i:])); n >= 0 {
+		if n := fn(key, Value(s[i:])); n >= 0 {
 			i += n
 		} else {
-			i = skipValue(s, i)
+			i = SkipValue(s, i)
 		}
-		i = skipSpace(s, i)
+		i = SkipSpace(s, i)
 		if i < len(s) && s[i] == ',' {
 			i++
 		}
 	}
 }
 
-// prefix returns the first value of rest, bounded, and its length.
-func (rest jv) prefix() (jv, int) {
-	n := skipValue(string(rest), 0)
+// Prefix returns the first value of rest, bounded, and its length.
+func (rest Value) Prefix() (Value, int) {
+	n := SkipValue(string(rest), 0)
 	return rest[:n], n
 }
 
-func skipSpace(s string, i int) int { return strscan.SkipSpace(s, i) }
+func SkipSpace(s string, i int) int { return strscan.SkipSpace(s, i) }
 
-// skipString returns the index just past the string that starts at s[i] ('"'). Quotes are
+// SkipString returns the index just past the string that starts at s[i] ('"'). Quotes are
 // far rarer than backslashes in transcript text, so jumping from quote to quote with memchr
 // beats looking at every escape.
-func skipString(s string, i int) int {
+func SkipString(s string, i int) int {
 	i++
 	for {
 		j := strings.IndexByte(s[i:], '"')
@@ -284,20 +285,20 @@ func skipString(s string, i int) int {
 	}
 }
 
-// skipValue returns the index just past the value that starts at s[i].
-func skipValue(s string, i int) int {
+// SkipValue returns the index just past the value that starts at s[i].
+func SkipValue(s string, i int) int {
 	if i >= len(s) {
 		return i
 	}
 	switch s[i] {
 	case '"':
-		return skipString(s, i)
+		return SkipString(s, i)
 	case '{', '[':
 		depth := 0
 		for i < len(s) {
 			switch s[i] {
 			case '"':
-				i = skipString(s, i)
+				i = SkipString(s, i)
 				continue
 			case '{', '[':
 				depth++
@@ -321,9 +322,9 @@ func skipValue(s string, i int) int {
 	return i
 }
 
-// jsonStringChars counts the code points of a JSON string's decoded value, given the text
+// StringChars counts the code points of a JSON string's decoded value, given the text
 // between its quotes, without decoding (strscan.Chars).
-func jsonStringChars(s string) int { return strscan.Chars(s) }
+func StringChars(s string) int { return strscan.Chars(s) }
 
 const (
 	lsb = 0x0101010101010101

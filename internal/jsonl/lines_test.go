@@ -1,0 +1,63 @@
+package jsonl
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+)
+
+// FuzzLineReader compares the line reader with a plain split of the same bytes: same lines,
+// numbers and offsets; blank lines skipped; a BOM stripped; the unterminated tail held back.
+func FuzzLineReader(f *testing.F) {
+	f.Add([]byte("a\nb\r\n\n  \nc"))
+	f.Add([]byte("\xef\xbb\xbf{}\n"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lr := NewLineReader(bytes.NewReader(data))
+		lr.SetMaxLine(1 << 20)
+		var got []Line
+		for {
+			l, err := lr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.Bytes = append([]byte(nil), l.Bytes...)
+			got = append(got, l)
+		}
+		var want []Line
+		off := 0
+		for num := 1; off < len(data); num++ {
+			i := bytes.IndexByte(data[off:], '\n')
+			if i < 0 {
+				if p, ok := lr.Pending(); strings.TrimSpace(string(data[off:])) != "" && (!ok || p.Offset != int64(off)) {
+					if !(off == 0 && bytes.Equal(bytes.TrimSpace(data), []byte("\xef\xbb\xbf"))) {
+						t.Fatalf("pending line at %d not reported", off)
+					}
+				}
+				break
+			}
+			b := data[off : off+i]
+			if off == 0 {
+				b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+			}
+			b = bytes.TrimSuffix(b, []byte("\r"))
+			if !IsBlank(b) {
+				want = append(want, Line{Num: num, Offset: int64(off), Size: i + 1, Bytes: b})
+			}
+			off += i + 1
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d lines, want %d", len(got), len(want))
+		}
+		for i := range got {
+			g, w := got[i], want[i]
+			if g.Num != w.Num || g.Offset != w.Offset || g.Size != w.Size || !bytes.Equal(g.Bytes, w.Bytes) {
+				t.Fatalf("line %d: got %+v want %+v", i, g, w)
+			}
+		}
+	})
+}

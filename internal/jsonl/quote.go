@@ -1,0 +1,80 @@
+package jsonl
+
+import (
+	"math/bits"
+	"slices"
+	"unicode/utf8"
+)
+
+// Quote returns s as a JSON string (AppendQuote).
+func Quote(s string) []byte { return AppendQuote(nil, s) }
+
+// AppendQuote appends s as a JSON string exactly as encoding/json does with HTML escaping
+// off: control characters escaped (\n, \r, \t, \b, \f, else \u00XX), invalid UTF-8 replaced by
+// \ufffd, U+2028 and U+2029 escaped. Runs that need nothing are copied whole.
+func AppendQuote(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = slices.Grow(dst, len(s)+len(s)/16+2) // one allocation: escapes rarely add more
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		// Eight plain bytes at a time: none below 0x20, none '"' or '\\', all ASCII.
+		for i+8 <= len(s) {
+			w := load64(s, i)
+			q, b := w^(lsb*'"'), w^(lsb*'\\')
+			if m := ((w-lsb*0x20)&^w | (q-lsb)&^q | (b-lsb)&^b | w) & msb; m != 0 {
+				i += bits.TrailingZeros64(m) / 8 // the lowest flag is exact
+				break
+			}
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
