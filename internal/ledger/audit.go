@@ -314,111 +314,153 @@ func prepare(facts []Fact) *prepared {
 	return p
 }
 
+// carriedHead opens the carried section, before the facts.
+const carriedHead = CarriedTitle + "\n" + carriedIntro + "\n"
+
+// bodyBreak separates the summary's own text from the carried section: a blank line.
+const bodyBreak = "\n\n"
+
 // assemble builds the summary from its first k lines and the facts missing from them, within
 // limit characters. It returns "" when even the fixed parts do not fit.
 func assemble(lines []string, k int, facts *prepared, limit int) (string, Report, int) {
-	var rep Report
-	body := ""
-	if k > 0 {
-		kept := lines[:k]
-		if k < len(lines) {
-			// A cut body does not end on a heading that lost its items.
-			for len(kept) > 0 && (strings.TrimSpace(kept[len(kept)-1]) == "" || headingRe.MatchString(kept[len(kept)-1])) {
-				kept = kept[:len(kept)-1]
-			}
-			if len(kept) > 0 {
-				body = strings.TrimRight(strings.Join(kept, "\n"), " \t\r\n") + "\n" + cutNote
-			}
-		} else {
-			body = strings.Join(kept, "\n")
-		}
-	}
-	present := presentSet(body)
-	var missing []Fact
-	var sizes []int
-	for i, f := range facts.facts {
-		if present[facts.keys[i]] {
-			rep.ByCat[f.Cat].Present++
-			rep.Present++
-		} else {
-			missing = append(missing, f)
-			sizes = append(sizes, facts.sizes[i])
-		}
-	}
-	if len(missing) == 0 {
+	body := keptBody(lines, k)
+	c, rep := facts.missingFrom(body)
+	if len(c.missing) == 0 {
 		if estimate.Chars(body) > limit {
 			return "", rep, 0
 		}
 		return body, rep, 0
 	}
-	used := estimate.Chars(body)
+	c.used = estimate.Chars(body) + estimate.Chars(carriedHead)
 	if body != "" {
-		used += 2
+		c.used += estimate.Chars(bodyBreak)
 	}
-	head := CarriedTitle + "\n" + carriedIntro + "\n"
-	used += estimate.Chars(head)
-	keep := make([]bool, len(missing))
-	var keptN, leftN [NumCategories]int
-	for i, f := range missing {
-		n := sizes[i]
-		if keptN[f.Cat] == 0 {
+	c.fit(limit)
+	c.makeRoomForNote(limit)
+	out, dropped := c.write(body, &rep)
+	if estimate.Chars(out) > limit {
+		return "", rep, dropped
+	}
+	return out, rep, dropped
+}
+
+// keptBody is the summary's own text cut to its first k lines. A cut text does not end on blank
+// lines or on a heading that lost its items, and says that it was shortened.
+func keptBody(lines []string, k int) string {
+	if k <= 0 {
+		return ""
+	}
+	kept := lines[:k]
+	if k == len(lines) {
+		return strings.Join(kept, "\n")
+	}
+	for len(kept) > 0 && (strings.TrimSpace(kept[len(kept)-1]) == "" || headingRe.MatchString(kept[len(kept)-1])) {
+		kept = kept[:len(kept)-1]
+	}
+	if len(kept) == 0 {
+		return ""
+	}
+	return strings.TrimRight(strings.Join(kept, "\n"), " \t\r\n") + "\n" + cutNote
+}
+
+// carried is the choice of the facts the carried section holds, among those a summary misses.
+type carried struct {
+	missing []Fact             // in priority order
+	sizes   []int              // rendered size of each missing fact
+	keep    []bool             // whether each missing fact is carried
+	keptN   [NumCategories]int // facts kept, per category
+	leftN   [NumCategories]int // facts left out, per category
+	used    int                // characters of the whole summary so far
+}
+
+// missingFrom counts, in a report, the facts body holds in the recognized form, and returns the
+// others as candidates for the carried section.
+func (p *prepared) missingFrom(body string) (*carried, Report) {
+	var rep Report
+	c := &carried{}
+	present := presentSet(body)
+	for i, f := range p.facts {
+		if present[p.keys[i]] {
+			rep.ByCat[f.Cat].Present++
+			rep.Present++
+		} else {
+			c.missing = append(c.missing, f)
+			c.sizes = append(c.sizes, p.sizes[i])
+		}
+	}
+	c.keep = make([]bool, len(c.missing))
+	return c, rep
+}
+
+// fit keeps the missing facts, in priority order, that fit within limit; the first fact kept in
+// a category pays for the category's heading. A fact that does not fit is left out, and smaller
+// ones after it may still fit.
+func (c *carried) fit(limit int) {
+	for i, f := range c.missing {
+		n := c.sizes[i]
+		if c.keptN[f.Cat] == 0 {
 			n += headingSize(f.Cat)
 		}
-		if used+n <= limit {
-			keep[i] = true
-			keptN[f.Cat]++
-			used += n
+		if c.used+n <= limit {
+			c.keep[i] = true
+			c.keptN[f.Cat]++
+			c.used += n
 		} else {
-			leftN[f.Cat]++
+			c.leftN[f.Cat]++
 		}
 	}
-	// When facts are left out, the note saying so must fit too: give up the kept facts of
-	// lowest priority until it does.
-	for i := len(missing) - 1; i >= 0; i-- {
-		if !keep[i] {
+}
+
+// makeRoomForNote gives up kept facts, lowest priority first, until the note saying what was
+// left out fits within limit too: a reader must know the section is incomplete.
+func (c *carried) makeRoomForNote(limit int) {
+	for i := len(c.missing) - 1; i >= 0; i-- {
+		if !c.keep[i] {
 			continue
 		}
-		if note := leftOutNote(leftN); note == "" || used+estimate.Chars(note) <= limit {
-			break
+		if note := leftOutNote(c.leftN); note == "" || c.used+estimate.Chars(note) <= limit {
+			return
 		}
-		c := missing[i].Cat
-		keep[i] = false
-		keptN[c]--
-		leftN[c]++
-		used -= sizes[i]
-		if keptN[c] == 0 {
-			used -= headingSize(c)
+		cat := c.missing[i].Cat
+		c.keep[i] = false
+		c.keptN[cat]--
+		c.leftN[cat]++
+		c.used -= c.sizes[i]
+		if c.keptN[cat] == 0 {
+			c.used -= headingSize(cat)
 		}
 	}
+}
+
+// write is the summary: body, then the carried section with the kept facts under their
+// categories' headings and the note on what was left out. It counts the carried and dropped
+// facts in rep and returns the text and the number dropped.
+func (c *carried) write(body string, rep *Report) (string, int) {
 	var b strings.Builder
 	b.WriteString(body)
 	if body != "" {
-		b.WriteString("\n\n")
+		b.WriteString(bodyBreak)
 	}
-	b.WriteString(head)
+	b.WriteString(carriedHead)
 	dropped := 0
 	cur := Category(NumCategories)
-	for i, f := range missing {
-		if !keep[i] {
+	for i, f := range c.missing {
+		if !c.keep[i] {
 			dropped++
 			rep.ByCat[f.Cat].Dropped++
 			continue
 		}
 		if f.Cat != cur {
 			cur = f.Cat
-			b.WriteString("### " + cur.Title() + "\n")
+			b.WriteString(categoryHeading(cur))
 		}
 		b.WriteString(renderFact(f))
 		rep.ByCat[f.Cat].Carried++
 		rep.Carried++
 	}
-	b.WriteString(leftOutNote(leftN))
+	b.WriteString(leftOutNote(c.leftN))
 	rep.Dropped = dropped
-	out := strings.TrimRight(b.String(), "\n")
-	if estimate.Chars(out) > limit {
-		return "", rep, dropped
-	}
-	return out, rep, dropped
+	return strings.TrimRight(b.String(), "\n"), dropped
 }
 
 // leftOutNote says how many facts of each category were left out ("" when none was).
@@ -435,8 +477,11 @@ func leftOutNote(left [NumCategories]int) string {
 	return "Left out for space: " + strings.Join(parts, ", ") + ".\n"
 }
 
+// categoryHeading heads a category's facts in the carried section.
+func categoryHeading(c Category) string { return "### " + c.Title() + "\n" }
+
 // headingSize is the size of a category's heading in the carried section.
-func headingSize(c Category) int { return estimate.Chars("### "+c.Title()) + 1 }
+func headingSize(c Category) int { return estimate.Chars(categoryHeading(c)) }
 
 // cutLines keeps the leading lines of a text within limit characters, ending with note.
 func cutLines(lines []string, limit int, note string) string {

@@ -60,117 +60,189 @@ type shTok struct {
 	word string
 }
 
+// dquoteEscapes are the bytes a backslash escapes inside double quotes; before any other byte
+// the backslash is kept.
+const dquoteEscapes = "\"\\$`"
+
 // lexShell splits a script into tokens. Here-document bodies are skipped.
 func lexShell(s string) []shTok {
-	var toks []shTok
-	var w strings.Builder
-	inWord := false
-	var heredocs []string // delimiters waiting for the end of the line
-	wantDelim := false
-	flush := func() {
-		if inWord {
-			if wantDelim {
-				heredocs = append(heredocs, w.String())
-				wantDelim = false
-			} else {
-				toks = append(toks, shTok{word: w.String()})
-			}
-			w.Reset()
-			inWord = false
-		}
-	}
-	emit := func(op string) {
-		flush()
-		toks = append(toks, shTok{op: op})
-	}
+	l := &shLexer{s: s}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\\' && i+1 < len(s):
-			i++
-			if s[i] != '\n' {
-				w.WriteByte(s[i])
-				inWord = true
-			}
-		case c == '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				j = len(s) - i - 1
-			}
-			w.WriteString(s[i+1 : i+1+j])
-			inWord = true
-			i += j + 1
-		case c == '"':
-			inWord = true
-			for i++; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
-					i++
-				}
-				w.WriteByte(s[i])
-			}
-		case c == '\n':
-			emit("\n")
-			for _, d := range heredocs {
-				i = skipHeredoc(s, i, d)
-			}
-			heredocs = heredocs[:0]
-		case c == ' ' || c == '\t' || c == '\r':
-			flush()
-		case c == '>':
-			if inWord && allDigits(w.String()) { // 2>file
-				w.Reset()
-				inWord = false
-			}
-			if i+1 < len(s) && s[i+1] == '&' { // >&2, 2>&1: a descriptor, not a file
-				flush()
-				for i += 2; i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '-'); i++ {
-				}
-				i--
-				continue
-			}
-			if i+1 < len(s) && (s[i+1] == '>' || s[i+1] == '|') {
-				i++
-			}
-			emit(">")
-		case c == '<':
-			if strings.HasPrefix(s[i:], "<<<") {
-				i += 2
-				emit("<")
-			} else if strings.HasPrefix(s[i:], "<<") {
-				i++
-				if i+1 < len(s) && s[i+1] == '-' {
-					i++
-				}
-				emit("<<")
-				wantDelim = true
-			} else {
-				emit("<")
-			}
-		case c == '&':
-			if i+1 < len(s) && s[i+1] == '>' { // &>file
-				i++
-				if i+1 < len(s) && s[i+1] == '>' {
-					i++
-				}
-				emit(">")
-			} else {
-				if i+1 < len(s) && s[i+1] == '&' {
-					i++
-				}
-				emit(";")
-			}
-		case c == '|' || c == ';' || c == '(' || c == ')':
-			if i+1 < len(s) && s[i+1] == c {
-				i++
-			}
-			emit(";")
-		default:
-			w.WriteByte(c)
-			inWord = true
-		}
+		i = l.next(i)
 	}
-	flush()
-	return toks
+	l.endWord()
+	return l.toks
+}
+
+// shLexer is the state of lexShell: the tokens so far, the word being read, and the
+// here-documents whose bodies start after the current line.
+type shLexer struct {
+	s         string
+	toks      []shTok
+	w         strings.Builder
+	inWord    bool
+	heredocs  []string // delimiters waiting for the end of the line
+	wantDelim bool     // the next word is a here-document's delimiter, not an argument
+}
+
+// next reads the token part that starts at byte i and returns the index of its last byte.
+func (l *shLexer) next(i int) int {
+	switch c := l.s[i]; {
+	case c == '\\' && i+1 < len(l.s):
+		return l.escaped(i)
+	case c == '\'':
+		return l.singleQuoted(i)
+	case c == '"':
+		return l.doubleQuoted(i)
+	case c == '\n':
+		return l.newline(i)
+	case c == ' ' || c == '\t' || c == '\r':
+		l.endWord()
+	case c == '>':
+		return l.redirectOut(i)
+	case c == '<':
+		return l.redirectIn(i)
+	case c == '&':
+		return l.ampersand(i)
+	case c == '|' || c == ';' || c == '(' || c == ')':
+		if l.at(i+1, c) { // || ;; and a doubled parenthesis are one separator
+			i++
+		}
+		l.emit(";")
+	default:
+		l.w.WriteByte(c)
+		l.inWord = true
+	}
+	return i
+}
+
+// at reports whether byte i of the script is c.
+func (l *shLexer) at(i int, c byte) bool { return i < len(l.s) && l.s[i] == c }
+
+// endWord ends the word being read: a token, or the delimiter of a here-document just opened.
+func (l *shLexer) endWord() {
+	if !l.inWord {
+		return
+	}
+	if l.wantDelim {
+		l.heredocs = append(l.heredocs, l.w.String())
+		l.wantDelim = false
+	} else {
+		l.toks = append(l.toks, shTok{word: l.w.String()})
+	}
+	l.w.Reset()
+	l.inWord = false
+}
+
+// emit ends the word being read and adds an operator.
+func (l *shLexer) emit(op string) {
+	l.endWord()
+	l.toks = append(l.toks, shTok{op: op})
+}
+
+// escaped reads a backslash and the byte it escapes, which joins the word; an escaped line
+// break continues the line and adds nothing.
+func (l *shLexer) escaped(i int) int {
+	i++
+	if l.s[i] != '\n' {
+		l.w.WriteByte(l.s[i])
+		l.inWord = true
+	}
+	return i
+}
+
+// singleQuoted reads a single-quoted string into the word, verbatim; an unterminated one runs
+// to the end of the script.
+func (l *shLexer) singleQuoted(i int) int {
+	j := strings.IndexByte(l.s[i+1:], '\'')
+	if j < 0 {
+		j = len(l.s) - i - 1
+	}
+	l.w.WriteString(l.s[i+1 : i+1+j])
+	l.inWord = true
+	return i + j + 1
+}
+
+// doubleQuoted reads a double-quoted string into the word, resolving the backslashes before
+// dquoteEscapes; expansions stay as written.
+func (l *shLexer) doubleQuoted(i int) int {
+	l.inWord = true
+	for i++; i < len(l.s) && l.s[i] != '"'; i++ {
+		if l.s[i] == '\\' && i+1 < len(l.s) && strings.IndexByte(dquoteEscapes, l.s[i+1]) >= 0 {
+			i++
+		}
+		l.w.WriteByte(l.s[i])
+	}
+	return i
+}
+
+// newline ends a command, then skips the bodies of the here-documents opened on its line: their
+// text is input, not commands.
+func (l *shLexer) newline(i int) int {
+	l.emit("\n")
+	for _, d := range l.heredocs {
+		i = skipHeredoc(l.s, i, d)
+	}
+	l.heredocs = l.heredocs[:0]
+	return i
+}
+
+// redirectOut reads an output redirection (> >> >|) as the operator ">" before the file
+// written. A descriptor number before it (2>) is no argument, and >&2 or 2>&1 duplicates a
+// descriptor and names no file.
+func (l *shLexer) redirectOut(i int) int {
+	if l.inWord && allDigits(l.w.String()) {
+		l.w.Reset()
+		l.inWord = false
+	}
+	if l.at(i+1, '&') {
+		l.endWord()
+		for i += 2; i < len(l.s) && (l.s[i] >= '0' && l.s[i] <= '9' || l.s[i] == '-'); i++ {
+		}
+		return i - 1
+	}
+	if l.at(i+1, '>') || l.at(i+1, '|') {
+		i++
+	}
+	l.emit(">")
+	return i
+}
+
+// redirectIn reads an input redirection: < and the here-string <<< as "<" before the file or
+// word read, and a here-document (<< or <<-) as "<<" whose delimiter is the next word.
+func (l *shLexer) redirectIn(i int) int {
+	switch rest := l.s[i:]; {
+	case strings.HasPrefix(rest, "<<<"):
+		i += 2
+		l.emit("<")
+	case strings.HasPrefix(rest, "<<"):
+		i++
+		if l.at(i+1, '-') {
+			i++
+		}
+		l.emit("<<")
+		l.wantDelim = true
+	default:
+		l.emit("<")
+	}
+	return i
+}
+
+// ampersand reads &> and &>> (both outputs to a file) as ">", and & and && as a separator.
+func (l *shLexer) ampersand(i int) int {
+	if l.at(i+1, '>') {
+		i++
+		if l.at(i+1, '>') {
+			i++
+		}
+		l.emit(">")
+		return i
+	}
+	if l.at(i+1, '&') {
+		i++
+	}
+	l.emit(";")
+	return i
 }
 
 // skipHeredoc returns the index of the newline that ends the here-document starting after the

@@ -70,6 +70,7 @@ const (
 	capErrorLine  = 240
 	capLastState  = 600
 	capLastAsk    = 1500
+	capLastCall   = 150      // the arguments of the last tool call, under Last state
 	scanTextBytes = 16 << 10 // free text scanned per item for cues and tokens
 	scanArgsBytes = 2 << 10  // raw tool-call arguments scanned for tokens
 	scanLineBytes = 512      // prefix of a tool-output line checked for error cues
@@ -783,66 +784,135 @@ func innerUpper(t string) bool {
 	return false
 }
 
+// Shares of the budget, in characters, and the room render keeps.
+const (
+	lastAskShare   = 3   // the last request takes at most a third of the budget,
+	minLastAsk     = 200 // but may take this much whatever the budget, room permitting
+	lastStateShare = 5   // the assistant's last words take at most a fifth of the budget
+	noteReserve    = 80  // kept free for the closing note that counts the lines left out
+	bufferSlack    = 64  // output capacity beyond the budget: a first guess, the budget counting code points
+)
+
+// The characters a summary spends beyond its lines' text, as render counts them: a block (a
+// section's title, the closing note) brings a blank line before it and its own line break, and
+// every line its line break.
+const (
+	blockBreaks = 2
+	lineBreak   = 1
+)
+
+// leftOutPrefix opens the closing note; summaryLines drops that note when it reads an earlier
+// summary back.
+const leftOutPrefix = "(ctxc extractive summary"
+
 // render fills the budget: the last user request (always), the last state, then one line per
 // section per round in pickOrder until nothing else fits; a final note counts what was left out.
 func (e *extractor) render(budget int) string {
-	var lastAsk, lastState []string
-	if e.lastUser >= 0 {
-		it := e.items[e.lastUser]
-		prefix := lineTag(it.Line)
-		room := budget - estimate.Chars(titleLastRequest) - 3 - estimate.Chars(prefix)
-		lastAsk = []string{prefix + capRunes(strings.TrimSpace(it.Text), max(min(capLastAsk, max(budget/3, 200), room), 0))}
-	}
+	lastAsk := e.lastAskLines(budget)
 	used := 0
 	if lastAsk != nil {
 		used = sectionCost(titleLastRequest, lastAsk)
 	}
-	const noteReserve = 80
-	if e.lastAsst >= 0 || e.lastCall >= 0 {
-		stateCap := min(capLastState, budget/5)
-		if e.lastAsst >= 0 {
-			it := e.items[e.lastAsst]
-			lastState = append(lastState, lineTag(it.Line)+"assistant: "+oneLine(it.Text, stateCap))
-		}
-		if e.lastCall >= 0 {
-			it := e.items[e.lastCall]
-			lastState = append(lastState, lineTag(it.Line)+"then called "+it.Name+": "+oneLine(callSummary(it), 150))
-		}
-		if used+sectionCost(titleLastState, lastState)+noteReserve > budget {
-			lastState = nil
+	lastState := e.lastStateLines(budget)
+	if lastState != nil {
+		if cost := sectionCost(titleLastState, lastState); used+cost+noteReserve <= budget {
+			used += cost
 		} else {
-			used += sectionCost(titleLastState, lastState)
+			lastState = nil
 		}
 	}
+	cands, total := e.candidates()
+	chosen, taken, used := pickWithinBudget(cands, used, budget)
 
-	var cands [numSections][]entry
-	total := 0
+	var b strings.Builder
+	b.Grow(budget + bufferSlack)
+	writeChosen(&b, chosen)
+	writeSection(&b, titleLastState, lastState)
+	writeLeftOutNote(&b, total-taken, used, budget)
+	writeSection(&b, titleLastRequest, lastAsk)
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// lastAskLines is the last user request as its section's one line, whole as far as room and
+// capLastAsk allow: the next agent must know what it was asked. It is nil when no user spoke.
+func (e *extractor) lastAskLines(budget int) []string {
+	if e.lastUser < 0 {
+		return nil
+	}
+	it := e.items[e.lastUser]
+	prefix := lineTag(it.Line)
+	room := budget - sectionCost(titleLastRequest, []string{prefix})
+	n := max(min(capLastAsk, max(budget/lastAskShare, minLastAsk), room), 0)
+	return []string{prefix + capRunes(strings.TrimSpace(it.Text), n)}
+}
+
+// lastStateLines says where the work stood: the assistant's last words and the tool call it
+// made after them. It is nil when the assistant neither spoke nor called a tool.
+func (e *extractor) lastStateLines(budget int) []string {
+	var lines []string
+	if e.lastAsst >= 0 {
+		it := e.items[e.lastAsst]
+		lines = append(lines, lineTag(it.Line)+"assistant: "+oneLine(it.Text, min(capLastState, budget/lastStateShare)))
+	}
+	if e.lastCall >= 0 {
+		it := e.items[e.lastCall]
+		lines = append(lines, lineTag(it.Line)+"then called "+it.Name+": "+oneLine(callSummary(it), capLastCall))
+	}
+	return lines
+}
+
+// candidates lists each section's lines in the order the budget is offered them (see
+// pickSequence), and how many there are in all. The last request is left out of User requests,
+// having a section of its own; the lines of the latest earlier summary come last under Earlier
+// summary, in their own order.
+func (e *extractor) candidates() (cands [numSections][]entry, total int) {
 	for s := range cands {
 		list := e.buckets[s].entries()
 		if section(s) == secRequests && e.lastUser >= 0 {
-			kept := list[:0:0]
-			for _, en := range list {
-				if en.item != e.lastUser {
-					kept = append(kept, en)
-				}
-			}
-			list = kept
+			list = withoutItem(list, e.lastUser)
 		}
 		cands[s] = pickSequence(section(s), list)
 		total += len(cands[s])
 	}
-	if e.lastSummary >= 0 {
-		it := e.items[e.lastSummary]
-		for _, line := range summaryLines(it.Text) {
-			e.seq++
-			cands[secEarlier] = append(cands[secEarlier], entry{order: e.seq, item: e.lastSummary, text: oneLine(line, capSentence)})
-			total++
+	earlier := e.earlierSummaryEntries()
+	cands[secEarlier] = append(cands[secEarlier], earlier...)
+	return cands, total + len(earlier)
+}
+
+// withoutItem drops the candidates that came from one item.
+func withoutItem(list []entry, item int) []entry {
+	kept := list[:0:0]
+	for _, en := range list {
+		if en.item != item {
+			kept = append(kept, en)
 		}
 	}
+	return kept
+}
 
+// earlierSummaryEntries makes candidates of the content lines of the latest earlier summary, so
+// that what an earlier compaction kept can survive this one.
+func (e *extractor) earlierSummaryEntries() []entry {
+	if e.lastSummary < 0 {
+		return nil
+	}
+	var out []entry
+	for _, line := range summaryLines(e.items[e.lastSummary].Text) {
+		e.seq++
+		out = append(out, entry{order: e.seq, item: e.lastSummary, text: oneLine(line, capSentence)})
+	}
+	return out
+}
+
+// pickWithinBudget offers the candidates one per section per round, in pickOrder, so that every
+// section gets a share and the more important ones are served first. A line that does not fit
+// with room left for the closing note is passed over, and shorter ones after it may still fit;
+// a section's title is paid for with its first line. It returns the chosen lines, how many they
+// are, and the characters used in all.
+func pickWithinBudget(cands [numSections][]entry, used, budget int) ([numSections][]entry, int, int) {
 	var chosen [numSections][]entry
+	var pos [numSections]int
 	opened := map[string]bool{}
-	pos := [numSections]int{}
 	taken := 0
 	for progress := true; progress; {
 		progress = false
@@ -853,10 +923,10 @@ func (e *extractor) render(budget int) string {
 			en := cands[s][pos[s]]
 			pos[s]++
 			progress = true
-			cost := estimate.Chars(bulletText(s, en)) + 1
 			title := sectionTitle[s]
+			cost := estimate.Chars(bulletText(s, en)) + lineBreak
 			if !opened[title] {
-				cost += estimate.Chars(title) + 2
+				cost += estimate.Chars(title) + blockBreaks
 			}
 			if used+cost+noteReserve > budget {
 				continue
@@ -867,53 +937,61 @@ func (e *extractor) render(budget int) string {
 			taken++
 		}
 	}
+	return chosen, taken, used
+}
 
-	var b strings.Builder
-	b.Grow(budget + 64)
-	writeSection := func(title string, lines []string) {
-		if len(lines) == 0 {
-			return
-		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(title)
-		b.WriteByte('\n')
-		for _, l := range lines {
-			b.WriteString(l)
-			b.WriteByte('\n')
-		}
-	}
+// writeChosen writes the chosen lines section by section in output order, each section in
+// chronological order; error lines of successful tool output join the Errors section.
+func writeChosen(b *strings.Builder, chosen [numSections][]entry) {
 	for s := section(0); s < numSections; s++ {
 		if s == secErrorLines {
-			continue // rendered with secErrors
+			continue // written with secErrors
 		}
 		list := chosen[s]
 		if s == secErrors {
 			list = append(append([]entry(nil), chosen[secErrors]...), chosen[secErrorLines]...)
-			sort.Slice(list, func(i, j int) bool { return list[i].order < list[j].order })
-		} else {
-			sort.Slice(list, func(i, j int) bool { return list[i].order < list[j].order })
 		}
+		sort.Slice(list, func(i, j int) bool { return list[i].order < list[j].order })
 		lines := make([]string, len(list))
 		for i, en := range list {
 			lines[i] = bulletText(s, en)
 		}
-		writeSection(sectionTitle[s], lines)
+		writeSection(b, sectionTitle[s], lines)
 	}
-	writeSection(titleLastState, lastState)
-	if dropped := total - taken; dropped > 0 {
-		note := "(ctxc extractive summary: " + strconv.Itoa(dropped) + " more lines left out to fit the target)"
-		if used+estimate.Chars(note)+2 <= budget {
-			if b.Len() > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(note)
-			b.WriteByte('\n')
-		}
+}
+
+// writeSection writes a titled section, after a blank line when text precedes it; a section
+// without lines is not written at all.
+func writeSection(b *strings.Builder, title string, lines []string) {
+	if len(lines) == 0 {
+		return
 	}
-	writeSection(titleLastRequest, lastAsk)
-	return strings.TrimRight(b.String(), "\n")
+	if b.Len() > 0 {
+		b.WriteByte('\n')
+	}
+	b.WriteString(title)
+	b.WriteByte('\n')
+	for _, l := range lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+}
+
+// writeLeftOutNote tells the reader how many candidate lines did not fit, so that the summary
+// reads as partial; the note is written only if it fits the budget too.
+func writeLeftOutNote(b *strings.Builder, dropped, used, budget int) {
+	if dropped <= 0 {
+		return
+	}
+	note := leftOutPrefix + ": " + strconv.Itoa(dropped) + " more lines left out to fit the target)"
+	if used+estimate.Chars(note)+blockBreaks > budget {
+		return
+	}
+	if b.Len() > 0 {
+		b.WriteByte('\n')
+	}
+	b.WriteString(note)
+	b.WriteByte('\n')
 }
 
 // pickSequence orders a section's candidates by importance: newest first, except that the
@@ -946,9 +1024,9 @@ func lineTag(line int) string {
 }
 
 func sectionCost(title string, lines []string) int {
-	n := estimate.Chars(title) + 2
+	n := estimate.Chars(title) + blockBreaks
 	for _, l := range lines {
-		n += estimate.Chars(l) + 1
+		n += estimate.Chars(l) + lineBreak
 	}
 	return n
 }
@@ -962,7 +1040,7 @@ func summaryLines(t string) []string {
 		line = strings.TrimSpace(line)
 		line = strings.TrimSpace(strings.TrimLeft(line, "-*•"))
 		if line == "" || strings.HasPrefix(line, "#") || strings.EqualFold(line, "none") ||
-			strings.HasPrefix(line, "(ctxc extractive summary") {
+			strings.HasPrefix(line, leftOutPrefix) {
 			continue
 		}
 		out = append(out, line)
