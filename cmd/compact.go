@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"io"
 	"runtime"
 	"strconv"
@@ -28,7 +29,7 @@ func init() {
 			}
 			return ExitFailure, true
 		}
-		var be *transcript.BusyError
+		var be *safewrite.BusyError
 		if errors.As(err, &be) {
 			return ExitTempFail, true
 		}
@@ -247,7 +248,7 @@ func compactOptions(opts *CompactOptions) (compact.Options, error) {
 	}
 	co := compact.Options{
 		Threshold: opts.Threshold, Window: opts.Window, Target: opts.Target, Tiers: tiers,
-		Zones:  transcript.ZoneOptions{KeepHead: opts.KeepHead, KeepTail: opts.KeepTail, KeepTailTokens: opts.KeepTailTokens},
+		Zones:  compact.ZoneOptions{KeepHead: opts.KeepHead, KeepTail: opts.KeepTail, KeepTailTokens: opts.KeepTailTokens},
 		Format: format, Strict: opts.Global.Strict,
 		SummarizeOpts: summarize.Options{MaxParallel: opts.Parallel, Window: opts.SummaryWindow},
 	}
@@ -377,11 +378,11 @@ func (b *batch) reportError(path string, out *compact.Outcome, err error) {
 	code := exitCode(err)
 	switch {
 	case compact.IsBusy(err):
-		var be *transcript.BusyError
+		var be *safewrite.BusyError
 		errors.As(err, &be)
-		reason := "live"
-		if be.Reason == "locked" {
-			reason = "locked"
+		reason := safewrite.ReasonLive
+		if be.Reason == safewrite.ReasonLocked {
+			reason = safewrite.ReasonLocked
 		}
 		b.skip(out, reason, err)
 		b.busy++
@@ -513,7 +514,7 @@ func printPlan(w io.Writer, out *compact.Outcome) {
 		fmt.Fprintf(w, "  tier    %s: %s\n", p.Tier, p.TierReason)
 	}
 	if len(p.Cuts) > 0 {
-		fmt.Fprintf(w, "  cuts    %d block(s) in the kept messages: %s\n", len(p.Cuts), transcript.CutSummary(p.Cuts))
+		fmt.Fprintf(w, "  cuts    %d block(s) in the kept messages: %s\n", len(p.Cuts), compact.CutSummary(p.Cuts))
 	}
 	fmt.Fprintf(w, "  result  head + summary (~%s) + tail ≈ %s tokens\n", human(int64(p.Target)), human(int64(p.PredictedAfter)))
 	if p.SummarizerWindow > 0 {
@@ -545,7 +546,7 @@ func printSummary(opts *CompactOptions, enc *json.Encoder, s batchSummary, n int
 		return
 	}
 	var reasons []string
-	for _, r := range []string{compact.ReasonUnderThreshold, compact.ReasonEmptyMiddle, compact.ReasonNoGain, compact.ReasonEmpty, "live", "locked", "unsupported"} {
+	for _, r := range []string{compact.ReasonUnderThreshold, compact.ReasonEmptyMiddle, compact.ReasonNoGain, compact.ReasonEmpty, safewrite.ReasonLive, safewrite.ReasonLocked, "unsupported"} {
 		if c := s.Reasons[r]; c > 0 {
 			reasons = append(reasons, fmt.Sprintf("%d %s", c, r))
 		}

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"hash"
 	"io"
 	"os"
@@ -58,7 +59,7 @@ type Options struct {
 	Threshold     int   // tokens; 0 = default
 	Window        int   // model window in tokens for the threshold percentage; 0 = none
 	Target        int
-	Zones         transcript.ZoneOptions
+	Zones         ZoneOptions
 	Output        string // "" = append in place; "-" = stdout; else a new file
 	OutputFormat  string // "" or "native": the format's own records; "ctxc": a ctxc file (with Output)
 	DryRun        bool
@@ -213,13 +214,13 @@ type job struct {
 	inPlace bool
 	ropts   transcript.Options
 	unlock  func()
-	before  transcript.FileState
+	before  safewrite.FileState
 	spec    *specHash
 	res     *transcript.Result
 	msgs    []transcript.Message
 	format  transcript.Format
 	plan    *Plan
-	z       transcript.Zones
+	z       Zones
 	sum     summarize.Result
 	source  middleHash
 	writer  transcript.Writer
@@ -258,10 +259,10 @@ func (j *job) lockFile(context.Context) (bool, error) {
 		return false, nil
 	}
 	var err error
-	if j.unlock, err = transcript.Lock(j.path); err != nil {
+	if j.unlock, err = safewrite.Lock(j.path); err != nil {
 		return false, err
 	}
-	j.before, err = transcript.StatFile(j.path)
+	j.before, err = safewrite.Stat(j.path)
 	return false, err
 }
 
@@ -273,7 +274,7 @@ func (j *job) loadContext(context.Context) (bool, error) {
 	// The source hash starts while the file is read, from where the middle will likely start.
 	if !j.o.DryRun && !j.o.Check {
 		j.spec = newSpecHash(j.path)
-		lopts.Observe = transcript.NewHeadWatch(j.o.Zones, j.spec.guess).Observe
+		lopts.Observe = NewHeadWatch(j.o.Zones, j.spec.guess).Observe
 	}
 	var err error
 	if j.res, j.msgs, err = transcript.LoadFile(j.path, lopts); err != nil {
@@ -311,8 +312,8 @@ func (j *job) planZones(ctx context.Context) (bool, error) {
 	// The live-file guard applies only when there is something to write: a file under the
 	// threshold is just that, whether or not its agent is writing it (and a file ctxc compacted
 	// a moment ago is not reported as live on the next run).
-	if j.inPlace && !o.Force && o.Idle > 0 && time.Since(j.before.ModTime) < o.Idle { // wall clock, not --now
-		return false, &transcript.BusyError{Path: j.path, Reason: "live"}
+	if j.inPlace && !o.Force {
+		return false, j.before.CheckIdle(j.path, o.Idle) // wall clock, not --now
 	}
 	return false, nil
 }
@@ -370,7 +371,7 @@ func (j *job) renderRecords(context.Context) (bool, error) {
 		return false, err
 	}
 	// An emergency compaction cuts what still does not fit in the kept messages.
-	transcript.ApplyCuts(j.msgs, j.plan.Cuts, "")
+	ApplyCuts(j.msgs, j.plan.Cuts, "")
 	j.out.Tier, j.out.Cuts = j.plan.Tier, len(j.plan.Cuts)
 	summary := transcript.SummaryMessage(j.sum.Text, 0)
 	after := tokens(head) + summary.Tokens() + tokens(tail)
@@ -428,10 +429,10 @@ func (j *job) writeRecords(context.Context) (bool, error) {
 	// An agent's own file is never appended to after lines it wrote meanwhile, even with
 	// --force: its records would continue from the history, not from the compaction.
 	force := j.o.Force && !j.format.Native()
-	ar, err := transcript.AppendCompaction(j.path, j.before, build, force)
+	ar, err := safewrite.Append(j.path, j.before, build, force, transcript.IsMessageLine)
 	if err != nil {
 		if ar.Bytes > 0 {
-			transcript.UndoAppend(j.path, ar)
+			safewrite.Undo(j.path, ar)
 		}
 		return false, err
 	}
@@ -442,7 +443,7 @@ func (j *job) writeRecords(context.Context) (bool, error) {
 		before = -1
 	}
 	if err := verify(j.path, ar.Offset+int64(ar.Bytes), j.ropts, want, before); err != nil {
-		if uerr := transcript.UndoAppend(j.path, ar); uerr != nil {
+		if uerr := safewrite.Undo(j.path, ar); uerr != nil {
 			return false, fmt.Errorf("%w (and %v)", err, uerr)
 		}
 		return false, err
@@ -475,7 +476,7 @@ func (j *job) writeNew(src *transcript.Source) error {
 			return err
 		}
 	} else {
-		if err := transcript.WriteFileAtomic(j.o.Output, write); err != nil {
+		if err := safewrite.WriteAtomic(j.o.Output, write); err != nil {
 			return err
 		}
 		if err := verify(j.o.Output, -1, j.ropts, w.Messages, j.plan.TokensBefore); err != nil {
@@ -500,10 +501,10 @@ func tokens(ms []transcript.Message) int {
 	return n
 }
 
-func makePlan(path string, format transcript.Format, msgs []transcript.Message, o *Options) (*Plan, transcript.Zones) {
+func makePlan(path string, format transcript.Format, msgs []transcript.Message, o *Options) (*Plan, Zones) {
 	p := &Plan{Path: path, Format: format, Threshold: o.EffectiveThreshold(), Target: o.target()}
 	p.TokensBefore = tokens(msgs)
-	z := transcript.PlanZones(msgs, o.Zones)
+	z := PlanZones(msgs, o.Zones)
 	preamble := estimate.Tokens(transcript.SummaryPreamble)
 	p.Tier, p.TierReason = tierOf(p.TokensBefore, p.Threshold, o)
 	if p.Tier == TierAggressive {
@@ -524,10 +525,10 @@ func makePlan(path string, format transcript.Format, msgs []transcript.Message, 
 		// it); only when even that is not enough does the target shrink, down to a floor.
 		base := z
 		for _, target := range emergencyTargets(o.target()) {
-			z = transcript.ShrinkTail(msgs, base, p.Threshold*9/10-target-preamble-tokens(msgs[:base.HeadEnd]), format.Native())
+			z = ShrinkTail(msgs, base, p.Threshold*9/10-target-preamble-tokens(msgs[:base.HeadEnd]), format.Native())
 			// Cut tool results (and, for plain message lists, call arguments) in the kept
 			// messages; an agent's call records are not rewritten.
-			cuts, kept := transcript.PlanCuts(msgs, z.HeadEnd, z.TailStart, p.Threshold*9/10-target-preamble, format.Native())
+			cuts, kept := PlanCuts(msgs, z.HeadEnd, z.TailStart, p.Threshold*9/10-target-preamble, format.Native())
 			p.Target, p.Cuts = target, cuts
 			p.PredictedAfter = kept + target + preamble
 			if p.PredictedAfter < p.Threshold {
@@ -602,7 +603,7 @@ func zone(ms []transcript.Message) Zone {
 }
 
 // fillWindow adds to a dry-run plan how the summarizer request would be sent.
-func fillWindow(ctx context.Context, p *Plan, msgs []transcript.Message, z transcript.Zones, o *Options) error {
+func fillWindow(ctx context.Context, p *Plan, msgs []transcript.Message, z Zones, o *Options) error {
 	req := summarize.Request{Items: Items(msgs[z.HeadEnd:z.TailStart]), TargetTokens: p.Target}
 	window := o.SummarizeOpts.Window
 	if window == 0 && o.Completer != nil {
@@ -775,7 +776,7 @@ func verify(path string, upTo int64, ropts transcript.Options, want, before int)
 
 // IsBusy reports whether err means "retry later" (locked or live file).
 func IsBusy(err error) bool {
-	var be *transcript.BusyError
+	var be *safewrite.BusyError
 	return errors.As(err, &be)
 }
 

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/testsessions"
 	"os"
 	"path/filepath"
@@ -65,7 +66,7 @@ func writeOld(t *testing.T, name, content string) string {
 }
 
 func baseOptions() Options {
-	return Options{Threshold: 3000, Target: 500, Idle: DefaultIdle, Now: testNow, Zones: transcript.ZoneOptions{KeepTail: 6}}
+	return Options{Threshold: 3000, Target: 500, Idle: DefaultIdle, Now: testNow, Zones: ZoneOptions{KeepTail: 6}}
 }
 
 func load(t *testing.T, p string) []transcript.Message {
@@ -102,7 +103,7 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatal("bytes before the append changed")
 			}
 			got := load(t, p)
-			z := transcript.PlanZones(orig, baseOptions().Zones)
+			z := PlanZones(orig, baseOptions().Zones)
 			head, tail := orig[:z.HeadEnd], orig[z.TailStart:]
 			if len(got) != len(head)+1+len(tail) {
 				t.Fatalf("reloaded %d messages, want %d+1+%d", len(got), len(head), len(tail))
@@ -353,7 +354,7 @@ func TestBusyFiles(t *testing.T) {
 	}
 	// Locked by another ctxc.
 	p2 := writeOld(t, "locked.jsonl", content)
-	unlock, err := transcript.Lock(p2)
+	unlock, err := safewrite.Lock(p2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/testsessions"
 	"os"
 	"strings"
@@ -127,7 +128,7 @@ func TestConcurrentWriter(t *testing.T) {
 				t.Fatalf("%s: agent lines lost: found %d of %d in order", mode, idx, len(written))
 			}
 			if mode != "force" {
-				var be *transcript.BusyError
+				var be *safewrite.BusyError
 				if !errors.As(err, &be) || (mode == "live" && be.Reason != "live") || (mode == "changed" && be.Reason != "changed") {
 					t.Fatalf("%s: got %v (%+v)", mode, err, out)
 				}
@@ -191,7 +192,7 @@ func TestConcurrentWriterNative(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 			close(stop)
 			wg.Wait()
-			var be *transcript.BusyError
+			var be *safewrite.BusyError
 			if !errors.As(err, &be) || be.Reason != "changed" {
 				t.Fatalf("%s force=%v: got %v (%+v), want busy (changed)", name, force, err, out)
 			}

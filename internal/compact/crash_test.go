@@ -3,6 +3,7 @@ package compact
 import (
 	"bytes"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -75,7 +76,7 @@ func TestCrashSafety(t *testing.T) {
 			partial++
 		}
 		os.Remove(p)
-		os.Remove(transcript.LockPath(p))
+		os.Remove(safewrite.LockPath(p))
 	}
 	t.Logf("%d trials: %d killed while running, %d finished first; %d files ended with a complete marker, %d with a cut-off append (pending last line); uninterrupted run %v; 0 failures",
 		trials, killed, completed, withMarker, partial, full)
@@ -173,7 +174,7 @@ func TestCrashSafetyNative(t *testing.T) {
 				done++
 			}
 			os.Remove(p)
-			os.Remove(transcript.LockPath(p))
+			os.Remove(safewrite.LockPath(p))
 		}
 		t.Logf("%s: %d trials, %d ended compacted, uninterrupted run %v; 0 failures", name, trials, done, full)
 	}

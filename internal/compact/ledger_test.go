@@ -81,7 +81,7 @@ func TestTenCompactions(t *testing.T) {
 			const target = 1500
 			path := writeOld(t, "grow.jsonl", `{"role":"system","content":"You are a coding agent."}`+"\n"+
 				`{"role":"user","content":"Build the service in ./svc."}`+"\n"+segment(0))
-			o := Options{Threshold: 5000, Target: target, Zones: transcript.ZoneOptions{KeepTail: 4}, Now: testNow, Force: true, Completer: tc.c}
+			o := Options{Threshold: 5000, Target: target, Zones: ZoneOptions{KeepTail: 4}, Now: testNow, Force: true, Completer: tc.c}
 			for k := 1; k <= 10; k++ {
 				f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 				if err != nil {
@@ -124,7 +124,7 @@ func TestTenCompactions(t *testing.T) {
 // every fact is carried.
 func TestMarkerLedger(t *testing.T) {
 	path := writeOld(t, "m.jsonl", `{"role":"user","content":"Start."}`+"\n"+segment(0)+segment(1))
-	out, err := File(context.Background(), path, Options{Threshold: 3000, Target: 800, Zones: transcript.ZoneOptions{KeepTail: 2}, Now: testNow, Force: true, Completer: &gibberish{}})
+	out, err := File(context.Background(), path, Options{Threshold: 3000, Target: 800, Zones: ZoneOptions{KeepTail: 2}, Now: testNow, Force: true, Completer: &gibberish{}})
 	if err != nil || out.Status != StatusCompacted {
 		t.Fatalf("%v %+v", err, out)
 	}
@@ -184,7 +184,7 @@ func (m *formModel) Complete(ctx context.Context, system, user string, numCtx, m
 func TestPresentNotCarried(t *testing.T) {
 	path := writeOld(t, "p.jsonl", `{"role":"user","content":"Start."}`+"\n"+segment(0)+segment(1))
 	m := &formModel{}
-	out, err := File(context.Background(), path, Options{Threshold: 3000, Target: 1500, Zones: transcript.ZoneOptions{KeepTail: 2}, Now: testNow, Force: true, Completer: m})
+	out, err := File(context.Background(), path, Options{Threshold: 3000, Target: 1500, Zones: ZoneOptions{KeepTail: 2}, Now: testNow, Force: true, Completer: m})
 	if err != nil || out.Status != StatusCompacted {
 		t.Fatalf("%v %+v", err, out)
 	}

@@ -12,7 +12,7 @@ import (
 // over the span of lines from the middle's first line to the end of the last line before the
 // tail, and SHA-256 runs on one core: started after the whole file is read, it is the last
 // thing a compaction waits for. The middle's start is known early in the usual case (the line
-// after the first user turn: transcript.HeadWatch guesses it from the messages as they are
+// after the first user turn: HeadWatch guesses it from the messages as they are
 // read), so hashing starts then, from the guess, keeping the state every snapshotEvery bytes;
 // once the zones are known and the guess was right, the hash is finished up to the span's end
 // from the nearest state. A wrong guess costs only the wasted hashing: the span is then

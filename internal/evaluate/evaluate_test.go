@@ -11,7 +11,6 @@ import (
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/ledger"
 	"github.com/ctxc/ctxc/internal/summarize"
-	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // mustKeep are the categories the context must keep whole.
@@ -24,7 +23,7 @@ var settings = []struct {
 	o    compact.Options
 }{
 	{"threshold-20000", compact.Options{Threshold: 20000, Target: 2000}},
-	{"threshold-3000", compact.Options{Threshold: 3000, Target: 1500, Zones: transcript.ZoneOptions{KeepTail: 1}}},
+	{"threshold-3000", compact.Options{Threshold: 3000, Target: 1500, Zones: compact.ZoneOptions{KeepTail: 1}}},
 }
 
 func inputs(t *testing.T) []string {

@@ -7,13 +7,12 @@ package hooks
 import (
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // Options say where and what to install.
@@ -205,7 +204,7 @@ func writeFile(path string, old []byte, mode fs.FileMode, exists bool, data []by
 		}
 		os.Chmod(bak, mode) // an existing backup keeps the original's permissions too
 	}
-	err := transcript.WriteFileAtomic(target, func(w io.Writer) error {
+	err := safewrite.WriteAtomic(target, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/compact"
-	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -38,7 +37,7 @@ func session(t *testing.T, dir string) string {
 	os.WriteFile(p, []byte(b.String()), 0o644)
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(p, old, old)
-	out, err := compact.File(context.Background(), p, compact.Options{Threshold: 2000, Target: 300, Idle: compact.DefaultIdle, Now: time.Now(), Zones: transcript.ZoneOptions{KeepTail: 4}})
+	out, err := compact.File(context.Background(), p, compact.Options{Threshold: 2000, Target: 300, Idle: compact.DefaultIdle, Now: time.Now(), Zones: compact.ZoneOptions{KeepTail: 4}})
 	if err != nil || out.Status != compact.StatusCompacted {
 		t.Fatalf("compact: %+v %v", out, err)
 	}

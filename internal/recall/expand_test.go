@@ -25,7 +25,7 @@ func TestExpand(t *testing.T) {
 				os.WriteFile(p, []byte(content), 0o644)
 				old := time.Now().Add(-time.Hour)
 				os.Chtimes(p, old, old)
-				o := compact.Options{Threshold: 2000, Target: 300, Idle: compact.DefaultIdle, Now: testNow, Zones: transcript.ZoneOptions{KeepTail: 6}}
+				o := compact.Options{Threshold: 2000, Target: 300, Idle: compact.DefaultIdle, Now: testNow, Zones: compact.ZoneOptions{KeepTail: 6}}
 				target := p
 				if newFile {
 					o.Output = filepath.Join(dir, "out", "new.jsonl")

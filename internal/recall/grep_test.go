@@ -104,7 +104,7 @@ func TestGrepFindsSummarizedSpan(t *testing.T) {
 			}
 			old := time.Now().Add(-time.Hour)
 			os.Chtimes(p, old, old)
-			o := compact.Options{Threshold: 2000, Target: 300, Idle: compact.DefaultIdle, Now: testNow, Zones: transcript.ZoneOptions{KeepTail: 6}}
+			o := compact.Options{Threshold: 2000, Target: 300, Idle: compact.DefaultIdle, Now: testNow, Zones: compact.ZoneOptions{KeepTail: 6}}
 			out, err := compact.File(context.Background(), p, o)
 			if err != nil || out.Status != compact.StatusCompacted {
 				t.Fatalf("compact: %+v %v", out, err)
@@ -338,7 +338,7 @@ func TestSegmentsAgree(t *testing.T) {
 	os.WriteFile(p, []byte(openAISession(30)), 0o644)
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(p, old, old)
-	if out, err := compact.File(context.Background(), p, compact.Options{Threshold: 2000, Target: 300, Idle: compact.DefaultIdle, Now: testNow, Zones: transcript.ZoneOptions{KeepTail: 6}}); err != nil || out.Status != compact.StatusCompacted {
+	if out, err := compact.File(context.Background(), p, compact.Options{Threshold: 2000, Target: 300, Idle: compact.DefaultIdle, Now: testNow, Zones: compact.ZoneOptions{KeepTail: 6}}); err != nil || out.Status != compact.StatusCompacted {
 		t.Fatalf("compact: %+v %v", out, err)
 	}
 	if b, _ := os.ReadFile(p); strings.Count(string(b), `"Done."`) != 2 {

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"fmt"
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"io"
 	"os"
 	"time"
@@ -30,12 +31,12 @@ type RepairResult struct {
 // give every tool call of the context its result right after it; the bytes already in the file
 // stay as they are.
 func Repair(path string, opts RepairOptions) (*RepairResult, error) {
-	unlock, err := transcript.Lock(path)
+	unlock, err := safewrite.Lock(path)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	before, err := transcript.StatFile(path)
+	before, err := safewrite.Stat(path)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +66,7 @@ func Repair(path string, opts RepairOptions) (*RepairResult, error) {
 	if plan.Data != nil && !opts.DryRun {
 		if opts.Output != "" {
 			target = opts.Output
-			err = transcript.WriteFileAtomic(opts.Output, func(w io.Writer) error {
+			err = safewrite.WriteAtomic(opts.Output, func(w io.Writer) error {
 				in, err := os.Open(path)
 				if err != nil {
 					return err
@@ -84,7 +85,7 @@ func Repair(path string, opts RepairOptions) (*RepairResult, error) {
 				return err
 			})
 		} else {
-			_, err = transcript.AppendCompaction(path, before, func([][]byte) ([]byte, error) { return plan.Data, nil }, false)
+			_, err = safewrite.Append(path, before, func([][]byte) ([]byte, error) { return plan.Data, nil }, false, nil)
 		}
 		if err != nil {
 			return nil, err

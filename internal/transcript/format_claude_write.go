@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"regexp"
 )
 
@@ -31,7 +32,7 @@ var claudeEnvelope = []string{"userType", "entrypoint", "cwd", "sessionId", "ver
 
 func (claudeWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
 	if len(late) > 0 {
-		return Written{}, &BusyError{Path: src.Path, Reason: "changed"}
+		return Written{}, &safewrite.BusyError{Path: src.Path, Reason: safewrite.ReasonChanged}
 	}
 	return claudePreservedAppend(src, c)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"time"
 )
 
@@ -17,7 +18,7 @@ type codexWriter struct{}
 
 func (codexWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
 	if len(late) > 0 {
-		return Written{}, &BusyError{Path: src.Path, Reason: "changed"}
+		return Written{}, &safewrite.BusyError{Path: src.Path, Reason: safewrite.ReasonChanged}
 	}
 	line, err := codexCompacted(src, c)
 	if err != nil {

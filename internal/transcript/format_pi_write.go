@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"io"
 )
 
@@ -19,7 +20,7 @@ type piWriter struct{}
 
 func (piWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
 	if len(late) > 0 {
-		return Written{}, &BusyError{Path: src.Path, Reason: "changed"}
+		return Written{}, &safewrite.BusyError{Path: src.Path, Reason: safewrite.ReasonChanged}
 	}
 	if len(c.Tail) == 0 || c.Tail[0].Summary {
 		return Written{}, fmt.Errorf("%s: pi keeps the tail by reference to its first entry: there must be a tail that starts with a message entry", src.Path)

@@ -219,3 +219,13 @@ func markerAt(r io.ReaderAt, start, end int64) (int64, []byte, error) {
 	}
 	return -1, nil, nil
 }
+
+// Cut is one block an emergency compaction shortened.
+type Cut struct {
+	Line        int    `json:"line"` // file line of the message that holds the whole text
+	Kind        string `json:"kind"` // tool_result or tool_call
+	ID          string `json:"id,omitempty"`
+	CharsBefore int    `json:"chars_before"`
+	CharsAfter  int    `json:"chars_after"`
+	Msg, Block  int    `json:"-"` // where the block is in the context (not recorded)
+}

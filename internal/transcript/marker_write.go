@@ -1,6 +1,10 @@
 package transcript
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/tidwall/gjson"
+)
 
 // markerWriter writes ctxc's own marker (docs/design.md §6), the compaction record of the generic
 // formats and of any -o file asked for in ctxc format: one marker line that holds the head and
@@ -73,4 +77,14 @@ func messageLines(ms []Message) ([][]byte, error) {
 		out = append(out, ls...)
 	}
 	return out, nil
+}
+
+// IsMessageLine reports whether a raw line is a conversation message of a generic file.
+func IsMessageLine(l []byte) bool {
+	if !jsonl.Valid(l) {
+		return false
+	}
+	doc := gjson.Parse(unsafeString(l))
+	_, ok := messageOf(doc)
+	return ok
 }

@@ -216,3 +216,8 @@ func SummaryMessage(summary string, line int) Message {
 	return Message{Role: RoleUser, Line: line, Summary: true,
 		Blocks: []Block{{Kind: BlockText, Text: text, Chars: estimate.Chars(text)}}}
 }
+
+// IsUserTurn reports a message typed by the user: user role, not only tool results, not a summary.
+func (m *Message) IsUserTurn() bool {
+	return m.Role == RoleUser && !m.Summary && (len(m.Blocks) == 0 || m.ToolResults() < len(m.Blocks))
+}

@@ -367,7 +367,7 @@ func headedSummary(c *Compaction) string {
 				head = HeadSection(c.Middle[i].TextContent())
 				break
 			}
-			if isUserTurn(&c.Middle[i]) {
+			if c.Middle[i].IsUserTurn() {
 				break
 			}
 		}

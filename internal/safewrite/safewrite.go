@@ -1,34 +1,43 @@
-package transcript
+// Package safewrite owns how ctxc writes to a file an agent may be writing too (docs/design.md
+// §10): the sidecar lock that serializes ctxc processes, the live guard (a file modified within
+// the idle period is the agent's), one O_APPEND write followed by fsync, the undo of an append
+// whose reload check failed, and the atomic replacement of an output file. ctxc never rewrites
+// bytes already in a transcript.
+package safewrite
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"os"
 	"time"
 
 	"github.com/gofrs/flock"
-	"github.com/tidwall/gjson"
 )
 
-// Append safety (docs/design.md §10). ctxc never rewrites bytes already in a transcript: a compaction
-// is one O_APPEND write of marker + tail copies, then fsync, under a sidecar lock that serializes
-// ctxc processes. The agent that owns the file does not take that lock, so a file modified in the
-// last idle period is treated as live and skipped.
+// A compaction is one O_APPEND write of marker + tail copies, then fsync, under a sidecar lock
+// that serializes ctxc processes. The agent that owns the file does not take that lock, so a file
+// modified in the last idle period is treated as live and skipped.
+
+// The reasons of a BusyError.
+const (
+	ReasonLocked  = "locked"  // another ctxc holds the sidecar lock
+	ReasonLive    = "live"    // modified within the idle period: the agent may be writing it
+	ReasonChanged = "changed" // grew while it was being compacted
+)
 
 // BusyError says a file cannot be written now; retry later (exit 75).
 type BusyError struct {
 	Path   string
-	Reason string // "locked", "live", "changed"
+	Reason string // ReasonLocked, ReasonLive or ReasonChanged
 }
 
 func (e *BusyError) Error() string {
 	switch e.Reason {
-	case "locked":
+	case ReasonLocked:
 		return fmt.Sprintf("%s: another ctxc is compacting it (lock %s held)", e.Path, LockPath(e.Path))
-	case "live":
+	case ReasonLive:
 		return fmt.Sprintf("%s: modified recently, the agent may still be writing it (use --force to compact anyway)", e.Path)
 	}
 	return fmt.Sprintf("%s: changed while it was being compacted; nothing written (use --force to append anyway)", e.Path)
@@ -45,7 +54,7 @@ func Lock(path string) (unlock func(), err error) {
 		return nil, fmt.Errorf("%s: taking lock: %w", path, err)
 	}
 	if !ok {
-		return nil, &BusyError{Path: path, Reason: "locked"}
+		return nil, &BusyError{Path: path, Reason: ReasonLocked}
 	}
 	return func() {
 		l.Unlock()
@@ -59,8 +68,8 @@ type FileState struct {
 	ModTime time.Time
 }
 
-// StatFile records the file's size and time.
-func StatFile(path string) (FileState, error) {
+// Stat records the file's size and time.
+func Stat(path string) (FileState, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return FileState{}, err
@@ -68,20 +77,30 @@ func StatFile(path string) (FileState, error) {
 	return FileState{Size: info.Size(), ModTime: info.ModTime()}, nil
 }
 
-// AppendResult says what AppendCompaction wrote.
+// CheckIdle is the live guard: a file modified less than idle ago (wall clock) may still be
+// written by its agent, and is a BusyError with ReasonLive. idle <= 0 turns the guard off.
+func (s FileState) CheckIdle(path string, idle time.Duration) error {
+	if idle > 0 && time.Since(s.ModTime) < idle {
+		return &BusyError{Path: path, Reason: ReasonLive}
+	}
+	return nil
+}
+
+// AppendResult says what Append wrote.
 type AppendResult struct {
 	Offset int64 // where the appended bytes start
 	Bytes  int   // how many were appended (including late copies)
 	Late   int   // message lines copied after the append because they arrived during it
 }
 
-// AppendCompaction appends the bytes build returns (complete lines) in one write and fsyncs.
+// Append appends the bytes build returns (complete lines) in one write and fsyncs.
 // If the file grew since before (the agent wrote while the summary was being made), it refuses
 // unless force; with force, build is given the complete lines that arrived meanwhile so that it
 // can copy them after the tail (they would otherwise fall before the marker, out of the
 // reloaded context). A file that does not end in a newline gets one first, so the marker is a
-// line of its own.
-func AppendCompaction(path string, before FileState, build func(grown [][]byte) ([]byte, error), force bool) (AppendResult, error) {
+// line of its own. Lines that land between the look at the file and the write are copied after
+// the block when keep accepts them (nil keeps every line).
+func Append(path string, before FileState, build func(grown [][]byte) ([]byte, error), force bool, keep func(line []byte) bool) (AppendResult, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
 		return AppendResult{}, err
@@ -95,7 +114,7 @@ func AppendCompaction(path string, before FileState, build func(grown [][]byte) 
 	var grown [][]byte
 	if size != before.Size {
 		if !force || size < before.Size {
-			return AppendResult{}, &BusyError{Path: path, Reason: "changed"}
+			return AppendResult{}, &BusyError{Path: path, Reason: ReasonChanged}
 		}
 		buf := make([]byte, size-before.Size)
 		if _, err := f.ReadAt(buf, before.Size); err != nil && !errors.Is(err, io.EOF) {
@@ -134,7 +153,7 @@ func AppendCompaction(path string, before FileState, build func(grown [][]byte) 
 		if _, err := f.ReadAt(buf, size); err == nil {
 			var late bytes.Buffer
 			for _, l := range completeLines(buf) {
-				if lateFilter == nil || lateFilter(l) {
+				if keep == nil || keep(l) {
 					late.Write(l)
 					late.WriteByte('\n')
 					res.Late++
@@ -155,19 +174,6 @@ func AppendCompaction(path string, before FileState, build func(grown [][]byte) 
 	return res, nil
 }
 
-// lateFilter picks the lines worth copying after a forced append (conversation messages).
-var lateFilter = func(l []byte) bool { return IsMessageLine(l) }
-
-// IsMessageLine reports whether a raw line is a conversation message of a generic file.
-func IsMessageLine(l []byte) bool {
-	if !jsonl.Valid(l) {
-		return false
-	}
-	doc := gjson.Parse(unsafeString(l))
-	_, ok := messageOf(doc)
-	return ok
-}
-
 // completeLines splits b into its newline-terminated, non-blank lines (without terminators); a
 // trailing partial line is left out.
 func completeLines(b []byte) [][]byte {
@@ -185,10 +191,10 @@ func completeLines(b []byte) [][]byte {
 	}
 }
 
-// UndoAppend removes what AppendCompaction wrote, but only if nothing was written after it: used
+// Undo removes what Append wrote, but only if nothing was written after it: used
 // when the reload check after writing fails, so that a failed compaction leaves the file as it
 // was.
-func UndoAppend(path string, ar AppendResult) error {
+func Undo(path string, ar AppendResult) error {
 	info, err := os.Stat(path)
 	if err != nil {
 		return err
@@ -199,9 +205,9 @@ func UndoAppend(path string, ar AppendResult) error {
 	return os.Truncate(path, ar.Offset)
 }
 
-// WriteFileAtomic writes data to path through a temporary file in the same directory and a
+// WriteAtomic writes data to path through a temporary file in the same directory and a
 // rename, so that readers never see a half-written output.
-func WriteFileAtomic(path string, write func(w io.Writer) error) error {
+func WriteAtomic(path string, write func(w io.Writer) error) error {
 	dir := "."
 	if i := lastSlash(path); i >= 0 {
 		dir = path[:i+1]

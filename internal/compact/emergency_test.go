@@ -1,39 +1,40 @@
-package transcript
+package compact
 
 import (
+	"github.com/ctxc/ctxc/internal/transcript"
 	"strings"
 	"testing"
 
 	"github.com/ctxc/ctxc/internal/estimate"
 )
 
-func textMsg(role Role, text string) Message {
-	return Message{Role: role, Blocks: []Block{{Kind: BlockText, Text: text, Chars: estimate.Chars(text)}}}
+func textMsg(role transcript.Role, text string) transcript.Message {
+	return transcript.Message{Role: role, Blocks: []transcript.Block{{Kind: transcript.BlockText, Text: text, Chars: estimate.Chars(text)}}}
 }
 
-func callMsg(ids ...string) Message {
-	m := Message{Role: RoleAssistant}
+func callMsg(ids ...string) transcript.Message {
+	m := transcript.Message{Role: transcript.RoleAssistant}
 	for _, id := range ids {
-		m.Blocks = append(m.Blocks, Block{Kind: BlockToolCall, ID: id, Name: "read", Args: "{}", Chars: 6})
+		m.Blocks = append(m.Blocks, transcript.Block{Kind: transcript.BlockToolCall, ID: id, Name: "read", Args: "{}", Chars: 6})
 	}
 	return m
 }
 
-func resultMsg(id string, chars int) Message {
+func resultMsg(id string, chars int) transcript.Message {
 	t := strings.Repeat("r", chars)
-	return Message{Role: RoleTool, Line: 1, Blocks: []Block{{Kind: BlockToolResult, ID: id, Text: t, Chars: chars}}}
+	return transcript.Message{Role: transcript.RoleTool, Line: 1, Blocks: []transcript.Block{{Kind: transcript.BlockToolResult, ID: id, Text: t, Chars: chars}}}
 }
 
 // TestShrinkTailKeepsPairs: however small the budget, the emergency tail never starts between a
 // call and its results (parallel calls with their results in separate messages included), and
 // it keeps the last turn with a large result rather than giving it to the summary.
 func TestShrinkTailKeepsPairs(t *testing.T) {
-	ms := []Message{
-		textMsg(RoleUser, "task"),
+	ms := []transcript.Message{
+		textMsg(transcript.RoleUser, "task"),
 		callMsg("a"), resultMsg("a", 400),
-		textMsg(RoleUser, "next"),
+		textMsg(transcript.RoleUser, "next"),
 		callMsg("b", "c"), resultMsg("b", 50000), resultMsg("c", 30000),
-		textMsg(RoleAssistant, "done"),
+		textMsg(transcript.RoleAssistant, "done"),
 	}
 	for _, budget := range []int{0, 10, 500, 2000, 100000} {
 		for _, resultsOnly := range []bool{false, true} {
@@ -48,15 +49,15 @@ func TestShrinkTailKeepsPairs(t *testing.T) {
 			if budget >= 2000 && kept > budget {
 				t.Errorf("budget %d: kept %d tokens after %d cuts", budget, kept, len(cuts))
 			}
-			cp := append([]Message(nil), ms...)
+			cp := append([]transcript.Message(nil), ms...)
 			ApplyCuts(cp, cuts, "s.jsonl")
 			for _, c := range cuts {
-				b := cp[c.msg].Blocks[c.block]
-				if !cp[c.msg].Edited || !strings.Contains(b.Text, "the whole text is in s.jsonl line 1") || b.Chars != c.CharsAfter {
+				b := cp[c.Msg].Blocks[c.Block]
+				if !cp[c.Msg].Edited || !strings.Contains(b.Text, "the whole text is in s.jsonl line 1") || b.Chars != c.CharsAfter {
 					t.Errorf("cut %+v not applied: %q", c, b.Text[:min(80, len(b.Text))])
 				}
 			}
-			if _, rep := Repair(cp[z.TailStart:]); rep.Placeholders+rep.DroppedResults > 0 {
+			if _, rep := transcript.Repair(cp[z.TailStart:]); rep.Placeholders+rep.DroppedResults > 0 {
 				t.Errorf("budget %d: the tail needs repair: %+v", budget, rep)
 			}
 		}

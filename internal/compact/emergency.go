@@ -1,8 +1,9 @@
-package transcript
+package compact
 
 import (
 	"fmt"
 	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/estimate"
@@ -16,16 +17,6 @@ import (
 // text. The history is untouched: the originals stay in the file; only the reloaded context is
 // smaller.
 
-// Cut is one block an emergency compaction shortened.
-type Cut struct {
-	Line        int    `json:"line"` // file line of the message that holds the whole text
-	Kind        string `json:"kind"` // tool_result or tool_call
-	ID          string `json:"id,omitempty"`
-	CharsBefore int    `json:"chars_before"`
-	CharsAfter  int    `json:"chars_after"`
-	msg, block  int
-}
-
 // Sizes of what a cut keeps: the beginning and the end of the text.
 const (
 	CutHeadChars = 1200
@@ -36,7 +27,7 @@ const (
 // most budget tokens once its large blocks are cut (CutTokens: the tail keeps the work in
 // progress, shortened, rather than sending it to the summary); when no tail fits, the tail is
 // the shortest one that keeps calls with their results. A summary never enters the tail.
-func ShrinkTail(ms []Message, z Zones, budget int, resultsOnly bool) Zones {
+func ShrinkTail(ms []transcript.Message, z Zones, budget int, resultsOnly bool) Zones {
 	n := len(ms)
 	tok := make([]int, n+1) // tok[i] = tokens of ms[i:], large blocks cut
 	for i := n - 1; i >= 0; i-- {
@@ -68,7 +59,7 @@ func ShrinkTail(ms []Message, z Zones, budget int, resultsOnly bool) Zones {
 }
 
 // CutTokens is a message's estimate once every block PlanCuts may shorten is shortened.
-func CutTokens(m *Message, resultsOnly bool) int {
+func CutTokens(m *transcript.Message, resultsOnly bool) int {
 	chars := 0
 	for _, b := range m.Blocks {
 		if cuttable(&b, resultsOnly) {
@@ -80,8 +71,8 @@ func CutTokens(m *Message, resultsOnly bool) int {
 	return estimate.FromChars(chars) + m.Images()*estimate.ImageTokens
 }
 
-func cuttable(b *Block, resultsOnly bool) bool {
-	if b.Kind != BlockToolResult && (resultsOnly || b.Kind != BlockToolCall) {
+func cuttable(b *transcript.Block, resultsOnly bool) bool {
+	if b.Kind != transcript.BlockToolResult && (resultsOnly || b.Kind != transcript.BlockToolCall) {
 		return false
 	}
 	return b.Chars > CutHeadChars+CutTailChars+400
@@ -91,7 +82,7 @@ func cuttable(b *Block, resultsOnly bool) bool {
 // [tailStart,len)) until they hold at most budget tokens: the largest first, each down to
 // CutHeadChars + CutTailChars and a note. resultsOnly limits cuts to tool results (formats whose
 // call records cannot be rewritten). It returns the cuts and the kept tokens after them.
-func PlanCuts(ms []Message, headEnd, tailStart, budget int, resultsOnly bool) ([]Cut, int) {
+func PlanCuts(ms []transcript.Message, headEnd, tailStart, budget int, resultsOnly bool) ([]transcript.Cut, int) {
 	kept := 0
 	type cand struct{ msg, block, chars int }
 	var cands []cand
@@ -112,7 +103,7 @@ func PlanCuts(ms []Message, headEnd, tailStart, budget int, resultsOnly bool) ([
 			cands[b], cands[b-1] = cands[b-1], cands[b]
 		}
 	}
-	var cuts []Cut
+	var cuts []transcript.Cut
 	for _, c := range cands {
 		if kept <= budget {
 			break
@@ -124,10 +115,10 @@ func PlanCuts(ms []Message, headEnd, tailStart, budget int, resultsOnly bool) ([
 		chars := m.Chars() - b.Chars + after
 		kept += estimate.FromChars(chars) + m.Images()*estimate.ImageTokens - before
 		kind := "tool_result"
-		if b.Kind == BlockToolCall {
+		if b.Kind == transcript.BlockToolCall {
 			kind = "tool_call"
 		}
-		cuts = append(cuts, Cut{Line: m.Line, Kind: kind, ID: b.ID, CharsBefore: b.Chars, CharsAfter: after, msg: c.msg, block: c.block})
+		cuts = append(cuts, transcript.Cut{Line: m.Line, Kind: kind, ID: b.ID, CharsBefore: b.Chars, CharsAfter: after, Msg: c.msg, Block: c.block})
 	}
 	return cuts, kept
 }
@@ -143,14 +134,14 @@ func cutNote(chars, line int, path string) string {
 // ApplyCuts shortens the planned blocks of ms (whose text must be whole: Materialize) and
 // marks their messages Edited, so that writers render them anew instead of copying their
 // records. path names the file in the notes.
-func ApplyCuts(ms []Message, cuts []Cut, path string) {
+func ApplyCuts(ms []transcript.Message, cuts []transcript.Cut, path string) {
 	for i := range cuts {
 		c := &cuts[i]
-		m := &ms[c.msg]
-		blocks := append([]Block(nil), m.Blocks...)
-		b := &blocks[c.block]
+		m := &ms[c.Msg]
+		blocks := append([]transcript.Block(nil), m.Blocks...)
+		b := &blocks[c.Block]
 		text := b.Text
-		if b.Kind == BlockToolCall {
+		if b.Kind == transcript.BlockToolCall {
 			text = b.Args
 		}
 		r := []rune(text)
@@ -158,7 +149,7 @@ func ApplyCuts(ms []Message, cuts []Cut, path string) {
 			continue
 		}
 		short := string(r[:CutHeadChars]) + cutNote(len(r), m.Line, path) + string(r[len(r)-CutTailChars:])
-		if b.Kind == BlockToolCall {
+		if b.Kind == transcript.BlockToolCall {
 			// Arguments must stay JSON: the shortened text becomes a string value.
 			b.Args = string(jsonl.Quote(short))
 			b.Args = `{"ctxc_cut":` + b.Args + `}`
@@ -176,7 +167,7 @@ func ApplyCuts(ms []Message, cuts []Cut, path string) {
 }
 
 // CutSummary says what an emergency compaction cut, for stderr.
-func CutSummary(cuts []Cut) string {
+func CutSummary(cuts []transcript.Cut) string {
 	var parts []string
 	for _, c := range cuts {
 		parts = append(parts, fmt.Sprintf("line %d %s %d→%d chars", c.Line, c.Kind, c.CharsBefore, c.CharsAfter))

@@ -1,6 +1,9 @@
-package transcript
+package compact
 
-import "github.com/ctxc/ctxc/internal/jsonl"
+import (
+	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/transcript"
+)
 
 // ZoneOptions say how much of a context is protected (docs/design.md §7).
 type ZoneOptions struct {
@@ -25,11 +28,6 @@ func (z Zones) MiddleLen() int {
 	return z.TailStart - z.HeadEnd
 }
 
-// isUserTurn is a message typed by the user: user role, not only tool results, not a summary.
-func isUserTurn(m *Message) bool {
-	return m.Role == RoleUser && !m.Summary && (len(m.Blocks) == 0 || m.ToolResults() < len(m.Blocks))
-}
-
 // PlanZones computes the zones.
 //
 // Head: the leading system/developer messages and everything up to and including the
@@ -42,7 +40,7 @@ func isUserTurn(m *Message) bool {
 // as many messages again as the tail already has; otherwise it stops at the nearest assistant
 // message that does not split a call from its results, so one long agentic turn cannot swallow
 // the whole middle. The tail never includes a summary message.
-func PlanZones(ms []Message, o ZoneOptions) Zones {
+func PlanZones(ms []transcript.Message, o ZoneOptions) Zones {
 	n := len(ms)
 	z := Zones{N: n}
 	if o.KeepHead <= 0 {
@@ -53,7 +51,7 @@ func PlanZones(ms []Message, o ZoneOptions) Zones {
 	}
 	// Head.
 	i := 0
-	for i < n && (ms[i].Role == RoleSystem || ms[i].Role == RoleDeveloper) {
+	for i < n && (ms[i].Role == transcript.RoleSystem || ms[i].Role == transcript.RoleDeveloper) {
 		i++
 	}
 	users := 0
@@ -61,7 +59,7 @@ func PlanZones(ms []Message, o ZoneOptions) Zones {
 		if ms[i].Summary {
 			break
 		}
-		if isUserTurn(&ms[i]) {
+		if ms[i].IsUserTurn() {
 			users++
 		}
 		i++
@@ -92,9 +90,9 @@ func PlanZones(ms []Message, o ZoneOptions) Zones {
 		t--
 	}
 	// Prefer a user turn within the allowance.
-	if t < n && !isUserTurn(&ms[t]) {
+	if t < n && !ms[t].IsUserTurn() {
 		for u := t; u >= 0 && t-u <= size; u-- {
-			if isUserTurn(&ms[u]) && pairSafeCut(ms, u) {
+			if ms[u].IsUserTurn() && pairSafeCut(ms, u) {
 				t = u
 				break
 			}
@@ -118,7 +116,7 @@ func PlanZones(ms []Message, o ZoneOptions) Zones {
 
 // pairSafeCut reports whether cutting before message i keeps every tool call with its results:
 // message i is not (only) results, and no call before i is answered at or after i.
-func pairSafeCut(ms []Message, i int) bool {
+func pairSafeCut(ms []transcript.Message, i int) bool {
 	if i <= 0 || i >= len(ms) {
 		return true
 	}
@@ -131,11 +129,11 @@ func pairSafeCut(ms []Message, i int) bool {
 	for k := i - 1; k >= 0; k-- {
 		m := &ms[k]
 		for _, b := range m.Blocks {
-			if b.Kind == BlockToolCall && b.ID != "" {
+			if b.Kind == transcript.BlockToolCall && b.ID != "" {
 				open[b.ID] = true
 			}
 		}
-		if isUserTurn(m) {
+		if m.IsUserTurn() {
 			break
 		}
 	}
@@ -144,7 +142,7 @@ func pairSafeCut(ms []Message, i int) bool {
 	}
 	for k := i; k < len(ms); k++ {
 		for _, b := range ms[k].Blocks {
-			if b.Kind == BlockToolResult && open[b.ID] {
+			if b.Kind == transcript.BlockToolResult && open[b.ID] {
 				return false
 			}
 		}
@@ -152,9 +150,9 @@ func pairSafeCut(ms []Message, i int) bool {
 	return true
 }
 
-func hasResult(m *Message) bool {
+func hasResult(m *transcript.Message) bool {
 	for _, b := range m.Blocks {
-		if b.Kind == BlockToolResult {
+		if b.Kind == transcript.BlockToolResult {
 			return true
 		}
 	}
@@ -182,14 +180,14 @@ func NewHeadWatch(o ZoneOptions, found func(off int64)) *HeadWatch {
 }
 
 // Observe takes the next message of the file, read from line l.
-func (w *HeadWatch) Observe(m *Message, l *jsonl.Line) {
+func (w *HeadWatch) Observe(m *transcript.Message, l *jsonl.Line) {
 	switch {
 	case w.done:
 	case m.Summary: // a summary is never part of the head
 		w.done = true
 		w.found(l.Offset)
 	case w.users < w.keep:
-		if isUserTurn(m) {
+		if m.IsUserTurn() {
 			w.users++
 		}
 	case !hasResult(m): // the head does not end between a call and its results

@@ -1,0 +1,167 @@
+package safewrite
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func writeFile(t *testing.T, data string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func read(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestAppend(t *testing.T) {
+	block := func([][]byte) ([]byte, error) { return []byte("M\n"), nil }
+	for _, tc := range []struct {
+		name   string
+		start  string
+		grow   string // written after Stat, before Append
+		force  bool
+		want   string
+		reason string // BusyError reason, "" for success
+	}{
+		{name: "appends one block", start: "a\n", want: "a\nM\n"},
+		{name: "adds the missing line end first", start: "a", want: "a\nM\n"},
+		{name: "empty file", start: "", want: "M\n"},
+		{name: "refuses a file that grew", start: "a\n", grow: "b\n", want: "a\nb\n", reason: ReasonChanged},
+		{name: "force appends after what grew", start: "a\n", grow: "b\n", force: true, want: "a\nb\nM\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeFile(t, tc.start)
+			before, err := Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.grow != "" {
+				f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+				f.WriteString(tc.grow)
+				f.Close()
+			}
+			_, err = Append(p, before, block, tc.force, nil)
+			var be *BusyError
+			switch {
+			case tc.reason == "" && err != nil:
+				t.Fatalf("Append: %v", err)
+			case tc.reason != "" && (!errors.As(err, &be) || be.Reason != tc.reason):
+				t.Fatalf("Append: %v, want a BusyError %q", err, tc.reason)
+			}
+			if got := read(t, p); got != tc.want {
+				t.Errorf("file = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAppendForcedGivesGrownLines(t *testing.T) {
+	p := writeFile(t, "a\n")
+	before, _ := Stat(p)
+	os.WriteFile(p, []byte("a\nb\nc\npartial"), 0o600)
+	var got [][]byte
+	_, err := Append(p, before, func(grown [][]byte) ([]byte, error) { got = grown; return []byte("M\n"), nil }, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || string(got[0]) != "b" || string(got[1]) != "c" {
+		t.Errorf("grown = %q, want the complete lines b and c", got)
+	}
+}
+
+func TestUndo(t *testing.T) {
+	p := writeFile(t, "a\n")
+	before, _ := Stat(p)
+	ar, err := Append(p, before, func([][]byte) ([]byte, error) { return []byte("M\n"), nil }, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Undo(p, ar); err != nil || read(t, p) != "a\n" {
+		t.Fatalf("Undo: %v, file %q", err, read(t, p))
+	}
+	ar, _ = Append(p, before, func([][]byte) ([]byte, error) { return []byte("M\n"), nil }, false, nil)
+	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("agent\n")
+	f.Close()
+	if err := Undo(p, ar); err == nil {
+		t.Fatal("Undo removed an append that the agent wrote after")
+	}
+	if got := read(t, p); got != "a\nM\nagent\n" {
+		t.Errorf("file = %q after a refused undo", got)
+	}
+}
+
+func TestLock(t *testing.T) {
+	p := writeFile(t, "a\n")
+	unlock, err := Lock(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var be *BusyError
+	if _, err := Lock(p); !errors.As(err, &be) || be.Reason != ReasonLocked {
+		t.Fatalf("second Lock: %v, want a BusyError %q", err, ReasonLocked)
+	}
+	unlock()
+	if _, err := os.Stat(LockPath(p)); !os.IsNotExist(err) {
+		t.Errorf("lock file left behind: %v", err)
+	}
+	unlock, err = Lock(p)
+	if err != nil {
+		t.Fatalf("Lock after unlock: %v", err)
+	}
+	unlock()
+}
+
+func TestCheckIdle(t *testing.T) {
+	now := time.Now()
+	var be *BusyError
+	for _, tc := range []struct {
+		mod  time.Time
+		idle time.Duration
+		live bool
+	}{
+		{now, time.Minute, true},
+		{now.Add(-2 * time.Minute), time.Minute, false},
+		{now, 0, false},
+	} {
+		err := FileState{ModTime: tc.mod}.CheckIdle("f", tc.idle)
+		if live := errors.As(err, &be) && be.Reason == ReasonLive; live != tc.live {
+			t.Errorf("modified %v ago, idle %v: %v, want live=%v", now.Sub(tc.mod).Round(time.Second), tc.idle, err, tc.live)
+		}
+	}
+}
+
+func TestWriteAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.jsonl")
+	os.WriteFile(p, []byte("old\n"), 0o600)
+	if err := WriteAtomic(p, func(w io.Writer) error { w.Write([]byte("half")); return errors.New("boom") }); err == nil {
+		t.Fatal("a failed write reported success")
+	}
+	if got := read(t, p); got != "old\n" {
+		t.Errorf("a failed write changed the file: %q", got)
+	}
+	if err := WriteAtomic(p, func(w io.Writer) error { _, err := w.Write([]byte("new\n")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, p); got != "new\n" {
+		t.Errorf("file = %q", got)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("temporary files left: %v", ents)
+	}
+}
