@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ctxc/ctxc/internal/recall"
+	"github.com/ctxc/ctxc/internal/expand"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -66,7 +66,7 @@ func runExpand(opts *ExpandOptions) error {
 	default:
 		return &UsageError{fmt.Errorf("unknown --as %q (want lines, openai, anthropic or text)", opts.As)}
 	}
-	ex, err := recall.Expand(opts.Path, opts.Marker, format)
+	ex, err := expand.At(opts.Path, opts.Marker, format)
 	if err != nil {
 		return err
 	}

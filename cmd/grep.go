@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ctxc/ctxc/internal/recall"
+	"github.com/ctxc/ctxc/internal/grep"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -98,14 +98,14 @@ func runGrep(opts *GrepOptions) error {
 			defer debug.SetGCPercent(debug.SetGCPercent(400))
 		}
 	}
-	p, err := recall.Compile(opts.Pattern, opts.Fixed, opts.IgnoreCase)
+	p, err := grep.Compile(opts.Pattern, opts.Fixed, opts.IgnoreCase)
 	if err != nil {
 		return &UsageError{err}
 	}
 	if opts.Around < 0 {
 		return &UsageError{fmt.Errorf("-C must be 0 or more")}
 	}
-	gopts := recall.GrepOptions{Context: opts.Context, Around: opts.Around, Indexed: opts.Global.JSON}
+	gopts := grep.Options{Context: opts.Context, Around: opts.Around, Indexed: opts.Global.JSON}
 	if gopts.Format, err = transcript.ParseFormat(opts.Global.Format); err != nil {
 		return &UsageError{err}
 	}
@@ -136,7 +136,7 @@ func runGrep(opts *GrepOptions) error {
 	}
 	matched, failed := 0, 0
 	var lastErr error
-	emit := func(h recall.Hit) error {
+	emit := func(h grep.Hit) error {
 		if h.Index == -2 {
 			if !opts.Global.JSON {
 				_, err := out.WriteString("--\n")
@@ -163,11 +163,11 @@ func runGrep(opts *GrepOptions) error {
 			return err
 		}
 	}
-	search := func(path string, emit func(recall.Hit) error) error {
+	search := func(path string, emit func(grep.Hit) error) error {
 		if path == "-" {
 			return grepStdin(opts, p, gopts, emit)
 		}
-		return recall.Grep(path, p, gopts, emit)
+		return grep.File(path, p, gopts, emit)
 	}
 	grepFiles(files, opts.Jobs, search, emit, func(path string, err error) {
 		failed++
@@ -193,7 +193,7 @@ func runGrep(opts *GrepOptions) error {
 }
 
 // grepAloneSize is the size from which a file is searched on its own, its hits printed as they
-// come: recall.Grep already searches it on every core, and buffering its hits would cost memory.
+// come: grep.File already searches it on every core, and buffering its hits would cost memory.
 const grepAloneSize = 64 << 20
 
 // grepFiles searches files in order of the list, jobs at once: an archive of sessions is many
@@ -201,9 +201,9 @@ const grepAloneSize = 64 << 20
 // until the files before it are done, and then given to emit, so that the output is in the
 // order of the list; at most jobs files are in flight or waiting. Standard input and files of
 // grepAloneSize or more are searched alone. failed is told of each file that fails, in order.
-func grepFiles(files []string, jobs int, search func(path string, emit func(recall.Hit) error) error, emit func(recall.Hit) error, failed func(path string, err error)) {
+func grepFiles(files []string, jobs int, search func(path string, emit func(grep.Hit) error) error, emit func(grep.Hit) error, failed func(path string, err error)) {
 	type result struct {
-		hits []recall.Hit
+		hits []grep.Hit
 		err  error
 	}
 	// results[i]: the file's hits, when it is searched beside others; nil: searched alone.
@@ -231,7 +231,7 @@ func grepFiles(files []string, jobs int, search func(path string, emit func(reca
 			}
 			go func() {
 				var r result
-				r.err = search(files[i], func(h recall.Hit) error {
+				r.err = search(files[i], func(h grep.Hit) error {
 					r.hits = append(r.hits, h)
 					return nil
 				})
@@ -265,19 +265,19 @@ func grepFiles(files []string, jobs int, search func(path string, emit func(reca
 
 // grepIndex answers from the index and returns the files it could not answer for (changed
 // since they were indexed, or not indexed), said on stderr, to be read instead.
-func grepIndex(opts *GrepOptions, files []string, p *recall.Pattern, gopts recall.GrepOptions, emit func(recall.Hit) error) ([]string, error) {
+func grepIndex(opts *GrepOptions, files []string, p *grep.Pattern, gopts grep.Options, emit func(grep.Hit) error) ([]string, error) {
 	db, err := indexPath(opts.DB)
 	if err != nil {
 		return nil, err
 	}
-	ix, err := recall.OpenIndex(db, false)
+	ix, err := grep.OpenIndex(db, false)
 	if err != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "ctxc: %v: reading the files instead\n", err)
 		return files, nil
 	}
 	defer ix.Close()
 	scan, states, err := ix.Search(files, p, gopts, emit)
-	var ie *recall.IndexError
+	var ie *grep.IndexError
 	if errors.As(err, &ie) {
 		fmt.Fprintf(opts.IO.ErrOut, "ctxc: %v: reading the files instead\n", err)
 		return files, nil
@@ -295,13 +295,13 @@ func grepIndex(opts *GrepOptions, files []string, p *recall.Pattern, gopts recal
 
 // grepStdin searches standard input (spooled: the search maps or re-reads the file), naming it
 // "-" in the output.
-func grepStdin(opts *GrepOptions, p *recall.Pattern, gopts recall.GrepOptions, emit func(recall.Hit) error) error {
+func grepStdin(opts *GrepOptions, p *grep.Pattern, gopts grep.Options, emit func(grep.Hit) error) error {
 	tmp, err := spoolStdin(opts.IO.In)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp)
-	err = recall.Grep(tmp, p, gopts, func(h recall.Hit) error {
+	err = grep.File(tmp, p, gopts, func(h grep.Hit) error {
 		if h.Path == tmp {
 			h.Path = "-"
 		}
@@ -312,11 +312,11 @@ func grepStdin(opts *GrepOptions, p *recall.Pattern, gopts recall.GrepOptions, e
 
 type grepJSON struct {
 	Type string `json:"type"`
-	recall.Hit
+	grep.Hit
 	Text string `json:"text"`
 }
 
-func writeHit(w *bufio.Writer, h recall.Hit, color bool) error {
+func writeHit(w *bufio.Writer, h grep.Hit, color bool) error {
 	sep := ":"
 	if !h.Match {
 		sep = "-"

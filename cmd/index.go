@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ctxc/ctxc/internal/recall"
+	"github.com/ctxc/ctxc/internal/grep"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -57,7 +57,7 @@ func indexPath(db string) (string, error) {
 	if db != "" {
 		return db, nil
 	}
-	return recall.DefaultIndexPath()
+	return grep.DefaultIndexPath()
 }
 
 func runIndex(opts *IndexOptions) error {
@@ -78,7 +78,7 @@ func runIndex(opts *IndexOptions) error {
 		return err
 	}
 	start := time.Now()
-	ix, err := recall.OpenIndex(db, true)
+	ix, err := grep.OpenIndex(db, true)
 	if err != nil {
 		return err
 	}

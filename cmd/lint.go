@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/ctxc/ctxc/internal/recall"
+	"github.com/ctxc/ctxc/internal/lint"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -73,7 +73,7 @@ func runLint(opts *LintOptions) error {
 	found, failed := 0, 0
 	var lastErr error
 	for _, p := range files {
-		probs, _, err := recall.Lint(p, format)
+		probs, _, err := lint.File(p, format)
 		if err != nil {
 			failed++
 			lastErr = err
@@ -88,7 +88,7 @@ func runLint(opts *LintOptions) error {
 			if opts.Global.JSON {
 				if err := enc.Encode(struct {
 					Type string `json:"type"`
-					recall.Problem
+					lint.Problem
 				}{"problem", pr}); err != nil {
 					return err
 				}

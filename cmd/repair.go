@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/ctxc/ctxc/internal/recall"
+	"github.com/ctxc/ctxc/internal/lint"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -60,7 +60,7 @@ func runRepair(opts *RepairOptions) error {
 	if err != nil {
 		return &UsageError{err}
 	}
-	res, err := recall.Repair(opts.Path, recall.RepairOptions{Format: format, Output: opts.Output, DryRun: opts.DryRun})
+	res, err := lint.Repair(opts.Path, lint.RepairOptions{Format: format, Output: opts.Output, DryRun: opts.DryRun})
 	if err != nil {
 		return err
 	}

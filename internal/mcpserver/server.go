@@ -15,7 +15,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ctxc/ctxc/internal/recall"
+	"github.com/ctxc/ctxc/internal/expand"
+	"github.com/ctxc/ctxc/internal/grep"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -183,12 +184,12 @@ func (o Options) grep(ctx context.Context, in GrepIn) (GrepOut, error) {
 	if in.Pattern == "" {
 		return out, errors.New("pattern: empty")
 	}
-	p, err := recall.Compile(in.Pattern, in.Fixed, in.IgnoreCase)
+	p, err := grep.Compile(in.Pattern, in.Fixed, in.IgnoreCase)
 	if err != nil {
 		return out, err
 	}
 	p.WithoutHighlights() // a tool result gives the text only
-	opts := recall.GrepOptions{Context: in.Context, Indexed: true}
+	opts := grep.Options{Context: in.Context, Indexed: true}
 	if len(in.Roles) > 0 {
 		opts.Roles = map[string]bool{}
 		for _, r := range in.Roles {
@@ -216,7 +217,7 @@ func (o Options) grep(ctx context.Context, in GrepIn) (GrepOut, error) {
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
-		err := recall.Grep(f, p, opts, func(h recall.Hit) error {
+		err := grep.File(f, p, opts, func(h grep.Hit) error {
 			if !h.Match {
 				return nil
 			}
@@ -255,7 +256,7 @@ func (o Options) expand(in ExpandIn) (ExpandOut, error) {
 	if in.Marker < 0 || in.Offset < 0 {
 		return out, errors.New("marker and offset must be 0 or more")
 	}
-	ex, err := recall.Expand(in.Path, in.Marker, transcript.FormatUnknown)
+	ex, err := expand.At(in.Path, in.Marker, transcript.FormatUnknown)
 	if err != nil {
 		return out, err
 	}

@@ -5,6 +5,8 @@ package testsessions
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -106,4 +108,33 @@ func HugeLastTurn(format, content string) string {
 	return content + `{"role":"assistant","content":null,"tool_calls":[{"id":"ch","type":"function","function":{"name":"shell","arguments":"{\"command\":\"cat app.log\"}"}}]}` + "\n" +
 		`{"role":"tool","tool_call_id":"ch","content":` + q(log) + `}` + "\n" +
 		`{"role":"assistant","content":"The log shows no errors."}` + "\n"
+}
+
+// OpenAI is a plain OpenAI message list with turns tool calls and long results.
+func OpenAI(turns int) string {
+	var b strings.Builder
+	b.WriteString(`{"role":"system","content":"You are a careful coding agent."}` + "\n")
+	b.WriteString(`{"role":"user","content":"Refactor pkg/parse; keep the API stable."}` + "\n")
+	filler := strings.Repeat("x ", 600)
+	for t := 0; t < turns; t++ {
+		id := fmt.Sprintf("call_%d", t)
+		fmt.Fprintf(&b, `{"role":"assistant","content":"Step %d","tool_calls":[{"id":"%s","type":"function","function":{"name":"read","arguments":"{\"path\":\"pkg/parse/f%d.go\"}"}}]}`+"\n", t, id, t)
+		fmt.Fprintf(&b, `{"role":"tool","tool_call_id":"%s","content":"%s"}`+"\n", id, filler)
+	}
+	b.WriteString(`{"role":"assistant","content":"Done."}` + "\n")
+	return b.String()
+}
+
+// LongTools returns a session of each format whose tool results are runs of "x x x": OpenAI(30)
+// and the *-long-tools fixtures of the repository's testdata/fixtures directory, fixtures.
+func LongTools(fixtures string) (map[string]string, error) {
+	out := map[string]string{"openai": OpenAI(30)}
+	for _, name := range []string{"claude-long-tools", "codex-long-tools", "pi-long-tools"} {
+		b, err := os.ReadFile(filepath.Join(fixtures, name+".jsonl"))
+		if err != nil {
+			return nil, err
+		}
+		out[name] = string(b)
+	}
+	return out, nil
 }

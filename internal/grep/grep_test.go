@@ -1,8 +1,9 @@
-package recall
+package grep
 
 import (
 	"context"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/testsessions"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,30 +17,12 @@ import (
 
 var testNow = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 
-// openAISession is a plain OpenAI message list with tool calls and long results.
-func openAISession(turns int) string {
-	var b strings.Builder
-	b.WriteString(`{"role":"system","content":"You are a careful coding agent."}` + "\n")
-	b.WriteString(`{"role":"user","content":"Refactor pkg/parse; keep the API stable."}` + "\n")
-	filler := strings.Repeat("x ", 600)
-	for t := 0; t < turns; t++ {
-		id := fmt.Sprintf("call_%d", t)
-		fmt.Fprintf(&b, `{"role":"assistant","content":"Step %d","tool_calls":[{"id":"%s","type":"function","function":{"name":"read","arguments":"{\"path\":\"pkg/parse/f%d.go\"}"}}]}`+"\n", t, id, t)
-		fmt.Fprintf(&b, `{"role":"tool","tool_call_id":"%s","content":"%s"}`+"\n", id, filler)
-	}
-	b.WriteString(`{"role":"assistant","content":"Done."}` + "\n")
-	return b.String()
-}
-
 // sessions returns a session of each format whose tool results are runs of "x x x".
 func sessions(t *testing.T) map[string]string {
-	out := map[string]string{"openai": openAISession(30)}
-	for _, name := range []string{"claude-long-tools", "codex-long-tools", "pi-long-tools"} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "fixtures", name+".jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[name] = string(b)
+	t.Helper()
+	out, err := testsessions.LongTools(filepath.Join("..", "..", "testdata", "fixtures"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
@@ -65,14 +48,14 @@ func plant(t *testing.T, content string) (string, int) {
 	return "", 0
 }
 
-func grepAll(t *testing.T, path, pattern string, fixed, fold bool, opts GrepOptions) []Hit {
+func grepAll(t *testing.T, path, pattern string, fixed, fold bool, opts Options) []Hit {
 	t.Helper()
 	p, err := Compile(pattern, fixed, fold)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var hits []Hit
-	if err := Grep(path, p, opts, func(h Hit) error { hits = append(hits, h); return nil }); err != nil {
+	if err := File(path, p, opts, func(h Hit) error { hits = append(hits, h); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return hits
@@ -127,8 +110,8 @@ func TestGrepFindsSummarizedSpan(t *testing.T) {
 			}
 			for _, mode := range []struct {
 				name string
-				opts GrepOptions
-			}{{"prefiltered", GrepOptions{}}, {"indexed", GrepOptions{Indexed: true}}} {
+				opts Options
+			}{{"prefiltered", Options{}}, {"indexed", Options{Indexed: true}}} {
 				hits := grepAll(t, p, needle, true, false, mode.opts)
 				var at []int
 				for _, h := range hits {
@@ -148,10 +131,10 @@ func TestGrepFindsSummarizedSpan(t *testing.T) {
 				}
 			}
 			// Case-insensitive, as a regexp, and only the effective context.
-			if hits := grepAll(t, p, `QUOKKA<zebra\s+\d+`, false, true, GrepOptions{}); len(hits) == 0 || hits[0].Line != line {
+			if hits := grepAll(t, p, `QUOKKA<zebra\s+\d+`, false, true, Options{}); len(hits) == 0 || hits[0].Line != line {
 				t.Errorf("-i regexp: %+v", hits)
 			}
-			for _, h := range grepAll(t, p, needle, true, false, GrepOptions{Context: true}) {
+			for _, h := range grepAll(t, p, needle, true, false, Options{Context: true}) {
 				if !h.Summary {
 					t.Errorf("--context found a summarized message: %+v", h)
 				}
@@ -185,8 +168,8 @@ func TestPrefilterAgreesWithFullDecode(t *testing.T) {
 				}
 				return out
 			}
-			fast := key(grepAll(t, f, pt.p, pt.fixed, pt.fold, GrepOptions{}))
-			full := key(grepAll(t, f, pt.p, pt.fixed, pt.fold, GrepOptions{Indexed: true}))
+			fast := key(grepAll(t, f, pt.p, pt.fixed, pt.fold, Options{}))
+			full := key(grepAll(t, f, pt.p, pt.fixed, pt.fold, Options{Indexed: true}))
 			if !reflect.DeepEqual(fast, full) {
 				t.Errorf("%s %q: prefiltered %d hits, full %d\n%v\n%v", f, pt.p, len(fast), len(full), fast, full)
 			}
@@ -215,7 +198,7 @@ func TestPrefilterEscapes(t *testing.T) {
 		lines []int
 	}{{"quokka", false, []int{2, 4}}, {"quokka", true, []int{2, 3, 4, 5}}, {"src/main.go", false, []int{2}}, {"<b&c>", false, []int{2}}, {"plain", false, []int{1}}, {"tab\there", false, []int{3}}} {
 		var got []int
-		for _, h := range grepAll(t, p, c.p, true, c.fold, GrepOptions{}) {
+		for _, h := range grepAll(t, p, c.p, true, c.fold, Options{}) {
 			got = append(got, h.Line)
 		}
 		if !reflect.DeepEqual(got, c.lines) {
@@ -226,8 +209,8 @@ func TestPrefilterEscapes(t *testing.T) {
 
 func TestGrepAroundAndRoles(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.jsonl")
-	os.WriteFile(p, []byte(openAISession(3)), 0o644)
-	hits := grepAll(t, p, "Step 1", true, false, GrepOptions{Around: 1})
+	os.WriteFile(p, []byte(testsessions.OpenAI(3)), 0o644)
+	hits := grepAll(t, p, "Step 1", true, false, Options{Around: 1})
 	var got []string
 	for _, h := range hits {
 		got = append(got, fmt.Sprintf("%d:%s:%v", h.Line, h.Role, h.Match))
@@ -236,10 +219,10 @@ func TestGrepAroundAndRoles(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("-C 1: %v, want %v", got, want)
 	}
-	if hits := grepAll(t, p, "Step", true, false, GrepOptions{Roles: map[string]bool{"user": true}}); len(hits) != 0 {
+	if hits := grepAll(t, p, "Step", true, false, Options{Roles: map[string]bool{"user": true}}); len(hits) != 0 {
 		t.Errorf("--role user found %+v", hits)
 	}
-	if hits := grepAll(t, p, "pkg/parse/f2", true, false, GrepOptions{Roles: map[string]bool{"assistant": true}}); len(hits) != 1 || hits[0].Line != 7 {
+	if hits := grepAll(t, p, "pkg/parse/f2", true, false, Options{Roles: map[string]bool{"assistant": true}}); len(hits) != 1 || hits[0].Line != 7 {
 		t.Errorf("tool-call arguments: %+v", hits)
 	}
 }
@@ -251,7 +234,7 @@ func TestChunkedReaderAgrees(t *testing.T) {
 	p, _ := Compile("the", true, false)
 	for _, f := range files {
 		var mapped, chunked []string
-		if err := Grep(f, p, GrepOptions{}, func(h Hit) error {
+		if err := File(f, p, Options{}, func(h Hit) error {
 			mapped = append(mapped, fmt.Sprintf("%d %s", h.Line, h.Snippet.Text))
 			return nil
 		}); err != nil {
@@ -315,7 +298,7 @@ func TestCoveredByNativeCompactions(t *testing.T) {
 		last := comps[len(comps)-1].line
 		native := comps[len(comps)-1].from == 0 // ctxc's own keep the head verbatim in the summary
 		checked++
-		for _, h := range grepAll(t, f, ".", false, false, GrepOptions{Indexed: true}) {
+		for _, h := range grepAll(t, f, ".", false, false, Options{Indexed: true}) {
 			switch {
 			case inContext[h.Line] && h.CoveredBy == last:
 				t.Errorf("%s:%d is in the context but reported summarized by the compaction at line %d", f, h.Line, last)
@@ -335,7 +318,7 @@ func TestSegmentsAgree(t *testing.T) {
 	dir := t.TempDir()
 	// A ctxc file with a marker whose tail copies are skipped: compacted in place.
 	p := filepath.Join(dir, "s.jsonl")
-	os.WriteFile(p, []byte(openAISession(30)), 0o644)
+	os.WriteFile(p, []byte(testsessions.OpenAI(30)), 0o644)
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(p, old, old)
 	if out, err := compact.File(context.Background(), p, compact.Options{Threshold: 2000, Target: 300, Idle: compact.DefaultIdle, Now: testNow, Zones: compact.ZoneOptions{KeepTail: 6}}); err != nil || out.Status != compact.StatusCompacted {

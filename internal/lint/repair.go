@@ -1,4 +1,4 @@
-package recall
+package lint
 
 import (
 	"fmt"
@@ -92,7 +92,7 @@ func Repair(path string, opts RepairOptions) (*RepairResult, error) {
 		}
 		out.Path = target
 	}
-	if out.Left, _, err = Lint(target, opts.Format); err != nil {
+	if out.Left, _, err = File(target, opts.Format); err != nil {
 		return nil, err
 	}
 	return out, nil

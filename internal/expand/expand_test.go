@@ -1,9 +1,10 @@
-package recall
+package expand
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/ctxc/ctxc/internal/testsessions"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,11 @@ import (
 // TestExpand: in each format, in place and with -o, expand returns the messages the compaction
 // summarized, as the file's own lines byte for byte, and refuses a span that was changed.
 func TestExpand(t *testing.T) {
-	for name, content := range sessions(t) {
+	sessions, err := testsessions.LongTools(filepath.Join("..", "..", "testdata", "fixtures"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range sessions {
 		for _, newFile := range []bool{false, true} {
 			t.Run(name+map[bool]string{false: "/in-place", true: "/-o"}[newFile], func(t *testing.T) {
 				dir := t.TempDir()
@@ -25,7 +30,7 @@ func TestExpand(t *testing.T) {
 				os.WriteFile(p, []byte(content), 0o644)
 				old := time.Now().Add(-time.Hour)
 				os.Chtimes(p, old, old)
-				o := compact.Options{Threshold: 2000, Target: 300, Idle: compact.DefaultIdle, Now: testNow, Zones: compact.ZoneOptions{KeepTail: 6}}
+				o := compact.Options{Threshold: 2000, Target: 300, Idle: compact.DefaultIdle, Now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC), Zones: compact.ZoneOptions{KeepTail: 6}}
 				target := p
 				if newFile {
 					o.Output = filepath.Join(dir, "out", "new.jsonl")
@@ -36,7 +41,7 @@ func TestExpand(t *testing.T) {
 				if err != nil || out.Status != compact.StatusCompacted {
 					t.Fatalf("compact: %+v %v", out, err)
 				}
-				ex, err := Expand(target, 0, transcript.FormatUnknown)
+				ex, err := At(target, 0, transcript.FormatUnknown)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -72,7 +77,7 @@ func TestExpand(t *testing.T) {
 				}
 				lines[mid-1] = lines[mid-1][:k] + "y" + lines[mid-1][k+1:]
 				os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644)
-				_, err = Expand(target, 0, transcript.FormatUnknown)
+				_, err = At(target, 0, transcript.FormatUnknown)
 				var se *SpanError
 				if !errors.As(err, &se) || se.Span.From != ex.From || se.Span.To != ex.To || !strings.Contains(err.Error(), "changed") {
 					t.Errorf("tampered span: %v", err)

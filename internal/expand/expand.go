@@ -1,4 +1,4 @@
-package recall
+package expand
 
 import (
 	"bytes"
@@ -88,9 +88,9 @@ func (e *SpanError) Error() string {
 	return fmt.Sprintf("%s: lines %d-%d (summarized by the compaction at line %d): %s", e.Span.Source, e.Span.From, e.Span.To, e.Span.Marker, e.Msg)
 }
 
-// Expand returns the messages the n-th compaction of the file (1-based; 0: the last one)
+// At returns the messages the n-th compaction of the file (1-based; 0: the last one)
 // replaced, read from the span its provenance names and checked against its SHA-256.
-func Expand(path string, n int, format transcript.Format) (*Expanded, error) {
+func At(path string, n int, format transcript.Format) (*Expanded, error) {
 	spans, _, err := Spans(path, format)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package recall
+package grep
 
 import (
 	"fmt"
@@ -77,17 +77,17 @@ func hitKeys(hs []Hit) []string {
 	return out
 }
 
-func scanAll(t *testing.T, files []string, p *Pattern, opts GrepOptions) []Hit {
+func scanAll(t *testing.T, files []string, p *Pattern, opts Options) []Hit {
 	var hits []Hit
 	for _, f := range files {
-		if err := Grep(f, p, opts, func(h Hit) error { hits = append(hits, h); return nil }); err != nil {
+		if err := File(f, p, opts, func(h Hit) error { hits = append(hits, h); return nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return hits
 }
 
-func searchAll(t *testing.T, ix *Index, files []string, p *Pattern, opts GrepOptions) ([]Hit, []string) {
+func searchAll(t *testing.T, ix *Index, files []string, p *Pattern, opts Options) ([]Hit, []string) {
 	var hits []Hit
 	scan, _, err := ix.Search(files, p, opts, func(h Hit) error { hits = append(hits, h); return nil })
 	if err != nil {
@@ -135,9 +135,9 @@ func TestIndexAgreesWithScan(t *testing.T) {
 		total := 0
 		for _, pt := range indexPatterns {
 			p, _ := Compile(pt.p, pt.fixed, pt.fold)
-			variants := []GrepOptions{{Indexed: true}}
+			variants := []Options{{Indexed: true}}
 			if stage == "fresh" {
-				variants = append(variants, GrepOptions{}, GrepOptions{Roles: map[string]bool{"assistant": true}})
+				variants = append(variants, Options{}, Options{Roles: map[string]bool{"assistant": true}})
 			}
 			for _, opts := range variants {
 				want := hitKeys(sortByPath(scanAll(t, files, p, opts)))
@@ -164,7 +164,7 @@ func TestIndexAgreesWithScan(t *testing.T) {
 	f.Close()
 	os.WriteFile(files[3], []byte(`{"role":"user","content":"zebra only"}`+"\n"), 0o644)
 	p, _ := Compile("quokka", true, false)
-	_, scan := searchAll(t, ix, files, p, GrepOptions{})
+	_, scan := searchAll(t, ix, files, p, Options{})
 	if !reflect.DeepEqual(scan, []string{files[1], files[3]}) {
 		t.Errorf("stale files read: %v", scan)
 	}
@@ -268,8 +268,8 @@ func TestIndexSurvivesKill(t *testing.T) {
 			t.Fatalf("trial %d: integrity %q %v", trial, check, err)
 		}
 		p, _ := Compile("quokka", true, false)
-		want := hitKeys(sortByPath(scanAll(t, files, p, GrepOptions{Indexed: true})))
-		got, _ := searchAll(t, ix, files, p, GrepOptions{Indexed: true})
+		want := hitKeys(sortByPath(scanAll(t, files, p, Options{Indexed: true})))
+		got, _ := searchAll(t, ix, files, p, Options{Indexed: true})
 		if g := hitKeys(sortByPath(got)); !reflect.DeepEqual(g, want) {
 			t.Fatalf("trial %d: index and scan differ: %d vs %d hits", trial, len(g), len(want))
 		}
@@ -341,7 +341,7 @@ func TestIndexPiecesAgreeWithScan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, opts := range []GrepOptions{{Indexed: true}, {Roles: map[string]bool{"assistant": true}}} {
+			for _, opts := range []Options{{Indexed: true}, {Roles: map[string]bool{"assistant": true}}} {
 				want := hitKeys(scanAll(t, files, p, opts))
 				got, scan := searchAll(t, ix, files, p, opts)
 				if len(scan) != 0 {

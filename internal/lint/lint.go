@@ -1,4 +1,4 @@
-package recall
+package lint
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Problem kinds found by Lint.
+// Problem kinds found by File.
 const (
 	ProblemOpenCall       = "call-without-result"
 	ProblemOrphanResult   = "result-without-call"
@@ -33,12 +33,12 @@ type Problem struct {
 
 func (p Problem) String() string { return fmt.Sprintf("%s:%d: %s: %s", p.Path, p.Line, p.Kind, p.Msg) }
 
-// Lint checks the effective context of a file (as the agent would reload it) for what an API
+// File checks the effective context of a file (as the agent would reload it) for what an API
 // rejects or what misleads the model: calls and results that do not pair up, duplicate ids,
 // results away from their call, more than one summary, a context that opens with the
 // assistant, and (Claude Code) a parentUuid that names no record, which silently cuts the
 // history the agent reloads.
-func Lint(path string, format transcript.Format) ([]Problem, transcript.Format, error) {
+func File(path string, format transcript.Format) ([]Problem, transcript.Format, error) {
 	res, msgs, err := transcript.LoadFile(path, transcript.Options{Format: format})
 	if err != nil {
 		return nil, "", err

@@ -1,7 +1,4 @@
-// Package recall gets back what compaction left out of a session's context: a search of the
-// whole history (Grep) and the original messages a compaction replaced (Expand). It imports
-// neither cobra nor viper; cmd/ only parses flags and prints.
-package recall
+package grep
 
 import (
 	"bytes"

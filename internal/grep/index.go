@@ -1,4 +1,4 @@
-package recall
+package grep
 
 import (
 	"context"
@@ -429,7 +429,7 @@ const (
 // Search answers a grep from the index for the files whose size and modification time are
 // those indexed; the others are returned with their state, for the caller to scan (an index
 // never gives the lines of a file that changed). Hits come per file in the order of files.
-func (ix *Index) Search(files []string, p *Pattern, opts GrepOptions, emit func(Hit) error) (scan []string, states []string, err error) {
+func (ix *Index) Search(files []string, p *Pattern, opts Options, emit func(Hit) error) (scan []string, states []string, err error) {
 	// One read transaction: the search sees one state of the index (the files' sizes and
 	// times with their rows), and its statements do not each begin one.
 	tx, err := ix.db.Begin()

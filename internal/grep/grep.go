@@ -1,4 +1,4 @@
-package recall
+package grep
 
 import (
 	"bytes"
@@ -13,8 +13,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// GrepOptions control a search.
-type GrepOptions struct {
+// Options control a search.
+type Options struct {
 	Format transcript.Format // forced format; FormatUnknown detects
 	Roles  map[string]bool   // only messages of these roles ("summary" for compaction summaries); nil: all
 	// Context searches only the effective context (what the agent would send now) instead of
@@ -136,8 +136,8 @@ func preview(m *transcript.Message) Snippet {
 	return Snippet{}
 }
 
-// Grep searches one file and calls emit with each hit, in file order.
-func Grep(path string, p *Pattern, opts GrepOptions, emit func(Hit) error) error {
+// File searches one file and calls emit with each hit, in file order.
+func File(path string, p *Pattern, opts Options, emit func(Hit) error) error {
 	info, err := os.Stat(path)
 	if err != nil {
 		return err
@@ -189,7 +189,7 @@ func Grep(path string, p *Pattern, opts GrepOptions, emit func(Hit) error) error
 type grepper struct {
 	path   string
 	p      *Pattern
-	opts   GrepOptions
+	opts   Options
 	format transcript.Format
 	emit   func(Hit) error
 	comps  []compaction
@@ -486,7 +486,7 @@ func findCompactions(path string, r io.ReaderAt, size int64, format transcript.F
 }
 
 // grepContext searches the effective context only.
-func grepContext(path string, p *Pattern, opts GrepOptions, emit func(Hit) error) error {
+func grepContext(path string, p *Pattern, opts Options, emit func(Hit) error) error {
 	_, msgs, err := transcript.LoadFile(path, transcript.Options{Format: opts.Format})
 	if err != nil {
 		return err

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package recall
+package grep
 
 import "os"
 

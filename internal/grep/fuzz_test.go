@@ -1,4 +1,4 @@
-package recall
+package grep
 
 import (
 	"fmt"
@@ -140,16 +140,16 @@ func FuzzGrepPrefilter(f *testing.F) {
 		}
 		path := filepath.Join(t.TempDir(), "s.jsonl")
 		os.WriteFile(path, data, 0o644)
-		run := func(opts GrepOptions) ([]string, error) {
+		run := func(opts Options) ([]string, error) {
 			var out []string
-			err := Grep(path, p, opts, func(h Hit) error {
+			err := File(path, p, opts, func(h Hit) error {
 				out = append(out, fmt.Sprintf("%d %s %s", h.Line, h.Role, h.Snippet.Text))
 				return nil
 			})
 			return out, err
 		}
-		fast, err1 := run(GrepOptions{})
-		full, err2 := run(GrepOptions{Indexed: true})
+		fast, err1 := run(Options{})
+		full, err2 := run(Options{Indexed: true})
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("prefiltered err %v, full err %v", err1, err2)
 		}
@@ -158,7 +158,7 @@ func FuzzGrepPrefilter(f *testing.F) {
 		}
 		// The portable loops (no kernels) find the same.
 		was := strscan.UseKernels(false)
-		portable, err3 := run(GrepOptions{})
+		portable, err3 := run(Options{})
 		strscan.UseKernels(was)
 		if (err1 == nil) != (err3 == nil) || err1 == nil && !reflect.DeepEqual(fast, portable) {
 			t.Fatalf("pattern %q fixed %v fold %v: with kernels %v (%v), without %v (%v)", pattern, fixed, fold, fast, err1, portable, err3)

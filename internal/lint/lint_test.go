@@ -1,4 +1,4 @@
-package recall
+package lint
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ func TestLintFixtures(t *testing.T) {
 		t.Fatalf("%d fixtures, %d expected", len(files), len(want))
 	}
 	for _, f := range files {
-		probs, _, err := Lint(f, transcript.FormatUnknown)
+		probs, _, err := File(f, transcript.FormatUnknown)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +61,7 @@ func TestLintCleanSamples(t *testing.T) {
 		if strings.Contains(f, "bom-crlf-bad") {
 			continue // not a session
 		}
-		probs, _, err := Lint(f, transcript.FormatUnknown)
+		probs, _, err := File(f, transcript.FormatUnknown)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +111,7 @@ func TestRepair(t *testing.T) {
 						t.Fatal("-o changed the source")
 					}
 				}
-				if probs, _, _ := Lint(target, transcript.FormatUnknown); len(probs) != 0 {
+				if probs, _, _ := File(target, transcript.FormatUnknown); len(probs) != 0 {
 					t.Errorf("after repair: %v", probs)
 				}
 				_, after, err := transcript.LoadFile(target, transcript.Options{})

@@ -1,4 +1,4 @@
-package recall
+package grep
 
 // plainLine is claudeLine for a line of the plain message formats (OpenAI, Anthropic, ctxc)
 // in its most common shape: an object whose "role" is one of user, assistant, system,
