@@ -15,10 +15,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	extraCommands = append(extraCommands, func(f *Factory) *cobra.Command { return NewCmdAudit(f, nil) })
-}
-
 // AuditOptions are the inputs of `ctxc audit`.
 type AuditOptions struct {
 	IO        *IOStreams

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ctxc/ctxc/internal/safewrite"
 	"io"
 	"runtime"
 	"strconv"
@@ -14,32 +13,11 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/compact"
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
-
-func init() {
-	extraCommands = append(extraCommands, func(f *Factory) *cobra.Command { return NewCmdCompact(f, nil) })
-	codeMappers = append(codeMappers, func(err error) (int, bool) {
-		var ee *summarize.EndpointError
-		if errors.As(err, &ee) {
-			if ee.Kind == summarize.Unavailable {
-				return ExitUnavailable, true
-			}
-			return ExitFailure, true
-		}
-		var be *safewrite.BusyError
-		if errors.As(err, &be) {
-			return ExitTempFail, true
-		}
-		var ue *compact.UsageError
-		if errors.As(err, &ue) {
-			return ExitUsage, true
-		}
-		return 0, false
-	})
-}
 
 // CompactOptions are the inputs of `ctxc compact`.
 type CompactOptions struct {

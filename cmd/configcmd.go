@@ -10,10 +10,6 @@ import (
 	"github.com/spf13/pflag"
 )
 
-func init() {
-	extraCommands = append(extraCommands, NewCmdConfig)
-}
-
 // NewCmdConfig builds `ctxc config`: every setting's effective value and where it came from.
 func NewCmdConfig(f *Factory) *cobra.Command {
 	return &cobra.Command{

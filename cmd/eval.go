@@ -14,10 +14,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	extraCommands = append(extraCommands, func(f *Factory) *cobra.Command { return NewCmdEval(f, nil) })
-}
-
 // EvalOptions are the inputs of `ctxc eval`: the compaction settings of `ctxc compact` and the
 // recall gates.
 type EvalOptions struct {

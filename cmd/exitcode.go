@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 
+	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/config"
+	"github.com/ctxc/ctxc/internal/hooks"
+	"github.com/ctxc/ctxc/internal/safewrite"
+	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
@@ -45,10 +48,6 @@ type UsageError struct{ Err error }
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
-// codeMappers let other packages' error types map to exit codes without cmd knowing them all
-// here (the summarizer registers its own in compact.go).
-var codeMappers []func(error) (int, bool)
-
 func exitCode(err error) int {
 	if err == nil {
 		return ExitOK
@@ -68,19 +67,42 @@ func exitCode(err error) int {
 	if errors.Is(err, context.Canceled) {
 		return ExitInterrupted
 	}
-	for _, m := range codeMappers {
-		if code, ok := m(err); ok {
-			return code
+	if code, ok := workCode(err); ok {
+		return code
+	}
+	return ExitFailure
+}
+
+// workCode maps the typed errors of the packages that do the work.
+func workCode(err error) (int, bool) {
+	var ee *summarize.EndpointError
+	if errors.As(err, &ee) {
+		if ee.Kind == summarize.Unavailable {
+			return ExitUnavailable, true
 		}
+		return ExitFailure, true
+	}
+	var be *safewrite.BusyError
+	if errors.As(err, &be) {
+		return ExitTempFail, true
+	}
+	var cu *compact.UsageError
+	if errors.As(err, &cu) {
+		return ExitUsage, true
+	}
+	var fe *hooks.FileError
+	if errors.As(err, &fe) {
+		return ExitConfig, true
+	}
+	var ua *hooks.UnknownAgentError
+	if errors.As(err, &ua) {
+		return ExitUsage, true
 	}
 	var de *transcript.DataError
 	if errors.As(err, &de) {
-		return ExitData
+		return ExitData, true
 	}
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
-		return ExitFailure
-	}
-	return ExitFailure
+	return 0, false
 }
 
 // batchExit is the exit policy of a command run over many files, in one place: an interrupt

@@ -20,10 +20,6 @@ type ExpandOptions struct {
 	As     string
 }
 
-func init() {
-	extraCommands = append(extraCommands, func(f *Factory) *cobra.Command { return NewCmdExpand(f, nil) })
-}
-
 // NewCmdExpand builds `ctxc expand`.
 func NewCmdExpand(f *Factory, runF func(*ExpandOptions) error) *cobra.Command {
 	opts := &ExpandOptions{IO: f.IO, Global: &f.Global}

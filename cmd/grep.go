@@ -34,10 +34,6 @@ type GrepOptions struct {
 	Jobs       int
 }
 
-func init() {
-	extraCommands = append(extraCommands, func(f *Factory) *cobra.Command { return NewCmdGrep(f, nil) })
-}
-
 // NewCmdGrep builds `ctxc grep`.
 func NewCmdGrep(f *Factory, runF func(*GrepOptions) error) *cobra.Command {
 	opts := &GrepOptions{IO: f.IO, Global: &f.Global}

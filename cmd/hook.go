@@ -9,10 +9,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	extraCommands = append(extraCommands, func(f *Factory) *cobra.Command { return NewCmdHook(f, nil) })
-}
-
 // HookOptions are the inputs of `ctxc hook AGENT`.
 type HookOptions struct {
 	IO      *IOStreams

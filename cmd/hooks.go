@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,20 +12,6 @@ import (
 	"github.com/ctxc/ctxc/internal/hooks"
 	"github.com/spf13/cobra"
 )
-
-func init() {
-	codeMappers = append(codeMappers, func(err error) (int, bool) {
-		var fe *hooks.FileError
-		if errors.As(err, &fe) {
-			return ExitConfig, true
-		}
-		var ue *hooks.UnknownAgentError
-		if errors.As(err, &ue) {
-			return ExitUsage, true
-		}
-		return 0, false
-	})
-}
 
 // HooksOptions are the inputs of `ctxc hooks install|uninstall|status`.
 type HooksOptions struct {

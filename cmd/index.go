@@ -20,10 +20,6 @@ type IndexOptions struct {
 	DB    string
 }
 
-func init() {
-	extraCommands = append(extraCommands, func(f *Factory) *cobra.Command { return NewCmdIndex(f, nil) })
-}
-
 // NewCmdIndex builds `ctxc index`.
 func NewCmdIndex(f *Factory, runF func(*IndexOptions) error) *cobra.Command {
 	opts := &IndexOptions{IO: f.IO, Global: &f.Global}

@@ -18,10 +18,6 @@ type LintOptions struct {
 	From  string
 }
 
-func init() {
-	extraCommands = append(extraCommands, func(f *Factory) *cobra.Command { return NewCmdLint(f, nil) })
-}
-
 // NewCmdLint builds `ctxc lint`.
 func NewCmdLint(f *Factory, runF func(*LintOptions) error) *cobra.Command {
 	opts := &LintOptions{IO: f.IO, Global: &f.Global}

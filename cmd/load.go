@@ -87,8 +87,8 @@ func runLoad(opts *LoadOptions) error {
 		return err
 	}
 	if !opts.Raw {
-		var rep transcript.RepairReport
-		msgs, rep = transcript.Repair(msgs)
+		var rep transcript.PairReport
+		msgs, rep = transcript.PairToolCalls(msgs)
 		if rep.Placeholders > 0 && !opts.Global.Quiet {
 			fmt.Fprintf(opts.IO.ErrOut, "note: %d tool call(s) without a result in the context were answered with a placeholder error result\n", rep.Placeholders)
 		}

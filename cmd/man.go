@@ -8,10 +8,6 @@ import (
 	"github.com/spf13/cobra/doc"
 )
 
-func init() {
-	extraCommands = append(extraCommands, NewCmdMan)
-}
-
 // NewCmdMan writes man pages for every command (used by the release build).
 func NewCmdMan(f *Factory) *cobra.Command {
 	return &cobra.Command{

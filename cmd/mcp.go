@@ -19,10 +19,6 @@ type MCPOptions struct {
 	MaxBytes int
 }
 
-func init() {
-	extraCommands = append(extraCommands, func(f *Factory) *cobra.Command { return NewCmdMCP(f, nil) })
-}
-
 // NewCmdMCP builds `ctxc mcp`.
 func NewCmdMCP(f *Factory, runF func(*MCPOptions) error) *cobra.Command {
 	opts := &MCPOptions{IO: f.IO, Global: &f.Global, Version: f.Build.Version}

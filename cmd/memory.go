@@ -13,10 +13,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	extraCommands = append(extraCommands, func(f *Factory) *cobra.Command { return NewCmdMemory(f, nil) })
-}
-
 // MemoryOptions are the inputs of `ctxc memory`.
 type MemoryOptions struct {
 	IO       *IOStreams

@@ -19,10 +19,6 @@ type RepairOptions struct {
 	DryRun bool
 }
 
-func init() {
-	extraCommands = append(extraCommands, func(f *Factory) *cobra.Command { return NewCmdRepair(f, nil) })
-}
-
 // NewCmdRepair builds `ctxc repair`.
 func NewCmdRepair(f *Factory, runF func(*RepairOptions) error) *cobra.Command {
 	opts := &RepairOptions{IO: f.IO, Global: &f.Global}

@@ -1,6 +1,6 @@
 // Package cmd is ctxc's command line: flags → an options struct → a run function. It formats
-// output and maps errors to exit codes; the work itself is in transcript/, estimate/,
-// summarize/ and compact/.
+// output and maps errors to exit codes; the work itself is in the packages under internal/
+// (docs/architecture.md).
 package cmd
 
 import (
@@ -141,14 +141,31 @@ compaction appends to the file (or writes a new file with -o).`,
 	pf.BoolVar(&f.Global.Strict, "strict", false, "treat a line that is not valid JSON as an error (exit 65)")
 
 	root.AddCommand(
+		// Reading
 		NewCmdStats(f, nil),
 		NewCmdLoad(f, nil),
-		NewCmdVersion(f),
+		// Compaction
+		NewCmdCompact(f, nil),
+		NewCmdSummarize(f, nil),
+		NewCmdAudit(f, nil),
+		NewCmdEval(f, nil),
+		// Recall
+		NewCmdGrep(f, nil),
+		NewCmdExpand(f, nil),
+		NewCmdIndex(f, nil),
+		NewCmdMCP(f, nil),
+		// Structure
+		NewCmdLint(f, nil),
+		NewCmdRepair(f, nil),
+		// Memory and the agents
+		NewCmdMemory(f, nil),
 		NewCmdHooks(f, nil),
+		NewCmdHook(f, nil),
+		// Setup
+		NewCmdConfig(f),
+		NewCmdMan(f),
+		NewCmdVersion(f),
 	)
-	for _, extra := range extraCommands {
-		root.AddCommand(extra(f))
-	}
 	// Every flag of every command is a valid config-file key, whichever command reads the file.
 	var visit func(c *cobra.Command)
 	visit = func(c *cobra.Command) {
@@ -161,10 +178,6 @@ compaction appends to the file (or writes a new file with -o).`,
 	visit(root)
 	return root
 }
-
-// extraCommands are added by other files of this package (compact, config, man), so that the
-// root stays the one place that assembles the tree.
-var extraCommands []func(*Factory) *cobra.Command
 
 // NewCmdVersion prints the version.
 func NewCmdVersion(f *Factory) *cobra.Command {

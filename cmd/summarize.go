@@ -12,10 +12,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	extraCommands = append(extraCommands, func(f *Factory) *cobra.Command { return NewCmdSummarize(f, nil) })
-}
-
 // SummarizeOptions are the inputs of `ctxc summarize`: the summarizer settings of `ctxc compact`.
 type SummarizeOptions struct {
 	Compact CompactOptions

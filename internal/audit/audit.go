@@ -18,13 +18,13 @@ package audit
 import (
 	"context"
 	"fmt"
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/estimate"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/ledger"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/tidwall/gjson"

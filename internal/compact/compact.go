@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/ctxc/ctxc/internal/safewrite"
 	"hash"
 	"io"
 	"os"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/ledger"
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/ctxc/ctxc/internal/transcript"
 )

@@ -6,15 +6,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctxc/ctxc/internal/safewrite"
-	"github.com/ctxc/ctxc/internal/testsessions"
 	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/summarize"
+	"github.com/ctxc/ctxc/internal/testsessions"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/tidwall/gjson"
 )

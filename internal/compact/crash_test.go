@@ -3,7 +3,6 @@ package compact
 import (
 	"bytes"
 	"fmt"
-	"github.com/ctxc/ctxc/internal/safewrite"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/testsessions"
 	"github.com/ctxc/ctxc/internal/transcript"
 )

@@ -2,11 +2,11 @@ package compact
 
 import (
 	"fmt"
-	"github.com/ctxc/ctxc/internal/jsonl"
-	"github.com/ctxc/ctxc/internal/transcript"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/estimate"
+	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // Emergency compaction (the last tier): when the head and the tail alone leave no room under

@@ -1,11 +1,11 @@
 package compact
 
 import (
-	"github.com/ctxc/ctxc/internal/transcript"
 	"strings"
 	"testing"
 
 	"github.com/ctxc/ctxc/internal/estimate"
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 func textMsg(role transcript.Role, text string) transcript.Message {
@@ -57,7 +57,7 @@ func TestShrinkTailKeepsPairs(t *testing.T) {
 					t.Errorf("cut %+v not applied: %q", c, b.Text[:min(80, len(b.Text))])
 				}
 			}
-			if _, rep := transcript.Repair(cp[z.TailStart:]); rep.Placeholders+rep.DroppedResults > 0 {
+			if _, rep := transcript.PairToolCalls(cp[z.TailStart:]); rep.Placeholders+rep.DroppedResults > 0 {
 				t.Errorf("budget %d: the tail needs repair: %+v", budget, rep)
 			}
 		}

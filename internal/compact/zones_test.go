@@ -1,9 +1,10 @@
 package compact
 
 import (
+	"testing"
+
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/transcript"
-	"testing"
 )
 
 // HeadWatch's guess agrees with PlanZones on the usual shapes of a context.

@@ -7,12 +7,13 @@ package hooks
 import (
 	"errors"
 	"fmt"
-	"github.com/ctxc/ctxc/internal/safewrite"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctxc/ctxc/internal/safewrite"
 )
 
 // Options say where and what to install.

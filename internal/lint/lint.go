@@ -2,11 +2,11 @@ package lint
 
 import (
 	"fmt"
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"os"
 	"sort"
 
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/tidwall/gjson"
 )

@@ -2,11 +2,11 @@ package lint
 
 import (
 	"fmt"
-	"github.com/ctxc/ctxc/internal/safewrite"
 	"io"
 	"os"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 

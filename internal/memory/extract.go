@@ -3,7 +3,6 @@ package memory
 import (
 	"errors"
 	"fmt"
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"os"
 	"regexp"
@@ -11,6 +10,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/ledger"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/tidwall/gjson"

@@ -3,7 +3,6 @@ package memory
 import (
 	"bufio"
 	"context"
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctxc/ctxc/internal/compact"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/ledger"
 	"github.com/ctxc/ctxc/internal/transcript"
 )

@@ -5,11 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/estimate"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
 
@@ -44,20 +44,20 @@ const ContinuesNote = "[ctxc] (conversation continues)"
 // stays valid for the API (docs/design.md §5).
 const PlaceholderResult = "[ctxc] No result was recorded for this tool call (the session was interrupted or the result is not part of the context)."
 
-// RepairReport says what Repair changed.
-type RepairReport struct {
+// PairReport says what PairToolCalls changed.
+type PairReport struct {
 	Placeholders   int // tool calls answered with PlaceholderResult
 	DroppedResults int // tool results without a preceding call, dropped
 }
 
-// Repair makes a message list valid for chat APIs: every tool result answers a call that
+// PairToolCalls makes a message list valid for chat APIs: every tool result answers a call that
 // precedes it, and every call is answered before the conversation moves on. A call left
 // unanswered in the middle gets a placeholder error result right after its message; a result
 // with no call before it is dropped (an orphaned result is a hard 400 for every provider). Calls
 // still open at the very end (an interrupted session) are left as they are. Tool calls without
 // an id get a generated one.
-func Repair(ms []Message) ([]Message, RepairReport) {
-	var rep RepairReport
+func PairToolCalls(ms []Message) ([]Message, PairReport) {
+	var rep PairReport
 	out := make([]Message, 0, len(ms))
 	var pending []Block // calls not answered yet, in order
 	gen := 0
@@ -158,7 +158,7 @@ func indexCall(calls []Block, id string) int {
 
 // WriteMessages writes messages as JSONL in the given dialect. Messages whose Raw was written in
 // the same dialect are copied byte for byte; the others are converted. The caller repairs the
-// list first (Repair) when the output must be valid for an API.
+// list first (PairToolCalls) when the output must be valid for an API.
 func WriteMessages(w io.Writer, ms []Message, as OutputDialect) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var lines [][]byte

@@ -108,7 +108,7 @@ func TestLoadOutputIsAPIValid(t *testing.T) {
 			}
 			continue
 		}
-		fixed, _ := Repair(msgs)
+		fixed, _ := PairToolCalls(msgs)
 		for _, as := range []OutputDialect{AsOpenAI, AsAnthropic} {
 			var buf bytes.Buffer
 			if err := WriteMessages(&buf, fixed, as); err != nil {
@@ -158,7 +158,7 @@ func TestRepairLeavesItsInputAlone(t *testing.T) {
 		{Role: RoleUser, Blocks: []Block{{Kind: BlockText, Text: "go"}}},
 		{Role: RoleAssistant, Blocks: []Block{{Kind: BlockToolCall, Name: "sh", Args: "{}"}}},
 	}
-	out, _ := Repair(in)
+	out, _ := PairToolCalls(in)
 	if in[1].Blocks[0].ID != "" {
 		t.Fatalf("Repair changed its input: id %q", in[1].Blocks[0].ID)
 	}

@@ -3,8 +3,9 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/ctxc/ctxc/internal/safewrite"
 	"regexp"
+
+	"github.com/ctxc/ctxc/internal/safewrite"
 )
 
 // claudeWriter writes a compaction as Claude Code does when it compacts itself: a

@@ -3,9 +3,10 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
+	"time"
+
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
-	"time"
 )
 
 // codexWriter writes a compaction as Codex does when it compacts itself: one `compacted` line

@@ -2,8 +2,8 @@ package transcript
 
 import (
 	"fmt"
-	"github.com/ctxc/ctxc/internal/jsonl"
 
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
 

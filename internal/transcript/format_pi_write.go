@@ -3,9 +3,10 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
-	"io"
 )
 
 // piWriter writes a compaction as pi does when it compacts itself: a `compaction` entry, child of

@@ -2,13 +2,13 @@ package transcript
 
 import (
 	"bytes"
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
 
@@ -42,7 +42,7 @@ func checkReader(t *testing.T, data []byte, format Format) {
 		if int64(tok) != res.Stats.EffTokens || len(msgs) != res.Stats.EffMessages {
 			t.Fatalf("%s: effective %d msgs %d tokens, stats %d msgs %d tokens", format, len(msgs), tok, res.Stats.EffMessages, res.Stats.EffTokens)
 		}
-		fixed, _ := Repair(msgs)
+		fixed, _ := PairToolCalls(msgs)
 		for _, as := range []OutputDialect{AsOpenAI, AsAnthropic, AsCtxc} {
 			if err := WriteMessages(io.Discard, fixed, as); err != nil {
 				t.Fatalf("WriteMessages %s: %v", as, err)
@@ -143,7 +143,7 @@ func FuzzLoad(f *testing.F) {
 		if int64(tok) != res.Stats.EffTokens {
 			t.Fatalf("%s: context %d tokens, stats %d", res.Stats.Format, tok, res.Stats.EffTokens)
 		}
-		fixed, _ := Repair(msgs)
+		fixed, _ := PairToolCalls(msgs)
 		if err := WriteMessages(io.Discard, fixed, AsAnthropic); err != nil {
 			t.Fatal(err)
 		}

@@ -2,13 +2,13 @@ package transcript
 
 import (
 	"bytes"
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
 

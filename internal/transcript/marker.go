@@ -3,9 +3,9 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
 

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"encoding/json"
+
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )

@@ -1,10 +1,10 @@
 package transcript
 
 import (
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
 

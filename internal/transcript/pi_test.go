@@ -2,11 +2,12 @@ package transcript
 
 import (
 	"bytes"
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
 func piSummaryText(s string) string { return piCompactionPrefix + s + piCompactionSuffix }

@@ -2,9 +2,9 @@ package transcript
 
 import (
 	"encoding/json"
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
 

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"os"
 	"unsafe"
 
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
 

@@ -3,12 +3,13 @@ package transcript
 import (
 	"errors"
 	"fmt"
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
 // ToolTextWindow is how much of each end of a large tool result a windowed load decodes

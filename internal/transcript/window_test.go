@@ -3,12 +3,13 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
 // checkWindows: cutting the escaped form of s anywhere (moved to escapeBoundary) decodes to two

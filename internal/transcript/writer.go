@@ -7,12 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
 
