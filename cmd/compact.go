@@ -242,9 +242,9 @@ func useProvider(ctx context.Context, opts *CompactOptions, co *compact.Options)
 	if err != nil {
 		return err
 	}
-	co.Completer, co.Redact = prov.completer, prov.redact
-	if prov.note != "" && !opts.Global.Quiet {
-		fmt.Fprintln(opts.IO.ErrOut, prov.note)
+	co.Completer, co.Redact = prov.Completer, prov.Redact
+	if prov.Note != "" && !opts.Global.Quiet {
+		fmt.Fprintln(opts.IO.ErrOut, prov.Note)
 	}
 	if opts.Global.Verbose > 1 {
 		co.SummarizeOpts.Logf = func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) }
@@ -540,87 +540,13 @@ func printSummary(opts *CompactOptions, enc *json.Encoder, s batchSummary, n int
 	fmt.Fprintln(opts.IO.ErrOut, line)
 }
 
-// provider is the summarizer chosen for a run.
-type provider struct {
-	completer summarize.Completer // nil: extractive
-	redact    bool
-	note      string
-}
-
-func newProvider(ctx context.Context, opts *CompactOptions) (provider, error) {
-	if opts.DryRun && opts.Provider == "auto" {
-		return provider{}, nil
-	}
-	ollamaURL := firstNonEmpty(opts.Endpoint, opts.Getenv("OLLAMA_HOST"), "http://127.0.0.1:11434")
-	openaiURL := firstNonEmpty(opts.Endpoint, opts.Getenv("OPENAI_BASE_URL"))
-	switch opts.Provider {
-	case "extractive":
-		return provider{}, nil
-	case "ollama":
-		return newOllama(opts, ollamaURL)
-	case "openai":
-		return newOpenAI(opts, openaiURL)
-	case "auto":
-		if opts.Model != "" && summarize.Reachable(ctx, ollamaURL) {
-			p, err := newOllama(opts, ollamaURL)
-			p.note = "using ollama " + opts.Model + " at " + ollamaURL
-			return p, err
-		}
-		if opts.Model != "" && openaiURL != "" {
-			p, err := newOpenAI(opts, openaiURL)
-			p.note = "using openai-compatible " + opts.Model + " at " + openaiURL
-			return p, err
-		}
-		note := "using the extractive summarizer (no LLM"
-		if opts.Model == "" {
-			note += ": no --model given"
-		} else {
-			note += ": ollama not reachable at " + ollamaURL + " and no openai endpoint configured"
-		}
-		return provider{note: note + ")"}, nil
-	}
-	return provider{}, &UsageError{fmt.Errorf("unknown --provider %q (want auto, ollama, openai or extractive)", opts.Provider)}
-}
-
-func newOllama(opts *CompactOptions, url string) (provider, error) {
-	if opts.Model == "" {
-		return provider{}, &ExitError{Code: ExitConfig, Err: errors.New("--model is required for --provider ollama (or set model: in the config file, or CTXC_MODEL)")}
-	}
-	c, err := summarize.NewOllama(summarize.OllamaConfig{Endpoint: url, Model: opts.Model, Timeout: opts.Timeout})
-	if err != nil {
-		return provider{}, &ExitError{Code: ExitConfig, Err: err}
-	}
-	return provider{completer: c, redact: opts.redact(url)}, nil
-}
-
-// redact decides whether text is redacted before it is sent to url: always for endpoints off
-// this machine, unless --no-redact; for loopback only with --redact.
-func (o *CompactOptions) redact(url string) bool {
-	return o.Redact || (!o.NoRedact && !isLoopback(url))
-}
-
-func newOpenAI(opts *CompactOptions, url string) (provider, error) {
-	if opts.Model == "" {
-		return provider{}, &ExitError{Code: ExitConfig, Err: errors.New("--model is required for --provider openai")}
-	}
-	if url == "" {
-		url = "https://api.openai.com/v1"
-	}
-	key := opts.Getenv(opts.APIKeyEnv)
-	c, err := summarize.NewOpenAI(summarize.OpenAIConfig{BaseURL: url, APIKey: key, Model: opts.Model, Window: opts.SummaryWindow, Timeout: opts.Timeout})
-	if err != nil {
-		return provider{}, &ExitError{Code: ExitConfig, Err: err}
-	}
-	return provider{completer: c, redact: opts.redact(url)}, nil
-}
-
-func firstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
+// newProvider resolves the summarizer the flags choose.
+func newProvider(ctx context.Context, opts *CompactOptions) (summarize.Chosen, error) {
+	return summarize.Choose(ctx, summarize.Choice{
+		Provider: opts.Provider, Model: opts.Model, Endpoint: opts.Endpoint, APIKeyEnv: opts.APIKeyEnv,
+		Getenv: opts.Getenv, Window: opts.SummaryWindow, Timeout: opts.Timeout,
+		Redact: opts.Redact, NoRedact: opts.NoRedact, DryRun: opts.DryRun,
+	})
 }
 
 // parseTiers reads --tiers: three increasing percentages.

@@ -82,6 +82,14 @@ func workCode(err error) (int, bool) {
 		}
 		return ExitFailure, true
 	}
+	var sc *summarize.ChoiceError
+	if errors.As(err, &sc) {
+		return ExitUsage, true
+	}
+	var sf *summarize.ConfigError
+	if errors.As(err, &sf) {
+		return ExitConfig, true
+	}
 	var be *safewrite.BusyError
 	if errors.As(err, &be) {
 		return ExitTempFail, true

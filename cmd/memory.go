@@ -204,12 +204,12 @@ func memoryRefiner(ctx context.Context, opts *MemoryOptions) (func([]memory.Entr
 			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+s)
 		}
 	}
-	if prov.completer == nil {
+	if prov.Completer == nil {
 		warn("--llm: no model configured (--model, or model: in the config file): the entries are as extracted")
 		return nil, nil
 	}
 	return func(es []memory.Entry) []memory.Entry {
-		out, rep, err := memory.Phrase(ctx, prov.completer, es)
+		out, rep, err := memory.Phrase(ctx, prov.Completer, es)
 		if err != nil {
 			warn("--llm: " + err.Error() + ": the entries are as extracted")
 			return es

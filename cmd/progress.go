@@ -3,9 +3,6 @@ package cmd
 import (
 	"fmt"
 	"io"
-	"net"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -54,24 +51,4 @@ func (p *progress) Finish() {
 	if p.bar != nil {
 		p.bar.Finish()
 	}
-}
-
-// isLoopback reports whether an endpoint URL (or host:port) is on this machine: text sent there
-// does not leave it, so redaction is not needed by default.
-func isLoopback(endpoint string) bool {
-	host := endpoint
-	if strings.Contains(endpoint, "://") {
-		u, err := url.Parse(endpoint)
-		if err != nil {
-			return false
-		}
-		host = u.Hostname()
-	} else if h, _, err := net.SplitHostPort(endpoint); err == nil {
-		host = h
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

@@ -83,9 +83,9 @@ func runSummarize(ctx context.Context, opts *SummarizeOptions) error {
 	if err != nil {
 		return err
 	}
-	o.Completer, o.Redact = prov.completer, prov.redact
-	if prov.note != "" && !co.Global.Quiet {
-		fmt.Fprintln(co.IO.ErrOut, prov.note)
+	o.Completer, o.Redact = prov.Completer, prov.Redact
+	if prov.Note != "" && !co.Global.Quiet {
+		fmt.Fprintln(co.IO.ErrOut, prov.Note)
 	}
 	resp, err := compact.Summarize(ctx, req, o)
 	if err != nil {
