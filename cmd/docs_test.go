@@ -1,0 +1,111 @@
+package cmd
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// repoFileRef is a path of the repository named in a document: a Go file or a script under one
+// of the repository's top directories (`internal/grep/grep.go`, `scripts/bench-stats.sh`).
+var repoFileRef = regexp.MustCompile("`((?:[a-z0-9_-]+/)+[A-Za-z0-9_.-]+\\.(?:go|sh|md|txtar|jsonl))`")
+
+// TestDocsNameFilesThatExist keeps the documents honest as the code moves: every file they name
+// in backquotes exists.
+func TestDocsNameFilesThatExist(t *testing.T) {
+	docs, _ := filepath.Glob("../docs/*.md")
+	docs = append(docs, "../README.md", "../CONTRIBUTING.md")
+	for _, doc := range docs {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range repoFileRef.FindAllStringSubmatch(withoutCodeBlocks(string(b)), -1) {
+			if strings.ContainsAny(m[1], "*") {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join("..", m[1])); err != nil {
+				t.Errorf("%s names %s, which does not exist", filepath.Base(doc), m[1])
+			}
+		}
+	}
+}
+
+// withoutCodeBlocks drops the fenced blocks of a markdown text: their paths are examples of
+// what a session holds, not files of the repository.
+func withoutCodeBlocks(s string) string {
+	var b strings.Builder
+	in := false
+	for _, line := range strings.SplitAfter(s, "\n") {
+		if strings.HasPrefix(line, "```") {
+			in = !in
+			continue
+		}
+		if !in {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
+// TestArchitectureMatchesPackages checks docs/architecture.md's map against the code: the
+// packages its tree lists under internal/ are exactly the directories there, and each has a
+// package comment that says what it owns.
+func TestArchitectureMatchesPackages(t *testing.T) {
+	b, err := os.ReadFile("../docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tree, ok := strings.Cut(string(b), "\ninternal/\n")
+	if !ok {
+		t.Fatal("docs/architecture.md: no internal/ tree")
+	}
+	tree, _, _ = strings.Cut(tree, "```")
+	var listed []string
+	for _, line := range strings.Split(tree, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(line, "  ") && strings.HasSuffix(f[0], "/") {
+			listed = append(listed, strings.TrimSuffix(f[0], "/"))
+		}
+	}
+	ents, err := os.ReadDir("../internal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, e := range ents {
+		if e.IsDir() {
+			dirs = append(dirs, e.Name())
+		}
+	}
+	sort.Strings(listed)
+	if strings.Join(listed, " ") != strings.Join(dirs, " ") {
+		t.Errorf("docs/architecture.md lists %v; internal/ holds %v", listed, dirs)
+	}
+	for _, d := range dirs {
+		if doc := packageDoc(t, filepath.Join("../internal", d)); !strings.HasPrefix(doc, "Package "+d+" ") {
+			t.Errorf("internal/%s: package comment %q does not start with \"Package %s\"", d, doc, d)
+		}
+	}
+}
+
+// packageDoc returns the package comment of the package in dir.
+func packageDoc(t *testing.T, dir string) string {
+	t.Helper()
+	pkgs, err := parser.ParseDir(token.NewFileSet(), dir, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.ParseComments|parser.PackageClauseOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pkgs {
+		for _, f := range p.Files {
+			if f.Doc != nil {
+				return f.Doc.Text()
+			}
+		}
+	}
+	return ""
+}
