@@ -1,6 +1,7 @@
-// Package compact orchestrates one compaction: read the effective context, plan the zones,
-// summarize the middle, write the marker (append in place, or a new file with -o), reload and
-// verify. cmd/ calls it; it imports neither cobra nor viper.
+// Package compact orchestrates one compaction: read the effective context, plan the zones
+// (and, in the last tier, shrink the tail and cut large tool results: zones.go, emergency.go),
+// summarize the middle, write the agent's records or a ctxc marker (append in place, or a new
+// file with -o), reload and verify. cmd/ calls it; it imports neither cobra nor viper.
 package compact
 
 import (
