@@ -6,6 +6,8 @@
 # wall-clock times (the tools run in turn; the file read into the page cache before each run,
 # so that both tools read from memory) of `rg -c PATTERN FILE` and `ctxc grep PATTERN FILE`, the ratio (target:
 # ctxc within 2x of rg) and ctxc's highest peak RSS. Patterns: absent from the file, rare, frequent.
+# CTXC_BENCH_BASE=PATH also times another ctxc binary (say, one built from the previous release)
+# in the same rounds: its time and the ratio ctxc/base (within noise near 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size=${1:-1000000000}
@@ -43,14 +45,23 @@ run() { # run NAME CMD...: one run, the file read into the page cache first (thi
   if [[ -z ${!bt:-} ]] || awk "BEGIN{exit !($t < ${!bt})}"; then eval "$bt=$t"; fi
   if [[ -z ${!br:-} ]] || (( m > ${!br} )); then eval "$br=$m"; fi
 }
-printf '%-22s %8s %8s %9s %9s %7s %14s\n' pattern rg-lines hits rg ctxc ratio ctxc-RSS
+base=${CTXC_BENCH_BASE:-}
+printf '%-22s %8s %8s %9s %9s %7s %14s' pattern rg-lines hits rg ctxc ratio ctxc-RSS
+[[ -n $base ]] && printf ' %9s %9s' base ctxc/base
+echo
 for pat in 'zzqqxx-absent' 'transcript session' 'context.Context'; do
-  unset t_rg t_ctxc rss_rg rss_ctxc
-  for _ in 1 2 3 4 5; do # the two tools in turn, so that both see the machine as it is
+  unset t_rg t_ctxc t_base rss_rg rss_ctxc rss_base
+  for _ in 1 2 3 4 5; do # the tools in turn, so that all see the machine as it is
     run rg rg -c "$pat" "$file"
     run ctxc "$dir/ctxc" grep "$pat" "$file"
+    if [[ -n $base ]]; then run base "$base" grep "$pat" "$file"; fi
   done
-  printf '%-22s %8s %8s %7.3f s %7.3f s %6.2fx %10.1f MiB\n' "$pat" "$(cat "$dir/rg.out" || echo 0)" "$(wc -l < "$dir/ctxc.out")" \
+  printf '%-22s %8s %8s %7.3f s %7.3f s %6.2fx %10.1f MiB' "$pat" "$(cat "$dir/rg.out" || echo 0)" "$(wc -l < "$dir/ctxc.out")" \
     "$t_rg" "$t_ctxc" "$(awk "BEGIN{print $t_ctxc/($t_rg+1e-9)}")" "$(awk "BEGIN{print $rss_ctxc/1024}")"
+  if [[ -n $base ]]; then
+    if ! cmp -s "$dir/ctxc.out" "$dir/base.out"; then echo; echo "hits differ from the base binary's for $pat" >&2; exit 1; fi
+    printf ' %7.3f s %8.2fx' "$t_base" "$(awk "BEGIN{print $t_ctxc/($t_base+1e-9)}")"
+  fi
+  echo
 done
 echo "(peak RSS counts the mapped pages of the file in use: ctxc drops a segment's pages once searched)"

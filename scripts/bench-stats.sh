@@ -7,6 +7,8 @@
 # best wall-clock seconds, MB/s, the highest peak RSS and the targets: ctxc >= 1 GB/s
 # on the 1 GB file, >= 1.5x ccusage, >= 15x the jq one-liner, peak RSS <= 64 MiB; and the
 # speedup of all cores over GOMAXPROCS=1 (target >= 1.8x on 2 cores: reading scales with cores).
+# CTXC_BENCH_BASE=PATH also times another ctxc binary (say, one built from the previous release)
+# in the same rounds, and prints the ratio: a change is within noise when it stays near 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size=${1:-1000000000}
@@ -54,6 +56,7 @@ for r in $(seq "$rounds"); do
   once cat cat "$file"
   once ctxc "$dir/ctxc" stats --json "$file"
   once ctxc1 env GOMAXPROCS=1 "$dir/ctxc" stats --json "$file"
+  if [[ -n ${CTXC_BENCH_BASE:-} ]]; then once base "$CTXC_BENCH_BASE" stats --json "$file"; fi
   if $have_ccusage; then
     once ccusage env CLAUDE_CONFIG_DIR="$dir/claude" "$dir/ccusage/node_modules/.bin/ccusage" claude daily --json --offline
   fi
@@ -67,6 +70,7 @@ row cat cat
 row ctxc ctxc
 row ctxc1 ctxc1
 row jq jq
+if [[ -n ${CTXC_BENCH_BASE:-} ]]; then row base base; fi
 if $have_ccusage; then row ccusage ccusage; fi
 echo
 awk "BEGIN{printf \"ctxc throughput: %.0f MB/s (target >= 1000 on 1 GB)\n\", $bytes/1e6/$t_ctxc}"
@@ -75,4 +79,7 @@ if [[ -n ${t_ccusage:-} ]]; then
   awk "BEGIN{printf \"ctxc vs ccusage: %.2fx (target >= 1.5x)\n\", $t_ccusage/$t_ctxc}"
 fi
 awk "BEGIN{printf \"ctxc peak RSS:   %.1f MiB (target <= 64 MiB)\n\", $rss_ctxc/1024}"
+if [[ -n ${CTXC_BENCH_BASE:-} ]]; then
+  awk "BEGIN{printf \"ctxc vs base:    %.2fx the time of $CTXC_BENCH_BASE (within noise near 1)\n\", $t_ctxc/$t_base}"
+fi
 awk "BEGIN{printf \"ctxc speedup:    %.2fx with $(nproc) cores over GOMAXPROCS=1 (target >= 1.8x on 2)\n\", $t_ctxc1/$t_ctxc}"
