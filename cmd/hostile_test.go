@@ -42,6 +42,7 @@ func TestHostileEndpoints(t *testing.T) {
 		refused  bool
 		code     int
 		fallback string // when code == 0
+		timeout  string // --timeout; "" is 1s (the cases that hang must end fast)
 	}{
 		{name: "refused connection", refused: true, code: 69},
 		{name: "timeout", handler: func(w http.ResponseWriter, r *http.Request) { time.Sleep(3 * time.Second) }, code: 69},
@@ -80,7 +81,7 @@ func TestHostileEndpoints(t *testing.T) {
 				}
 			}
 			io.WriteString(w, `"}}]}`)
-		}, code: 0, fallback: "extractive"},
+		}, code: 0, fallback: "extractive", timeout: "60s"}, // the size cap ends it, not the clock
 		{name: "stream stops mid-JSON", handler: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", "500")
 			io.WriteString(w, `{"choices":[{"message":{"content":"## Sum`)
@@ -127,8 +128,12 @@ func TestHostileEndpoints(t *testing.T) {
 			dir := t.TempDir()
 			p := writeSession(t, dir, "s.jsonl", 12)
 			before, _ := os.ReadFile(p)
+			timeout := tc.timeout
+			if timeout == "" {
+				timeout = "1s"
+			}
 			code, stdout, stderr := runCLIEnv(t, dir, map[string]string{"OPENAI_API_KEY": testAPIKey},
-				"compact", "--provider", "openai", "--model", "fake", "--endpoint", url, "--timeout", "1s",
+				"compact", "--provider", "openai", "--model", "fake", "--endpoint", url, "--timeout", timeout,
 				"--threshold", "2000", "--target", "300", p)
 			after, _ := os.ReadFile(p)
 			if code != tc.code {
