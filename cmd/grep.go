@@ -137,7 +137,7 @@ func runGrep(opts *GrepOptions) error {
 	matched, failed := 0, 0
 	var lastErr error
 	emit := func(h grep.Hit) error {
-		if h.Index == -2 {
+		if h.IsBreak() {
 			if !opts.Global.JSON {
 				_, err := out.WriteString("--\n")
 				return err

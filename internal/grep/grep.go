@@ -27,7 +27,8 @@ type Options struct {
 	Indexed bool
 }
 
-// Hit is one matching message, or with Around one message of context around a match.
+// Hit is one matching message, or with Around one message of context around a match, or
+// GroupBreak.
 type Hit struct {
 	Path    string  `json:"path"`
 	Line    int     `json:"line"`
@@ -41,7 +42,16 @@ type Hit struct {
 	CoveredBy int     `json:"covered_by,omitempty"`
 	Span      *[2]int `json:"covered_span,omitempty"`
 	InContext bool    `json:"in_context,omitempty"` // --context: the message is in the effective context
+	// groupBreak: not a message (GroupBreak); unexported, so never in the JSON output.
+	groupBreak bool
 }
+
+// GroupBreak is emitted, with Around, between two groups of messages that are not next to each
+// other in the history (or the context): grep prints "--" there, as grep(1) -C does.
+var GroupBreak = Hit{Index: -1, groupBreak: true}
+
+// IsBreak reports whether h is GroupBreak rather than a message.
+func (h Hit) IsBreak() bool { return h.groupBreak }
 
 // compaction is a compaction record found in a file, with the span it summarized when known.
 type compaction struct {
@@ -338,7 +348,7 @@ func (g *grepper) full(r io.Reader) error {
 	lastOut := -1       // index of the last message reported
 	out := func(m *transcript.Message, idx int, sn Snippet, match bool) error {
 		if g.opts.Around > 0 && lastOut >= 0 && idx > lastOut+1 {
-			if err := g.emit(Hit{Index: -2}); err != nil { // a break between groups
+			if err := g.emit(GroupBreak); err != nil {
 				return err
 			}
 		}
@@ -512,7 +522,7 @@ func grepContext(path string, p *Pattern, opts Options, emit func(Hit) error) er
 			continue
 		}
 		if opts.Around > 0 && lastOut >= 0 && j > lastOut+1 {
-			if err := emit(Hit{Index: -2}); err != nil {
+			if err := emit(GroupBreak); err != nil {
 				return err
 			}
 		}
