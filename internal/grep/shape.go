@@ -14,6 +14,9 @@ type node struct {
 	start, end int
 }
 
+// raw is the node's value as written in s, the line lineShape listed it from.
+func (n *node) raw(s string) string { return s[n.start:n.end] }
+
 // shapeDepth: the record (0), its members (1), the message's (2), its content blocks (3) and
 // their members (4).
 const shapeDepth = 4
@@ -231,9 +234,9 @@ func hexVal(c byte) (byte, bool) {
 // twoMembers finds the members keyed a and b (as written, quotes and all) of the container
 // nodes[parent] of a line s that lineShape listed: their nodes, -1 when absent. ok is false
 // when one of them is there twice (the decoder would read the last), when another member's key
-// is written with an escape (it may spell a or b), or when other, told of every other member,
-// says so.
-func twoMembers(s string, nodes []node, esc *uEscapes, parent int, a, b string, other func(k string, n *node) bool) (ia, ib int, ok bool) {
+// is written with an escape (it may spell a or b), or when other, told of every other member
+// (its key and value as written), says so.
+func twoMembers(s string, nodes []node, esc *uEscapes, parent int, a, b string, other func(k, v string) bool) (ia, ib int, ok bool) {
 	ia, ib = -1, -1
 	for i := parent + 1; i < len(nodes) && nodes[i].start < nodes[parent].end; i++ { // its subtree
 		n := &nodes[i]
@@ -251,7 +254,7 @@ func twoMembers(s string, nodes []node, esc *uEscapes, parent int, a, b string, 
 			}
 			*at = i
 		default:
-			if esc.keys && strings.IndexByte(k, '\\') >= 0 || other != nil && !other(k, n) {
+			if esc.keys && strings.IndexByte(k, '\\') >= 0 || other != nil && !other(k, n.raw(s)) {
 				return -1, -1, false
 			}
 		}
