@@ -206,8 +206,9 @@ type grepper struct {
 	copyTo int // lines up to here are copies of a ctxc marker's tail
 	buf    []string
 	index  int
-	chunk  int // fast's buffer size (tests); 0: 4 MiB
-	seg    int // mapped's segment size (tests); 0: segSize
+	around aroundState // full's, for Around
+	chunk  int         // fast's buffer size (tests); 0: 4 MiB
+	seg    int         // mapped's segment size (tests); 0: segSize
 }
 
 // covered finds the compaction whose summarized span holds line.
@@ -339,62 +340,7 @@ func minPos(xs ...int) int {
 // matches.
 func (g *grepper) full(r io.Reader) error {
 	lr := jsonl.NewLineReader(r)
-	type ctxMsg struct {
-		m     transcript.Message
-		index int
-	}
-	var before []ctxMsg // the last Around messages not yet reported
-	after := 0          // messages still to report after a match
-	lastOut := -1       // index of the last message reported
-	out := func(m *transcript.Message, idx int, sn Snippet, match bool) error {
-		if g.opts.Around > 0 && lastOut >= 0 && idx > lastOut+1 {
-			if err := g.emit(GroupBreak); err != nil {
-				return err
-			}
-		}
-		lastOut = idx
-		h := Hit{Path: g.path, Line: m.Line, Role: roleOf(m), Summary: m.Summary, Index: -1, Snippet: sn, Match: match}
-		if g.opts.Indexed {
-			h.Index = idx
-			g.covered(m.Line, &h)
-		}
-		return g.emit(h)
-	}
-	handle := func(ms []transcript.Message) error {
-		for i := range ms {
-			m := &ms[i]
-			idx := g.index
-			g.index++
-			sn, ok := Snippet{}, false
-			if g.want(m) {
-				sn, ok = g.p.match(m, g.buf)
-			}
-			switch {
-			case ok:
-				for _, b := range before {
-					if err := out(&b.m, b.index, preview(&b.m), false); err != nil {
-						return err
-					}
-				}
-				before = before[:0]
-				if err := out(m, idx, sn, true); err != nil {
-					return err
-				}
-				after = g.opts.Around
-			case after > 0:
-				after--
-				if err := out(m, idx, preview(m), false); err != nil {
-					return err
-				}
-			case g.opts.Around > 0:
-				if len(before) == g.opts.Around {
-					before = append(before[:0], before[1:]...)
-				}
-				before = append(before, ctxMsg{m: *m, index: idx})
-			}
-		}
-		return nil
-	}
+	g.around = aroundState{lastOut: -1}
 	for {
 		l, err := lr.Next()
 		if err == io.EOF {
@@ -403,22 +349,93 @@ func (g *grepper) full(r io.Reader) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", g.path, err)
 		}
-		ms, err := g.record(l.Bytes, l.Num)
-		if err != nil {
-			return err
-		}
-		if err := handle(ms); err != nil {
+		if err := g.fullLine(l); err != nil {
 			return err
 		}
 	}
 	if p, ok := lr.Pending(); ok && g.format.Native() {
-		ms, err := g.record(p.Bytes, p.Num)
-		if err != nil {
-			return err
-		}
-		return handle(ms)
+		return g.fullLine(p)
 	}
 	return nil
+}
+
+// aroundState is what full keeps of the messages for Around.
+type aroundState struct {
+	before  []indexedMessage // the last Around messages not yet reported
+	after   int              // messages still to report after a match
+	lastOut int              // index of the last message reported (-1: none yet)
+}
+
+// indexedMessage is a message with its index in the history.
+type indexedMessage struct {
+	m     transcript.Message
+	index int
+}
+
+// fullLine decodes one line and searches its messages.
+func (g *grepper) fullLine(l jsonl.Line) error {
+	ms, err := g.record(l.Bytes, l.Num)
+	if err != nil {
+		return err
+	}
+	for i := range ms {
+		if err := g.fullMessage(&ms[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fullMessage searches the next message of the history and reports it when it matches, with
+// the messages of context before it that are kept, or when it is one of context after a match;
+// else, with Around, it is kept as context for a later match.
+func (g *grepper) fullMessage(m *transcript.Message) error {
+	a := &g.around
+	idx := g.index
+	g.index++
+	sn, ok := Snippet{}, false
+	if g.want(m) {
+		sn, ok = g.p.match(m, g.buf)
+	}
+	switch {
+	case ok:
+		for _, b := range a.before {
+			if err := g.report(&b.m, b.index, preview(&b.m), false); err != nil {
+				return err
+			}
+		}
+		a.before = a.before[:0]
+		if err := g.report(m, idx, sn, true); err != nil {
+			return err
+		}
+		a.after = g.opts.Around
+	case a.after > 0:
+		a.after--
+		return g.report(m, idx, preview(m), false)
+	case g.opts.Around > 0:
+		if len(a.before) == g.opts.Around {
+			a.before = append(a.before[:0], a.before[1:]...)
+		}
+		a.before = append(a.before, indexedMessage{m: *m, index: idx})
+	}
+	return nil
+}
+
+// report emits message idx (a match, or context), after GroupBreak when it does not follow the
+// last one reported.
+func (g *grepper) report(m *transcript.Message, idx int, sn Snippet, match bool) error {
+	if g.opts.Around > 0 && g.around.lastOut >= 0 && idx > g.around.lastOut+1 {
+		if err := g.emit(GroupBreak); err != nil {
+			return err
+		}
+	}
+	g.around.lastOut = idx
+	h := Hit{Path: g.path, Line: m.Line, Role: roleOf(m), Summary: m.Summary, Index: -1, Snippet: sn, Match: match}
+	if g.opts.Indexed {
+		h.Index = idx
+		g.covered(m.Line, &h)
+	}
+	return g.emit(h)
 }
 
 // findCompactions lists the compaction records of a file (lines holding "compact" are decoded).
