@@ -60,6 +60,8 @@ message is the message's index in the history (or the context), covered_by the l
 later compaction record whose summarized span holds the line (covered_span: that span, when
 the compaction recorded it). --json and -C decode every line; otherwise only the lines that
 can hold a match are decoded (a byte-level prefilter on the pattern's literal).
+CTXC_GREP_DECODE_ALL=1 in the environment decodes every line, whatever the flags: the same
+hits, found slower (for a bug report about a missed or extra hit).
 
 Exit status: 0 when a message matched, 1 when none did, other codes on errors.`,
 		Example: `  ctxc grep -i 'migration plan' ~/.claude/projects/-home-me-proj/

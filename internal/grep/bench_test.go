@@ -65,6 +65,12 @@ func BenchmarkFileClaudeRare(b *testing.B) {
 	benchFile(b, benchClaudeFile(b, 16<<20), "go build", true, Options{})
 }
 
+// BenchmarkFileClaudeDecodeAll: BenchmarkFileClaude with DecodeAllEnv set: every line decoded.
+func BenchmarkFileClaudeDecodeAll(b *testing.B) {
+	b.Setenv(DecodeAllEnv, "1")
+	benchFile(b, benchClaudeFile(b, 16<<20), "context.Context", false, Options{})
+}
+
 // BenchmarkClaudeLine: claudeLine alone on the benchmark's tool result (a hit), the line
 // walked as the prefilter's caller walks it.
 func BenchmarkClaudeLine(b *testing.B) {

@@ -146,7 +146,8 @@ func preview(m *transcript.Message) Snippet {
 	return Snippet{}
 }
 
-// File searches one file and calls emit with each hit, in file order.
+// File searches one file and calls emit with each hit, in file order. DecodeAllEnv in the
+// environment has it decode every line.
 func File(path string, p *Pattern, opts Options, emit func(Hit) error) error {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -181,9 +182,9 @@ func File(path string, p *Pattern, opts Options, emit func(Hit) error) error {
 		format = transcript.FormatOpenAI
 	}
 	g := &grepper{path: path, p: p, opts: opts, format: format, emit: emit}
-	if opts.Indexed || opts.Around > 0 || p.lit == nil {
+	if every := decodeAll(); every || opts.Indexed || opts.Around > 0 || p.lit == nil {
 		if opts.Indexed {
-			if g.comps, err = findCompactions(path, f, info.Size(), format); err != nil {
+			if g.comps, err = listCompactions(path, f, info.Size(), format, every); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
 		}
@@ -440,6 +441,12 @@ func (g *grepper) report(m *transcript.Message, idx int, sn Snippet, match bool)
 
 // findCompactions lists the compaction records of a file (lines holding "compact" are decoded).
 func findCompactions(path string, r io.ReaderAt, size int64, format transcript.Format) ([]compaction, error) {
+	return listCompactions(path, r, size, format, false)
+}
+
+// listCompactions lists the compaction records of a file: the lines holding "compact" are
+// decoded, or with every (DecodeAllEnv), all lines.
+func listCompactions(path string, r io.ReaderAt, size int64, format transcript.Format, every bool) ([]compaction, error) {
 	lr := jsonl.NewLineReader(io.NewSectionReader(r, 0, size))
 	var out []compaction
 	probe := []byte("compact")
@@ -463,7 +470,7 @@ func findCompactions(path string, r io.ReaderAt, size int64, format transcript.F
 			entryLine[entries] = l.Num
 			entries++
 		}
-		if !bytes.Contains(l.Bytes, probe) {
+		if !every && !bytes.Contains(l.Bytes, probe) {
 			continue
 		}
 		rec, ok := transcript.DecodeRecord(format, l.Bytes, l.Num)
