@@ -17,6 +17,10 @@ const DecodeAllEnv = "CTXC_GREP_DECODE_ALL"
 // decodeAll reports whether DecodeAllEnv asks for every line to be decoded (1, or another
 // value that strconv.ParseBool reads as true). File reads it once per file, before reading it.
 func decodeAll() bool {
-	on, _ := strconv.ParseBool(os.Getenv(DecodeAllEnv))
+	v := os.Getenv(DecodeAllEnv)
+	if v == "" {
+		return false // unset: not given to ParseBool, whose error would be an allocation per file
+	}
+	on, _ := strconv.ParseBool(v)
 	return on
 }
