@@ -56,6 +56,8 @@ message is the message's index in the history (or the context), covered_by the l
 later compaction record whose summarized span holds the line (covered_span: that span, when
 the compaction recorded it). --json and -C decode every line; otherwise only the lines that
 can hold a match are decoded (a byte-level prefilter on the pattern's literal).
+CTXC_GREP_DECODE_ALL=1 in the environment decodes every line, whatever the flags: the same
+hits, found slower (for a bug report about a missed or extra hit).
 
 Exit status: 0 when a message matched, 1 when none did, other codes on errors.`,
 		Example: `  ctxc grep -i 'migration plan' ~/.claude/projects/-home-me-proj/
@@ -85,34 +87,10 @@ Exit status: 0 when a message matched, 1 when none did, other codes on errors.`,
 var grepRoles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true, "tool": true, "summary": true}
 
 func runGrep(opts *GrepOptions) error {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(statsMemoryLimit))
-		if os.Getenv("GOGC") == "" {
-			// Decoding matching lines allocates their text and keeps almost none of it: with
-			// the memory limit bounding the heap, collecting less often costs no memory and
-			// saves about a quarter of the CPU time on files where most lines match.
-			defer debug.SetGCPercent(debug.SetGCPercent(400))
-		}
-	}
-	p, err := grep.Compile(opts.Pattern, opts.Fixed, opts.IgnoreCase)
+	defer grepMemory()()
+	p, gopts, err := grepPattern(opts)
 	if err != nil {
-		return &UsageError{err}
-	}
-	if opts.Around < 0 {
-		return &UsageError{fmt.Errorf("-C must be 0 or more")}
-	}
-	gopts := grep.Options{Context: opts.Context, Around: opts.Around, Indexed: opts.Global.JSON}
-	if gopts.Format, err = transcript.ParseFormat(opts.Global.Format); err != nil {
-		return &UsageError{err}
-	}
-	if len(opts.Roles) > 0 {
-		gopts.Roles = map[string]bool{}
-		for _, r := range opts.Roles {
-			if !grepRoles[r] {
-				return &UsageError{fmt.Errorf("unknown role %q (want user, assistant, tool, system, developer or summary)", r)}
-			}
-			gopts.Roles[r] = true
-		}
+		return err
 	}
 	paths, err := gatherPaths(opts.IO, opts.Paths, opts.From, "grep")
 	if err != nil {
@@ -122,40 +100,13 @@ func runGrep(opts *GrepOptions) error {
 	if err != nil {
 		return err
 	}
-	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
-	defer out.Flush()
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
-	color := opts.IO.IsStdoutTTY() && !opts.Global.JSON && os.Getenv("NO_COLOR") == ""
-	if !color {
-		p.WithoutHighlights()
-	}
-	matched, failed := 0, 0
-	var lastErr error
-	emit := func(h grep.Hit) error {
-		if h.Index == -2 {
-			if !opts.Global.JSON {
-				_, err := out.WriteString("--\n")
-				return err
-			}
-			return nil
-		}
-		if h.Match {
-			matched++
-		}
-		if opts.Global.JSON {
-			return enc.Encode(grepJSON{Type: "match", Hit: h, Text: h.Snippet.Text})
-		}
-		return writeHit(out, h, color)
-	}
-	if opts.Index && opts.Context {
-		return &UsageError{fmt.Errorf("--index searches the whole history; --context reads the files")}
-	}
-	if opts.Index && opts.Around > 0 {
-		return &UsageError{fmt.Errorf("--index gives the matching messages only; -C reads the files")}
+	pr := newGrepPrinter(opts, p)
+	defer pr.out.Flush()
+	if err := checkGrepIndex(opts); err != nil {
+		return err
 	}
 	if opts.Index {
-		if files, err = grepIndex(opts, files, p, gopts, emit); err != nil {
+		if files, err = grepIndex(opts, files, p, gopts, pr.emit); err != nil {
 			return err
 		}
 	}
@@ -165,98 +116,136 @@ func runGrep(opts *GrepOptions) error {
 		}
 		return grep.File(path, p, gopts, emit)
 	}
-	grepFiles(files, opts.Jobs, search, emit, func(path string, err error) {
-		failed++
-		lastErr = err
-		out.Flush()
-		if opts.Global.JSON {
-			enc.Encode(fileError{Type: "error", Path: path, Code: exitCode(err), Message: err.Error()})
-		}
-		fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+err.Error())
-	})
-	if err := out.Flush(); err != nil {
-		return err
+	grep.Files(files, opts.Jobs, search, pr.emit, pr.fail)
+	return pr.finish(len(files))
+}
+
+// grepMemory sets grep's memory limit and collection rate, unless the environment sets them,
+// and returns what puts them back.
+func grepMemory() (restore func()) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
 	}
+	limit := debug.SetMemoryLimit(statsMemoryLimit)
+	if os.Getenv("GOGC") != "" {
+		return func() { debug.SetMemoryLimit(limit) }
+	}
+	// Decoding matching lines allocates their text and keeps almost none of it: with the
+	// memory limit bounding the heap, collecting less often costs no memory and saves about a
+	// quarter of the CPU time on files where most lines match.
+	gc := debug.SetGCPercent(400)
+	return func() {
+		debug.SetGCPercent(gc)
+		debug.SetMemoryLimit(limit)
+	}
+}
+
+// grepPattern compiles the pattern and reads the flags that shape the search.
+func grepPattern(opts *GrepOptions) (*grep.Pattern, grep.Options, error) {
+	p, err := grep.Compile(opts.Pattern, opts.Fixed, opts.IgnoreCase)
+	if err != nil {
+		return nil, grep.Options{}, &UsageError{err}
+	}
+	if opts.Around < 0 {
+		return nil, grep.Options{}, &UsageError{fmt.Errorf("-C must be 0 or more")}
+	}
+	gopts := grep.Options{Context: opts.Context, Around: opts.Around, Indexed: opts.Global.JSON}
+	if gopts.Format, err = transcript.ParseFormat(opts.Global.Format); err != nil {
+		return nil, grep.Options{}, &UsageError{err}
+	}
+	if len(opts.Roles) > 0 {
+		gopts.Roles = map[string]bool{}
+		for _, r := range opts.Roles {
+			if !grepRoles[r] {
+				return nil, grep.Options{}, &UsageError{fmt.Errorf("unknown role %q (want user, assistant, tool, system, developer or summary)", r)}
+			}
+			gopts.Roles[r] = true
+		}
+	}
+	return p, gopts, nil
+}
+
+// checkGrepIndex refuses the flags that --index cannot answer for.
+func checkGrepIndex(opts *GrepOptions) error {
 	switch {
-	case failed > 0 && failed == len(files):
-		return &ExitError{Code: exitCode(lastErr), Err: lastErr, Silent: true}
-	case failed > 0:
-		return &ExitError{Code: ExitPartial, Err: fmt.Errorf("%d of %d files failed", failed, len(files))}
-	case matched == 0:
-		return &ExitError{Code: ExitFailure, Silent: true}
+	case opts.Index && opts.Context:
+		return &UsageError{fmt.Errorf("--index searches the whole history; --context reads the files")}
+	case opts.Index && opts.Around > 0:
+		return &UsageError{fmt.Errorf("--index gives the matching messages only; -C reads the files")}
 	}
 	return nil
 }
 
-// grepAloneSize is the size from which a file is searched on its own, its hits printed as they
-// come: grep.File already searches it on every core, and buffering its hits would cost memory.
-const grepAloneSize = 64 << 20
+// grepPrinter prints grep's hits (text, or --json objects) and the files that failed, and
+// counts them for the exit status.
+type grepPrinter struct {
+	opts    *GrepOptions
+	out     *bufio.Writer
+	enc     *json.Encoder
+	color   bool
+	matched int // matching messages printed
+	failed  int // files that failed
+	lastErr error
+}
 
-// grepFiles searches files in order of the list, jobs at once: an archive of sessions is many
-// small files, each searched by one core. The hits of a file searched beside others are kept
-// until the files before it are done, and then given to emit, so that the output is in the
-// order of the list; at most jobs files are in flight or waiting. Standard input and files of
-// grepAloneSize or more are searched alone. failed is told of each file that fails, in order.
-func grepFiles(files []string, jobs int, search func(path string, emit func(grep.Hit) error) error, emit func(grep.Hit) error, failed func(path string, err error)) {
-	type result struct {
-		hits []grep.Hit
-		err  error
+// newGrepPrinter prints to opts' standard output, highlighting matches on a terminal (the
+// pattern then marks them in its snippets).
+func newGrepPrinter(opts *GrepOptions, p *grep.Pattern) *grepPrinter {
+	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	color := opts.IO.IsStdoutTTY() && !opts.Global.JSON && os.Getenv("NO_COLOR") == ""
+	if !color {
+		p.WithoutHighlights()
 	}
-	// results[i]: the file's hits, when it is searched beside others; nil: searched alone.
-	results := make([]chan result, len(files))
-	for i, path := range files {
-		if path == "-" || jobs <= 1 {
-			continue
+	return &grepPrinter{opts: opts, out: out, enc: enc, color: color}
+}
+
+// emit prints a hit, or "--" between groups of -C (nothing with --json).
+func (pr *grepPrinter) emit(h grep.Hit) error {
+	if h.IsBreak() {
+		if !pr.opts.Global.JSON {
+			_, err := pr.out.WriteString("--\n")
+			return err
 		}
-		if info, err := os.Stat(path); err == nil && info.Size() < grepAloneSize {
-			results[i] = make(chan result, 1) // (an error is the search's to say)
-		}
+		return nil
 	}
-	tokens := make(chan struct{}, max(1, jobs)) // files in flight or waiting to be printed
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for i, ch := range results {
-			if ch == nil {
-				continue
-			}
-			select {
-			case tokens <- struct{}{}:
-			case <-stop:
-				return
-			}
-			go func() {
-				var r result
-				r.err = search(files[i], func(h grep.Hit) error {
-					r.hits = append(r.hits, h)
-					return nil
-				})
-				ch <- r
-			}()
-		}
-	}()
-	for i, path := range files {
-		if results[i] == nil {
-			if err := search(path, emit); err != nil {
-				failed(path, err)
-			}
-			continue
-		}
-		r := <-results[i]
-		<-tokens
-		err := r.err
-		for _, h := range r.hits {
-			if err = emit(h); err != nil {
-				break
-			}
-		}
-		if err == nil {
-			err = r.err
-		}
-		if err != nil {
-			failed(path, err)
-		}
+	if h.Match {
+		pr.matched++
 	}
+	if pr.opts.Global.JSON {
+		return pr.enc.Encode(grepJSON{Type: "match", Hit: h, Text: h.Snippet.Text})
+	}
+	return writeHit(pr.out, h, pr.color)
+}
+
+// fail says that a file failed, on stderr (and with --json as an object on stdout, after the
+// hits printed before it).
+func (pr *grepPrinter) fail(path string, err error) {
+	pr.failed++
+	pr.lastErr = err
+	pr.out.Flush()
+	if pr.opts.Global.JSON {
+		pr.enc.Encode(fileError{Type: "error", Path: path, Code: exitCode(err), Message: err.Error()})
+	}
+	fmt.Fprintln(pr.opts.IO.ErrOut, "ctxc: "+err.Error())
+}
+
+// finish flushes the output and gives the exit status of a search of n files: the error of
+// the files when all of them failed, a partial failure when some did, 1 when nothing matched.
+func (pr *grepPrinter) finish(n int) error {
+	if err := pr.out.Flush(); err != nil {
+		return err
+	}
+	switch {
+	case pr.failed > 0 && pr.failed == n:
+		return &ExitError{Code: exitCode(pr.lastErr), Err: pr.lastErr, Silent: true}
+	case pr.failed > 0:
+		return &ExitError{Code: ExitPartial, Err: fmt.Errorf("%d of %d files failed", pr.failed, n)}
+	case pr.matched == 0:
+		return &ExitError{Code: ExitFailure, Silent: true}
+	}
+	return nil
 }
 
 // grepIndex answers from the index and returns the files it could not answer for (changed

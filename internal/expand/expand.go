@@ -91,40 +91,75 @@ func (e *SpanError) Error() string {
 // At returns the messages the n-th compaction of the file (1-based; 0: the last one)
 // replaced, read from the span its provenance names and checked against its SHA-256.
 func At(path string, n int, format transcript.Format) (*Expanded, error) {
-	spans, _, err := Spans(path, format)
+	sp, err := pick(path, n, format)
 	if err != nil {
 		return nil, err
 	}
-	if len(spans) == 0 {
-		return nil, &transcript.DataError{Path: path, Msg: "no compaction with ctxc provenance (source lines and SHA-256) to expand"}
-	}
-	if n < 0 || n > len(spans) {
-		return nil, fmt.Errorf("%s: --marker %d: the file has %d compaction(s) with provenance", path, n, len(spans))
-	}
-	if n == 0 {
-		n = len(spans)
-	}
-	sp := spans[n-1]
 	f, err := os.Open(sp.Source)
 	if err != nil {
 		return nil, fmt.Errorf("source of the compaction at %s:%d: %w", path, sp.Marker, err)
 	}
 	defer f.Close()
-	// Where each line of the span is, and the digest of the span as stored.
-	lr := jsonl.NewLineReader(f)
-	type loc struct {
-		off  int64
-		size int
+	at, start, end, err := locate(f, sp)
+	if err != nil {
+		return nil, err
 	}
-	at := map[int]loc{}
-	var start, end int64 = -1, -1
+	if err := checkDigest(f, sp, start, end); err != nil {
+		return nil, err
+	}
+	ex := &Expanded{Span: sp}
+	var lines []int
+	if ex.Messages, lines, err = spanMessages(sp, end, format); err != nil {
+		return nil, err
+	}
+	for _, n := range lines {
+		lc := at[n]
+		b := make([]byte, lc.size)
+		if _, err := f.ReadAt(b, lc.off); err != nil && err != io.EOF {
+			return nil, fmt.Errorf("%s:%d: %w", sp.Source, n, err)
+		}
+		ex.Lines = append(ex.Lines, b)
+	}
+	return ex, nil
+}
+
+// pick returns the n-th span of the file's compactions with provenance (1-based; 0: the last).
+func pick(path string, n int, format transcript.Format) (Span, error) {
+	spans, _, err := Spans(path, format)
+	if err != nil {
+		return Span{}, err
+	}
+	if len(spans) == 0 {
+		return Span{}, &transcript.DataError{Path: path, Msg: "no compaction with ctxc provenance (source lines and SHA-256) to expand"}
+	}
+	if n < 0 || n > len(spans) {
+		return Span{}, fmt.Errorf("%s: --marker %d: the file has %d compaction(s) with provenance", path, n, len(spans))
+	}
+	if n == 0 {
+		n = len(spans)
+	}
+	return spans[n-1], nil
+}
+
+// lineAt is where a line of a file is: its offset and size with its terminator.
+type lineAt struct {
+	off  int64
+	size int
+}
+
+// locate finds the lines of the span in its source: where each is, and the span's bytes as
+// stored (start to end). The span must be whole: its first and last lines there.
+func locate(f io.Reader, sp Span) (at map[int]lineAt, start, end int64, err error) {
+	lr := jsonl.NewLineReader(f)
+	at = map[int]lineAt{}
+	start, end = -1, -1
 	for {
 		l, err := lr.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", sp.Source, err)
+			return nil, 0, 0, fmt.Errorf("%s: %w", sp.Source, err)
 		}
 		if l.Num < sp.From {
 			continue
@@ -134,34 +169,43 @@ func At(path string, n int, format transcript.Format) (*Expanded, error) {
 		}
 		if start < 0 {
 			if l.Num != sp.From {
-				return nil, &SpanError{sp, fmt.Sprintf("line %d is blank or missing", sp.From)}
+				return nil, 0, 0, &SpanError{sp, fmt.Sprintf("line %d is blank or missing", sp.From)}
 			}
 			start = l.Offset
 		}
-		at[l.Num] = loc{l.Offset, l.Size}
+		at[l.Num] = lineAt{l.Offset, l.Size}
 		end = l.Offset + int64(l.Size)
 		if l.Num == sp.To {
 			break
 		}
 	}
 	if _, ok := at[sp.To]; !ok || start < 0 {
-		return nil, &SpanError{sp, "the file has no such lines (truncated or another file?)"}
+		return nil, 0, 0, &SpanError{sp, "the file has no such lines (truncated or another file?)"}
 	}
+	return at, start, end, nil
+}
+
+// checkDigest checks the span's bytes (start to end) against the SHA-256 the compaction
+// recorded.
+func checkDigest(f io.ReaderAt, sp Span, start, end int64) error {
 	h := sha256.New()
 	if _, err := io.Copy(h, io.NewSectionReader(f, start, end-start)); err != nil {
-		return nil, fmt.Errorf("%s: %w", sp.Source, err)
+		return fmt.Errorf("%s: %w", sp.Source, err)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != sp.SHA256 {
-		return nil, &SpanError{sp, fmt.Sprintf("sha256 %s, but the compaction recorded %s: the lines changed since", got, sp.SHA256)}
+		return &SpanError{sp, fmt.Sprintf("sha256 %s, but the compaction recorded %s: the lines changed since", got, sp.SHA256)}
 	}
-	// The context as it was when the span ended: its messages from the span are the middle.
-	_, msgs, err := transcript.LoadFileUpTo(sp.Source, end, transcript.Options{Format: format})
+	return nil
+}
+
+// spanMessages returns the messages of the context, as it was when the span ended (the source
+// read up to end), that came from the span, and the lines they start on, in order.
+func spanMessages(sp Span, end int64, format transcript.Format) (msgs []transcript.Message, lines []int, err error) {
+	_, all, err := transcript.LoadFileUpTo(sp.Source, end, transcript.Options{Format: format})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ex := &Expanded{Span: sp}
-	var lines []int
-	for _, m := range msgs {
+	for _, m := range all {
 		in := false
 		for _, s := range m.Sources() {
 			if int(s.Line) >= sp.From && int(s.Line) <= sp.To {
@@ -172,17 +216,9 @@ func At(path string, n int, format transcript.Format) (*Expanded, error) {
 			}
 		}
 		if in {
-			ex.Messages = append(ex.Messages, m)
+			msgs = append(msgs, m)
 		}
 	}
 	slices.Sort(lines)
-	for _, n := range lines {
-		lc := at[n]
-		b := make([]byte, lc.size)
-		if _, err := f.ReadAt(b, lc.off); err != nil && err != io.EOF {
-			return nil, fmt.Errorf("%s:%d: %w", sp.Source, n, err)
-		}
-		ex.Lines = append(ex.Lines, b)
-	}
-	return ex, nil
+	return msgs, lines, nil
 }

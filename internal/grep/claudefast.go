@@ -25,138 +25,182 @@ func (g *grepper) claudeLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 	if done {
 		return nil, read
 	}
-	val := func(n *node) string { return s[n.start:n.end] }
-	// The record's members (every key that claudeRecord reads, once).
-	typ, msg, ok := twoMembers(s, nodes, &sc.esc, 0, `"type"`, `"message"`, func(k string, n *node) bool {
-		switch k {
-		case `"isSidechain"`, `"isCompactSummary"`:
-			return val(n) == "false"
-		case `"subtype"`, `"ctxc"`:
-			return false
-		}
-		return true
-	})
+	role, msg, ok := claudeRecordRole(s, nodes, &sc.esc)
 	if !ok {
 		return nil, false
 	}
-	if typ < 0 || msg < 0 || s[nodes[msg].start] != '{' {
+	role, content, ok := claudeMessage(s, nodes, &sc.esc, msg, role)
+	if !ok {
 		return nil, false
 	}
-	var role string
-	switch val(&nodes[typ]) {
+	// The texts a match can be in, in order (sc.texts keeps their room for the next line).
+	texts, blocks, results, ok := g.claudeContent(s, nodes, content, sc.texts[:0], sc)
+	sc.texts = texts[:0]
+	if !ok {
+		return nil, false
+	}
+	if results > 0 && results == blocks {
+		role = "tool" // a message of tool results only
+	}
+	return g.searchTexts(texts, role, sc)
+}
+
+// claudeRecordRole reads the members of a record for claudeLine (every key that claudeRecord
+// reads, once): the role its type gives and its message, an object. ok is false for a record
+// claudeLine does not read: another type, no message, or a member claudeRecordMember refuses.
+func claudeRecordRole(s string, nodes []node, esc *uEscapes) (role string, msg int, ok bool) {
+	typ, msg, ok := twoMembers(s, nodes, esc, 0, `"type"`, `"message"`, claudeRecordMember)
+	if !ok || typ < 0 || msg < 0 || s[nodes[msg].start] != '{' {
+		return "", -1, false
+	}
+	switch nodes[typ].raw(s) {
 	case `"user"`:
-		role = "user"
+		return "user", msg, true
 	case `"assistant"`:
-		role = "assistant"
-	default:
-		return nil, false
+		return "assistant", msg, true
 	}
-	// The message's role and content.
-	roleAt, content, ok := twoMembers(s, nodes, &sc.esc, msg, `"role"`, `"content"`, nil)
+	return "", -1, false
+}
+
+// claudeRecordMember says whether a member of a record (key k, value v as written) other than
+// its type and message leaves it a record that claudeLine reads: a sidechain's or a compact
+// summary's is read by the decoder, and so is one with a subtype or ctxc's provenance.
+func claudeRecordMember(k, v string) bool {
+	switch k {
+	case `"isSidechain"`, `"isCompactSummary"`:
+		return v == "false"
+	case `"subtype"`, `"ctxc"`:
+		return false
+	}
+	return true
+}
+
+// claudeMessage reads the members of the message nodes[msg] for claudeLine: its role (role, the
+// record's, unless the message names one) and its content (-1: none). ok is false for a role
+// that is not a string written plainly.
+func claudeMessage(s string, nodes []node, esc *uEscapes, msg int, role string) (_ string, content int, ok bool) {
+	roleAt, content, ok := twoMembers(s, nodes, esc, msg, `"role"`, `"content"`, nil)
 	if !ok {
-		return nil, false
+		return "", -1, false
 	}
 	if roleAt >= 0 {
-		v := val(&nodes[roleAt])
+		v := nodes[roleAt].raw(s)
 		if v[0] != '"' || strings.IndexByte(v, '\\') >= 0 {
-			return nil, false
+			return "", -1, false
 		}
-		if len(v) > 2 {
+		if v != `""` {
 			role = v[1 : len(v)-1]
 		}
 	}
-	// The texts a match can be in, in order; blocks and tool results count for the role.
-	texts := sc.texts[:0]
-	defer func() { sc.texts = texts[:0] }()
-	blocks, results := 0, 0
-	switch c := -1; {
-	case content < 0 || val(&nodes[content]) == "null":
+	return role, content, true
+}
+
+// claudeContent appends to texts the texts of a message's content nodes[content] (-1: none)
+// that a match can be in, in order, and counts its blocks and tool results. ok is false, and
+// the line is for the decoder, for content that is not null, a string or an array, or a block
+// that claudeBlock does not read.
+func (g *grepper) claudeContent(s string, nodes []node, content int, texts []claudeText, sc *lineScratch) (_ []claudeText, blocks, results int, ok bool) {
+	switch {
+	case content < 0 || nodes[content].raw(s) == "null":
+		return texts, 0, 0, true
 	case s[nodes[content].start] == '"':
-		texts = append(texts, claudeText{raw: val(&nodes[content])})
-		blocks++
+		return append(texts, claudeText{raw: nodes[content].raw(s)}), 1, 0, true
 	case s[nodes[content].start] != '[':
-		return nil, false
-	default:
-		c = content
-		for i := c + 1; i < len(nodes); i++ {
-			b := &nodes[i]
-			if b.parent != c {
-				continue
-			}
-			blocks++
-			if s[b.start] != '{' {
-				if g.mayHold(val(b), sc) {
-					return nil, false // an opaque block
-				}
-				continue
-			}
-			var btyp, text, thinking, res, name, input string
-			for j := i + 1; j < len(nodes) && nodes[j].start < b.end; j++ {
-				m := &nodes[j]
-				if m.parent != i {
-					continue
-				}
-				var to *string
-				switch k := s[m.key0:m.key1]; k {
-				case `"type"`:
-					to = &btyp
-				case `"text"`:
-					to = &text
-				case `"thinking"`:
-					to = &thinking
-				case `"content"`:
-					to = &res
-				case `"name"`:
-					to = &name
-				case `"input"`:
-					to = &input
-				default:
-					if sc.esc.keys && strings.IndexByte(k, '\\') >= 0 {
-						return nil, false
-					}
-					continue
-				}
-				if *to != "" {
-					return nil, false
-				}
-				*to = val(m)
-			}
-			if strings.IndexByte(btyp, '\\') >= 0 {
-				return nil, false // a type the decoder reads and this would not
-			}
-			field := ""
-			switch btyp {
-			case `"text"`:
-				field = text
-			case `"thinking"`:
-				field = thinking
-			case `"tool_result"`, `"web_search_tool_result"`:
-				results++
-				field = res
-			case `"image"`:
-				continue // its data is not searched
-			case `"tool_use"`, `"server_tool_use"`:
-				if texts, ok = g.addCall(texts, s, b, name, input, sc); !ok {
-					return nil, false
-				}
-				continue
-			default:
-				// A compaction's content, an opaque block: decoded when it may hold the
-				// literal.
-				if g.mayHold(val(b), sc) {
-					return nil, false
-				}
-				continue
-			}
-			if texts, ok = g.addText(texts, field, sc); !ok {
-				return nil, false
-			}
+		return texts, 0, 0, false
+	}
+	for i := content + 1; i < len(nodes); i++ {
+		if nodes[i].parent != content {
+			continue
+		}
+		blocks++
+		var result bool
+		if texts, result, ok = g.claudeBlock(s, nodes, i, texts, sc); !ok {
+			return texts, 0, 0, false
+		}
+		if result {
+			results++
 		}
 	}
-	if results > 0 && results == blocks {
-		role = "tool"
+	return texts, blocks, results, true
+}
+
+// claudeBlock appends to texts the text of the content block nodes[i] that a match can be in
+// (its text, thinking, tool result or tool call), and says whether it is a tool result. ok is
+// false, and the line is for the decoder, for a block it does not read that may hold the
+// literal (an opaque one, a compaction's content), members it does not read so
+// (claudeBlockFields), or a tool call that addCall leaves to the decoder.
+func (g *grepper) claudeBlock(s string, nodes []node, i int, texts []claudeText, sc *lineScratch) (_ []claudeText, result, ok bool) {
+	b := &nodes[i]
+	if s[b.start] != '{' {
+		return texts, false, !g.mayHold(b.raw(s), sc) // an opaque block
 	}
-	return g.searchTexts(texts, role, sc)
+	f, ok := claudeBlockFields(s, nodes, i, &sc.esc)
+	if !ok {
+		return texts, false, false
+	}
+	var field string
+	switch f.typ {
+	case `"text"`:
+		field = f.text
+	case `"thinking"`:
+		field = f.thinking
+	case `"tool_result"`, `"web_search_tool_result"`:
+		result, field = true, f.content
+	case `"image"`:
+		return texts, false, true // its data is not searched
+	case `"tool_use"`, `"server_tool_use"`:
+		texts, ok = g.addCall(texts, s, b, f.name, f.input, sc)
+		return texts, false, ok
+	default:
+		// A compaction's content, an opaque block: decoded when it may hold the literal.
+		return texts, false, !g.mayHold(b.raw(s), sc)
+	}
+	texts, ok = g.addText(texts, field, sc)
+	return texts, result, ok
+}
+
+// claudeFields are the members of a content block that claudeBlock reads, as written ("" when
+// absent).
+type claudeFields struct {
+	typ, text, thinking, content, name, input string
+}
+
+// claudeBlockFields reads the members of the content block nodes[i] that claudeBlock reads. ok
+// is false when one of them is there twice (the decoder would read the last), when another key
+// is written with an escape (it may spell one of them), or when the type holds an escape (a
+// type the decoder reads and this would not).
+func claudeBlockFields(s string, nodes []node, i int, esc *uEscapes) (f claudeFields, ok bool) {
+	for j := i + 1; j < len(nodes) && nodes[j].start < nodes[i].end; j++ {
+		m := &nodes[j]
+		if m.parent != i {
+			continue
+		}
+		var to *string
+		switch k := s[m.key0:m.key1]; k {
+		case `"type"`:
+			to = &f.typ
+		case `"text"`:
+			to = &f.text
+		case `"thinking"`:
+			to = &f.thinking
+		case `"content"`:
+			to = &f.content
+		case `"name"`:
+			to = &f.name
+		case `"input"`:
+			to = &f.input
+		default:
+			if esc.keys && strings.IndexByte(k, '\\') >= 0 {
+				return f, false
+			}
+			continue
+		}
+		if *to != "" {
+			return f, false
+		}
+		*to = m.raw(s)
+	}
+	return f, strings.IndexByte(f.typ, '\\') < 0
 }
 
 // addCall appends a tool call's text (its name, then its arguments' keys and values, as

@@ -27,7 +27,8 @@ type Options struct {
 	Indexed bool
 }
 
-// Hit is one matching message, or with Around one message of context around a match.
+// Hit is one matching message, or with Around one message of context around a match, or
+// GroupBreak.
 type Hit struct {
 	Path    string  `json:"path"`
 	Line    int     `json:"line"`
@@ -41,7 +42,16 @@ type Hit struct {
 	CoveredBy int     `json:"covered_by,omitempty"`
 	Span      *[2]int `json:"covered_span,omitempty"`
 	InContext bool    `json:"in_context,omitempty"` // --context: the message is in the effective context
+	// groupBreak: not a message (GroupBreak); unexported, so never in the JSON output.
+	groupBreak bool
 }
+
+// GroupBreak is emitted, with Around, between two groups of messages that are not next to each
+// other in the history (or the context): grep prints "--" there, as grep(1) -C does.
+var GroupBreak = Hit{Index: -1, groupBreak: true}
+
+// IsBreak reports whether h is GroupBreak rather than a message.
+func (h Hit) IsBreak() bool { return h.groupBreak }
 
 // compaction is a compaction record found in a file, with the span it summarized when known.
 type compaction struct {
@@ -136,7 +146,8 @@ func preview(m *transcript.Message) Snippet {
 	return Snippet{}
 }
 
-// File searches one file and calls emit with each hit, in file order.
+// File searches one file and calls emit with each hit, in file order. DecodeAllEnv in the
+// environment has it decode every line.
 func File(path string, p *Pattern, opts Options, emit func(Hit) error) error {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -171,9 +182,9 @@ func File(path string, p *Pattern, opts Options, emit func(Hit) error) error {
 		format = transcript.FormatOpenAI
 	}
 	g := &grepper{path: path, p: p, opts: opts, format: format, emit: emit}
-	if opts.Indexed || opts.Around > 0 || p.lit == nil {
+	if every := decodeAll(); every || opts.Indexed || opts.Around > 0 || p.lit == nil {
 		if opts.Indexed {
-			if g.comps, err = findCompactions(path, f, info.Size(), format); err != nil {
+			if g.comps, err = listCompactions(path, f, info.Size(), format, every); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
 		}
@@ -196,8 +207,9 @@ type grepper struct {
 	copyTo int // lines up to here are copies of a ctxc marker's tail
 	buf    []string
 	index  int
-	chunk  int // fast's buffer size (tests); 0: 4 MiB
-	seg    int // mapped's segment size (tests); 0: segSize
+	around aroundState // full's, for Around
+	chunk  int         // fast's buffer size (tests); 0: 4 MiB
+	seg    int         // mapped's segment size (tests); 0: segSize
 }
 
 // covered finds the compaction whose summarized span holds line.
@@ -329,62 +341,7 @@ func minPos(xs ...int) int {
 // matches.
 func (g *grepper) full(r io.Reader) error {
 	lr := jsonl.NewLineReader(r)
-	type ctxMsg struct {
-		m     transcript.Message
-		index int
-	}
-	var before []ctxMsg // the last Around messages not yet reported
-	after := 0          // messages still to report after a match
-	lastOut := -1       // index of the last message reported
-	out := func(m *transcript.Message, idx int, sn Snippet, match bool) error {
-		if g.opts.Around > 0 && lastOut >= 0 && idx > lastOut+1 {
-			if err := g.emit(Hit{Index: -2}); err != nil { // a break between groups
-				return err
-			}
-		}
-		lastOut = idx
-		h := Hit{Path: g.path, Line: m.Line, Role: roleOf(m), Summary: m.Summary, Index: -1, Snippet: sn, Match: match}
-		if g.opts.Indexed {
-			h.Index = idx
-			g.covered(m.Line, &h)
-		}
-		return g.emit(h)
-	}
-	handle := func(ms []transcript.Message) error {
-		for i := range ms {
-			m := &ms[i]
-			idx := g.index
-			g.index++
-			sn, ok := Snippet{}, false
-			if g.want(m) {
-				sn, ok = g.p.match(m, g.buf)
-			}
-			switch {
-			case ok:
-				for _, b := range before {
-					if err := out(&b.m, b.index, preview(&b.m), false); err != nil {
-						return err
-					}
-				}
-				before = before[:0]
-				if err := out(m, idx, sn, true); err != nil {
-					return err
-				}
-				after = g.opts.Around
-			case after > 0:
-				after--
-				if err := out(m, idx, preview(m), false); err != nil {
-					return err
-				}
-			case g.opts.Around > 0:
-				if len(before) == g.opts.Around {
-					before = append(before[:0], before[1:]...)
-				}
-				before = append(before, ctxMsg{m: *m, index: idx})
-			}
-		}
-		return nil
-	}
+	g.around = aroundState{lastOut: -1}
 	for {
 		l, err := lr.Next()
 		if err == io.EOF {
@@ -393,26 +350,103 @@ func (g *grepper) full(r io.Reader) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", g.path, err)
 		}
-		ms, err := g.record(l.Bytes, l.Num)
-		if err != nil {
-			return err
-		}
-		if err := handle(ms); err != nil {
+		if err := g.fullLine(l); err != nil {
 			return err
 		}
 	}
 	if p, ok := lr.Pending(); ok && g.format.Native() {
-		ms, err := g.record(p.Bytes, p.Num)
-		if err != nil {
-			return err
-		}
-		return handle(ms)
+		return g.fullLine(p)
 	}
 	return nil
 }
 
+// aroundState is what full keeps of the messages for Around.
+type aroundState struct {
+	before  []indexedMessage // the last Around messages not yet reported
+	after   int              // messages still to report after a match
+	lastOut int              // index of the last message reported (-1: none yet)
+}
+
+// indexedMessage is a message with its index in the history.
+type indexedMessage struct {
+	m     transcript.Message
+	index int
+}
+
+// fullLine decodes one line and searches its messages.
+func (g *grepper) fullLine(l jsonl.Line) error {
+	ms, err := g.record(l.Bytes, l.Num)
+	if err != nil {
+		return err
+	}
+	for i := range ms {
+		if err := g.fullMessage(&ms[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fullMessage searches the next message of the history and reports it when it matches, with
+// the messages of context before it that are kept, or when it is one of context after a match;
+// else, with Around, it is kept as context for a later match.
+func (g *grepper) fullMessage(m *transcript.Message) error {
+	a := &g.around
+	idx := g.index
+	g.index++
+	sn, ok := Snippet{}, false
+	if g.want(m) {
+		sn, ok = g.p.match(m, g.buf)
+	}
+	switch {
+	case ok:
+		for _, b := range a.before {
+			if err := g.report(&b.m, b.index, preview(&b.m), false); err != nil {
+				return err
+			}
+		}
+		a.before = a.before[:0]
+		if err := g.report(m, idx, sn, true); err != nil {
+			return err
+		}
+		a.after = g.opts.Around
+	case a.after > 0:
+		a.after--
+		return g.report(m, idx, preview(m), false)
+	case g.opts.Around > 0:
+		if len(a.before) == g.opts.Around {
+			a.before = append(a.before[:0], a.before[1:]...)
+		}
+		a.before = append(a.before, indexedMessage{m: *m, index: idx})
+	}
+	return nil
+}
+
+// report emits message idx (a match, or context), after GroupBreak when it does not follow the
+// last one reported.
+func (g *grepper) report(m *transcript.Message, idx int, sn Snippet, match bool) error {
+	if g.opts.Around > 0 && g.around.lastOut >= 0 && idx > g.around.lastOut+1 {
+		if err := g.emit(GroupBreak); err != nil {
+			return err
+		}
+	}
+	g.around.lastOut = idx
+	h := Hit{Path: g.path, Line: m.Line, Role: roleOf(m), Summary: m.Summary, Index: -1, Snippet: sn, Match: match}
+	if g.opts.Indexed {
+		h.Index = idx
+		g.covered(m.Line, &h)
+	}
+	return g.emit(h)
+}
+
 // findCompactions lists the compaction records of a file (lines holding "compact" are decoded).
 func findCompactions(path string, r io.ReaderAt, size int64, format transcript.Format) ([]compaction, error) {
+	return listCompactions(path, r, size, format, false)
+}
+
+// listCompactions lists the compaction records of a file: the lines holding "compact" are
+// decoded, or with every (DecodeAllEnv), all lines.
+func listCompactions(path string, r io.ReaderAt, size int64, format transcript.Format, every bool) ([]compaction, error) {
 	lr := jsonl.NewLineReader(io.NewSectionReader(r, 0, size))
 	var out []compaction
 	probe := []byte("compact")
@@ -436,7 +470,7 @@ func findCompactions(path string, r io.ReaderAt, size int64, format transcript.F
 			entryLine[entries] = l.Num
 			entries++
 		}
-		if !bytes.Contains(l.Bytes, probe) {
+		if !every && !bytes.Contains(l.Bytes, probe) {
 			continue
 		}
 		rec, ok := transcript.DecodeRecord(format, l.Bytes, l.Num)
@@ -512,7 +546,7 @@ func grepContext(path string, p *Pattern, opts Options, emit func(Hit) error) er
 			continue
 		}
 		if opts.Around > 0 && lastOut >= 0 && j > lastOut+1 {
-			if err := emit(Hit{Index: -2}); err != nil {
+			if err := emit(GroupBreak); err != nil {
 				return err
 			}
 		}

@@ -41,10 +41,10 @@ func DefaultIndexPath() (string, error) {
 // (as grep decodes it) is cut into pieces of about 2 KB, one row each, with the file, line,
 // role, time, message index and covering compaction: a query with thousands of hits in long
 // tool outputs then reads the pieces that hold the pattern, not whole texts (it was reading
-// 170 MB back for 2,000 hits). A row's rowid is file<<32 | text<<12 | piece, so a file's rows
-// are replaced by a range delete and a text's pieces are a range; a file's rows and its (size,
-// mtime) are written in one transaction, so an update killed at any moment leaves each file
-// either as it was or fully updated.
+// 170 MB back for 2,000 hits). A row's rowid is file<<32 | text<<12 | piece (fileShift,
+// pieceBits), so a file's rows are replaced by a range delete and a text's pieces are a range;
+// a file's rows and its (size, mtime) are written in one transaction, so an update killed at
+// any moment leaves each file either as it was or fully updated.
 type Index struct {
 	db    *sql.DB
 	path  string
@@ -61,8 +61,14 @@ var defaultPieces = pieceSizes{own: 2048, before: 128, after: 256}
 
 const (
 	pieceBits = 12 // pieces of a text: at most 1<<pieceBits (longer texts get longer pieces)
-	textBits  = 32 - pieceBits
+	fileShift = 32 // a rowid's file is rowid>>fileShift
+	textBits  = fileShift - pieceBits
+	fileRows  = 1<<fileShift - 1 // the text and piece bits of a rowid: a file's rows are id<<fileShift | 0..fileRows
 )
+
+// trigramLen is the length of the index's tokens (FTS5's trigram tokenizer): a literal shorter
+// than that cannot be looked up.
+const trigramLen = 3
 
 // IndexError says the index cannot be used (missing, corrupt, another schema): searches fall
 // back to reading the files.
@@ -203,7 +209,7 @@ func (ix *Index) Update(files, roots []string, format transcript.Format, warn fu
 		if err != nil {
 			return st, err
 		}
-		tx.Exec(`DELETE FROM msgs WHERE rowid BETWEEN ? AND ?`, id<<32, id<<32|0xffffffff)
+		tx.Exec(`DELETE FROM msgs WHERE rowid BETWEEN ? AND ?`, id<<fileShift, id<<fileShift|fileRows)
 		tx.Exec(`DELETE FROM files WHERE id = ?`, id)
 		if err := tx.Commit(); err != nil {
 			return st, err
@@ -245,7 +251,7 @@ func (ix *Index) indexFile(path string, info os.FileInfo, format transcript.Form
 	defer tx.Rollback()
 	var id int64
 	if err := tx.QueryRow(`SELECT id FROM files WHERE path = ?`, path).Scan(&id); err == nil {
-		if _, err := tx.Exec(`DELETE FROM msgs WHERE rowid BETWEEN ? AND ?`, id<<32, id<<32|0xffffffff); err != nil {
+		if _, err := tx.Exec(`DELETE FROM msgs WHERE rowid BETWEEN ? AND ?`, id<<fileShift, id<<fileShift|fileRows); err != nil {
 			return 0, err
 		}
 		if _, err := tx.Exec(`UPDATE files SET size = ?, mtime = ?, messages = ? WHERE id = ?`, info.Size(), info.ModTime().UnixNano(), msgs, id); err != nil {
@@ -270,7 +276,7 @@ func (ix *Index) indexFile(path string, info os.FileInfo, format transcript.Form
 	defer st.Close()
 	for n, r := range rows {
 		for k, pc := range cutText(r.text, ix.piece) {
-			rowid := id<<32 | int64(n)<<pieceBits | int64(k)
+			rowid := id<<fileShift | int64(n)<<pieceBits | int64(k)
 			row := pieceRow{start: pc.start, own0: pc.own0, own1: pc.own1, tlen: len(r.text), line: r.line, role: r.role, idx: r.idx, covered: r.covered, cfrom: r.cfrom, cto: r.t}
 			if _, err := st.Exec(rowid, r.text[pc.start:pc.end], row.meta(), r.time); err != nil {
 				return 0, err
@@ -437,21 +443,55 @@ func (ix *Index) Search(files []string, p *Pattern, opts Options, emit func(Hit)
 		return nil, nil, &IndexError{ix.path, err}
 	}
 	defer tx.Rollback()
-	known, err := ix.indexedFiles(tx, len(files))
+	ids, scan, states, err := ix.freshFiles(tx, files)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(ids) == 0 {
+		return scan, states, nil
+	}
+	ps := &pieceSearch{p: p, ids: ids, roles: opts.Roles}
+	var texts []*textResult
+	if utf8.RuneCountInString(p.idxLit) >= trigramLen {
+		// The trigram index finds the pieces holding the literal (ignoring case); the regexp
+		// decides on each.
+		ps.phrase = `"` + strings.ReplaceAll(rarePart(p.idxLit), `"`, `""`) + `"`
+		texts, err = ix.searchPieces(tx, ps)
+	} else {
+		// No literal to look up: every text, put back together from its pieces.
+		texts, err = ps.allTexts(tx)
+	}
 	if err != nil {
 		return nil, nil, &IndexError{ix.path, err}
 	}
-	ids := map[int64]fileRef{}
+	for _, hs := range filesHits(texts, ids, len(files), opts.Indexed) {
+		for _, h := range hs {
+			if err := emit(h); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return scan, states, nil
+}
+
+// freshFiles sorts files into those the index answers for (ids: the fresh ones, by their id in
+// the index) and those to scan, with their state.
+func (ix *Index) freshFiles(tx *sql.Tx, files []string) (ids map[int64]fileRef, scan, states []string, err error) {
+	known, err := ix.indexedFiles(tx, len(files))
+	if err != nil {
+		return nil, nil, nil, &IndexError{ix.path, err}
+	}
+	ids = map[int64]fileRef{}
 	for i, f := range files {
 		abs, err := filepath.Abs(f)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		id, size, mtime, err := known(abs)
 		state := StateFresh
 		if err != nil {
 			if !errors.Is(err, sql.ErrNoRows) {
-				return nil, nil, &IndexError{ix.path, err}
+				return nil, nil, nil, &IndexError{ix.path, err}
 			}
 			state = StateMissing
 		} else if info, serr := os.Stat(abs); serr != nil || info.Size() != size || info.ModTime().UnixNano() != mtime {
@@ -464,38 +504,17 @@ func (ix *Index) Search(files []string, p *Pattern, opts Options, emit func(Hit)
 		}
 		ids[id] = fileRef{f, i}
 	}
-	if len(ids) == 0 {
-		return scan, states, nil
-	}
-	var texts []*textResult
-	if utf8.RuneCountInString(p.idxLit) >= 3 {
-		// The trigram index finds the pieces holding the literal (ignoring case); the regexp
-		// decides on each.
-		phrase := `"` + strings.ReplaceAll(rarePart(p.idxLit), `"`, `""`) + `"`
-		texts, err = ix.searchPieces(tx, p, phrase, ids, opts.Roles)
-	} else {
-		// No literal to look up: every text, put back together from its pieces.
-		err = eachText(tx, pieceRows+` ORDER BY id`, nil, func(rowid int64, pc *pieceRow, text string) error {
-			if _, ok := ids[rowid>>32]; !ok || (opts.Roles != nil && !opts.Roles[pc.role]) {
-				return nil
-			}
-			t := &textResult{rowid: rowid, meta: *pc}
-			t.meta.piece = ""
-			if loc, ok := p.find(text); ok {
-				t.found, t.sn = true, p.snippet(text, loc[0], loc[1])
-			}
-			texts = append(texts, t)
-			return nil
-		})
-	}
-	if err != nil {
-		return nil, nil, &IndexError{ix.path, err}
-	}
-	// A message is reported once, for the first of its texts that matches.
-	perFile := make([][]Hit, len(files))
+	return ids, scan, states, nil
+}
+
+// filesHits are the hits of the texts found (in order of rowids), per file in the order of the
+// n files asked for: a message once, for the first of its texts that matches; without indexed,
+// without message indexes and covering compactions.
+func filesHits(texts []*textResult, ids map[int64]fileRef, n int, indexed bool) [][]Hit {
+	perFile := make([][]Hit, n)
 	lastIdx := map[int64]int{}
 	for _, t := range texts {
-		file := t.rowid >> 32
+		file := t.rowid >> fileShift
 		if last, seen := lastIdx[file]; !t.found || (seen && last == t.meta.idx) {
 			continue
 		}
@@ -506,19 +525,46 @@ func (ix *Index) Search(files []string, p *Pattern, opts Options, emit func(Hit)
 		if pc.cfrom > 0 {
 			h.Span = &[2]int{pc.cfrom, pc.cto}
 		}
-		if !opts.Indexed {
+		if !indexed {
 			h.Index, h.CoveredBy, h.Span = -1, 0, nil
 		}
 		perFile[fr.pos] = append(perFile[fr.pos], h)
 	}
-	for _, hs := range perFile {
-		for _, h := range hs {
-			if err := emit(h); err != nil {
-				return nil, nil, err
-			}
+	return perFile
+}
+
+// pieceSearch is a search of the index's rows: the pattern, the phrase the trigram index looks
+// up, the files the index answers for (by id) and the roles asked for (nil: all).
+type pieceSearch struct {
+	p      *Pattern
+	phrase string
+	ids    map[int64]fileRef
+	roles  map[string]bool
+}
+
+// wants reports whether a row is one of a file and a role asked for.
+func (ps *pieceSearch) wants(rowid int64, pc *pieceRow) bool {
+	_, ok := ps.ids[rowid>>fileShift]
+	return ok && (ps.roles == nil || ps.roles[pc.role])
+}
+
+// allTexts looks for the first match of every text of the files asked for, each put back
+// together from its pieces.
+func (ps *pieceSearch) allTexts(tx *sql.Tx) ([]*textResult, error) {
+	var texts []*textResult
+	err := eachText(tx, pieceRows+` ORDER BY id`, nil, func(rowid int64, pc *pieceRow, text string) error {
+		if !ps.wants(rowid, pc) {
+			return nil
 		}
-	}
-	return scan, states, nil
+		t := &textResult{rowid: rowid, meta: *pc}
+		t.meta.piece = ""
+		if loc, ok := ps.p.find(text); ok {
+			t.found, t.sn = true, ps.p.snippet(text, loc[0], loc[1])
+		}
+		texts = append(texts, t)
+		return nil
+	})
+	return texts, err
 }
 
 // indexedFiles returns a lookup of the indexed files' rows by path (sql.ErrNoRows: not
@@ -648,121 +694,149 @@ func (pc *pieceRow) setMeta(m string) error {
 	return nil
 }
 
-// searchPieces finds the first match of each text of the files ids that has pieces matching
-// phrase, and returns the texts in order. Each step is one statement (a statement per row
-// costs more than the row: about 50 µs): first the first candidate piece of each text, which
-// for a pattern of bounded length is nearly always where the first match is; then, for the
-// texts it could not decide, their other candidate pieces; last, whole texts.
-func (ix *Index) searchPieces(tx *sql.Tx, p *Pattern, phrase string, ids map[int64]fileRef, roles map[string]bool) ([]*textResult, error) {
-	// The first candidate piece of each text, and the list of the others: on 2 cores, the
-	// files in two halves on two connections (the other one's read transaction may see a
-	// later state of the index, where files changed since this one's were checked have the
-	// rows of what they hold now: lines of the files as they are, never as they were).
-	fileIDs := make([]int64, 0, len(ids))
-	for id := range ids {
-		fileIDs = append(fileIDs, id)
-	}
-	sort.Slice(fileIDs, func(i, j int) bool { return fileIDs[i] < fileIDs[j] })
-	type half struct {
-		texts []*textResult
-		err   error
-	}
-	first := func(q querier, lo, hi int64) (h half) {
-		var rest string
-		var more []*textResult
-		h.err = eachRow(q, `SELECT c.id, `+prefixed("c.", pieceColumns)+`, g.cands FROM (SELECT min(rowid) AS first, group_concat(rowid) AS cands
-			FROM msgs WHERE msgs MATCH ? AND rowid BETWEEN ? AND ? GROUP BY rowid>>`+fmt.Sprint(pieceBits)+`) g JOIN msgs_content c ON c.id = g.first`,
-			[]any{phrase, lo, hi}, []any{&rest}, func(rowid int64, pc *pieceRow) error {
-				if _, ok := ids[rowid>>32]; !ok || (roles != nil && !roles[pc.role]) {
-					return nil
-				}
-				t := &textResult{rowid: rowid, meta: *pc}
-				t.meta.piece = ""
-				t.decide(p, pc)
-				h.texts = append(h.texts, t)
-				if t.needMore {
-					t.cands = rest
-					more = append(more, t)
-				}
-				return nil
-			})
-		// The texts whose first candidate could not tell (nearly always: its match is near its
-		// end, without room for the snippet): their next candidate piece each, in rounds until
-		// every text is decided (a long tool output can have hundreds of candidates, and the
-		// next one nearly always tells).
-		for h.err == nil && len(more) > 0 {
-			next := map[int64]*textResult{}
-			var list strings.Builder
-			list.WriteByte('[')
-			for _, t := range more {
-				id, err := t.nextCandidate()
-				if err != nil {
-					h.err = err
-					return h
-				}
-				if id < 0 {
-					t.needMore = false // no candidate left: no match
-					continue
-				}
-				next[id] = t
-				if list.Len() > 1 {
-					list.WriteByte(',')
-				}
-				fmt.Fprint(&list, id)
-			}
-			list.WriteByte(']')
-			more = more[:0]
-			if len(next) == 0 {
-				break
-			}
-			h.err = eachRow(q, pieceRows+` WHERE id IN (SELECT value FROM json_each(?))`, []any{list.String()}, nil,
-				func(rowid int64, pc *pieceRow) error {
-					if t := next[rowid]; t != nil {
-						t.at = rowid
-						t.decide(p, pc)
-						if t.needMore {
-							more = append(more, t)
-						}
-					}
-					return nil
-				})
-		}
-		return h
-	}
-	lo, hi := fileIDs[0]<<32, fileIDs[len(fileIDs)-1]<<32|(1<<32-1)
-	var halves []half
-	if split := fileIDs[len(fileIDs)/2] << 32; runtime.GOMAXPROCS(0) > 1 && split > lo {
-		second := make(chan half, 1)
-		go func() {
-			conn, err := ix.db.Conn(context.Background())
-			if err != nil {
-				second <- half{err: err}
-				return
-			}
-			defer conn.Close()
-			tx2, err := conn.BeginTx(context.Background(), nil)
-			if err != nil {
-				second <- half{err: err}
-				return
-			}
-			defer tx2.Rollback()
-			second <- first(tx2, split, hi)
-		}()
-		h1 := first(tx, lo, split-1)
-		halves = append(halves, h1, <-second)
-	} else {
-		halves = append(halves, first(tx, lo, hi))
-	}
-	var texts []*textResult
-	for _, h := range halves {
-		if h.err != nil {
-			return nil, h.err
-		}
-		texts = append(texts, h.texts...)
+// searchPieces finds the first match of each text of the files asked for that has pieces
+// matching the phrase, and returns the texts in order. Each step is one statement (a statement
+// per row costs more than the row: about 50 µs): first the first candidate piece of each text,
+// which for a pattern of bounded length is nearly always where the first match is; then, for
+// the texts it could not decide, their other candidate pieces; last, whole texts.
+func (ix *Index) searchPieces(tx *sql.Tx, ps *pieceSearch) ([]*textResult, error) {
+	texts, err := ix.inHalves(tx, ps)
+	if err != nil {
+		return nil, err
 	}
 	// In order of rowids, which is the texts' order (sorted here: sorting the rows, pieces
 	// and all, in SQLite costs more).
 	sort.Slice(texts, func(i, j int) bool { return texts[i].rowid < texts[j].rowid })
+	return texts, ps.wholeTexts(tx, texts)
+}
+
+// inHalves runs ps.candidates over the rows of the files asked for: with more than one core,
+// the files in two halves on two connections (the other one's read transaction may see a
+// later state of the index, where files changed since this one's were checked have the rows of
+// what they hold now: lines of the files as they are, never as they were).
+func (ix *Index) inHalves(tx *sql.Tx, ps *pieceSearch) ([]*textResult, error) {
+	fileIDs := make([]int64, 0, len(ps.ids))
+	for id := range ps.ids {
+		fileIDs = append(fileIDs, id)
+	}
+	sort.Slice(fileIDs, func(i, j int) bool { return fileIDs[i] < fileIDs[j] })
+	lo, hi := fileIDs[0]<<fileShift, fileIDs[len(fileIDs)-1]<<fileShift|fileRows
+	split := fileIDs[len(fileIDs)/2] << fileShift
+	if runtime.GOMAXPROCS(0) <= 1 || split <= lo {
+		return ps.candidates(tx, lo, hi)
+	}
+	type half struct {
+		texts []*textResult
+		err   error
+	}
+	second := make(chan half, 1)
+	go func() {
+		var h half
+		h.texts, h.err = ix.candidatesApart(ps, split, hi)
+		second <- h
+	}()
+	texts, err := ps.candidates(tx, lo, split-1)
+	h := <-second
+	if err != nil {
+		return nil, err
+	}
+	if h.err != nil {
+		return nil, h.err
+	}
+	return append(texts, h.texts...), nil
+}
+
+// candidatesApart runs ps.candidates on rows lo..hi in a read transaction of a connection of
+// its own.
+func (ix *Index) candidatesApart(ps *pieceSearch, lo, hi int64) ([]*textResult, error) {
+	conn, err := ix.db.Conn(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(context.Background(), nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	return ps.candidates(tx, lo, hi)
+}
+
+// candidates decides on the texts of rows lo..hi that have pieces matching the phrase from
+// their candidate pieces: the first one of each text and the list of the others in one
+// statement, then the texts whose first candidate could not tell (nearly always: its match is
+// near its end, without room for the snippet) their next candidate piece each, in rounds until
+// every text is decided (a long tool output can have hundreds of candidates, and the next one
+// nearly always tells). The texts that no piece can decide on are left needWhole.
+func (ps *pieceSearch) candidates(q querier, lo, hi int64) ([]*textResult, error) {
+	var texts, more []*textResult
+	var rest string
+	err := eachRow(q, `SELECT c.id, `+prefixed("c.", pieceColumns)+`, g.cands FROM (SELECT min(rowid) AS first, group_concat(rowid) AS cands
+			FROM msgs WHERE msgs MATCH ? AND rowid BETWEEN ? AND ? GROUP BY rowid>>`+fmt.Sprint(pieceBits)+`) g JOIN msgs_content c ON c.id = g.first`,
+		[]any{ps.phrase, lo, hi}, []any{&rest}, func(rowid int64, pc *pieceRow) error {
+			if !ps.wants(rowid, pc) {
+				return nil
+			}
+			t := &textResult{rowid: rowid, meta: *pc}
+			t.meta.piece = ""
+			t.decide(ps.p, pc)
+			texts = append(texts, t)
+			if t.needMore {
+				t.cands = rest
+				more = append(more, t)
+			}
+			return nil
+		})
+	for err == nil && len(more) > 0 {
+		more, err = ps.nextCandidates(q, more)
+	}
+	return texts, err
+}
+
+// nextCandidates decides on the next candidate piece of each text of more, in one statement,
+// and returns the texts still undecided (none is left for a text without another candidate:
+// it has no match).
+func (ps *pieceSearch) nextCandidates(q querier, more []*textResult) ([]*textResult, error) {
+	next := map[int64]*textResult{}
+	var list strings.Builder
+	list.WriteByte('[')
+	for _, t := range more {
+		id, err := t.nextCandidate()
+		if err != nil {
+			return nil, err
+		}
+		if id < 0 {
+			t.needMore = false // no candidate left: no match
+			continue
+		}
+		next[id] = t
+		if list.Len() > 1 {
+			list.WriteByte(',')
+		}
+		fmt.Fprint(&list, id)
+	}
+	list.WriteByte(']')
+	more = more[:0]
+	if len(next) == 0 {
+		return nil, nil
+	}
+	err := eachRow(q, pieceRows+` WHERE id IN (SELECT value FROM json_each(?))`, []any{list.String()}, nil,
+		func(rowid int64, pc *pieceRow) error {
+			if t := next[rowid]; t != nil {
+				t.at = rowid
+				t.decide(ps.p, pc)
+				if t.needMore {
+					more = append(more, t)
+				}
+			}
+			return nil
+		})
+	return more, err
+}
+
+// wholeTexts decides on the texts (in order of rowids) that their pieces could not decide on:
+// each read whole, a range of rows.
+func (ps *pieceSearch) wholeTexts(tx *sql.Tx, texts []*textResult) error {
 	byText := map[int64]*textResult{}
 	whole := 0
 	for _, t := range texts {
@@ -772,21 +846,19 @@ func (ix *Index) searchPieces(tx *sql.Tx, p *Pattern, phrase string, ids map[int
 		}
 	}
 	if whole == 0 {
-		return texts, nil
+		return nil
 	}
-	// The whole texts: a range of rows each.
 	q := `SELECT m.id, ` + prefixed("m.", pieceColumns) + ` FROM json_each(?) j, msgs_content m
 		WHERE m.id BETWEEN j.value<<` + fmt.Sprint(pieceBits) + ` AND (j.value<<` + fmt.Sprint(pieceBits) + `)+` + fmt.Sprint(1<<pieceBits-1)
-	err := eachText(tx, q, []any{textList(texts, func(t *textResult) bool { return t.needWhole })}, func(rowid int64, _ *pieceRow, text string) error {
+	return eachText(tx, q, []any{textList(texts, func(t *textResult) bool { return t.needWhole })}, func(rowid int64, _ *pieceRow, text string) error {
 		if t := byText[rowid>>pieceBits]; t != nil && t.needWhole {
 			t.needWhole = false
-			if loc, ok := p.find(text); ok {
-				t.found, t.sn = true, p.snippet(text, loc[0], loc[1])
+			if loc, ok := ps.p.find(text); ok {
+				t.found, t.sn = true, ps.p.snippet(text, loc[0], loc[1])
 			}
 		}
 		return nil
 	})
-	return texts, err
 }
 
 // textList is a JSON array of the texts (rowid>>pieceBits) that want says, for json_each.

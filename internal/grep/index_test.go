@@ -38,7 +38,7 @@ var archiveWords = strings.Fields("parser lexer token tree build test deploy mig
 
 // genArchive writes n sessions of every format: the fixtures (compacted ones among them), with
 // random words put into their texts, and OpenAI sessions of random words.
-func genArchive(t *testing.T, dir string, n int) []string {
+func genArchive(t testing.TB, dir string, n int) []string {
 	t.Helper()
 	fixtures, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "fixtures", "*.jsonl"))
 	r := rand.New(rand.NewSource(7))

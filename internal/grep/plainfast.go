@@ -13,8 +13,8 @@ func (g *grepper) plainLine(line []byte, sc *lineScratch) (h *Hit, ok bool) {
 	if done {
 		return nil, read
 	}
-	roleAt, content, ok := twoMembers(s, nodes, &sc.esc, 0, `"role"`, `"content"`, func(k string, n *node) bool {
-		return k != `"compact"` && k != `"message"` && !g.mayHold(s[n.start:n.end], sc)
+	roleAt, content, ok := twoMembers(s, nodes, &sc.esc, 0, `"role"`, `"content"`, func(k, v string) bool {
+		return k != `"compact"` && k != `"message"` && !g.mayHold(v, sc)
 	})
 	if !ok {
 		return nil, false

@@ -14,6 +14,9 @@ type node struct {
 	start, end int
 }
 
+// raw is the node's value as written in s, the line lineShape listed it from.
+func (n *node) raw(s string) string { return s[n.start:n.end] }
+
 // shapeDepth: the record (0), its members (1), the message's (2), its content blocks (3) and
 // their members (4).
 const shapeDepth = 4
@@ -28,11 +31,7 @@ const shapeDepth = 4
 // control character), so an invalid line is said so whatever follows it. esc tells where its
 // \u escapes are.
 func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, end int, esc uEscapes, ok bool) {
-	type open struct {
-		c    byte // '{' or '['
-		node int  // -1: deeper than shapeDepth
-	}
-	var stack []open
+	var stack []shapeOpen
 	esc.first = -1
 	key0, key1 := 0, 0
 	i := strscan.SkipLineSpace(s, 0)
@@ -43,101 +42,139 @@ func lineShape(s string, nodes []node, spelled func(c byte) bool) (out []node, e
 		}
 		idx := -1
 		if len(stack) <= shapeDepth {
-			parent := -1
-			if len(stack) > 0 {
-				parent = stack[len(stack)-1].node
-			}
-			// Stored field by field: an appended node{...} was built on the stack and
-			// copied in 16-byte moves that wait for its 8-byte stores to retire (a failed
-			// store forwarding: a fifth of the walk's time).
-			if len(nodes) == cap(nodes) {
-				nodes = append(nodes, node{})
-			} else {
-				nodes = nodes[:len(nodes)+1]
-			}
-			idx = len(nodes) - 1
-			n := &nodes[idx]
-			n.parent, n.key0, n.key1, n.start, n.end = parent, key0, key1, i, 0
+			nodes, idx = addNode(nodes, stack, key0, key1, i)
 		}
-		switch c := s[i]; {
-		case c == '{' || c == '[':
+		switch c := s[i]; c {
+		case '"':
+			i = shapeString(s, i, spelled, &esc)
+		case '{', '[':
 			j := strscan.SkipLineSpace(s, i+1)
-			if j < len(s) && s[j] == c+2 { // '{'+2 == '}', '['+2 == ']'
-				i = j + 1
+			if j < len(s) && s[j] == c+closeDelta {
+				i = j + 1 // empty
 				break
 			}
-			stack = append(stack, open{c, idx})
-			i = j
-			if c == '{' {
-				key0 = i
-				if key1, i = shapeKey(s, i, spelled, &esc); i < 0 {
-					return nodes, -1, esc, false
-				}
-			} else {
-				key0, key1 = 0, 0
+			// A container with members: the first one's value starts at i.
+			stack = append(stack, shapeOpen{c, idx})
+			if key0, key1, i = firstMember(s, j, c, spelled, &esc); i < 0 {
+				return nodes, -1, esc, false
 			}
 			continue
-		case c == '"':
-			if i = shapeString(s, i, spelled, &esc); i < 0 {
-				return nodes, -1, esc, false
-			}
-		case c == 't':
-			if !strscan.HasPrefixAt(s, i, "true") {
-				return nodes, -1, esc, false
-			}
-			i += 4
-		case c == 'f':
-			if !strscan.HasPrefixAt(s, i, "false") {
-				return nodes, -1, esc, false
-			}
-			i += 5
-		case c == 'n':
-			if !strscan.HasPrefixAt(s, i, "null") {
-				return nodes, -1, esc, false
-			}
-			i += 4
 		default:
-			if i = strscan.NumberEnd(s, i); i < 0 {
-				return nodes, -1, esc, false
-			}
+			i = literalEnd(s, i)
+		}
+		if i < 0 {
+			return nodes, -1, esc, false
 		}
 		if idx >= 0 {
 			nodes[idx].end = i
 		}
-		// After a value: close containers, or go on after a comma.
-		for {
-			i = strscan.SkipLineSpace(s, i)
-			if len(stack) == 0 {
-				if i == len(s) || s[i] == '\n' {
-					return nodes, i, esc, true
-				}
-				return nodes, -1, esc, false
-			}
-			if i >= len(s) {
-				return nodes, -1, esc, false
-			}
-			top := stack[len(stack)-1]
-			if s[i] == top.c+2 {
-				stack = stack[:len(stack)-1]
-				i++
-				if top.node >= 0 {
-					nodes[top.node].end = i
-				}
-				continue
-			}
-			if s[i] != ',' {
-				return nodes, -1, esc, false
-			}
-			i = strscan.SkipLineSpace(s, i+1)
-			key0, key1 = 0, 0
-			if top.c == '{' {
-				key0 = i
-				if key1, i = shapeKey(s, i, spelled, &esc); i < 0 {
-					return nodes, -1, esc, false
-				}
-			}
-			break
+		// After the value: the containers that end there, then a comma and the next value, or
+		// the line's end.
+		stack, key0, key1, i = nextValue(s, i, stack, nodes, spelled, &esc)
+		switch {
+		case i < 0:
+			return nodes, -1, esc, false
+		case len(stack) == 0:
+			return nodes, i, esc, true
 		}
+	}
+}
+
+// closeDelta is how far a container's closing byte is from its opening one: '{'+2 == '}',
+// '['+2 == ']'.
+const closeDelta = '}' - '{'
+
+// shapeOpen is a container that lineShape is inside of.
+type shapeOpen struct {
+	c    byte // '{' or '['
+	node int  // -1: deeper than shapeDepth
+}
+
+// addNode appends the node of a value that starts at i (key0, key1: its key, 0 when it has
+// none), in the innermost container of stack, and returns its index. The fields are stored one
+// by one: an appended node{...} was built on the stack and copied in 16-byte moves that wait
+// for its 8-byte stores to retire (a failed store forwarding: a fifth of the walk's time).
+func addNode(nodes []node, stack []shapeOpen, key0, key1, i int) ([]node, int) {
+	parent := -1
+	if len(stack) > 0 {
+		parent = stack[len(stack)-1].node
+	}
+	if len(nodes) == cap(nodes) {
+		nodes = append(nodes, node{})
+	} else {
+		nodes = nodes[:len(nodes)+1]
+	}
+	idx := len(nodes) - 1
+	n := &nodes[idx]
+	n.parent, n.key0, n.key1, n.start, n.end = parent, key0, key1, i, 0
+	return nodes, idx
+}
+
+// firstMember reads the start of a container c ('{' or '['), not empty, whose first member
+// starts at s[j]: where its value starts (-1 when the line is not valid) and, in an object,
+// its key (quotes and all, s[key0:key1]).
+func firstMember(s string, j int, c byte, spelled func(c byte) bool, esc *uEscapes) (key0, key1, value int) {
+	if c == '[' {
+		return 0, 0, j
+	}
+	key1, value = shapeKey(s, j, spelled, esc)
+	return j, key1, value
+}
+
+// literalEnd returns where the literal (true, false or null) or number that starts at s[i]
+// ends, or -1 when it is not valid.
+func literalEnd(s string, i int) int {
+	var lit string
+	switch s[i] {
+	case 't':
+		lit = "true"
+	case 'f':
+		lit = "false"
+	case 'n':
+		lit = "null"
+	default:
+		return strscan.NumberEnd(s, i)
+	}
+	if !strscan.HasPrefixAt(s, i, lit) {
+		return -1
+	}
+	return i + len(lit)
+}
+
+// nextValue goes on after a value that ends at i: it closes the containers that end there
+// (their nodes' ends set) and returns where the next value starts, after a comma (in an object,
+// after its key: s[key0:key1]), or, once the line's value is whole (stack empty), where the
+// line ends. next is -1 when the line is not valid.
+func nextValue(s string, i int, stack []shapeOpen, nodes []node, spelled func(c byte) bool, esc *uEscapes) (_ []shapeOpen, key0, key1, next int) {
+	for {
+		i = strscan.SkipLineSpace(s, i)
+		if len(stack) == 0 {
+			if i == len(s) || s[i] == '\n' {
+				return stack, 0, 0, i
+			}
+			return stack, 0, 0, -1
+		}
+		if i >= len(s) {
+			return stack, 0, 0, -1
+		}
+		top := stack[len(stack)-1]
+		if s[i] == top.c+closeDelta {
+			stack = stack[:len(stack)-1]
+			i++
+			if top.node >= 0 {
+				nodes[top.node].end = i
+			}
+			continue
+		}
+		if s[i] != ',' {
+			return stack, 0, 0, -1
+		}
+		i = strscan.SkipLineSpace(s, i+1)
+		if top.c == '[' {
+			return stack, 0, 0, i
+		}
+		key1, next = shapeKey(s, i, spelled, esc)
+		return stack, i, key1, next
 	}
 }
 
@@ -231,9 +268,9 @@ func hexVal(c byte) (byte, bool) {
 // twoMembers finds the members keyed a and b (as written, quotes and all) of the container
 // nodes[parent] of a line s that lineShape listed: their nodes, -1 when absent. ok is false
 // when one of them is there twice (the decoder would read the last), when another member's key
-// is written with an escape (it may spell a or b), or when other, told of every other member,
-// says so.
-func twoMembers(s string, nodes []node, esc *uEscapes, parent int, a, b string, other func(k string, n *node) bool) (ia, ib int, ok bool) {
+// is written with an escape (it may spell a or b), or when other, told of every other member
+// (its key and value as written), says so.
+func twoMembers(s string, nodes []node, esc *uEscapes, parent int, a, b string, other func(k, v string) bool) (ia, ib int, ok bool) {
 	ia, ib = -1, -1
 	for i := parent + 1; i < len(nodes) && nodes[i].start < nodes[parent].end; i++ { // its subtree
 		n := &nodes[i]
@@ -251,7 +288,7 @@ func twoMembers(s string, nodes []node, esc *uEscapes, parent int, a, b string, 
 			}
 			*at = i
 		default:
-			if esc.keys && strings.IndexByte(k, '\\') >= 0 || other != nil && !other(k, n) {
+			if esc.keys && strings.IndexByte(k, '\\') >= 0 || other != nil && !other(k, n.raw(s)) {
 				return -1, -1, false
 			}
 		}

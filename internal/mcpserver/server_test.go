@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/compact"
+	"github.com/ctxc/ctxc/internal/grep"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -190,4 +191,36 @@ func TestBounded(t *testing.T) {
 	if len(e2.Messages) == 0 || e2.Messages[0].Line <= e.Messages[len(e.Messages)-1].Line {
 		t.Errorf("offset: %+v", e2.Messages)
 	}
+}
+
+// TestGrepDecodeAll: the grep tool follows CTXC_GREP_DECODE_ALL as ctxc grep does: with every
+// line decoded, a marker whose "compact" is written with an escape (the same record to the
+// readers, but not to a search of its bytes) still covers the summarized line, and the hits
+// are those of the marker written plainly.
+func TestGrepDecodeAll(t *testing.T) {
+	t.Setenv(grep.DecodeAllEnv, "1")
+	dir := t.TempDir()
+	p := session(t, dir)
+	cs := connect(t, Options{})
+	var want GrepOut
+	call(t, cs, "grep", map[string]any{"pattern": "quokka-7|needle-tail", "paths": []string{p}}, &want)
+	if len(want.Hits) != 2 || want.Hits[0].CoveredBy == 0 {
+		t.Fatalf("plain marker: %+v", want)
+	}
+	b, _ := os.ReadFile(p)
+	escaped := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(escaped, []byte(strings.ReplaceAll(string(b), `{"compact"`, `{"\u0063ompact"`)), 0o644)
+	var got GrepOut
+	call(t, cs, "grep", map[string]any{"pattern": "quokka-7|needle-tail", "paths": []string{escaped}}, &got)
+	for i := range got.Hits {
+		got.Hits[i].Path = p
+	}
+	if g, w := mustJSON(got), mustJSON(want); g != w {
+		t.Errorf("marker written with an escape:\n%s\nwant\n%s", g, w)
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
