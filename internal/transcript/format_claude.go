@@ -227,84 +227,107 @@ func scanClaudeLine(line jsonl.Value, t textMode, det *scanLine) claudeLine {
 	return f
 }
 
+// add reads one record: a sidechain record goes to the side reader; a compact_boundary opens a
+// compaction; a message is counted; and a record with a uuid is kept, with what the context
+// walk needs, for finish.
 func (c *claudeReader) add(l *scanLine, doc gjson.Result, st *Stats) {
-	var f claudeLine
-	if l.pre != nil && l.pre.claude != nil {
-		f = *l.pre.claude // walked by a range worker, with the text mode this reader wants
-	} else {
-		t := noText
-		if c.kept != nil {
-			t = c.text
-			if t == windowedText {
-				t = withText // windows only where the line is detached (they refer to the file)
-			}
-		}
-		f = scanClaudeLine(jsonl.Value(doc.Raw), t, nil)
-	}
-	typ, uuid, parent, subtype, msg, parsed := f.typ, f.uuid, f.parent, f.subtype, f.msg, f.parsed
-	sidechain, compactSummary := f.sidechain, f.compactSummary
-	isMessage := (typ == "user" || typ == "assistant") && msg.IsObject()
-	if sidechain && !c.isSide {
+	f := c.walk(l, doc)
+	isMessage := (f.typ == "user" || f.typ == "assistant") && f.msg.IsObject()
+	if f.sidechain && !c.isSide {
 		if isMessage {
 			st.Sidechain++
 		}
 		c.addSide(l, doc, st)
 		return
 	}
-	c.trackRecord(l, typ, st)
-	if typ == "system" && subtype == "compact_boundary" {
-		st.Compactions++
-		st.addRecord(l)
-		c.recordOpen = true
-		c.preserved = nil
-		if f.preserved.Exists() {
-			c.preserved = c.parsePreserved(f.preserved)
-		}
+	c.trackRecord(l, f.typ, st)
+	boundary := f.typ == "system" && f.subtype == "compact_boundary"
+	if boundary {
+		c.openCompaction(l, f.preserved, st)
 	}
-	var tokens, chars, images int
-	results := false
-	var msgID uint64
+	rec := claudeRec{off: l.Offset, size: int32(l.Size), line: int32(l.Num), message: isMessage, boundary: boundary}
 	if isMessage {
-		m := c.normalize(parsed, typ)
-		m.Line = l.Num
-		m.Summary = compactSummary
-		if c.observe != nil {
-			seen := m // a copy for the callback: m itself then stays off the heap
-			c.observe(&seen, &l.Line)
-		}
-		if c.kept != nil {
-			c.kept[int32(l.Num)] = m
-		}
-		results = onlyResults(&m)
-		// A response's blocks are one message even when its tool results come between them
-		// (parallel calls: see context).
-		cont := m.Role == RoleAssistant && m.MsgID != "" && m.MsgID == c.prevID
-		switch {
-		case cont:
-			st.countContinuation(&m, c.prevChars)
-			c.prevChars += m.Chars()
-		default:
-			st.countMessage(&m)
-			if m.Role == RoleAssistant {
-				c.prevID, c.prevChars = strings.Clone(m.MsgID), m.Chars()
-			} else if !results {
-				c.prevID, c.prevChars = "", 0
-			}
-		}
-		tokens = m.Tokens()
-		chars, images = m.Chars(), m.Images()
-		if typ == "assistant" {
-			c.trackUsage(f.usage, f.hasUsage, m.MsgID, st)
-			if m.MsgID != "" {
-				msgID = c.hash(m.MsgID)
-			}
+		c.addMessage(l, &f, &rec, st)
+	}
+	if f.uuid != "" {
+		c.keepRecord(rec, f.uuid, f.parent)
+	}
+}
+
+// walk is line l's walk: the range worker's when it walked the line ahead (with the text mode
+// this reader wants), else one made here.
+func (c *claudeReader) walk(l *scanLine, doc gjson.Result) claudeLine {
+	if l.pre != nil && l.pre.claude != nil {
+		return *l.pre.claude
+	}
+	t := noText
+	if c.kept != nil {
+		t = c.text
+		if t == windowedText {
+			t = withText // windows only where the line is detached (they refer to the file)
 		}
 	}
-	if uuid == "" {
+	return scanClaudeLine(jsonl.Value(doc.Raw), t, nil)
+}
+
+// openCompaction counts a compact_boundary record: its compaction record starts at line l, and
+// the records it preserves (compactMetadata.preservedMessages) are the only ones resume relinks:
+// a boundary without them leaves none of an earlier boundary's.
+func (c *claudeReader) openCompaction(l *scanLine, preserved jsonl.Value, st *Stats) {
+	st.Compactions++
+	st.addRecord(l)
+	c.recordOpen = true
+	c.preserved = nil
+	if preserved.Exists() {
+		c.preserved = c.parsePreserved(preserved)
+	}
+}
+
+// addMessage counts a user or assistant record's message into the history, hands it to the
+// observer and to a load, and fills in what its record keeps of it: sizes, whether it holds only
+// tool results, and the hash of its response's id.
+func (c *claudeReader) addMessage(l *scanLine, f *claudeLine, rec *claudeRec, st *Stats) {
+	m := c.normalize(f.parsed, f.typ)
+	m.Line = l.Num
+	m.Summary = f.compactSummary
+	if c.observe != nil {
+		seen := m // a copy for the callback: m itself then stays off the heap
+		c.observe(&seen, &l.Line)
+	}
+	if c.kept != nil {
+		c.kept[int32(l.Num)] = m
+	}
+	rec.results = onlyResults(&m)
+	c.countResponse(&m, rec.results, st)
+	rec.tokens, rec.chars, rec.images = int32(m.Tokens()), int32(m.Chars()), int32(m.Images())
+	if f.typ == "assistant" {
+		c.trackUsage(f.usage, f.hasUsage, m.MsgID, st)
+		if m.MsgID != "" {
+			rec.msgID = c.hash(m.MsgID)
+		}
+	}
+}
+
+// countResponse counts m in the history statistics. A response's blocks are one message even
+// when its tool results come between them (parallel calls: see context): a block of the
+// response before adds only what it grows that message by.
+func (c *claudeReader) countResponse(m *Message, results bool, st *Stats) {
+	if m.Role == RoleAssistant && m.MsgID != "" && m.MsgID == c.prevID {
+		st.countContinuation(m, c.prevChars)
+		c.prevChars += m.Chars()
 		return
 	}
-	rec := claudeRec{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens),
-		chars: int32(chars), images: int32(images), msgID: msgID, message: isMessage, results: results, boundary: typ == "system" && subtype == "compact_boundary"}
+	st.countMessage(m)
+	if m.Role == RoleAssistant {
+		c.prevID, c.prevChars = strings.Clone(m.MsgID), m.Chars()
+	} else if !results {
+		c.prevID, c.prevChars = "", 0
+	}
+}
+
+// keepRecord stores a record with its uuid and parentUuid hashed, indexes it by uuid for the
+// parent walks, and makes it the leaf when it is a message.
+func (c *claudeReader) keepRecord(rec claudeRec, uuid, parent string) {
 	if parent != "" {
 		rec.parent = c.hash(parent)
 	}
@@ -313,7 +336,7 @@ func (c *claudeReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 	c.recs.add(rec)
 	c.index[rec.self] = idx
 	c.withUUID++
-	if isMessage {
+	if rec.message {
 		c.leaf = idx
 	}
 }
