@@ -28,13 +28,13 @@ func claudeParent(parent string) string {
 	return fmt.Sprintf("%q", parent)
 }
 
-// effectiveLines scans data (within a deadline: a damaged chain must not make the reader spin)
-// and returns the lines of its effective context's messages.
-func effectiveLines(t *testing.T, data string) []int {
+// effectiveContext scans data (within a deadline: a damaged chain must not make the reader
+// spin) and returns its effective context's messages as line:text.
+func effectiveContext(t *testing.T, data string) []string {
 	t.Helper()
 	type result struct {
-		lines []int
-		err   error
+		msgs []string
+		err  error
 	}
 	done := make(chan result, 1)
 	go func() {
@@ -44,48 +44,55 @@ func effectiveLines(t *testing.T, data string) []int {
 			return
 		}
 		msgs, err := res.Messages(strings.NewReader(data))
-		lines := []int{}
+		view := []string{}
 		for _, m := range msgs {
-			lines = append(lines, m.Line)
+			view = append(view, fmt.Sprintf("%d:%s", m.Line, m.TextContent()))
 		}
-		done <- result{lines, err}
+		done <- result{view, err}
 	}()
 	select {
 	case r := <-done:
 		if r.err != nil {
 			t.Fatal(r.err)
 		}
-		return r.lines
+		return r.msgs
 	case <-time.After(10 * time.Second):
 		t.Fatal("the context walk does not end")
 		return nil
 	}
 }
 
-// TestClaudeContextChainEnds: the parentUuid walk back from the newest message ends at a root,
-// at a parent the file does not hold (a resumed session), on a parent cycle (a damaged file),
-// and gives nothing when a preserved-messages compaction leaves no message.
-func TestClaudeContextChainEnds(t *testing.T) {
+// TestClaudeContextWalk: the parentUuid walk back from the newest message ends at a root, at a
+// parent the file does not hold (a resumed session), on a parent cycle (a damaged file), and
+// gives nothing when a preserved-messages compaction leaves no message; a block of a response
+// on the chain that such a compaction dropped is not put back.
+func TestClaudeContextWalk(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		data string
-		want []int
+		want []string
 	}{
-		{name: "root", data: claudeUserLine("u1", "", "hi") + claudeAssistantLine("a1", "u1", "m1", "yo"), want: []int{1, 2}},
+		{name: "root", data: claudeUserLine("u1", "", "hi") + claudeAssistantLine("a1", "u1", "m1", "yo"), want: []string{"1:hi", "2:yo"}},
 		{name: "parent in another file",
 			data: claudeUserLine("x1", "", "an earlier chain") + claudeUserLine("u2", "gone", "resumed") + claudeAssistantLine("a3", "u2", "m3", "yo"),
-			want: []int{2, 3}},
+			want: []string{"2:resumed", "3:yo"}},
 		{name: "parent cycle",
-			data: claudeUserLine("x1", "", "before") + claudeUserLine("u1", "a1", "hi") + claudeAssistantLine("a1", "u1", "m1", "yo"),
-			want: []int{2, 3}},
+			data: claudeUserLine("x1", "", "before") + claudeAssistantLine("a1", "u1", "m1", "yo") + claudeUserLine("u1", "a1", "hi"),
+			want: []string{"2:yo", "3:hi"}},
 		{name: "compaction keeps no message",
 			data: claudeUserLine("u1", "", "hi") +
 				`{"type":"system","subtype":"compact_boundary","uuid":"b1","parentUuid":null,"compactMetadata":{"preservedMessages":{"anchorUuid":"s1","uuids":["b1"]}}}` + "\n",
-			want: []int{}},
+			want: []string{}},
+		{name: "compaction drops a block of a kept response",
+			data: claudeUserLine("u1", "", "hi") + claudeAssistantLine("a1", "u1", "m1", "one") + claudeAssistantLine("a1b", "a1", "m1", "two") +
+				`{"type":"system","subtype":"compact_boundary","uuid":"b1","parentUuid":null,"compactMetadata":{"preservedMessages":{"anchorUuid":"s1","uuids":["a1"]}}}` + "\n" +
+				strings.Replace(claudeUserLine("s1", "b1", "summary"), `{"type":"user",`, `{"type":"user","isCompactSummary":true,`, 1) +
+				claudeUserLine("u2", "s1", "next") + claudeAssistantLine("a2", "u2", "m2", "yo"),
+			want: []string{"5:summary", "2:one", "6:next", "7:yo"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := effectiveLines(t, tc.data); !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("effective lines = %v, want %v", got, tc.want)
+			if got := effectiveContext(t, tc.data); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("effective context = %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -488,90 +488,133 @@ func (c *claudeReader) finish(st *Stats) []ref {
 // results hang off the chain, and Claude Code puts them back (checked with Claude Code 2.1.330
 // through resume.sh: the 40 calls and results of ccl-v2.1.114-worktrees-attachments.jsonl).
 func (c *claudeReader) context() []int32 {
-	parent := func(i int32) uint64 { return c.recs.at(i).parent }
-	leaf := c.leaf
-	dropped := func(int32) bool { return false }
-	rl := c.relink()
-	if p := rl; p != nil {
-		parent = func(i int32) uint64 {
-			if q, ok := p.parent[i]; ok {
-				return q
-			}
-			return c.recs.at(i).parent
-		}
-		dropped = func(i int32) bool { _, kept := p.parent[i]; return i < p.boundary && !kept }
-		leaf = p.leaf
+	links := claudeLinks{c: c, rl: c.relink()}
+	on := make([]bool, c.recs.len()) // the records on the chain
+	chain := c.chain(links, on)
+	if len(chain) == 0 {
+		return nil
 	}
+	recovered := c.offChainBlocks(chain, on, links)
+	// In file order, which is the chain's order but for relinked records (they come first,
+	// in their relinked order, after the summary they hang off).
+	if links.rl != nil {
+		return mergeByIndex(chain, recovered)
+	}
+	out := append(chain, recovered...)
+	slices.Sort(out)
+	return out
+}
+
+// claudeLinks are the parent links the context follows: the records' parentUuid, or, after a
+// preserved-messages compaction, those relink made (rl), which also drop records.
+type claudeLinks struct {
+	c  *claudeReader
+	rl *claudeRelink // nil: the records' own links
+}
+
+// leaf is the record the context's walk starts from.
+func (k claudeLinks) leaf() int32 {
+	if k.rl != nil {
+		return k.rl.leaf
+	}
+	return k.c.leaf
+}
+
+// parent is the hash of record i's parent uuid (0: none).
+func (k claudeLinks) parent(i int32) uint64 {
+	if k.rl != nil {
+		if q, ok := k.rl.parent[i]; ok {
+			return q
+		}
+	}
+	return k.c.recs.at(i).parent
+}
+
+// dropped tells a record a preserved-messages compaction dropped: one before its boundary that
+// it does not list.
+func (k claudeLinks) dropped(i int32) bool {
+	if k.rl == nil {
+		return false
+	}
+	_, kept := k.rl.parent[i]
+	return i < k.rl.boundary && !kept
+}
+
+// chain walks the parent links back from the leaf and returns the records on the way, oldest
+// first, marking them in on. The walk ends at a compact_boundary, a root, a parent the file
+// does not hold (a resumed session's) or a dropped record.
+func (c *claudeReader) chain(links claudeLinks, on []bool) []int32 {
 	// Sized for a session that is one long chain (the common case, and the one where growing
-	// them would cost most): finish is the part of a scan that runs on one core.
-	on := make([]bool, c.recs.len())
+	// it would cost most): finish is the part of a scan that runs on one core.
 	chain := make([]int32, 0, c.recs.len())
-	for i := leaf; i >= 0 && !dropped(i); {
+	for i := links.leaf(); i >= 0 && !links.dropped(i); {
 		if on[i] {
 			break // a parent cycle in a damaged file: stop rather than spin
 		}
 		on[i] = true
 		chain = append(chain, i)
-		if c.recs.at(i).boundary || parent(i) == 0 {
+		if c.recs.at(i).boundary || links.parent(i) == 0 {
 			break
 		}
-		p, ok := c.lookup(parent(i), i)
+		p, ok := c.lookup(links.parent(i), i)
 		if !ok {
 			break // parent in another file (resumed session) or lost
 		}
 		i = p
 	}
 	slices.Reverse(chain)
-	if len(chain) == 0 {
+	return chain
+}
+
+// offChainBlocks returns the message records off the chain that Claude Code puts back, in file
+// order: the other blocks of the chain's responses, and their tool results. Only records after
+// the chain's first one count (a compaction's kept copies may repeat message ids of the history
+// before its boundary), never records a preserved-messages compaction dropped.
+func (c *claudeReader) offChainBlocks(chain []int32, on []bool, links claudeLinks) []int32 {
+	first := slices.Min(chain)
+	responses := c.chainResponses(chain, on, first, links)
+	if len(responses) == 0 {
 		return nil
 	}
-	// Blocks of the chain's responses off the chain, and their results: only records after the
-	// chain's first one (a compaction's kept copies may repeat message ids of the history
-	// before its boundary), never records a preserved-messages compaction dropped.
-	first := slices.Min(chain)
 	var recovered []int32
-	// The chain's responses, needed only when some message record after the chain's first is
-	// off it (most sessions have none, and finish runs on one core).
-	var responses map[uint64]bool
 	for i := first + 1; i < c.recs.len(); i++ {
-		if !on[i] && c.recs.at(i).message && !dropped(i) {
-			responses = map[uint64]bool{}
+		r := c.recs.at(i)
+		if !on[i] && r.message && !links.dropped(i) && c.ofResponse(r, i, first, responses) {
+			recovered = append(recovered, i)
+		}
+	}
+	return recovered
+}
+
+// chainResponses is the set of the chain's responses (message.id hashes), made only when some
+// message record after the chain's first is off it: most sessions have none, and finish runs on
+// one core. nil: no record to look at.
+func (c *claudeReader) chainResponses(chain []int32, on []bool, first int32, links claudeLinks) map[uint64]bool {
+	for i := first + 1; i < c.recs.len(); i++ {
+		if !on[i] && c.recs.at(i).message && !links.dropped(i) {
+			responses := map[uint64]bool{}
 			for _, k := range chain {
 				if id := c.recs.at(k).msgID; id != 0 {
 					responses[id] = true
 				}
 			}
-			break
+			return responses
 		}
 	}
-	if len(responses) > 0 {
-		for i := first + 1; i < c.recs.len(); i++ {
-			r := *c.recs.at(i)
-			if on[i] || !r.message || dropped(i) {
-				continue
-			}
-			take := false
-			switch {
-			case r.msgID != 0:
-				take = responses[r.msgID]
-			case r.results && r.parent != 0:
-				if p, ok := c.lookup(r.parent, i); ok && p >= first && c.recs.at(p).msgID != 0 && responses[c.recs.at(p).msgID] {
-					take = true
-				}
-			}
-			if take {
-				recovered = append(recovered, i)
-			}
-		}
+	return nil
+}
+
+// ofResponse tells whether record r (index i) is a block of one of responses, or the tool
+// results of a record (after first) that is one.
+func (c *claudeReader) ofResponse(r *claudeRec, i, first int32, responses map[uint64]bool) bool {
+	switch {
+	case r.msgID != 0:
+		return responses[r.msgID]
+	case r.results && r.parent != 0:
+		p, ok := c.lookup(r.parent, i)
+		return ok && p >= first && c.recs.at(p).msgID != 0 && responses[c.recs.at(p).msgID]
 	}
-	// In file order, which is the chain's order but for relinked records (they come first,
-	// in their relinked order, after the summary they hang off).
-	if rl != nil {
-		return mergeByIndex(chain, recovered)
-	}
-	out := append(chain, recovered...)
-	slices.Sort(out)
-	return out
+	return false
 }
 
 // mergeByIndex inserts the recovered records into the chain's last run in file order.
