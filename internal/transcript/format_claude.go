@@ -227,84 +227,107 @@ func scanClaudeLine(line jsonl.Value, t textMode, det *scanLine) claudeLine {
 	return f
 }
 
+// add reads one record: a sidechain record goes to the side reader; a compact_boundary opens a
+// compaction; a message is counted; and a record with a uuid is kept, with what the context
+// walk needs, for finish.
 func (c *claudeReader) add(l *scanLine, doc gjson.Result, st *Stats) {
-	var f claudeLine
-	if l.pre != nil && l.pre.claude != nil {
-		f = *l.pre.claude // walked by a range worker, with the text mode this reader wants
-	} else {
-		t := noText
-		if c.kept != nil {
-			t = c.text
-			if t == windowedText {
-				t = withText // windows only where the line is detached (they refer to the file)
-			}
-		}
-		f = scanClaudeLine(jsonl.Value(doc.Raw), t, nil)
-	}
-	typ, uuid, parent, subtype, msg, parsed := f.typ, f.uuid, f.parent, f.subtype, f.msg, f.parsed
-	sidechain, compactSummary := f.sidechain, f.compactSummary
-	isMessage := (typ == "user" || typ == "assistant") && msg.IsObject()
-	if sidechain && !c.isSide {
+	f := c.walk(l, doc)
+	isMessage := (f.typ == "user" || f.typ == "assistant") && f.msg.IsObject()
+	if f.sidechain && !c.isSide {
 		if isMessage {
 			st.Sidechain++
 		}
 		c.addSide(l, doc, st)
 		return
 	}
-	c.trackRecord(l, typ, st)
-	if typ == "system" && subtype == "compact_boundary" {
-		st.Compactions++
-		st.addRecord(l)
-		c.recordOpen = true
-		c.preserved = nil
-		if f.preserved.Exists() {
-			c.preserved = c.parsePreserved(f.preserved)
-		}
+	c.trackRecord(l, f.typ, st)
+	boundary := f.typ == "system" && f.subtype == "compact_boundary"
+	if boundary {
+		c.openCompaction(l, f.preserved, st)
 	}
-	var tokens, chars, images int
-	results := false
-	var msgID uint64
+	rec := claudeRec{off: l.Offset, size: int32(l.Size), line: int32(l.Num), message: isMessage, boundary: boundary}
 	if isMessage {
-		m := c.normalize(parsed, typ)
-		m.Line = l.Num
-		m.Summary = compactSummary
-		if c.observe != nil {
-			seen := m // a copy for the callback: m itself then stays off the heap
-			c.observe(&seen, &l.Line)
-		}
-		if c.kept != nil {
-			c.kept[int32(l.Num)] = m
-		}
-		results = onlyResults(&m)
-		// A response's blocks are one message even when its tool results come between them
-		// (parallel calls: see context).
-		cont := m.Role == RoleAssistant && m.MsgID != "" && m.MsgID == c.prevID
-		switch {
-		case cont:
-			st.countContinuation(&m, c.prevChars)
-			c.prevChars += m.Chars()
-		default:
-			st.countMessage(&m)
-			if m.Role == RoleAssistant {
-				c.prevID, c.prevChars = strings.Clone(m.MsgID), m.Chars()
-			} else if !results {
-				c.prevID, c.prevChars = "", 0
-			}
-		}
-		tokens = m.Tokens()
-		chars, images = m.Chars(), m.Images()
-		if typ == "assistant" {
-			c.trackUsage(f.usage, f.hasUsage, m.MsgID, st)
-			if m.MsgID != "" {
-				msgID = c.hash(m.MsgID)
-			}
+		c.addMessage(l, &f, &rec, st)
+	}
+	if f.uuid != "" {
+		c.keepRecord(rec, f.uuid, f.parent)
+	}
+}
+
+// walk is line l's walk: the range worker's when it walked the line ahead (with the text mode
+// this reader wants), else one made here.
+func (c *claudeReader) walk(l *scanLine, doc gjson.Result) claudeLine {
+	if l.pre != nil && l.pre.claude != nil {
+		return *l.pre.claude
+	}
+	t := noText
+	if c.kept != nil {
+		t = c.text
+		if t == windowedText {
+			t = withText // windows only where the line is detached (they refer to the file)
 		}
 	}
-	if uuid == "" {
+	return scanClaudeLine(jsonl.Value(doc.Raw), t, nil)
+}
+
+// openCompaction counts a compact_boundary record: its compaction record starts at line l, and
+// the records it preserves (compactMetadata.preservedMessages) are the only ones resume relinks:
+// a boundary without them leaves none of an earlier boundary's.
+func (c *claudeReader) openCompaction(l *scanLine, preserved jsonl.Value, st *Stats) {
+	st.Compactions++
+	st.addRecord(l)
+	c.recordOpen = true
+	c.preserved = nil
+	if preserved.Exists() {
+		c.preserved = c.parsePreserved(preserved)
+	}
+}
+
+// addMessage counts a user or assistant record's message into the history, hands it to the
+// observer and to a load, and fills in what its record keeps of it: sizes, whether it holds only
+// tool results, and the hash of its response's id.
+func (c *claudeReader) addMessage(l *scanLine, f *claudeLine, rec *claudeRec, st *Stats) {
+	m := c.normalize(f.parsed, f.typ)
+	m.Line = l.Num
+	m.Summary = f.compactSummary
+	if c.observe != nil {
+		seen := m // a copy for the callback: m itself then stays off the heap
+		c.observe(&seen, &l.Line)
+	}
+	if c.kept != nil {
+		c.kept[int32(l.Num)] = m
+	}
+	rec.results = onlyResults(&m)
+	c.countResponse(&m, rec.results, st)
+	rec.tokens, rec.chars, rec.images = int32(m.Tokens()), int32(m.Chars()), int32(m.Images())
+	if f.typ == "assistant" {
+		c.trackUsage(f.usage, f.hasUsage, m.MsgID, st)
+		if m.MsgID != "" {
+			rec.msgID = c.hash(m.MsgID)
+		}
+	}
+}
+
+// countResponse counts m in the history statistics. A response's blocks are one message even
+// when its tool results come between them (parallel calls: see context): a block of the
+// response before adds only what it grows that message by.
+func (c *claudeReader) countResponse(m *Message, results bool, st *Stats) {
+	if m.Role == RoleAssistant && m.MsgID != "" && m.MsgID == c.prevID {
+		st.countContinuation(m, c.prevChars)
+		c.prevChars += m.Chars()
 		return
 	}
-	rec := claudeRec{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens),
-		chars: int32(chars), images: int32(images), msgID: msgID, message: isMessage, results: results, boundary: typ == "system" && subtype == "compact_boundary"}
+	st.countMessage(m)
+	if m.Role == RoleAssistant {
+		c.prevID, c.prevChars = strings.Clone(m.MsgID), m.Chars()
+	} else if !results {
+		c.prevID, c.prevChars = "", 0
+	}
+}
+
+// keepRecord stores a record with its uuid and parentUuid hashed, indexes it by uuid for the
+// parent walks, and makes it the leaf when it is a message.
+func (c *claudeReader) keepRecord(rec claudeRec, uuid, parent string) {
 	if parent != "" {
 		rec.parent = c.hash(parent)
 	}
@@ -313,7 +336,7 @@ func (c *claudeReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 	c.recs.add(rec)
 	c.index[rec.self] = idx
 	c.withUUID++
-	if isMessage {
+	if rec.message {
 		c.leaf = idx
 	}
 }
@@ -465,90 +488,133 @@ func (c *claudeReader) finish(st *Stats) []ref {
 // results hang off the chain, and Claude Code puts them back (checked with Claude Code 2.1.330
 // through resume.sh: the 40 calls and results of ccl-v2.1.114-worktrees-attachments.jsonl).
 func (c *claudeReader) context() []int32 {
-	parent := func(i int32) uint64 { return c.recs.at(i).parent }
-	leaf := c.leaf
-	dropped := func(int32) bool { return false }
-	rl := c.relink()
-	if p := rl; p != nil {
-		parent = func(i int32) uint64 {
-			if q, ok := p.parent[i]; ok {
-				return q
-			}
-			return c.recs.at(i).parent
-		}
-		dropped = func(i int32) bool { _, kept := p.parent[i]; return i < p.boundary && !kept }
-		leaf = p.leaf
+	links := claudeLinks{c: c, rl: c.relink()}
+	on := make([]bool, c.recs.len()) // the records on the chain
+	chain := c.chain(links, on)
+	if len(chain) == 0 {
+		return nil
 	}
+	recovered := c.offChainBlocks(chain, on, links)
+	// In file order, which is the chain's order but for relinked records (they come first,
+	// in their relinked order, after the summary they hang off).
+	if links.rl != nil {
+		return mergeByIndex(chain, recovered)
+	}
+	out := append(chain, recovered...)
+	slices.Sort(out)
+	return out
+}
+
+// claudeLinks are the parent links the context follows: the records' parentUuid, or, after a
+// preserved-messages compaction, those relink made (rl), which also drop records.
+type claudeLinks struct {
+	c  *claudeReader
+	rl *claudeRelink // nil: the records' own links
+}
+
+// leaf is the record the context's walk starts from.
+func (k claudeLinks) leaf() int32 {
+	if k.rl != nil {
+		return k.rl.leaf
+	}
+	return k.c.leaf
+}
+
+// parent is the hash of record i's parent uuid (0: none).
+func (k claudeLinks) parent(i int32) uint64 {
+	if k.rl != nil {
+		if q, ok := k.rl.parent[i]; ok {
+			return q
+		}
+	}
+	return k.c.recs.at(i).parent
+}
+
+// dropped tells a record a preserved-messages compaction dropped: one before its boundary that
+// it does not list.
+func (k claudeLinks) dropped(i int32) bool {
+	if k.rl == nil {
+		return false
+	}
+	_, kept := k.rl.parent[i]
+	return i < k.rl.boundary && !kept
+}
+
+// chain walks the parent links back from the leaf and returns the records on the way, oldest
+// first, marking them in on. The walk ends at a compact_boundary, a root, a parent the file
+// does not hold (a resumed session's) or a dropped record.
+func (c *claudeReader) chain(links claudeLinks, on []bool) []int32 {
 	// Sized for a session that is one long chain (the common case, and the one where growing
-	// them would cost most): finish is the part of a scan that runs on one core.
-	on := make([]bool, c.recs.len())
+	// it would cost most): finish is the part of a scan that runs on one core.
 	chain := make([]int32, 0, c.recs.len())
-	for i := leaf; i >= 0 && !dropped(i); {
+	for i := links.leaf(); i >= 0 && !links.dropped(i); {
 		if on[i] {
 			break // a parent cycle in a damaged file: stop rather than spin
 		}
 		on[i] = true
 		chain = append(chain, i)
-		if c.recs.at(i).boundary || parent(i) == 0 {
+		if c.recs.at(i).boundary || links.parent(i) == 0 {
 			break
 		}
-		p, ok := c.lookup(parent(i), i)
+		p, ok := c.lookup(links.parent(i), i)
 		if !ok {
 			break // parent in another file (resumed session) or lost
 		}
 		i = p
 	}
 	slices.Reverse(chain)
-	if len(chain) == 0 {
+	return chain
+}
+
+// offChainBlocks returns the message records off the chain that Claude Code puts back, in file
+// order: the other blocks of the chain's responses, and their tool results. Only records after
+// the chain's first one count (a compaction's kept copies may repeat message ids of the history
+// before its boundary), never records a preserved-messages compaction dropped.
+func (c *claudeReader) offChainBlocks(chain []int32, on []bool, links claudeLinks) []int32 {
+	first := slices.Min(chain)
+	responses := c.chainResponses(chain, on, first, links)
+	if len(responses) == 0 {
 		return nil
 	}
-	// Blocks of the chain's responses off the chain, and their results: only records after the
-	// chain's first one (a compaction's kept copies may repeat message ids of the history
-	// before its boundary), never records a preserved-messages compaction dropped.
-	first := slices.Min(chain)
 	var recovered []int32
-	// The chain's responses, needed only when some message record after the chain's first is
-	// off it (most sessions have none, and finish runs on one core).
-	var responses map[uint64]bool
 	for i := first + 1; i < c.recs.len(); i++ {
-		if !on[i] && c.recs.at(i).message && !dropped(i) {
-			responses = map[uint64]bool{}
+		r := c.recs.at(i)
+		if !on[i] && r.message && !links.dropped(i) && c.ofResponse(r, i, first, responses) {
+			recovered = append(recovered, i)
+		}
+	}
+	return recovered
+}
+
+// chainResponses is the set of the chain's responses (message.id hashes), made only when some
+// message record after the chain's first is off it: most sessions have none, and finish runs on
+// one core. nil: no record to look at.
+func (c *claudeReader) chainResponses(chain []int32, on []bool, first int32, links claudeLinks) map[uint64]bool {
+	for i := first + 1; i < c.recs.len(); i++ {
+		if !on[i] && c.recs.at(i).message && !links.dropped(i) {
+			responses := map[uint64]bool{}
 			for _, k := range chain {
 				if id := c.recs.at(k).msgID; id != 0 {
 					responses[id] = true
 				}
 			}
-			break
+			return responses
 		}
 	}
-	if len(responses) > 0 {
-		for i := first + 1; i < c.recs.len(); i++ {
-			r := *c.recs.at(i)
-			if on[i] || !r.message || dropped(i) {
-				continue
-			}
-			take := false
-			switch {
-			case r.msgID != 0:
-				take = responses[r.msgID]
-			case r.results && r.parent != 0:
-				if p, ok := c.lookup(r.parent, i); ok && p >= first && c.recs.at(p).msgID != 0 && responses[c.recs.at(p).msgID] {
-					take = true
-				}
-			}
-			if take {
-				recovered = append(recovered, i)
-			}
-		}
+	return nil
+}
+
+// ofResponse tells whether record r (index i) is a block of one of responses, or the tool
+// results of a record (after first) that is one.
+func (c *claudeReader) ofResponse(r *claudeRec, i, first int32, responses map[uint64]bool) bool {
+	switch {
+	case r.msgID != 0:
+		return responses[r.msgID]
+	case r.results && r.parent != 0:
+		p, ok := c.lookup(r.parent, i)
+		return ok && p >= first && c.recs.at(p).msgID != 0 && responses[c.recs.at(p).msgID]
 	}
-	// In file order, which is the chain's order but for relinked records (they come first,
-	// in their relinked order, after the summary they hang off).
-	if rl != nil {
-		return mergeByIndex(chain, recovered)
-	}
-	out := append(chain, recovered...)
-	slices.Sort(out)
-	return out
+	return false
 }
 
 // mergeByIndex inserts the recovered records into the chain's last run in file order.

@@ -24,6 +24,28 @@ const (
 // do not fit its buffer, and ScanRanges does the same so that both give the same answers.
 const lineReaderBuf = 1 << 20
 
+// maxLineEnd is the longest line end, "\r\n": the line cap does not count it.
+const maxLineEnd = len("\r\n")
+
+// How ranges are cut and held: a window goes at most 1/rangeSlackShare of its range past it;
+// besides the range each worker reads, rangesWaiting more may wait to be merged, and at least
+// minRangesInFlight ranges are in flight (one merged while the next is read) whatever their
+// size; a worker sizes a range's lines for 1/linesHintMargin more than its last range had.
+const (
+	rangeSlackShare   = 16
+	rangesWaiting     = 2
+	minRangesInFlight = 2
+	linesHintMargin   = 4
+)
+
+// A line that goes on past its range's window is read into a buffer of its own in steps as
+// long as what it has read so far (the buffer doubles), from ownLineMinStep up to
+// ownLineMaxStep bytes a read.
+const (
+	ownLineMinStep = 64 << 10
+	ownLineMaxStep = 64 << 20
+)
+
 // ScanRanges is Scan for a file that can be read at any offset: the file is split into ranges
 // of a few MB at line boundaries, and workers (one per core) read, validate and walk the lines
 // of each range in parallel: per line, the format's whole walk (the Claude Code and plain
@@ -63,11 +85,36 @@ func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int6
 	if opts.MaxLine > 0 {
 		maxLine = opts.MaxLine
 	}
-	if workers < 1 {
-		workers = 1
+	workers = max(workers, 1)
+	pre, text := walkAheadFormat(f, size, path, opts)
+	n := int((size + chunk - 1) / chunk)
+	// The tests' tiny ranges have no slack: their lines cross windows.
+	rw := &rangeWork{src: newWindowSource(f), size: size, chunk: chunk, slack: min(rangeSlack, chunk/rangeSlackShare),
+		maxLine: maxLine, pre: pre, text: text, tokens: rangeTokens(workers, chunk)}
+	m := &rangeMerger{sc: newScanner(path, opts, opts.Format), path: path, ready: map[int]*rangeResult{}}
+	done := make(chan struct{})
+	m.stop = func() { close(done) }
+	jobs := make(chan int)
+	go rw.dispatch(n, jobs, done)
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rw.runWorker(jobs, m)
+		}()
 	}
-	// What the workers walk ahead: the messages a load keeps, with their text; for stats, the
-	// lines of the format the file starts with (counts only).
+	// A merge that fails stops the dispatcher, and the workers at their next range. Wait for
+	// them all (they use f, which the caller closes next), then release what was not merged.
+	wg.Wait()
+	return m.result(n, size)
+}
+
+// walkAheadFormat is the format whose lines the workers walk ahead of the reader, and how much
+// text they decode: for a load, the messages it keeps, with their text; for stats, the lines of
+// the format the file starts with (counts only). FormatUnknown: the format's reader walks its
+// lines itself, and the workers only validate them.
+func walkAheadFormat(f io.ReaderAt, size int64, path string, opts Options) (Format, textMode) {
 	pre, text := opts.keep, opts.keepText()
 	if pre == FormatUnknown {
 		text = noText
@@ -79,73 +126,51 @@ func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int6
 	if pre != FormatClaude && !pre.IsGeneric() {
 		pre = FormatUnknown
 	}
-	n := int((size + chunk - 1) / chunk)
+	return pre, text
+}
 
-	jobs := make(chan int)
-	// A range holds a window of the file (mapped pages, or a buffer) from when it is dispatched
-	// until it is merged: tokens bound them, and so memory, whatever the file's size. They are
-	// taken in file order, by the dispatcher, and given back in file order, by the merges.
-	ntok := min(workers+2, max(2, int(maxWindowBytes/chunk)))
-	tokens := make(chan struct{}, ntok)
-	for range ntok {
+// rangeTokens makes the tokens of the ranges in flight. A range holds a window of the file
+// (mapped pages, or a buffer) from when it is dispatched until it is merged: tokens bound them,
+// and so memory, whatever the file's size. They are taken in file order, by the dispatcher, and
+// given back in file order, by the merges.
+func rangeTokens(workers int, chunk int64) chan struct{} {
+	n := min(workers+rangesWaiting, max(minRangesInFlight, int(maxWindowBytes/chunk)))
+	tokens := make(chan struct{}, n)
+	for range n {
 		tokens <- struct{}{}
 	}
-	// The tests' tiny ranges have no slack: their lines cross windows.
-	rw := &rangeWork{src: newWindowSource(f), size: size, chunk: chunk, slack: min(rangeSlack, chunk/16),
-		maxLine: maxLine, pre: pre, text: text, tokens: tokens}
-	m := &rangeMerger{sc: newScanner(path, opts, opts.Format), path: path, ready: map[int]*rangeResult{}}
-	done := make(chan struct{})
-	m.stop = func() { close(done) }
-	var wg sync.WaitGroup
-	go func() {
-		defer close(jobs)
-		for i := 0; i < n; i++ {
-			select {
-			case <-tokens:
-			case <-done:
-				return
-			}
-			select {
-			case jobs <- i:
-			case <-done:
-				return
-			}
+	return tokens
+}
+
+// dispatch hands the indexes of the n ranges to the workers in file order, each once it has a
+// token, until all are handed out or done is closed (a merge failed).
+func (w *rangeWork) dispatch(n int, jobs chan<- int, done <-chan struct{}) {
+	defer close(jobs)
+	for i := 0; i < n; i++ {
+		select {
+		case <-w.tokens:
+		case <-done:
+			return
 		}
-	}()
-	for w := 0; w < min(workers, n); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lines := 0 // the lines of this worker's last range: about as many in the next
-			for i := range jobs {
-				r := rw.work(i, lines+lines/4)
-				lines = len(r.lines)
-				if !m.deliver(i, r) {
-					return
-				}
-			}
-		}()
-	}
-	// A merge that fails stops the dispatcher, and the workers at their next range. Wait for
-	// them all (they use f, which the caller closes next), then release what was not merged.
-	wg.Wait()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.err == nil && m.next < n {
-		m.err = errors.New("ranges: a range was never merged") // a bug, never silent
-	}
-	if m.err != nil {
-		for _, r := range m.ready {
-			r.release()
+		select {
+		case jobs <- i:
+		case <-done:
+			return
 		}
-		return nil, m.err
 	}
-	var res *Result
-	err := faultsAsErrors(path, func() (err error) {
-		res, err = m.sc.finishAt(m.pending, size)
-		return err
-	})
-	return res, err
+}
+
+// runWorker is one worker: it reads and walks the ranges it is handed and delivers them to m,
+// until there are no more or the scan has failed.
+func (w *rangeWork) runWorker(jobs <-chan int, m *rangeMerger) {
+	lines := 0 // the lines of this worker's last range: about as many in the next
+	for i := range jobs {
+		r := w.work(i, lines+lines/linesHintMargin)
+		lines = len(r.lines)
+		if !m.deliver(i, r) {
+			return
+		}
+	}
 }
 
 // rangeMerger feeds the ranges' lines to the scanner in file order. There is no merging
@@ -201,6 +226,29 @@ func (m *rangeMerger) deliver(i int, r *rangeResult) bool {
 func (m *rangeMerger) fail(err error) {
 	m.err = err
 	m.stop()
+}
+
+// result is the scan's result once the workers have stopped: the first error (the ranges
+// delivered but not merged are then released), else the scanner's finish, with the file's
+// unterminated last line.
+func (m *rangeMerger) result(n int, size int64) (*Result, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.err == nil && m.next < n {
+		m.err = errors.New("ranges: a range was never merged") // a bug, never silent
+	}
+	if m.err != nil {
+		for _, r := range m.ready {
+			r.release()
+		}
+		return nil, m.err
+	}
+	var res *Result
+	err := faultsAsErrors(m.path, func() (err error) {
+		res, err = m.sc.finishAt(m.pending, size)
+		return err
+	})
+	return res, err
 }
 
 // merge feeds one range's lines to the scanner and releases its window.
@@ -327,69 +375,113 @@ func readRange(r *rangeResult, src windowSource, size, start, end, slack int64, 
 		}
 		first = k + 1
 	}
+	rl := rangeLines{r: r, src: src, size: size, from: from, buf: buf, maxLine: maxLine}
+	rl.read(first, need)
+}
+
+// rangeLines reads a range's lines out of its window into r.
+type rangeLines struct {
+	r       *rangeResult
+	src     windowSource
+	size    int64  // the file's
+	from    int64  // the file offset of buf[0]
+	buf     []byte // the window
+	maxLine int
+}
+
+// read reads the lines that start in buf[pos:need] and, unless a read fails or a line is over
+// the cap (r.err), counts them in r.count.
+func (rl *rangeLines) read(pos, need int) {
 	num := 0
-	for pos := first; pos < need; {
-		off := from + int64(pos)
+	for pos < need {
+		off := rl.from + int64(pos)
 		var line []byte
 		terminated := false
-		if k := bytes.IndexByte(buf[pos:], '\n'); k >= 0 {
-			line, terminated = buf[pos:pos+k+1], true
+		if k := bytes.IndexByte(rl.buf[pos:], '\n'); k >= 0 {
+			line, terminated = rl.buf[pos:pos+k+1], true
 			pos += k + 1
 		} else {
-			// The line goes on past the window (rarely: most end in the slack): read it to its
-			// end into a buffer of its own, reused by later ranges once this one is merged.
-			r.own = lineBufs.Get().(*[]byte)
-			own := append((*r.own)[:0], buf[pos:]...)
-			at := from + int64(len(buf))
-			for at < size {
-				step := min(int64(max(len(own), 64<<10)), size-at, 64<<20)
-				k := len(own)
-				own = slices.Grow(own, int(step))[:k+int(step)]
-				*r.own = own
-				if err := src.readAt(own[k:], at); err != nil {
-					r.err, r.errLine = err, len(r.lines)
-					return
-				}
-				at += step
-				if j := bytes.IndexByte(own[k:], '\n'); j >= 0 {
-					own, terminated = own[:k+j+1], true
-					break
-				}
-				if len(own) > maxLine+2 && len(own) > lineReaderBuf {
-					break
-				}
+			var ok bool
+			if line, terminated, ok = rl.readPastWindow(pos); !ok {
+				return
 			}
-			*r.own = own
-			line = own
 			pos = need
 		}
 		num++
-		lsize := len(line)
-		if lsize > maxLine+2 && lsize > lineReaderBuf {
-			r.lines = append(r.lines, scanLine{Line: jsonl.Line{Num: num}})
-			r.err, r.errLine = &jsonl.LineTooLongError{Line: num, Max: maxLine}, len(r.lines)-1
+		if !rl.add(line, off, num, terminated) {
 			return
 		}
-		b := line
-		if off == 0 && bytes.HasPrefix(b, jsonl.BOM) {
-			b = b[len(jsonl.BOM):]
+	}
+	rl.r.count = num
+}
+
+// readPastWindow reads the line at buf[pos:], which goes on past the window (rarely: most end in
+// the slack), to its end into a buffer of its own (r.own), reused by later ranges once this one
+// is merged. It stops early once the line is over the cap (it is then refused whole) and at the
+// file's end (the line is unterminated); ok is false when a read fails (r.err).
+func (rl *rangeLines) readPastWindow(pos int) (line []byte, terminated, ok bool) {
+	r := rl.r
+	r.own = lineBufs.Get().(*[]byte)
+	own := append((*r.own)[:0], rl.buf[pos:]...)
+	at := rl.from + int64(len(rl.buf))
+	for at < rl.size {
+		step := min(int64(max(len(own), ownLineMinStep)), rl.size-at, ownLineMaxStep)
+		k := len(own)
+		own = slices.Grow(own, int(step))[:k+int(step)]
+		*r.own = own
+		if err := rl.src.readAt(own[k:], at); err != nil {
+			r.err, r.errLine = err, len(r.lines)
+			return nil, false, false
 		}
-		if !terminated {
-			if len(bytes.TrimSpace(b)) > 0 {
-				r.pending = &scanLine{Line: jsonl.Line{Num: num, Offset: off, Size: len(b), Bytes: b}}
-			}
+		at += step
+		if j := bytes.IndexByte(own[k:], '\n'); j >= 0 {
+			own, terminated = own[:k+j+1], true
 			break
 		}
-		b = b[:len(b)-1]
-		if n := len(b); n > 0 && b[n-1] == '\r' {
-			b = b[:n-1]
+		if rl.overCap(len(own)) {
+			break
 		}
-		if jsonl.IsBlank(b) {
-			continue
+	}
+	*r.own = own
+	return own, terminated, true
+}
+
+// overCap tells whether a line of n bytes, its end included, is over the line cap, as
+// jsonl.LineReader tells it.
+func (rl *rangeLines) overCap(n int) bool {
+	return n > rl.maxLine+maxLineEnd && n > lineReaderBuf
+}
+
+// add takes the range's num-th line, which starts at file offset off, with its line end when
+// terminated, and reports whether the range's lines go on: a line over the cap ends them with
+// its error; a blank line is only counted; the file's unterminated last line, unless blank, is
+// kept apart (r.pending) for the scanner's finish.
+func (rl *rangeLines) add(line []byte, off int64, num int, terminated bool) bool {
+	r := rl.r
+	lsize := len(line)
+	if rl.overCap(lsize) {
+		r.lines = append(r.lines, scanLine{Line: jsonl.Line{Num: num}})
+		r.err, r.errLine = &jsonl.LineTooLongError{Line: num, Max: rl.maxLine}, len(r.lines)-1
+		return false
+	}
+	b := line
+	if off == 0 && bytes.HasPrefix(b, jsonl.BOM) {
+		b = b[len(jsonl.BOM):]
+	}
+	if !terminated {
+		if len(bytes.TrimSpace(b)) > 0 {
+			r.pending = &scanLine{Line: jsonl.Line{Num: num, Offset: off, Size: len(b), Bytes: b}}
 		}
+		return true
+	}
+	b = b[:len(b)-1]
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	if !jsonl.IsBlank(b) {
 		r.lines = append(r.lines, scanLine{Line: jsonl.Line{Num: num, Offset: off, Size: lsize, Bytes: b}})
 	}
-	r.count = num
+	return true
 }
 
 // windowSource gives the bytes of a file by ranges.
