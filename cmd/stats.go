@@ -226,55 +226,17 @@ func readFromList(io *IOStreams, from string) ([]string, error) {
 }
 
 func statsOne(ios *IOStreams, path string, ropts transcript.Options) (*transcript.Stats, error) {
-	var r io.Reader
-	if path == "-" {
-		r = ios.In
-		path = "<stdin>"
-	} else {
-		fh, err := openTranscript(path)
-		if err != nil {
-			return nil, err
-		}
-		defer fh.Close()
-		r = fh
-	}
 	var res *transcript.Result
 	var err error
-	f, isFile := r.(*os.File)
-	if !isFile || path == "<stdin>" {
-		res, err = transcript.ScanParallel(r, path, ropts) // a stream: one reader, a pipeline
-	} else if size := fileSize(f); size < 8<<20 {
-		res, err = transcript.Scan(r, path, ropts) // small file: ranges cost more than they save
+	if path == "-" {
+		res, err = transcript.Scan(ios.In, "<stdin>", ropts)
 	} else {
-		res, err = transcript.ScanRanges(f, size, path, ropts) // ranges read on every core
+		res, err = transcript.ScanFile(path, ropts)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return res.Stats, nil
-}
-
-func fileSize(f *os.File) int64 {
-	info, err := f.Stat()
-	if err != nil {
-		return 0
-	}
-	return info.Size()
-}
-
-// openTranscript opens a regular file for reading, with an error that names the path.
-func openTranscript(path string) (*os.File, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if info.IsDir() {
-		return nil, fmt.Errorf("%s: is a directory", path)
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	return os.Open(path)
 }
 
 func printStatsTable(w io.Writer, rows []*transcript.Stats, tot statsTotals, window bool) {

@@ -10,15 +10,15 @@ import (
 // input's); skipped when unset.
 func BenchmarkScanFile(b *testing.B) {
 	benchScan(b, func(f *os.File, size int64, path string) error {
-		_, err := ScanParallel(f, path, Options{})
+		_, err := Scan(f, path, Options{})
 		return err
 	})
 }
 
-// BenchmarkScanRanges is BenchmarkScanFile with ScanRanges (what `ctxc stats` runs on a file).
+// BenchmarkScanRanges is BenchmarkScanFile with scanFileRanges (what `ctxc stats` runs on a large file).
 func BenchmarkScanRanges(b *testing.B) {
 	benchScan(b, func(f *os.File, size int64, path string) error {
-		_, err := ScanRanges(f, size, path, Options{})
+		_, err := scanFileRanges(f, size, path, Options{})
 		return err
 	})
 }

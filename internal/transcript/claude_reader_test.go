@@ -38,7 +38,7 @@ func effectiveContext(t *testing.T, data string) []string {
 	}
 	done := make(chan result, 1)
 	go func() {
-		res, err := Scan(strings.NewReader(data), "f", Options{Format: FormatClaude})
+		res, err := scanLines(strings.NewReader(data), "f", Options{Format: FormatClaude})
 		if err != nil {
 			done <- result{err: err}
 			return
@@ -122,7 +122,7 @@ func TestClaudeObserve(t *testing.T) {
 			want: []string{"1:user", "2:user", "4:assistant"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			plain, err := Scan(strings.NewReader(tc.data), "f", Options{Format: FormatClaude})
+			plain, err := scanLines(strings.NewReader(tc.data), "f", Options{Format: FormatClaude})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,7 +131,7 @@ func TestClaudeObserve(t *testing.T) {
 				got = append(got, fmt.Sprintf("%d:%s", l.Num, m.Role))
 				m.Role, m.Blocks, m.MsgID = RoleTool, nil, "" // a copy: the scan must not see this
 			}
-			res, err := Scan(strings.NewReader(tc.data), "f", Options{Format: FormatClaude, Observe: observe})
+			res, err := scanLines(strings.NewReader(tc.data), "f", Options{Format: FormatClaude, Observe: observe})
 			if err != nil {
 				t.Fatal(err)
 			}

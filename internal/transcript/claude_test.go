@@ -129,7 +129,7 @@ func sumTokens(ms []Message) int {
 
 // TestClaudeSubagentFiles: in a subagent transcript every record is isSidechain:true, and the
 // sidechain is the conversation. Each such file must read exactly as the same file with every
-// record on the main chain (apart from Subagent), by every reading path (Scan, ScanParallel,
+// record on the main chain (apart from Subagent), by every reading path (scanLines, Scan,
 // load); a main session keeps its sidechain records apart.
 func TestClaudeSubagentFiles(t *testing.T) {
 	for _, tc := range []struct {
@@ -261,7 +261,7 @@ func TestClaudeSubagentSamples(t *testing.T) {
 	}
 }
 
-// readPaths are the ways a file is read: Scan then re-read (ReadFile), the pipeline, and load
+// readPaths are the ways a file is read: scanLines then re-read (readFile), the pipeline, and load
 // (which parses messages while scanning).
 func readPaths() map[string]func(t *testing.T, path string) (*Stats, []Message) {
 	return map[string]func(t *testing.T, path string) (*Stats, []Message){
@@ -275,7 +275,7 @@ func readPaths() map[string]func(t *testing.T, path string) (*Stats, []Message) 
 				t.Fatal(err)
 			}
 			defer f.Close()
-			res, err := ScanParallel(f, path, Options{})
+			res, err := Scan(f, path, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

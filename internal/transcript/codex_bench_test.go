@@ -52,7 +52,7 @@ func BenchmarkScanCodex(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Scan(bytes.NewReader(data), "codex", Options{Format: FormatCodex}); err != nil {
+		if _, err := scanLines(bytes.NewReader(data), "codex", Options{Format: FormatCodex}); err != nil {
 			b.Fatal(err)
 		}
 	}

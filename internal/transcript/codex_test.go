@@ -14,7 +14,7 @@ const readerSamplesDir = "../../../shared/samples"
 // to Stats.EffTokens; every message has its line.
 func readTranscript(t *testing.T, path string, f Format) (*Stats, []Message) {
 	t.Helper()
-	res, msgs, err := ReadFile(path, Options{Format: f})
+	res, msgs, err := readFile(path, Options{Format: f})
 	if err != nil {
 		t.Fatalf("ReadFile(%s): %v", path, err)
 	}
@@ -240,7 +240,7 @@ func TestCodexHistoryItems(t *testing.T) {
 	}
 	lines := strings.SplitAfter(string(data), "\n")
 	head := strings.Join(lines[:21], "")
-	res, err := Scan(strings.NewReader(head), "head", Options{})
+	res, err := scanLines(strings.NewReader(head), "head", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -163,7 +163,7 @@ func (c *claudeReader) hash(s string) uint64 {
 }
 
 // claudeLine is what the reader takes from one line, found by one walk over it: lines can be
-// megabytes long. The range workers (ScanRanges) walk the lines ahead of the reader, in
+// megabytes long. The range workers (scanFileRanges) walk the lines ahead of the reader, in
 // parallel; add walks those that were not.
 type claudeLine struct {
 	typ, uuid, parent, subtype string

@@ -144,7 +144,7 @@ func messageOf(doc gjson.Result) (gjson.Result, bool) {
 	return gjson.Result{}, false
 }
 
-// preparsed is a line walked ahead of the reader, by ScanRanges' workers or ScanParallel's validators.
+// preparsed is a line walked ahead of the reader, by the range workers (scanFileRanges) or the pipeline's validators (Scan).
 type preparsed struct {
 	m  *Message // a generic message (nil for Claude Code lines: their walk holds it)
 	d  Dialect

@@ -26,7 +26,7 @@ func addSeeds(f *testing.F, globs ...string) {
 // checkReader runs a format reader over data and checks what every reader must hold: no panic,
 // the effective context materializes, and its messages and tokens match the statistics.
 func checkReader(t *testing.T, data []byte, format Format) {
-	for _, scan := range []func(io.Reader, string, Options) (*Result, error){Scan, ScanParallel} {
+	for _, scan := range []func(io.Reader, string, Options) (*Result, error){scanLines, Scan} {
 		res, err := scan(bytes.NewReader(data), "fuzz", Options{Format: format})
 		if err != nil {
 			return
@@ -104,7 +104,7 @@ func FuzzMarker(f *testing.F) {
 		p := filepath.Join(t.TempDir(), "f.jsonl")
 		os.WriteFile(p, data, 0o644)
 		_, fast, err1 := LoadFile(p, Options{Format: FormatCtxc})
-		res, err2 := Scan(bytes.NewReader(data), p, Options{Format: FormatCtxc})
+		res, err2 := scanLines(bytes.NewReader(data), p, Options{Format: FormatCtxc})
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("LoadFile err %v, Scan err %v", err1, err2)
 		}
@@ -196,7 +196,7 @@ func TestLoadPathsAgree(t *testing.T) {
 	samples, _ := filepath.Glob(filepath.Join(samplesDir, "*", "*.jsonl"))
 	for _, f := range append(files, samples...) {
 		_, fast, err1 := LoadFile(f, Options{})
-		_, slow, err2 := ReadFile(f, Options{})
+		_, slow, err2 := readFile(f, Options{})
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("%s: LoadFile %v, ReadFile %v", f, err1, err2)
 		}

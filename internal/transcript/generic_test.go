@@ -14,7 +14,7 @@ import (
 
 func scanFile(t *testing.T, path string, opts Options) (*Result, []Message) {
 	t.Helper()
-	res, msgs, err := ReadFile(path, opts)
+	res, msgs, err := readFile(path, opts)
 	if err != nil {
 		t.Fatalf("ReadFile(%s): %v", path, err)
 	}
@@ -63,7 +63,7 @@ func TestBOMCRLFBadAndPending(t *testing.T) {
 	if len(warns) != 2 || warns[0].Line != 4 {
 		t.Errorf("warnings = %v", warns)
 	}
-	if _, _, err := ReadFile("../../testdata/fixtures/bom-crlf-bad.jsonl", Options{Strict: true}); err == nil || !strings.Contains(err.Error(), "bom-crlf-bad.jsonl:4:") {
+	if _, _, err := readFile("../../testdata/fixtures/bom-crlf-bad.jsonl", Options{Strict: true}); err == nil || !strings.Contains(err.Error(), "bom-crlf-bad.jsonl:4:") {
 		t.Errorf("strict error = %v", err)
 	}
 }

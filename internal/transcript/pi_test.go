@@ -188,7 +188,7 @@ func TestPiForeignLastLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	data = append(data, `{"compact":"summary"}`+"\n"...)
-	res, err := Scan(bytes.NewReader(data), "x", Options{})
+	res, err := scanLines(bytes.NewReader(data), "x", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"sync"
 )
 
-// rangeBytes is the size of the ranges ScanRanges splits a file into, and maxWindowBytes bounds
+// rangeBytes is the size of the ranges scanFileRanges splits a file into, and maxWindowBytes bounds
 // the bytes of the ranges in flight (mapped or buffered) whatever the number of cores.
 const (
 	rangeBytes     = 2 << 20
@@ -21,7 +21,7 @@ const (
 )
 
 // lineReaderBuf is jsonl.LineReader's buffer size: jsonl.LineReader checks the line cap only on lines that
-// do not fit its buffer, and ScanRanges does the same so that both give the same answers.
+// do not fit its buffer, and scanFileRanges does the same so that both give the same answers.
 const lineReaderBuf = 1 << 20
 
 // maxLineEnd is the longest line end, "\r\n": the line cap does not count it.
@@ -46,17 +46,17 @@ const (
 	ownLineMaxStep = 64 << 20
 )
 
-// ScanRanges is Scan for a file that can be read at any offset: the file is split into ranges
+// scanFileRanges is scanLines for a file that can be read at any offset: the file is split into ranges
 // of a few MB at line boundaries, and workers (one per core) read, validate and walk the lines
 // of each range in parallel: per line, the format's whole walk (the Claude Code and plain
 // message readers) or at least the validation (the others). The caller's goroutine then takes
-// the ranges' lines in file order and feeds them to the same format reader as Scan, whose
+// the ranges' lines in file order and feeds them to the same format reader as scanLines, whose
 // per-line work is then a few map and counter updates. State carried from line to line (Claude
 // Code's split assistant lines and parentUuid chain, pi's tree, Codex turns, ctxc markers) is
-// thus kept by one reader in file order, as in Scan: the results are Scan's, line for line.
+// thus kept by one reader in file order, as in scanLines: the results are scanLines', line for line.
 // Ranges are streamed: at most about two per worker are held at once, so memory does not grow
 // with the file (only with its longest line).
-func ScanRanges(f io.ReaderAt, size int64, path string, opts Options) (*Result, error) {
+func scanFileRanges(f io.ReaderAt, size int64, path string, opts Options) (*Result, error) {
 	return scanRanges(f, size, path, opts, rangeBytes, runtime.GOMAXPROCS(0))
 }
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// checkRanges reads data sequentially (Scan, the reference) and in ranges of chunk bytes with
+// checkRanges reads data sequentially (scanLines, the reference) and in ranges of chunk bytes with
 // the given number of workers (from a file, whose windows are mapped, or from memory), and fails unless both give the same error or the same
 // statistics and the same messages, for stats and for a load (messages parsed while scanning).
 func checkRanges(t *testing.T, data []byte, opts Options, chunk int64, workers int) {
@@ -38,7 +38,7 @@ func checkRanges(t *testing.T, data []byte, opts Options, chunk int64, workers i
 		o.keep = keep
 		var wantWarn, gotWarn []string
 		o.Warn = func(w Warning) { wantWarn = append(wantWarn, w.String()) }
-		want, err1 := Scan(bytes.NewReader(data), "f", o)
+		want, err1 := scanLines(bytes.NewReader(data), "f", o)
 		o.Warn = func(w Warning) { gotWarn = append(gotWarn, w.String()) }
 		var src io.ReaderAt = bytes.NewReader(data)
 		if keep == FormatUnknown {
@@ -158,7 +158,7 @@ func TestRangesFileCutShort(t *testing.T) {
 	if err := os.Truncate(p, 1000); err != nil {
 		t.Fatal(err)
 	}
-	_, err = ScanRanges(f, int64(len(data)), p, Options{})
+	_, err = scanFileRanges(f, int64(len(data)), p, Options{})
 	if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "changed while it was being read") && !strings.Contains(err.Error(), "unexpected EOF") {
 		t.Fatalf("err = %v, want the file named and said to have changed", err)
 	}

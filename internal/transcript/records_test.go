@@ -28,7 +28,7 @@ func TestCompactionRecords(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := Scan(strings.NewReader(string(data)), tt.file, Options{})
+			res, err := scanLines(strings.NewReader(string(data)), tt.file, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

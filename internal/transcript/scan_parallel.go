@@ -20,10 +20,11 @@ const (
 // leaves idle.
 const streamValidators = 2
 
-// ScanParallel is Scan in a pipeline for large inputs: one goroutine reads lines into batches,
-// another validates them (jsonl.Valid, a third of the work), and the caller's goroutine
-// parses them in order. At most a few batches are in flight, so memory stays bounded.
-func ScanParallel(r io.Reader, path string, opts Options) (*Result, error) {
+// Scan reads a stream (standard input, a pipe) for its statistics, in a pipeline: one goroutine
+// reads lines into batches, others validate them (jsonl.Valid, a third of the work), and the
+// caller's goroutine parses them in order. At most a few batches are in flight, so memory stays
+// bounded. A file is better read with ScanFile.
+func Scan(r io.Reader, path string, opts Options) (*Result, error) {
 	lr := jsonl.NewLineReader(r)
 	if opts.MaxLine > 0 {
 		lr.SetMaxLine(opts.MaxLine)
@@ -47,7 +48,7 @@ type streamBatch struct {
 	validated chan struct{}
 }
 
-// streamPipeline connects the stages of ScanParallel: free batches go to the reader, the
+// streamPipeline connects the stages of Scan: free batches go to the reader, the
 // reader sends each filled batch both to the parser (in order) and to whichever validator is
 // free, and the parser waits for a batch's validation before it parses it.
 type streamPipeline struct {

@@ -12,7 +12,7 @@ import (
 	"testing/iotest"
 )
 
-// checkParallel reads data with Scan (the reference) and with ScanParallel, from readers that
+// checkParallel reads data with scanLines (the reference) and with Scan, from readers that
 // readErr (when set) makes fail after the data, and fails unless both give the same error or
 // the same warnings, statistics and messages: for stats and for loads (messages parsed with
 // their text by the validators).
@@ -29,9 +29,9 @@ func checkParallel(t *testing.T, data []byte, opts Options, readErr error) {
 		o.keep = keep
 		var wantWarn, gotWarn []string
 		o.Warn = func(w Warning) { wantWarn = append(wantWarn, w.String()) }
-		want, err1 := Scan(reader(), "f", o)
+		want, err1 := scanLines(reader(), "f", o)
 		o.Warn = func(w Warning) { gotWarn = append(gotWarn, w.String()) }
-		got, err2 := ScanParallel(reader(), "f", o)
+		got, err2 := Scan(reader(), "f", o)
 		if (err1 == nil) != (err2 == nil) || err1 != nil && err1.Error() != err2.Error() {
 			t.Fatalf("keep %q: sequential error %v, pipeline error %v", keep, err1, err2)
 		}
@@ -55,10 +55,10 @@ func checkParallel(t *testing.T, data []byte, opts Options, readErr error) {
 	}
 }
 
-// TestScanParallelAgrees: the stream pipeline gives what the sequential reader gives on inputs
+// TestScanAgreesWithOnePass: the stream pipeline gives what the sequential reader gives on inputs
 // that fill several batches, on lines that get a buffer of their own, over the line cap, with a
 // strict error, with a read error in a later batch, and on the Claude Code fixtures.
-func TestScanParallelAgrees(t *testing.T) {
+func TestScanAgreesWithOnePass(t *testing.T) {
 	huge := strings.Repeat("x", streamOwnLineBytes+1)
 	user := func(s string) string { return fmt.Sprintf("{\"role\":\"user\",\"content\":%q}\n", s) }
 	many := strings.Repeat(user(strings.Repeat("a", 1000)), 5000) // about 5 MB: several batches

@@ -37,7 +37,7 @@ type Options struct {
 	Observe func(m *Message, l *jsonl.Line)
 
 	// keep, set by load, is the format whose messages are parsed with their text during the
-	// scan (by ScanParallel's validators) and kept, so the lines need not be read twice.
+	// scan (by the pipeline's validators) and kept, so the lines need not be read twice.
 	keep Format
 }
 
@@ -82,9 +82,9 @@ type Result struct {
 // detectWindow is how many valid lines detection may look at before it settles on a weak guess.
 const detectWindow = 64
 
-// Scan reads a whole transcript once, streaming, and returns its statistics. Memory stays
+// scanLines reads a whole transcript once, streaming, and returns its statistics. Memory stays
 // bounded by the longest line plus a few words per conversation line.
-func Scan(r io.Reader, path string, opts Options) (*Result, error) {
+func scanLines(r io.Reader, path string, opts Options) (*Result, error) {
 	lr := jsonl.NewLineReader(r)
 	if opts.MaxLine > 0 {
 		lr.SetMaxLine(opts.MaxLine)
@@ -365,14 +365,14 @@ func (res *Result) materialize(f io.ReaderAt, refs []ref) ([]Message, error) {
 	return out, nil
 }
 
-// ReadFile scans a file and returns its effective context (ctxc load).
-func ReadFile(path string, opts Options) (*Result, []Message, error) {
+// readFile scans a file and returns its effective context (ctxc load).
+func readFile(path string, opts Options) (*Result, []Message, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	res, err := Scan(f, path, opts)
+	res, err := scanLines(f, path, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -512,7 +512,7 @@ func load(f *io.SectionReader, size int64, path string, opts Options) (*Result, 
 		opts.keep = FormatClaude
 	}
 	if off <= 0 {
-		res, err := ScanRanges(f, size, path, opts)
+		res, err := scanFileRanges(f, size, path, opts)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -539,9 +539,18 @@ func load(f *io.SectionReader, size int64, path string, opts Options) (*Result, 
 	return res, msgs, err
 }
 
-// ScanFile scans a whole regular file (ranges read on every core, as ScanRanges) for its
-// statistics, such as where its compactions are (Stats.Records).
+// ScanFile scans a whole regular file for its statistics, such as where its compactions are
+// (Stats.Records): a small file in one pass, a larger one in ranges read on every core
+// (scanFileRanges), where they save more than they cost.
 func ScanFile(path string, opts Options) (*Result, error) {
+	// Stat first: opening a FIFO for reading would block until someone writes to it.
+	if info, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if info.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory", path)
+	} else if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -554,8 +563,15 @@ func ScanFile(path string, opts Options) (*Result, error) {
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
-	return ScanRanges(f, info.Size(), path, opts)
+	if info.Size() < minRangesFile {
+		return scanLines(f, path, opts)
+	}
+	return scanFileRanges(f, info.Size(), path, opts)
 }
+
+// minRangesFile is the size from which ScanFile reads a file in ranges: below it, the ranges'
+// workers and windows cost more than they save.
+const minRangesFile = 8 << 20
 
 func countLines(r io.ReaderAt, n int64) (int, error) {
 	buf := make([]byte, 1<<20)
