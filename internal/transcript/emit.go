@@ -57,96 +57,135 @@ type PairReport struct {
 // still open at the very end (an interrupted session) are left as they are. Tool calls without
 // an id get a generated one.
 func PairToolCalls(ms []Message) ([]Message, PairReport) {
-	var rep PairReport
-	out := make([]Message, 0, len(ms))
-	var pending []Block // calls not answered yet, in order
-	gen := 0
-	flush := func() {
-		if len(pending) == 0 {
-			return
-		}
-		m := Message{Role: RoleTool}
-		for _, c := range pending {
-			m.Blocks = append(m.Blocks, Block{Kind: BlockToolResult, ID: c.ID, Name: c.Name, IsError: true,
-				Text: PlaceholderResult, Chars: estimate.Chars(PlaceholderResult)})
-			rep.Placeholders++
-		}
-		out = append(out, m)
-		pending = pending[:0]
-	}
+	p := callPairing{out: make([]Message, 0, len(ms))}
 	for _, m := range ms {
-		hasCall, hasResult, hasOther := false, false, false
-		for _, b := range m.Blocks {
-			switch b.Kind {
-			case BlockToolCall:
-				hasCall = true
-			case BlockToolResult:
-				hasResult = true
-			default:
-				hasOther = true
-			}
-		}
-		if hasResult {
-			kept := m.Blocks[:0:0]
-			changed := false
-			for _, b := range m.Blocks {
-				if b.Kind != BlockToolResult {
-					kept = append(kept, b)
-					continue
-				}
-				i := indexCall(pending, b.ID)
-				if i < 0 {
-					rep.DroppedResults++
-					changed = true
-					continue
-				}
-				pending = append(pending[:i], pending[i+1:]...)
-				kept = append(kept, b)
-			}
-			if changed {
-				m.Blocks = kept
-				m.Raw = nil
-				if len(kept) == 0 {
-					continue
-				}
-			}
-			if hasOther || hasCall {
-				flush() // the conversation moves on inside this message
-			}
-		} else if len(pending) > 0 && (hasCall || hasOther || m.Role != RoleTool) {
-			flush()
-		}
-		if hasCall {
-			flush()
-			changedIDs := false
-			for i := range m.Blocks {
-				if m.Blocks[i].Kind == BlockToolCall && m.Blocks[i].ID == "" {
-					// Ids are given to a copy: the caller's messages stay as they were.
-					m.Blocks = append([]Block(nil), m.Blocks...)
-					break
-				}
-			}
-			for i := range m.Blocks {
-				b := &m.Blocks[i]
-				if b.Kind != BlockToolCall {
-					continue
-				}
-				if b.ID == "" {
-					gen++
-					b.ID = fmt.Sprintf("call_ctxc_%d", gen)
-					changedIDs = true
-				}
-				pending = append(pending, *b)
-			}
-			if changedIDs {
-				m.Raw = nil
-			}
-		}
-		out = append(out, m)
+		p.add(m)
 	}
-	return out, rep
+	return p.out, p.rep
 }
 
+// generatedCallID is the id PairToolCalls gives the n-th call that has none (APIs match results
+// to calls by id).
+func generatedCallID(n int) string { return fmt.Sprintf("call_ctxc_%d", n) }
+
+// callPairing is a message list being made valid for chat APIs: the messages so far and the
+// calls among them still waiting for their result.
+type callPairing struct {
+	out     []Message
+	pending []Block // calls not answered yet, in order
+	gen     int     // ids generated so far
+	rep     PairReport
+}
+
+// add appends m, answering the pending calls with placeholders first where m shows that the
+// conversation has moved on past them.
+func (p *callPairing) add(m Message) {
+	hasCall, hasResult, hasOther := blockKinds(m.Blocks)
+	if hasResult {
+		var left bool
+		if m, left = p.takeResults(m); !left {
+			return
+		}
+		if hasOther || hasCall {
+			p.flush() // the conversation moves on inside this message
+		}
+	} else if len(p.pending) > 0 && (hasCall || hasOther || m.Role != RoleTool) {
+		p.flush()
+	}
+	if hasCall {
+		p.flush()
+		m = p.openCalls(m)
+	}
+	p.out = append(p.out, m)
+}
+
+// blockKinds says what a message's blocks hold: tool calls, tool results, anything else.
+func blockKinds(blocks []Block) (hasCall, hasResult, hasOther bool) {
+	for _, b := range blocks {
+		switch b.Kind {
+		case BlockToolCall:
+			hasCall = true
+		case BlockToolResult:
+			hasResult = true
+		default:
+			hasOther = true
+		}
+	}
+	return hasCall, hasResult, hasOther
+}
+
+// takeResults keeps the tool results of m that answer a pending call, which is then no longer
+// pending, and drops the others; left is false when dropping them leaves m empty.
+func (p *callPairing) takeResults(m Message) (_ Message, left bool) {
+	kept := m.Blocks[:0:0]
+	changed := false
+	for _, b := range m.Blocks {
+		if b.Kind != BlockToolResult {
+			kept = append(kept, b)
+			continue
+		}
+		i := indexCall(p.pending, b.ID)
+		if i < 0 {
+			p.rep.DroppedResults++
+			changed = true
+			continue
+		}
+		p.pending = append(p.pending[:i], p.pending[i+1:]...)
+		kept = append(kept, b)
+	}
+	if !changed {
+		return m, true
+	}
+	m.Blocks = kept
+	m.Raw = nil // no longer what was written
+	return m, len(kept) > 0
+}
+
+// openCalls makes the tool calls of m the pending ones, giving an id to each call that has
+// none; the ids go on a copy of its blocks, so the caller's messages stay as they were.
+func (p *callPairing) openCalls(m Message) Message {
+	for _, b := range m.Blocks {
+		if b.Kind == BlockToolCall && b.ID == "" {
+			m.Blocks = append([]Block(nil), m.Blocks...)
+			break
+		}
+	}
+	changedIDs := false
+	for i := range m.Blocks {
+		b := &m.Blocks[i]
+		if b.Kind != BlockToolCall {
+			continue
+		}
+		if b.ID == "" {
+			p.gen++
+			b.ID = generatedCallID(p.gen)
+			changedIDs = true
+		}
+		p.pending = append(p.pending, *b)
+	}
+	if changedIDs {
+		m.Raw = nil // no longer what was written
+	}
+	return m
+}
+
+// flush answers every pending call with a placeholder error result, in one tool message, so
+// that no call is left open when the conversation moves on.
+func (p *callPairing) flush() {
+	if len(p.pending) == 0 {
+		return
+	}
+	m := Message{Role: RoleTool}
+	for _, c := range p.pending {
+		m.Blocks = append(m.Blocks, Block{Kind: BlockToolResult, ID: c.ID, Name: c.Name, IsError: true,
+			Text: PlaceholderResult, Chars: estimate.Chars(PlaceholderResult)})
+		p.rep.Placeholders++
+	}
+	p.out = append(p.out, m)
+	p.pending = p.pending[:0]
+}
+
+// indexCall is the position of the call with the given id among calls, -1 when none has it.
 func indexCall(calls []Block, id string) int {
 	for i, c := range calls {
 		if c.ID == id {
@@ -384,76 +423,107 @@ func asWritten(m Message) ([][]byte, error) {
 // replayed as written (Block.Verbatim, with their signature) and dropped when there is no such
 // copy, since a signature cannot be rebuilt.
 func anthropicLines(ms []Message) ([][]byte, error) {
-	type amsg struct {
-		role   Role
-		raw    []byte
-		blocks []any
-		first  int // index of the first tool_result-free block (results are kept in front)
-	}
-	var seq []*amsg
+	var seq []*anthropicTurn
 	for _, m := range ms {
-		role := m.Role
-		switch role {
-		case RoleSystem, RoleDeveloper, RoleTool:
-			role = RoleUser
-		}
-		var blocks []any
-		var results []any
-		for _, b := range m.Blocks {
-			switch b.Kind {
-			case BlockText:
-				t := b.Text
-				if m.Role == RoleSystem || m.Role == RoleDeveloper {
-					t = "[" + string(m.Role) + " instructions]\n" + t
-				}
-				blocks = append(blocks, textPart{Type: "text", Text: t})
-			case BlockToolCall:
-				input := json.RawMessage(b.Args)
-				if !gjson.Valid(b.Args) || !gjson.Parse(b.Args).IsObject() {
-					input, _ = marshal(map[string]any{"input": b.Args})
-				}
-				blocks = append(blocks, toolUsePart{Type: "tool_use", ID: b.ID, Name: b.Name, Input: input})
-			case BlockToolResult:
-				results = append(results, toolResultPart{Type: "tool_result", ToolUseID: b.ID, Content: b.Text, IsError: b.IsError})
-			case BlockThinking:
-				if b.Verbatim != "" && m.Role == RoleAssistant {
-					blocks = append(blocks, json.RawMessage(b.Verbatim))
-				}
-			case BlockImage:
-				if v := gjson.Parse(b.Text); v.Get("type").String() == "image" {
-					blocks = append(blocks, json.RawMessage(b.Text))
-				}
-			}
-		}
+		results, blocks := anthropicBlocks(&m)
 		if len(results) == 0 && len(blocks) == 0 {
 			if !m.Summary {
-				continue
+				continue // nothing the model can read
 			}
 			blocks = append(blocks, textPart{Type: "text", Text: OpaqueSummaryNote})
+		}
+		role := anthropicRole(m.Role)
+		if n := len(seq); n > 0 && seq[n-1].role == role {
+			seq[n-1].merge(results, blocks)
+			continue
 		}
 		var raw []byte
 		if m.Dialect == DialectAnthropic && m.Raw != nil {
 			raw = m.Raw
 		}
-		if n := len(seq); n > 0 && seq[n-1].role == role {
-			prev := seq[n-1]
-			prev.raw = nil
-			if len(results) > 0 {
-				// Results go in front of the merged message's other blocks.
-				merged := append([]any{}, prev.blocks[:prev.first]...)
-				merged = append(merged, results...)
-				merged = append(merged, prev.blocks[prev.first:]...)
-				prev.blocks = merged
-				prev.first += len(results)
-			}
-			prev.blocks = append(prev.blocks, blocks...)
-			continue
-		}
-		seq = append(seq, &amsg{role: role, raw: raw, blocks: append(results, blocks...), first: len(results)})
+		seq = append(seq, &anthropicTurn{role: role, raw: raw, blocks: append(results, blocks...), first: len(results)})
 	}
 	if len(seq) > 0 && seq[0].role != RoleUser {
-		seq = append([]*amsg{{role: RoleUser, blocks: []any{textPart{Type: "text", Text: ContinuesNote}}}}, seq...)
+		seq = append([]*anthropicTurn{{role: RoleUser, blocks: []any{textPart{Type: "text", Text: ContinuesNote}}}}, seq...)
 	}
+	return anthropicEncode(seq)
+}
+
+// anthropicTurn is one message of the Messages API output: the merge of consecutive messages of
+// one role.
+type anthropicTurn struct {
+	role   Role
+	raw    []byte // the message as written, while it is a single Anthropic message
+	blocks []any
+	first  int // index of the first tool_result-free block (results are kept in front)
+}
+
+// anthropicRole is the role a message takes in the Messages API, which has only user and
+// assistant: the system, developer and tool messages are the user's.
+func anthropicRole(r Role) Role {
+	switch r {
+	case RoleSystem, RoleDeveloper, RoleTool:
+		return RoleUser
+	}
+	return r
+}
+
+// anthropicBlocks renders the content of m as Messages API blocks, its tool results apart (they
+// go in front of the turn). A thinking block is kept only as written, by the assistant, and an
+// image only in Anthropic's shape: neither can be rebuilt from another.
+func anthropicBlocks(m *Message) (results, blocks []any) {
+	for _, b := range m.Blocks {
+		switch b.Kind {
+		case BlockText:
+			t := b.Text
+			if m.Role == RoleSystem || m.Role == RoleDeveloper {
+				t = "[" + string(m.Role) + " instructions]\n" + t
+			}
+			blocks = append(blocks, textPart{Type: "text", Text: t})
+		case BlockToolCall:
+			blocks = append(blocks, toolUsePart{Type: "tool_use", ID: b.ID, Name: b.Name, Input: anthropicToolInput(b.Args)})
+		case BlockToolResult:
+			results = append(results, toolResultPart{Type: "tool_result", ToolUseID: b.ID, Content: b.Text, IsError: b.IsError})
+		case BlockThinking:
+			if b.Verbatim != "" && m.Role == RoleAssistant {
+				blocks = append(blocks, json.RawMessage(b.Verbatim))
+			}
+		case BlockImage:
+			if v := gjson.Parse(b.Text); v.Get("type").String() == "image" {
+				blocks = append(blocks, json.RawMessage(b.Text))
+			}
+		}
+	}
+	return results, blocks
+}
+
+// anthropicToolInput is a call's arguments as a tool_use input, which must be a JSON object:
+// other arguments are wrapped as {"input": args}.
+func anthropicToolInput(args string) json.RawMessage {
+	if gjson.Valid(args) && gjson.Parse(args).IsObject() {
+		return json.RawMessage(args)
+	}
+	input, _ := marshal(map[string]any{"input": args})
+	return input
+}
+
+// merge adds the next message of the same role to the turn, its tool results after the
+// turn's results and before its other blocks, as the API requires.
+func (t *anthropicTurn) merge(results, blocks []any) {
+	t.raw = nil
+	if len(results) > 0 {
+		merged := append([]any{}, t.blocks[:t.first]...)
+		merged = append(merged, results...)
+		merged = append(merged, t.blocks[t.first:]...)
+		t.blocks = merged
+		t.first += len(results)
+	}
+	t.blocks = append(t.blocks, blocks...)
+}
+
+// anthropicEncode writes each turn as a line: as written when it is a single Anthropic message,
+// else encoded.
+func anthropicEncode(seq []*anthropicTurn) ([][]byte, error) {
 	out := make([][]byte, 0, len(seq))
 	for _, a := range seq {
 		if a.raw != nil {

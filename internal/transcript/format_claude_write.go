@@ -175,32 +175,90 @@ func (claudeWriter) New(src *Source, c *Compaction) (Written, error) {
 // claudeRecords renders boundary, head copies, summary and tail copies. session, when set,
 // replaces the session id in every record (a new session file).
 func claudeRecords(src *Source, c *Compaction, session string) (Written, error) {
-	type rec struct {
-		b []byte
-		m *Message
+	head, err := claudeKeptRecords(src, c.Head)
+	if err != nil {
+		return Written{}, err
 	}
-	var head, tail []rec
-	for _, zone := range []struct {
-		ms  []Message
-		out *[]rec
-	}{{c.Head, &head}, {c.Tail, &tail}} {
-		for i := range zone.ms {
-			recs, err := src.records(&zone.ms[i])
-			if err != nil {
-				return Written{}, err
-			}
-			for _, b := range recs {
-				*zone.out = append(*zone.out, rec{b, &zone.ms[i]})
-			}
+	tail, err := claudeKeptRecords(src, c.Tail)
+	if err != nil {
+		return Written{}, err
+	}
+	cp, err := newClaudeCopy(src, head, tail, session)
+	if err != nil {
+		return Written{}, err
+	}
+	now := rfc3339ms(c.Now)
+	meta := c.Meta
+	meta.TailLines = 0 // the copies are the new file's own history
+	boundary := claudeBoundary(cp.newRecord(), now, map[string]any{"trigger": "manual", "preTokens": c.Meta.TokensBefore}, meta)
+	cp.out = [][]byte{boundary.encode()}
+	cp.parent = boundary.str("uuid")
+	if err := cp.copyAll(head); err != nil {
+		return Written{}, err
+	}
+	sum := claudeSummary(cp.newRecord(), cp.parent, newUUID(), now, SummaryPreamble+c.Summary)
+	cp.out = append(cp.out, sum.encode())
+	cp.parent = sum.str("uuid")
+	if err := cp.copyAll(tail); err != nil {
+		return Written{}, err
+	}
+	w := Written{Data: lines(cp.out), Messages: len(c.Head) + 1 + len(c.Tail)}
+	if session != "" {
+		w.Session = session
+		w.Resume = claudeResumeHint(cp.env, session)
+	}
+	return w, nil
+}
+
+// claudeKept is one record of a kept message, with the message: an edited message's cut texts
+// go into the copy of its records.
+type claudeKept struct {
+	b []byte
+	m *Message
+}
+
+// claudeKeptRecords lists the records of ms, in order, each with its message.
+func claudeKeptRecords(src *Source, ms []Message) ([]claudeKept, error) {
+	var out []claudeKept
+	for i := range ms {
+		recs, err := src.records(&ms[i])
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range recs {
+			out = append(out, claudeKept{b, &ms[i]})
 		}
 	}
-	all := append(append([]rec{}, head...), tail...)
-	if len(all) == 0 {
-		return Written{}, fmt.Errorf("%s: nothing kept to write the compaction after", src.Path)
+	return out, nil
+}
+
+// claudeCopy is a new Claude Code file being written: copies of records chained one after the
+// other under fresh uuids and message ids, and new records in the session's envelope.
+type claudeCopy struct {
+	src     *Source
+	session string                     // the new session id; "": each copy keeps its own
+	env     map[string]json.RawMessage // the envelope of the newest kept record
+	out     [][]byte
+	parent  string            // uuid of the record written last
+	uuids   map[string]string // original uuid → copy's
+	msgIDs  map[string]string // original message.id → copy's
+}
+
+// newClaudeCopy starts a file of copies of head then tail, in the envelope of the newest of
+// their records (with the new session id, when set).
+func newClaudeCopy(src *Source, head, tail []claudeKept, session string) (*claudeCopy, error) {
+	var newest []byte
+	switch {
+	case len(tail) > 0:
+		newest = tail[len(tail)-1].b
+	case len(head) > 0:
+		newest = head[len(head)-1].b
+	default:
+		return nil, fmt.Errorf("%s: nothing kept to write the compaction after", src.Path)
 	}
-	last, err := parseObject(all[len(all)-1].b)
+	last, err := parseObject(newest)
 	if err != nil {
-		return Written{}, fmt.Errorf("%s: %w", src.Path, err)
+		return nil, fmt.Errorf("%s: %w", src.Path, err)
 	}
 	env := map[string]json.RawMessage{}
 	for _, k := range claudeEnvelope {
@@ -211,82 +269,79 @@ func claudeRecords(src *Source, c *Compaction, session string) (Written, error) 
 	if session != "" {
 		env["sessionId"], _ = marshal(session)
 	}
-	now := rfc3339ms(c.Now)
+	return &claudeCopy{src: src, session: session, env: env, uuids: map[string]string{}, msgIDs: map[string]string{}}, nil
+}
 
-	newRec := func() *object {
-		o := &object{vals: map[string]json.RawMessage{}}
-		o.set("parentUuid", nil)
-		o.set("isSidechain", false)
-		for _, k := range claudeEnvelope {
-			if v, ok := env[k]; ok {
-				o.set(k, v)
-			}
+// newRecord is an empty record in the session's envelope, at the root of the main chain until
+// its parent is set.
+func (cp *claudeCopy) newRecord() *object {
+	o := &object{vals: map[string]json.RawMessage{}}
+	o.set("parentUuid", nil)
+	o.set("isSidechain", false)
+	for _, k := range claudeEnvelope {
+		if v, ok := cp.env[k]; ok {
+			o.set(k, v)
 		}
-		return o
 	}
-	meta := c.Meta
-	meta.TailLines = 0 // the copies are the new file's own history
-	boundary := claudeBoundary(newRec(), now, map[string]any{"trigger": "manual", "preTokens": c.Meta.TokensBefore}, meta)
+	return o
+}
 
-	out := [][]byte{boundary.encode()}
-	parent := boundary.str("uuid")
-	uuids := map[string]string{} // original uuid → copy's
-	msgIDs := map[string]string{}
-	copyRec := func(b []byte, m *Message) error {
-		o, err := parseObject(b)
-		if err != nil {
-			return fmt.Errorf("%s: a kept record: %w", src.Path, err)
-		}
-		if m.Edited {
-			if err := claudeApplyEdits(o, m); err != nil {
-				return fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
-			}
-			o.del("toolUseResult")
-		}
-		id := newUUID()
-		if old := o.str("uuid"); old != "" {
-			uuids[old] = id
-		}
-		o.set("uuid", id)
-		o.set("parentUuid", parent)
-		o.set("isSidechain", false) // a new main session, even from a subagent's transcript
-		o.del("logicalParentUuid")
-		if session != "" {
-			o.set("sessionId", session)
-		}
-		if a := o.str("sourceToolAssistantUUID"); a != "" {
-			if n, ok := uuids[a]; ok {
-				o.set("sourceToolAssistantUUID", n)
-			} else {
-				o.del("sourceToolAssistantUUID")
-			}
-		}
-		claudeRenameMessageID(o, msgIDs)
-		parent = id
-		out = append(out, o.encode())
-		return nil
-	}
-	for _, r := range head {
-		if err := copyRec(r.b, r.m); err != nil {
-			return Written{}, err
+// copyAll appends copies of recs, each the child of the one before.
+func (cp *claudeCopy) copyAll(recs []claudeKept) error {
+	for _, r := range recs {
+		if err := cp.copyRecord(r.b, r.m); err != nil {
+			return err
 		}
 	}
-	sum := claudeSummary(newRec(), parent, newUUID(), now, SummaryPreamble+c.Summary)
-	out = append(out, sum.encode())
-	parent = sum.str("uuid")
-	for _, r := range tail {
-		if err := copyRec(r.b, r.m); err != nil {
-			return Written{}, err
+	return nil
+}
+
+// copyRecord appends a copy of the record b of message m under a fresh uuid, as the child of
+// the record written last, on the main chain: a new main session, even from a subagent's
+// transcript. Its link to the response whose tool call it answers follows that response's copy
+// (and goes when the response was not copied); its message id is renamed so that Claude Code
+// does not merge it with the original response.
+func (cp *claudeCopy) copyRecord(b []byte, m *Message) error {
+	o, err := parseObject(b)
+	if err != nil {
+		return fmt.Errorf("%s: a kept record: %w", cp.src.Path, err)
+	}
+	if m.Edited {
+		if err := claudeApplyEdits(o, m); err != nil {
+			return fmt.Errorf("%s:%d: %w", cp.src.Path, m.Line, err)
+		}
+		o.del("toolUseResult")
+	}
+	id := newUUID()
+	if old := o.str("uuid"); old != "" {
+		cp.uuids[old] = id
+	}
+	o.set("uuid", id)
+	o.set("parentUuid", cp.parent)
+	o.set("isSidechain", false)
+	o.del("logicalParentUuid")
+	if cp.session != "" {
+		o.set("sessionId", cp.session)
+	}
+	if a := o.str("sourceToolAssistantUUID"); a != "" {
+		if n, ok := cp.uuids[a]; ok {
+			o.set("sourceToolAssistantUUID", n)
+		} else {
+			o.del("sourceToolAssistantUUID")
 		}
 	}
-	w := Written{Data: lines(out), Messages: len(c.Head) + 1 + len(c.Tail)}
-	if session != "" {
-		var cwd string
-		json.Unmarshal(env["cwd"], &cwd)
-		w.Session = session
-		w.Resume = fmt.Sprintf("place it as ~/.claude/projects/%s/%s.jsonl, then: claude --resume %s", claudeProjectDir(cwd), session, session)
-	}
-	return w, nil
+	claudeRenameMessageID(o, cp.msgIDs)
+	cp.parent = id
+	cp.out = append(cp.out, o.encode())
+	return nil
+}
+
+// claudeResumeHint says where a new session file goes for claude --resume to find it: the
+// folder Claude Code keeps the sessions of the working directory in.
+func claudeResumeHint(env map[string]json.RawMessage, session string) string {
+	var cwd string
+	json.Unmarshal(env["cwd"], &cwd)
+	return fmt.Sprintf("place it as ~/.claude/projects/%s/%s.jsonl, then: claude --resume %s", claudeProjectDir(cwd), session, session)
 }
 
 // claudeBoundary fills o (the session's envelope) as a compact_boundary record.

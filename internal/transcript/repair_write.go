@@ -103,13 +103,17 @@ func PlanRepair(src *Source, f Format, msgs []Message, now time.Time) (RepairPla
 	if first < 0 {
 		return RepairPlan{}, nil
 	}
+	w := &repairWrite{src: src, f: f, msgs: msgs, calls: calls, order: order, drop: drop, now: now, plan: &plan}
+	var err error
 	switch f {
 	case FormatClaude, FormatPi:
-		return plan, repairTree(src, f, msgs, first, calls, order, drop, now, &plan)
+		err = w.tree(first)
 	case FormatCodex:
-		return plan, repairCodex(src, msgs, calls, order, drop, now, &plan)
+		err = w.codex()
+	default:
+		return RepairPlan{}, fmt.Errorf("%s: repair writes the records of Claude Code, Codex and pi files (this is %s): use ctxc load, which answers such calls in its output", src.Path, f)
 	}
-	return RepairPlan{}, fmt.Errorf("%s: repair writes the records of Claude Code, Codex and pi files (this is %s): use ctxc load, which answers such calls in its output", src.Path, f)
+	return plan, err
 }
 
 // IsSynthesizedResult reports whether m is a result no record holds (Codex answers a call left
@@ -169,137 +173,226 @@ func resultRecord(src *Source, f Format, m *Message, id string) ([]byte, error) 
 	return nil, fmt.Errorf("%s:%d: the result of %q is not in the record", src.Path, m.Line, id)
 }
 
-// repairTree writes the copies for Claude Code and pi.
-func repairTree(src *Source, f Format, msgs []Message, first int, calls map[string]*repairCall, order []string, drop map[[2]int]bool, now time.Time, plan *RepairPlan) error {
-	idKey, parentKey := "uuid", "parentUuid"
-	if f == FormatPi {
-		idKey, parentKey = "id", "parentId"
+// repairWrite is a repair being written: the context, what answers each of its calls and which
+// results leave their place (as PlanRepair found them), and the plan the records go into.
+type repairWrite struct {
+	src   *Source
+	f     Format
+	msgs  []Message
+	calls map[string]*repairCall
+	order []string        // the calls' ids, in the order they were made
+	drop  map[[2]int]bool // (message, block) of results left out of their place
+	now   time.Time
+	plan  *RepairPlan
+}
+
+// unanswered lists the calls of message i that have no result right after them, in order.
+func (w *repairWrite) unanswered(i int) []string {
+	var ids []string
+	for _, id := range w.order {
+		if c := w.calls[id]; c.msg == i && !c.ok {
+			ids = append(ids, id)
+		}
 	}
-	startRecs, err := src.records(&msgs[first])
+	return ids
+}
+
+// tree writes the copies for Claude Code and pi: the records from message first on, chained
+// from the parent of that message's first record, each call followed by its result.
+func (w *repairWrite) tree(first int) error {
+	t, err := w.newTreeCopy(first)
+	if err != nil {
+		return err
+	}
+	for i := first; i < len(w.msgs); i++ {
+		if err := t.copyMessage(i); err != nil {
+			return err
+		}
+	}
+	w.plan.Records = len(t.out)
+	w.plan.Data = lines(t.out)
+	return nil
+}
+
+// treeCopy is the new branch of a Claude Code or pi session being written: each record the
+// child of the one before, under a fresh id.
+type treeCopy struct {
+	*repairWrite
+	idKey, parentKey string          // the fields that chain the format's records
+	parent           json.RawMessage // id of the record written last
+	stamp            string          // timestamp of the records made anew
+	out              [][]byte
+	uuids            map[string]string // original id → copy's
+	msgIDs           map[string]string // Claude Code: original message.id → copy's
+}
+
+// newTreeCopy starts the branch at the parent of message first's first record, so that the
+// agent resumes the copies instead of the records they repair.
+func (w *repairWrite) newTreeCopy(first int) (*treeCopy, error) {
+	t := &treeCopy{repairWrite: w, idKey: "uuid", parentKey: "parentUuid", stamp: rfc3339ms(w.now),
+		uuids: map[string]string{}, msgIDs: map[string]string{}}
+	if w.f == FormatPi {
+		t.idKey, t.parentKey = "id", "parentId"
+	}
+	m := &w.msgs[first]
+	startRecs, err := w.src.records(m)
 	if err != nil || len(startRecs) == 0 || startRecs[0] == nil {
-		return fmt.Errorf("%s:%d: cannot read the record the repair starts from: %v", src.Path, msgs[first].Line, err)
+		return nil, fmt.Errorf("%s:%d: cannot read the record the repair starts from: %v", w.src.Path, m.Line, err)
 	}
 	start, err := parseObject(startRecs[0])
 	if err != nil {
-		return fmt.Errorf("%s:%d: %w", src.Path, msgs[first].Line, err)
+		return nil, fmt.Errorf("%s:%d: %w", w.src.Path, m.Line, err)
 	}
-	if f == FormatPi && start.str("id") == "" {
-		return fmt.Errorf("%s: a pi v1 session (entries without ids) cannot be repaired by appending", src.Path)
+	if w.f == FormatPi && start.str("id") == "" {
+		return nil, fmt.Errorf("%s: a pi v1 session (entries without ids) cannot be repaired by appending", w.src.Path)
 	}
-	parent := start.get(parentKey)
-	if parent == nil {
-		parent = json.RawMessage("null")
+	if t.parent = start.get(t.parentKey); t.parent == nil {
+		t.parent = json.RawMessage("null")
 	}
-	var out [][]byte
-	uuids := map[string]string{}  // original id → copy's
-	msgIDs := map[string]string{} // Claude Code: original message.id → copy's
-	emit := func(o *object) {
-		id := newUUID()
-		if f == FormatPi {
-			id = newHexID(8)
-		}
-		if old := o.str(idKey); old != "" {
-			uuids[old] = id
-		}
-		if f == FormatClaude {
-			// The copies are a response of their own.
-			if a := o.str("sourceToolAssistantUUID"); a != "" {
-				if n, ok := uuids[a]; ok {
-					o.set("sourceToolAssistantUUID", n)
-				}
-			}
-			claudeRenameMessageID(o, msgIDs)
-		}
-		o.set(idKey, id)
-		o.set(parentKey, parent)
-		o.del("logicalParentUuid")
-		parent, _ = marshal(id)
-		out = append(out, o.encode())
+	return t, nil
+}
+
+// copyMessage copies the records of message i, less the results moved or left out, then
+// answers the calls of an assistant message that have no result right after them.
+func (t *treeCopy) copyMessage(i int) error {
+	m := &t.msgs[i]
+	recs, err := t.src.records(m)
+	if err != nil {
+		return err
 	}
-	stamp := rfc3339ms(now)
-	answer := func(after *object, id string) error {
-		c := calls[id]
-		if f == FormatPi {
-			if c.moved != nil {
-				o, err := parseObject(c.moved)
-				if err != nil {
-					return err
-				}
-				emit(o)
-				return nil
-			}
-			o := &object{vals: map[string]json.RawMessage{}}
-			o.set("type", "message")
-			o.set("id", "")
-			o.set("parentId", nil)
-			o.set("timestamp", stamp)
-			o.set("message", map[string]any{"role": "toolResult", "toolCallId": id, "toolName": c.name,
-				"content": []any{map[string]any{"type": "text", "text": RepairResultText}}, "isError": true, "timestamp": now.UnixMilli()})
-			emit(o)
-			return nil
+	var last *object
+	for _, r := range recs {
+		if r == nil {
+			continue
 		}
-		o := &object{vals: map[string]json.RawMessage{}}
-		o.set("parentUuid", nil)
-		o.set("isSidechain", false)
-		for _, k := range claudeEnvelope {
-			if v := after.get(k); v != nil {
-				o.set(k, v)
-			}
-		}
-		o.set("type", "user")
-		block := c.moved
-		if block == nil {
-			block, _ = marshal(map[string]any{"type": "tool_result", "tool_use_id": id, "content": RepairResultText, "is_error": true})
-		}
-		o.set("message", map[string]any{"role": "user", "content": []json.RawMessage{block}})
-		o.set("uuid", "")
-		o.set("timestamp", stamp)
-		emit(o)
-		return nil
-	}
-	for i := first; i < len(msgs); i++ {
-		m := &msgs[i]
-		recs, err := src.records(m)
+		o, err := t.withoutDropped(r, m, i)
 		if err != nil {
 			return err
 		}
-		var last *object
-		for _, r := range recs {
-			if r == nil {
-				continue
-			}
-			o, err := parseObject(r)
-			if err != nil {
-				return fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
-			}
-			if keep, changed := keptBlocks(f, r, m, i, drop); changed {
-				if keep == nil {
-					continue // every result of the record moved or left out
-				}
-				msg, err := parseObject(o.get("message"))
-				if err != nil {
-					return err
-				}
-				msg.set("content", keep)
-				o.set("message", json.RawMessage(msg.encode()))
-			}
-			emit(o)
-			last = o
+		if o == nil {
+			continue // every result of the record moved or left out
 		}
-		if m.Role != RoleAssistant || last == nil {
-			continue
-		}
-		for _, id := range order {
-			if c := calls[id]; c.msg == i && !c.ok {
-				if err := answer(last, id); err != nil {
-					return err
-				}
-			}
+		t.emit(o)
+		last = o
+	}
+	if m.Role != RoleAssistant || last == nil {
+		return nil
+	}
+	for _, id := range t.unanswered(i) {
+		if err := t.answer(last, id); err != nil {
+			return err
 		}
 	}
-	plan.Records = len(out)
-	plan.Data = lines(out)
 	return nil
+}
+
+// withoutDropped is the record r of message i without the results left out of their place; nil
+// when nothing of it is left.
+func (t *treeCopy) withoutDropped(r []byte, m *Message, i int) (*object, error) {
+	o, err := parseObject(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", t.src.Path, m.Line, err)
+	}
+	keep, changed := keptBlocks(t.f, r, m, i, t.drop)
+	if !changed {
+		return o, nil
+	}
+	if keep == nil {
+		return nil, nil
+	}
+	msg, err := parseObject(o.get("message"))
+	if err != nil {
+		return nil, err
+	}
+	msg.set("content", keep)
+	o.set("message", json.RawMessage(msg.encode()))
+	return o, nil
+}
+
+// emit appends the copy o under a fresh id, as the child of the record written last. Claude
+// Code copies are a response of their own: their message id is renamed, and their link to the
+// response whose call they answer follows that response's copy.
+func (t *treeCopy) emit(o *object) {
+	id := t.newID()
+	if old := o.str(t.idKey); old != "" {
+		t.uuids[old] = id
+	}
+	if t.f == FormatClaude {
+		if a := o.str("sourceToolAssistantUUID"); a != "" {
+			if n, ok := t.uuids[a]; ok {
+				o.set("sourceToolAssistantUUID", n)
+			}
+		}
+		claudeRenameMessageID(o, t.msgIDs)
+	}
+	o.set(t.idKey, id)
+	o.set(t.parentKey, t.parent)
+	o.del("logicalParentUuid")
+	t.parent, _ = marshal(id)
+	t.out = append(t.out, o.encode())
+}
+
+// newID is a fresh record id in the format's shape: a UUID for Claude Code, hex digits for pi.
+func (t *treeCopy) newID() string {
+	const piEntryIDDigits = 8
+	if t.f == FormatPi {
+		return newHexID(piEntryIDDigits)
+	}
+	return newUUID()
+}
+
+// answer appends the result of call id right after the response after (its last record): the
+// result moved from later in the session, or RepairResultText as an error.
+func (t *treeCopy) answer(after *object, id string) error {
+	c := t.calls[id]
+	if t.f != FormatPi {
+		t.emit(t.claudeResult(after, id, c))
+		return nil
+	}
+	if c.moved == nil {
+		t.emit(t.piPlaceholder(id, c))
+		return nil
+	}
+	o, err := parseObject(c.moved)
+	if err != nil {
+		return err
+	}
+	t.emit(o)
+	return nil
+}
+
+// piPlaceholder is a toolResult entry answering call id with RepairResultText, as an error.
+func (t *treeCopy) piPlaceholder(id string, c *repairCall) *object {
+	o := &object{vals: map[string]json.RawMessage{}}
+	o.set("type", "message")
+	o.set("id", "")
+	o.set("parentId", nil)
+	o.set("timestamp", t.stamp)
+	o.set("message", map[string]any{"role": "toolResult", "toolCallId": id, "toolName": c.name,
+		"content": []any{map[string]any{"type": "text", "text": RepairResultText}}, "isError": true, "timestamp": t.now.UnixMilli()})
+	return o
+}
+
+// claudeResult is a user record, in the envelope of the response after, holding the result of
+// call id: the block moved from later in the session, or RepairResultText as an error.
+func (t *treeCopy) claudeResult(after *object, id string, c *repairCall) *object {
+	o := &object{vals: map[string]json.RawMessage{}}
+	o.set("parentUuid", nil)
+	o.set("isSidechain", false)
+	for _, k := range claudeEnvelope {
+		if v := after.get(k); v != nil {
+			o.set(k, v)
+		}
+	}
+	o.set("type", "user")
+	block := c.moved
+	if block == nil {
+		block, _ = marshal(map[string]any{"type": "tool_result", "tool_use_id": id, "content": RepairResultText, "is_error": true})
+	}
+	o.set("message", map[string]any{"role": "user", "content": []json.RawMessage{block}})
+	o.set("uuid", "")
+	o.set("timestamp", t.stamp)
+	return o
 }
 
 // keptBlocks returns the content blocks of a record without the results dropped from their
@@ -339,70 +432,87 @@ func keptBlocks(f Format, rec []byte, m *Message, i int, drop map[[2]int]bool) (
 	return keep, changed
 }
 
-// repairCodex writes one compacted item whose replacement_history is the repaired context.
-func repairCodex(src *Source, msgs []Message, calls map[string]*repairCall, order []string, drop map[[2]int]bool, now time.Time, plan *RepairPlan) error {
+// codex writes one compacted item whose replacement_history is the repaired context: Codex
+// resumes from it, leaving the items before it out.
+func (w *repairWrite) codex() error {
 	var items []json.RawMessage
-	for i := range msgs {
-		m := &msgs[i]
-		recs, err := src.records(m)
+	for i := range w.msgs {
+		its, err := w.codexItems(i)
 		if err != nil {
 			return err
 		}
-		for k, r := range recs {
-			var it gjson.Result
-			if r != nil {
-				it = gjson.ParseBytes(r)
-				if p := it.Get("payload"); p.IsObject() && it.Get("type").String() == "response_item" {
-					it = p
-				}
-			}
-			if r == nil || !it.IsObject() {
-				// A message Codex makes up on resume (the "aborted" output of a call left open
-				// is handled below); a rebuilt user message is written as one.
-				if m.Role == RoleTool {
-					continue
-				}
-				b, _ := marshal(map[string]any{"type": "message", "role": string(m.Role),
-					"content": []any{map[string]any{"type": "input_text", "text": m.TextContent()}}})
-				items = append(items, b)
-				continue
-			}
-			if cid := it.Get("call_id").String(); cid != "" && m.Role == RoleTool && k < len(m.Blocks) && drop[[2]int{i, k}] {
-				continue
-			}
-			items = append(items, json.RawMessage(it.Raw))
-			if cid := it.Get("call_id").String(); cid != "" && m.Role == RoleAssistant {
-				if c := calls[cid]; c != nil {
-					c.typ = it.Get("type").String()
-				}
-			}
-		}
-		if m.Role != RoleAssistant {
-			continue
-		}
-		for _, id := range order {
-			c := calls[id]
-			if c.msg != i || c.ok {
-				continue
-			}
-			if c.moved != nil {
-				items = append(items, c.moved)
-				continue
-			}
-			typ := "function_call_output"
-			if c.typ == "custom_tool_call" {
-				typ = "custom_tool_call_output"
-			}
-			b, _ := marshal(map[string]any{"type": typ, "call_id": id, "output": RepairResultText})
-			items = append(items, b)
+		items = append(items, its...)
+		if w.msgs[i].Role == RoleAssistant {
+			items = append(items, w.codexAnswers(i)...)
 		}
 	}
-	line, err := marshal(map[string]any{"timestamp": rfc3339ms(now), "type": "compacted",
+	line, err := marshal(map[string]any{"timestamp": rfc3339ms(w.now), "type": "compacted",
 		"payload": map[string]any{"message": "", "replacement_history": items}})
 	if err != nil {
 		return err
 	}
-	plan.Records = 1
-	plan.Data = append(line, '\n')
+	w.plan.Records = 1
+	w.plan.Data = append(line, '\n')
 	return nil
+}
+
+// codexItems is message i as replacement_history items: its own items less the results left
+// out of their place. It notes the type of each call, which its output's type follows.
+func (w *repairWrite) codexItems(i int) ([]json.RawMessage, error) {
+	m := &w.msgs[i]
+	recs, err := w.src.records(m)
+	if err != nil {
+		return nil, err
+	}
+	var items []json.RawMessage
+	for k, r := range recs {
+		var it gjson.Result
+		if r != nil {
+			it = gjson.ParseBytes(r)
+			if p := it.Get("payload"); p.IsObject() && it.Get("type").String() == "response_item" {
+				it = p
+			}
+		}
+		if r == nil || !it.IsObject() {
+			// A message Codex makes up on resume (the "aborted" output of a call left open
+			// is handled in codexAnswers); a rebuilt user message is written as one.
+			if m.Role == RoleTool {
+				continue
+			}
+			b, _ := marshal(map[string]any{"type": "message", "role": string(m.Role),
+				"content": []any{map[string]any{"type": "input_text", "text": m.TextContent()}}})
+			items = append(items, b)
+			continue
+		}
+		cid := it.Get("call_id").String()
+		if cid != "" && m.Role == RoleTool && k < len(m.Blocks) && w.drop[[2]int{i, k}] {
+			continue
+		}
+		items = append(items, json.RawMessage(it.Raw))
+		if c := w.calls[cid]; cid != "" && m.Role == RoleAssistant && c != nil {
+			c.typ = it.Get("type").String()
+		}
+	}
+	return items, nil
+}
+
+// codexAnswers are the outputs of the calls of message i that have no result right after them:
+// the output moved from later in the session, or RepairResultText in the output type of the
+// call's type.
+func (w *repairWrite) codexAnswers(i int) []json.RawMessage {
+	var items []json.RawMessage
+	for _, id := range w.unanswered(i) {
+		c := w.calls[id]
+		if c.moved != nil {
+			items = append(items, c.moved)
+			continue
+		}
+		typ := "function_call_output"
+		if c.typ == "custom_tool_call" {
+			typ = "custom_tool_call_output"
+		}
+		b, _ := marshal(map[string]any{"type": typ, "call_id": id, "output": RepairResultText})
+		items = append(items, b)
+	}
+	return items
 }
