@@ -1,11 +1,11 @@
 package grep
 
 import (
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/strscan"
 	"github.com/ctxc/ctxc/internal/transcript"
 )

@@ -2,7 +2,6 @@ package grep
 
 import (
 	"fmt"
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/strscan"
 	"github.com/tidwall/gjson"
 )

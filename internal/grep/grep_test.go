@@ -3,7 +3,6 @@ package grep
 import (
 	"context"
 	"fmt"
-	"github.com/ctxc/ctxc/internal/testsessions"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/compact"
+	"github.com/ctxc/ctxc/internal/testsessions"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 

@@ -1,12 +1,12 @@
 package transcript
 
 import (
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"hash/maphash"
 	"slices"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/estimate"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
 

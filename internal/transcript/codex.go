@@ -2,11 +2,11 @@ package transcript
 
 import (
 	"fmt"
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"hash/maphash"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/estimate"
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
 

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"sync"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
 // rangeBytes is the size of the ranges scanFileRanges splits a file into, and maxWindowBytes bounds

@@ -1,8 +1,9 @@
 package transcript
 
 import (
-	"github.com/ctxc/ctxc/internal/jsonl"
 	"io"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
 // The stream pipeline's batches: a batch holds about streamBatchBytes of lines, and at most
