@@ -96,7 +96,7 @@ func TestExtractiveKeeps(t *testing.T) {
 	res := Extractive(Request{Items: sampleItems(), TargetTokens: 2000})
 	for _, want := range []string{
 		"## Last user request\n[line 10] Now also add a benchmark for Tokens and run it once.",
-		"/work/main/estimate/estimate.go",
+		"/home/dev/ctxc/estimate/estimate.go",
 		"estimate/estimate_test.go",
 		"[line 6] Bash: --- FAIL: TestTokens",
 		"go test ./estimate/",

@@ -229,7 +229,7 @@ func sampleItems() []Item {
 		{Role: "assistant", Kind: "tool_call", Name: "Bash", Text: `{"command":"go test ./estimate/"}`, Group: 1, Line: 5},
 		{Role: "tool", Kind: "tool_result", Name: "Bash", Text: "--- FAIL: TestTokens (0.00s)\n    estimate_test.go:12: got 3, want 2\nFAIL\nexit status 1", IsError: true, Group: 1, Line: 6},
 		{Role: "assistant", Kind: "text", Text: "We decided to use utf8.RuneCountInString instead of len, because len counts bytes.", Line: 7},
-		{Role: "assistant", Kind: "tool_call", Name: "Edit", Text: `{"file_path":"/work/main/estimate/estimate.go","old_string":"len(s)","new_string":"utf8.RuneCountInString(s)"}`, Group: 2, Line: 8},
+		{Role: "assistant", Kind: "tool_call", Name: "Edit", Text: `{"file_path":"/home/dev/ctxc/estimate/estimate.go","old_string":"len(s)","new_string":"utf8.RuneCountInString(s)"}`, Group: 2, Line: 8},
 		{Role: "tool", Kind: "tool_result", Name: "Edit", Text: "ok", Group: 2, Line: 9},
 		{Role: "user", Kind: "text", Text: "Now also add a benchmark for Tokens and run it once.", Line: 10},
 		{Role: "assistant", Kind: "text", Text: "Adding BenchmarkTokens to estimate_test.go now.", Line: 11},

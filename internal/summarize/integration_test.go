@@ -11,7 +11,7 @@ import (
 )
 
 // Integration tests against a real Ollama server. They run when CTXC_TEST_OLLAMA_URL and
-// CTXC_TEST_OLLAMA_MODEL are set (see /work/shared/tools/ollama-test-server/up.sh): a tiny
+// CTXC_TEST_OLLAMA_MODEL are set (see ../shared/tools/ollama-test-server/up.sh): a tiny
 // random-weight model with a 4096-token trained context, a Modelfile num_ctx of 2048 and
 // num_predict 64. Its replies are gibberish that runs to the output cap, so validation usually
 // rejects them and the result falls back; what these tests check is the wire protocol, the
