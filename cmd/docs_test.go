@@ -111,3 +111,17 @@ func packageDoc(t *testing.T, dir string) string {
 	}
 	return ""
 }
+
+// TestReadmeLinksEveryDoc: README is the way in; every document under docs/ is linked from it.
+func TestReadmeLinksEveryDoc(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, _ := filepath.Glob("../docs/*.md")
+	for _, d := range docs {
+		if link := "(docs/" + filepath.Base(d) + ")"; !strings.Contains(string(readme), link) {
+			t.Errorf("README does not link docs/%s", filepath.Base(d))
+		}
+	}
+}
