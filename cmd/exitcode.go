@@ -126,3 +126,13 @@ func batchExit(ctx context.Context, failed, files int) error {
 	}
 	return nil
 }
+
+// searchExit is batchExit for the commands whose output is the answer (grep, lint): when every
+// file failed, the exit code is the last file's own, its message already printed, so that one
+// unreadable file exits as that file's error does (65 for not a transcript).
+func searchExit(failed, files int, lastErr error) error {
+	if failed > 0 && failed == files && lastErr != nil {
+		return &ExitError{Code: exitCode(lastErr), Err: lastErr, Silent: true}
+	}
+	return batchExit(context.Background(), failed, files)
+}

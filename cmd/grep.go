@@ -237,12 +237,10 @@ func (pr *grepPrinter) finish(n int) error {
 	if err := pr.out.Flush(); err != nil {
 		return err
 	}
-	switch {
-	case pr.failed > 0 && pr.failed == n:
-		return &ExitError{Code: exitCode(pr.lastErr), Err: pr.lastErr, Silent: true}
-	case pr.failed > 0:
-		return &ExitError{Code: ExitPartial, Err: fmt.Errorf("%d of %d files failed", pr.failed, n)}
-	case pr.matched == 0:
+	if pr.failed > 0 {
+		return searchExit(pr.failed, n, pr.lastErr)
+	}
+	if pr.matched == 0 {
 		return &ExitError{Code: ExitFailure, Silent: true}
 	}
 	return nil

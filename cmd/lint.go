@@ -94,10 +94,8 @@ func runLint(opts *LintOptions) error {
 		}
 	}
 	switch {
-	case failed > 0 && failed == len(files):
-		return &ExitError{Code: exitCode(lastErr), Err: lastErr, Silent: true}
 	case failed > 0:
-		return &ExitError{Code: ExitPartial, Err: fmt.Errorf("%d of %d files failed", failed, len(files))}
+		return searchExit(failed, len(files), lastErr)
 	case found > 0:
 		if !opts.Global.Quiet && !opts.Global.JSON {
 			fmt.Fprintf(opts.IO.ErrOut, "%d problem(s) in %d file(s)\n", found, len(files))
