@@ -154,6 +154,7 @@ compaction appends to the file (or writes a new file with -o).`,
 		NewCmdExpand(f, nil),
 		NewCmdIndex(f, nil),
 		NewCmdMCP(f, nil),
+		NewCmdArchive(f, nil),
 		// Structure
 		NewCmdLint(f, nil),
 		NewCmdRepair(f, nil),

@@ -1,0 +1,185 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctxc/ctxc/internal/archive"
+	"github.com/spf13/cobra"
+)
+
+// ArchiveOptions are the inputs of `ctxc archive`.
+type ArchiveOptions struct {
+	IO     *IOStreams
+	Global *GlobalOptions
+
+	Sources []string
+	Dest    string
+	Verify  bool
+	DryRun  bool
+}
+
+// NewCmdArchive builds `ctxc archive`. runF replaces the run function in tests.
+func NewCmdArchive(f *Factory, runF func(context.Context, *ArchiveOptions) error) *cobra.Command {
+	opts := &ArchiveOptions{IO: f.IO, Global: &f.Global}
+	c := &cobra.Command{
+		Use:   "archive SRC... DEST",
+		Short: "Keep every session: copy new lines into zstd files, incrementally and verified",
+		Long: `Copy every session file under SRC (a file, a directory: every *.jsonl below it, or a glob)
+into DEST as DEST/<SRC's name>/<path below SRC>.zst, compressed with zstd, before the agent
+deletes it (Claude Code removes sessions older than cleanupPeriodDays, 30 by default).
+
+Each run appends to a session's archive one zstd frame holding the complete lines it gained since
+the last run; an unfinished last line is left for the next run. Every frame is decoded back and
+compared with the session's bytes before DEST/.ctxc-archive.json records it. A session that
+shrank or was rewritten is archived anew: the old archive is kept as NAME.1.jsonl.zst (then .2,
+...). A run killed at any moment leaves every archive readable and the next run completes it.
+
+The archives are standard zstd: zstd -dc NAME.jsonl.zst gives the session byte for byte. Read
+them with other ctxc commands after zstd -d.
+
+--verify DEST reads every archive back and checks it against the manifest (exit 1 on a mismatch).`,
+		Example: `  ctxc archive ~/.claude/projects ~/.codex/sessions ~/sessions-archive
+  ctxc archive --verify ~/sessions-archive
+  zstd -dc ~/sessions-archive/projects/-home-me-proj/ID.jsonl.zst > ID.jsonl`,
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := opts.setArgs(args); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			if opts.Verify {
+				return runArchiveVerify(opts)
+			}
+			return runArchive(c.Context(), opts)
+		},
+	}
+	c.Flags().BoolVar(&opts.Verify, "verify", false, "read every archive in DEST back and check it against the manifest")
+	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would be copied; write nothing")
+	return c
+}
+
+func (o *ArchiveOptions) setArgs(args []string) error {
+	switch {
+	case o.Verify && len(args) != 1:
+		return &UsageError{errors.New("archive --verify needs exactly DEST")}
+	case o.Verify:
+		o.Dest = args[0]
+	case len(args) < 2:
+		return &UsageError{errors.New("archive needs SRC... DEST (a session file or directory, then the archive directory)")}
+	default:
+		o.Sources, o.Dest = args[:len(args)-1], args[len(args)-1]
+	}
+	for _, s := range o.Sources {
+		if s == "-" {
+			return &UsageError{errors.New("archive copies files: standard input cannot be a SRC")}
+		}
+	}
+	return nil
+}
+
+// archiveSources finds the session files under each SRC and names their archives; a glob
+// stands for each file or directory it matches.
+func archiveSources(opts *ArchiveOptions) ([]archive.Source, error) {
+	var roots []string
+	for _, s := range opts.Sources {
+		if _, err := os.Stat(s); err != nil && strings.ContainsAny(s, "*?[") {
+			m, gerr := filepath.Glob(s)
+			if gerr != nil {
+				return nil, &UsageError{fmt.Errorf("bad pattern %q: %w", s, gerr)}
+			}
+			if len(m) == 0 {
+				fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: no file matches: no transcript found\n", s)
+			}
+			roots = append(roots, m...)
+			continue
+		}
+		roots = append(roots, s)
+	}
+	var out []archive.Source
+	for _, root := range roots {
+		files, err := expandPaths([]string{root}, opts.IO.ErrOut)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			name, err := archive.NameFor(root, f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, archive.Source{Path: f, Name: name})
+		}
+	}
+	return out, nil
+}
+
+// archiveSummary is the last --json object of a run.
+type archiveSummary struct {
+	Type       string `json:"type"`
+	Files      int    `json:"files"`
+	New        int    `json:"new"`
+	Grew       int    `json:"grew"`
+	Versions   int    `json:"new_versions"`
+	Unchanged  int    `json:"unchanged"`
+	Failed     int    `json:"failed"`
+	Bytes      int64  `json:"bytes"`
+	Compressed int64  `json:"compressed"`
+	DryRun     bool   `json:"dry_run,omitempty"`
+}
+
+func (s *archiveSummary) add(r archive.Result) {
+	switch r.Status {
+	case archive.StatusNew:
+		s.New++
+	case archive.StatusGrew:
+		s.Grew++
+	case archive.StatusVersion:
+		s.Versions++
+	default:
+		s.Unchanged++
+	}
+	s.Bytes += r.Bytes
+	s.Compressed += r.Compressed
+}
+
+func runArchive(ctx context.Context, opts *ArchiveOptions) error {
+	srcs, err := archiveSources(opts)
+	if err != nil {
+		return err
+	}
+	a, err := archive.Open(opts.Dest, opts.DryRun)
+	if err != nil {
+		return err
+	}
+	sum := archiveSummary{Type: "summary", Files: len(srcs), DryRun: opts.DryRun}
+	refused := a.Prepare(srcs)
+	for _, s := range srcs {
+		if ctx.Err() != nil {
+			break
+		}
+		r, err := a.File(s)
+		if err == nil {
+			err = refused[s.Name]
+		}
+		if err != nil {
+			sum.Failed++
+			printArchiveError(opts, s.Path, err)
+			continue
+		}
+		sum.add(r)
+		if err := printArchiveResult(opts, r); err != nil {
+			a.Close()
+			return err
+		}
+	}
+	if err := a.Close(); err != nil {
+		return err
+	}
+	printArchiveSummary(opts, sum)
+	return batchExit(ctx, sum.Failed, sum.Files)
+}
