@@ -25,18 +25,11 @@ type Span struct {
 
 // Spans lists the compaction records of a file that carry ctxc's provenance, in file order.
 func Spans(path string, format transcript.Format) ([]Span, transcript.Format, error) {
-	f, err := os.Open(path)
+	f, info, err := transcript.OpenFile(path)
 	if err != nil {
 		return nil, "", err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, "", err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, "", fmt.Errorf("%s: not a regular file", path)
-	}
 	format, err = transcript.Detect(io.NewSectionReader(f, 0, info.Size()), path, transcript.Options{Format: format})
 	if err != nil {
 		return nil, "", err

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -39,18 +38,11 @@ type ReadOptions struct {
 
 // fileObservations reads one session file, whole history (what compactions replaced too).
 func fileObservations(path string, o ReadOptions) ([]observation, int64, error) {
-	f, err := os.Open(path)
+	f, info, err := transcript.OpenFile(path)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, 0, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("%s: not a regular file", path)
-	}
 	topts := transcript.Options{Format: o.Format, MaxLine: o.MaxLine}
 	format, err := transcript.Detect(io.NewSectionReader(f, 0, info.Size()), path, topts)
 	if err != nil {

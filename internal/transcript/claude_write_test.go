@@ -179,16 +179,7 @@ func describeNewClaude(t *testing.T, recs []gjson.Result, session string) []stri
 			out = append(out, "summary")
 			continue
 		}
-		d := r.Get("message.role").String()
-		if mid := r.Get("message.id").String(); mid != "" {
-			if !strings.HasPrefix(mid, "msg_ctxc_") {
-				t.Errorf("record %d: message id %q kept", k, mid)
-			}
-			if msgIDs[mid] == "" {
-				msgIDs[mid] = fmt.Sprintf("m%d", len(msgIDs)+1)
-			}
-			d += "[" + msgIDs[mid] + "]"
-		}
+		d := describeRole(t, k, r, msgIDs)
 		c := r.Get("message.content")
 		if c.Type == gjson.String {
 			d += " text"

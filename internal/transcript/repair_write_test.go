@@ -369,6 +369,23 @@ func jsonLines(t *testing.T, data []byte) []gjson.Result {
 	return out
 }
 
+// describeRole describes record k's message by its role and, when it has a provider message id,
+// that id as m1, m2, ... in order of first appearance (msgIDs); an id must be one ctxc made anew.
+func describeRole(t *testing.T, k int, r gjson.Result, msgIDs map[string]string) string {
+	t.Helper()
+	d := r.Get("message.role").String()
+	if id := r.Get("message.id").String(); id != "" {
+		if !strings.HasPrefix(id, "msg_ctxc_") {
+			t.Errorf("record %d: message id %q kept", k, id)
+		}
+		if msgIDs[id] == "" {
+			msgIDs[id] = fmt.Sprintf("m%d", len(msgIDs)+1)
+		}
+		d += "[" + msgIDs[id] + "]"
+	}
+	return d
+}
+
 // describeTree checks that the records of a Claude Code or pi repair are chained one after the
 // other under fresh ids from parent, and describes each: its role, new message id (m1, m2, ...),
 // blocks, "!" for a RepairResultText error, "=text" for a result's text, "@now" when made anew.
@@ -388,16 +405,7 @@ func describeTree(t *testing.T, recs []gjson.Result, parent string) []string {
 			t.Errorf("record %d: id %q is not a fresh one", k, r.Get(idKey).String())
 		}
 		parent = `"` + r.Get(idKey).String() + `"`
-		d := r.Get("message.role").String()
-		if id := r.Get("message.id").String(); id != "" {
-			if !strings.HasPrefix(id, "msg_ctxc_") {
-				t.Errorf("record %d: message id %q kept", k, id)
-			}
-			if msgIDs[id] == "" {
-				msgIDs[id] = fmt.Sprintf("m%d", len(msgIDs)+1)
-			}
-			d += "[" + msgIDs[id] + "]"
-		}
+		d := describeRole(t, k, r, msgIDs)
 		c := r.Get("message.content")
 		if c.Type == gjson.String {
 			d += " text"

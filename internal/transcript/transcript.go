@@ -468,26 +468,11 @@ func LoadFile(path string, opts Options) (*Result, []Message, error) {
 // LoadFileUpTo is LoadFile over the first size bytes of the file (all of it when size < 0): what
 // a compaction wrote is checked without what an agent appended after it.
 func LoadFileUpTo(path string, size int64, opts Options) (*Result, []Message, error) {
-	// Stat first: opening a FIFO for reading would block until someone writes to it.
-	if info, err := os.Stat(path); err != nil {
-		return nil, nil, err
-	} else if info.IsDir() {
-		return nil, nil, fmt.Errorf("%s: is a directory", path)
-	} else if !info.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	f, err := os.Open(path)
+	f, info, err := OpenFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s: not a regular file", path)
-	}
 	if size < 0 || size > info.Size() {
 		size = info.Size()
 	}
@@ -543,30 +528,43 @@ func load(f *io.SectionReader, size int64, path string, opts Options) (*Result, 
 // (Stats.Records): a small file in one pass, a larger one in ranges read on every core
 // (scanFileRanges), where they save more than they cost.
 func ScanFile(path string, opts Options) (*Result, error) {
-	// Stat first: opening a FIFO for reading would block until someone writes to it.
-	if info, err := os.Stat(path); err != nil {
-		return nil, err
-	} else if info.IsDir() {
-		return nil, fmt.Errorf("%s: is a directory", path)
-	} else if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	f, err := os.Open(path)
+	f, info, err := OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
 	if info.Size() < minRangesFile {
 		return scanLines(f, path, opts)
 	}
 	return scanFileRanges(f, info.Size(), path, opts)
+}
+
+// OpenFile opens a session file for reading and returns what the open file says of itself. It
+// is stated before it is opened, since opening a FIFO for reading would block until someone
+// writes to it, and checked again once open; a directory or anything but a regular file is an
+// error naming the path.
+func OpenFile(path string) (*os.File, os.FileInfo, error) {
+	if info, err := os.Stat(path); err != nil {
+		return nil, nil, err
+	} else if info.IsDir() {
+		return nil, nil, fmt.Errorf("%s: is a directory", path)
+	} else if !info.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	return f, info, nil
 }
 
 // minRangesFile is the size from which ScanFile reads a file in ranges: below it, the ranges'
