@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the agents beyond Claude Code, Codex and pi whose session files ctxc reads, pinned, from
+# the npm registry, into $CTXC_TEST_CACHE/agents-more (default ~/.cache/ctxc-test/agents-more).
+# The pins are scripts/agent-packages.txt (one name@version a line, # comments). Idempotent:
+# returns at once when the pinned versions are there. Prints one line to eval:
+#   export CTXC_MORE_AGENTS_BIN=<dir with the agents' commands>
+set -euo pipefail
+cd "$(dirname "$0")"
+cache=${CTXC_TEST_CACHE:-$HOME/.cache/ctxc-test}
+dir=$cache/agents-more
+mapfile -t pins < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' agent-packages.txt | grep -v '^$')
+stamp=$dir/.pins
+if [[ ${#pins[@]} -gt 0 && ( ! -f $stamp || $(cat "$stamp") != "${pins[*]}" ) ]]; then
+  mkdir -p "$dir"
+  echo "installing ${pins[*]} into $dir ..." >&2
+  [[ -f $dir/package.json ]] || echo '{"private":true}' > "$dir/package.json"
+  npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "${pins[@]}" >&2
+  echo "${pins[*]}" > "$stamp"
+fi
+echo "export CTXC_MORE_AGENTS_BIN=$dir/node_modules/.bin"
