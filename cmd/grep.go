@@ -3,7 +3,6 @@ package cmd
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/grep"
+	"github.com/ctxc/ctxc/internal/index"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -77,8 +77,8 @@ Exit status: 0 when a message matched, 1 when none did, other codes on errors.`,
 	c.Flags().StringSliceVar(&opts.Roles, "role", nil, "only messages of these roles (user, assistant, tool, system, developer, summary)")
 	c.Flags().IntVarP(&opts.Around, "context-messages", "C", 0, "print N messages of context before and after each match")
 	c.Flags().BoolVar(&opts.Context, "context", false, "search only the effective context, not the whole history")
-	c.Flags().BoolVar(&opts.Index, "index", false, "answer from the index (ctxc index); files that changed since are read instead")
-	c.Flags().StringVar(&opts.DB, "db", "", "index database for --index (default $XDG_CACHE_HOME/ctxc/index.db)")
+	c.Flags().BoolVar(&opts.Index, "index", false, "read only the files the index (ctxc index) says can match; files that changed since are read too")
+	c.Flags().StringVar(&opts.DB, "db", "", "index folder for --index (default $XDG_CACHE_HOME/ctxc/index)")
 	c.Flags().StringVar(&opts.From, "from", "", "read the list of paths from this file (- for standard input), one per line")
 	c.Flags().IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files searched at once (a file of 64 MB or more is searched alone, by all cores)")
 	return c
@@ -102,13 +102,8 @@ func runGrep(opts *GrepOptions) error {
 	}
 	pr := newGrepPrinter(opts, p)
 	defer pr.out.Flush()
-	if err := checkGrepIndex(opts); err != nil {
-		return err
-	}
 	if opts.Index {
-		if files, err = grepIndex(opts, files, p, gopts, pr.emit); err != nil {
-			return err
-		}
+		files = grepIndex(opts, files, p)
 	}
 	search := func(path string, emit func(grep.Hit) error) error {
 		if path == "-" {
@@ -163,17 +158,6 @@ func grepPattern(opts *GrepOptions) (*grep.Pattern, grep.Options, error) {
 		}
 	}
 	return p, gopts, nil
-}
-
-// checkGrepIndex refuses the flags that --index cannot answer for.
-func checkGrepIndex(opts *GrepOptions) error {
-	switch {
-	case opts.Index && opts.Context:
-		return &UsageError{fmt.Errorf("--index searches the whole history; --context reads the files")}
-	case opts.Index && opts.Around > 0:
-		return &UsageError{fmt.Errorf("--index gives the matching messages only; -C reads the files")}
-	}
-	return nil
 }
 
 // grepPrinter prints grep's hits (text, or --json objects) and the files that failed, and
@@ -246,34 +230,32 @@ func (pr *grepPrinter) finish(n int) error {
 	return nil
 }
 
-// grepIndex answers from the index and returns the files it could not answer for (changed
-// since they were indexed, or not indexed), said on stderr, to be read instead.
-func grepIndex(opts *GrepOptions, files []string, p *grep.Pattern, gopts grep.Options, emit func(grep.Hit) error) ([]string, error) {
-	db, err := indexPath(opts.DB)
-	if err != nil {
-		return nil, err
-	}
-	ix, err := grep.OpenIndex(db, false)
+// grepIndex narrows files to those the index says can hold a match: the files whose indexed
+// bytes hold the pattern's literal, and those it cannot answer for (changed since they were
+// indexed, or not indexed), said on stderr. The files left are then read as a scan reads them,
+// so the hits are a scan's.
+func grepIndex(opts *GrepOptions, files []string, p *grep.Pattern) []string {
+	dir, err := indexPath(opts.DB)
 	if err != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "ctxc: %v: reading the files instead\n", err)
-		return files, nil
+		return files
+	}
+	ix, err := index.Open(dir)
+	if err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "ctxc: %v: reading the files instead\n", err)
+		return files
 	}
 	defer ix.Close()
-	scan, states, err := ix.Search(files, p, gopts, emit)
-	var ie *grep.IndexError
-	if errors.As(err, &ie) {
-		fmt.Fprintf(opts.IO.ErrOut, "ctxc: %v: reading the files instead\n", err)
-		return files, nil
-	}
-	if err != nil {
-		return nil, err
-	}
+	read, stale, states := ix.Candidates(files, p.Literal())
 	if !opts.Global.Quiet {
-		for i, f := range scan {
-			fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: %s in the index: read instead (ctxc index updates it)\n", f, states[i])
+		for i, f := range stale {
+			if f == "-" {
+				continue // standard input is read as always
+			}
+			fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: %s: read instead (ctxc index updates it)\n", f, states[i])
 		}
 	}
-	return scan, nil
+	return read
 }
 
 // grepStdin searches standard input (spooled: the search maps or re-reads the file), naming it

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ctxc/ctxc/internal/grep"
+	"github.com/ctxc/ctxc/internal/index"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -26,16 +26,17 @@ func NewCmdIndex(f *Factory, runF func(*IndexOptions) error) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "index PATH...",
 		Short: "Build or update the search index of an archive of sessions",
-		Long: `Index the messages of every session under PATH (files, directories, globs) in an SQLite
-FTS5 database (pure Go, no cgo), for ctxc grep --index. Only files whose size or modification
-time changed since they were indexed are read again, so a nightly run over an archive reads what
-changed; files indexed under PATH that are gone are forgotten. Each file is replaced in one
-transaction: an update that is killed leaves every file as it was or fully indexed.
+		Long: `Index every session under PATH (files, directories, globs) for ctxc grep --index and
+ctxc search. Unchanged files are not read; a session that grew is read from where the index
+stopped (its appended lines only); a rewritten one is read again; files indexed under PATH that
+are gone are forgotten. The index is a folder of segment files and a manifest written last:
+an update that is killed leaves the index as it was before it.
 
-The index is at $XDG_CACHE_HOME/ctxc/index.db (~/.cache/ctxc/index.db) unless --db says
+The index is the folder $XDG_CACHE_HOME/ctxc/index (~/.cache/ctxc/index) unless --db says
 otherwise.`,
 		Example: `  ctxc index ~/.claude/projects ~/.codex/sessions
-  ctxc grep --index 'migration plan' ~/.claude/projects`,
+  ctxc grep --index 'migration plan' ~/.claude/projects
+  ctxc search 'reconnect bug'`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Paths = args
 			if runF != nil {
@@ -44,7 +45,7 @@ otherwise.`,
 			return runIndex(opts)
 		},
 	}
-	c.Flags().StringVar(&opts.DB, "db", "", "index database (default $XDG_CACHE_HOME/ctxc/index.db)")
+	c.Flags().StringVar(&opts.DB, "db", "", "index folder (default $XDG_CACHE_HOME/ctxc/index)")
 	c.Flags().StringVar(&opts.From, "from", "", "read the list of paths from this file (- for standard input), one per line")
 	return c
 }
@@ -53,7 +54,7 @@ func indexPath(db string) (string, error) {
 	if db != "" {
 		return db, nil
 	}
-	return grep.DefaultIndexPath()
+	return index.DefaultDir()
 }
 
 func runIndex(opts *IndexOptions) error {
@@ -69,33 +70,54 @@ func runIndex(opts *IndexOptions) error {
 	if err != nil {
 		return err
 	}
-	db, err := indexPath(opts.DB)
+	dir, err := indexPath(opts.DB)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	ix, err := grep.OpenIndex(db, true)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	st, err := ix.Update(files, paths, format, func(err error) {
-		fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+err.Error())
-	})
+	st, err := updateIndex(opts.IO, opts.Global, dir, files, paths, format)
 	if err != nil {
 		return err
 	}
 	if opts.Global.JSON {
-		return json.NewEncoder(opts.IO.Out).Encode(map[string]any{"type": "index", "db": db, "files": st.Files,
-			"indexed": st.Indexed, "unchanged": st.Unchanged, "removed": st.Removed, "failed": st.Failed,
-			"messages": st.Messages, "seconds": time.Since(start).Seconds()})
+		return json.NewEncoder(opts.IO.Out).Encode(map[string]any{"type": "index", "index": dir, "files": st.Files,
+			"indexed": st.Indexed, "appended": st.Appended, "unchanged": st.Unchanged, "removed": st.Removed,
+			"failed": st.Failed, "messages": st.Messages, "bytes": st.Bytes, "rebuilt": st.Rebuilt,
+			"seconds": time.Since(start).Seconds()})
 	}
 	if !opts.Global.Quiet {
-		fmt.Fprintf(opts.IO.ErrOut, "%s: %d file(s): %d indexed (%d messages), %d unchanged, %d removed, %d failed in %.2fs\n",
-			db, st.Files, st.Indexed, st.Messages, st.Unchanged, st.Removed, st.Failed, time.Since(start).Seconds())
+		fmt.Fprintf(opts.IO.ErrOut, "%s: %d file(s): %d indexed, %d grown, %d unchanged, %d removed, %d failed; %d messages, %s read in %.2fs\n",
+			dir, st.Files, st.Indexed, st.Appended, st.Unchanged, st.Removed, st.Failed, st.Messages, humanBytes(st.Bytes), time.Since(start).Seconds())
 	}
 	if st.Failed > 0 {
 		return &ExitError{Code: ExitPartial, Err: fmt.Errorf("%d file(s) failed", st.Failed), Silent: true}
 	}
 	return nil
+}
+
+// updateIndex brings the index in dir up to date with files (found under roots), with a
+// progress bar on a terminal.
+func updateIndex(ios *IOStreams, g *GlobalOptions, dir string, files, roots []string, format transcript.Format) (index.UpdateStats, error) {
+	bar := newByteProgress(ios, g, "indexing")
+	defer bar.finish()
+	return index.Update(dir, files, roots, index.UpdateOptions{
+		Format:  format,
+		Warn:    func(err error) { fmt.Fprintln(ios.ErrOut, "ctxc: "+err.Error()) },
+		Planned: bar.plan,
+		Done:    bar.add,
+	})
+}
+
+// humanBytes writes a byte count with a binary unit (1.5 MiB).
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

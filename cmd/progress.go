@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -48,6 +49,50 @@ func (p *progress) Println(w io.Writer, s string) {
 
 // Finish removes the bar.
 func (p *progress) Finish() {
+	if p.bar != nil {
+		p.bar.Finish()
+	}
+}
+
+// byteProgress is a bar of bytes read, shown under the same conditions as progress; its total
+// is known only once the work is planned (plan).
+type byteProgress struct {
+	ios  *IOStreams
+	g    *GlobalOptions
+	what string
+	mu   sync.Mutex
+	bar  *progressbar.ProgressBar
+}
+
+func newByteProgress(ios *IOStreams, g *GlobalOptions, what string) *byteProgress {
+	return &byteProgress{ios: ios, g: g, what: what}
+}
+
+// plan makes the bar for total bytes (none when there is little to do or no terminal).
+func (p *byteProgress) plan(total int64) {
+	if !p.ios.IsStderrTTY() || p.g.JSON || p.g.Quiet || total < 16<<20 {
+		return
+	}
+	p.bar = progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(p.ios.ErrOut),
+		progressbar.OptionSetDescription(p.what),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionThrottle(65*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetVisibility(true),
+	)
+}
+
+// add counts bytes done (from any goroutine).
+func (p *byteProgress) add(n int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		p.bar.Add64(n)
+	}
+}
+
+func (p *byteProgress) finish() {
 	if p.bar != nil {
 		p.bar.Finish()
 	}

@@ -93,36 +93,3 @@ func BenchmarkClaudeLine(b *testing.B) {
 		sc.walked, sc.litKnown = false, false
 	}
 }
-
-// BenchmarkIndexSearch: grep --index over an archive of 200 sessions, for a literal that is in
-// many texts and a regexp that is in a few.
-func BenchmarkIndexSearch(b *testing.B) {
-	dir := b.TempDir()
-	files := genArchive(b, dir, 200)
-	ix, err := OpenIndex(filepath.Join(b.TempDir(), "index.db"), true)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
-	if _, err := ix.Update(files, []string{dir}, transcript.FormatUnknown, func(err error) { b.Fatal(err) }); err != nil {
-		b.Fatal(err)
-	}
-	for _, pt := range []struct {
-		name, p string
-		fixed   bool
-	}{{"literal", "quokka", true}, {"regexp", `de(ploy|bug) \w+`, false}} {
-		b.Run(pt.name, func(b *testing.B) {
-			p, err := Compile(pt.p, pt.fixed, false)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for b.Loop() {
-				hits := 0
-				scan, _, err := ix.Search(files, p, Options{Indexed: true}, func(Hit) error { hits++; return nil })
-				if err != nil || len(scan) > 0 || hits == 0 {
-					b.Fatalf("%d hits, %d files to scan, %v", hits, len(scan), err)
-				}
-			}
-		})
-	}
-}

@@ -150,3 +150,13 @@ func TestDecodeAllEnv(t *testing.T) {
 		}
 	}
 }
+
+// hitKeys describes hits for comparisons: file, line, role, message, covering compaction,
+// snippet.
+func hitKeys(hs []Hit) []string {
+	var out []string
+	for _, h := range hs {
+		out = append(out, fmt.Sprintf("%s:%d %s #%d cov=%d span=%v %q", filepath.Base(h.Path), h.Line, h.Role, h.Index, h.CoveredBy, h.Span, h.Snippet.Text))
+	}
+	return out
+}

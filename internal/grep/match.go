@@ -26,9 +26,6 @@ type Pattern struct {
 	fold   bool         // lit is compared ignoring ASCII case
 	rareAt int          // index of lit's rarest byte
 	pair   strscan.Pair // lit's two rarest bytes, at their offsets (with -i, both cases)
-	// idxLit is the longest literal every match contains, for the index, which holds decoded
-	// text: any characters (ignoring case, only lit's ASCII run, folded as SQLite folds it).
-	idxLit string
 	// maxLen bounds the bytes of a match when the pattern has no assertion (^, $, \b...):
 	// whether it matches at a position then depends only on the maxLen bytes from there, so
 	// the index can decide on a piece of a text. -1: unbounded, or an assertion.
@@ -72,11 +69,6 @@ func Compile(pattern string, fixed, fold bool) (*Pattern, error) {
 	p.seq = compileSeq(tree)
 	runes, rfold := requiredLiteral(tree.Simplify())
 	best := safeBest(runes, rfold)
-	if rfold {
-		p.idxLit = best
-	} else {
-		p.idxLit = string(runes)
-	}
 	if len(best) >= minLit {
 		p.setLit([]byte(best), rfold)
 	}
@@ -98,6 +90,11 @@ func (p *Pattern) Regexp() *regexp.Regexp { return p.re }
 
 // Prefiltered reports whether the pattern has a byte-level prefilter.
 func (p *Pattern) Prefiltered() bool { return p.lit != nil }
+
+// Literal is the prefilter's literal (nil: none): every line that matches holds it in its raw
+// bytes (ignoring ASCII case when the pattern does), or spells one of its characters as a
+// \u00XX escape. The index chooses the files to read by it.
+func (p *Pattern) Literal() []byte { return p.lit }
 
 // requiredLiteral finds a literal that every match contains: the pattern itself when it is a
 // literal, else the longest literal among the parts of a concatenation.

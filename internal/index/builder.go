@@ -1,0 +1,300 @@
+package index
+
+import (
+	"bufio"
+	"encoding/binary"
+	"io"
+	"os"
+	"sort"
+)
+
+// triChunk is the length of the chunks the trigram pairs are gathered in (growing one slice
+// would copy it over and over).
+const triChunk = 1 << 20
+
+// builder gathers one segment in memory: the documents, their terms' postings, and the
+// trigrams of each file's bytes.
+type builder struct {
+	terms   map[string]int32
+	strs    []string
+	post    []termPostings // by term id
+	docs    []doc
+	tris    [][]uint64 // trigram<<32 | file, in the order files were added, in chunks
+	files   []uint32
+	masks   []escapeMask
+	text    int64 // bytes of raw text taken in
+	totalLn uint64
+
+	set     *trigramSet
+	termBuf []byte
+	docTerm []int32 // the distinct terms of the document being added
+}
+
+// termPostings is what a segment gathers of a term: its postings (doc delta, tf as uvarints),
+// its document frequency, the last document it was in, and its count in the document being
+// added.
+type termPostings struct {
+	posts   []byte
+	df      uint32
+	lastDoc int32
+	tf      int32
+}
+
+func newBuilder() *builder {
+	return &builder{terms: map[string]int32{}, set: newTrigramSet()}
+}
+
+// addDoc indexes one message's texts.
+func (b *builder) addDoc(d doc, texts []string) {
+	id := int32(len(b.docs))
+	b.docTerm = b.docTerm[:0]
+	var length int
+	for _, t := range texts {
+		b.termBuf = eachTerm(t, b.termBuf, func(term []byte) {
+			tid := b.termID(term)
+			if tid < 0 {
+				return
+			}
+			length++
+			if b.post[tid].tf == 0 {
+				b.docTerm = append(b.docTerm, tid)
+			}
+			b.post[tid].tf++
+		})
+	}
+	d.length = uint32(min(length, maxLength))
+	b.totalLn += uint64(d.length)
+	b.docs = append(b.docs, d)
+	for _, t := range b.docTerm {
+		tp := &b.post[t]
+		tp.posts = binary.AppendUvarint(tp.posts, uint64(id-tp.lastDoc))
+		tp.posts = binary.AppendUvarint(tp.posts, uint64(tp.tf))
+		tp.lastDoc, tp.tf = id, 0
+		tp.df++
+	}
+}
+
+// termID is a term's id in the segment, a new one for a term not seen yet; -1 for a stopword
+// (kept in the map too, so that a stopword costs one lookup).
+func (b *builder) termID(term []byte) int32 {
+	if tid, ok := b.terms[string(term)]; ok {
+		return tid
+	}
+	s := string(term)
+	if stopwords[s] {
+		b.terms[s] = -1
+		return -1
+	}
+	tid := int32(len(b.strs))
+	b.terms[s] = tid
+	b.strs = append(b.strs, s)
+	b.post = append(b.post, termPostings{lastDoc: -1})
+	return tid
+}
+
+// addRaw takes in the raw bytes of the file being indexed.
+func (b *builder) addRaw(line []byte) {
+	b.set.add(line)
+	b.set.add(newline)
+	b.text += int64(len(line)) + 1
+}
+
+var newline = []byte{'\n'}
+
+// endFile records the trigrams and escapes of the file whose bytes were added since the last.
+func (b *builder) endFile(file uint32) {
+	for _, t := range b.set.list {
+		if n := len(b.tris); n == 0 || len(b.tris[n-1]) == cap(b.tris[n-1]) {
+			b.tris = append(b.tris, make([]uint64, 0, triChunk))
+		}
+		last := &b.tris[len(b.tris)-1]
+		*last = append(*last, uint64(t)<<32|uint64(file))
+	}
+	b.files = append(b.files, file)
+	b.masks = append(b.masks, b.set.escaped)
+	b.set.reset()
+}
+
+// empty reports whether nothing was added.
+func (b *builder) empty() bool { return len(b.files) == 0 }
+
+// write writes the segment to path (a new file).
+func (b *builder) write(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	w := &countWriter{w: bufio.NewWriterSize(f, 1<<20)}
+	err = b.writeTo(w)
+	if err == nil {
+		err = w.w.(*bufio.Writer).Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
+}
+
+func (b *builder) writeTo(w *countWriter) error {
+	var ft segmentFooter
+	w.WriteString(segMagic)
+	ft.docs, ft.nDocs = w.n, uint64(len(b.docs))
+	b.writeDocs(w)
+	ft.terms, ft.nTerms = w.n, uint64(len(b.strs))
+	order := b.sortedTerms()
+	b.writeTermTable(w, order)
+	ft.strs = w.n
+	for _, t := range order {
+		w.WriteString(b.strs[t])
+	}
+	ft.posts = w.n
+	for _, t := range order {
+		w.Write(b.post[t].posts)
+	}
+	ft.tris = w.n
+	ft.nTris = b.writeTrigrams(w, &ft)
+	ft.files, ft.nFiles = w.n, uint64(len(b.files))
+	for i, id := range b.files {
+		w.u32(id)
+		w.u64(b.masks[i][0])
+		w.u64(b.masks[i][1])
+	}
+	ft.end = w.n
+	for _, v := range []uint64{ft.docs, ft.terms, ft.strs, ft.posts, ft.tris, ft.triPost, ft.files, ft.end,
+		ft.nDocs, ft.nTerms, ft.nTris, ft.nFiles} {
+		w.u64(v)
+	}
+	return w.err
+}
+
+func (b *builder) writeDocs(w *countWriter) {
+	for _, d := range b.docs {
+		w.u32(d.file)
+		w.u32(d.line)
+		w.u64(d.offset)
+		w.u32(d.time)
+		w.u32(d.role<<lengthBits | d.length)
+	}
+}
+
+// sortedTerms lists the term ids in the order of their strings.
+func (b *builder) sortedTerms() []int32 {
+	order := make([]int32, len(b.strs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.Slice(order, func(i, j int) bool { return b.strs[order[i]] < b.strs[order[j]] })
+	return order
+}
+
+// writeTermTable writes the fixed-size entries of the terms, and an entry that ends the last.
+func (b *builder) writeTermTable(w *countWriter, order []int32) {
+	var so uint32
+	var po uint64
+	for _, t := range order {
+		w.u32(so)
+		w.u32(b.post[t].df)
+		w.u64(po)
+		so += uint32(len(b.strs[t]))
+		po += uint64(len(b.post[t].posts))
+	}
+	w.u32(so)
+	w.u32(0)
+	w.u64(po)
+}
+
+// writeTrigrams writes the trigram table and the file lists; it returns the trigrams' count.
+func (b *builder) writeTrigrams(w *countWriter, ft *segmentFooter) uint64 {
+	total := 0
+	for _, c := range b.tris {
+		total += len(c)
+	}
+	all := make([]uint64, 0, total)
+	for _, c := range b.tris {
+		all = append(all, c...)
+	}
+	b.tris = nil
+	radixSort(all)
+	var lists []byte
+	var n uint64
+	for i := 0; i < len(all); {
+		t := uint32(all[i] >> 32)
+		w.u32(t)
+		w.u64(uint64(len(lists)))
+		var last uint32
+		for ; i < len(all) && uint32(all[i]>>32) == t; i++ {
+			id := uint32(all[i])
+			lists = binary.AppendUvarint(lists, uint64(id-last))
+			last = id
+		}
+		n++
+	}
+	w.u32(0)
+	w.u64(uint64(len(lists)))
+	ft.triPost = w.n
+	w.Write(lists)
+	return n
+}
+
+// radixSort sorts by the upper 32 bits (the trigram; 24 bits used), keeping the order of
+// equal keys (file ids, added in ascending order).
+func radixSort(a []uint64) {
+	tmp := make([]uint64, len(a))
+	for shift := uint(32); shift < 32+triBits; shift += 12 {
+		var count [1<<12 + 1]int
+		for _, v := range a {
+			count[(v>>shift)&(1<<12-1)+1]++
+		}
+		for i := 1; i < len(count); i++ {
+			count[i] += count[i-1]
+		}
+		for _, v := range a {
+			k := (v >> shift) & (1<<12 - 1)
+			tmp[count[k]] = v
+			count[k]++
+		}
+		a, tmp = tmp, a
+	}
+	// two passes: the sorted data is back in the caller's slice
+}
+
+// countWriter writes and counts, keeping the first error.
+type countWriter struct {
+	w   io.Writer
+	n   uint64
+	err error
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	c.n += uint64(n)
+	c.err = err
+	return n, err
+}
+
+func (c *countWriter) WriteString(s string) { c.Write([]byte(s)) }
+
+func (c *countWriter) u32(v uint32) {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], v)
+	c.Write(b[:])
+}
+
+func (c *countWriter) u64(v uint64) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], v)
+	c.Write(b[:])
+}
+
+// dropFile forgets the raw bytes of a file that failed; its documents stay in the segment
+// under an id the manifest does not name, so no search returns them.
+func (b *builder) dropFile() { b.set.reset() }

@@ -1,0 +1,135 @@
+package index
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctxc/ctxc/internal/safewrite"
+)
+
+// schema is the version of the index's layout; an index of another version is rebuilt.
+const schema = 1
+
+const manifestName = "manifest.json"
+
+// Manifest names an index's segments and the files they cover.
+type Manifest struct {
+	Schema   int                   `json:"schema"`
+	NextFile uint32                `json:"next_file"`
+	NextSeg  int                   `json:"next_segment"`
+	Segments []SegmentInfo         `json:"segments"`
+	Files    map[string]*FileEntry `json:"files"` // by absolute path
+}
+
+// SegmentInfo is one segment: its file name in the index folder and what it holds.
+type SegmentInfo struct {
+	Name   string `json:"name"`
+	Docs   int    `json:"docs"`
+	Length uint64 `json:"length"` // the terms of its documents
+	Text   int64  `json:"text"`   // the raw bytes it covers
+}
+
+// FileEntry is one indexed session file: the state it was indexed in and what the search
+// shows of it.
+type FileEntry struct {
+	ID    uint32 `json:"id"`
+	Size  int64  `json:"size"`
+	MTime int64  `json:"mtime"` // modification time, ns since the epoch
+	// Done is the bytes indexed (complete lines only: a line still being written is indexed
+	// once complete), Lines their lines; Tail checks that a grown file only grew: the SHA-256
+	// of the tailBytes before Done.
+	Done  int64  `json:"done"`
+	Lines int    `json:"lines"`
+	Tail  string `json:"tail"`
+	// Format, Session, Project and Start describe the session for search results.
+	Format  string `json:"format"`
+	Session string `json:"session,omitempty"`
+	Project string `json:"project,omitempty"`
+	Start   int64  `json:"start,omitempty"` // unix seconds of its first timestamp
+	// Scan: the file has lines the index cannot vouch for (not JSON): grep always reads it,
+	// so that it reports them as a scan does.
+	Scan bool `json:"scan,omitempty"`
+}
+
+// IndexError says the index cannot be used (missing, damaged, another schema): grep reads the
+// files instead, search rebuilds it.
+type IndexError struct {
+	Path string
+	Err  error
+}
+
+func (e *IndexError) Error() string { return fmt.Sprintf("index %s: %v", e.Path, e.Err) }
+func (e *IndexError) Unwrap() error { return e.Err }
+
+// ErrNoIndex: the folder holds no index yet.
+var ErrNoIndex = errors.New("no index here yet (ctxc index builds it)")
+
+// DefaultDir is $XDG_CACHE_HOME/ctxc/index (~/.cache/ctxc/index).
+func DefaultDir() (string, error) {
+	dir := os.Getenv("XDG_CACHE_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(dir, "ctxc", "index"), nil
+}
+
+func newManifest() *Manifest {
+	return &Manifest{Schema: schema, NextFile: 1, Files: map[string]*FileEntry{}}
+}
+
+// readManifest reads dir's manifest.
+func readManifest(dir string) (*Manifest, error) {
+	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
+		return nil, &IndexError{dir, errors.New("not an index folder (an index of an older ctxc is a file: remove it)")}
+	}
+	f, err := os.Open(filepath.Join(dir, manifestName))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, &IndexError{dir, ErrNoIndex}
+	}
+	if err != nil {
+		return nil, &IndexError{dir, err}
+	}
+	defer f.Close()
+	m := &Manifest{}
+	if err := json.NewDecoder(f).Decode(m); err != nil {
+		return nil, &IndexError{dir, fmt.Errorf("%s: %w", manifestName, err)}
+	}
+	if m.Schema != schema {
+		return nil, &IndexError{dir, fmt.Errorf("index layout %d, this ctxc reads %d (ctxc index rebuilds it)", m.Schema, schema)}
+	}
+	if m.Files == nil {
+		m.Files = map[string]*FileEntry{}
+	}
+	return m, nil
+}
+
+// write replaces dir's manifest atomically.
+func (m *Manifest) write(dir string) error {
+	return safewrite.WriteAtomic(filepath.Join(dir, manifestName), func(w io.Writer) error {
+		return json.NewEncoder(w).Encode(m)
+	})
+}
+
+// byID maps the current files' ids to their paths; documents of other ids are dead (of a file
+// rewritten or removed since).
+func (m *Manifest) byID() map[uint32]string {
+	out := make(map[uint32]string, len(m.Files))
+	for p, e := range m.Files {
+		out[e.ID] = p
+	}
+	return out
+}
+
+// under reports whether path is root or inside it.
+func under(path, root string) bool {
+	return path == root || strings.HasPrefix(path, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
+}

@@ -1,0 +1,201 @@
+package index
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/transcript"
+	"github.com/tidwall/gjson"
+)
+
+// fileReader reads one file's lines (all, or those appended since its entry's Done) into a
+// builder: the raw bytes for the trigrams, each message as a document.
+type fileReader struct {
+	b      *builder
+	e      *FileEntry
+	format transcript.Format
+	docs   int
+	texts  []string
+}
+
+func (fr *fileReader) read(path string, from, size int64) error {
+	if err := fr.detect(path, from); err != nil {
+		return err
+	}
+	rc, err := openAt(path, from)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	lr := jsonl.NewLineReader(io.LimitReader(rc, size-from))
+	lr.SetStart(from, fr.e.Lines)
+	done, lines := from, fr.e.Lines
+	for {
+		l, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		fr.line(l.Bytes, l.Num, l.Offset)
+		done, lines = l.Offset+int64(l.Size), l.Num
+	}
+	fr.e.Lines, fr.e.Done = lines, done
+	fr.e.Tail, err = tailHash(path, done)
+	return err
+}
+
+// detect sets the format: the entry's for an append, else forced or detected.
+func (fr *fileReader) detect(path string, from int64) error {
+	if from > 0 && fr.e.Format != "" {
+		fr.format = transcript.Format(fr.e.Format)
+		return nil
+	}
+	if fr.format == transcript.FormatUnknown {
+		rc, err := openAt(path, 0)
+		if err != nil {
+			return err
+		}
+		f, err := transcript.Detect(rc, path, transcript.Options{})
+		rc.Close()
+		if err != nil {
+			return err
+		}
+		fr.format = f
+	}
+	if fr.format == transcript.FormatUnknown {
+		fr.format = transcript.FormatOpenAI
+	}
+	fr.e.Format = string(fr.format)
+	return nil
+}
+
+// line takes in one line: its bytes, its session details, its messages.
+func (fr *fileReader) line(line []byte, num int, offset int64) {
+	fr.b.addRaw(line)
+	if !jsonl.Valid(line) {
+		fr.e.Scan = true
+		return
+	}
+	rd := gjson.ParseBytes(line)
+	fr.describe(rd)
+	rec, ok := transcript.DecodeRecordTransient(fr.format, line, num)
+	if !ok {
+		return
+	}
+	at := lineTime(rd)
+	for i := range rec.Messages {
+		m := &rec.Messages[i]
+		fr.texts = messageTexts(m, fr.texts[:0])
+		if len(fr.texts) == 0 {
+			continue
+		}
+		fr.b.addDoc(doc{file: fr.e.ID, line: uint32(num), offset: uint64(offset), time: at, role: roleCode(roleOf(m))}, fr.texts)
+		fr.docs++
+	}
+}
+
+// describe fills the session's id, project folder and start from the records that say them.
+func (fr *fileReader) describe(d gjson.Result) {
+	if fr.e.Session != "" && fr.e.Project != "" && fr.e.Start != 0 {
+		return
+	}
+	id, cwd := d.Get("sessionId"), d.Get("cwd")
+	switch d.Get("type").String() {
+	case "session_meta": // Codex
+		id, cwd = d.Get("payload.id"), d.Get("payload.cwd")
+	case "session": // pi
+		id = d.Get("id")
+	}
+	if fr.e.Session == "" && id.Type == gjson.String {
+		fr.e.Session = id.String()
+	}
+	if fr.e.Project == "" && cwd.Type == gjson.String {
+		fr.e.Project = cwd.String()
+	}
+	if fr.e.Start == 0 {
+		fr.e.Start = int64(lineTime(d))
+	}
+}
+
+// lineTime is a record's timestamp in unix seconds (0: none).
+func lineTime(d gjson.Result) uint32 {
+	ts := d.Get("timestamp")
+	switch ts.Type {
+	case gjson.String:
+		if t, err := time.Parse(time.RFC3339Nano, ts.String()); err == nil && t.Unix() > 0 {
+			return uint32(t.Unix())
+		}
+	case gjson.Number:
+		v := ts.Int()
+		if v > 1e11 { // milliseconds
+			v /= 1000
+		}
+		if v > 0 && v < 1<<32 {
+			return uint32(v)
+		}
+	}
+	return 0
+}
+
+// roleOf names a message's role as grep does: a compaction summary, a message of tool results
+// only, or its role.
+func roleOf(m *transcript.Message) string {
+	if m.Summary {
+		return "summary"
+	}
+	if n := m.ToolResults(); n > 0 && n == len(m.Blocks) {
+		return "tool"
+	}
+	return string(m.Role)
+}
+
+// messageTexts lists what search reads of a message: text, thinking, tool results, and a tool
+// call's name and arguments.
+func messageTexts(m *transcript.Message, out []string) []string {
+	for i := range m.Blocks {
+		b := &m.Blocks[i]
+		switch b.Kind {
+		case transcript.BlockText, transcript.BlockThinking, transcript.BlockToolResult:
+			if b.Text != "" {
+				out = append(out, b.Text)
+			}
+		case transcript.BlockToolCall:
+			out = append(out, b.Name, b.Args)
+		}
+	}
+	return out
+}
+
+// openAt opens a session file positioned at offset.
+func openAt(path string, offset int64) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// tailHash is the SHA-256 of the tailBytes before end.
+func tailHash(path string, end int64) (string, error) {
+	rc, err := openAt(path, max(0, end-tailBytes))
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	h := sha256.New()
+	if _, err := io.CopyN(h, rc, min(end, tailBytes)); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

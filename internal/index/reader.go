@@ -1,0 +1,130 @@
+package index
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// Reader is an open index: its manifest and segments, as they were when it was opened (an
+// update running meanwhile writes new segments and a new manifest; the ones open stay valid).
+type Reader struct {
+	Dir  string
+	m    *Manifest
+	segs []*segment
+	ids  map[uint32]string // the current id of each file: documents of other ids are dead
+}
+
+// Open opens the index in dir.
+func Open(dir string) (*Reader, error) {
+	m, err := readManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	r := &Reader{Dir: dir, m: m, ids: m.byID()}
+	for _, s := range m.Segments {
+		seg, err := openSegment(filepath.Join(dir, s.Name))
+		if err != nil {
+			r.Close()
+			return nil, &IndexError{dir, err}
+		}
+		r.segs = append(r.segs, seg)
+	}
+	return r, nil
+}
+
+// Close unmaps the segments.
+func (r *Reader) Close() {
+	for _, s := range r.segs {
+		s.Close()
+	}
+	r.segs = nil
+}
+
+// States of a file that grep reads instead of asking the index.
+const (
+	StateStale   = "changed since it was indexed"
+	StateMissing = "not indexed"
+)
+
+// Candidates says which of files grep must read for a literal lit that every match holds in
+// its raw bytes (grep.Pattern's prefilter literal, ignoring ASCII case with fold; nil: no
+// literal, every file). A fresh indexed file is read only when its indexed bytes hold every
+// trigram of lit, or an escape of one of lit's characters; other files are read, and those
+// that changed or are not indexed are listed in stale with their state. read keeps the order
+// of files.
+func (r *Reader) Candidates(files []string, lit []byte) (read, stale, states []string) {
+	var hold map[uint32]bool
+	if len(lit) >= 3 {
+		hold = r.holding(lit)
+	}
+	for _, p := range files {
+		e, state := r.fresh(p)
+		switch {
+		case state != "":
+			read = append(read, p)
+			stale, states = append(stale, p), append(states, state)
+		case hold == nil || e.Scan || e.Done < e.Size || hold[e.ID]:
+			// (Done < Size: a last line still being written, which the index has not got)
+			read = append(read, p)
+		}
+	}
+	return read, stale, states
+}
+
+// fresh finds a file's entry; state says why the index cannot answer for it ("": it can).
+func (r *Reader) fresh(path string) (*FileEntry, string) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, StateMissing
+	}
+	e := r.m.Files[abs]
+	if e == nil {
+		return nil, StateMissing
+	}
+	info, err := os.Stat(abs)
+	if err != nil || info.Size() != e.Size || info.ModTime().UnixNano() != e.MTime {
+		return nil, StateStale
+	}
+	return e, ""
+}
+
+// holding lists the files (ids) whose indexed bytes hold every trigram of lit in one segment,
+// or spell one of lit's characters as an escape.
+func (r *Reader) holding(lit []byte) map[uint32]bool {
+	tris := litTrigrams(lit)
+	hold := map[uint32]bool{}
+	var chars escapeMask
+	for _, c := range lit {
+		chars.set(lower(c))
+	}
+	for _, s := range r.segs {
+		for id := range intersect(s, tris) {
+			hold[id] = true
+		}
+		for id, m := range s.escapes() {
+			if m[0]&chars[0] != 0 || m[1]&chars[1] != 0 {
+				hold[id] = true
+			}
+		}
+	}
+	return hold
+}
+
+// intersect gives the files of s that hold all of tris.
+func intersect(s *segment, tris []uint32) map[uint32]bool {
+	var cur map[uint32]bool
+	for _, t := range tris {
+		ids := s.trigramFiles(t)
+		next := make(map[uint32]bool, len(ids))
+		for _, id := range ids {
+			if cur == nil || cur[id] {
+				next[id] = true
+			}
+		}
+		cur = next
+		if len(cur) == 0 {
+			break
+		}
+	}
+	return cur
+}

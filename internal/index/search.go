@@ -1,0 +1,189 @@
+package index
+
+import (
+	"container/heap"
+	"encoding/binary"
+	"math"
+	"time"
+)
+
+// Query is a ranked search: its words and the filters of its results.
+type Query struct {
+	Text    string
+	Agent   string          // a format name (claude-code, codex, pi, ...); "": any
+	Project string          // a substring of the project folder; "": any
+	Since   time.Time       // messages at or after; zero: any
+	Until   time.Time       // messages before; zero: any
+	Roles   map[string]bool // nil: any
+	Limit   int
+}
+
+// Result is one message found, best first.
+type Result struct {
+	Path    string    `json:"path"`
+	Line    int       `json:"line"`
+	Session string    `json:"session,omitempty"`
+	Agent   string    `json:"agent"`
+	Project string    `json:"project,omitempty"`
+	Time    time.Time `json:"time,omitzero"`
+	Role    string    `json:"role"`
+	Score   float64   `json:"score"`
+	Snippet string    `json:"snippet"`
+	Resume  string    `json:"resume,omitempty"`
+	offset  int64
+}
+
+// BM25's parameters, the usual ones.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// Search ranks the messages of the index's live files by BM25 over the query's terms and
+// returns the best Limit that pass the filters. A message's score sums, over the query terms
+// it holds, idf × tf·(k1+1) / (tf + k1·(1−b+b·len/avglen)).
+func (r *Reader) Search(q Query) []Result {
+	terms := queryTerms(q.Text)
+	if len(terms) == 0 {
+		return nil
+	}
+	n, avg := r.corpus()
+	top := &resultHeap{}
+	limit := max(q.Limit, 1)
+	for _, s := range r.segs {
+		r.rankSegment(s, terms, n, avg, q, limit, top)
+	}
+	out := make([]Result, top.Len())
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(top).(Result)
+	}
+	return out
+}
+
+// corpus gives the number of documents and their average length.
+func (r *Reader) corpus() (n float64, avg float64) {
+	var length uint64
+	for _, s := range r.m.Segments {
+		n += float64(s.Docs)
+		length += s.Length
+	}
+	if n == 0 {
+		return 0, 1
+	}
+	return n, math.Max(float64(length)/n, 1)
+}
+
+// idf is BM25's inverse document frequency of a term over every segment.
+func (r *Reader) idf(term string, n float64) float64 {
+	var df float64
+	for _, s := range r.segs {
+		if d, _, ok := s.term(term); ok {
+			df += float64(d)
+		}
+	}
+	return math.Log(1 + (n-df+0.5)/(df+0.5))
+}
+
+// rankSegment scores the documents of one segment and keeps the best that pass the filters.
+func (r *Reader) rankSegment(s *segment, terms []string, n, avg float64, q Query, limit int, top *resultHeap) {
+	scores := make([]float32, s.nDocs)
+	var touched []int32
+	for _, t := range terms {
+		_, post, ok := s.term(t)
+		if !ok {
+			continue
+		}
+		idf := r.idf(t, n)
+		var d int64 = -1
+		for len(post) > 0 {
+			delta, k := binary.Uvarint(post)
+			tf, k2 := binary.Uvarint(post[k:])
+			if k <= 0 || k2 <= 0 {
+				break
+			}
+			post = post[k+k2:]
+			d += int64(delta)
+			norm := bm25K1 * (1 - bm25B + bm25B*float64(s.docLength(int(d)))/avg)
+			if d >= int64(len(scores)) {
+				break
+			}
+			if scores[d] == 0 {
+				touched = append(touched, int32(d))
+			}
+			scores[d] += float32(idf * float64(tf) * (bm25K1 + 1) / (float64(tf) + norm))
+		}
+	}
+	for _, d := range touched {
+		sc := float64(scores[d])
+		if top.Len() >= limit && sc <= (*top)[0].Score {
+			continue
+		}
+		res, ok := r.result(s.doc(int(d)), q)
+		if !ok {
+			continue
+		}
+		res.Score = sc
+		heap.Push(top, res)
+		if top.Len() > limit {
+			heap.Pop(top)
+		}
+	}
+}
+
+// result describes a document, or false when it is dead or filtered out.
+func (r *Reader) result(d doc, q Query) (Result, bool) {
+	path, live := r.ids[d.file]
+	if !live {
+		return Result{}, false
+	}
+	e := r.m.Files[path]
+	role := roleNames[0]
+	if int(d.role) < len(roleNames) {
+		role = roleNames[d.role]
+	}
+	at := time.Time{}
+	if d.time > 0 {
+		at = time.Unix(int64(d.time), 0).UTC()
+	}
+	if !q.wants(e, role, at) {
+		return Result{}, false
+	}
+	return Result{Path: path, Line: int(d.line), Session: e.Session, Agent: e.Format, Project: e.Project,
+		Time: at, Role: role, offset: int64(d.offset)}, true
+}
+
+// wants applies the query's filters.
+func (q Query) wants(e *FileEntry, role string, at time.Time) bool {
+	if q.Agent != "" && e.Format != q.Agent || q.Roles != nil && !q.Roles[role] {
+		return false
+	}
+	if q.Project != "" && !containsFold(e.Project, q.Project) {
+		return false
+	}
+	if at.IsZero() && (!q.Since.IsZero() || !q.Until.IsZero()) {
+		return false
+	}
+	return (q.Since.IsZero() || !at.Before(q.Since)) && (q.Until.IsZero() || at.Before(q.Until))
+}
+
+// resultHeap is a min-heap of results by score: its root is the worst kept.
+type resultHeap []Result
+
+func (h resultHeap) Len() int { return len(h) }
+func (h resultHeap) Less(i, j int) bool {
+	if h[i].Score != h[j].Score {
+		return h[i].Score < h[j].Score
+	}
+	if h[i].Path != h[j].Path {
+		return h[i].Path > h[j].Path
+	}
+	return h[i].Line > h[j].Line
+}
+func (h resultHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *resultHeap) Push(x any)   { *h = append(*h, x.(Result)) }
+func (h *resultHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

@@ -1,0 +1,112 @@
+package index
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// maxTerm is the longest term kept, in bytes: longer runs of letters and digits are hashes,
+// encoded data and the like, which no one searches for by word.
+const maxTerm = 32
+
+// minTerm is the shortest term kept, in bytes.
+const minTerm = 2
+
+// stopwords are words too common to rank by; they are neither indexed nor searched for.
+var stopwords = map[string]bool{}
+
+func init() {
+	for _, w := range []string{"a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from",
+		"has", "have", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our",
+		"so", "that", "the", "their", "then", "there", "these", "this", "to", "was", "we", "were",
+		"what", "when", "where", "which", "while", "who", "will", "with", "you", "your"} {
+		stopwords[w] = true
+	}
+}
+
+// wordByte says which ASCII bytes are part of a term: letters and digits.
+var wordByte = func() (t [128]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+		t[c-'a'+'A'] = true
+	}
+	return t
+}()
+
+// eachTerm calls fn with each term of text: a run of letters and digits, lower-cased, of
+// minTerm to maxTerm bytes (stopwords are the caller's to drop). The term's bytes are valid
+// only during the call.
+func eachTerm(text string, buf []byte, fn func(term []byte)) []byte {
+	term := buf[:0]
+	long := false
+	flush := func() {
+		if !long && len(term) >= minTerm {
+			fn(term)
+		}
+		term, long = term[:0], false
+	}
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			i++
+			if !wordByte[c] {
+				if len(term) > 0 || long {
+					flush()
+				}
+				continue
+			}
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			term = appendTermByte(term, c, &long)
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(text[i:])
+		i += n
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			if len(term) > 0 || long {
+				flush()
+			}
+			continue
+		}
+		if long {
+			continue
+		}
+		term = utf8.AppendRune(term, unicode.ToLower(r))
+		if len(term) > maxTerm {
+			term, long = term[:0], true
+		}
+	}
+	if len(term) > 0 || long {
+		flush()
+	}
+	return term
+}
+
+// appendTermByte adds c to term, or marks the run too long to be a term.
+func appendTermByte(term []byte, c byte, long *bool) []byte {
+	if *long {
+		return term
+	}
+	if len(term) == maxTerm {
+		*long = true
+		return term[:0]
+	}
+	return append(term, c)
+}
+
+// queryTerms are the distinct terms of a query, in order.
+func queryTerms(q string) []string {
+	var out []string
+	seen := map[string]bool{}
+	eachTerm(q, nil, func(t []byte) {
+		if !seen[string(t)] && !stopwords[string(t)] {
+			seen[string(t)] = true
+			out = append(out, string(t))
+		}
+	})
+	return out
+}

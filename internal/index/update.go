@@ -1,0 +1,323 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/ctxc/ctxc/internal/safewrite"
+	"github.com/ctxc/ctxc/internal/transcript"
+)
+
+// UpdateOptions are the inputs of an update.
+type UpdateOptions struct {
+	Format  transcript.Format // forced format; FormatUnknown detects each file's
+	Jobs    int               // files read at once (default: the cores)
+	Warn    func(error)       // a file that could not be indexed (it stays as it was)
+	Done    func(bytes int64) // progress: bytes of a file read
+	Planned func(bytes int64) // the bytes the update will read, said once before it starts
+}
+
+// UpdateStats say what an update did.
+type UpdateStats struct {
+	Files, Indexed, Appended, Unchanged, Removed, Failed int
+	Messages                                             int
+	Bytes                                                int64 // read
+	Rebuilt                                              bool  // every file read again (segments merged)
+}
+
+const (
+	// segmentText is the raw text a segment covers at most: it bounds the memory of a build.
+	segmentText = 256 << 20
+	// maxSegments: past this many segments an update rebuilds the index into fewer.
+	maxSegments = 24
+	// tailBytes is the part of a file before its indexed end that must be unchanged for a
+	// grown file to be read as an append.
+	tailBytes = 4096
+)
+
+// job is one file to read: all of it (from 0) or what was appended (from its entry's Done).
+type job struct {
+	path  string
+	info  os.FileInfo
+	entry *FileEntry // the entry to fill: a copy of the old one when appending
+	from  int64
+}
+
+// Update brings the index in dir up to date with files (the session files under roots): new
+// and rewritten files are read whole, grown ones from where the index stopped, unchanged ones
+// not at all; files under roots that are gone are forgotten. The manifest is replaced last,
+// so a run killed at any moment leaves the index as it was or as it is after the run.
+func Update(dir string, files, roots []string, opts UpdateOptions) (UpdateStats, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return UpdateStats{}, err
+	}
+	unlock, err := safewrite.Lock(filepath.Join(dir, manifestName))
+	if err != nil {
+		return UpdateStats{}, err
+	}
+	defer unlock()
+	m, err := readManifest(dir)
+	if err != nil {
+		var ie *IndexError
+		if !errors.As(err, &ie) || ie.Err != ErrNoIndex && !strings.Contains(ie.Err.Error(), "layout") {
+			return UpdateStats{}, err
+		}
+		m = newManifest()
+	}
+	removeStrays(dir, m)
+	u := &updater{dir: dir, m: m, opts: opts}
+	jobs := u.plan(files, roots)
+	if len(m.Segments)+2 > maxSegments {
+		jobs = u.rebuildAll(files)
+	}
+	if err := u.run(jobs); err != nil {
+		return u.st, err
+	}
+	return u.st, u.commit()
+}
+
+type updater struct {
+	dir  string
+	m    *Manifest
+	opts UpdateOptions
+	st   UpdateStats
+	old  []string // segment files no longer named once the new manifest is written
+
+	mu   sync.Mutex
+	segs []SegmentInfo
+}
+
+// plan sorts files into those to read (whole or their appended lines) and unchanged ones, and
+// forgets the files under roots that are not among files.
+func (u *updater) plan(files, roots []string) []job {
+	seen := map[string]bool{}
+	var jobs []job
+	for _, p := range files {
+		abs, err := filepath.Abs(p)
+		if err != nil || seen[abs] {
+			continue
+		}
+		seen[abs] = true
+		u.st.Files++
+		info, err := os.Stat(abs)
+		if err != nil {
+			u.fail(fmt.Errorf("%s: %w", p, err))
+			continue
+		}
+		if j, ok := u.planFile(abs, info); ok {
+			jobs = append(jobs, j)
+		} else {
+			u.st.Unchanged++
+		}
+	}
+	u.forget(roots, seen)
+	return jobs
+}
+
+// planFile says what to read of one file; false: it is unchanged.
+func (u *updater) planFile(abs string, info os.FileInfo) (job, bool) {
+	e := u.m.Files[abs]
+	if e != nil && e.Size == info.Size() && e.MTime == info.ModTime().UnixNano() {
+		return job{}, false
+	}
+	if e != nil && info.Size() >= e.Done && e.Done > 0 && tailMatches(abs, e) {
+		c := *e
+		return job{path: abs, info: info, entry: &c, from: e.Done}, true
+	}
+	return job{path: abs, info: info, entry: &FileEntry{}, from: 0}, true
+}
+
+// forget drops the files under roots that were not found this time.
+func (u *updater) forget(roots []string, seen map[string]bool) {
+	var absRoots []string
+	for _, r := range roots {
+		if a, err := filepath.Abs(r); err == nil {
+			absRoots = append(absRoots, a)
+		}
+	}
+	for p := range u.m.Files {
+		if seen[p] {
+			continue
+		}
+		for _, r := range absRoots {
+			if under(p, r) {
+				delete(u.m.Files, p)
+				u.st.Removed++
+				break
+			}
+		}
+	}
+}
+
+// rebuildAll reads every file again into new segments, dropping the old ones.
+func (u *updater) rebuildAll(files []string) []job {
+	for _, s := range u.m.Segments {
+		u.old = append(u.old, s.Name)
+	}
+	u.m.Segments = nil
+	u.m.Files = map[string]*FileEntry{}
+	u.st = UpdateStats{Rebuilt: true}
+	return u.plan(files, nil)
+}
+
+func (u *updater) fail(err error) {
+	u.st.Failed++
+	if u.opts.Warn != nil {
+		u.opts.Warn(err)
+	}
+}
+
+// tailMatches reports whether the bytes before e.Done are still those indexed.
+func tailMatches(path string, e *FileEntry) bool {
+	h, err := tailHash(path, e.Done)
+	return err == nil && h == e.Tail
+}
+
+// run reads the jobs on opts.Jobs workers, each filling segments of its own.
+func (u *updater) run(jobs []job) error {
+	var total int64
+	for _, j := range jobs {
+		total += j.info.Size() - j.from
+	}
+	if u.opts.Planned != nil {
+		u.opts.Planned(total)
+	}
+	// Large files first: the workers end together.
+	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].info.Size()-jobs[a].from > jobs[b].info.Size()-jobs[b].from })
+	n := u.opts.Jobs
+	if n <= 0 {
+		n = runtime.NumCPU()
+	}
+	ch := make(chan job)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- u.worker(ch)
+		}()
+	}
+	for _, j := range jobs {
+		ch <- j
+	}
+	close(ch)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// worker indexes the jobs it takes into segments of its own.
+func (u *updater) worker(ch <-chan job) error {
+	b := newBuilder()
+	var failed error
+	for j := range ch {
+		if failed != nil {
+			continue // drain: the update fails as a whole
+		}
+		if err := u.index(b, j); err != nil {
+			failed = err
+			continue
+		}
+		if b.text >= segmentText {
+			failed = u.flush(b)
+			b = newBuilder()
+		}
+	}
+	if failed != nil {
+		return failed
+	}
+	return u.flush(b)
+}
+
+// index reads one job's lines into b and records the file's new entry.
+func (u *updater) index(b *builder, j job) error {
+	u.mu.Lock()
+	if j.from == 0 {
+		j.entry.ID = u.m.NextFile
+		u.m.NextFile++
+	}
+	u.mu.Unlock()
+	fr := &fileReader{b: b, e: j.entry, format: u.opts.Format}
+	err := fr.read(j.path, j.from, j.info.Size())
+	if u.opts.Done != nil {
+		u.opts.Done(j.info.Size() - j.from)
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if err != nil {
+		b.dropFile()
+		u.fail(err)
+		return nil
+	}
+	b.endFile(j.entry.ID)
+	j.entry.Size, j.entry.MTime = j.info.Size(), j.info.ModTime().UnixNano()
+	u.m.Files[j.path] = j.entry
+	u.st.Messages += fr.docs
+	u.st.Bytes += j.info.Size() - j.from
+	if j.from > 0 {
+		u.st.Appended++
+	} else {
+		u.st.Indexed++
+	}
+	return nil
+}
+
+// flush writes b as a new segment (nothing when it is empty).
+func (u *updater) flush(b *builder) error {
+	if b.empty() {
+		return nil
+	}
+	u.mu.Lock()
+	name := fmt.Sprintf("seg-%06d.idx", u.m.NextSeg)
+	u.m.NextSeg++
+	u.mu.Unlock()
+	if err := b.write(filepath.Join(u.dir, name)); err != nil {
+		return err
+	}
+	u.mu.Lock()
+	u.segs = append(u.segs, SegmentInfo{Name: name, Docs: len(b.docs), Length: b.totalLn, Text: b.text})
+	u.mu.Unlock()
+	return nil
+}
+
+// commit names the new segments in the manifest, writes it, then removes what it no longer
+// names.
+func (u *updater) commit() error {
+	sort.Slice(u.segs, func(i, j int) bool { return u.segs[i].Name < u.segs[j].Name })
+	u.m.Segments = append(u.m.Segments, u.segs...)
+	if err := u.m.write(u.dir); err != nil {
+		return err
+	}
+	for _, name := range u.old {
+		os.Remove(filepath.Join(u.dir, name))
+	}
+	return nil
+}
+
+// removeStrays deletes segment files the manifest does not name: those of an update that was
+// killed before it wrote its manifest.
+func removeStrays(dir string, m *Manifest) {
+	named := map[string]bool{}
+	for _, s := range m.Segments {
+		named[s.Name] = true
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		n := e.Name()
+		if (strings.HasPrefix(n, "seg-") && strings.HasSuffix(n, ".idx") || strings.HasPrefix(n, ".ctxc-")) && !named[n] {
+			os.Remove(filepath.Join(dir, n))
+		}
+	}
+}
