@@ -153,6 +153,7 @@ compaction appends to the file (or writes a new file with -o).`,
 		NewCmdGrep(f, nil),
 		NewCmdExpand(f, nil),
 		NewCmdIndex(f, nil),
+		NewCmdSearch(f, nil),
 		NewCmdMCP(f, nil),
 		NewCmdArchive(f, nil),
 		// Structure

@@ -15,6 +15,7 @@ type Query struct {
 	Since   time.Time       // messages at or after; zero: any
 	Until   time.Time       // messages before; zero: any
 	Roles   map[string]bool // nil: any
+	Paths   map[string]bool // only these files (absolute paths); nil: any
 	Limit   int
 }
 
@@ -145,7 +146,7 @@ func (r *Reader) result(d doc, q Query) (Result, bool) {
 	if d.time > 0 {
 		at = time.Unix(int64(d.time), 0).UTC()
 	}
-	if !q.wants(e, role, at) {
+	if !q.wants(path, e, role, at) {
 		return Result{}, false
 	}
 	return Result{Path: path, Line: int(d.line), Session: e.Session, Agent: e.Format, Project: e.Project,
@@ -153,8 +154,8 @@ func (r *Reader) result(d doc, q Query) (Result, bool) {
 }
 
 // wants applies the query's filters.
-func (q Query) wants(e *FileEntry, role string, at time.Time) bool {
-	if q.Agent != "" && e.Format != q.Agent || q.Roles != nil && !q.Roles[role] {
+func (q Query) wants(path string, e *FileEntry, role string, at time.Time) bool {
+	if q.Agent != "" && e.Format != q.Agent || q.Roles != nil && !q.Roles[role] || q.Paths != nil && !q.Paths[path] {
 		return false
 	}
 	if q.Project != "" && !containsFold(e.Project, q.Project) {

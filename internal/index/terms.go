@@ -44,7 +44,7 @@ func eachTerm(text string, buf []byte, fn func(term []byte)) []byte {
 	long := false
 	flush := func() {
 		if !long && len(term) >= minTerm {
-			fn(term)
+			fn(stem(term))
 		}
 		term, long = term[:0], false
 	}
@@ -109,4 +109,22 @@ func queryTerms(q string) []string {
 		}
 	})
 	return out
+}
+
+// stem folds the plural of an English word into its singular, so that "goroutines" finds
+// "goroutine" and "tests" finds "test": words of five letters or more ending in "ies" end in
+// "y", and in "s" (not "ss", "us" or "is") lose it. Nothing more: a stemmer that cuts deeper
+// joins words that mean different things in code ("handler", "handle").
+func stem(t []byte) []byte {
+	n := len(t)
+	switch {
+	case n < 5 || t[n-1] != 's':
+		return t
+	case t[n-2] == 'e' && t[n-3] == 'i':
+		t[n-3] = 'y'
+		return t[:n-2]
+	case t[n-2] == 's' || t[n-2] == 'u' || t[n-2] == 'i':
+		return t
+	}
+	return t[:n-1]
 }

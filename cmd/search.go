@@ -1,0 +1,245 @@
+package cmd
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/ctxc/ctxc/internal/index"
+	"github.com/ctxc/ctxc/internal/transcript"
+	"github.com/spf13/cobra"
+)
+
+// SearchOptions are the inputs of `ctxc search`.
+type SearchOptions struct {
+	IO     *IOStreams
+	Global *GlobalOptions
+	Now    func() time.Time
+
+	Query    string
+	Paths    []string
+	DB       string
+	Agent    string
+	Project  string
+	Since    string
+	Until    string
+	Roles    []string
+	Limit    int
+	NoUpdate bool
+}
+
+// NewCmdSearch builds `ctxc search`.
+func NewCmdSearch(f *Factory, runF func(*SearchOptions) error) *cobra.Command {
+	opts := &SearchOptions{IO: f.IO, Global: &f.Global, Now: f.Now}
+	c := &cobra.Command{
+		Use:   "search QUERY [PATH...]",
+		Short: "Find the messages of every session that best match some words",
+		Long: `Rank the messages of every session by how well they match the words of QUERY (BM25: rare
+words weigh more, a word repeated in a short message more than in a long one), best first, with
+the session, its agent, its project folder, the time, the role, a snippet, and the command that
+resumes the session in its agent.
+
+The search reads the index (ctxc index). Before it searches, it brings the index up to date
+with PATH (files, folders, globs; by default the agents' own session folders that exist:
+~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions), reading only what changed, with a
+progress bar on a terminal; --no-update searches the index as it is. With PATH, only the
+sessions under PATH are searched.
+
+Words are letters and digits, compared ignoring case; common words (the, and, of...) are left
+out. Filters: --agent (a format name: claude-code, codex, pi...), --project (a part of the
+project folder), --since/--until (2026-11-20, an RFC 3339 time, or an age such as 7d or 12h),
+--role (user, assistant, tool, system, summary; repeatable). --json prints one JSON object per
+result. Exit status 1 when nothing matches.`,
+		Example: `  ctxc search 'reconnect bug'
+  ctxc search --agent codex --since 7d 'migration plan'
+  ctxc search --json --role user 'flaky test' ~/archive | jq -r .resume`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Query, opts.Paths = args[0], args[1:]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runSearch(opts)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&opts.DB, "db", "", "index folder (default $XDG_CACHE_HOME/ctxc/index)")
+	fl.StringVar(&opts.Agent, "agent", "", "only sessions of this agent (format name)")
+	fl.StringVar(&opts.Project, "project", "", "only sessions whose project folder contains this")
+	fl.StringVar(&opts.Since, "since", "", "only messages at or after this time (2026-11-20, RFC 3339, or an age: 7d, 12h)")
+	fl.StringVar(&opts.Until, "until", "", "only messages before this time")
+	fl.StringSliceVar(&opts.Roles, "role", nil, "only messages of this role (repeatable)")
+	fl.IntVarP(&opts.Limit, "limit", "n", 10, "results to show")
+	fl.BoolVar(&opts.NoUpdate, "no-update", false, "search the index as it is, without bringing it up to date")
+	return c
+}
+
+func runSearch(opts *SearchOptions) error {
+	q, err := opts.query()
+	if err != nil {
+		return &UsageError{err}
+	}
+	dir, err := indexPath(opts.DB)
+	if err != nil {
+		return err
+	}
+	var files []string
+	if !opts.NoUpdate || len(opts.Paths) > 0 {
+		var roots []string
+		if roots, files, err = opts.sessions(); err != nil {
+			return err
+		}
+		if !opts.NoUpdate {
+			if _, err := updateIndex(opts.IO, opts.Global, dir, files, roots, transcript.FormatUnknown); err != nil {
+				return err
+			}
+		}
+	}
+	r, err := index.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if len(opts.Paths) > 0 {
+		q.Paths = absPaths(files)
+	}
+	results := r.Search(q)
+	r.Complete(results, q.Text)
+	if err := printResults(opts, results); err != nil {
+		return err
+	}
+	if len(results) == 0 {
+		return &ExitError{Code: ExitFailure, Silent: true}
+	}
+	return nil
+}
+
+// query turns the flags into an index query.
+func (opts *SearchOptions) query() (index.Query, error) {
+	q := index.Query{Text: opts.Query, Agent: opts.Agent, Project: opts.Project, Limit: opts.Limit}
+	if q.Agent != "" {
+		if _, err := transcript.ParseFormat(q.Agent); err != nil {
+			return q, fmt.Errorf("--agent: %w", err)
+		}
+	}
+	var err error
+	if q.Since, err = parseWhen(opts.Since, opts.Now()); err != nil {
+		return q, fmt.Errorf("--since: %w", err)
+	}
+	if q.Until, err = parseWhen(opts.Until, opts.Now()); err != nil {
+		return q, fmt.Errorf("--until: %w", err)
+	}
+	if len(opts.Roles) > 0 {
+		q.Roles = map[string]bool{}
+		for _, r := range opts.Roles {
+			q.Roles[r] = true
+		}
+	}
+	if opts.Limit < 1 {
+		return q, errors.New("--limit must be at least 1")
+	}
+	return q, nil
+}
+
+var ageRE = regexp.MustCompile(`^(\d+)([smhdw])$`)
+
+// parseWhen reads a time: a date, an RFC 3339 time, or an age before now ("" is none).
+func parseWhen(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if m := ageRE.FindStringSubmatch(s); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		unit := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour}[m[2]]
+		return now.Add(-time.Duration(n) * unit), nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not a date (2026-11-20), an RFC 3339 time, or an age (7d, 12h)", s)
+}
+
+// sessions lists the roots to search and their session files: PATH, or the agents' folders.
+func (opts *SearchOptions) sessions() (roots, files []string, err error) {
+	roots = opts.Paths
+	if len(roots) == 0 {
+		roots = agentSessionDirs()
+		if len(roots) == 0 {
+			return nil, nil, &UsageError{errors.New("no agent session folder found here: give the PATH of your sessions")}
+		}
+	}
+	files, err = expandPaths(roots, opts.IO.ErrOut)
+	return roots, files, err
+}
+
+// agentSessionDirs are the folders where the agents ctxc reads keep their sessions, those that
+// exist.
+func agentSessionDirs() []string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, d := range [][]string{{".claude", "projects"}, {".codex", "sessions"}, {".pi", "agent", "sessions"}} {
+		p := filepath.Join(append([]string{home}, d...)...)
+		if info, err := os.Stat(p); err == nil && info.IsDir() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func absPaths(files []string) map[string]bool {
+	out := make(map[string]bool, len(files))
+	for _, f := range files {
+		if a, err := filepath.Abs(f); err == nil {
+			out[a] = true
+		}
+	}
+	return out
+}
+
+type searchJSON struct {
+	Type string `json:"type"`
+	index.Result
+}
+
+// printResults writes the results: JSON Lines, or a block of three lines each.
+func printResults(opts *SearchOptions, results []index.Result) error {
+	w := bufio.NewWriter(opts.IO.Out)
+	if opts.Global.JSON {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		for _, r := range results {
+			if err := enc.Encode(searchJSON{Type: "result", Result: r}); err != nil {
+				return err
+			}
+		}
+		return w.Flush()
+	}
+	for i, r := range results {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		when := ""
+		if !r.Time.IsZero() {
+			when = r.Time.Local().Format("2006-01-02 15:04") + "  "
+		}
+		fmt.Fprintf(w, "%s:%d  %s  %s%s  %.2f\n", r.Path, r.Line, r.Agent, when, r.Role, r.Score)
+		fmt.Fprintf(w, "  %s\n", r.Snippet)
+		if r.Resume != "" {
+			fmt.Fprintf(w, "  resume: %s\n", r.Resume)
+		} else if r.Project != "" {
+			fmt.Fprintf(w, "  project: %s\n", r.Project)
+		}
+	}
+	return w.Flush()
+}
