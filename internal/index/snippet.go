@@ -87,6 +87,9 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // cut gives about snippetWidth characters of text around byte at, on one line.
 func cut(text string, at int) string {
 	from := max(0, at-snippetWidth/3)
+	if sp := strings.IndexAny(text[from:at], " \n\t"); from > 0 && sp >= 0 {
+		from += sp + 1 // start at a word
+	}
 	for from > 0 && !utf8.RuneStart(text[from]) {
 		from--
 	}
