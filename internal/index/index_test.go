@@ -94,13 +94,21 @@ var indexPatterns = []struct {
 // and several options; it returns how many files the index let grep skip.
 func agree(t *testing.T, dir string, files []string, stage string) int {
 	t.Helper()
+	return agreeOn(t, dir, files, stage, indexPatterns)
+}
+
+func agreeOn(t *testing.T, dir string, files []string, stage string, patterns []struct {
+	p           string
+	fixed, fold bool
+}) int {
+	t.Helper()
 	r, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	skipped, total := 0, 0
-	for _, pt := range indexPatterns {
+	for _, pt := range patterns {
 		p, err := grep.Compile(pt.p, pt.fixed, pt.fold)
 		if err != nil {
 			t.Fatal(err)
@@ -127,7 +135,7 @@ func agree(t *testing.T, dir string, files []string, stage string) int {
 // and the index does let grep skip files.
 func TestCandidatesAgreeWithScan(t *testing.T) {
 	src := t.TempDir()
-	files := genArchive(t, src, 120)
+	files := genArchive(t, src, 60)
 	dir := filepath.Join(t.TempDir(), "index")
 	st, err := Update(dir, files, []string{src}, UpdateOptions{Warn: func(err error) { t.Error(err) }})
 	if err != nil || st.Indexed != len(files) || st.Messages == 0 {

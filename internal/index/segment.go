@@ -127,8 +127,20 @@ func (s *segment) termEntry(i int) (str []byte, df uint32, post []byte) {
 	so, pe := binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint64(b[8:])
 	next := b[termSize:]
 	so2, pe2 := binary.LittleEndian.Uint32(next), binary.LittleEndian.Uint64(next[8:])
-	return s.data[s.f.strs+uint64(so) : s.f.strs+uint64(so2)], binary.LittleEndian.Uint32(b[4:]),
-		s.data[s.f.posts+pe : s.f.posts+pe2]
+	str, ok1 := s.section(s.f.strs, s.f.posts, uint64(so), uint64(so2))
+	post, ok2 := s.section(s.f.posts, s.f.tris, pe, pe2)
+	if !ok1 || !ok2 {
+		return nil, 0, nil // a damaged entry: an empty term, found by no lookup
+	}
+	return str, binary.LittleEndian.Uint32(b[4:]), post
+}
+
+// section is data[base+from : base+to] when that lies within [base, limit).
+func (s *segment) section(base, limit, from, to uint64) ([]byte, bool) {
+	if from > to || to > limit-base {
+		return nil, false
+	}
+	return s.data[base+from : base+to], true
 }
 
 // term finds a term's document frequency and postings.
@@ -164,9 +176,13 @@ func (s *segment) trigramFiles(t uint32) []uint32 {
 		return nil
 	}
 	_, end := at(i + 1)
+	list, ok := s.section(s.f.triPost, s.f.files, off, end)
+	if !ok {
+		return nil
+	}
 	var out []uint32
 	var id uint32
-	for b := s.data[s.f.triPost+off : s.f.triPost+end]; len(b) > 0; {
+	for b := list; len(b) > 0; {
 		d, k := binary.Uvarint(b)
 		if k <= 0 {
 			break

@@ -1,0 +1,85 @@
+package index
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzSegment: a segment built from any texts opens, and every term of the texts is found with
+// the right document frequency; any bytes in a segment file are an error or a segment that
+// answers lookups without a panic.
+func FuzzSegment(f *testing.F) {
+	f.Add("fix the reconnect bug", "tests pass \u00e9t\u00e9", []byte(segMagic))
+	f.Add("", "a", []byte("CTXCSEG1\x00\x00"))
+	f.Fuzz(func(t *testing.T, a, b string, raw []byte) {
+		dir := t.TempDir()
+		bl := newBuilder()
+		for i, text := range []string{a, b} {
+			bl.addDoc(doc{file: 1, line: uint32(i + 1)}, []string{text})
+			bl.addRaw([]byte(text))
+		}
+		bl.endFile(1)
+		p := filepath.Join(dir, "seg.idx")
+		if err := bl.write(p); err != nil {
+			t.Fatal(err)
+		}
+		s, err := openSegment(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]uint32{}
+		for _, text := range []string{a, b} {
+			seen := map[string]bool{}
+			eachTerm(text, nil, func(term []byte) {
+				if !seen[string(term)] && !stopwords[string(term)] {
+					seen[string(term)] = true
+					want[string(term)]++
+				}
+			})
+		}
+		for term, df := range want {
+			if got, _, ok := s.term(term); !ok || got != df {
+				t.Errorf("term %q: df %d (found %v), want %d", term, got, ok, df)
+			}
+		}
+		if len(a) >= 3 && !strings.ContainsAny(a[:3], "\\") {
+			if ids := s.trigramFiles(litTrigrams([]byte(a[:3]))[0]); len(ids) != 1 || ids[0] != 1 {
+				t.Errorf("trigram of %q: files %v", a[:3], ids)
+			}
+		}
+		s.Close()
+		q := filepath.Join(dir, "raw.idx")
+		os.WriteFile(q, raw, 0o644)
+		if s, err := openSegment(q); err == nil {
+			s.term(a)
+			s.trigramFiles(0x616263)
+			s.escapes()
+			if s.nDocs > 0 {
+				s.doc(0)
+				s.docLength(s.nDocs - 1)
+			}
+			s.Close()
+		}
+	})
+}
+
+// FuzzTerms: terms are lower-case runs of letters and digits of minTerm to maxTerm bytes.
+func FuzzTerms(f *testing.F) {
+	f.Add("Fix the Reconnect bug, naïve CAFÉ 42 tests")
+	f.Fuzz(func(t *testing.T, text string) {
+		eachTerm(text, nil, func(term []byte) {
+			if len(term) < minTerm-1 || len(term) > maxTerm {
+				t.Errorf("term %q of %d bytes", term, len(term))
+			}
+			if strings.ToLower(string(term)) != string(term) && strings.ToValidUTF8(string(term), "") == string(term) {
+				for _, r := range string(term) {
+					if r < 128 && r >= 'A' && r <= 'Z' {
+						t.Errorf("term %q not lower-cased", term)
+					}
+				}
+			}
+		})
+	})
+}

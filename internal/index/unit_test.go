@@ -1,0 +1,109 @@
+package index
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+func TestEachTerm(t *testing.T) {
+	cases := []struct {
+		text string
+		want []string
+	}{
+		{"Fix the Reconnect bug!", []string{"fix", "the", "reconnect", "bug"}},
+		{"client.go:42 retries", []string{"client", "go", "42", "retry"}},
+		{"tests goroutines classes status", []string{"test", "goroutine", "classe", "status"}},
+		{"naïve CAFÉ Ünïcode", []string{"naïve", "café", "ünïcode"}},
+		{"a b x", nil},
+		{strings.Repeat("z", maxTerm) + " ok " + strings.Repeat("y", maxTerm+1) + "é end", []string{strings.Repeat("z", maxTerm), "ok", "end"}},
+		{"snake_case-and/path", []string{"snake", "case", "and", "path"}},
+	}
+	for _, c := range cases {
+		var got []string
+		eachTerm(c.text, nil, func(term []byte) { got = append(got, string(term)) })
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q: %q, want %q", c.text, got, c.want)
+		}
+	}
+	if got := queryTerms("The tests and THE test of it"); !reflect.DeepEqual(got, []string{"test"}) {
+		t.Errorf("query terms: %q", got)
+	}
+}
+
+func TestTrigramSet(t *testing.T) {
+	cases := []struct {
+		raw     string
+		has     []string
+		lacks   []string
+		escaped string
+	}{
+		{`{"a":"Quokka"}`, []string{"quo", "kka", `":"`}, []string{"Quo", "qkk"}, ""},
+		{`"qu\u006fkka \/x \\u0041 \n"`, []string{"kka"}, []string{"uok"}, "/o"},
+		{`\u00E9 \u0022 \u004B`, nil, nil, "\"k"},
+	}
+	for _, c := range cases {
+		s := newTrigramSet()
+		s.add([]byte(c.raw))
+		for _, tri := range c.has {
+			if !s.contains(litTrigrams([]byte(tri))[0]) || tri != strings.ToLower(tri) && false {
+				t.Errorf("%s: lacks %q", c.raw, tri)
+			}
+		}
+		for _, tri := range c.lacks {
+			if tri == strings.ToLower(tri) && s.contains(litTrigrams([]byte(tri))[0]) {
+				t.Errorf("%s: has %q", c.raw, tri)
+			}
+		}
+		var esc []byte
+		for ch := byte(0x20); ch < 0x7f; ch++ {
+			if s.escaped.has(ch) {
+				esc = append(esc, ch)
+			}
+		}
+		if string(esc) != c.escaped {
+			t.Errorf("%s: escapes %q, want %q", c.raw, esc, c.escaped)
+		}
+		s.reset()
+		if len(s.list) != 0 || s.escaped.any() || s.contains(litTrigrams([]byte("kka"))[0]) {
+			t.Errorf("%s: reset left %d trigrams", c.raw, len(s.list))
+		}
+	}
+}
+
+func TestLineTime(t *testing.T) {
+	cases := []struct {
+		line string
+		want uint32
+	}{
+		{`{"timestamp":"2026-11-01T10:00:00Z"}`, 1793527200},
+		{`{"timestamp":"2026-11-01T10:00:00.123+01:00"}`, 1793523600},
+		{`{"timestamp":1793527200000}`, 1793527200},
+		{`{"timestamp":1793527200}`, 1793527200},
+		{`{"timestamp":"yesterday"}`, 0},
+		{`{"role":"user"}`, 0},
+	}
+	for _, c := range cases {
+		if got := lineTime(gjson.Parse(c.line)); got != c.want {
+			t.Errorf("%s: %d, want %d (%v)", c.line, got, c.want, time.Unix(int64(c.want), 0).UTC())
+		}
+	}
+}
+
+func TestResumeCommand(t *testing.T) {
+	cases := []struct{ agent, session, project, path, want string }{
+		{"claude-code", "abc-1", "/home/me/app", "/x/abc-1.jsonl", "cd /home/me/app && claude --resume abc-1"},
+		{"codex", "019a", "/home/me/my app", "/x/r.jsonl", "cd '/home/me/my app' && codex resume 019a"},
+		{"pi", "", "/w", "/s/it's.jsonl", `cd /w && pi --session '/s/it'\''s.jsonl'`},
+		{"claude-code", "", "", "/x.jsonl", ""},
+		{"openai", "", "", "/x.jsonl", ""},
+	}
+	for _, c := range cases {
+		if got := ResumeCommand(c.agent, c.session, c.project, c.path); got != c.want {
+			t.Errorf("%s %s: %q, want %q", c.agent, c.session, got, c.want)
+		}
+	}
+}
