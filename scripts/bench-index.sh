@@ -1,42 +1,69 @@
 #!/usr/bin/env bash
-# The archive index on 1,000 sessions of ~200 KB (the archive of scripts/bench-batch.sh):
-# time of the first `ctxc index`, of an update with nothing to do, and of `ctxc grep --index`
-# queries against `ctxc grep` reading the files:
-#   scripts/bench-index.sh [N] [SIZE_BYTES]
+# The index on a generated archive of every agent (scripts/gen-archive: Claude Code, Codex, pi
+# and OpenAI sessions in the agents' folders, ≥ 1 GB by default), in one run:
+#   - index size / text size, first build (MB/s, peak RSS), update with nothing changed, update
+#     after 1% of the sessions grew (bytes read: only what was appended);
+#   - query times (p50, p95 over the queries × runs) of `ctxc grep --index` and `ctxc search`
+#     next to `ctxc grep` reading the files and `rg` on the same files; the hits of grep --index
+#     are checked to be those of ctxc grep.
+#   scripts/bench-index.sh [SIZE_BYTES] [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-n=${1:-1000}
-size=${2:-200000}
+size=${1:-1100000000}
+runs=${2:-3}
 base=${CTXC_BENCH_DIR:-/tmp/ctxc-bench}
-dir=$base/index
-go build -o "$dir.ctxc" .
-ctxc=$dir.ctxc
-rm -rf "$dir" && mkdir -p "$dir/src"
-src=$base/batch-src.jsonl
-[[ -s $src ]] || (cd ../shared/tools/gen-transcript && go run . -size $((n * size * 17 / 10)) -o "$src")
-"$ctxc" load -q "$src" | awk -v n="$n" -v size="$size" -v dir="$dir/src" '
-  BEGIN { f = 0; bytes = 0; file = sprintf("%s/s%04d.jsonl", dir, f) }
-  { print > file; bytes += length($0) + 1
-    if (bytes >= size && $0 ~ /"role":"assistant"/ && $0 !~ /tool_calls/) {
-      close(file); f++; bytes = 0
-      if (f >= n) exit
-      file = sprintf("%s/s%04d.jsonl", dir, f) } }'
-files=$(find "$dir/src" -name '*.jsonl' | wc -l)
-mb=$(du -sm "$dir/src" | cut -f1)
-db=$dir/index.db
-t() { local s e; s=$(date +%s.%N); "$@" > "$dir/out" 2>/dev/null || true; e=$(date +%s.%N); awk "BEGIN{printf \"%.3f\", $e-$s}"; }
-printf 'archive: %d files, %d MB\n' "$files" "$mb"
-printf 'ctxc index (first):          %s s\n' "$(t "$ctxc" index -q --db "$db" "$dir/src")"
-printf 'ctxc index (nothing to do):  %s s\n' "$(t "$ctxc" index -q --db "$db" "$dir/src")"
-printf 'index size: %s\n' "$(du -h "$db" | cut -f1)"
-cat "$dir"/src/*.jsonl > /dev/null
-for pat in 'zzqqxx-absent' 'naïve' 'transcript session'; do
-  best_i="" best_s=""
-  for _ in 1 2 3; do
-    ti=$(t "$ctxc" grep --index --db "$db" -F "$pat" "$dir/src"); hi=$(wc -l < "$dir/out")
-    ts=$(t "$ctxc" grep -F "$pat" "$dir/src"); hs=$(wc -l < "$dir/out")
-    if [[ -z $best_i ]] || awk "BEGIN{exit !($ti < $best_i)}"; then best_i=$ti; fi
-    if [[ -z $best_s ]] || awk "BEGIN{exit !($ts < $best_s)}"; then best_s=$ts; fi
+src=$base/archive-$size
+ix=$base/index-$size
+mkdir -p "$base"
+go build -o "$base/ctxc-index" . && ctxc=$base/ctxc-index
+if [[ ! -f $src/.done ]]; then
+  rm -rf "$src" && go run ./scripts/gen-archive -size "$size" -o "$src" > "$base/archive-$size.planted" && touch "$src/.done"
+fi
+dirs=("$src/.claude" "$src/.codex" "$src/.pi" "$src/openai")
+files=$(find "${dirs[@]}" -name '*.jsonl' | wc -l)
+bytes=$(find "${dirs[@]}" -name '*.jsonl' -printf '%s\n' | awk '{s+=$1} END {print s}')
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", b-a}'; }
+find "${dirs[@]}" -name '*.jsonl' -exec cat {} + > /dev/null   # warm the page cache, as for every tool
+
+printf 'archive: %d sessions, %.1f MB (%s)\n' "$files" "$(awk -v b="$bytes" 'BEGIN{print b/1e6}')" "$(tr '\n' ';' < "$base/archive-$size.planted")"
+rm -rf "$ix"
+s=$(now); /usr/bin/time -f '%M' -o "$base/rss" "$ctxc" index -q --db "$ix" "${dirs[@]}"; e=$(now)
+first=$(secs "$s" "$e"); isize=$(du -sb "$ix" | cut -f1)
+printf 'first build:            %8.2f s  %6.1f MB/s  peak RSS %d MiB\n' "$first" "$(awk -v b="$bytes" -v t="$first" 'BEGIN{print b/1e6/t}')" "$(( $(cat "$base/rss") / 1024 ))"
+printf 'index size:             %8.1f MB  %.3f × the text\n' "$(awk -v b="$isize" 'BEGIN{print b/1e6}')" "$(awk -v i="$isize" -v b="$bytes" 'BEGIN{print i/b}')"
+s=$(now); "$ctxc" index -q --db "$ix" "${dirs[@]}"; e=$(now)
+printf 'update, nothing changed: %7.3f s\n' "$(secs "$s" "$e")"
+# 1% of the sessions grow by one user line.
+find "${dirs[@]}" -name '*.jsonl' | awk 'NR % 100 == 0' | while read -r f; do
+  tail -n 1 "$f" >> "$f"
+done
+s=$(now); out=$("$ctxc" index --json --db "$ix" "${dirs[@]}"); e=$(now)
+printf 'update, 1%% grew:        %8.3f s  %s\n' "$(secs "$s" "$e")" "$(echo "$out" | grep -o '"appended":[0-9]*,"bytes":[0-9]*')"
+
+pct() { sort -n | awk -v p="$1" '{a[NR]=$1} END {i=int((NR*p+99)/100); if (i<1) i=1; printf "%.3f", a[i]}'; }
+greps=(ECONNRESETQUOKKA reconnectBackoffZebra migration_0042_users_email flakyUploadRetries zzqqxx-absent
+  'status=500' 'func kasen' 'lokari' 'driveion')
+: > "$base/t-index"; : > "$base/t-scan"; : > "$base/t-rg"; : > "$base/t-search"; : > "$base/t-search-up"
+for pat in "${greps[@]}"; do
+  for _ in $(seq "$runs"); do
+    s=$(now); "$ctxc" grep --index --db "$ix" -F "$pat" "${dirs[@]}" > "$base/hits-index" 2>/dev/null || true; e=$(now); secs "$s" "$e" >> "$base/t-index"; echo >> "$base/t-index"
+    s=$(now); "$ctxc" grep -F "$pat" "${dirs[@]}" > "$base/hits-scan" 2>/dev/null || true; e=$(now); secs "$s" "$e" >> "$base/t-scan"; echo >> "$base/t-scan"
+    s=$(now); rg -F "$pat" "${dirs[@]}" > /dev/null 2>&1 || true; e=$(now); secs "$s" "$e" >> "$base/t-rg"; echo >> "$base/t-rg"
   done
-  printf '%-20s grep --index %6.3f s (%d hits)   grep (reading the files) %6.3f s (%d hits)\n' "$pat" "$best_i" "$hi" "$best_s" "$hs"
+  if ! cmp -s "$base/hits-index" "$base/hits-scan"; then echo "grep --index and grep differ for $pat" >&2; exit 1; fi
+  printf '  %-28s %7d hits\n' "$pat" "$(wc -l < "$base/hits-scan")"
+done
+queries=("reconnect backoff zebra" "migration users email" "flaky upload retries" "kasen lokari" "driveion tumu error"
+  "status server config" "the session where I fixed the ECONNRESETQUOKKA bug" "absentword qqzzx")
+for q in "${queries[@]}"; do
+  for _ in $(seq "$runs"); do
+    s=$(now); "$ctxc" search --no-update --db "$ix" "$q" > /dev/null 2>&1 || true; e=$(now); secs "$s" "$e" >> "$base/t-search"; echo >> "$base/t-search"
+    s=$(now); "$ctxc" search --db "$ix" "$q" "${dirs[@]}" > /dev/null 2>&1 || true; e=$(now); secs "$s" "$e" >> "$base/t-search-up"; echo >> "$base/t-search-up"
+  done
+done
+printf '%-44s %8s %8s\n' "query ($((${#greps[@]} * runs)) grep runs, $((${#queries[@]} * runs)) search runs)" p50 p95
+for k in index:'ctxc grep --index' scan:'ctxc grep (reading the files)' rg:'rg (reading the files)' search:'ctxc search --no-update' search-up:'ctxc search (stat every file first)'; do
+  f=$base/t-${k%%:*}
+  printf '%-44s %7ss %7ss\n' "${k#*:}" "$(pct 50 < "$f")" "$(pct 95 < "$f")"
 done

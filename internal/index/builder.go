@@ -12,10 +12,14 @@ import (
 // would copy it over and over).
 const triChunk = 1 << 20
 
+// initialTerms is the room a builder makes for terms at first (a segment of generated or real
+// sessions holds hundreds of thousands).
+const initialTerms = 1 << 17
+
 // builder gathers one segment in memory: the documents, their terms' postings, and the
 // trigrams of each file's bytes.
 type builder struct {
-	terms   map[string]int32
+	terms   termTable
 	strs    []string
 	post    []termPostings // by term id
 	docs    []doc
@@ -41,7 +45,8 @@ type termPostings struct {
 }
 
 func newBuilder() *builder {
-	return &builder{terms: map[string]int32{}, set: newTrigramSet()}
+	return &builder{terms: newTermTable(), set: newTrigramSet(),
+		strs: make([]string, 0, initialTerms), post: make([]termPostings, 0, initialTerms)}
 }
 
 // addDoc indexes one message's texts.
@@ -75,20 +80,21 @@ func (b *builder) addDoc(d doc, texts []string) {
 }
 
 // termID is a term's id in the segment, a new one for a term not seen yet; -1 for a stopword
-// (kept in the map too, so that a stopword costs one lookup).
+// (kept in the table too, so that a stopword costs one lookup).
 func (b *builder) termID(term []byte) int32 {
-	if tid, ok := b.terms[string(term)]; ok {
+	h := hashTerm(term)
+	tid, slot, ok := b.terms.get(term, h)
+	if ok {
 		return tid
 	}
 	s := string(term)
-	if stopwords[s] {
-		b.terms[s] = -1
-		return -1
+	tid = -1
+	if !stopwords[s] {
+		tid = int32(len(b.strs))
+		b.strs = append(b.strs, s)
+		b.post = append(b.post, termPostings{lastDoc: -1})
 	}
-	tid := int32(len(b.strs))
-	b.terms[s] = tid
-	b.strs = append(b.strs, s)
-	b.post = append(b.post, termPostings{lastDoc: -1})
+	b.terms.put(slot, s, h, tid)
 	return tid
 }
 

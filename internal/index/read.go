@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -156,16 +157,28 @@ func roleOf(m *transcript.Message) string {
 	return string(m.Role)
 }
 
-// messageTexts lists what search reads of a message: text, thinking, tool results, and a tool
-// call's name and arguments.
+// Of a long tool result, search reads its first toolHead and last toolTail bytes: where a
+// command's output says what it is and how it ended (the error, the summary line). The middle
+// of a 200 KB file dump would be most of the index's work and of its dictionary, and would
+// rank the session by the file it read rather than by what was done; grep --index reads every
+// byte.
+const (
+	toolHead = 6 << 10
+	toolTail = 2 << 10
+)
+
+// messageTexts lists what search reads of a message: text, thinking, tool results (the ends of
+// long ones), and a tool call's name and arguments.
 func messageTexts(m *transcript.Message, out []string) []string {
 	for i := range m.Blocks {
 		b := &m.Blocks[i]
 		switch b.Kind {
-		case transcript.BlockText, transcript.BlockThinking, transcript.BlockToolResult:
+		case transcript.BlockText, transcript.BlockThinking:
 			if b.Text != "" {
 				out = append(out, b.Text)
 			}
+		case transcript.BlockToolResult:
+			out = appendEnds(out, b.Text)
 		case transcript.BlockToolCall:
 			out = append(out, b.Name, b.Args)
 		}
@@ -198,4 +211,22 @@ func tailHash(path string, end int64) (string, error) {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// appendEnds appends text, or its first toolHead and last toolTail bytes when it is longer.
+func appendEnds(out []string, text string) []string {
+	if len(text) <= toolHead+toolTail {
+		if text != "" {
+			out = append(out, text)
+		}
+		return out
+	}
+	head, tail := toolHead, len(text)-toolTail
+	for head > 0 && !utf8.RuneStart(text[head]) {
+		head--
+	}
+	for tail < len(text) && !utf8.RuneStart(text[tail]) {
+		tail++
+	}
+	return append(out, text[:head], text[tail:])
 }

@@ -43,7 +43,7 @@ func eachTerm(text string, buf []byte, fn func(term []byte)) []byte {
 	term := buf[:0]
 	long := false
 	flush := func() {
-		if !long && len(term) >= minTerm {
+		if !long && len(term) >= minTerm && !noise(term) {
 			fn(stem(term))
 		}
 		term, long = term[:0], false
@@ -127,4 +127,18 @@ func stem(t []byte) []byte {
 		return t
 	}
 	return t[:n-1]
+}
+
+// noise reports whether a term is an identifier no one searches for by word: seven bytes or
+// more mixing letters with two digits or more (hex ids, hashes, the parts of a UUID), or more
+// than eight digits (timestamps, counters). Such terms would be most of a segment's dictionary
+// while adding nothing to ranking; grep finds them.
+func noise(t []byte) bool {
+	digits := 0
+	for _, c := range t {
+		if '0' <= c && c <= '9' {
+			digits++
+		}
+	}
+	return digits > 8 || digits >= 2 && digits < len(t) && len(t) >= 7
 }

@@ -21,6 +21,7 @@ func TestEachTerm(t *testing.T) {
 		{"a b x", nil},
 		{strings.Repeat("z", maxTerm) + " ok " + strings.Repeat("y", maxTerm+1) + "é end", []string{strings.Repeat("z", maxTerm), "ok", "end"}},
 		{"snake_case-and/path", []string{"snake", "case", "and", "path"}},
+		{"id=8f3a9c21 v2 utf8 sha256 0042 1700000000 170000001 vector2d", []string{"id", "v2", "utf8", "sha256", "0042", "vector2d"}},
 	}
 	for _, c := range cases {
 		var got []string
