@@ -195,7 +195,9 @@ func writeLines(path string, lines []any) (int64, error) {
 
 type m = map[string]any
 
-func stampAt(at time.Time, k int) string { return at.Add(time.Duration(k) * time.Second).Format(time.RFC3339Nano) }
+func stampAt(at time.Time, k int) string {
+	return at.Add(time.Duration(k) * time.Second).Format(time.RFC3339Nano)
+}
 
 func claudeLines(ts []turn, id, cwd string, at time.Time) []any {
 	var out []any
