@@ -225,6 +225,3 @@ func mapPath(path string) ([]byte, func(), error) {
 	}
 	return data, unmap, nil
 }
-
-// appendUvarint is binary.AppendUvarint.
-func appendUvarint(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) }

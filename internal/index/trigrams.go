@@ -22,7 +22,6 @@ type escapeMask [2]uint64
 
 func (m *escapeMask) set(c byte)             { m[c>>6] |= 1 << (c & 63) }
 func (m escapeMask) has(c byte) bool         { return m[c>>6]&(1<<(c&63)) != 0 }
-func (m *escapeMask) or(o escapeMask)        { m[0] |= o[0]; m[1] |= o[1] }
 func (m escapeMask) any() bool               { return m[0]|m[1] != 0 }
 func newTrigramSet() *trigramSet             { return &trigramSet{bits: make([]uint64, 1<<triBits/64)} }
 func (s *trigramSet) contains(t uint32) bool { return s.bits[t>>6]&(1<<(t&63)) != 0 }

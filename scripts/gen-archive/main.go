@@ -98,7 +98,7 @@ func (g *gen) blob(n int) string {
 	for ln := 1; b.Len() < n; ln++ {
 		switch g.r.Intn(3) {
 		case 0:
-			fmt.Fprintf(&b, "%5d\tfunc %s%s(ctx context.Context, %s string) error {\n", ln, g.word(), strings.Title(g.word()), g.word())
+			fmt.Fprintf(&b, "%5d\tfunc %s%s(ctx context.Context, %s string) error {\n", ln, g.word(), title(g.word()), g.word())
 		case 1:
 			fmt.Fprintf(&b, "%5d\t\t// %s\n", ln, g.text(5+g.r.Intn(10)))
 		default:
@@ -277,4 +277,12 @@ func openaiLines(ts []turn) []any {
 			m{"role": "tool", "tool_call_id": call, "content": t.result})
 	}
 	return out
+}
+
+// title capitalizes the first letter of an ASCII word (a camelCase identifier's second part).
+func title(w string) string {
+	if w == "" || w[0] < 'a' || w[0] > 'z' {
+		return w
+	}
+	return string(w[0]-'a'+'A') + w[1:]
 }
