@@ -51,6 +51,8 @@ type FileEntry struct {
 	Session string `json:"session,omitempty"`
 	Project string `json:"project,omitempty"`
 	Start   int64  `json:"start,omitempty"` // unix seconds of its first timestamp
+	// Compressed: a zstd file (an archived session); Done and Lines count decompressed bytes.
+	Compressed bool `json:"compressed,omitempty"`
 	// Scan: the file has lines the index cannot vouch for (not JSON): grep always reads it,
 	// so that it reports them as a scan does.
 	Scan bool `json:"scan,omitempty"`

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/transcript"
+	"github.com/klauspost/compress/zstd"
 	"github.com/tidwall/gjson"
 )
 
@@ -33,7 +35,11 @@ func (fr *fileReader) read(path string, from, size int64) error {
 		return err
 	}
 	defer rc.Close()
-	lr := jsonl.NewLineReader(io.LimitReader(rc, size-from))
+	var r io.Reader = io.LimitReader(rc, size-from)
+	if fr.e.Compressed {
+		r = rc // the file's size is not the decompressed size: read to its end
+	}
+	lr := jsonl.NewLineReader(r)
 	lr.SetStart(from, fr.e.Lines)
 	done, lines := from, fr.e.Lines
 	for {
@@ -186,17 +192,59 @@ func messageTexts(m *transcript.Message, out []string) []string {
 	return out
 }
 
-// openAt opens a session file positioned at offset.
+// zstdMagic starts every zstd frame: an archived session (ctxc archive) is a .jsonl.zst file of
+// frames whose decompressed bytes are the session's.
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
+// compressed reports whether the file at path is zstd-compressed.
+func compressed(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var head [4]byte
+	n, _ := io.ReadFull(f, head[:])
+	return n == 4 && bytes.Equal(head[:], zstdMagic)
+}
+
+// openAt opens a session file positioned at offset of its (decompressed) bytes: a plain file
+// is seeked, a compressed one decompressed from its start and the bytes before offset dropped.
 func openAt(path string, offset int64) (io.ReadCloser, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		f.Close()
-		return nil, err
+	if !compressed(path) {
+		if _, err := f.Seek(offset, io.SeekStart); err != nil {
+			f.Close()
+			return nil, err
+		}
+		return f, nil
 	}
-	return f, nil
+	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	rc := &zstdFile{dec: dec, f: f}
+	if _, err := io.CopyN(io.Discard, dec, offset); err != nil {
+		rc.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return rc, nil
+}
+
+// zstdFile is a decompressing reader that closes its file.
+type zstdFile struct {
+	dec *zstd.Decoder
+	f   *os.File
+}
+
+func (z *zstdFile) Read(p []byte) (int, error) { return z.dec.Read(p) }
+func (z *zstdFile) Close() error {
+	z.dec.Close()
+	return z.f.Close()
 }
 
 // tailHash is the SHA-256 of the tailBytes before end.

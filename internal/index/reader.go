@@ -63,7 +63,7 @@ func (r *Reader) Candidates(files []string, lit []byte) (read, stale, states []s
 		case state != "":
 			read = append(read, p)
 			stale, states = append(stale, p), append(states, state)
-		case hold == nil || e.Scan || e.Done < e.Size || hold[e.ID]:
+		case hold == nil || e.Scan || !e.Compressed && e.Done < e.Size || hold[e.ID]:
 			// (Done < Size: a last line still being written, which the index has not got)
 			read = append(read, p)
 		}

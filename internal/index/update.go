@@ -49,6 +49,19 @@ type job struct {
 	from  int64
 }
 
+// planned is about the bytes of the file the job reads, for the progress bar: of a compressed
+// file, its size when it is read whole (an append is counted as nothing: its share of the
+// compressed bytes is not known).
+func (j job) planned() int64 {
+	switch {
+	case !j.entry.Compressed:
+		return j.info.Size() - j.from
+	case j.from == 0:
+		return j.info.Size()
+	}
+	return 0
+}
+
 // Update brings the index in dir up to date with files (the session files under roots): new
 // and rewritten files are read whole, grown ones from where the index stopped, unchanged ones
 // not at all; files under roots that are gone are forgotten. The manifest is replaced last,
@@ -126,11 +139,12 @@ func (u *updater) planFile(abs string, info os.FileInfo) (job, bool) {
 	if e != nil && e.Size == info.Size() && e.MTime == info.ModTime().UnixNano() {
 		return job{}, false
 	}
-	if e != nil && info.Size() >= e.Done && e.Done > 0 && tailMatches(abs, e) {
+	z := compressed(abs)
+	if e != nil && e.Compressed == z && (z || info.Size() >= e.Done) && e.Done > 0 && tailMatches(abs, e) {
 		c := *e
 		return job{path: abs, info: info, entry: &c, from: e.Done}, true
 	}
-	return job{path: abs, info: info, entry: &FileEntry{}, from: 0}, true
+	return job{path: abs, info: info, entry: &FileEntry{Compressed: z}, from: 0}, true
 }
 
 // forget drops the files under roots that were not found this time.
@@ -183,13 +197,13 @@ func tailMatches(path string, e *FileEntry) bool {
 func (u *updater) run(jobs []job) error {
 	var total int64
 	for _, j := range jobs {
-		total += j.info.Size() - j.from
+		total += j.planned()
 	}
 	if u.opts.Planned != nil {
 		u.opts.Planned(total)
 	}
 	// Large files first: the workers end together.
-	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].info.Size()-jobs[a].from > jobs[b].info.Size()-jobs[b].from })
+	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].planned() > jobs[b].planned() })
 	n := u.opts.Jobs
 	if n <= 0 {
 		n = runtime.NumCPU()
@@ -252,7 +266,7 @@ func (u *updater) index(b *builder, j job) error {
 	fr := &fileReader{b: b, e: j.entry, format: u.opts.Format}
 	err := fr.read(j.path, j.from, j.info.Size())
 	if u.opts.Done != nil {
-		u.opts.Done(j.info.Size() - j.from)
+		u.opts.Done(j.planned())
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -265,7 +279,7 @@ func (u *updater) index(b *builder, j job) error {
 	j.entry.Size, j.entry.MTime = j.info.Size(), j.info.ModTime().UnixNano()
 	u.m.Files[j.path] = j.entry
 	u.st.Messages += fr.docs
-	u.st.Bytes += j.info.Size() - j.from
+	u.st.Bytes += j.entry.Done - j.from
 	if j.from > 0 {
 		u.st.Appended++
 	} else {
