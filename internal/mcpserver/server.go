@@ -1,4 +1,4 @@
-// Package mcpserver offers ctxc's grep, expand and stats as tools of a Model Context Protocol
+// Package mcpserver offers ctxc's grep, expand, search and stats as tools of a Model Context Protocol
 // server (github.com/modelcontextprotocol/go-sdk), so that an agent can look up what its own
 // compaction left out. Results are bounded in size and say when they were cut. It imports
 // neither cobra nor viper.
@@ -29,6 +29,8 @@ type Options struct {
 	// MaxFiles bounds how many files one call reads (default 2,000).
 	MaxFiles int
 	Version  string
+	// IndexDir is the index the search tool keeps (default $XDG_CACHE_HOME/ctxc/index).
+	IndexDir string
 }
 
 func (o Options) maxBytes() int {
@@ -130,6 +132,11 @@ func NewServer(o Options) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "expand", Description: "The original messages a compaction replaced (read from the lines its ctxc provenance names, checked against the recorded SHA-256), to recover detail a summary left out."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in ExpandIn) (*mcp.CallToolResult, ExpandOut, error) {
 			out, err := o.expand(in)
+			return nil, out, err
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "search", Description: "Find the messages of past sessions that best match some words (BM25 over an index kept up to date with the paths): session, agent, project folder, time, role, a snippet, and the command that resumes the session. Use it to find the session where something was done; then grep or expand for the detail."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in SearchIn) (*mcp.CallToolResult, SearchOut, error) {
+			out, err := o.search(in)
 			return nil, out, err
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "stats", Description: "Sizes of sessions: messages by role, tool calls, estimated tokens of the whole history and of the effective context, compactions."},

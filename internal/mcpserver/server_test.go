@@ -100,7 +100,7 @@ func TestTools(t *testing.T) {
 	for _, tl := range tools.Tools {
 		names = append(names, tl.Name)
 	}
-	if strings.Join(names, ",") != "expand,grep,stats" {
+	if strings.Join(names, ",") != "expand,grep,search,stats" {
 		t.Errorf("tools %v", names)
 	}
 
@@ -223,4 +223,30 @@ func TestGrepDecodeAll(t *testing.T) {
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestSearchTool: the search tool indexes the paths it is given (in the index folder of the
+// options) and ranks their messages; bad arguments are tool errors.
+func TestSearchTool(t *testing.T) {
+	dir := t.TempDir()
+	session(t, dir)
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, "o.jsonl"), []byte(`{"role":"user","content":"fix the websocket reconnect"}`+"\n"), 0o644)
+	cs := connect(t, Options{IndexDir: filepath.Join(t.TempDir(), "index")})
+	var out SearchOut
+	call(t, cs, "search", map[string]any{"query": "websocket reconnect", "paths": []string{other}}, &out)
+	if len(out.Results) != 1 || out.Results[0].Line != 1 || out.Results[0].Role != "user" || !strings.Contains(out.Results[0].Snippet, "websocket") {
+		t.Fatalf("search: %+v", out)
+	}
+	// Only the paths given are searched, though the index holds both folders now.
+	call(t, cs, "search", map[string]any{"query": "websocket", "paths": []string{dir}}, &out)
+	if len(out.Results) != 0 {
+		t.Errorf("results outside the paths: %+v", out.Results)
+	}
+	for _, bad := range []map[string]any{{"query": "", "paths": []string{dir}}, {"query": "x", "paths": []string{dir}, "limit": 1000},
+		{"query": "x", "paths": []string{dir}, "since": "yesterday"}} {
+		if res := call(t, cs, "search", bad, nil); !res.IsError {
+			t.Errorf("%v: not an error", bad)
+		}
+	}
 }
