@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/strscan"
 )
 
@@ -370,7 +371,7 @@ func (p *Pattern) escapeAt(b []byte, s int) bool {
 	if s+6 > len(b) || b[s] != '\\' || b[s+1] != 'u' || b[s+2] != '0' || b[s+3] != '0' {
 		return false
 	}
-	c, ok := hexByte(b[s+4], b[s+5])
+	c, ok := jsonl.HexByte(b[s+4], b[s+5])
 	return ok && p.spells(c)
 }
 

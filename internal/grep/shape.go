@@ -3,6 +3,7 @@ package grep
 import (
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/strscan"
 )
 
@@ -240,29 +241,11 @@ func shapeLongString(s string, i int, spelled func(c byte) bool, esc *uEscapes) 
 		}
 		esc.last = at
 		if s[at+2] == '0' && s[at+3] == '0' {
-			if b, _ := hexByte(s[at+4], s[at+5]); spelled(b) {
+			if b, _ := jsonl.HexByte(s[at+4], s[at+5]); spelled(b) {
 				esc.spelled = true
 			}
 		}
 	})
-}
-
-func hexByte(hi, lo byte) (byte, bool) {
-	h, ok1 := hexVal(hi)
-	l, ok2 := hexVal(lo)
-	return h<<4 | l, ok1 && ok2
-}
-
-func hexVal(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }
 
 // twoMembers finds the members keyed a and b (as written, quotes and all) of the container

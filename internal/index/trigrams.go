@@ -1,5 +1,7 @@
 package index
 
+import "github.com/ctxc/ctxc/internal/jsonl"
+
 // triBits is the number of distinct trigrams: three bytes.
 const triBits = 24
 
@@ -81,7 +83,7 @@ func (s *trigramSet) escapeAt(b []byte, i int, joined bool) int {
 		s.escaped.set('/')
 	case 'u':
 		if i+6 <= len(b) && b[i+2] == '0' && b[i+3] == '0' {
-			if c, ok := hexPair(b[i+4], b[i+5]); ok && c >= 0x20 && c < 0x7f {
+			if c, ok := jsonl.HexByte(b[i+4], b[i+5]); ok && c >= 0x20 && c < 0x7f {
 				if 'A' <= c && c <= 'Z' {
 					c += 'a' - 'A'
 				}
@@ -91,24 +93,6 @@ func (s *trigramSet) escapeAt(b []byte, i int, joined bool) int {
 		return min(i+5, len(b)-1)
 	}
 	return i + 1
-}
-
-func hexPair(a, b byte) (byte, bool) {
-	x, ok1 := hexDigit(a)
-	y, ok2 := hexDigit(b)
-	return x<<4 | y, ok1 && ok2
-}
-
-func hexDigit(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }
 
 // reset empties the set for the next file.
