@@ -10,10 +10,11 @@ import (
 	"sync"
 )
 
-// FakeChat is a local OpenAI Chat Completions endpoint (streaming and not) on 127.0.0.1, the
-// model for agents that take a base URL for it (Copilot CLI's BYOK provider, droid's custom
-// models). It keeps every request body. Its replies are scripted by the conversation it is
-// sent: a last user message holding "READ <path>" gets a call of the agent's file-reading
+// FakeChat is a local OpenAI Chat Completions endpoint, streaming or not, on 127.0.0.1: Copilot
+// CLI's default BYOK wire API and droid's generic-chat-completion-api provider (fake_droid.go).
+// Anything else it answers 404 (droid asks Factory's API, given as this URL, for the session it
+// resumes, and goes on with its local file on a 404). It keeps every request body. Its replies
+// are scripted by the conversation it is sent: a last user message holding "READ <path>" gets a call of the agent's file-reading
 // tool (ToolCall), a last tool message gets "Read it.", anything else gets Reply.
 type FakeChat struct {
 	URL string // http://127.0.0.1:PORT (the agent appends /v1/... or is given URL+"/v1")
@@ -160,4 +161,9 @@ func (f *FakeChat) stream(w http.ResponseWriter, text string, call []string) {
 		event(map[string]any{}, "stop", f.usage())
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// CopilotView is the call of Copilot CLI's file-reading tool.
+func CopilotView(path string) (name, args string) {
+	return "view", fmt.Sprintf(`{"path":%q}`, path)
 }
