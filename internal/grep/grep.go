@@ -182,7 +182,7 @@ func File(path string, p *Pattern, opts Options, emit func(Hit) error) error {
 		format = transcript.FormatOpenAI
 	}
 	g := &grepper{path: path, p: p, opts: opts, format: format, emit: emit}
-	if every := decodeAll(); every || opts.Indexed || opts.Around > 0 || p.lit == nil {
+	if every := decodeAll(); every || opts.Indexed || opts.Around > 0 || p.lit == nil || p.MayMatchOutside(format) {
 		if opts.Indexed {
 			if g.comps, err = listCompactions(path, f, info.Size(), format, every); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
@@ -500,9 +500,10 @@ func listCompactions(path string, r io.ReaderAt, size int64, format transcript.F
 		}
 		out = append(out, c)
 	}
-	if n := len(out); n > 0 && format == transcript.FormatCodex && out[n-1].from == 0 {
-		// A Codex compaction without ctxc's provenance: what Codex rebuilds from it (a legacy
-		// one keeps the initial messages and recent user messages) is the context now.
+	if n := len(out); n > 0 && keepsByRebuild[format] && out[n-1].from == 0 {
+		// A Codex, Copilot CLI or droid compaction without ctxc's provenance: what the agent
+		// rebuilds from it (a legacy Codex one keeps the initial messages and recent user
+		// messages; droid keeps the messages after its anchor) is the context now.
 		_, msgs, err := transcript.LoadFileUpTo(path, size, transcript.Options{Format: format})
 		if err != nil {
 			return nil, err
@@ -518,6 +519,11 @@ func listCompactions(path string, r io.ReaderAt, size int64, format transcript.F
 	}
 	return out, nil
 }
+
+// keepsByRebuild are the formats whose own compaction records do not name what they keep: the
+// lines kept by the newest one are those the agent's rebuild of the context still holds.
+var keepsByRebuild = map[transcript.Format]bool{transcript.FormatCodex: true, transcript.FormatCopilot: true,
+	transcript.FormatDroid: true}
 
 // grepContext searches the effective context only.
 func grepContext(path string, p *Pattern, opts Options, emit func(Hit) error) error {

@@ -28,6 +28,21 @@ const (
 var Formats = []Format{FormatOpenAI, FormatAnthropic, FormatCtxc, FormatClaude, FormatCodex, FormatPi,
 	FormatCopilot, FormatDroid}
 
+// Wrappers are the fixed texts a format's reader puts around what a line holds when it builds
+// a message (the agent's own framing of a summary it sends to the model): no line's raw bytes
+// hold them, so a byte-level search for a literal that meets one must decode every line.
+func Wrappers(f Format) []string {
+	switch f {
+	case FormatPi:
+		return []string{piCompactionPrefix, piCompactionSuffix, piBranchPrefix, piBranchSuffix}
+	case FormatCopilot:
+		return []string{copilotSummaryHead, copilotSummaryMid, copilotSummaryTail, copilotUserMsgOpen, copilotUserMsgClose}
+	case FormatDroid:
+		return []string{droidSummaryHead, droidSummaryTail, droidSerializeHead, droidSerializeTail}
+	}
+	return nil
+}
+
 // ParseFormat validates a --format value ("" and "auto" mean detect).
 func ParseFormat(s string) (Format, error) {
 	switch s {
