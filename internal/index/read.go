@@ -203,8 +203,13 @@ func compressed(path string) bool {
 		return false
 	}
 	defer f.Close()
+	return isZstd(f)
+}
+
+// isZstd reports whether the open file starts with a zstd frame.
+func isZstd(f *os.File) bool {
 	var head [4]byte
-	n, _ := io.ReadFull(f, head[:])
+	n, _ := f.ReadAt(head[:], 0)
 	return n == 4 && bytes.Equal(head[:], zstdMagic)
 }
 
@@ -215,7 +220,7 @@ func openAt(path string, offset int64) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !compressed(path) {
+	if !isZstd(f) {
 		if _, err := f.Seek(offset, io.SeekStart); err != nil {
 			f.Close()
 			return nil, err
