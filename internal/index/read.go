@@ -117,8 +117,10 @@ func (fr *fileReader) describe(d gjson.Result) {
 	switch d.Get("type").String() {
 	case "session_meta": // Codex
 		id, cwd = d.Get("payload.id"), d.Get("payload.cwd")
-	case "session": // pi
+	case "session", "session_start": // pi, droid
 		id = d.Get("id")
+	case "session.start": // Copilot CLI
+		id, cwd = d.Get("data.sessionId"), d.Get("data.context.cwd")
 	}
 	if fr.e.Session == "" && id.Type == gjson.String {
 		fr.e.Session = id.String()
