@@ -156,7 +156,7 @@ func (ix *Index) Update(files, roots []string, format transcript.Format, warn fu
 		}
 		known[abs] = true
 		st.Files++
-		info, err := os.Stat(abs)
+		info, err := transcript.Stat(abs)
 		if err != nil {
 			st.Failed++
 			warn(err)
@@ -196,7 +196,7 @@ func (ix *Index) Update(files, roots []string, format transcript.Format, warn fu
 		for _, r := range roots {
 			ar, _ := filepath.Abs(r)
 			if p == ar || strings.HasPrefix(p, ar+string(filepath.Separator)) {
-				if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+				if _, err := transcript.Stat(p); errors.Is(err, os.ErrNotExist) {
 					gone = append(gone, id)
 				}
 				break
@@ -321,7 +321,7 @@ func runeStartAfter(s string, i int) int {
 // eachMessage calls fn with each message of a file's history (as grep --json reads it: copies
 // left out), its index, a Hit carrying its covering compaction, and its line's bytes.
 func eachMessage(path string, format transcript.Format, size int64, fn func(m *transcript.Message, idx int, h *Hit, line []byte) error) error {
-	f, err := os.Open(path)
+	f, _, err := transcript.OpenFile(path)
 	if err != nil {
 		return err
 	}
@@ -494,7 +494,7 @@ func (ix *Index) freshFiles(tx *sql.Tx, files []string) (ids map[int64]fileRef, 
 				return nil, nil, nil, &IndexError{ix.path, err}
 			}
 			state = StateMissing
-		} else if info, serr := os.Stat(abs); serr != nil || info.Size() != size || info.ModTime().UnixNano() != mtime {
+		} else if info, serr := transcript.Stat(abs); serr != nil || info.Size() != size || info.ModTime().UnixNano() != mtime {
 			state = StateStale
 		}
 		if state != StateFresh {
