@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -342,6 +343,9 @@ func compactOne(ctx context.Context, path string, co compact.Options) (*compact.
 		return failed, err
 	}
 	defer cleanup()
+	if abs, err := filepath.Abs(path); err == nil {
+		co.SourceName = abs // ctxc expand reads the summarized span back from the store
+	}
 	out, err := compact.File(ctx, tmp, co)
 	if out != nil {
 		out.Path = path

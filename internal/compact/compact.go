@@ -62,6 +62,7 @@ type Options struct {
 	Target        int
 	Zones         ZoneOptions
 	Output        string // "" = append in place; "-" = stdout; else a new file
+	SourceName    string // with Output: the source the new file names, when the file read is its copy
 	OutputFormat  string // "" or "native": the format's own records; "ctxc": a ctxc file (with Output)
 	DryRun        bool
 	Check         bool
@@ -406,6 +407,9 @@ func (j *job) renderRecords(context.Context) (bool, error) {
 				}
 			}
 			j.comp.Meta.Source.Path = src
+		}
+		if j.o.SourceName != "" {
+			j.comp.Meta.Source.Path = j.o.SourceName
 		}
 	}
 	j.writer = transcript.WriterFor(j.format, j.o.OutputFormat)
