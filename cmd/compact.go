@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/compact"
-	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -307,7 +305,7 @@ func (b *batch) compactAll(stop context.Context, files []string, co compact.Opti
 	for range jobs {
 		wg.Go(func() {
 			for p := range work {
-				out, err := compactOne(stop, p, co)
+				out, err := compact.File(stop, p, co)
 				b.report(p, out, err)
 				b.mu.Lock()
 				done[p] = err == nil || !errors.Is(err, context.Canceled)
@@ -326,31 +324,6 @@ feed:
 	close(work)
 	wg.Wait()
 	return done
-}
-
-// compactOne compacts one file. A session of an OpenClaw store (STORE#SESSION-ID) is never
-// written in place: with -o, --dry-run or --check it is compacted from its pi-format export.
-func compactOne(ctx context.Context, path string, co compact.Options) (*compact.Outcome, error) {
-	if !openclawstore.IsSessionName(path) {
-		return compact.File(ctx, path, co)
-	}
-	failed := &compact.Outcome{Type: "file", Path: path}
-	if co.Output == "" && !co.DryRun && !co.Check {
-		return failed, &openclawstore.ReadOnlyError{Name: path}
-	}
-	tmp, cleanup, err := openclawstore.ExportTemp(path)
-	if err != nil {
-		return failed, err
-	}
-	defer cleanup()
-	if abs, err := filepath.Abs(path); err == nil {
-		co.SourceName = abs // ctxc expand reads the summarized span back from the store
-	}
-	out, err := compact.File(ctx, tmp, co)
-	if out != nil {
-		out.Path = path
-	}
-	return out, renamePathErr(err, tmp, path)
 }
 
 // report counts and prints the outcome of one file.

@@ -63,7 +63,7 @@ type ReadOnlyError struct{ Name string }
 
 func (e *ReadOnlyError) Error() string {
 	return fmt.Sprintf("%s: is a session of an OpenClaw SQLite store, which ctxc only reads; "+
-		"write the compacted session as a pi-format file with -o OUT", e.Name)
+		"give -o OUT to write the result as a new pi-format session", e.Name)
 }
 
 // EventError is an event of the store that is not one JSON value.
