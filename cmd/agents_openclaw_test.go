@@ -4,13 +4,21 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+	"unicode"
 
+	"github.com/ctxc/ctxc/internal/agentcheck"
 	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/tidwall/gjson"
 )
@@ -47,7 +55,8 @@ func legacySession(t *testing.T, home, agent, key string, session []byte) string
 	if b, err := os.ReadFile(filepath.Join(dir, "sessions.json")); err == nil {
 		json.Unmarshal(b, &index)
 	}
-	index[key] = map[string]any{"sessionId": id, "updatedAt": 1775106000010}
+	// Recently updated: OpenClaw archives sessions idle for long when it runs a turn.
+	index[key] = map[string]any{"sessionId": id, "updatedAt": time.Now().UnixMilli()}
 	b, _ := json.Marshal(index)
 	if err := os.WriteFile(filepath.Join(dir, "sessions.json"), b, 0o600); err != nil {
 		t.Fatal(err)
@@ -114,14 +123,18 @@ func TestAgentOpenClawStore(t *testing.T) {
 	bin, env := openclawBin(t)
 	home := t.TempDir()
 	sources := map[string][]byte{}
+	keys := map[string]string{} // session id → OpenClaw's session key
 	for _, f := range []string{"pi-long-tools.jsonl", "pi-v1-two-compactions.jsonl", "pi-openclaw-branched.jsonl"} {
 		b, err := os.ReadFile(filepath.Join("../testdata/fixtures", f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		sources[legacySession(t, home, "main", "agent:main:"+f, b)] = b
+		key := "agent:main:" + strings.TrimSuffix(f, ".jsonl")
+		id := legacySession(t, home, "main", key, b)
+		sources[id], keys[id] = b, key
 	}
-	sources[legacySession(t, home, "work", "agent:work:main", bigSession())] = bigSession()
+	id := legacySession(t, home, "work", "agent:work:main", bigSession())
+	sources[id], keys[id] = bigSession(), "agent:work:main"
 	openclawImport(t, bin, env, home)
 
 	want := map[string]int{}
@@ -173,6 +186,17 @@ func TestAgentOpenClawStore(t *testing.T) {
 
 	t.Run("compact -o is imported by OpenClaw", func(t *testing.T) {
 		compactImportedBack(t, bin, env, home, want)
+	})
+
+	// Last, since OpenClaw's turns append to the sessions.
+	t.Run("load agrees with what OpenClaw sends", func(t *testing.T) {
+		judged := map[string]string{} // a turn of OpenClaw takes most of a minute: two sessions
+		for id, key := range keys {
+			if strings.Contains(key, "two-compactions") || strings.Contains(key, "branched") {
+				judged[id] = key
+			}
+		}
+		openclawJudge(t, bin, env, home, judged)
 	})
 }
 
@@ -236,4 +260,161 @@ func sorted(m map[string]int) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// fakeChat is an OpenAI-compatible chat endpoint on 127.0.0.1 that answers "OK" (streaming, as
+// OpenClaw asks) and keeps every request body.
+func fakeChat(t *testing.T) (url string, bodies func() [][]byte) {
+	var mu sync.Mutex
+	var got [][]byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, b)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, chunk := range []string{
+			`{"id":"c","object":"chat.completion.chunk","model":"fake-model","choices":[{"index":0,"delta":{"role":"assistant","content":"OK"},"finish_reason":null}]}`,
+			`{"id":"c","object":"chat.completion.chunk","model":"fake-model","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":1,"total_tokens":11}}`,
+			`[DONE]`,
+		} {
+			fmt.Fprintf(w, "data: %s\n\n", chunk)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, func() [][]byte {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([][]byte(nil), got...)
+	}
+}
+
+// openclawJudge resumes each session of the home in the real OpenClaw (`openclaw agent --local`,
+// one turn against fakeChat) and compares the conversation it sends with `ctxc load` of the
+// session as it was, reduced to turns (internal/agentcheck) after taking off what OpenClaw adds
+// itself (openclawEnvelope).
+func openclawJudge(t *testing.T, bin string, env []string, home string, keys map[string]string) {
+	url, bodies := fakeChat(t)
+	config := map[string]any{
+		"models": map[string]any{"providers": map[string]any{"fake": map[string]any{
+			"baseUrl": url + "/v1", "api": "openai-completions", "apiKey": "x",
+			"models": []any{map[string]any{"id": "fake-model", "name": "fake", "contextWindow": 4000000, "maxTokens": 1000}},
+		}}},
+		"agents": map[string]any{
+			"defaults": map[string]any{"model": map[string]any{"primary": "fake/fake-model"}},
+			"list":     []any{map[string]any{"id": "main", "default": true}, map[string]any{"id": "work"}},
+		},
+	}
+	b, _ := json.Marshal(config)
+	if err := os.WriteFile(filepath.Join(home, "openclaw.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for id, key := range keys {
+		agent := strings.Split(key, ":")[1]
+		name := filepath.Join(home, "agents", agent, "agent", openclawstore.FileName) + openclawstore.Sep + id
+		want, err := agentcheck.FromLoad(agentcheck.Pi, []byte(mustLoad(t, name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := len(bodies())
+		cmd := exec.Command(bin, "agent", "--local", "--agent", agent, "--session-key", key, "-m", agentcheck.Prompt, "--json")
+		cmd.Dir = home
+		cmd.Env = append(os.Environ(), append(env, "OPENCLAW_STATE_DIR="+home, "HOME="+filepath.Join(home, "user"), "NO_COLOR=1")...)
+		if out, err := cmd.CombinedOutput(); err != nil || len(bodies()) == before {
+			t.Fatalf("openclaw agent --session-key %s: %v\n%.3000s", key, err, out)
+		}
+		got, err := openclawTurns(bodies()[len(bodies())-1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := agentcheck.Compare(agentcheck.Pi, normalIDs(want), normalIDs(got)); diff != "" {
+			t.Errorf("%s: ctxc load and OpenClaw's request differ: %s", name, diff)
+		} else {
+			t.Logf("%s: OpenClaw sent the %d turns ctxc loads", key, len(want))
+		}
+	}
+}
+
+// openclawStamp is the time OpenClaw puts before a user message that has one.
+var openclawStamp = regexp.MustCompile(`^\[[A-Z][a-z]{2} \d{4}-\d\d-\d\d \d\d:\d\d [A-Z]+\] `)
+
+// openclawFailedTurn is the text OpenClaw sends for an assistant turn that ended in an error,
+// which pi (and ctxc) leave out of the context.
+const openclawFailedTurn = "[This turn failed before it completed."
+
+// openclawTurns reduces OpenClaw's chat request to the turns of the resumed conversation:
+// its system prompt, the new prompt and what follows it (its internal context) left out, and
+// what it adds to the stored messages taken off (openclawEnvelope).
+func openclawTurns(body []byte) ([]agentcheck.Turn, error) {
+	var req struct {
+		Messages []map[string]any `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, err
+	}
+	var kept []map[string]any
+	for _, m := range req.Messages {
+		text, isString := m["content"].(string)
+		if isString {
+			text = openclawEnvelope(text)
+			m["content"] = text
+		}
+		if blocks, ok := m["content"].([]any); ok {
+			for _, b := range blocks {
+				if b, ok := b.(map[string]any); ok && b["type"] == "text" {
+					b["text"] = openclawEnvelope(fmt.Sprint(b["text"]))
+				}
+			}
+		}
+		switch {
+		case m["role"] == "system":
+			continue
+		case m["role"] == "user" && text == agentcheck.Prompt:
+			return agentcheck.FromRequest(agentcheck.Pi, mustJSON(map[string]any{"messages": kept}))
+		case m["role"] == "assistant" && strings.HasPrefix(text, openclawFailedTurn):
+			continue
+		}
+		kept = append(kept, m)
+	}
+	return nil, fmt.Errorf("OpenClaw's request has no prompt %q", agentcheck.Prompt)
+}
+
+// openclawEnvelope takes off what OpenClaw adds to a stored user message: the time before it and
+// its runtime line after the first one (the first user message of the context, a compaction's
+// summary included; there, a text block of its own).
+func openclawEnvelope(text string) string {
+	text = openclawStamp.ReplaceAllString(text, "")
+	if i := strings.Index("\n"+text, "\nRuntime: agent="); i >= 0 {
+		text = strings.TrimRight(text[:max(0, i-1)], "\n")
+	}
+	return text
+}
+
+// normalIDs keeps the letters and digits of tool-call ids: OpenClaw sends "tool_list1" as
+// "toollist1" (ids as its providers accept them).
+func normalIDs(turns []agentcheck.Turn) []agentcheck.Turn {
+	keep := func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return r
+		}
+		return -1
+	}
+	out := make([]agentcheck.Turn, len(turns))
+	for i, t := range turns {
+		out[i] = agentcheck.Turn{Role: t.Role}
+		for _, p := range t.Parts {
+			for _, pre := range []string{"call:", "result:"} {
+				if id, ok := strings.CutPrefix(p, pre); ok {
+					p = pre + strings.Map(keep, id)
+				}
+			}
+			out[i].Parts = append(out[i].Parts, p)
+		}
+	}
+	return out
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
 }
