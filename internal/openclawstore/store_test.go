@@ -178,3 +178,22 @@ func TestSplitName(t *testing.T) {
 		}
 	}
 }
+
+// TestExportLargeEvents: a session whose events pass batchBytes is read over several batches,
+// whole and in order.
+func TestExportLargeEvents(t *testing.T) {
+	path, w := newStore(t, "wal")
+	var want strings.Builder
+	for i := range 5 {
+		line := fmt.Sprintf(`{"type":"message","id":"m%d","message":{"role":"user","content":%q}}`, i, strings.Repeat(string(rune('a'+i)), 3<<20))
+		insertEvent(t, w, "s", i, line)
+		want.WriteString(line + "\n")
+	}
+	got, err := exportString(t, path, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want.String() {
+		t.Errorf("export of 15 MB of events differs (%d bytes, want %d)", len(got), want.Len())
+	}
+}
