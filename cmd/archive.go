@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/archive"
+	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/spf13/cobra"
 )
 
@@ -108,6 +109,9 @@ func archiveSources(opts *ArchiveOptions) ([]archive.Source, error) {
 			return nil, err
 		}
 		for _, f := range files {
+			if openclawstore.IsSessionName(f) {
+				continue // archives hold files: an OpenClaw store is not one
+			}
 			name, err := archive.NameFor(root, f)
 			if err != nil {
 				return nil, err

@@ -8,6 +8,7 @@ import (
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/config"
 	"github.com/ctxc/ctxc/internal/hooks"
+	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -104,6 +105,10 @@ func workCode(err error) (int, bool) {
 	}
 	var ua *hooks.UnknownAgentError
 	if errors.As(err, &ua) {
+		return ExitUsage, true
+	}
+	var ro *openclawstore.ReadOnlyError
+	if errors.As(err, &ro) {
 		return ExitUsage, true
 	}
 	var de *transcript.DataError

@@ -9,10 +9,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/ctxc/ctxc/internal/openclawstore"
 )
 
 // expandPaths turns command-line paths into files: a directory stands for every *.jsonl below
-// it (recursively, in lexical order, not following symlinked directories), a pattern with glob
+// it and every OpenClaw store (storeSessions) (recursively, in lexical order, not following
+// symlinked directories), a pattern with glob
 // characters that names no existing file is expanded, and "-" is standard input. A directory or
 // pattern that yields no file is not an error (an empty ~/.claude/projects is a normal first
 // run), but it is said: one line on errOut for each.
@@ -45,7 +48,11 @@ func expandPaths(args []string, errOut io.Writer) ([]string, error) {
 			continue
 		}
 		if !info.IsDir() {
-			out = append(out, a)
+			sessions, err := storeSessions(a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sessions...)
 			continue
 		}
 		var found []string
@@ -53,7 +60,7 @@ func expandPaths(args []string, errOut io.Writer) ([]string, error) {
 			if err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
-			if !d.IsDir() && strings.HasSuffix(d.Name(), ".jsonl") && d.Type().IsRegular() {
+			if !d.IsDir() && d.Type().IsRegular() && (strings.HasSuffix(d.Name(), ".jsonl") || d.Name() == openclawstore.FileName) {
 				found = append(found, p)
 			}
 			return nil
@@ -65,9 +72,25 @@ func expandPaths(args []string, errOut io.Writer) ([]string, error) {
 			fmt.Fprintf(errOut, "ctxc: %s: no transcript found (no *.jsonl file in this directory or below it)\n", a)
 		}
 		sort.Strings(found)
-		out = append(out, found...)
+		for _, p := range found {
+			sessions, err := storeSessions(p)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sessions...)
+		}
 	}
 	return out, nil
+}
+
+// storeSessions is a file as the commands read it: an OpenClaw SQLite store (a *.sqlite file
+// with a transcript_events table; in a directory, agents/<agent>/agent/openclaw-agent.sqlite)
+// stands for each of its sessions, named STORE#SESSION-ID; any other file for itself.
+func storeSessions(path string) ([]string, error) {
+	if !openclawstore.IsStoreFile(path) {
+		return []string{path}, nil
+	}
+	return openclawstore.ListSessions(path)
 }
 
 // readPathList reads one path per line (for `find ... | ctxc compact --from -`).

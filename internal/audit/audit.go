@@ -19,7 +19,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/compact"
@@ -257,7 +256,7 @@ const NotePrefix = "[ctxc] "
 // Claude Code stores what a SessionStart hook returned as an attachment of type
 // hook_additional_context, and ctxc's notes start with NotePrefix.
 func Notes(path string, r transcript.CompactionRecord) (string, error) {
-	f, err := os.Open(path)
+	f, _, err := transcript.OpenFile(path)
 	if err != nil {
 		return "", err
 	}

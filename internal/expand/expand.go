@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -88,7 +87,7 @@ func At(path string, n int, format transcript.Format) (*Expanded, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(sp.Source)
+	f, _, err := transcript.OpenFile(sp.Source)
 	if err != nil {
 		return nil, fmt.Errorf("source of the compaction at %s:%d: %w", path, sp.Marker, err)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
@@ -149,7 +148,7 @@ func preview(m *transcript.Message) Snippet {
 // File searches one file and calls emit with each hit, in file order. DecodeAllEnv in the
 // environment has it decode every line.
 func File(path string, p *Pattern, opts Options, emit func(Hit) error) error {
-	info, err := os.Stat(path)
+	info, err := transcript.Stat(path)
 	if err != nil {
 		return err
 	}
@@ -162,7 +161,7 @@ func File(path string, p *Pattern, opts Options, emit func(Hit) error) error {
 	if opts.Context {
 		return grepContext(path, p, opts, emit)
 	}
-	f, err := os.Open(path)
+	f, _, err := transcript.OpenFile(path)
 	if err != nil {
 		return err
 	}

@@ -200,7 +200,7 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 
 // compressed reports whether the file at path is zstd-compressed.
 func compressed(path string) bool {
-	f, err := os.Open(path)
+	f, _, err := transcript.OpenFile(path)
 	if err != nil {
 		return false
 	}
@@ -218,7 +218,7 @@ func isZstd(f *os.File) bool {
 // openAt opens a session file positioned at offset of its (decompressed) bytes: a plain file
 // is seeked, a compressed one decompressed from its start and the bytes before offset dropped.
 func openAt(path string, offset int64) (io.ReadCloser, error) {
-	f, err := os.Open(path)
+	f, _, err := transcript.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}

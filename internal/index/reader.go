@@ -1,7 +1,6 @@
 package index
 
 import (
-	"os"
 	"path/filepath"
 
 	"github.com/ctxc/ctxc/internal/grep"
@@ -87,7 +86,7 @@ func (r *Reader) fresh(path string) (*FileEntry, string) {
 	if e == nil {
 		return nil, StateMissing
 	}
-	info, err := os.Stat(abs)
+	info, err := transcript.Stat(abs)
 	if err != nil || info.Size() != e.Size || info.ModTime().UnixNano() != e.MTime {
 		return nil, StateStale
 	}

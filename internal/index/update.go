@@ -118,7 +118,7 @@ func (u *updater) plan(files, roots []string) []job {
 		}
 		seen[abs] = true
 		u.st.Files++
-		info, err := os.Stat(abs)
+		info, err := transcript.Stat(abs)
 		if err != nil {
 			u.fail(fmt.Errorf("%s: %w", p, err))
 			continue

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
@@ -31,6 +32,9 @@ type RepairResult struct {
 // give every tool call of the context its result right after it; the bytes already in the file
 // stay as they are.
 func Repair(path string, opts RepairOptions) (*RepairResult, error) {
+	if openclawstore.IsSessionName(path) {
+		return repairStoreSession(path, opts)
+	}
 	unlock, err := safewrite.Lock(path)
 	if err != nil {
 		return nil, err
@@ -96,4 +100,18 @@ func Repair(path string, opts RepairOptions) (*RepairResult, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// repairStoreSession repairs a session of an OpenClaw store (STORE#SESSION-ID), which is never
+// written in place: with Output or DryRun, its pi-format export is repaired.
+func repairStoreSession(name string, opts RepairOptions) (*RepairResult, error) {
+	if opts.Output == "" && !opts.DryRun {
+		return nil, &openclawstore.ReadOnlyError{Name: name}
+	}
+	tmp, cleanup, err := openclawstore.ExportTemp(name)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	return Repair(tmp, opts)
 }

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/tidwall/gjson"
 )
 
@@ -367,7 +368,7 @@ func (res *Result) materialize(f io.ReaderAt, refs []ref) ([]Message, error) {
 
 // readFile scans a file and returns its effective context (ctxc load).
 func readFile(path string, opts Options) (*Result, []Message, error) {
-	f, err := os.Open(path)
+	f, _, err := OpenFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -542,8 +543,12 @@ func ScanFile(path string, opts Options) (*Result, error) {
 // OpenFile opens a session file for reading and returns what the open file says of itself. It
 // is stated before it is opened, since opening a FIFO for reading would block until someone
 // writes to it, and checked again once open; a directory or anything but a regular file is an
-// error naming the path.
+// error naming the path. A session of an OpenClaw SQLite store, STORE#SESSION-ID, opens as its
+// pi-format export (openclawstore.OpenSession).
 func OpenFile(path string) (*os.File, os.FileInfo, error) {
+	if openclawstore.IsSessionName(path) {
+		return openclawstore.OpenSession(path)
+	}
 	if info, err := os.Stat(path); err != nil {
 		return nil, nil, err
 	} else if info.IsDir() {
@@ -565,6 +570,15 @@ func OpenFile(path string) (*os.File, os.FileInfo, error) {
 		return nil, nil, fmt.Errorf("%s: not a regular file", path)
 	}
 	return f, info, nil
+}
+
+// Stat states a session file as OpenFile would open it: os.Stat, or the export of an OpenClaw
+// store's session.
+func Stat(path string) (os.FileInfo, error) {
+	if openclawstore.IsSessionName(path) {
+		return openclawstore.StatSession(path)
+	}
+	return os.Stat(path)
 }
 
 // minRangesFile is the size from which ScanFile reads a file in ranges: below it, the ranges'
