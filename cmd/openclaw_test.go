@@ -70,6 +70,7 @@ func TestOpenClawStoreCommands(t *testing.T) {
 {"type":"message","id":"m1","parentId":null,"timestamp":"2026-09-01T00:00:01.000Z","message":{"role":"user","content":"where is the migration plan?"}}`,
 	})
 	before := dirDigest(t, filepath.Dir(store))
+	idx := filepath.Join(t.TempDir(), "index")
 	src := filepath.Join(t.TempDir(), "s1.jsonl")
 	os.WriteFile(src, fixture, 0o600)
 
@@ -90,6 +91,10 @@ func TestOpenClawStoreCommands(t *testing.T) {
 		{"compact in place is refused", []string{"compact", "--provider", "extractive", store + "#s1"}, ExitUsage, nil, "which ctxc only reads"},
 		{"repair in place is refused", []string{"repair", store + "#s1"}, ExitUsage, nil, "which ctxc only reads"},
 		{"compact --check reads", []string{"compact", "--check", store}, 0, nil, ""},
+		{"search indexes the store's sessions", []string{"search", "--db", idx, "--json", "migration plan", home}, 0,
+			[]string{`"path":"` + store + `#s2","line":2,"session":"s2","agent":"pi","project":"/w"`}, ""},
+		{"grep --index reads the sessions that can hold it", []string{"grep", "--index", "--db", idx, "migration plan", home}, 0,
+			[]string{store + "#s2:2: user: where is the migration plan?"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runCLI(t, t.TempDir(), tc.args...)

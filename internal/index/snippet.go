@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
@@ -124,6 +125,9 @@ func ResumeCommand(agent, session, project, path string) string {
 			return cd + "codex resume " + shellQuote(session)
 		}
 	case transcript.FormatPi:
+		if openclawstore.IsSessionName(path) {
+			return "" // OpenClaw resumes a session of its store by its session key, not by id
+		}
 		return cd + "pi --session " + shellQuote(path)
 	case transcript.FormatCopilot:
 		if session != "" {
