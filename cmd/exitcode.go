@@ -110,6 +110,10 @@ func workCode(err error) (int, bool) {
 	if errors.As(err, &de) {
 		return ExitData, true
 	}
+	var ro *transcript.ReadOnlyError
+	if errors.As(err, &ro) {
+		return ExitUsage, true // an archived session given to a command that writes into it
+	}
 	return 0, false
 }
 

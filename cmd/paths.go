@@ -9,10 +9,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // expandPaths turns command-line paths into files: a directory stands for every *.jsonl below
-// it (recursively, in lexical order, not following symlinked directories), a pattern with glob
+// it, and every archived session *.jsonl.zst (ctxc archive), which the commands read decompressed
+// (recursively, in lexical order, not following symlinked directories), a pattern with glob
 // characters that names no existing file is expanded, and "-" is standard input. A directory or
 // pattern that yields no file is not an error (an empty ~/.claude/projects is a normal first
 // run), but it is said: one line on errOut for each.
@@ -53,7 +56,7 @@ func expandPaths(args []string, errOut io.Writer) ([]string, error) {
 			if err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
-			if !d.IsDir() && strings.HasSuffix(d.Name(), ".jsonl") && d.Type().IsRegular() {
+			if !d.IsDir() && transcript.IsSessionName(d.Name()) && d.Type().IsRegular() {
 				found = append(found, p)
 			}
 			return nil
@@ -62,7 +65,7 @@ func expandPaths(args []string, errOut io.Writer) ([]string, error) {
 			return nil, err
 		}
 		if len(found) == 0 {
-			fmt.Fprintf(errOut, "ctxc: %s: no transcript found (no *.jsonl file in this directory or below it)\n", a)
+			fmt.Fprintf(errOut, "ctxc: %s: no transcript found (no *.jsonl or *.jsonl.zst file in this directory or below it)\n", a)
 		}
 		sort.Strings(found)
 		out = append(out, found...)

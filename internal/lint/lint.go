@@ -3,7 +3,6 @@ package lint
 import (
 	"fmt"
 	"io"
-	"os"
 	"sort"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
@@ -148,7 +147,7 @@ func openCallEffect(f transcript.Format) string {
 
 // lintClaudeChain finds records whose parentUuid names no record of the file.
 func lintClaudeChain(path string) ([]Problem, error) {
-	f, err := os.Open(path)
+	f, err := transcript.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
