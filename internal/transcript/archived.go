@@ -62,7 +62,7 @@ func OpenFile(path string) (*File, error) {
 	if !startsCompressed(f) {
 		return sf, nil
 	}
-	if sf.dec, err = newArchiveDecoder(f); err != nil {
+	if sf.dec, err = newArchiveDecoder(sf.compressed()); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -106,13 +106,17 @@ func (f *File) Read(p []byte) (int, error) {
 // Rewind makes the next Read start again at the session's start (a format is detected on the
 // first lines, then the whole is read).
 func (f *File) Rewind() error {
-	if _, err := f.f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
 	if f.dec != nil {
-		return f.dec.Reset(f.f)
+		return f.dec.Reset(f.compressed())
 	}
-	return nil
+	_, err := f.f.Seek(0, io.SeekStart)
+	return err
+}
+
+// compressed reads an archived session's file from its start, at offsets of its own: the
+// decoder reads ahead on goroutines of its own, which must not move anyone's file offset.
+func (f *File) compressed() io.Reader {
+	return io.NewSectionReader(f.f, 0, f.info.Size())
 }
 
 // Close closes the file (and stops its decoder).
@@ -187,15 +191,6 @@ func (e *ReadOnlyError) Error() string {
 		msg += "; " + e.Hint
 	}
 	return msg
-}
-
-// CheckWritable returns a ReadOnlyError when path is an archived session, before a command that
-// writes into the session does any work on it.
-func CheckWritable(path, hint string) error {
-	if IsCompressed(path) {
-		return &ReadOnlyError{Path: path, Hint: hint}
-	}
-	return nil
 }
 
 // IsSessionName reports whether a file found in a directory walk is a session by its name: a
