@@ -107,16 +107,13 @@ func archiveSources(opts *ArchiveOptions) ([]archive.Source, error) {
 	}
 	var out []archive.Source
 	for _, root := range roots {
-		files, err := expandPaths([]string{root}, opts.IO.ErrOut)
+		files, err := expandSessions([]string{root}, opts.IO.ErrOut, false)
 		if err != nil {
 			return nil, err
 		}
 		for _, f := range files {
 			if transcript.IsCompressed(f) {
-				// An archive already (DEST inside SRC, or a *.jsonl.zst named): not archived again.
-				if filepath.Clean(f) == filepath.Clean(root) {
-					fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: already an archived session (zstd): not archived again\n", f)
-				}
+				fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: already an archived session (zstd): not archived again\n", f)
 				continue
 			}
 			name, err := archive.NameFor(root, f)

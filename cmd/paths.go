@@ -20,6 +20,13 @@ import (
 // pattern that yields no file is not an error (an empty ~/.claude/projects is a normal first
 // run), but it is said: one line on errOut for each.
 func expandPaths(args []string, errOut io.Writer) ([]string, error) {
+	return expandSessions(args, errOut, true)
+}
+
+// expandSessions is expandPaths; without archived, a directory stands for its *.jsonl files only
+// (for the commands that write into the sessions they find: an archive named on the command
+// line is still given, and refused with the reason).
+func expandSessions(args []string, errOut io.Writer, archived bool) ([]string, error) {
 	var out []string
 	for _, a := range args {
 		if a == "-" {
@@ -36,7 +43,7 @@ func expandPaths(args []string, errOut io.Writer) ([]string, error) {
 				fmt.Fprintf(errOut, "ctxc: %s: no file matches: no transcript found\n", a)
 				continue
 			}
-			sub, err := expandPaths(matches, errOut)
+			sub, err := expandSessions(matches, errOut, archived)
 			if err != nil {
 				return nil, err
 			}
@@ -56,7 +63,7 @@ func expandPaths(args []string, errOut io.Writer) ([]string, error) {
 			if err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
-			if !d.IsDir() && transcript.IsSessionName(d.Name()) && d.Type().IsRegular() {
+			if !d.IsDir() && isSession(d.Name(), archived) && d.Type().IsRegular() {
 				found = append(found, p)
 			}
 			return nil
@@ -71,6 +78,15 @@ func expandPaths(args []string, errOut io.Writer) ([]string, error) {
 		out = append(out, found...)
 	}
 	return out, nil
+}
+
+// isSession says whether a file met in a directory walk is a session: *.jsonl, and with archived
+// *.jsonl.zst.
+func isSession(name string, archived bool) bool {
+	if archived {
+		return transcript.IsSessionName(name)
+	}
+	return strings.HasSuffix(name, ".jsonl")
 }
 
 // readPathList reads one path per line (for `find ... | ctxc compact --from -`).
