@@ -31,6 +31,12 @@ type File struct {
 	f    *os.File
 	info os.FileInfo
 	dec  *zstd.Decoder // nil for a plain file
+
+	// ReaderAt's copy of an archived session's text: in memory, or in tmp
+	text     io.ReaderAt
+	textSize int64
+	tmp      *os.File
+	tmpName  string // tmp's name while it is still linked
 }
 
 // OpenFile opens a session file for reading: the one way ctxc opens one, plain or archived. It
@@ -124,6 +130,12 @@ func (f *File) Close() error {
 	if f.dec != nil {
 		f.dec.Close()
 	}
+	if f.tmp != nil {
+		f.tmp.Close()
+		if f.tmpName != "" {
+			os.Remove(f.tmpName)
+		}
+	}
 	return f.f.Close()
 }
 
@@ -144,22 +156,60 @@ func (f *File) Plain() *os.File {
 }
 
 // ReaderAt gives the session's text for reads at offsets, and its size. A plain file is read in
-// place. An archived session is decompressed whole into memory: reads at offsets (a load's
-// second look at its lines, a marker found from the end, a compaction's re-reads) cannot seek in
-// a zstd stream, so the whole text is held, as large as the plain file would be. The commands
-// that only walk a session once (stats, grep, lint, memory) stream it through Read instead.
+// place. An archived session is decompressed whole first, since reads at offsets (a load's second
+// look at its lines, a marker found from the end, a compaction's re-reads) cannot seek in a zstd
+// stream: into memory when its text is at most spillSize bytes, else into a temporary file,
+// unlinked, that Close removes, so that a large session costs disk (or page cache) rather than
+// heap, and is read in ranges on every core as a plain file is. The commands that only walk a
+// session once (stats, grep, lint, memory) stream it through Read instead.
 func (f *File) ReaderAt() (io.ReaderAt, int64, error) {
 	if f.dec == nil {
 		return f.f, f.info.Size(), nil
 	}
+	if f.text != nil {
+		return f.text, f.textSize, nil
+	}
 	if err := f.Rewind(); err != nil {
 		return nil, 0, err
 	}
-	var text bytes.Buffer
-	if _, err := text.ReadFrom(f); err != nil {
+	var head bytes.Buffer
+	if _, err := head.ReadFrom(io.LimitReader(f, spillSize+1)); err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", f.path, err)
 	}
-	return bytes.NewReader(text.Bytes()), int64(text.Len()), nil
+	if int64(head.Len()) <= spillSize {
+		f.text, f.textSize = bytes.NewReader(head.Bytes()), int64(head.Len())
+		return f.text, f.textSize, nil
+	}
+	if err := f.spill(head.Bytes()); err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", f.path, err)
+	}
+	return f.text, f.textSize, nil
+}
+
+// spillSize is the largest archived session ReaderAt holds in memory (a variable for tests).
+var spillSize int64 = 64 << 20
+
+// spill writes head and the rest of the decompressed text to a temporary file.
+func (f *File) spill(head []byte) error {
+	tmp, err := os.CreateTemp("", "ctxc-archived-*.jsonl")
+	if err != nil {
+		return err
+	}
+	f.tmp = tmp
+	if os.Remove(tmp.Name()) == nil { // unlinked: the text goes with the last descriptor
+		f.tmpName = ""
+	} else {
+		f.tmpName = tmp.Name() // removed by Close where an open file cannot be unlinked
+	}
+	if _, err := tmp.Write(head); err != nil {
+		return err
+	}
+	rest, err := io.Copy(tmp, f)
+	if err != nil {
+		return err
+	}
+	f.text, f.textSize = tmp, int64(len(head))+rest
+	return nil
 }
 
 // Section gives n bytes of the session's text from offset off. A plain file is read there; an

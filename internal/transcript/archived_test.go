@@ -255,3 +255,39 @@ func TestArchivedDamage(t *testing.T) {
 		}
 	}
 }
+
+// TestArchivedSpill: an archived session too large to hold in memory is read at offsets from a
+// temporary file, with the same results, and the file is gone once the session is closed.
+func TestArchivedSpill(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	defer func(n int64) { spillSize = n }(spillSize)
+	spillSize = 1000
+	sessions := testsessions.Agent()
+	sessions["ranges-sized"] = testsessions.OpenAI(minRangesFile / 1200)
+	for name, s := range sessions {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			plain := filepath.Join(dir, "plain.jsonl")
+			os.WriteFile(plain, []byte(s), 0o644)
+			checkArchivedReads(t, plain, writeArchived(t, dir, "archived", ".jsonl.zst", []byte(s), 4096), []byte(s))
+		})
+	}
+	data := []byte(sessions["codex"])
+	f, err := OpenFile(writeArchived(t, t.TempDir(), "s", ".jsonl.zst", data, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra, size, err := f.ReaderAt()
+	if err != nil || f.tmp == nil || size != int64(len(data)) {
+		t.Fatalf("ReaderAt: size %d, %v, temporary file %v; want %d bytes in a temporary file", size, err, f.tmp, len(data))
+	}
+	got := make([]byte, 100)
+	if _, err := ra.ReadAt(got, 3000); err != nil || !bytes.Equal(got, data[3000:3100]) {
+		t.Errorf("ReadAt: %q %v", got, err)
+	}
+	f.Close()
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
