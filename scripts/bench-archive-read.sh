@@ -3,8 +3,8 @@
 #   scripts/bench-archive-read.sh [SIZE_BYTES]     (default 1000000000)
 # Generates a Claude-Code-like transcript with ../shared/tools/gen-transcript (cached in
 # $CTXC_BENCH_DIR, default /tmp/ctxc-bench), archives it with `ctxc archive`, then runs
-# `ctxc stats --json` and `ctxc grep -c`-like searches (`ctxc grep --json`, output discarded) on
-# the plain file and on its archive, CTXC_BENCH_ROUNDS rounds (default 3) in turn, and prints the
+# `ctxc stats --json`, `ctxc grep -F` and `ctxc grep --json -F` (a pattern absent from the
+# session, so that the search, not the output, is timed) on the plain file and on its archive, CTXC_BENCH_ROUNDS rounds (default 3) in turn, and prints the
 # best wall-clock seconds, MB/s of the session's (decompressed) size and the highest peak RSS.
 # `ctxc load` of the archive holds the session decompressed in memory (it reads lines again by
 # offset): its peak RSS is printed too, with CTXC_BENCH_LOAD=1.
@@ -54,8 +54,10 @@ for r in $(seq "$rounds"); do
   once zcat zstd -dc "$arch"
   once stats "$bin" stats --json "$file"
   once zstats "$bin" stats --json "$arch"
-  once grep "$bin" grep --json -F 'needle-absent-7f3a' "$file"
-  once zgrep "$bin" grep --json -F 'needle-absent-7f3a' "$arch"
+  once grep "$bin" grep -F 'needle-absent-7f3a' "$file"
+  once zgrep "$bin" grep -F 'needle-absent-7f3a' "$arch"
+  once grepj "$bin" grep --json -F 'needle-absent-7f3a' "$file"
+  once zgrepj "$bin" grep --json -F 'needle-absent-7f3a' "$arch"
   if [[ -n ${CTXC_BENCH_LOAD:-} ]]; then
     once load "$bin" load "$file"
     once zload "$bin" load "$arch"
@@ -68,6 +70,8 @@ row stats "ctxc stats (plain)"
 row zstats "ctxc stats (archive)"
 row grep "ctxc grep (plain)"
 row zgrep "ctxc grep (archive)"
+row grepj "ctxc grep --json (plain)"
+row zgrepj "ctxc grep --json (archive)"
 if [[ -n ${CTXC_BENCH_LOAD:-} ]]; then
   row load "ctxc load (plain)"
   row zload "ctxc load (archive)"

@@ -213,14 +213,14 @@ func detectFormat(f *transcript.File, path string, opts Options) (transcript.For
 }
 
 // fileCompactions lists the compactions of the session, for message indexes and covering
-// compactions. An archived session is held decompressed while they are found (the listing
-// reads its text at offsets); the search that follows streams it again.
+// compactions, in a first pass over its text (an archived session is decompressed twice, as a
+// stream each time, rather than held).
 func fileCompactions(f *transcript.File, path string, format transcript.Format, every bool) ([]compaction, error) {
-	text, size, err := f.ReaderAt()
-	if err != nil {
-		return nil, err
+	upTo := int64(-1) // an archived session: all of it
+	if f.Plain() != nil {
+		upTo = f.Info().Size()
 	}
-	comps, err := listCompactions(path, text, size, format, every)
+	comps, err := listCompactions(path, wholeText(f), upTo, format, every)
 	if err != nil {
 		return nil, err
 	}
@@ -471,13 +471,14 @@ func (g *grepper) report(m *transcript.Message, idx int, sn Snippet, match bool)
 
 // findCompactions lists the compaction records of a file (lines holding "compact" are decoded).
 func findCompactions(path string, r io.ReaderAt, size int64, format transcript.Format) ([]compaction, error) {
-	return listCompactions(path, r, size, format, false)
+	return listCompactions(path, io.NewSectionReader(r, 0, size), size, format, false)
 }
 
-// listCompactions lists the compaction records of a file: the lines holding "compact" are
-// decoded, or with every (DecodeAllEnv), all lines.
-func listCompactions(path string, r io.ReaderAt, size int64, format transcript.Format, every bool) ([]compaction, error) {
-	lr := jsonl.NewLineReader(io.NewSectionReader(r, 0, size))
+// listCompactions lists the compaction records of a file's text r (its first upTo bytes; all of
+// it when upTo < 0): the lines holding "compact" are decoded, or with every (DecodeAllEnv), all
+// lines.
+func listCompactions(path string, r io.Reader, upTo int64, format transcript.Format, every bool) ([]compaction, error) {
+	lr := jsonl.NewLineReader(r)
 	var out []compaction
 	probe := []byte("compact")
 	// The lines of record ids, for the compactions that keep records by id.
@@ -533,7 +534,7 @@ func listCompactions(path string, r io.ReaderAt, size int64, format transcript.F
 	if n := len(out); n > 0 && format == transcript.FormatCodex && out[n-1].from == 0 {
 		// A Codex compaction without ctxc's provenance: what Codex rebuilds from it (a legacy
 		// one keeps the initial messages and recent user messages) is the context now.
-		_, msgs, err := transcript.LoadFileUpTo(path, size, transcript.Options{Format: format})
+		_, msgs, err := transcript.LoadFileUpTo(path, upTo, transcript.Options{Format: format})
 		if err != nil {
 			return nil, err
 		}
