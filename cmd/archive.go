@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/archive"
+	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -112,6 +113,9 @@ func archiveSources(opts *ArchiveOptions) ([]archive.Source, error) {
 			return nil, err
 		}
 		for _, f := range files {
+			if openclawstore.IsSessionName(f) {
+				continue // archives hold files: an OpenClaw store is not one
+			}
 			if transcript.IsCompressed(f) {
 				fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: already an archived session (zstd): not archived again\n", f)
 				continue

@@ -8,6 +8,7 @@ import (
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/config"
 	"github.com/ctxc/ctxc/internal/hooks"
+	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -106,12 +107,16 @@ func workCode(err error) (int, bool) {
 	if errors.As(err, &ua) {
 		return ExitUsage, true
 	}
+	var ro *openclawstore.ReadOnlyError
+	if errors.As(err, &ro) {
+		return ExitUsage, true
+	}
 	var de *transcript.DataError
 	if errors.As(err, &de) {
 		return ExitData, true
 	}
-	var ro *transcript.ReadOnlyError
-	if errors.As(err, &ro) {
+	var ar *transcript.ReadOnlyError
+	if errors.As(err, &ar) {
 		return ExitUsage, true // an archived session given to a command that writes into it
 	}
 	return 0, false

@@ -246,7 +246,7 @@ func grepIndex(opts *GrepOptions, files []string, p *grep.Pattern) []string {
 		return files
 	}
 	defer ix.Close()
-	read, stale, states := ix.Candidates(files, p.Literal())
+	read, stale, states := ix.Candidates(files, p)
 	if !opts.Global.Quiet {
 		for i, f := range stale {
 			if f == "-" {

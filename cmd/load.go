@@ -74,7 +74,7 @@ func runLoad(opts *LoadOptions) error {
 		}
 		defer os.Remove(tmp)
 		path = tmp
-	} else if info, err := os.Stat(path); err != nil {
+	} else if info, err := transcript.Stat(path); err != nil {
 		return err
 	} else if info.IsDir() {
 		return fmt.Errorf("%s: is a directory (load takes one file)", path)

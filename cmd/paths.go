@@ -10,12 +10,14 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // expandPaths turns command-line paths into files: a directory stands for every *.jsonl below
-// it, and every archived session *.jsonl.zst (ctxc archive), which the commands read decompressed
-// (recursively, in lexical order, not following symlinked directories), a pattern with glob
+// it, every archived session *.jsonl.zst (ctxc archive), which the commands read decompressed,
+// and every OpenClaw store (storeSessions) (recursively, in lexical order, not following
+// symlinked directories), a pattern with glob
 // characters that names no existing file is expanded, and "-" is standard input. A directory or
 // pattern that yields no file is not an error (an empty ~/.claude/projects is a normal first
 // run), but it is said: one line on errOut for each.
@@ -55,7 +57,11 @@ func expandSessions(args []string, errOut io.Writer, archived bool) ([]string, e
 			continue
 		}
 		if !info.IsDir() {
-			out = append(out, a)
+			sessions, err := storeSessions(a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sessions...)
 			continue
 		}
 		var found []string
@@ -63,7 +69,7 @@ func expandSessions(args []string, errOut io.Writer, archived bool) ([]string, e
 			if err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
-			if !d.IsDir() && isSession(d.Name(), archived) && d.Type().IsRegular() {
+			if !d.IsDir() && d.Type().IsRegular() && (isSession(d.Name(), archived) || d.Name() == openclawstore.FileName) {
 				found = append(found, p)
 			}
 			return nil
@@ -75,18 +81,34 @@ func expandSessions(args []string, errOut io.Writer, archived bool) ([]string, e
 			fmt.Fprintf(errOut, "ctxc: %s: no transcript found (no *.jsonl or *.jsonl.zst file in this directory or below it)\n", a)
 		}
 		sort.Strings(found)
-		out = append(out, found...)
+		for _, p := range found {
+			sessions, err := storeSessions(p)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sessions...)
+		}
 	}
 	return out, nil
 }
 
-// isSession says whether a file met in a directory walk is a session: *.jsonl, and with archived
-// *.jsonl.zst.
+// isSession says whether a file met in a directory walk is a session file: *.jsonl, and with
+// archived *.jsonl.zst.
 func isSession(name string, archived bool) bool {
 	if archived {
 		return transcript.IsSessionName(name)
 	}
 	return strings.HasSuffix(name, ".jsonl")
+}
+
+// storeSessions is a file as the commands read it: an OpenClaw SQLite store (a *.sqlite file
+// with a transcript_events table; in a directory, agents/<agent>/agent/openclaw-agent.sqlite)
+// stands for each of its sessions, named STORE#SESSION-ID; any other file for itself.
+func storeSessions(path string) ([]string, error) {
+	if !openclawstore.IsStoreFile(path) {
+		return []string{path}, nil
+	}
+	return openclawstore.ListSessions(path)
 }
 
 // readPathList reads one path per line (for `find ... | ctxc compact --from -`).

@@ -14,7 +14,11 @@ if [[ ${#pins[@]} -gt 0 && ( ! -f $stamp || $(cat "$stamp") != "${pins[*]}" ) ]]
   mkdir -p "$dir"
   echo "installing ${pins[*]} into $dir ..." >&2
   [[ -f $dir/package.json ]] || echo '{"private":true}' > "$dir/package.json"
-  npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "${pins[@]}" >&2
+  # A pinned node@ comes first: the agents' install scripts then run with it (PATH below).
+  for p in "${pins[@]}"; do
+    if [[ $p == node@* ]]; then npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$p" >&2; fi
+  done
+  PATH=$dir/node_modules/.bin:$PATH npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "${pins[@]}" >&2
   echo "${pins[*]}" > "$stamp"
 fi
 echo "export CTXC_MORE_AGENTS_BIN=$dir/node_modules/.bin"

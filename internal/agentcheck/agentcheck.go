@@ -144,8 +144,58 @@ func FromRequest(agent string, body []byte) ([]Turn, error) {
 			ms = ms[1:]
 		}
 		return dropPrompt(chatTurns(ms)), nil
+	case Copilot, Droid:
+		return chatRequestTurns(agent, body)
 	}
 	return nil, fmt.Errorf("unknown agent %q", agent)
+}
+
+// chatRequestTurns reduces a Chat Completions request of Copilot CLI or droid: their system
+// prompts are left out, and Copilot's <current_datetime> line before the new prompt.
+func chatRequestTurns(agent string, body []byte) ([]Turn, error) {
+	var req struct {
+		Messages []chatMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, err
+	}
+	var ms []chatMessage
+	for _, m := range req.Messages {
+		if m.Role != "system" {
+			ms = append(ms, m)
+		}
+	}
+	turns := chatTurns(ms)
+	if agent == Droid {
+		turns = dropReminders(turns)
+	}
+	if n := len(turns); agent == Copilot && n > 0 && turns[n-1].Role == "user" {
+		parts := turns[n-1].Parts
+		if k := len(parts) - 1; k >= 0 && strings.HasPrefix(parts[k], "text:<current_datetime>") {
+			if _, p, ok := strings.Cut(parts[k], "</current_datetime>"); ok {
+				parts[k] = "text:" + strings.TrimSpace(p)
+			}
+		}
+	}
+	return dropPrompt(turns), nil
+}
+
+// dropReminders leaves out user texts that are wholly <system-reminder> blocks: droid writes
+// one such message (its tool list and environment) into a new session and sends new ones on
+// resume (the tool list again after a compaction summary, the date before the new prompt), so
+// both sides are compared without them.
+func dropReminders(turns []Turn) []Turn {
+	var out []Turn
+	for _, t := range turns {
+		var parts []string
+		for _, p := range t.Parts {
+			if !(t.Role == "user" && strings.HasPrefix(p, "text:<system-reminder>") && strings.HasSuffix(p, "</system-reminder>")) {
+				parts = append(parts, p)
+			}
+		}
+		out = appendTurn(out, Turn{Role: t.Role, Parts: parts})
+	}
+	return out
 }
 
 // dropPrompt removes the new prompt: the last text part of the last user turn.
@@ -190,7 +240,7 @@ func FromLoad(agent string, jsonl []byte) ([]Turn, error) {
 			turns = turns[1:]
 		}
 		return turns, nil
-	case Codex, Pi:
+	case Codex, Pi, Copilot, Droid:
 		ms := make([]chatMessage, len(lines))
 		for i, l := range lines {
 			if err := json.Unmarshal(l, &ms[i]); err != nil {
@@ -200,6 +250,9 @@ func FromLoad(agent string, jsonl []byte) ([]Turn, error) {
 		turns := chatTurns(ms)
 		if agent == Codex {
 			turns = flatten(turns)
+		}
+		if agent == Droid {
+			turns = dropReminders(turns)
 		}
 		return turns, nil
 	}

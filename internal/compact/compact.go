@@ -20,6 +20,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/ledger"
+	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -75,6 +76,8 @@ type Options struct {
 	SummarizeOpts summarize.Options
 	Stdout        io.Writer // for Output "-"
 	Warn          func(transcript.Warning)
+
+	sourceName string // with Output: the source the new file names (the file read is its copy)
 }
 
 // EffectiveThreshold is the threshold in force.
@@ -187,6 +190,9 @@ func (e *VerifyError) Error() string {
 // File compacts one transcript. It reads as the steps of a compaction; each format's records
 // are written by that format's transcript.Writer, so a new format never changes this function.
 func File(ctx context.Context, path string, o Options) (*Outcome, error) {
+	if openclawstore.IsSessionName(path) {
+		return storeSession(ctx, path, o)
+	}
 	j, err := newJob(path, o)
 	if err != nil {
 		return j.out, err
@@ -205,6 +211,35 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 		}
 	}
 	return j.out, nil
+}
+
+// storeSession compacts a session of an OpenClaw store (STORE#SESSION-ID), which is never
+// written in place: with Output, DryRun or Check, its pi-format export is compacted, and a new
+// file names the session as its source (ctxc expand reads the span back from the store).
+func storeSession(ctx context.Context, name string, o Options) (*Outcome, error) {
+	failed := &Outcome{Type: "file", Path: name}
+	if o.Output == "" && !o.DryRun && !o.Check {
+		return failed, &openclawstore.ReadOnlyError{Name: name}
+	}
+	tmp, cleanup, err := openclawstore.ExportTemp(name)
+	if err != nil {
+		return failed, err
+	}
+	defer cleanup()
+	if abs, err := filepath.Abs(name); err == nil {
+		o.sourceName = abs
+	}
+	out, err := File(ctx, tmp, o)
+	if out != nil {
+		out.Path = name
+	}
+	var de *transcript.DataError
+	if errors.As(err, &de) && de.Path == tmp {
+		c := *de
+		c.Path = name
+		err = &c
+	}
+	return out, err
 }
 
 // job is one compaction in progress: what each step leaves for the next.
@@ -413,6 +448,9 @@ func (j *job) renderRecords(context.Context) (bool, error) {
 				}
 			}
 			j.comp.Meta.Source.Path = src
+		}
+		if j.o.sourceName != "" {
+			j.comp.Meta.Source.Path = j.o.sourceName
 		}
 	}
 	j.writer = transcript.WriterFor(j.format, j.o.OutputFormat)

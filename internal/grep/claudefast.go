@@ -481,7 +481,7 @@ func (g *grepper) shapeIn(region []byte, ls, at int, sc *lineScratch) int {
 	sc.walked, sc.line, sc.esc = true, s[:end], esc
 	// The candidate the prefilter found (the line's first) may be the literal, or a \u
 	// escape before it.
-	if at >= start && g.p.litAt(region, at) {
+	if at >= start && at+len(g.p.lit) <= len(region) && g.p.litAt(region, at) {
 		sc.lit, sc.litKnown = at-start, true
 	}
 	return start + end

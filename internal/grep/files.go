@@ -1,6 +1,6 @@
 package grep
 
-import "os"
+import "github.com/ctxc/ctxc/internal/transcript"
 
 // aloneSize is the size from which Files searches a file on its own, its hits given to emit as
 // they come: File already searches such a file on every core, and keeping its hits until the
@@ -64,7 +64,7 @@ func (s *scheduler) plan(jobs int) {
 		if path == "-" {
 			continue
 		}
-		if info, err := os.Stat(path); err == nil && info.Size() < aloneSize {
+		if info, err := transcript.Stat(path); err == nil && info.Size() < aloneSize {
 			s.results[i] = make(chan fileHits, 1) // (an error is the search's to say)
 		}
 	}

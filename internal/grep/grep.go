@@ -167,7 +167,7 @@ func File(path string, p *Pattern, opts Options, emit func(Hit) error) error {
 	}
 	g := &grepper{path: path, p: p, opts: opts, format: format, emit: emit}
 	size := f.Info().Size()
-	if every := decodeAll(); every || opts.Indexed || opts.Around > 0 || p.lit == nil {
+	if every := decodeAll(); every || opts.Indexed || opts.Around > 0 || p.lit == nil || p.MayMatchOutside(format) {
 		if opts.Indexed {
 			if g.comps, err = fileCompactions(f, path, format, every); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
@@ -531,9 +531,10 @@ func listCompactions(path string, r io.Reader, upTo int64, format transcript.For
 		}
 		out = append(out, c)
 	}
-	if n := len(out); n > 0 && format == transcript.FormatCodex && out[n-1].from == 0 {
-		// A Codex compaction without ctxc's provenance: what Codex rebuilds from it (a legacy
-		// one keeps the initial messages and recent user messages) is the context now.
+	if n := len(out); n > 0 && keepsByRebuild[format] && out[n-1].from == 0 {
+		// A Codex, Copilot CLI or droid compaction without ctxc's provenance: what the agent
+		// rebuilds from it (a legacy Codex one keeps the initial messages and recent user
+		// messages; droid keeps the messages after its anchor) is the context now.
 		_, msgs, err := transcript.LoadFileUpTo(path, upTo, transcript.Options{Format: format})
 		if err != nil {
 			return nil, err
@@ -549,6 +550,11 @@ func listCompactions(path string, r io.Reader, upTo int64, format transcript.For
 	}
 	return out, nil
 }
+
+// keepsByRebuild are the formats whose own compaction records do not name what they keep: the
+// lines kept by the newest one are those the agent's rebuild of the context still holds.
+var keepsByRebuild = map[transcript.Format]bool{transcript.FormatCodex: true, transcript.FormatCopilot: true,
+	transcript.FormatDroid: true}
 
 // grepContext searches the effective context only.
 func grepContext(path string, p *Pattern, opts Options, emit func(Hit) error) error {

@@ -361,3 +361,52 @@ func TestSegmentsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapeNearTheEndOfAFile: the prefilter's candidate is an escape of one of the literal's
+// characters closer to the end of the file than the literal is long; reading it as the literal
+// must not run past the end.
+func TestEscapeNearTheEndOfAFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	line := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"a \u0070"}}`
+	os.WriteFile(p, []byte(line), 0o644)
+	pat, _ := Compile("prefix of this conversation", true, false)
+	if err := File(p, pat, Options{}, func(h Hit) error { t.Errorf("hit %+v", h); return nil }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMayMatchOutside: a literal that meets a text the reader adds (inside it or across its
+// edge) makes the file read with every line decoded; one that does not, does not.
+func TestMayMatchOutside(t *testing.T) {
+	cases := []struct {
+		pattern string
+		fold    bool
+		format  transcript.Format
+		want    bool
+	}{
+		{"following is a summary", false, transcript.FormatPi, true},
+		{"THE FOLLOWING", true, transcript.FormatPi, true},
+		{"THE FOLLOWING", false, transcript.FormatPi, false},
+		{"quokka", false, transcript.FormatPi, false},
+		{"following is a summary", false, transcript.FormatClaude, false},
+		{"summarized the conversation", false, transcript.FormatDroid, true},
+		{"Here were the user messages", false, transcript.FormatCopilot, true},
+	}
+	for _, c := range cases {
+		p, err := Compile(c.pattern, true, c.fold)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.MayMatchOutside(c.format); got != c.want {
+			t.Errorf("%q fold %v in %s: %v, want %v", c.pattern, c.fold, c.format, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		lit, w string
+		want   bool
+	}{{"abc", "xabcx", true}, {"zzab", "abcd", true}, {"cdzz", "abcd", true}, {"zz", "abcd", false}, {"bd", "abcd", false}} {
+		if got := meets(c.lit, c.w); got != c.want {
+			t.Errorf("meets(%q, %q) = %v", c.lit, c.w, got)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/strscan"
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // Pattern is a compiled search: the regexp that decides, and a byte-level prefilter that picks
@@ -84,6 +85,39 @@ func (p *Pattern) setLit(lit []byte, fold bool) {
 	}
 	p.rareAt = rare(p.lit)
 	p.pair = rarePair(p.lit, p.rareAt, p.fold)
+}
+
+// MayMatchOutside reports whether a message of format f can match where its line's raw bytes
+// do not hold the literal: when the literal meets one of the texts the format's reader wraps
+// around what a line holds (transcript.Wrappers: pi's "The following is a summary of a
+// branch..."), inside it or across its edge. Such a file is read with every line decoded.
+func (p *Pattern) MayMatchOutside(f transcript.Format) bool {
+	if p.lit == nil {
+		return false
+	}
+	for _, w := range transcript.Wrappers(f) {
+		if p.fold {
+			w = strings.ToLower(w)
+		}
+		if meets(string(p.lit), w) {
+			return true
+		}
+	}
+	return false
+}
+
+// meets reports whether lit occurs in w, or a part of lit at one of its ends is a part of w at
+// the other end (lit spans w's edge).
+func meets(lit, w string) bool {
+	if strings.Contains(w, lit) {
+		return true
+	}
+	for k := 1; k < len(lit); k++ {
+		if strings.HasPrefix(w, lit[len(lit)-k:]) || strings.HasSuffix(w, lit[:k]) {
+			return true
+		}
+	}
+	return false
 }
 
 // Regexp is the pattern's regexp.

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzSegment: a segment built from any texts opens, and every term of the texts is found with
@@ -81,5 +82,38 @@ func FuzzTerms(f *testing.F) {
 				}
 			}
 		})
+	})
+}
+
+// FuzzManifest: any bytes are a manifest or an error, never a panic; a manifest written is
+// read back as it was.
+func FuzzManifest(f *testing.F) {
+	f.Add([]byte(`{"schema":1,"next_file":3,"next_segment":1,"segments":[{"name":"seg-000000.idx","docs":2,"length":9,"text":100}],"files":{"/a.jsonl":{"id":1,"size":100,"done":100,"format":"pi","session":"s\u00e9","scan":true}}}`))
+	f.Add([]byte(`{"files":{"x":1}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := decodeManifest(data)
+		if err != nil {
+			return
+		}
+		dir := t.TempDir()
+		m.Schema = schema
+		if err := m.write(dir); err != nil {
+			t.Fatal(err)
+		}
+		back, err := readManifest(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(back.Files) != len(m.Files) || len(back.Segments) != len(m.Segments) {
+			t.Fatalf("read back %d files %d segments, wrote %d %d", len(back.Files), len(back.Segments), len(m.Files), len(m.Segments))
+		}
+		for p, e := range m.Files {
+			if !utf8.ValidString(p + e.Tail + e.Format + e.Session + e.Project) {
+				continue // ctxc writes manifests with encoding/json: valid UTF-8
+			}
+			if *back.Files[p] != *e {
+				t.Fatalf("%q: read back %+v, wrote %+v", p, back.Files[p], e)
+			}
+		}
 	})
 }

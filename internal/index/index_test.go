@@ -88,7 +88,8 @@ var indexPatterns = []struct {
 	p           string
 	fixed, fold bool
 }{{"quokka", true, false}, {"ZEBRA", true, true}, {`de(ploy|bug) \w+`, false, false}, {"<cache>", true, false},
-	{"main.go", true, false}, {"naïve", false, false}, {`"q"`, true, false}, {"quokka zebra", true, true}, {"x", true, false}}
+	{"main.go", true, false}, {"naïve", false, false}, {`"q"`, true, false}, {"quokka zebra", true, true}, {"x", true, false},
+	{"the following", true, true}, {"prefix of this conversation", true, false}}
 
 // agree checks that grep over the files the index picks gives a scan's hits, for every pattern
 // and several options; it returns how many files the index let grep skip.
@@ -113,7 +114,7 @@ func agreeOn(t *testing.T, dir string, files []string, stage string, patterns []
 		if err != nil {
 			t.Fatal(err)
 		}
-		read, _, _ := r.Candidates(files, p.Literal())
+		read, _, _ := r.Candidates(files, p)
 		skipped += len(files) - len(read)
 		for _, opts := range []grep.Options{{Indexed: true}, {}, {Roles: map[string]bool{"assistant": true}}, {Around: 1}} {
 			want := scanAll(t, files, p, opts)
@@ -155,7 +156,8 @@ func TestCandidatesAgreeWithScan(t *testing.T) {
 	os.WriteFile(extra, []byte(`{"role":"user","content":"quokka new"}`+"\n"), 0o644)
 	files = append(files, extra)
 	r, _ := Open(dir)
-	_, stale, _ := r.Candidates(files, []byte("quokka"))
+	quokka, _ := grep.Compile("quokka", true, false)
+	_, stale, _ := r.Candidates(files, quokka)
 	r.Close()
 	if !reflect.DeepEqual(stale, []string{files[1], files[3], extra}) {
 		t.Errorf("files read as changed or new: %v", stale)

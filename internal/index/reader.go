@@ -1,8 +1,10 @@
 package index
 
 import (
-	"os"
 	"path/filepath"
+
+	"github.com/ctxc/ctxc/internal/grep"
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // Reader is an open index: its manifest and segments, as they were when it was opened (an
@@ -46,26 +48,29 @@ const (
 	StateMissing = "not indexed"
 )
 
-// Candidates says which of files grep must read for a literal lit that every match holds in
-// its raw bytes (grep.Pattern's prefilter literal, ignoring ASCII case with fold; nil: no
-// literal, every file). A fresh indexed file is read only when its indexed bytes hold every
-// trigram of lit, or an escape of one of lit's characters; other files are read, and those
-// that changed or are not indexed are listed in stale with their state. read keeps the order
-// of files.
-func (r *Reader) Candidates(files []string, lit []byte) (read, stale, states []string) {
+// Candidates says which of files grep must read for pattern p. Every line that matches holds
+// p's prefilter literal in its raw bytes (ignoring ASCII case as p does), unless it spells one
+// of the literal's characters as an escape, or the match meets a text the format's reader adds
+// (p.MayMatchOutside). So a fresh indexed file is read only when its indexed bytes hold every
+// trigram of the literal, or escape one of its characters, or its format may match outside
+// them; a pattern without a literal reads every file. Files that changed or are not indexed
+// are read too, and listed in stale with their state. read keeps the order of files.
+func (r *Reader) Candidates(files []string, p *grep.Pattern) (read, stale, states []string) {
+	lit := p.Literal()
 	var hold map[uint32]bool
 	if len(lit) >= 3 {
 		hold = r.holding(lit)
 	}
-	for _, p := range files {
-		e, state := r.fresh(p)
+	for _, path := range files {
+		e, state := r.fresh(path)
 		switch {
 		case state != "":
-			read = append(read, p)
-			stale, states = append(stale, p), append(states, state)
-		case hold == nil || e.Scan || !e.Compressed && e.Done < e.Size || hold[e.ID]:
+			read = append(read, path)
+			stale, states = append(stale, path), append(states, state)
+		case hold == nil || e.Scan || !e.Compressed && e.Done < e.Size || hold[e.ID] ||
+			p.MayMatchOutside(transcript.Format(e.Format)):
 			// (Done < Size: a last line still being written, which the index has not got)
-			read = append(read, p)
+			read = append(read, path)
 		}
 	}
 	return read, stale, states
@@ -81,7 +86,7 @@ func (r *Reader) fresh(path string) (*FileEntry, string) {
 	if e == nil {
 		return nil, StateMissing
 	}
-	info, err := os.Stat(abs)
+	info, err := transcript.Stat(abs)
 	if err != nil || info.Size() != e.Size || info.ModTime().UnixNano() != e.MTime {
 		return nil, StateStale
 	}

@@ -125,6 +125,14 @@ func ResumeCommand(agent, session, project, path string) string {
 		}
 	case transcript.FormatPi:
 		return cd + "pi --session " + shellQuote(path)
+	case transcript.FormatCopilot:
+		if session != "" {
+			return cd + "copilot --resume " + shellQuote(session)
+		}
+	case transcript.FormatDroid:
+		if session != "" {
+			return cd + "droid --resume " + shellQuote(session)
+		}
 	}
 	return ""
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -101,10 +102,35 @@ func TestResumeCommand(t *testing.T) {
 		{"pi", "", "/w", "/s/it's.jsonl", `cd /w && pi --session '/s/it'\''s.jsonl'`},
 		{"claude-code", "", "", "/x.jsonl", ""},
 		{"openai", "", "", "/x.jsonl", ""},
+		{"copilot", "1111", "/w/proj", "/x/events.jsonl", "cd /w/proj && copilot --resume 1111"},
+		{"droid", "6666", "/w/proj", "/x/6666.jsonl", "cd /w/proj && droid --resume 6666"},
 	}
 	for _, c := range cases {
 		if got := ResumeCommand(c.agent, c.session, c.project, c.path); got != c.want {
 			t.Errorf("%s %s: %q, want %q", c.agent, c.session, got, c.want)
+		}
+	}
+}
+
+// TestSessionDetails: each agent's session id and project folder, from the fixtures the agents
+// wrote or that were checked against them.
+func TestSessionDetails(t *testing.T) {
+	cases := []struct{ fixture, format, session, project string }{
+		{"copilot-compacted.jsonl", "copilot", "11111111-2222-4333-8444-555555555555", "/w/proj"},
+		{"droid-compacted.jsonl", "droid", "66666666-7777-4888-9999-000000000000", "/w/proj"},
+		{"codex-bare.jsonl", "codex", "", ""},
+	}
+	for _, c := range cases {
+		p := filepath.Join("..", "..", "testdata", "fixtures", c.fixture)
+		dir := filepath.Join(t.TempDir(), "index")
+		if _, err := Update(dir, []string{p}, nil, UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		m, _ := readManifest(dir)
+		abs, _ := filepath.Abs(p)
+		e := m.Files[abs]
+		if e == nil || e.Format != c.format || c.session != "" && (e.Session != c.session || e.Project != c.project) {
+			t.Errorf("%s: %+v", c.fixture, e)
 		}
 	}
 }

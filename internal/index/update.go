@@ -33,9 +33,9 @@ type UpdateStats struct {
 
 const (
 	// segmentText is the raw text a segment covers at most: it bounds the memory of a build.
-	segmentText = 256 << 20
+	segmentText = 128 << 20
 	// maxSegments: past this many segments an update rebuilds the index into fewer.
-	maxSegments = 24
+	maxSegments = 64
 	// tailBytes is the part of a file before its indexed end that must be unchanged for a
 	// grown file to be read as an append.
 	tailBytes = 4096
@@ -118,7 +118,7 @@ func (u *updater) plan(files, roots []string) []job {
 		}
 		seen[abs] = true
 		u.st.Files++
-		info, err := os.Stat(abs)
+		info, err := transcript.Stat(abs)
 		if err != nil {
 			u.fail(fmt.Errorf("%s: %w", p, err))
 			continue

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/grep"
+
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -46,10 +48,19 @@ func TestArchivedSessions(t *testing.T) {
 	if len(res) != 1 || res[0].Line != 3 || res[0].Snippet != "now the kubernetes deploy" {
 		t.Fatalf("search: %+v", res)
 	}
-	if read, _, _ := r.Candidates([]string{p}, []byte("reconnect")); len(read) != 1 {
+	if read, _, _ := r.Candidates([]string{p}, mustCompile(t, "reconnect")); len(read) != 1 {
 		t.Errorf("candidates for a word in it: %v", read)
 	}
-	if read, _, _ := r.Candidates([]string{p}, []byte("absentword")); len(read) != 0 {
+	if read, _, _ := r.Candidates([]string{p}, mustCompile(t, "absentword")); len(read) != 0 {
 		t.Errorf("candidates for a word not in it: %v", read)
 	}
+}
+
+func mustCompile(t *testing.T, pattern string) *grep.Pattern {
+	t.Helper()
+	p, err := grep.Compile(pattern, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

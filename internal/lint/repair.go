@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
@@ -32,6 +33,9 @@ type RepairResult struct {
 // An archived session (zstd) is never appended to: it is repaired into a copy (Output) or not
 // at all.
 func Repair(path string, opts RepairOptions) (*RepairResult, error) {
+	if openclawstore.IsSessionName(path) {
+		return repairStoreSession(path, opts)
+	}
 	unlock, before, err := lockSource(path, opts)
 	if err != nil {
 		return nil, err
@@ -139,4 +143,18 @@ func (l *lastByteWriter) Write(p []byte) (int, error) {
 		l.last = p[n-1]
 	}
 	return n, err
+}
+
+// repairStoreSession repairs a session of an OpenClaw store (STORE#SESSION-ID), which is never
+// written in place: with Output or DryRun, its pi-format export is repaired.
+func repairStoreSession(name string, opts RepairOptions) (*RepairResult, error) {
+	if opts.Output == "" && !opts.DryRun {
+		return nil, &openclawstore.ReadOnlyError{Name: name}
+	}
+	tmp, cleanup, err := openclawstore.ExportTemp(name)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	return Repair(tmp, opts)
 }

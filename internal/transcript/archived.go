@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -42,8 +43,17 @@ type File struct {
 // OpenFile opens a session file for reading: the one way ctxc opens one, plain or archived. It
 // is stated before it is opened, since opening a FIFO for reading would block until someone
 // writes to it, and checked again once open; a directory or anything but a regular file is an
-// error naming the path. A file that starts with zstd's magic number reads decompressed.
+// error naming the path. A file that starts with zstd's magic number reads decompressed. A
+// session of an OpenClaw SQLite store, STORE#SESSION-ID, opens as its pi-format export
+// (openclawstore.OpenSession).
 func OpenFile(path string) (*File, error) {
+	if openclawstore.IsSessionName(path) {
+		f, info, err := openclawstore.OpenSession(path)
+		if err != nil {
+			return nil, err
+		}
+		return &File{path: path, f: f, info: info}, nil
+	}
 	if info, err := os.Stat(path); err != nil {
 		return nil, err
 	} else if info.IsDir() {

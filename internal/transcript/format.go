@@ -20,10 +20,28 @@ const (
 	FormatClaude    Format = "claude-code"
 	FormatCodex     Format = "codex"
 	FormatPi        Format = "pi"
+	FormatCopilot   Format = "copilot"
+	FormatDroid     Format = "droid"
 )
 
 // Formats lists the accepted --format values.
-var Formats = []Format{FormatOpenAI, FormatAnthropic, FormatCtxc, FormatClaude, FormatCodex, FormatPi}
+var Formats = []Format{FormatOpenAI, FormatAnthropic, FormatCtxc, FormatClaude, FormatCodex, FormatPi,
+	FormatCopilot, FormatDroid}
+
+// Wrappers are the fixed texts a format's reader puts around what a line holds when it builds
+// a message (the agent's own framing of a summary it sends to the model): no line's raw bytes
+// hold them, so a byte-level search for a literal that meets one must decode every line.
+func Wrappers(f Format) []string {
+	switch f {
+	case FormatPi:
+		return []string{piCompactionPrefix, piCompactionSuffix, piBranchPrefix, piBranchSuffix}
+	case FormatCopilot:
+		return []string{copilotSummaryHead, copilotSummaryMid, copilotSummaryTail, copilotUserMsgOpen, copilotUserMsgClose}
+	case FormatDroid:
+		return []string{droidSummaryHead, droidSummaryTail, droidSerializeHead, droidSerializeTail}
+	}
+	return nil
+}
 
 // ParseFormat validates a --format value ("" and "auto" mean detect).
 func ParseFormat(s string) (Format, error) {
@@ -77,6 +95,10 @@ func newFormatReader(f Format) formatReader {
 		return newCodexReader()
 	case FormatPi:
 		return newPiReader()
+	case FormatCopilot:
+		return newCopilotReader()
+	case FormatDroid:
+		return newDroidReader()
 	default:
 		return newGenericReader(f)
 	}
@@ -184,6 +206,10 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 	has := func(v jsonl.Value) bool { return v != "" }
 	typ := m.typ.Str()
 	switch {
+	case (typ == "session_start" || typ == "compaction_state") && has(m.id):
+		return FormatDroid, true, nil
+	case copilotEventType(typ) && has(m.id) && has(m.timestamp):
+		return FormatCopilot, true, nil
 	case typ == "session" && has(m.id):
 		return FormatPi, true, nil
 	case has(m.payload) && has(m.timestamp) && codexItemTypes[typ]:
@@ -220,6 +246,15 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 var codexItemTypes = map[string]bool{"session_meta": true, "response_item": true, "event_msg": true,
 	"turn_context": true, "compacted": true, "world_state": true,
 	"inter_agent_communication": true, "inter_agent_communication_metadata": true}
+
+// copilotEventType: Copilot CLI's event types are dotted, "<area>.<event>".
+func copilotEventType(typ string) bool {
+	area, _, ok := strings.Cut(typ, ".")
+	return ok && copilotAreas[area]
+}
+
+var copilotAreas = map[string]bool{"session": true, "user": true, "assistant": true, "tool": true, "system": true,
+	"model": true, "hook": true, "subagent": true, "skill": true, "permission": true, "abort": true}
 
 var claudeTypes = map[string]bool{"user": true, "assistant": true, "system": true, "attachment": true,
 	"progress": true, "summary": true}

@@ -67,6 +67,16 @@ func FuzzClaudeReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatClaude) })
 }
 
+func FuzzCopilotReader(f *testing.F) {
+	addSeeds(f, "../../testdata/fixtures/copilot-*.jsonl")
+	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatCopilot) })
+}
+
+func FuzzDroidReader(f *testing.F) {
+	addSeeds(f, "../../testdata/fixtures/droid-*.jsonl")
+	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatDroid) })
+}
+
 // FuzzMarker: FindLastMarker, reading backwards, agrees with a forward scan for the last line
 // that parses as a marker; and LoadFile's fast path gives the same context as a full scan.
 func FuzzMarker(f *testing.F) {

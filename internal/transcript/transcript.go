@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"unsafe"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/tidwall/gjson"
 )
 
@@ -550,6 +552,15 @@ func ScanFile(path string, opts Options) (*Result, error) {
 		return scanFileRanges(f.Plain(), size, path, opts)
 	}
 	return scanLines(f, path, opts)
+}
+
+// Stat states a session file as OpenFile would open it: os.Stat, or the export of an OpenClaw
+// store's session.
+func Stat(path string) (os.FileInfo, error) {
+	if openclawstore.IsSessionName(path) {
+		return openclawstore.StatSession(path)
+	}
+	return os.Stat(path)
 }
 
 // minRangesFile is the size from which ScanFile reads a file in ranges: below it, the ranges'

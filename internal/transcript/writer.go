@@ -57,12 +57,22 @@ func WriterFor(f Format, output string) Writer {
 		return codexWriter{}
 	case FormatPi:
 		return piWriter{}
+	case FormatCopilot:
+		return copilotWriter{}
+	case FormatDroid:
+		return droidWriter{}
 	}
 	return markerWriter{source: f}
 }
 
 // Native reports whether compaction of this format writes the agent's own records.
-func (f Format) Native() bool { return f == FormatClaude || f == FormatCodex || f == FormatPi }
+func (f Format) Native() bool {
+	switch f {
+	case FormatClaude, FormatCodex, FormatPi, FormatCopilot, FormatDroid:
+		return true
+	}
+	return false
+}
 
 // Source reads records of the file being compacted back by line number, for writers that copy
 // them.

@@ -1,5 +1,6 @@
 // Command gen-archive writes a synthetic archive of agent sessions for benchmarks: sessions of
-// Claude Code, Codex, pi and plain OpenAI message lists, laid out in the agents' own folders,
+// Claude Code, Codex, pi, Copilot CLI, droid and plain OpenAI message lists, laid out in the
+// agents' own folders,
 // with a Zipf-distributed vocabulary of 40,000 words, code and logs in tool results, and a few
 // planted words whose sessions are known (their counts are printed, for queries):
 //
@@ -152,7 +153,7 @@ func (g *gen) session(out string, i int) (int64, error) {
 	cwd := fmt.Sprintf("/home/me/src/project%02d", i%37)
 	var path string
 	var lines []any
-	switch i % 4 {
+	switch i % 6 {
 	case 0:
 		path = filepath.Join(out, ".claude", "projects", strings.ReplaceAll(cwd, "/", "-"), id+".jsonl")
 		lines = claudeLines(ts, id, cwd, at)
@@ -162,6 +163,12 @@ func (g *gen) session(out string, i int) (int64, error) {
 	case 2:
 		path = filepath.Join(out, ".pi", "agent", "sessions", strings.ReplaceAll(cwd, "/", "-"), at.Format("2006-01-02T15-04-05")+"_"+id+".jsonl")
 		lines = piLines(ts, id, cwd, at)
+	case 3:
+		path = filepath.Join(out, ".copilot", "session-state", id, "events.jsonl")
+		lines = copilotLines(ts, id, cwd, at)
+	case 4:
+		path = filepath.Join(out, ".factory", "sessions", strings.ReplaceAll(cwd, "/", "-"), id+".jsonl")
+		lines = droidLines(ts, id, cwd, at)
 	default:
 		path = filepath.Join(out, "openai", fmt.Sprintf("s%05d.jsonl", i))
 		lines = openaiLines(ts)
@@ -285,4 +292,57 @@ func title(w string) string {
 		return w
 	}
 	return string(w[0]-'a'+'A') + w[1:]
+}
+
+func copilotLines(ts []turn, id, cwd string, at time.Time) []any {
+	parent := any(nil)
+	var out []any
+	add := func(k int, typ string, data m) {
+		e := fmt.Sprintf("%s-%06d", id[:8], len(out))
+		out = append(out, m{"type": typ, "data": data, "id": e, "timestamp": stampAt(at, k), "parentId": parent})
+		parent = e
+	}
+	add(0, "session.start", m{"sessionId": id, "version": 1, "producer": "copilot-agent", "startTime": stampAt(at, 0), "context": m{"cwd": cwd}})
+	for k, t := range ts {
+		if t.role == "user" {
+			add(k, "user.message", m{"content": t.text, "transformedContent": t.text, "messageId": fmt.Sprintf("u%d", k)})
+			continue
+		}
+		var reqs []any
+		call := fmt.Sprintf("call_%d", k)
+		if t.tool != "" {
+			reqs = []any{m{"toolCallId": call, "name": "view", "arguments": m{"path": cwd + "/main.go"}}}
+		}
+		add(k, "assistant.message", m{"messageId": fmt.Sprintf("a%d", k), "content": t.text, "toolRequests": reqs})
+		if t.tool != "" {
+			add(k, "tool.execution_complete", m{"toolCallId": call, "success": true, "result": m{"content": t.result}})
+		}
+	}
+	return out
+}
+
+func droidLines(ts []turn, id, cwd string, at time.Time) []any {
+	out := []any{m{"type": "session_start", "id": id, "title": "session", "owner": "me", "version": 2, "cwd": cwd}}
+	parent := any(nil)
+	add := func(k int, msg m) {
+		e := fmt.Sprintf("m%d", len(out))
+		rec := m{"type": "message", "id": e, "timestamp": stampAt(at, k), "message": msg}
+		if parent != nil {
+			rec["parentId"] = parent
+		}
+		out = append(out, rec)
+		parent = e
+	}
+	for k, t := range ts {
+		content := []any{m{"type": "text", "text": t.text}}
+		call := fmt.Sprintf("call_%d", k)
+		if t.tool != "" {
+			content = append(content, m{"type": "tool_use", "id": call, "name": "Read", "input": m{"file_path": cwd + "/main.go"}})
+		}
+		add(k, m{"role": t.role, "content": content})
+		if t.tool != "" {
+			add(k, m{"role": "user", "content": []any{m{"type": "tool_result", "tool_use_id": call, "is_error": false, "content": t.result}}})
+		}
+	}
+	return out
 }

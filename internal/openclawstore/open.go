@@ -1,0 +1,121 @@
+package openclawstore
+
+import (
+	"bufio"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// OpenSession exports one session, named STORE#SESSION-ID, into an open file that no other
+// program sees (a memory file on Linux, an unlinked temporary file elsewhere), positioned at its
+// start, so that every reader of session files reads it as it reads a pi session on disk. The
+// FileInfo has the session's name, the exported size and the time the store last changed.
+func OpenSession(name string) (*os.File, fs.FileInfo, error) {
+	store, session, ok := SplitName(name)
+	if !ok {
+		return nil, nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	s, err := Open(store)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer s.Close()
+	f, err := anonymousFile()
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := s.Export(context.Background(), session, f); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	info, err := f.Stat()
+	if err == nil {
+		_, err = f.Seek(0, 0)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, sessionInfo{name: name, size: info.Size(), mod: storeModTime(store)}, nil
+}
+
+// StatSession states a session as OpenSession would open it.
+func StatSession(name string) (fs.FileInfo, error) {
+	f, info, err := OpenSession(name)
+	if err != nil {
+		return nil, err
+	}
+	f.Close()
+	return info, nil
+}
+
+// storeModTime is when the store last changed: its file or, in WAL mode, its -wal file.
+func storeModTime(store string) time.Time {
+	var t time.Time
+	for _, p := range []string{store, store + "-wal"} {
+		if info, err := os.Stat(p); err == nil && info.ModTime().After(t) {
+			t = info.ModTime()
+		}
+	}
+	return t
+}
+
+// sessionInfo is the FileInfo of an exported session.
+type sessionInfo struct {
+	name string
+	size int64
+	mod  time.Time
+}
+
+func (i sessionInfo) Name() string       { return i.name }
+func (i sessionInfo) Size() int64        { return i.size }
+func (i sessionInfo) Mode() fs.FileMode  { return 0o400 }
+func (i sessionInfo) ModTime() time.Time { return i.mod }
+func (i sessionInfo) IsDir() bool        { return false }
+func (i sessionInfo) Sys() any           { return nil }
+
+// ExportTemp exports one session, named STORE#SESSION-ID, as a pi-format JSONL file in a new
+// private temporary directory, for the commands that work on a file of their own (a compaction
+// written with -o): the store is never written. cleanup removes the directory.
+func ExportTemp(name string) (path string, cleanup func(), err error) {
+	store, session, ok := SplitName(name)
+	if !ok {
+		return "", nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	dir, err := os.MkdirTemp("", "ctxc-openclaw-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(dir) }
+	path = filepath.Join(dir, "session.jsonl")
+	if err := exportTo(store, session, path); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return path, cleanup, nil
+}
+
+// exportTo writes one session of a store into a new file.
+func exportTo(store, session, path string) error {
+	s, err := Open(store)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	_, err = s.Export(context.Background(), session, w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,251 @@
+package transcript
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/tidwall/gjson"
+)
+
+// copilotReader reads GitHub Copilot CLI sessions: ~/.copilot/session-state/<id>/events.jsonl,
+// one event a line, {"type","data","id","timestamp","parentId"} (docs/formats.md).
+//
+// Conversation:
+//   - user.message → a user message with the text Copilot sends: data.transformedContent (the
+//     prompt behind Copilot's <current_datetime> line), else data.content;
+//   - assistant.message → an assistant message: data.content as text, data.toolRequests as tool
+//     calls {toolCallId, name, arguments};
+//   - tool.execution_complete → a tool message answering data.toolCallId: data.result.content
+//     when data.success, else data.error.message (what Copilot sends for a failed tool);
+//   - session.compaction_complete with data.success → a compaction: Copilot's summary message,
+//     its wrapper listing the content of every user message before it, then
+//     data.summaryContent.
+//
+// Events of a sub-agent (an agentId, or data.agentId / data.parentToolCallId) are counted in the
+// history but are not the main conversation. Everything else (session.start/resume/shutdown,
+// system.message — Copilot rebuilds its system prompt —, turns, usage, hooks, model.* logs) is
+// metadata; session.usage_record gives the recorded usage.
+//
+// Reload rule (Copilot CLI 1.0.102 on --resume, checked against its requests): the newest
+// successful compaction starts the context with its summary message; the conversation events
+// after it follow. Without a compaction every conversation event counts, in file order.
+type copilotReader struct {
+	events []ref
+	users  []string // content of the user messages so far (Copilot's summary lists them)
+	comp   int      // index in events of the newest compaction, -1 when none
+	prefix string   // the newest compaction's wrapper before its summary text
+}
+
+// Selectors of copilot refs.
+const (
+	copilotSelEvent   uint8 = iota // the message the event yields
+	copilotSelSummary              // the compaction's summary message
+)
+
+// Copilot's wrapper for a compaction summary (Copilot CLI 1.0.102, from its resume requests).
+const (
+	copilotSummaryHead  = "Some of the conversation history has been summarized to free up context.\n\nYou were originally given instructions from a user over one or more turns. Here were the user messages:\n"
+	copilotSummaryMid   = "\nHere is a summary of the prior context:\n<summary>\n"
+	copilotSummaryTail  = "\n</summary>\n"
+	copilotUserMsgOpen  = "<user_message>\n"
+	copilotUserMsgClose = "\n</user_message>\n"
+)
+
+func newCopilotReader() *copilotReader { return &copilotReader{comp: -1} }
+
+// copilotFields are the members of an event the reader uses.
+type copilotFields struct {
+	typ, data, agentID jsonl.Value
+}
+
+func copilotEventFields(v jsonl.Value) copilotFields {
+	var f copilotFields
+	v.Each(func(k string, val jsonl.Value) bool {
+		switch k {
+		case "type":
+			f.typ = val
+		case "data":
+			f.data = val
+		case "agentId":
+			f.agentID = val
+		}
+		return true
+	})
+	return f
+}
+
+// sub reports whether the event belongs to a sub-agent (Copilot's own test).
+func (f copilotFields) sub() bool {
+	if s := f.agentID.Str(); s != "" {
+		return true
+	}
+	if !f.data.IsObject() {
+		return false
+	}
+	return f.data.Get("agentId").Str() != "" || f.data.Get("parentToolCallId").IsString()
+}
+
+func (r *copilotReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+	f := copilotEventFields(jsonl.Value(doc.Raw))
+	typ := f.typ.Str()
+	if typ == "session.usage_record" {
+		r.usage(l, f.data, st)
+		return
+	}
+	if typ == "session.compaction_complete" {
+		if f.data.Get("success").Bool() && !f.sub() {
+			r.compaction(l, f.data, st)
+		}
+		return
+	}
+	m := copilotMessage(typ, f.data, noText)
+	if len(m.Blocks) == 0 {
+		return
+	}
+	m.Line = l.Num
+	st.countMessage(&m)
+	if f.sub() {
+		return
+	}
+	if typ == "user.message" {
+		r.users = append(r.users, strings.Clone(f.data.Get("content").Text()))
+	}
+	r.events = append(r.events, ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(m.Tokens()), msgs: 1})
+}
+
+func (r *copilotReader) usage(l *scanLine, data jsonl.Value, st *Stats) {
+	u := data.Get("usage")
+	if !u.IsObject() {
+		return
+	}
+	us := Usage{Input: int(u.Get("inputTokens").Int()), Output: int(u.Get("outputTokens").Int()),
+		CacheRead: int(u.Get("cacheReadTokens").Int()), CacheWrite: int(u.Get("cacheWriteTokens").Int())}
+	if us.Total() > 0 {
+		st.countUsage(fmt.Sprint("copilot:", l.Num), us, true)
+	}
+}
+
+// compaction notes a successful compaction: its summary message starts the context.
+func (r *copilotReader) compaction(l *scanLine, data jsonl.Value, st *Stats) {
+	st.Compactions++
+	st.addRecord(l)
+	r.prefix = copilotPrefix(r.users)
+	m := copilotSummary(r.prefix, data.Get("summaryContent"), noText)
+	m.Line = l.Num
+	st.countMessage(&m)
+	r.comp = len(r.events)
+	r.events = append(r.events, ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(m.Tokens()), msgs: 1, sel: copilotSelSummary})
+}
+
+// copilotPrefix is the wrapper before the summary text: the user messages so far.
+func copilotPrefix(users []string) string {
+	var b strings.Builder
+	b.WriteString(copilotSummaryHead)
+	for _, u := range users {
+		b.WriteString(copilotUserMsgOpen)
+		b.WriteString(u)
+		b.WriteString(copilotUserMsgClose)
+	}
+	b.WriteString(copilotSummaryMid)
+	return b.String()
+}
+
+func copilotSummary(prefix string, summary jsonl.Value, text textMode) Message {
+	t := piText{text: text.on(), noCount: text == searchText}
+	t.lit(prefix)
+	t.val(summary)
+	t.lit(copilotSummaryTail)
+	return Message{Role: RoleUser, Summary: true, Blocks: []Block{t.block()}}
+}
+
+func (r *copilotReader) finish(st *Stats) []ref {
+	st.Format = FormatCopilot
+	if r.comp < 0 {
+		return r.events
+	}
+	return r.events[r.comp:]
+}
+
+func (r *copilotReader) materialize(b []byte, x ref) ([]Message, error) {
+	f := copilotEventFields(jsonl.Value(gjson.Parse(unsafeString(b)).Raw))
+	var m Message
+	if x.sel == copilotSelSummary {
+		m = copilotSummary(r.prefix, f.data.Get("summaryContent"), withText)
+	} else {
+		m = copilotMessage(f.typ.Str(), f.data, withText)
+	}
+	if len(m.Blocks) == 0 {
+		return nil, fmt.Errorf("not a conversation event")
+	}
+	m.Line = x.lineNum()
+	return []Message{m}, nil
+}
+
+// copilotMessage turns a conversation event into a message (no blocks: none).
+func copilotMessage(typ string, data jsonl.Value, text textMode) Message {
+	if !data.IsObject() {
+		return Message{}
+	}
+	switch typ {
+	case "user.message":
+		c := data.Get("transformedContent")
+		if !c.IsString() || c == `""` {
+			c = data.Get("content")
+		}
+		if !c.IsString() {
+			return Message{}
+		}
+		return Message{Role: RoleUser, Blocks: []Block{textBlockV(BlockText, c, text)}}
+	case "assistant.message":
+		return copilotAssistant(data, text)
+	case "tool.execution_complete":
+		c := data.Get("result").Get("content")
+		if !data.Get("success").Bool() {
+			c = data.Get("error").Get("message")
+		}
+		b := Block{Kind: BlockToolResult, ID: data.Get("toolCallId").Str(), Chars: text.count(c)}
+		b.IsError = !data.Get("success").Bool()
+		if text.on() {
+			b.Text = c.Text()
+		}
+		return Message{Role: RoleTool, Blocks: []Block{b}}
+	}
+	return Message{}
+}
+
+func copilotAssistant(data jsonl.Value, text textMode) Message {
+	m := Message{Role: RoleAssistant}
+	if c := data.Get("content"); c.IsString() && c != `""` {
+		m.Blocks = append(m.Blocks, textBlockV(BlockText, c, text))
+	}
+	data.Get("toolRequests").Each(func(_ string, t jsonl.Value) bool {
+		m.Blocks = append(m.Blocks, toolCallBlockV(t.Get("toolCallId").Str(), t.Get("name").Str(), t.Get("arguments"), text))
+		return true
+	})
+	return m
+}
+
+// copilotRecord is one event seen on its own (ctxc grep): a compaction's summary is its
+// summaryContent (the wrapper's list of user messages repeats earlier records).
+func copilotRecord(v jsonl.Value) Record {
+	f := copilotEventFields(v)
+	if f.typ.Str() == "session.compaction_complete" {
+		if !f.data.Get("success").Bool() {
+			return Record{}
+		}
+		m := Message{Role: RoleUser, Summary: true}
+		if s := f.data.Get("summaryContent"); s.IsString() {
+			m.Blocks = []Block{{Kind: BlockText, Text: s.Str()}}
+		}
+		return Record{Compaction: true, Meta: metaOf(f.data.Get("ctxc")), Messages: []Message{m}}
+	}
+	m := copilotMessage(f.typ.Str(), f.data, searchText)
+	if len(m.Blocks) == 0 {
+		return Record{}
+	}
+	if f.sub() {
+		return Record{Sidechain: true}
+	}
+	return Record{Messages: []Message{m}}
+}

@@ -1,0 +1,128 @@
+package transcript
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/ctxc/ctxc/internal/safewrite"
+)
+
+// copilotWriter writes a compaction as Copilot CLI does when it compacts itself: a
+// session.compaction_complete event whose summaryContent is the summary. Copilot's context on
+// resume is then its summary message and the events after it only, so the kept tail follows as
+// copies of its events under fresh ids, and the head rides in the summary. ctxc's provenance is
+// under data.ctxc, which Copilot ignores. A new file (-o) is the session.start event with a
+// fresh session id, the compaction event and the tail's copies.
+type copilotWriter struct{}
+
+func (copilotWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
+	if len(late) > 0 {
+		return Written{}, &safewrite.BusyError{Path: src.Path, Reason: safewrite.ReasonChanged}
+	}
+	last, err := src.LastRecord()
+	if err != nil {
+		return Written{}, err
+	}
+	lo, err := parseObject(last)
+	if err != nil {
+		return Written{}, fmt.Errorf("%s: the newest event: %w", src.Path, err)
+	}
+	out, err := copilotEvents(src, c, lo.str("id"))
+	if err != nil {
+		return Written{}, err
+	}
+	return Written{Data: lines(out), Messages: 1 + len(c.Tail)}, nil
+}
+
+func (copilotWriter) New(src *Source, c *Compaction) (Written, error) {
+	first, err := src.FirstRecord()
+	if err != nil {
+		return Written{}, err
+	}
+	h, err := parseObject(first)
+	if err != nil || h.str("type") != "session.start" {
+		return Written{}, fmt.Errorf("%s:1: not a Copilot session.start event: a new Copilot session needs one", src.Path)
+	}
+	data, err := parseObject(h.get("data"))
+	if err != nil {
+		return Written{}, fmt.Errorf("%s:1: session.start data: %w", src.Path, err)
+	}
+	id := newUUID()
+	data.set("sessionId", id)
+	data.set("startTime", rfc3339ms(c.Now))
+	h.set("data", json.RawMessage(data.encode()))
+	h.set("id", newUUID())
+	h.set("timestamp", rfc3339ms(c.Now))
+	h.set("parentId", nil)
+	out, err := copilotEvents(src, c, h.str("id"))
+	if err != nil {
+		return Written{}, err
+	}
+	return Written{Data: lines(append([][]byte{h.encode()}, out...)), Messages: 1 + len(c.Tail), Session: id,
+		Resume: fmt.Sprintf("place it as ~/.copilot/session-state/%s/events.jsonl, then: copilot --resume=%s", id, id)}, nil
+}
+
+// copilotEvents are the compaction event, child of parent, and the copies of the tail.
+func copilotEvents(src *Source, c *Compaction, parent string) ([][]byte, error) {
+	e := &object{vals: map[string]json.RawMessage{}}
+	e.set("type", "session.compaction_complete")
+	meta := c.Meta
+	meta.TailLines = 0
+	e.set("data", map[string]any{"success": true, "outcome": "applied", "trigger": "manual",
+		"preCompactionTokens": c.Meta.TokensBefore, "postCompactionTokens": c.Meta.TokensAfter,
+		"messagesRemoved": len(c.Head) + len(c.Middle), "summaryContent": headedSummary(c), "ctxc": meta})
+	id := newUUID()
+	e.set("id", id)
+	e.set("timestamp", rfc3339ms(c.Now))
+	e.set("parentId", parentOrNil(parent))
+	out := [][]byte{e.encode()}
+	parent = id
+	for i := range c.Tail {
+		m := &c.Tail[i]
+		recs, err := src.records(m)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			if r == nil {
+				return nil, fmt.Errorf("%s: a message ctxc made cannot be copied into a Copilot session", src.Path)
+			}
+			o, err := parseObject(r)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
+			}
+			if m.Edited {
+				copilotApplyEdits(o, m)
+			}
+			id := newUUID()
+			o.set("id", id)
+			o.set("parentId", parent)
+			parent = id
+			out = append(out, o.encode())
+		}
+	}
+	return out, nil
+}
+
+func parentOrNil(id string) any {
+	if id == "" {
+		return nil
+	}
+	return id
+}
+
+// copilotApplyEdits writes a cut tool result's text into a copy of its event.
+func copilotApplyEdits(o *object, m *Message) {
+	data, err := parseObject(o.get("data"))
+	if err != nil {
+		return
+	}
+	for _, b := range m.Blocks {
+		if b.Kind == BlockToolResult {
+			data.set("success", true)
+			data.set("result", map[string]string{"content": b.Text})
+			data.del("error")
+		}
+	}
+	o.set("data", json.RawMessage(data.encode()))
+}

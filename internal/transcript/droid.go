@@ -1,0 +1,250 @@
+package transcript
+
+import (
+	"fmt"
+	"hash/fnv"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/tidwall/gjson"
+)
+
+// droidReader reads Factory droid sessions: ~/.factory/sessions/<cwd>/<id>.jsonl beside
+// <id>.settings.json (docs/formats.md). The first line is {"type":"session_start","id",...}.
+//
+// Conversation: "message" events {"id","parentId","timestamp","message":{role, content}}, whose
+// message is an Anthropic Messages API message (text, image, thinking, tool_use; a user message
+// of tool_result blocks is a tool message, as droid reads it). Messages only the user sees
+// (message.hookEventName, or visibility "user_only" without a tool result) are counted in the
+// history but are not sent to the model.
+//
+// Compaction: "compaction_state" events {summaryText, summaryKind, anchorMessage:{id,index},
+// systemInfoText, removedCount}. Droid's summary message is a user message: its wrapper around
+// summaryText ("A previous instance of Droid has summarized the conversation thus far as
+// follows: <summary>…</summary> IMPORTANT: …"; summaryKind provider_switch_serialization has
+// its own), then systemInfoText as a second text block.
+//
+// Reload rule (droid 0.215.0, its session loader and gzL/QoH): the messages are the "message"
+// events in file order; the newest compaction_state starts the context with its summary
+// message, followed by the messages after its anchor (found by id, else by index; none: all of
+// them), leading tool results skipped. Without a compaction every message counts. Usage is in
+// <id>.settings.json, not in the session file.
+type droidReader struct {
+	msgs []ref          // every conversation message, in file order (sel: droidSelSideband when not sent)
+	ids  map[uint64]int // message id → index in msgs
+	comp *droidComp
+}
+
+type droidComp struct {
+	at       ref // the compaction_state line
+	anchorID uint64
+	hasID    bool
+	index    int64 // anchorMessage.index, -1 when absent
+	msgs     int   // messages before the compaction event
+}
+
+// Selectors of droid refs.
+const (
+	droidSelMessage  uint8 = iota // a message sent to the model
+	droidSelSideband              // a message droid keeps from the model
+	droidSelSummary               // a compaction_state's summary message
+	droidSelToolOnly              // a message whose content is only tool results
+)
+
+// Droid's wrappers for summaries (droid 0.215.0, q2I).
+const (
+	droidSummaryHead   = "A previous instance of Droid has summarized the conversation thus far as follows:\n\n<summary>\n"
+	droidSummaryTail   = "\n</summary>\n\nIMPORTANT: This summary was created by a previous instance of Droid. Files referenced in the summary may not be available until you explicitly view them again."
+	droidSerializeHead = "The following prefix of this conversation has been serialized to maintain compatibility across model providers.\n\n"
+	droidSerializeTail = "When making tool calls, always use your native tool calling schema \u2014 do not replicate the text format shown in the transcript above."
+)
+
+func newDroidReader() *droidReader { return &droidReader{ids: map[uint64]int{}} }
+
+func droidKey(id string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64()
+}
+
+// droidFields are the members of an event the reader uses.
+type droidFields struct {
+	typ, id, message jsonl.Value
+}
+
+func droidEventFields(v jsonl.Value) droidFields {
+	var f droidFields
+	v.Each(func(k string, val jsonl.Value) bool {
+		switch k {
+		case "type":
+			f.typ = val
+		case "id":
+			f.id = val
+		case "message":
+			f.message = val
+		}
+		return true
+	})
+	return f
+}
+
+func (r *droidReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+	v := jsonl.Value(doc.Raw)
+	f := droidEventFields(v)
+	switch f.typ.Str() {
+	case "message":
+		r.message(l, f, st)
+	case "compaction_state":
+		r.compaction(l, v, st)
+	}
+}
+
+func (r *droidReader) message(l *scanLine, f droidFields, st *Stats) {
+	if !f.message.IsObject() {
+		return
+	}
+	m := anthropicMessage(f.message, noText)
+	if len(m.Blocks) == 0 {
+		return
+	}
+	m.Line = l.Num
+	st.countMessage(&m)
+	x := ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(m.Tokens()), msgs: 1}
+	switch {
+	case droidSideband(f.message, &m):
+		x.sel = droidSelSideband
+	case m.ToolResults() == len(m.Blocks):
+		x.sel = droidSelToolOnly
+	}
+	if f.id.IsString() {
+		r.ids[droidKey(f.id.Str())] = len(r.msgs)
+	}
+	r.msgs = append(r.msgs, x)
+}
+
+// droidSideband: a message droid shows the user but does not send (IH1).
+func droidSideband(msg jsonl.Value, m *Message) bool {
+	if msg.Get("hookEventName").Exists() {
+		return true
+	}
+	return msg.Get("visibility").Str() == "user_only" && m.ToolResults() == 0
+}
+
+func (r *droidReader) compaction(l *scanLine, v jsonl.Value, st *Stats) {
+	st.Compactions++
+	st.addRecord(l)
+	m := droidSummary(v, noText)
+	m.Line = l.Num
+	st.countMessage(&m)
+	c := &droidComp{at: ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(m.Tokens()), msgs: 1, sel: droidSelSummary},
+		index: -1, msgs: len(r.msgs)}
+	a := v.Get("anchorMessage")
+	if id := a.Get("id"); id.IsString() {
+		c.anchorID, c.hasID = droidKey(id.Str()), true
+	}
+	if i := a.Get("index"); piIsNumber(i) {
+		c.index = i.Int()
+	}
+	r.comp = c
+}
+
+func (r *droidReader) finish(st *Stats) []ref {
+	st.Format = FormatDroid
+	keep := r.msgs
+	var refs []ref
+	if c := r.comp; c != nil {
+		refs = append(refs, c.at)
+		keep = r.msgs[r.anchor(c)+1:]
+		for len(keep) > 0 && keep[0].sel == droidSelToolOnly {
+			keep = keep[1:]
+		}
+	}
+	for _, x := range keep {
+		if x.sel != droidSelSideband {
+			refs = append(refs, x)
+		}
+	}
+	return refs
+}
+
+// anchor is the index of the compaction's anchor message (droid's Y2I), -1 for none.
+func (r *droidReader) anchor(c *droidComp) int {
+	if c.hasID {
+		if i, ok := r.ids[c.anchorID]; ok {
+			return i
+		}
+		return -1
+	}
+	if c.index < 0 || c.index >= int64(len(r.msgs)) {
+		return -1
+	}
+	return int(c.index)
+}
+
+func (r *droidReader) materialize(b []byte, x ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(unsafeString(b)).Raw)
+	var m Message
+	if x.sel == droidSelSummary {
+		m = droidSummary(v, withText)
+	} else {
+		m = anthropicMessage(droidEventFields(v).message, withText)
+	}
+	if len(m.Blocks) == 0 {
+		return nil, fmt.Errorf("not a conversation event")
+	}
+	m.Line = x.lineNum()
+	return []Message{m}, nil
+}
+
+// droidSummary is a compaction_state's summary message as droid sends it.
+func droidSummary(v jsonl.Value, text textMode) Message {
+	t := piText{text: text.on(), noCount: text == searchText}
+	summary := v.Get("summaryText")
+	var info Block
+	hasInfo := false
+	if si := v.Get("systemInfoText"); si.IsString() && si != `""` {
+		info, hasInfo = textBlockV(BlockText, si, text), true
+	}
+	if v.Get("summaryKind").Str() == "provider_switch_serialization" {
+		fence := "```"
+		t.lit(droidSerializeHead + fence + "text\n")
+		t.val(summary)
+		t.lit("\n" + fence + "\n\n" + droidSerializeTail)
+		m := Message{Role: RoleUser, Summary: true}
+		if hasInfo {
+			m.Blocks = append(m.Blocks, info)
+		}
+		m.Blocks = append(m.Blocks, t.block())
+		return m
+	}
+	t.lit(droidSummaryHead)
+	t.val(summary)
+	t.lit(droidSummaryTail)
+	m := Message{Role: RoleUser, Summary: true, Blocks: []Block{t.block()}}
+	if hasInfo {
+		m.Blocks = append(m.Blocks, info)
+	}
+	return m
+}
+
+// droidRecord is one event seen on its own (ctxc grep).
+func droidRecord(v jsonl.Value) Record {
+	f := droidEventFields(v)
+	switch f.typ.Str() {
+	case "compaction_state":
+		m := Message{Role: RoleUser, Summary: true}
+		if s := v.Get("summaryText"); s.IsString() {
+			m.Blocks = []Block{{Kind: BlockText, Text: s.Str()}}
+		}
+		return Record{Compaction: true, Meta: metaOf(v.Get("ctxc")), Messages: []Message{m}}
+	case "message":
+		if !f.message.IsObject() {
+			return Record{}
+		}
+		m := anthropicMessage(f.message, searchText)
+		if len(m.Blocks) == 0 {
+			return Record{}
+		}
+		return Record{Messages: []Message{m}}
+	}
+	return Record{}
+}

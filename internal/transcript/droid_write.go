@@ -1,0 +1,171 @@
+package transcript
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/safewrite"
+)
+
+// droidWriter writes a compaction as droid does when it compacts itself: a compaction_state
+// event whose summaryText is the summary (with the head, which droid cannot keep by reference)
+// and whose anchorMessage names the message right before the kept tail; droid's context is then
+// its summary message and the messages after the anchor. When the tail cannot be kept by
+// reference (it is empty, starts with a tool result, which droid skips after an anchor, or was
+// cut), the anchor is the newest message and copies of the tail follow under fresh ids. ctxc's
+// provenance rides under "ctxc", which droid ignores. A new file (-o) is the session_start line
+// with a fresh id, the compaction_state without an anchor (droid then keeps every message), and
+// copies of the tail.
+type droidWriter struct{}
+
+func (droidWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
+	if len(late) > 0 {
+		return Written{}, &safewrite.BusyError{Path: src.Path, Reason: safewrite.ReasonChanged}
+	}
+	byRef := len(c.Tail) > 0 && c.Tail[0].ToolResults() < len(c.Tail[0].Blocks)
+	for i := range c.Tail {
+		byRef = byRef && !c.Tail[i].Edited
+	}
+	stop := 0
+	if byRef {
+		stop = c.Tail[0].Line
+	}
+	anchorID, anchorIdx, err := droidAnchor(src, stop)
+	if err != nil {
+		return Written{}, err
+	}
+	e := droidCompaction(c, anchorID, anchorIdx)
+	out := [][]byte{e.encode()}
+	if !byRef {
+		copies, err := droidCopies(src, c, anchorID)
+		if err != nil {
+			return Written{}, err
+		}
+		out = append(out, copies...)
+	}
+	return Written{Data: lines(out), Messages: 1 + len(c.Tail)}, nil
+}
+
+func (droidWriter) New(src *Source, c *Compaction) (Written, error) {
+	first, err := src.FirstRecord()
+	if err != nil {
+		return Written{}, err
+	}
+	h, err := parseObject(first)
+	if err != nil || h.str("type") != "session_start" {
+		return Written{}, fmt.Errorf("%s:1: not a droid session_start line: a new droid session needs one", src.Path)
+	}
+	id := newUUID()
+	h.set("id", id)
+	e := droidCompaction(c, "", -1)
+	copies, err := droidCopies(src, c, "")
+	if err != nil {
+		return Written{}, err
+	}
+	out := append([][]byte{h.encode(), e.encode()}, copies...)
+	return Written{Data: lines(out), Messages: 1 + len(c.Tail), Session: id,
+		Resume: fmt.Sprintf("place it as ~/.factory/sessions/<project folder with / as ->/%s.jsonl, then: droid exec -s %s", id, id)}, nil
+}
+
+// droidCompaction is the compaction_state event; anchorID "" leaves the anchor out.
+func droidCompaction(c *Compaction, anchorID string, anchorIdx int) *object {
+	e := &object{vals: map[string]json.RawMessage{}}
+	e.set("type", "compaction_state")
+	e.set("id", newUUID())
+	e.set("timestamp", rfc3339ms(c.Now))
+	e.set("summaryText", headedSummary(c))
+	e.set("summaryTokens", c.Meta.TokensAfter)
+	e.set("summaryKind", "llm_summary")
+	if anchorID != "" {
+		e.set("anchorMessage", map[string]any{"id": anchorID, "index": anchorIdx})
+	}
+	e.set("removedCount", len(c.Head)+len(c.Middle))
+	meta := c.Meta
+	meta.TailLines = 0
+	e.set("ctxc", meta)
+	return e
+}
+
+// droidAnchor finds the id and index of the newest "message" event before line stop (0: in
+// the whole file).
+func droidAnchor(src *Source, stop int) (id string, idx int, err error) {
+	lr := jsonl.NewLineReader(io.NewSectionReader(src.f, 0, 1<<62))
+	idx = -1
+	n := 0
+	for {
+		l, err := lr.Next()
+		if err == io.EOF || (err == nil && stop > 0 && l.Num >= stop) {
+			break
+		}
+		if err != nil {
+			return "", 0, fmt.Errorf("%s: %w", src.Path, err)
+		}
+		b := trimBOM(trimLine(l.Bytes))
+		if !jsonl.Valid(b) {
+			continue
+		}
+		f := droidEventFields(jsonl.Value(unsafeString(b)))
+		if f.typ.Str() == "message" {
+			id, idx = f.id.Str(), n
+			n++
+		}
+	}
+	if id == "" {
+		return "", 0, fmt.Errorf("%s: no message with an id before the kept tail: droid needs one to anchor its summary", src.Path)
+	}
+	return id, idx, nil
+}
+
+// droidCopies are the tail's message events under fresh ids, chained from parent.
+func droidCopies(src *Source, c *Compaction, parent string) ([][]byte, error) {
+	var out [][]byte
+	for i := range c.Tail {
+		m := &c.Tail[i]
+		recs, err := src.records(m)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			if r == nil {
+				return nil, fmt.Errorf("%s: a message ctxc made cannot be copied into a droid session", src.Path)
+			}
+			o, err := parseObject(r)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
+			}
+			if m.Edited {
+				droidApplyEdits(o, m)
+			}
+			id := newUUID()
+			o.set("id", id)
+			if parent != "" {
+				o.set("parentId", parent)
+			} else {
+				o.del("parentId")
+			}
+			parent = id
+			out = append(out, o.encode())
+		}
+	}
+	return out, nil
+}
+
+// droidApplyEdits writes a cut tool result's text into a copy of its event.
+func droidApplyEdits(o *object, m *Message) {
+	msg, err := parseObject(o.get("message"))
+	if err != nil {
+		return
+	}
+	var content []map[string]any
+	for _, b := range m.Blocks {
+		if b.Kind == BlockToolResult {
+			content = append(content, map[string]any{"type": "tool_result", "tool_use_id": b.ID, "is_error": b.IsError, "content": b.Text})
+		}
+	}
+	if content != nil {
+		msg.set("content", content)
+		o.set("message", json.RawMessage(msg.encode()))
+	}
+}
