@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/archive"
 	"github.com/ctxc/ctxc/internal/openclawstore"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
 
@@ -40,12 +41,15 @@ compared with the session's bytes before DEST/.ctxc-archive.json records it. A s
 shrank or was rewritten is archived anew: the old archive is kept as NAME.1.jsonl.zst (then .2,
 ...). A run killed at any moment leaves every archive readable and the next run completes it.
 
-The archives are standard zstd: zstd -dc NAME.jsonl.zst gives the session byte for byte. Read
-them with other ctxc commands after zstd -d.
+The archives are standard zstd: zstd -dc NAME.jsonl.zst gives the session byte for byte. The
+other ctxc commands read them as they are (stats, load, grep, audit, expand, lint, memory, mcp, and
+DEST as a directory); their line numbers are those of the decompressed session. Archives are
+read-only: compact and repair write a copy with -o.
 
 --verify DEST reads every archive back and checks it against the manifest (exit 1 on a mismatch).`,
 		Example: `  ctxc archive ~/.claude/projects ~/.codex/sessions ~/sessions-archive
   ctxc archive --verify ~/sessions-archive
+  ctxc grep 'migration' ~/sessions-archive
   zstd -dc ~/sessions-archive/projects/-home-me-proj/ID.jsonl.zst > ID.jsonl`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := opts.setArgs(args); err != nil {
@@ -104,13 +108,17 @@ func archiveSources(opts *ArchiveOptions) ([]archive.Source, error) {
 	}
 	var out []archive.Source
 	for _, root := range roots {
-		files, err := expandPaths([]string{root}, opts.IO.ErrOut)
+		files, err := expandSessions([]string{root}, opts.IO.ErrOut, false)
 		if err != nil {
 			return nil, err
 		}
 		for _, f := range files {
 			if openclawstore.IsSessionName(f) {
 				continue // archives hold files: an OpenClaw store is not one
+			}
+			if transcript.IsCompressed(f) {
+				fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: already an archived session (zstd): not archived again\n", f)
+				continue
 			}
 			name, err := archive.NameFor(root, f)
 			if err != nil {

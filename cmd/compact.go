@@ -174,8 +174,10 @@ type batchSummary struct {
 }
 
 func runCompact(ctx context.Context, opts *CompactOptions) error {
-	files, err := fileArgs(opts.IO, opts.Paths, opts.From, "compact",
-		"compact does not read a transcript from standard input (it appends to files); use --from - for a list of paths")
+	// In place, a directory stands for its plain sessions: its archives are read-only.
+	inPlace := opts.Output == "" && !opts.DryRun && !opts.Check
+	files, err := sessionArgs(opts.IO, opts.Paths, opts.From, "compact",
+		"compact does not read a transcript from standard input (it appends to files); use --from - for a list of paths", !inPlace)
 	if err != nil {
 		return err
 	}
@@ -202,6 +204,12 @@ func runCompact(ctx context.Context, opts *CompactOptions) error {
 // fileArgs expands the path arguments (and --from) of command what, which reads files: "-" is
 // refused with stdinErr.
 func fileArgs(ios *IOStreams, args []string, from, what, stdinErr string) ([]string, error) {
+	return sessionArgs(ios, args, from, what, stdinErr, true)
+}
+
+// sessionArgs is fileArgs; without archived, directories stand for their plain sessions only
+// (expandSessions).
+func sessionArgs(ios *IOStreams, args []string, from, what, stdinErr string, archived bool) ([]string, error) {
 	paths, err := gatherPaths(ios, args, from, what)
 	if err != nil {
 		return nil, err
@@ -211,7 +219,7 @@ func fileArgs(ios *IOStreams, args []string, from, what, stdinErr string) ([]str
 			return nil, &UsageError{errors.New(stdinErr)}
 		}
 	}
-	return expandPaths(paths, ios.ErrOut)
+	return expandSessions(paths, ios.ErrOut, archived)
 }
 
 // compactOptions are the compaction settings of the flags: format, zones, tiers, target.

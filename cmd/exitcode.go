@@ -115,6 +115,10 @@ func workCode(err error) (int, bool) {
 	if errors.As(err, &de) {
 		return ExitData, true
 	}
+	var ar *transcript.ReadOnlyError
+	if errors.As(err, &ar) {
+		return ExitUsage, true // an archived session given to a command that writes into it
+	}
 	return 0, false
 }
 

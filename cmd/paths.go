@@ -11,15 +11,24 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/openclawstore"
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // expandPaths turns command-line paths into files: a directory stands for every *.jsonl below
-// it and every OpenClaw store (storeSessions) (recursively, in lexical order, not following
+// it, every archived session *.jsonl.zst (ctxc archive), which the commands read decompressed,
+// and every OpenClaw store (storeSessions) (recursively, in lexical order, not following
 // symlinked directories), a pattern with glob
 // characters that names no existing file is expanded, and "-" is standard input. A directory or
 // pattern that yields no file is not an error (an empty ~/.claude/projects is a normal first
 // run), but it is said: one line on errOut for each.
 func expandPaths(args []string, errOut io.Writer) ([]string, error) {
+	return expandSessions(args, errOut, true)
+}
+
+// expandSessions is expandPaths; without archived, a directory stands for its *.jsonl files only
+// (for the commands that write into the sessions they find: an archive named on the command
+// line is still given, and refused with the reason).
+func expandSessions(args []string, errOut io.Writer, archived bool) ([]string, error) {
 	var out []string
 	for _, a := range args {
 		if a == "-" {
@@ -36,7 +45,7 @@ func expandPaths(args []string, errOut io.Writer) ([]string, error) {
 				fmt.Fprintf(errOut, "ctxc: %s: no file matches: no transcript found\n", a)
 				continue
 			}
-			sub, err := expandPaths(matches, errOut)
+			sub, err := expandSessions(matches, errOut, archived)
 			if err != nil {
 				return nil, err
 			}
@@ -60,7 +69,7 @@ func expandPaths(args []string, errOut io.Writer) ([]string, error) {
 			if err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
-			if !d.IsDir() && d.Type().IsRegular() && (strings.HasSuffix(d.Name(), ".jsonl") || d.Name() == openclawstore.FileName) {
+			if !d.IsDir() && d.Type().IsRegular() && (isSession(d.Name(), archived) || d.Name() == openclawstore.FileName) {
 				found = append(found, p)
 			}
 			return nil
@@ -69,7 +78,7 @@ func expandPaths(args []string, errOut io.Writer) ([]string, error) {
 			return nil, err
 		}
 		if len(found) == 0 {
-			fmt.Fprintf(errOut, "ctxc: %s: no transcript found (no *.jsonl file in this directory or below it)\n", a)
+			fmt.Fprintf(errOut, "ctxc: %s: no transcript found (no *.jsonl or *.jsonl.zst file in this directory or below it)\n", a)
 		}
 		sort.Strings(found)
 		for _, p := range found {
@@ -81,6 +90,15 @@ func expandPaths(args []string, errOut io.Writer) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// isSession says whether a file met in a directory walk is a session file: *.jsonl, and with
+// archived *.jsonl.zst.
+func isSession(name string, archived bool) bool {
+	if archived {
+		return transcript.IsSessionName(name)
+	}
+	return strings.HasSuffix(name, ".jsonl")
 }
 
 // storeSessions is a file as the commands read it: an OpenClaw SQLite store (a *.sqlite file

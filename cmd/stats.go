@@ -229,7 +229,12 @@ func statsOne(ios *IOStreams, path string, ropts transcript.Options) (*transcrip
 	var res *transcript.Result
 	var err error
 	if path == "-" {
-		res, err = transcript.Scan(ios.In, "<stdin>", ropts)
+		in, done, derr := transcript.Decompressed(ios.In)
+		if derr != nil {
+			return nil, derr
+		}
+		defer done()
+		res, err = transcript.Scan(in, "<stdin>", ropts)
 	} else {
 		res, err = transcript.ScanFile(path, ropts)
 	}

@@ -256,12 +256,16 @@ const NotePrefix = "[ctxc] "
 // Claude Code stores what a SessionStart hook returned as an attachment of type
 // hook_additional_context, and ctxc's notes start with NotePrefix.
 func Notes(path string, r transcript.CompactionRecord) (string, error) {
-	f, _, err := transcript.OpenFile(path)
+	f, err := transcript.OpenFile(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	lr := jsonl.NewLineReader(io.NewSectionReader(f, r.Start, r.End-r.Start))
+	records, err := f.Section(r.Start, r.End-r.Start)
+	if err != nil {
+		return "", err
+	}
+	lr := jsonl.NewLineReader(records)
 	var b strings.Builder
 	for {
 		l, err := lr.Next()

@@ -248,19 +248,21 @@ type job struct {
 	o       Options
 	out     *Outcome
 	inPlace bool
-	ropts   transcript.Options
-	unlock  func()
-	before  safewrite.FileState
-	spec    *specHash
-	res     *transcript.Result
-	msgs    []transcript.Message
-	format  transcript.Format
-	plan    *Plan
-	z       Zones
-	sum     summarize.Result
-	source  middleHash
-	writer  transcript.Writer
-	comp    *transcript.Compaction
+	// archived: the source is an archived session (zstd), read decompressed and never written
+	archived bool
+	ropts    transcript.Options
+	unlock   func()
+	before   safewrite.FileState
+	spec     *specHash
+	res      *transcript.Result
+	msgs     []transcript.Message
+	format   transcript.Format
+	plan     *Plan
+	z        Zones
+	sum      summarize.Result
+	source   middleHash
+	writer   transcript.Writer
+	comp     *transcript.Compaction
 }
 
 func newJob(path string, o Options) (*job, error) {
@@ -271,6 +273,10 @@ func newJob(path string, o Options) (*job, error) {
 		return j, fmt.Errorf("%s: not a regular file", path)
 	}
 	j.inPlace = o.Output == "" && !o.DryRun && !o.Check
+	j.archived = transcript.IsCompressed(path)
+	if j.inPlace && j.archived {
+		return j, &transcript.ReadOnlyError{Path: path, Hint: "use -o FILE to write a compacted copy"}
+	}
 	j.ropts = transcript.Options{Format: o.Format, Strict: o.Strict, Warn: o.Warn}
 	if o.OutputFormat != "" && o.OutputFormat != "ctxc" && o.OutputFormat != "native" {
 		return j, fmt.Errorf("unknown output format %q (want native or ctxc)", o.OutputFormat)
@@ -308,7 +314,8 @@ func (j *job) loadContext(context.Context) (bool, error) {
 	lopts := j.ropts
 	lopts.Windowed = true
 	// The source hash starts while the file is read, from where the middle will likely start.
-	if !j.o.DryRun && !j.o.Check {
+	// An archived source is not hashed ahead: the speculative hash reads the file in place.
+	if !j.o.DryRun && !j.o.Check && !j.archived {
 		j.spec = newSpecHash(j.path)
 		lopts.Observe = NewHeadWatch(j.o.Zones, j.spec.guess).Observe
 	}
@@ -711,12 +718,17 @@ func Items(ms []transcript.Message) []summarize.Item {
 }
 
 // materialize reads back what the windowed load left out of the messages that are written.
+// An archived source is held decompressed meanwhile (its lines are read at offsets).
 func materialize(path string, zones ...[]transcript.Message) error {
-	f, err := os.Open(path)
+	sf, err := transcript.OpenFile(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer sf.Close()
+	f, _, err := sf.ReaderAt()
+	if err != nil {
+		return err
+	}
 	for _, ms := range zones {
 		if err := transcript.Materialize(f, ms); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
@@ -747,16 +759,33 @@ func hashSpan(path string, res *transcript.Result, from, tailLine int, spec *spe
 			return middleHash{from: from, to: last, sum: sum}
 		}
 	}
-	f, err := os.Open(path)
+	f, err := transcript.OpenFile(path)
 	if err != nil {
 		return middleHash{err: err}
 	}
 	defer f.Close()
 	h := sha256.New()
-	if err := hashRange(h, f, start, end); err != nil {
+	if err := hashText(h, f, start, end); err != nil {
 		return middleHash{err: err}
 	}
 	return middleHash{from: from, to: last, sum: hex.EncodeToString(h.Sum(nil))}
+}
+
+// hashText writes bytes [start, end) of the session's text to h: a plain file's in place
+// (hashRange), an archived session's as they are decompressed.
+func hashText(h hash.Hash, f *transcript.File, start, end int64) error {
+	if plain := f.Plain(); plain != nil {
+		return hashRange(h, plain, start, end)
+	}
+	span, err := f.Section(start, end-start)
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(h, span)
+	if err == nil && n < end-start {
+		err = fmt.Errorf("%s: the archived session ends before byte %d", f.Info().Name(), end)
+	}
+	return err
 }
 
 // hashRange writes bytes [start, end) of f to h. Where it can, the file is mapped rather than

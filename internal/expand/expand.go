@@ -24,13 +24,16 @@ type Span struct {
 
 // Spans lists the compaction records of a file that carry ctxc's provenance, in file order.
 func Spans(path string, format transcript.Format) ([]Span, transcript.Format, error) {
-	f, info, err := transcript.OpenFile(path)
+	f, err := transcript.OpenFile(path)
 	if err != nil {
 		return nil, "", err
 	}
 	defer f.Close()
-	format, err = transcript.Detect(io.NewSectionReader(f, 0, info.Size()), path, transcript.Options{Format: format})
+	format, err = transcript.Detect(f, path, transcript.Options{Format: format})
 	if err != nil {
+		return nil, "", err
+	}
+	if err := f.Rewind(); err != nil {
 		return nil, "", err
 	}
 	lr := jsonl.NewLineReader(f)
@@ -87,12 +90,17 @@ func At(path string, n int, format transcript.Format) (*Expanded, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, _, err := transcript.OpenFile(sp.Source)
+	sf, err := transcript.OpenFile(sp.Source)
 	if err != nil {
 		return nil, fmt.Errorf("source of the compaction at %s:%d: %w", path, sp.Marker, err)
 	}
-	defer f.Close()
-	at, start, end, err := locate(f, sp)
+	defer sf.Close()
+	// The span's lines are read again by offset: an archived source is held decompressed.
+	f, size, err := sf.ReaderAt()
+	if err != nil {
+		return nil, err
+	}
+	at, start, end, err := locate(io.NewSectionReader(f, 0, size), sp)
 	if err != nil {
 		return nil, err
 	}

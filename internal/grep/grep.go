@@ -146,54 +146,85 @@ func preview(m *transcript.Message) Snippet {
 }
 
 // File searches one file and calls emit with each hit, in file order. DecodeAllEnv in the
-// environment has it decode every line.
+// environment has it decode every line. An archived session (zstd, see transcript.OpenFile) is
+// searched in its decompressed text, streamed through the chunked reader; its hits' line numbers
+// are those of that text.
 func File(path string, p *Pattern, opts Options, emit func(Hit) error) error {
-	info, err := transcript.Stat(path)
-	if err != nil {
-		return err
-	}
-	if info.IsDir() {
-		return fmt.Errorf("%s: is a directory", path)
-	}
-	if !info.Mode().IsRegular() {
-		return fmt.Errorf("%s: not a regular file", path)
-	}
-	if opts.Context {
-		return grepContext(path, p, opts, emit)
-	}
-	f, _, err := transcript.OpenFile(path)
+	f, err := transcript.OpenFile(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	format, err := transcript.Detect(io.NewSectionReader(f, 0, info.Size()), path, transcript.Options{Format: opts.Format})
+	if opts.Context {
+		return grepContext(path, p, opts, emit)
+	}
+	format, err := detectFormat(f, path, opts)
 	if err != nil {
 		return err
 	}
-	if format == transcript.FormatUnknown {
-		if info.Size() > 0 {
-			// Nothing recognizable at the start: a scan says why (not JSON, not a
-			// transcript), naming the file and line, or reads it as messages after all.
-			if _, err := transcript.Scan(io.NewSectionReader(f, 0, info.Size()), path, transcript.Options{}); err != nil {
-				return err
-			}
-		}
-		format = transcript.FormatOpenAI
+	if err := f.Rewind(); err != nil {
+		return err
 	}
 	g := &grepper{path: path, p: p, opts: opts, format: format, emit: emit}
+	size := f.Info().Size()
 	if every := decodeAll(); every || opts.Indexed || opts.Around > 0 || p.lit == nil || p.MayMatchOutside(format) {
 		if opts.Indexed {
-			if g.comps, err = listCompactions(path, f, info.Size(), format, every); err != nil {
+			if g.comps, err = fileCompactions(f, path, format, every); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
 		}
-		return g.full(io.NewSectionReader(f, 0, info.Size()))
+		return g.full(wholeText(f))
 	}
-	if data, release := openMapped(f, info.Size()); data != nil {
+	plain := f.Plain()
+	if plain == nil {
+		return g.fast(f, -1)
+	}
+	if data, release := openMapped(plain, size); data != nil {
 		defer release()
 		return g.mapped(data)
 	}
-	return g.fast(f, info.Size())
+	return g.fast(wholeText(f), size)
+}
+
+// wholeText reads the session's text: a plain file up to its size when it was opened (what an
+// agent appends meanwhile is for the next search), an archived session to its end.
+func wholeText(f *transcript.File) io.Reader {
+	if plain := f.Plain(); plain != nil {
+		return io.NewSectionReader(plain, 0, f.Info().Size())
+	}
+	return f
+}
+
+// detectFormat says which format the session is, from its first records; a file with nothing
+// recognizable at the start is scanned for why (not JSON, not a transcript), naming the file
+// and line, or read as messages after all.
+func detectFormat(f *transcript.File, path string, opts Options) (transcript.Format, error) {
+	format, err := transcript.Detect(f, path, transcript.Options{Format: opts.Format})
+	if err != nil || format != transcript.FormatUnknown {
+		return format, err
+	}
+	if err := f.Rewind(); err != nil {
+		return format, err
+	}
+	if _, err := transcript.Scan(wholeText(f), path, transcript.Options{}); err != nil {
+		return format, err
+	}
+	return transcript.FormatOpenAI, nil
+}
+
+// fileCompactions lists the compactions of the session, for message indexes and covering
+// compactions, in a first pass over its text (an archived session is decompressed twice, as a
+// stream each time, rather than held).
+func fileCompactions(f *transcript.File, path string, format transcript.Format, every bool) ([]compaction, error) {
+	upTo := int64(-1) // an archived session: all of it
+	if f.Plain() != nil {
+		upTo = f.Info().Size()
+	}
+	comps, err := listCompactions(path, wholeText(f), upTo, format, every)
+	if err != nil {
+		return nil, err
+	}
+	return comps, f.Rewind()
 }
 
 type grepper struct {
@@ -440,13 +471,14 @@ func (g *grepper) report(m *transcript.Message, idx int, sn Snippet, match bool)
 
 // findCompactions lists the compaction records of a file (lines holding "compact" are decoded).
 func findCompactions(path string, r io.ReaderAt, size int64, format transcript.Format) ([]compaction, error) {
-	return listCompactions(path, r, size, format, false)
+	return listCompactions(path, io.NewSectionReader(r, 0, size), size, format, false)
 }
 
-// listCompactions lists the compaction records of a file: the lines holding "compact" are
-// decoded, or with every (DecodeAllEnv), all lines.
-func listCompactions(path string, r io.ReaderAt, size int64, format transcript.Format, every bool) ([]compaction, error) {
-	lr := jsonl.NewLineReader(io.NewSectionReader(r, 0, size))
+// listCompactions lists the compaction records of a file's text r (its first upTo bytes; all of
+// it when upTo < 0): the lines holding "compact" are decoded, or with every (DecodeAllEnv), all
+// lines.
+func listCompactions(path string, r io.Reader, upTo int64, format transcript.Format, every bool) ([]compaction, error) {
+	lr := jsonl.NewLineReader(r)
 	var out []compaction
 	probe := []byte("compact")
 	// The lines of record ids, for the compactions that keep records by id.
@@ -503,7 +535,7 @@ func listCompactions(path string, r io.ReaderAt, size int64, format transcript.F
 		// A Codex, Copilot CLI or droid compaction without ctxc's provenance: what the agent
 		// rebuilds from it (a legacy Codex one keeps the initial messages and recent user
 		// messages; droid keeps the messages after its anchor) is the context now.
-		_, msgs, err := transcript.LoadFileUpTo(path, size, transcript.Options{Format: format})
+		_, msgs, err := transcript.LoadFileUpTo(path, upTo, transcript.Options{Format: format})
 		if err != nil {
 			return nil, err
 		}

@@ -1,18 +1,15 @@
 package index
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"time"
 	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/transcript"
-	"github.com/klauspost/compress/zstd"
 	"github.com/tidwall/gjson"
 )
 
@@ -194,64 +191,29 @@ func messageTexts(m *transcript.Message, out []string) []string {
 	return out
 }
 
-// zstdMagic starts every zstd frame: an archived session (ctxc archive) is a .jsonl.zst file of
-// frames whose decompressed bytes are the session's.
-var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
-
-// compressed reports whether the file at path is zstd-compressed.
-func compressed(path string) bool {
-	f, _, err := transcript.OpenFile(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	return isZstd(f)
-}
-
-// isZstd reports whether the open file starts with a zstd frame.
-func isZstd(f *os.File) bool {
-	var head [4]byte
-	n, _ := f.ReadAt(head[:], 0)
-	return n == 4 && bytes.Equal(head[:], zstdMagic)
-}
+// compressed reports whether the file at path is an archived session (zstd).
+func compressed(path string) bool { return transcript.IsCompressed(path) }
 
 // openAt opens a session file positioned at offset of its (decompressed) bytes: a plain file
-// is seeked, a compressed one decompressed from its start and the bytes before offset dropped.
+// is seeked, a compressed one decompressed from its start and the bytes before offset dropped
+// (transcript.OpenFile).
 func openAt(path string, offset int64) (io.ReadCloser, error) {
-	f, _, err := transcript.OpenFile(path)
+	f, err := transcript.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
-	if !isZstd(f) {
-		if _, err := f.Seek(offset, io.SeekStart); err != nil {
+	if plain := f.Plain(); plain != nil {
+		if _, err := plain.Seek(offset, io.SeekStart); err != nil {
 			f.Close()
 			return nil, err
 		}
 		return f, nil
 	}
-	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
-	if err != nil {
+	if _, err := io.CopyN(io.Discard, f, offset); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	rc := &zstdFile{dec: dec, f: f}
-	if _, err := io.CopyN(io.Discard, dec, offset); err != nil {
-		rc.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return rc, nil
-}
-
-// zstdFile is a decompressing reader that closes its file.
-type zstdFile struct {
-	dec *zstd.Decoder
-	f   *os.File
-}
-
-func (z *zstdFile) Read(p []byte) (int, error) { return z.dec.Read(p) }
-func (z *zstdFile) Close() error {
-	z.dec.Close()
-	return z.f.Close()
+	return f, nil
 }
 
 // tailHash is the SHA-256 of the tailBytes before end.

@@ -147,7 +147,7 @@ func openCallEffect(f transcript.Format) string {
 
 // lintClaudeChain finds records whose parentUuid names no record of the file.
 func lintClaudeChain(path string) ([]Problem, error) {
-	f, _, err := transcript.OpenFile(path)
+	f, err := transcript.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package lint
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/ctxc/ctxc/internal/openclawstore"
@@ -31,19 +30,17 @@ type RepairResult struct {
 // Repair appends to an agent's file (or to a copy, with Output) the agent's own records that
 // give every tool call of the context its result right after it; the bytes already in the file
 // stay as they are.
+// An archived session (zstd) is never appended to: it is repaired into a copy (Output) or not
+// at all.
 func Repair(path string, opts RepairOptions) (*RepairResult, error) {
 	if openclawstore.IsSessionName(path) {
 		return repairStoreSession(path, opts)
 	}
-	unlock, err := safewrite.Lock(path)
+	unlock, before, err := lockSource(path, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	before, err := safewrite.Stat(path)
-	if err != nil {
-		return nil, err
-	}
 	res, msgs, err := transcript.LoadFile(path, transcript.Options{Format: opts.Format})
 	if err != nil {
 		return nil, err
@@ -71,21 +68,10 @@ func Repair(path string, opts RepairOptions) (*RepairResult, error) {
 		if opts.Output != "" {
 			target = opts.Output
 			err = safewrite.WriteAtomic(opts.Output, func(w io.Writer) error {
-				in, err := os.Open(path)
-				if err != nil {
+				if err := copySession(w, path, before.Size); err != nil {
 					return err
 				}
-				defer in.Close()
-				if _, err := io.Copy(w, io.NewSectionReader(in, 0, before.Size)); err != nil {
-					return err
-				}
-				if before.Size > 0 {
-					last := make([]byte, 1)
-					if _, err := in.ReadAt(last, before.Size-1); err == nil && last[0] != '\n' {
-						w.Write([]byte{'\n'})
-					}
-				}
-				_, err = w.Write(plan.Data)
+				_, err := w.Write(plan.Data)
 				return err
 			})
 		} else {
@@ -100,6 +86,63 @@ func Repair(path string, opts RepairOptions) (*RepairResult, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// lockSource takes the file's lock and notes its size and time, for an append into it. An
+// archived session is only read: it needs no lock, and its size is that of its text.
+func lockSource(path string, opts RepairOptions) (unlock func(), before safewrite.FileState, err error) {
+	if transcript.IsCompressed(path) {
+		if opts.Output == "" && !opts.DryRun {
+			return nil, before, &transcript.ReadOnlyError{Path: path, Hint: "use -o FILE to write a repaired copy"}
+		}
+		return func() {}, safewrite.FileState{Size: -1}, nil
+	}
+	if unlock, err = safewrite.Lock(path); err != nil {
+		return nil, before, err
+	}
+	if before, err = safewrite.Stat(path); err != nil {
+		unlock()
+		return nil, before, err
+	}
+	return unlock, before, nil
+}
+
+// copySession writes the session's text (its first size bytes; all of it when size < 0, as for
+// an archived session, read decompressed) ending with a line end, so that records can follow.
+func copySession(w io.Writer, path string, size int64) error {
+	f, err := transcript.OpenFile(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var text io.Reader = f
+	if size >= 0 {
+		text = io.LimitReader(f, size)
+	}
+	lw := &lastByteWriter{w: w}
+	if _, err := io.Copy(lw, text); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if lw.n > 0 && lw.last != '\n' {
+		_, err = w.Write([]byte{'\n'})
+	}
+	return err
+}
+
+// lastByteWriter remembers the last byte written through it.
+type lastByteWriter struct {
+	w    io.Writer
+	n    int64
+	last byte
+}
+
+func (l *lastByteWriter) Write(p []byte) (int, error) {
+	n, err := l.w.Write(p)
+	if n > 0 {
+		l.n += int64(n)
+		l.last = p[n-1]
+	}
+	return n, err
 }
 
 // repairStoreSession repairs a session of an OpenClaw store (STORE#SESSION-ID), which is never

@@ -147,7 +147,8 @@ func NewServer(o Options) *mcp.Server {
 	return s
 }
 
-// files expands paths: files as they are, directories to every *.jsonl below them.
+// files expands paths: files as they are, directories to every *.jsonl and archived *.jsonl.zst
+// below them.
 func (o Options) files(paths []string) ([]string, bool, error) {
 	if len(paths) == 0 {
 		return nil, false, errors.New("paths: give at least one session file or directory")
@@ -167,7 +168,7 @@ func (o Options) files(paths []string) ([]string, bool, error) {
 			if err != nil {
 				return err
 			}
-			if !d.IsDir() && strings.HasSuffix(d.Name(), ".jsonl") && d.Type().IsRegular() {
+			if !d.IsDir() && transcript.IsSessionName(d.Name()) && d.Type().IsRegular() {
 				found = append(found, q)
 			}
 			return nil

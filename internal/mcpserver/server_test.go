@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/grep"
+	"github.com/ctxc/ctxc/internal/testsessions"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -249,4 +250,31 @@ func TestSearchTool(t *testing.T) {
 			t.Errorf("%v: not an error", bad)
 		}
 	}
+}
+
+// TestToolsReadArchives: grep, expand and stats give of an archived session (zstd, as `ctxc
+// archive` writes it), found in a folder or named, what they give of the plain file.
+func TestToolsReadArchives(t *testing.T) {
+	dir := t.TempDir()
+	p := session(t, dir)
+	data, _ := os.ReadFile(p)
+	adir := t.TempDir()
+	a := filepath.Join(adir, "s.jsonl.zst")
+	os.WriteFile(a, testsessions.Archived(data, 1000), 0o644)
+	cs := connect(t, Options{})
+	same := func(tool string, plainArgs, archArgs map[string]any, out func() any) {
+		t.Helper()
+		want, got := out(), out()
+		call(t, cs, tool, plainArgs, want)
+		call(t, cs, tool, archArgs, got)
+		wb, _ := json.Marshal(want)
+		gb, _ := json.Marshal(got)
+		if gs := strings.ReplaceAll(string(gb), a, p); gs != string(wb) || len(wb) < 40 {
+			t.Errorf("%s: archived %s\nplain %s", tool, gs, wb)
+		}
+	}
+	same("grep", map[string]any{"pattern": "quokka-7", "paths": []string{dir}, "fixed": true},
+		map[string]any{"pattern": "quokka-7", "paths": []string{adir}, "fixed": true}, func() any { return &GrepOut{} })
+	same("expand", map[string]any{"path": p}, map[string]any{"path": a}, func() any { return &ExpandOut{} })
+	same("stats", map[string]any{"paths": []string{p}}, map[string]any{"paths": []string{a}}, func() any { return &StatsOut{} })
 }

@@ -38,20 +38,28 @@ type ReadOptions struct {
 
 // fileObservations reads one session file, whole history (what compactions replaced too).
 func fileObservations(path string, o ReadOptions) ([]observation, int64, error) {
-	f, info, err := transcript.OpenFile(path)
+	f, err := transcript.OpenFile(path)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
+	info := f.Info()
 	topts := transcript.Options{Format: o.Format, MaxLine: o.MaxLine}
-	format, err := transcript.Detect(io.NewSectionReader(f, 0, info.Size()), path, topts)
+	format, err := transcript.Detect(f, path, topts)
 	if err != nil {
 		return nil, 0, err
 	}
 	if format == transcript.FormatUnknown {
 		return nil, 0, &transcript.DataError{Path: path, Line: 1, Msg: "not a transcript (no message records found)"}
 	}
-	lr := jsonl.NewLineReader(io.NewSectionReader(f, 0, info.Size()))
+	if err := f.Rewind(); err != nil {
+		return nil, 0, err
+	}
+	text := &countReader{r: io.Reader(f)}
+	if !f.Compressed() {
+		text.r = io.LimitReader(f, info.Size()) // what the file held when it was opened
+	}
+	lr := jsonl.NewLineReader(text)
 	if o.MaxLine > 0 {
 		lr.SetMaxLine(o.MaxLine)
 	}
@@ -77,7 +85,22 @@ func fileObservations(path string, o ReadOptions) ([]observation, int64, error) 
 			}
 		}
 	}
+	if f.Compressed() {
+		return obs, text.n, nil // the session's bytes, as the plain file would count them
+	}
 	return obs, info.Size(), nil
+}
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // appendRecord appends the observations of one decoded line. Text is copied: the record's

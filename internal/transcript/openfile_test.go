@@ -31,12 +31,12 @@ func TestOpenFile(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			f, info, err := OpenFile(tc.path)
+			f, err := OpenFile(tc.path)
 			switch {
 			case tc.err == "" && err != nil:
 				t.Errorf("%s: %v", tc.path, err)
-			case tc.err == "" && info.Size() != tc.size:
-				t.Errorf("%s: size %d, want %d", tc.path, info.Size(), tc.size)
+			case tc.err == "" && f.Info().Size() != tc.size:
+				t.Errorf("%s: size %d, want %d", tc.path, f.Info().Size(), tc.size)
 			case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), tc.path)):
 				t.Errorf("%s: error %v, want one naming the path and saying %q", tc.path, err, tc.err)
 			}

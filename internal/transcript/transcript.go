@@ -368,16 +368,20 @@ func (res *Result) materialize(f io.ReaderAt, refs []ref) ([]Message, error) {
 
 // readFile scans a file and returns its effective context (ctxc load).
 func readFile(path string, opts Options) (*Result, []Message, error) {
-	f, _, err := OpenFile(path)
+	f, err := OpenFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	res, err := scanLines(f, path, opts)
+	text, size, err := f.ReaderAt()
 	if err != nil {
 		return nil, nil, err
 	}
-	msgs, err := res.Messages(f)
+	res, err := scanLines(io.NewSectionReader(text, 0, size), path, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	msgs, err := res.Messages(text)
 	return res, msgs, err
 }
 
@@ -468,16 +472,22 @@ func LoadFile(path string, opts Options) (*Result, []Message, error) {
 
 // LoadFileUpTo is LoadFile over the first size bytes of the file (all of it when size < 0): what
 // a compaction wrote is checked without what an agent appended after it.
+// An archived session is decompressed whole into memory first (File.ReaderAt): a load reads
+// its lines again by offset.
 func LoadFileUpTo(path string, size int64, opts Options) (*Result, []Message, error) {
-	f, info, err := OpenFile(path)
+	f, err := OpenFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	if size < 0 || size > info.Size() {
-		size = info.Size()
+	text, n, err := f.ReaderAt()
+	if err != nil {
+		return nil, nil, err
 	}
-	return load(io.NewSectionReader(f, 0, size), size, path, opts)
+	if size < 0 || size > n {
+		size = n
+	}
+	return load(io.NewSectionReader(text, 0, size), size, path, opts)
 }
 
 func load(f *io.SectionReader, size int64, path string, opts Options) (*Result, []Message, error) {
@@ -527,49 +537,21 @@ func load(f *io.SectionReader, size int64, path string, opts Options) (*Result, 
 
 // ScanFile scans a whole regular file for its statistics, such as where its compactions are
 // (Stats.Records): a small file in one pass, a larger one in ranges read on every core
-// (scanFileRanges), where they save more than they cost.
+// (scanFileRanges), where they save more than they cost. An archived session is decompressed as
+// a stream through Scan's pipeline: its memory stays bounded whatever the session's size.
 func ScanFile(path string, opts Options) (*Result, error) {
-	f, info, err := OpenFile(path)
+	f, err := OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if info.Size() < minRangesFile {
-		return scanLines(f, path, opts)
+	if f.Compressed() {
+		return Scan(f, path, opts)
 	}
-	return scanFileRanges(f, info.Size(), path, opts)
-}
-
-// OpenFile opens a session file for reading and returns what the open file says of itself. It
-// is stated before it is opened, since opening a FIFO for reading would block until someone
-// writes to it, and checked again once open; a directory or anything but a regular file is an
-// error naming the path. A session of an OpenClaw SQLite store, STORE#SESSION-ID, opens as its
-// pi-format export (openclawstore.OpenSession).
-func OpenFile(path string) (*os.File, os.FileInfo, error) {
-	if openclawstore.IsSessionName(path) {
-		return openclawstore.OpenSession(path)
+	if size := f.Info().Size(); size >= minRangesFile {
+		return scanFileRanges(f.Plain(), size, path, opts)
 	}
-	if info, err := os.Stat(path); err != nil {
-		return nil, nil, err
-	} else if info.IsDir() {
-		return nil, nil, fmt.Errorf("%s: is a directory", path)
-	} else if !info.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if !info.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	return f, info, nil
+	return scanLines(f, path, opts)
 }
 
 // Stat states a session file as OpenFile would open it: os.Stat, or the export of an OpenClaw

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -79,7 +78,9 @@ func (f Format) Native() bool {
 // them.
 type Source struct {
 	Path string
-	f    *os.File
+	file *File
+	f    io.ReaderAt // the session's text (an archived session's, decompressed)
+	n    int64       // the text's size when it is held in memory
 	res  *Result
 	at   map[int32]ref
 }
@@ -87,11 +88,16 @@ type Source struct {
 // OpenSource opens the compacted file for its writer; res is the load that planned the
 // compaction.
 func OpenSource(path string, res *Result) (*Source, error) {
-	f, err := os.Open(path)
+	file, err := OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
-	s := &Source{Path: path, f: f, res: res, at: make(map[int32]ref, len(res.refs))}
+	f, n, err := file.ReaderAt()
+	if err != nil {
+		file.Close()
+		return nil, err
+	}
+	s := &Source{Path: path, file: file, f: f, n: n, res: res, at: make(map[int32]ref, len(res.refs))}
 	for _, r := range res.refs {
 		if r.size > 0 {
 			s.at[r.line] = r
@@ -101,7 +107,7 @@ func OpenSource(path string, res *Result) (*Source, error) {
 }
 
 // Close closes the file.
-func (s *Source) Close() error { return s.f.Close() }
+func (s *Source) Close() error { return s.file.Close() }
 
 // Line returns line n of the file (without its line end); it must be a line of the context.
 func (s *Source) Line(n int32) ([]byte, error) {
@@ -127,11 +133,10 @@ func (s *Source) Line(n int32) ([]byte, error) {
 // read it): the agent's newest record (pi's leaf, the record a Claude Code boundary continues
 // from). Lines are found backwards, so the cost is that of the lines after the record.
 func (s *Source) LastRecord() ([]byte, error) {
-	info, err := s.f.Stat()
+	end, err := s.size() // the candidate line is [prevNewline(end)+1, end)
 	if err != nil {
 		return nil, err
 	}
-	end := info.Size() // the candidate line is [prevNewline(end)+1, end)
 	for end > 0 {
 		start, err := s.prevNewline(end)
 		if err != nil {
@@ -149,6 +154,20 @@ func (s *Source) LastRecord() ([]byte, error) {
 		end = start
 	}
 	return nil, fmt.Errorf("%s: no complete record", s.Path)
+}
+
+// size is the source's size now: a plain file's as it stands (the agent may have written since
+// the load), an archived session's text as decompressed.
+func (s *Source) size() (int64, error) {
+	plain := s.file.Plain()
+	if plain == nil {
+		return s.n, nil
+	}
+	info, err := plain.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return info.Size(), nil
 }
 
 // prevNewline is the offset of the last '\n' before end, or -1.

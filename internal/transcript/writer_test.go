@@ -7,8 +7,23 @@ import (
 	"testing"
 )
 
+// sourceOf opens path as OpenSource does, without a load (LastRecord needs none).
+func sourceOf(t *testing.T, path string) *Source {
+	t.Helper()
+	file, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, n, err := file.ReaderAt()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Source{Path: path, file: file, f: f, n: n}
+}
+
 // TestLastRecord: the newest valid record, whatever follows it (blank lines, a cut line), a
-// record without its newline included, and a line much longer than the read chunk.
+// record without its newline included, and a line much longer than the read chunk; of a plain
+// file and of an archived one.
 func TestLastRecord(t *testing.T) {
 	long := `{"id":"` + strings.Repeat("x", 300<<10) + `"}`
 	for _, tc := range []struct{ data, want string }{
@@ -18,21 +33,23 @@ func TestLastRecord(t *testing.T) {
 		{"{\"id\":\"a\"}\n" + long + "\n", long},
 		{long + "\n{\"id\":", long},
 	} {
-		p := filepath.Join(t.TempDir(), "f.jsonl")
+		dir := t.TempDir()
+		p := filepath.Join(dir, "f.jsonl")
 		os.WriteFile(p, []byte(tc.data), 0o644)
-		f, _ := os.Open(p)
-		s := &Source{Path: p, f: f}
-		got, err := s.LastRecord()
-		f.Close()
-		if err != nil || string(got) != tc.want {
-			t.Errorf("%.40q: got %.40q %v, want %.40q", tc.data, got, err, tc.want)
+		for _, path := range []string{p, writeArchived(t, dir, "f", ".jsonl.zst", []byte(tc.data), 1000)} {
+			s := sourceOf(t, path)
+			got, err := s.LastRecord()
+			s.Close()
+			if err != nil || string(got) != tc.want {
+				t.Errorf("%s %.40q: got %.40q %v, want %.40q", filepath.Base(path), tc.data, got, err, tc.want)
+			}
 		}
 	}
 	p := filepath.Join(t.TempDir(), "f.jsonl")
 	os.WriteFile(p, []byte("not json\n\n"), 0o644)
-	f, _ := os.Open(p)
-	defer f.Close()
-	if _, err := (&Source{Path: p, f: f}).LastRecord(); err == nil {
+	s := sourceOf(t, p)
+	defer s.Close()
+	if _, err := s.LastRecord(); err == nil {
 		t.Error("no record: want an error")
 	}
 }
