@@ -33,7 +33,7 @@ func TestMCPOverStdio(t *testing.T) {
 	}
 	defer cs.Close()
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 3 {
+	if err != nil || len(tools.Tools) != 4 { // grep, expand, search, stats
 		t.Fatalf("tools: %+v %v", tools, err)
 	}
 	// The reference: ctxc grep --json on the same file.
