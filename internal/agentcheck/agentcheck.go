@@ -144,6 +144,10 @@ func FromRequest(agent string, body []byte) ([]Turn, error) {
 			ms = ms[1:]
 		}
 		return dropPrompt(chatTurns(ms)), nil
+	case Gemini:
+		return geminiRequestTurns(body)
+	case Qwen:
+		return qwenRequestTurns(body)
 	}
 	return nil, fmt.Errorf("unknown agent %q", agent)
 }
@@ -190,7 +194,7 @@ func FromLoad(agent string, jsonl []byte) ([]Turn, error) {
 			turns = turns[1:]
 		}
 		return turns, nil
-	case Codex, Pi:
+	case Codex, Pi, Gemini, Qwen:
 		ms := make([]chatMessage, len(lines))
 		for i, l := range lines {
 			if err := json.Unmarshal(l, &ms[i]); err != nil {
@@ -200,6 +204,9 @@ func FromLoad(agent string, jsonl []byte) ([]Turn, error) {
 		turns := chatTurns(ms)
 		if agent == Codex {
 			turns = flatten(turns)
+		}
+		if agent == Gemini {
+			geminiIDs(ms, turns)
 		}
 		return turns, nil
 	}
@@ -290,7 +297,10 @@ type chatMessage struct {
 	Content    json.RawMessage `json:"content"`
 	ToolCallID string          `json:"tool_call_id"`
 	ToolCalls  []struct {
-		ID string `json:"id"`
+		ID       string `json:"id"`
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
 	} `json:"tool_calls"`
 }
 

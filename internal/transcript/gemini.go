@@ -1,0 +1,464 @@
+package transcript
+
+import (
+	"hash/fnv"
+	"strings"
+	"unicode"
+	"unsafe"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/tidwall/gjson"
+)
+
+// geminiReader reads Gemini CLI sessions (~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl,
+// docs/formats.md), as Gemini CLI 0.61's loadConversationRecord does.
+//
+// Records, one a line:
+//   - the header {"sessionId","projectHash","startTime","lastUpdated","kind",...};
+//   - message records {"id","timestamp","type","content",...}: type "user" (content: Gemini API
+//     parts), "gemini" (content, "thoughts" [{subject,description}], "toolCalls"
+//     [{id,name,args,result}], "tokens" {input,output,cached,thoughts,tool,total}, "model"),
+//     "info", "error", "warning". A message is written again, whole, each time it changes
+//     (its usage, its tool calls and their results): the newest record of an id is the message,
+//     at the place of its first record;
+//   - {"$set":{...}} metadata updates; a $set with "messages" replaces the whole list (Gemini
+//     CLI writes it on resume, after a rollback and after its chat compression);
+//   - {"$rewindTo":"<id>"}: the message with that id and every later one are removed (the
+//     whole list when the id is unknown).
+//
+// Conversation (Gemini CLI's convertSessionToClientHistory): info, error and warning messages
+// are none; a user message whose text is empty or starts with "/", "?", "<session_context>" or
+// "<hook_context>" is none (slash commands, and the context Gemini CLI injects anew on each
+// start); a gemini message is its content's parts — when they hold no function call and no
+// thought, its thoughts first (as thinking, "**subject** description"), then the content, then
+// one function call per tool call — followed, when tool calls have a result, by a message of
+// those results (a string result is {"output": result}).
+//
+// Compaction: Gemini CLI's chat compression replaces the history with a user message holding
+// the summary (a <state_snapshot>), the model's "Got it." and the kept messages, written as a
+// $set of messages: such a $set that brings in a new summary message counts as a compaction.
+//
+// Statistics count each message id once, in its newest version. Simplifications
+// (docs/formats.md): ids are compared by a 64-bit hash; the older one-JSON-document .json form
+// is not read (Gemini CLI turns it into a .jsonl on resume).
+type geminiReader struct {
+	entries []geminiEntry            // the current message list, in order
+	pos     map[uint64]int32         // entry index of each id in the list
+	hist    map[uint64]geminiCounted // what each id counted in the statistics
+}
+
+// geminiEntry is a message of the current list: where its newest record is (a line, or a
+// message object inside a $set line) and what it yields in a context.
+type geminiEntry struct {
+	off    int64
+	size   int32
+	line   int32
+	tokens int32
+	msgs   int32
+	key    uint64
+}
+
+// geminiCounted is what a message added to the statistics, to be taken back when a newer record
+// of the same id replaces it.
+type geminiCounted struct {
+	roles                  [2]Role
+	n                      int8
+	calls, results, images int32
+	chars                  int64
+	tokens                 [2]int32
+	kind                   [2]string
+	line                   int32
+}
+
+// Gemini CLI's rule for user messages it does not send back on resume (isIgnoredUserContent).
+func geminiIgnoredUser(t string) bool {
+	return t == "" || strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?") ||
+		strings.HasPrefix(t, "<session_context>") || strings.HasPrefix(t, "<hook_context>")
+}
+
+func newGeminiReader() *geminiReader {
+	return &geminiReader{pos: map[uint64]int32{}, hist: map[uint64]geminiCounted{}}
+}
+
+func geminiKey(id string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64()
+}
+
+// geminiFields are the top-level members of a record the reader uses.
+type geminiFields struct {
+	id, typ, content, thoughts, toolCalls, tokens, set, rewind, sessionID, projectHash, messages jsonl.Value
+}
+
+func geminiFieldsOf(v jsonl.Value) geminiFields {
+	var f geminiFields
+	v.Each(func(k string, val jsonl.Value) bool {
+		switch k {
+		case "id":
+			f.id = val
+		case "type":
+			f.typ = val
+		case "content":
+			f.content = val
+		case "thoughts":
+			f.thoughts = val
+		case "toolCalls":
+			f.toolCalls = val
+		case "tokens":
+			f.tokens = val
+		case "$set":
+			f.set = val
+		case "$rewindTo":
+			f.rewind = val
+		case "sessionId":
+			f.sessionID = val
+		case "projectHash":
+			f.projectHash = val
+		case "messages":
+			f.messages = val
+		}
+		return true
+	})
+	return f
+}
+
+func (r *geminiReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+	v := jsonl.Value(doc.Raw)
+	f := geminiFieldsOf(v)
+	switch {
+	case f.rewind.IsString():
+		r.rewind(geminiKey(f.rewind.Str()))
+	case f.id.IsString():
+		r.message(l, v, f, st, false)
+	case f.set.IsObject():
+		if msgs := f.set.Get("messages"); msgs.IsArray() {
+			r.clear()
+			r.messages(l, msgs, st)
+		}
+	case f.sessionID.IsString() && f.projectHash.IsString() && f.messages.IsArray():
+		r.messages(l, f.messages, st) // the older whole-session form, on one line
+	}
+}
+
+// messages adds the message objects of a $set (or header) line.
+func (r *geminiReader) messages(l *scanLine, msgs jsonl.Value, st *Stats) {
+	compacted := false
+	msgs.Each(func(_ string, m jsonl.Value) bool {
+		if !m.IsObject() {
+			return true
+		}
+		f := geminiFieldsOf(m)
+		if f.id.IsString() && r.message(l, m, f, st, true) {
+			compacted = true
+		}
+		return true
+	})
+	if compacted {
+		st.Compactions++
+		st.addRecord(l)
+	}
+}
+
+// message records a message record v (the line, or an object inside it: sub). It reports a new
+// compression summary.
+func (r *geminiReader) message(l *scanLine, v jsonl.Value, f geminiFields, st *Stats, sub bool) (summary bool) {
+	key := geminiKey(f.id.Str())
+	ms := geminiRecordMessages(f, noText)
+	e := geminiEntry{off: l.Offset, size: int32(l.Size), line: int32(l.Num), key: key, msgs: int32(len(ms))}
+	if sub {
+		e.off, e.size = subValueSpan(l, v)
+	}
+	c := geminiCounted{n: int8(len(ms)), line: int32(l.Num)}
+	for i := range ms {
+		ms[i].Line = l.Num
+		t := ms[i].Tokens()
+		e.tokens += int32(t)
+		c.roles[i], c.tokens[i], c.kind[i] = roleConst(statsRole(&ms[i])), int32(t), dominantKind(&ms[i])
+		c.calls += int32(ms[i].ToolCalls())
+		c.results += int32(ms[i].ToolResults())
+		c.images += int32(ms[i].Images())
+		c.chars += int64(ms[i].Chars())
+	}
+	old, seen := r.hist[key]
+	if seen {
+		r.uncount(st, old)
+	}
+	r.count(st, c)
+	r.hist[key] = c
+	if p, ok := r.pos[key]; ok {
+		r.entries[p] = e
+	} else {
+		r.pos[key] = int32(len(r.entries))
+		r.entries = append(r.entries, e)
+	}
+	if f.typ.Str() == "gemini" && f.tokens.IsObject() {
+		st.countUsage(strings.Clone(f.id.Str()), geminiUsage(f.tokens), true)
+	}
+	return !seen && len(ms) > 0 && ms[0].Summary
+}
+
+func geminiUsage(t jsonl.Value) Usage {
+	var in, out, cached, thoughts int64
+	t.Each(func(k string, v jsonl.Value) bool {
+		switch k {
+		case "input":
+			in = v.Int()
+		case "output":
+			out = v.Int()
+		case "cached":
+			cached = v.Int()
+		case "thoughts":
+			thoughts = v.Int()
+		}
+		return true
+	})
+	return Usage{Input: int(max(in-cached, 0)), Output: int(out + thoughts), CacheRead: int(cached)}
+}
+
+func (r *geminiReader) count(st *Stats, c geminiCounted) {
+	for i := 0; i < int(c.n); i++ {
+		st.Messages.add(c.roles[i])
+		st.Tokens += int64(c.tokens[i])
+	}
+	st.ToolCalls += int(c.calls)
+	st.ToolResults += int(c.results)
+	st.Images += int(c.images)
+	st.Chars += c.chars
+}
+
+func (r *geminiReader) uncount(st *Stats, c geminiCounted) {
+	for i := 0; i < int(c.n); i++ {
+		st.Messages.sub(c.roles[i])
+		st.Tokens -= int64(c.tokens[i])
+	}
+	st.ToolCalls -= int(c.calls)
+	st.ToolResults -= int(c.results)
+	st.Images -= int(c.images)
+	st.Chars -= c.chars
+}
+
+// rewind removes the message with that key and every later one; all of them when it is not in
+// the list.
+func (r *geminiReader) rewind(key uint64) {
+	p, ok := r.pos[key]
+	if !ok {
+		r.clear()
+		return
+	}
+	for _, e := range r.entries[p:] {
+		delete(r.pos, e.key)
+	}
+	r.entries = r.entries[:p]
+}
+
+func (r *geminiReader) clear() {
+	r.entries = r.entries[:0]
+	clear(r.pos)
+}
+
+func (r *geminiReader) finish(st *Stats) []ref {
+	st.Format = FormatGemini
+	if st.topN > 0 {
+		for _, c := range r.hist {
+			for i := 0; i < int(c.n); i++ {
+				if c.tokens[i] > 0 {
+					st.pushTop(TopMessage{Line: int(c.line), Role: c.roles[i], Tokens: int(c.tokens[i]), Kind: c.kind[i]})
+				}
+			}
+		}
+	}
+	refs := make([]ref, 0, len(r.entries))
+	for _, e := range r.entries {
+		if e.msgs > 0 {
+			refs = append(refs, ref{off: e.off, size: e.size, line: e.line, tokens: e.tokens, msgs: e.msgs})
+		}
+	}
+	return refs
+}
+
+func (r *geminiReader) materialize(b []byte, x ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(unsafeString(b)).Raw)
+	ms := geminiRecordMessages(geminiFieldsOf(v), withText)
+	for i := range ms {
+		ms[i].Line = x.lineNum()
+	}
+	return ms, nil
+}
+
+// subValueSpan is where v, a value inside line l, is in the file. The line's Bytes lack a
+// byte-order mark that the file may have before them: the bytes it occupies beyond Bytes are
+// the mark (3) and the line end (0 to 2).
+func subValueSpan(l *scanLine, v jsonl.Value) (int64, int32) {
+	start := int64(uintptr(unsafe.Pointer(unsafe.StringData(string(v)))) - uintptr(unsafe.Pointer(unsafe.SliceData(l.Bytes))))
+	if l.Size-len(l.Bytes) >= 3 {
+		start += 3
+	}
+	return l.Offset + start, int32(len(v))
+}
+
+// geminiRecordMessages is what a message record yields in the conversation.
+func geminiRecordMessages(f geminiFields, text textMode) []Message {
+	switch f.typ.Str() {
+	case "user":
+		if geminiIgnoredUser(geminiContentPrefix(f.content)) {
+			return nil
+		}
+		m := geminiContentMessage("user", f.content, text)
+		m.Summary = geminiSummaryParts(f.content)
+		return []Message{m}
+	case "gemini":
+		return geminiModelMessages(f, text)
+	}
+	return nil
+}
+
+// geminiContentPrefix is the start of a content's text as Gemini CLI renders it to decide
+// whether to send it (partListUnionToString), leading white space trimmed.
+func geminiContentPrefix(c jsonl.Value) string {
+	var b strings.Builder
+	geminiEachPart(c, func(p jsonl.Value) {
+		if b.Len() >= 64 {
+			return
+		}
+		if p.IsString() {
+			b.WriteString(trimLeftIf(valuePrefix(p, 256), b.Len() == 0))
+			return
+		}
+		f := geminiPartOf(p)
+		switch {
+		case f.thought.Exists():
+			b.WriteString("[Thought: ")
+		case f.call.Exists():
+			b.WriteString("[Function Call: ")
+		case f.response.Exists():
+			b.WriteString("[Function Response: ")
+		case f.inline.Exists():
+			b.WriteString("[Media: ")
+		default:
+			b.WriteString(trimLeftIf(valuePrefix(f.text, 256), b.Len() == 0))
+		}
+	})
+	return strings.TrimSpace(b.String())
+}
+
+func trimLeftIf(s string, trim bool) string {
+	if trim {
+		return strings.TrimLeftFunc(s, unicode.IsSpace)
+	}
+	return s
+}
+
+func (c *RoleCounts) sub(r Role) {
+	switch r {
+	case RoleSystem:
+		c.System--
+	case RoleDeveloper:
+		c.Developer--
+	case RoleUser:
+		c.User--
+	case RoleAssistant:
+		c.Assistant--
+	case RoleTool:
+		c.Tool--
+	}
+}
+
+// geminiModelMessages is a gemini message: the model's message and the results of its calls.
+func geminiModelMessages(f geminiFields, text textMode) []Message {
+	var content jsonl.Value
+	if f.content.Exists() && f.content != `""` && !f.content.IsNull() && f.content != "false" && f.content != "0" {
+		content = f.content
+	}
+	m := geminiContentMessage("model", content, text)
+	own := false
+	for i := range m.Blocks {
+		if k := m.Blocks[i].Kind; k == BlockToolCall || k == BlockThinking {
+			own = true
+		}
+	}
+	if !own {
+		var blocks []Block
+		f.thoughts.Each(func(_ string, t jsonl.Value) bool {
+			blocks = append(blocks, geminiThought(t, text))
+			return true
+		})
+		blocks = append(blocks, m.Blocks...)
+		f.toolCalls.Each(func(_ string, tc jsonl.Value) bool {
+			blocks = append(blocks, toolCallBlockV(tc.Get("id").Str(), tc.Get("name").Str(), tc.Get("args"), text))
+			return true
+		})
+		m.Blocks = blocks
+	}
+	var out []Message
+	if len(m.Blocks) > 0 {
+		out = append(out, m)
+		if res := geminiResults(f.toolCalls, text); len(res.Blocks) > 0 {
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
+// geminiThought is a recorded thought as Gemini CLI replays it: "**subject** description".
+func geminiThought(t jsonl.Value, text textMode) Block {
+	var subject, desc jsonl.Value
+	t.Each(func(k string, v jsonl.Value) bool {
+		switch k {
+		case "subject":
+			subject = v
+		case "description":
+			desc = v
+		}
+		return true
+	})
+	if subject.IsString() && subject != `""` {
+		pt := piText{text: text.on(), noCount: text == searchText}
+		pt.lit("**")
+		pt.val(subject)
+		pt.lit("** ")
+		pt.val(desc)
+		b := pt.block()
+		b.Kind = BlockThinking
+		return b
+	}
+	return textBlockV(BlockThinking, desc, text)
+}
+
+// geminiResults is the message of the tool calls' results: a string result is
+// {"output": result}, an array its parts, an object the part itself.
+func geminiResults(calls jsonl.Value, text textMode) Message {
+	m := Message{Role: RoleUser}
+	calls.Each(func(_ string, tc jsonl.Value) bool {
+		var id, name, res jsonl.Value
+		tc.Each(func(k string, v jsonl.Value) bool {
+			switch k {
+			case "id":
+				id = v
+			case "name":
+				name = v
+			case "result":
+				res = v
+			}
+			return true
+		})
+		switch {
+		case res.IsString() && res != `""`:
+			b := contentResultV(res, text)
+			b.ID, b.Name = id.Str(), name.Str()
+			m.Blocks = append(m.Blocks, b)
+		case res.IsArray():
+			res.Each(func(_ string, p jsonl.Value) bool {
+				m.Blocks = append(m.Blocks, geminiPartBlock(p, text))
+				return true
+			})
+		case res.IsObject():
+			m.Blocks = append(m.Blocks, geminiPartBlock(res, text))
+		}
+		return true
+	})
+	if len(m.Blocks) > 0 && m.ToolResults() == len(m.Blocks) {
+		m.Role = RoleTool
+	}
+	return m
+}
