@@ -33,10 +33,10 @@ func moreAgent(t *testing.T, agent string) *agentcheck.AgentHome {
 }
 
 // agentSession has the agent write a session: a prompt answered with a tool call, then two
-// turns resumed by id. It returns the session file.
-func agentSession(t *testing.T, h *agentcheck.AgentHome) string {
+// turns resumed by id; pad is added to each prompt. It returns the session file.
+func agentSession(t *testing.T, h *agentcheck.AgentHome, pad string) string {
 	t.Helper()
-	if err := h.Prompt("", "Look at the project "+agentcheck.ToolWord); err != nil {
+	if err := h.Prompt("", "Look at the project "+agentcheck.ToolWord+pad); err != nil {
 		t.Fatal(err)
 	}
 	files := h.Sessions()
@@ -48,7 +48,7 @@ func agentSession(t *testing.T, h *agentcheck.AgentHome) string {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"Second question", "Third question"} {
-		if err := h.Prompt(id, p); err != nil {
+		if err := h.Prompt(id, p+pad); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -108,7 +108,7 @@ func agreesOnResume(t *testing.T, agent string, path string) []agentcheck.Turn {
 
 func TestAgentGeminiSession(t *testing.T) {
 	h := moreAgent(t, agentcheck.Gemini)
-	path := agentSession(t, h)
+	path := agentSession(t, h, "")
 	st := statsOf(t, path)
 	t.Logf("%+v", st)
 	// Three prompts; the model's call, its "Done." and two "OK"; the call's result is held by the
@@ -127,7 +127,7 @@ func TestAgentGeminiSession(t *testing.T) {
 
 func TestAgentQwenSession(t *testing.T) {
 	h := moreAgent(t, agentcheck.Qwen)
-	path := agentSession(t, h)
+	path := agentSession(t, h, "")
 	st := statsOf(t, path)
 	t.Logf("%+v", st)
 	if st.Format != "qwen-code" || st.Messages.User != 3 || st.Messages.Assistant != 4 || st.ToolCalls != 1 ||
@@ -149,3 +149,47 @@ func copyTo(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// agentCompaction: ctxc compacts a session the agent wrote (its prompts padded so that there is
+// a middle to summarize), in place and into a new session (-o); the agent resumes the summary
+// and the tail, fewer turns than before, and `ctxc load` agrees with it.
+func agentCompaction(t *testing.T, agent string) {
+	h := moreAgent(t, agent)
+	pad := "\n\nNotes for this step: " + strings.Repeat("the build must stay green; ", 60)
+	path := agentSession(t, h, pad)
+	full := agreesOnResume(t, agent, path)
+	for _, mode := range []string{"in-place", "new-session"} {
+		t.Run(mode, func(t *testing.T) {
+			dir := t.TempDir()
+			var extra []string
+			if mode == "new-session" {
+				extra = []string{"-o", filepath.Join(dir, "new.jsonl")}
+			}
+			before, _ := os.ReadFile(path)
+			cp, res, ok := compactCopy(t, dir, path, extra...)
+			if !ok {
+				t.Fatalf("not compacted: %v", res)
+			}
+			target := cp
+			if mode == "new-session" {
+				target = filepath.Join(dir, "new.jsonl")
+			} else if got, _ := os.ReadFile(cp); !strings.HasPrefix(string(got), string(before)) {
+				t.Error("the bytes before the append changed")
+			}
+			if st := statsOf(t, target); st.Compactions != 1 {
+				t.Errorf("stats after compaction: %+v", st)
+			}
+			got := agreesOnResume(t, agent, target)
+			if summaryTurn(got) < 0 {
+				t.Errorf("%s does not send ctxc's summary: %v", agent, got)
+			}
+			if len(got) >= len(full) {
+				t.Errorf("%s resumes %d turns after compaction, %d before", agent, len(got), len(full))
+			}
+		})
+	}
+}
+
+func TestAgentGeminiCompaction(t *testing.T) { agentCompaction(t, agentcheck.Gemini) }
+
+func TestAgentQwenCompaction(t *testing.T) { agentCompaction(t, agentcheck.Qwen) }

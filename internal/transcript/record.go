@@ -57,6 +57,10 @@ func decodeRecord(f Format, line []byte, num int, own bool) (rec Record, ok bool
 		rec = codexRecord(v)
 	case FormatPi:
 		rec = piRecord(v)
+	case FormatGemini:
+		rec = geminiRecord(v)
+	case FormatQwen:
+		rec = qwenRecord(v)
 	default:
 		rec = genericRecord(doc)
 	}

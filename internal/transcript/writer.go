@@ -58,12 +58,18 @@ func WriterFor(f Format, output string) Writer {
 		return codexWriter{}
 	case FormatPi:
 		return piWriter{}
+	case FormatGemini:
+		return geminiWriter{}
+	case FormatQwen:
+		return qwenWriter{}
 	}
 	return markerWriter{source: f}
 }
 
 // Native reports whether compaction of this format writes the agent's own records.
-func (f Format) Native() bool { return f == FormatClaude || f == FormatCodex || f == FormatPi }
+func (f Format) Native() bool {
+	return f == FormatClaude || f == FormatCodex || f == FormatPi || f == FormatGemini || f == FormatQwen
+}
 
 // Source reads records of the file being compacted back by line number, for writers that copy
 // them.
