@@ -193,3 +193,27 @@ func agentCompaction(t *testing.T, agent string) {
 func TestAgentGeminiCompaction(t *testing.T) { agentCompaction(t, agentcheck.Gemini) }
 
 func TestAgentQwenCompaction(t *testing.T) { agentCompaction(t, agentcheck.Qwen) }
+
+// agentOwnCompaction: the agent, told by the fake that its context is nearly full, compacts on
+// its own; ctxc reads that compaction (stats count it, the summary leads the context) and loads
+// what the agent resumes.
+func agentOwnCompaction(t *testing.T, agent string) {
+	h := moreAgent(t, agent)
+	h.Fake.InputTokens = 900_000
+	h.Fake.Calls = 4
+	path := agentSession(t, h, "")
+	st := statsOf(t, path)
+	if st.Compactions < 1 {
+		t.Fatalf("%s did not compact (or ctxc did not see it): %+v", agent, st)
+	}
+	want := loadAs(t, agent, path)
+	if len(want) == 0 || !strings.Contains(want[0].String(), "state_snapshot") {
+		t.Errorf("the context does not start with %s's summary: %v", agent, want)
+	}
+	agreesOnResume(t, agent, path)
+	if os.Getenv("CTXC_KEEP_AGENT_SESSIONS") != "" {
+		copyTo(t, path, filepath.Join(os.Getenv("CTXC_KEEP_AGENT_SESSIONS"), "own-"+agent+"-"+filepath.Base(path)))
+	}
+}
+
+func TestAgentQwenOwnCompaction(t *testing.T) { agentOwnCompaction(t, agentcheck.Qwen) }

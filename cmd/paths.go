@@ -53,7 +53,7 @@ func expandPaths(args []string, errOut io.Writer) ([]string, error) {
 			if err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
-			if !d.IsDir() && strings.HasSuffix(d.Name(), ".jsonl") && d.Type().IsRegular() {
+			if !d.IsDir() && strings.HasSuffix(d.Name(), ".jsonl") && d.Type().IsRegular() && !agentAside(p) {
 				found = append(found, p)
 			}
 			return nil
@@ -68,6 +68,19 @@ func expandPaths(args []string, errOut io.Writer) ([]string, error) {
 		out = append(out, found...)
 	}
 	return out, nil
+}
+
+// agentAside: a JSONL file an agent keeps beside its sessions (Qwen Code's usage logs under
+// ~/.qwen; Gemini CLI's sessions are ~/.gemini/tmp/<project>/chats/*.jsonl, Qwen Code's
+// ~/.qwen/projects/<project>/chats/*.jsonl), which a directory argument leaves out.
+func agentAside(p string) bool {
+	p = filepath.ToSlash(p)
+	for _, home := range []string{"/.gemini/", "/.qwen/"} {
+		if i := strings.LastIndex(p, home); i >= 0 && !strings.Contains(p[i:], "/chats/") {
+			return true
+		}
+	}
+	return false
 }
 
 // readPathList reads one path per line (for `find ... | ctxc compact --from -`).

@@ -17,7 +17,8 @@ import (
 // conversation it is sent, so that an agent run offline writes a real session file. The answer
 // rule: when the conversation ends with a tool result, a short text ("Done."); when the last user
 // text contains ToolWord and the agent declared a tool named Tool, a call of that tool with Args;
-// otherwise "OK". Requests that are not the agent's turn (a JSON-schema request for a title or a
+// when it asks for a <state_snapshot> (the agent's own compression), SnapshotReply; otherwise
+// "OK". Requests that are not the agent's turn (a JSON-schema request for a title or a
 // check) are answered with the text "{}" so that the agent moves on.
 type FakeAPI struct {
 	URL  string
@@ -25,12 +26,19 @@ type FakeAPI struct {
 	Args map[string]any // its arguments
 	// InputTokens is the prompt usage each answer reports (0: 100).
 	InputTokens int
+	// Calls is how many tool results a conversation asked for a call gets before the fake
+	// answers "Done." (0: 1).
+	Calls int
 
 	srv  *http.Server
 	ln   net.Listener
 	mu   sync.Mutex
 	reqs []Request
 }
+
+// SnapshotReply is the fake's answer to an agent's own compression request (Gemini CLI and Qwen
+// Code ask for a <state_snapshot>).
+const SnapshotReply = "<state_snapshot>The user looked at the project and asked two questions.</state_snapshot>"
 
 // ToolWord in a user prompt asks the fake for a tool call.
 const ToolWord = "[use the tool]"
@@ -105,13 +113,15 @@ type answer struct {
 // decide applies the answer rule to a conversation: lastResult says it ends with a tool result,
 // lastUser is the last user text, tools the declared tool names, schema that a JSON answer is
 // asked for.
-func (f *FakeAPI) decide(lastResult bool, lastUser string, tools []string, schema bool) answer {
+func (f *FakeAPI) decide(lastResult bool, results int, lastUser string, tools []string, schema bool) answer {
 	switch {
 	case schema:
 		return answer{text: "{}"}
-	case lastResult:
+	case lastResult && results >= max(f.Calls, 1):
 		return answer{text: "Done."}
-	case strings.Contains(lastUser, ToolWord):
+	case strings.Contains(lastUser, "<state_snapshot>"):
+		return answer{text: SnapshotReply}
+	case strings.Contains(lastUser, ToolWord) || lastResult:
 		for _, t := range tools {
 			if t == f.Tool {
 				return answer{call: true}
@@ -153,7 +163,7 @@ func (f *FakeAPI) geminiAnswer(body []byte) answer {
 	})
 	schema := req.Get("generationConfig.responseMimeType").Str == "application/json" ||
 		req.Get("generationConfig.responseJsonSchema").Exists() || req.Get("generationConfig.responseSchema").Exists()
-	return f.decide(lastResult, lastUser, tools, schema)
+	return f.decide(lastResult, strings.Count(req.Get("contents").Raw, `"functionResponse"`), lastUser, tools, schema)
 }
 
 func (f *FakeAPI) geminiResponse(body []byte) map[string]any {
@@ -205,7 +215,13 @@ func (f *FakeAPI) chatAnswer(body []byte) answer {
 	var tools []string
 	req.Get("tools.#.function.name").ForEach(func(_, v gjson.Result) bool { tools = append(tools, v.Str); return true })
 	schema := req.Get("response_format").Exists()
-	return f.decide(lastResult, lastUser, tools, schema)
+	results := 0
+	for _, m := range msgs {
+		if m.Get("role").Str == "tool" {
+			results++
+		}
+	}
+	return f.decide(lastResult, results, lastUser, tools, schema)
 }
 
 // chat answers Chat Completions, streamed (SSE chunks) or not.

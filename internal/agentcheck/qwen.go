@@ -55,7 +55,8 @@ func qwenInjected(text string) bool {
 }
 
 // qwenRequestTurns reduces a Chat Completions request of Qwen Code: its system prompt and the
-// parts it injects are left out.
+// parts it injects are left out. Qwen Code joins adjacent user contents into one message of
+// several parts: each text part is a part of the turn (as ctxc's messages are once merged).
 func qwenRequestTurns(body []byte) ([]Turn, error) {
 	var req struct {
 		Messages []chatMessage `json:"messages"`
@@ -71,7 +72,24 @@ func qwenRequestTurns(body []byte) ([]Turn, error) {
 		m.Content = withoutInjected(m.Content)
 		ms = append(ms, m)
 	}
-	return dropPrompt(chatTurns(ms)), nil
+	var out []Turn
+	for _, m := range ms {
+		var blocks []contentBlock
+		if m.Role != "user" || json.Unmarshal(m.Content, &blocks) != nil {
+			for _, t := range chatTurns([]chatMessage{m}) {
+				out = appendTurn(out, t)
+			}
+			continue
+		}
+		var parts []string
+		for _, b := range blocks {
+			if t := strings.TrimSpace(b.Text); b.Type == "text" && t != "" {
+				parts = append(parts, "text:"+t)
+			}
+		}
+		out = appendTurn(out, Turn{Role: "user", Parts: parts})
+	}
+	return dropPrompt(out), nil
 }
 
 // withoutInjected drops Qwen Code's injected text parts from a content.
