@@ -61,13 +61,33 @@ type geminiEntry struct {
 // geminiCounted is what a message added to the statistics, to be taken back when a newer record
 // of the same id replaces it.
 type geminiCounted struct {
-	roles                  [2]Role
-	n                      int8
-	calls, results, images int32
 	chars                  int64
+	calls, results, images int32
 	tokens                 [2]int32
-	kind                   [2]string
 	line                   int32
+	roles, kinds           [2]uint8 // indexes into geminiRoles, BlockKinds
+	n                      int8
+}
+
+var geminiRoles = [...]Role{RoleUser, RoleAssistant, RoleTool, RoleSystem, RoleDeveloper}
+
+func geminiRoleIndex(r Role) uint8 {
+	for i, x := range geminiRoles {
+		if x == r {
+			return uint8(i)
+		}
+	}
+	return 0
+}
+
+// geminiKindIndex is the BlockKind whose name dominantKind gave.
+func geminiKindIndex(k string) uint8 {
+	for b := BlockText; b <= BlockOpaque; b++ {
+		if b.String() == k {
+			return uint8(b)
+		}
+	}
+	return uint8(BlockOpaque)
 }
 
 // Gemini CLI's rule for user messages it does not send back on resume (isIgnoredUserContent).
@@ -174,7 +194,7 @@ func (r *geminiReader) message(l *scanLine, v jsonl.Value, f geminiFields, st *S
 		ms[i].Line = l.Num
 		t := ms[i].Tokens()
 		e.tokens += int32(t)
-		c.roles[i], c.tokens[i], c.kind[i] = roleConst(statsRole(&ms[i])), int32(t), dominantKind(&ms[i])
+		c.roles[i], c.tokens[i], c.kinds[i] = geminiRoleIndex(statsRole(&ms[i])), int32(t), geminiKindIndex(dominantKind(&ms[i]))
 		c.calls += int32(ms[i].ToolCalls())
 		c.results += int32(ms[i].ToolResults())
 		c.images += int32(ms[i].Images())
@@ -218,7 +238,7 @@ func geminiUsage(t jsonl.Value) Usage {
 
 func (r *geminiReader) count(st *Stats, c geminiCounted) {
 	for i := 0; i < int(c.n); i++ {
-		st.Messages.add(c.roles[i])
+		st.Messages.add(geminiRoles[c.roles[i]])
 		st.Tokens += int64(c.tokens[i])
 	}
 	st.ToolCalls += int(c.calls)
@@ -229,7 +249,7 @@ func (r *geminiReader) count(st *Stats, c geminiCounted) {
 
 func (r *geminiReader) uncount(st *Stats, c geminiCounted) {
 	for i := 0; i < int(c.n); i++ {
-		st.Messages.sub(c.roles[i])
+		st.Messages.sub(geminiRoles[c.roles[i]])
 		st.Tokens -= int64(c.tokens[i])
 	}
 	st.ToolCalls -= int(c.calls)
@@ -263,7 +283,7 @@ func (r *geminiReader) finish(st *Stats) []ref {
 		for _, c := range r.hist {
 			for i := 0; i < int(c.n); i++ {
 				if c.tokens[i] > 0 {
-					st.pushTop(TopMessage{Line: int(c.line), Role: c.roles[i], Tokens: int(c.tokens[i]), Kind: c.kind[i]})
+					st.pushTop(TopMessage{Line: int(c.line), Role: geminiRoles[c.roles[i]], Tokens: int(c.tokens[i]), Kind: BlockKind(c.kinds[i]).String()})
 				}
 			}
 		}
