@@ -200,7 +200,6 @@ func TestAgentQwenCompaction(t *testing.T) { agentCompaction(t, agentcheck.Qwen)
 func agentOwnCompaction(t *testing.T, agent string) {
 	h := moreAgent(t, agent)
 	h.Fake.InputTokens = 900_000
-	h.Fake.Calls = 4
 	path := agentSession(t, h, "")
 	st := statsOf(t, path)
 	if st.Compactions < 1 {

@@ -43,8 +43,7 @@ import (
 // is not read (Gemini CLI turns it into a .jsonl on resume).
 type geminiReader struct {
 	entries []geminiEntry            // the current message list, in order
-	pos     map[uint64]int32         // entry index of each id in the list
-	hist    map[uint64]geminiCounted // what each id counted in the statistics
+	hist    map[uint64]geminiCounted // each id: what it counted in the statistics, its entry
 }
 
 // geminiEntry is a message of the current list: where its newest record is (a line, or a
@@ -65,8 +64,10 @@ type geminiCounted struct {
 	calls, results, images int32
 	tokens                 [2]int32
 	line                   int32
+	pos                    int32    // its entry in the current list, -1 when not in it
 	roles, kinds           [2]uint8 // indexes into geminiRoles, BlockKinds
 	n                      int8
+	usage                  bool // its usage is counted (once per id)
 }
 
 var geminiRoles = [...]Role{RoleUser, RoleAssistant, RoleTool, RoleSystem, RoleDeveloper}
@@ -97,7 +98,7 @@ func geminiIgnoredUser(t string) bool {
 }
 
 func newGeminiReader() *geminiReader {
-	return &geminiReader{pos: map[uint64]int32{}, hist: map[uint64]geminiCounted{}}
+	return &geminiReader{hist: map[uint64]geminiCounted{}}
 }
 
 func geminiKey(id string) uint64 {
@@ -205,16 +206,24 @@ func (r *geminiReader) message(l *scanLine, v jsonl.Value, f geminiFields, st *S
 		r.uncount(st, old)
 	}
 	r.count(st, c)
-	r.hist[key] = c
-	if p, ok := r.pos[key]; ok {
-		r.entries[p] = e
+	if seen && old.pos >= 0 {
+		c.pos = old.pos
+		r.entries[c.pos] = e
 	} else {
-		r.pos[key] = int32(len(r.entries))
+		c.pos = int32(len(r.entries))
 		r.entries = append(r.entries, e)
 	}
+	c.usage = seen && old.usage
 	if f.typ.Str() == "gemini" && f.tokens.IsObject() {
-		st.countUsage(strings.Clone(f.id.Str()), geminiUsage(f.tokens), true)
+		u := geminiUsage(f.tokens)
+		if c.usage {
+			st.Usage.LastContext = u.Input + u.CacheRead + u.CacheWrite // a response counted once
+		} else {
+			st.countUsage("", u, true)
+			c.usage = true
+		}
 	}
+	r.hist[key] = c
 	return !seen && len(ms) > 0 && ms[0].Summary
 }
 
@@ -261,20 +270,24 @@ func (r *geminiReader) uncount(st *Stats, c geminiCounted) {
 // rewind removes the message with that key and every later one; all of them when it is not in
 // the list.
 func (r *geminiReader) rewind(key uint64) {
-	p, ok := r.pos[key]
-	if !ok {
+	c, ok := r.hist[key]
+	if !ok || c.pos < 0 {
 		r.clear()
 		return
 	}
-	for _, e := range r.entries[p:] {
-		delete(r.pos, e.key)
-	}
-	r.entries = r.entries[:p]
+	r.drop(c.pos)
 }
 
-func (r *geminiReader) clear() {
-	r.entries = r.entries[:0]
-	clear(r.pos)
+func (r *geminiReader) clear() { r.drop(0) }
+
+// drop removes the entries from p on.
+func (r *geminiReader) drop(p int32) {
+	for _, e := range r.entries[p:] {
+		c := r.hist[e.key]
+		c.pos = -1
+		r.hist[e.key] = c
+	}
+	r.entries = r.entries[:p]
 }
 
 func (r *geminiReader) finish(st *Stats) []ref {
@@ -384,6 +397,33 @@ func (c *RoleCounts) sub(r Role) {
 	}
 }
 
+// geminiCall is a recorded tool call's members.
+type geminiCall struct{ id, name, args, result jsonl.Value }
+
+// geminiCalls reads the tool calls in one walk (each holds its result, often the larger part).
+func geminiCalls(calls jsonl.Value) []geminiCall {
+	var out []geminiCall
+	calls.Each(func(_ string, tc jsonl.Value) bool {
+		var c geminiCall
+		tc.Each(func(k string, v jsonl.Value) bool {
+			switch k {
+			case "id":
+				c.id = v
+			case "name":
+				c.name = v
+			case "args":
+				c.args = v
+			case "result":
+				c.result = v
+			}
+			return true
+		})
+		out = append(out, c)
+		return true
+	})
+	return out
+}
+
 // geminiModelMessages is a gemini message: the model's message and the results of its calls.
 func geminiModelMessages(f geminiFields, text textMode) []Message {
 	var content jsonl.Value
@@ -391,6 +431,7 @@ func geminiModelMessages(f geminiFields, text textMode) []Message {
 		content = f.content
 	}
 	m := geminiContentMessage("model", content, text)
+	calls := geminiCalls(f.toolCalls)
 	own := false
 	for i := range m.Blocks {
 		if k := m.Blocks[i].Kind; k == BlockToolCall || k == BlockThinking {
@@ -404,16 +445,15 @@ func geminiModelMessages(f geminiFields, text textMode) []Message {
 			return true
 		})
 		blocks = append(blocks, m.Blocks...)
-		f.toolCalls.Each(func(_ string, tc jsonl.Value) bool {
-			blocks = append(blocks, toolCallBlockV(tc.Get("id").Str(), tc.Get("name").Str(), tc.Get("args"), text))
-			return true
-		})
+		for _, c := range calls {
+			blocks = append(blocks, toolCallBlockV(c.id.Str(), c.name.Str(), c.args, text))
+		}
 		m.Blocks = blocks
 	}
 	var out []Message
 	if len(m.Blocks) > 0 {
 		out = append(out, m)
-		if res := geminiResults(f.toolCalls, text); len(res.Blocks) > 0 {
+		if res := geminiResults(calls, text); len(res.Blocks) > 0 {
 			out = append(out, res)
 		}
 	}
@@ -447,25 +487,13 @@ func geminiThought(t jsonl.Value, text textMode) Block {
 
 // geminiResults is the message of the tool calls' results: a string result is
 // {"output": result}, an array its parts, an object the part itself.
-func geminiResults(calls jsonl.Value, text textMode) Message {
+func geminiResults(calls []geminiCall, text textMode) Message {
 	m := Message{Role: RoleUser}
-	calls.Each(func(_ string, tc jsonl.Value) bool {
-		var id, name, res jsonl.Value
-		tc.Each(func(k string, v jsonl.Value) bool {
-			switch k {
-			case "id":
-				id = v
-			case "name":
-				name = v
-			case "result":
-				res = v
-			}
-			return true
-		})
-		switch {
+	for _, c := range calls {
+		switch res := c.result; {
 		case res.IsString() && res != `""`:
 			b := contentResultV(res, text)
-			b.ID, b.Name = id.Str(), name.Str()
+			b.ID, b.Name = c.id.Str(), c.name.Str()
 			m.Blocks = append(m.Blocks, b)
 		case res.IsArray():
 			res.Each(func(_ string, p jsonl.Value) bool {
@@ -475,8 +503,7 @@ func geminiResults(calls jsonl.Value, text textMode) Message {
 		case res.IsObject():
 			m.Blocks = append(m.Blocks, geminiPartBlock(res, text))
 		}
-		return true
-	})
+	}
 	if len(m.Blocks) > 0 && m.ToolResults() == len(m.Blocks) {
 		m.Role = RoleTool
 	}

@@ -108,9 +108,23 @@ func geminiResponseBlock(r jsonl.Value, text textMode) Block {
 	})
 	out, isErr := resp, false
 	if resp.IsObject() {
-		if o := resp.Get("output"); o.IsString() {
+		var o, e jsonl.Value
+		resp.Each(func(k string, v jsonl.Value) bool {
+			switch k {
+			case "output":
+				if o == "" {
+					o = v
+				}
+			case "error":
+				if e == "" {
+					e = v
+				}
+			}
+			return true
+		})
+		if o.IsString() {
 			out = o
-		} else if e := resp.Get("error"); e.Exists() {
+		} else if e.Exists() {
 			out, isErr = e, true
 		}
 	}
