@@ -24,11 +24,11 @@ type FakeAPI struct {
 	URL  string
 	Tool string         // the tool to call, by its declared name
 	Args map[string]any // its arguments
-	// InputTokens is the prompt usage each answer reports (0: 100).
-	InputTokens int
 	// Calls is how many tool results a conversation asked for a call gets before the fake
 	// answers "Done." (0: 1).
 	Calls int
+
+	inputTokens int // the prompt usage each answer reports (0: 100): SetInputTokens
 
 	srv  *http.Server
 	ln   net.Listener
@@ -131,9 +131,19 @@ func (f *FakeAPI) decide(lastResult bool, results int, lastUser string, tools []
 	return answer{text: "OK"}
 }
 
+// SetInputTokens sets the prompt usage the answers report from now on (an agent that sees a
+// context near its window compacts it).
+func (f *FakeAPI) SetInputTokens(n int) {
+	f.mu.Lock()
+	f.inputTokens = n
+	f.mu.Unlock()
+}
+
 func (f *FakeAPI) usage() int {
-	if f.InputTokens > 0 {
-		return f.InputTokens
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.inputTokens > 0 {
+		return f.inputTokens
 	}
 	return 100
 }

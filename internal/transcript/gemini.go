@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"hash/fnv"
+	"slices"
 	"strings"
 	"unicode"
 	"unsafe"
@@ -145,6 +146,10 @@ func geminiFieldsOf(v jsonl.Value) geminiFields {
 }
 
 func (r *geminiReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+	if l.pre != nil && l.pre.gemini != nil {
+		r.apply(l, l.pre.gemini, l.Offset, int32(l.Size), st)
+		return
+	}
 	v := jsonl.Value(doc.Raw)
 	f := geminiFieldsOf(v)
 	switch {
@@ -181,27 +186,63 @@ func (r *geminiReader) messages(l *scanLine, msgs jsonl.Value, st *Stats) {
 	}
 }
 
+// geminiPre is what a message record adds, from the record alone: a range worker computes it
+// ahead of the reader (preparse), which then only applies it.
+type geminiPre struct {
+	key      uint64
+	c        geminiCounted
+	tokens   int32 // of the messages it yields in a context
+	summary  bool  // it opens with a compression summary
+	hasUsage bool
+	usage    Usage
+}
+
+// geminiWalk reads a message record.
+func geminiWalk(f geminiFields) *geminiPre {
+	p := &geminiPre{key: geminiKey(f.id.Str())}
+	ms := geminiRecordMessages(f, noText)
+	p.c.n = int8(len(ms))
+	for i := range ms {
+		t := ms[i].Tokens()
+		p.tokens += int32(t)
+		p.c.roles[i], p.c.tokens[i], p.c.kinds[i] = geminiRoleIndex(statsRole(&ms[i])), int32(t), geminiKindIndex(dominantKind(&ms[i]))
+		p.c.calls += int32(ms[i].ToolCalls())
+		p.c.results += int32(ms[i].ToolResults())
+		p.c.images += int32(ms[i].Images())
+		p.c.chars += int64(ms[i].Chars())
+	}
+	p.summary = len(ms) > 0 && ms[0].Summary
+	if f.typ.Str() == "gemini" && f.tokens.IsObject() {
+		p.hasUsage, p.usage = true, geminiUsage(f.tokens)
+	}
+	return p
+}
+
+// preparseGemini walks a message line ahead of the reader (nil for other lines).
+func preparseGemini(l *scanLine) *geminiPre {
+	f := geminiFieldsOf(jsonl.Value(gjson.Parse(unsafeString(l.Bytes)).Raw))
+	if f.rewind.IsString() || !f.id.IsString() {
+		return nil
+	}
+	return geminiWalk(f)
+}
+
 // message records a message record v (the line, or an object inside it: sub). It reports a new
 // compression summary.
 func (r *geminiReader) message(l *scanLine, v jsonl.Value, f geminiFields, st *Stats, sub bool) (summary bool) {
-	key := geminiKey(f.id.Str())
-	ms := geminiRecordMessages(f, noText)
-	e := geminiEntry{off: l.Offset, size: int32(l.Size), line: int32(l.Num), key: key, msgs: int32(len(ms))}
+	off, size := l.Offset, int32(l.Size)
 	if sub {
-		e.off, e.size = subValueSpan(l, v)
+		off, size = subValueSpan(l, v)
 	}
-	c := geminiCounted{n: int8(len(ms)), line: int32(l.Num)}
-	for i := range ms {
-		ms[i].Line = l.Num
-		t := ms[i].Tokens()
-		e.tokens += int32(t)
-		c.roles[i], c.tokens[i], c.kinds[i] = geminiRoleIndex(statsRole(&ms[i])), int32(t), geminiKindIndex(dominantKind(&ms[i]))
-		c.calls += int32(ms[i].ToolCalls())
-		c.results += int32(ms[i].ToolResults())
-		c.images += int32(ms[i].Images())
-		c.chars += int64(ms[i].Chars())
-	}
-	old, seen := r.hist[key]
+	return r.apply(l, geminiWalk(f), off, size, st)
+}
+
+// apply puts a walked message record at off (size bytes) into the list and the statistics.
+func (r *geminiReader) apply(l *scanLine, p *geminiPre, off int64, size int32, st *Stats) (summary bool) {
+	e := geminiEntry{off: off, size: size, line: int32(l.Num), key: p.key, msgs: int32(p.c.n), tokens: p.tokens}
+	c := p.c
+	c.line = int32(l.Num)
+	old, seen := r.hist[p.key]
 	if seen {
 		r.uncount(st, old)
 	}
@@ -214,8 +255,8 @@ func (r *geminiReader) message(l *scanLine, v jsonl.Value, f geminiFields, st *S
 		r.entries = append(r.entries, e)
 	}
 	c.usage = seen && old.usage
-	if f.typ.Str() == "gemini" && f.tokens.IsObject() {
-		u := geminiUsage(f.tokens)
+	if p.hasUsage {
+		u := p.usage
 		if c.usage {
 			st.Usage.LastContext = u.Input + u.CacheRead + u.CacheWrite // a response counted once
 		} else {
@@ -223,8 +264,8 @@ func (r *geminiReader) message(l *scanLine, v jsonl.Value, f geminiFields, st *S
 			c.usage = true
 		}
 	}
-	r.hist[key] = c
-	return !seen && len(ms) > 0 && ms[0].Summary
+	r.hist[p.key] = c
+	return !seen && p.summary
 }
 
 func geminiUsage(t jsonl.Value) Usage {
@@ -293,12 +334,25 @@ func (r *geminiReader) drop(p int32) {
 func (r *geminiReader) finish(st *Stats) []ref {
 	st.Format = FormatGemini
 	if st.topN > 0 {
+		var top []TopMessage
 		for _, c := range r.hist {
 			for i := 0; i < int(c.n); i++ {
 				if c.tokens[i] > 0 {
-					st.pushTop(TopMessage{Line: int(c.line), Role: geminiRoles[c.roles[i]], Tokens: int(c.tokens[i]), Kind: BlockKind(c.kinds[i]).String()})
+					top = append(top, TopMessage{Line: int(c.line), Role: geminiRoles[c.roles[i]], Tokens: int(c.tokens[i]), Kind: BlockKind(c.kinds[i]).String()})
 				}
 			}
+		}
+		slices.SortFunc(top, func(a, b TopMessage) int { // in file order, as other readers push them
+			if a.Line != b.Line {
+				return a.Line - b.Line
+			}
+			if a.Tokens != b.Tokens {
+				return a.Tokens - b.Tokens
+			}
+			return strings.Compare(string(a.Role)+a.Kind, string(b.Role)+b.Kind)
+		})
+		for _, t := range top {
+			st.pushTop(t)
 		}
 	}
 	refs := make([]ref, 0, len(r.entries))
