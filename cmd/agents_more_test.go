@@ -33,9 +33,8 @@ func moreAgent(t *testing.T, agent string) *agentcheck.AgentHome {
 }
 
 // agentSession has the agent write a session: a prompt answered with a tool call, then two
-// turns resumed by id; pad is added to each prompt; then, when not nil, runs after the first
-// prompt. It returns the session file.
-func agentSession(t *testing.T, h *agentcheck.AgentHome, pad string, then ...func()) string {
+// turns resumed by id; pad is added to each prompt. It returns the session file.
+func agentSession(t *testing.T, h *agentcheck.AgentHome, pad string) string {
 	t.Helper()
 	if err := h.Prompt("", "Look at the project "+agentcheck.ToolWord+pad); err != nil {
 		t.Fatal(err)
@@ -47,9 +46,6 @@ func agentSession(t *testing.T, h *agentcheck.AgentHome, pad string, then ...fun
 	id, err := agentcheck.SessionID(files[0])
 	if err != nil {
 		t.Fatal(err)
-	}
-	for _, fn := range then {
-		fn()
 	}
 	for _, p := range []string{"Second question", "Third question"} {
 		if err := h.Prompt(id, p+pad); err != nil {
@@ -198,14 +194,14 @@ func TestAgentGeminiCompaction(t *testing.T) { agentCompaction(t, agentcheck.Gem
 
 func TestAgentQwenCompaction(t *testing.T) { agentCompaction(t, agentcheck.Qwen) }
 
-// agentOwnCompaction: the agent, told by the fake in its first run that its context is nearly
-// full, compacts on its own; ctxc reads that compaction (stats count it, the summary leads the
-// context) and loads what the agent resumes. The later runs report a small context (a resume
-// that starts from a full one compacts again before it sends anything).
+// agentOwnCompaction: the agent, told by the fake that its context is nearly full, compacts on
+// its own; ctxc reads that compaction (stats count it, the summary leads the context) and loads
+// what the agent resumes. Once it has answered the compression request the fake reports a small
+// context (a resume that starts from a full one compacts again before it sends anything).
 func agentOwnCompaction(t *testing.T, agent string) {
 	h := moreAgent(t, agent)
 	h.Fake.SetInputTokens(900_000)
-	path := agentSession(t, h, "", func() { h.Fake.SetInputTokens(100) })
+	path := agentSession(t, h, "")
 	st := statsOf(t, path)
 	if st.Compactions < 1 {
 		t.Fatalf("%s did not compact (or ctxc did not see it): %+v", agent, st)

@@ -28,7 +28,8 @@ type FakeAPI struct {
 	// answers "Done." (0: 1).
 	Calls int
 
-	inputTokens int // the prompt usage each answer reports (0: 100): SetInputTokens
+	inputTokens int  // the prompt usage each answer reports (0: 100): SetInputTokens
+	compacted   bool // the fake answered an agent's compression request: usage 100 from then on
 
 	srv  *http.Server
 	ln   net.Listener
@@ -120,6 +121,9 @@ func (f *FakeAPI) decide(lastResult bool, results int, lastUser string, tools []
 	case lastResult && results >= max(f.Calls, 1):
 		return answer{text: "Done."}
 	case strings.Contains(lastUser, "<state_snapshot>"):
+		f.mu.Lock()
+		f.compacted = true // the context the agent goes on with is its summary
+		f.mu.Unlock()
 		return answer{text: SnapshotReply}
 	case strings.Contains(lastUser, ToolWord) || lastResult:
 		for _, t := range tools {
@@ -142,7 +146,7 @@ func (f *FakeAPI) SetInputTokens(n int) {
 func (f *FakeAPI) usage() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.inputTokens > 0 {
+	if f.inputTokens > 0 && !f.compacted {
 		return f.inputTokens
 	}
 	return 100
