@@ -29,7 +29,8 @@ type FakeAPI struct {
 	Calls int
 
 	inputTokens int  // the prompt usage each answer reports (0: 100): SetInputTokens
-	compacted   bool // the fake answered an agent's compression request: usage 100 from then on
+	snapshot    bool // the fake answered an agent's compression request
+	compacted   bool // and a request came after it: usage 100 from then on
 
 	srv  *http.Server
 	ln   net.Listener
@@ -115,15 +116,19 @@ type answer struct {
 // lastUser is the last user text, tools the declared tool names, schema that a JSON answer is
 // asked for.
 func (f *FakeAPI) decide(lastResult bool, results int, lastUser string, tools []string, schema bool) answer {
+	snapshot := strings.Contains(lastUser, "<state_snapshot>")
+	f.mu.Lock()
+	if f.snapshot && !snapshot {
+		f.compacted = true // a request after the agent's compression: its context is the summary
+	}
+	f.snapshot = f.snapshot || snapshot
+	f.mu.Unlock()
 	switch {
 	case schema:
 		return answer{text: "{}"}
 	case lastResult && results >= max(f.Calls, 1):
 		return answer{text: "Done."}
-	case strings.Contains(lastUser, "<state_snapshot>"):
-		f.mu.Lock()
-		f.compacted = true // the context the agent goes on with is its summary
-		f.mu.Unlock()
+	case snapshot:
 		return answer{text: SnapshotReply}
 	case strings.Contains(lastUser, ToolWord) || lastResult:
 		for _, t := range tools {
