@@ -39,6 +39,13 @@ func TestGeminiQwenFiles(t *testing.T) {
 		{path: "qwen-0.24-tool-resumed.jsonl", format: FormatQwen, history: RoleCounts{User: 3, Assistant: 4, Tool: 1},
 			calls: 1, res: 1, effective: "uatauaua",
 			usage: RecordedUsage{Responses: 4, InputTokens: 400, OutputTokens: 20, LastContext: 100}},
+		// Qwen Code compacted this session itself (told by the fake that its context was nearly
+		// full): the summary, its "Got it.", the file it had read and its open call lead the
+		// context; the call's result is before the compression record, so not in the context (the
+		// call is answered by ctxc load's placeholder, and Qwen Code sends a result for it too).
+		{path: "qwen-0.24-own-compression.jsonl", format: FormatQwen, history: RoleCounts{User: 4, Assistant: 4, Tool: 1},
+			calls: 1, res: 1, compactions: 1, effective: "Sauaauaua", summary: true,
+			usage: RecordedUsage{Responses: 4, InputTokens: 900300, OutputTokens: 20, LastContext: 100}},
 		// The leaf is r10 (r11 is not a conversation record); the path leaves the abandoned
 		// branch r6–r7 out; the compression replaces r1–r8; r10's two records are one message.
 		{path: "qwen-branch-compression.jsonl", format: FormatQwen, history: RoleCounts{User: 4, Assistant: 4, Tool: 1},
