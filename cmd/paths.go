@@ -69,7 +69,7 @@ func expandSessions(args []string, errOut io.Writer, archived bool) ([]string, e
 			if err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
-			if !d.IsDir() && d.Type().IsRegular() && (isSession(d.Name(), archived) || d.Name() == openclawstore.FileName) {
+			if !d.IsDir() && d.Type().IsRegular() && (isSession(d.Name(), archived) || d.Name() == openclawstore.FileName) && !agentAside(p) {
 				found = append(found, p)
 			}
 			return nil
@@ -109,6 +109,19 @@ func storeSessions(path string) ([]string, error) {
 		return []string{path}, nil
 	}
 	return openclawstore.ListSessions(path)
+}
+
+// agentAside: a JSONL file an agent keeps beside its sessions (Qwen Code's usage logs under
+// ~/.qwen; Gemini CLI's sessions are ~/.gemini/tmp/<project>/chats/*.jsonl, Qwen Code's
+// ~/.qwen/projects/<project>/chats/*.jsonl), which a directory argument leaves out.
+func agentAside(p string) bool {
+	p = filepath.ToSlash(p)
+	for _, home := range []string{"/.gemini/", "/.qwen/"} {
+		if i := strings.LastIndex(p, home); i >= 0 && !strings.Contains(p[i:], "/chats/") {
+			return true
+		}
+	}
+	return false
 }
 
 // readPathList reads one path per line (for `find ... | ctxc compact --from -`).

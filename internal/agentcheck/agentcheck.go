@@ -146,6 +146,10 @@ func FromRequest(agent string, body []byte) ([]Turn, error) {
 		return dropPrompt(chatTurns(ms)), nil
 	case Copilot, Droid:
 		return chatRequestTurns(agent, body)
+	case Gemini:
+		return geminiRequestTurns(body)
+	case Qwen:
+		return qwenRequestTurns(body)
 	}
 	return nil, fmt.Errorf("unknown agent %q", agent)
 }
@@ -240,7 +244,7 @@ func FromLoad(agent string, jsonl []byte) ([]Turn, error) {
 			turns = turns[1:]
 		}
 		return turns, nil
-	case Codex, Pi, Copilot, Droid:
+	case Codex, Pi, Copilot, Droid, Gemini, Qwen:
 		ms := make([]chatMessage, len(lines))
 		for i, l := range lines {
 			if err := json.Unmarshal(l, &ms[i]); err != nil {
@@ -253,6 +257,9 @@ func FromLoad(agent string, jsonl []byte) ([]Turn, error) {
 		}
 		if agent == Droid {
 			turns = dropReminders(turns)
+		}
+		if agent == Gemini {
+			geminiIDs(ms, turns)
 		}
 		return turns, nil
 	}
@@ -343,7 +350,10 @@ type chatMessage struct {
 	Content    json.RawMessage `json:"content"`
 	ToolCallID string          `json:"tool_call_id"`
 	ToolCalls  []struct {
-		ID string `json:"id"`
+		ID       string `json:"id"`
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
 	} `json:"tool_calls"`
 }
 

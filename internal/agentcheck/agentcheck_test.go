@@ -59,3 +59,50 @@ func TestCompare(t *testing.T) {
 		t.Error("an unanswered call should differ")
 	}
 }
+
+// TestCompareGeminiQwen: Gemini CLI's request is reduced without its <session_context>, with a
+// result it repeats once and the call ids it sends (no "<tool>__" prefix); Qwen Code's without
+// its system prompt and <system-reminder> parts.
+func TestCompareGeminiQwen(t *testing.T) {
+	geminiReq := `{"contents":[
+		{"role":"user","parts":[{"text":"<session_context>\nenv"},{"text":"list"}]},
+		{"role":"model","parts":[{"functionCall":{"id":"c1","name":"ls","args":{}}}]},
+		{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"ls","response":{"output":"a"}}},{"functionResponse":{"id":"c1","name":"ls","response":{"output":"a"}}}]},
+		{"role":"model","parts":[{"text":"Done."}]},
+		{"role":"user","parts":[{"text":"Reply with OK."}]}]}`
+	load := `{"role":"user","content":"list"}
+{"role":"assistant","content":null,"tool_calls":[{"id":"ls__c1","type":"function","function":{"name":"ls","arguments":"{}"}}]}
+{"role":"tool","tool_call_id":"ls__c1","content":"a"}
+{"role":"assistant","content":"Done."}
+`
+	got, err := FromRequest(Gemini, []byte(geminiReq))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := FromLoad(Gemini, []byte(load))
+	if d := Compare(Gemini, want, got); d != "" {
+		t.Fatalf("gemini should agree: %s", d)
+	}
+	if w, _ := FromLoad(Gemini, []byte(strings.Replace(load, `"content":"Done."`, `"content":"Other."`, 1))); Compare(Gemini, w, got) == "" {
+		t.Error("a different answer should differ")
+	}
+	qwenReq := `{"messages":[{"role":"system","content":"You are Qwen Code"},
+		{"role":"user","content":[{"type":"text","text":"<system-reminder>\nskills</system-reminder>"},{"type":"text","text":"read"}]},
+		{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{}"}}]},
+		{"role":"tool","tool_call_id":"call_1","content":"x"},
+		{"role":"user","content":[{"type":"text","text":"<system-reminder>\ndate</system-reminder>"},{"type":"text","text":"Reply with OK."}]}]}`
+	got, err = FromRequest(Qwen, []byte(qwenReq))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ = FromLoad(Qwen, []byte(`{"role":"user","content":"read"}
+{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{}"}}]}
+{"role":"tool","tool_call_id":"call_1","content":"x"}
+`))
+	if d := Compare(Qwen, want, got); d != "" {
+		t.Fatalf("qwen should agree: %s", d)
+	}
+	if Compare(Qwen, want[:1], got) == "" {
+		t.Error("a missing call should differ")
+	}
+}

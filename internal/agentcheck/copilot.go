@@ -16,28 +16,19 @@ const (
 	Droid   = "droid"
 )
 
-// MoreAgent finds an agent installed by scripts/install-agents.sh: $CTXC_MORE_AGENTS_BIN/name,
-// else the default cache. ok is false when it is absent: the caller skips.
+// MoreAgent finds an agent installed by scripts/install-agents.sh (MoreBin): the path of its
+// command; ok is false when it is absent: the caller skips.
 func MoreAgent(name string) (path string, ok bool) {
-	bin := os.Getenv("CTXC_MORE_AGENTS_BIN")
-	if bin == "" {
-		cache := os.Getenv("CTXC_TEST_CACHE")
-		if cache == "" {
-			home, _ := os.UserHomeDir()
-			cache = filepath.Join(home, ".cache", "ctxc-test")
-		}
-		bin = filepath.Join(cache, "agents-more", "node_modules", ".bin")
-	}
-	p := filepath.Join(bin, name)
-	if _, err := os.Stat(p); err != nil {
+	bin, ok := MoreBin(name)
+	if !ok {
 		return "", false
 	}
-	return p, true
+	return filepath.Join(bin, name), true
 }
 
-// AgentHome is a fresh home and project folder in which a real agent runs against a FakeChat,
+// ChatHome is a fresh home and project folder in which a real agent runs against a FakeChat,
 // offline: nothing leaves 127.0.0.1.
-type AgentHome struct {
+type ChatHome struct {
 	Bin  string
 	Home string // $HOME of the agent
 	Proj string // its working folder
@@ -46,8 +37,8 @@ type AgentHome struct {
 	Out  bytes.Buffer // the agent's output of the last run
 }
 
-func newAgentHome(bin, dir string, toolCall func(string) (string, string)) (*AgentHome, error) {
-	h := &AgentHome{Bin: bin, Home: filepath.Join(dir, "home"), Proj: filepath.Join(dir, "proj")}
+func newChatHome(bin, dir string, toolCall func(string) (string, string)) (*ChatHome, error) {
+	h := &ChatHome{Bin: bin, Home: filepath.Join(dir, "home"), Proj: filepath.Join(dir, "proj")}
 	for _, d := range []string{h.Home, h.Proj} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
@@ -66,10 +57,10 @@ func newAgentHome(bin, dir string, toolCall func(string) (string, string)) (*Age
 }
 
 // Close stops the fake model.
-func (h *AgentHome) Close() error { return h.Fake.Close() }
+func (h *ChatHome) Close() error { return h.Fake.Close() }
 
 // Run runs the agent with args in the project folder (3 minutes at most).
-func (h *AgentHome) Run(args ...string) error {
+func (h *ChatHome) Run(args ...string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, h.Bin, args...)
@@ -86,8 +77,8 @@ func (h *AgentHome) Run(args ...string) error {
 
 // NewCopilotHome is a home in which Copilot CLI runs in BYOK offline mode (COPILOT_OFFLINE,
 // COPILOT_PROVIDER_BASE_URL): no GitHub login, no call but to the fake model.
-func NewCopilotHome(bin, dir string) (*AgentHome, error) {
-	h, err := newAgentHome(bin, dir, CopilotView)
+func NewCopilotHome(bin, dir string) (*ChatHome, error) {
+	h, err := newChatHome(bin, dir, CopilotView)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +88,7 @@ func NewCopilotHome(bin, dir string) (*AgentHome, error) {
 }
 
 // CopilotPrompt runs one non-interactive Copilot turn; resume is a session id or "".
-func (h *AgentHome) CopilotPrompt(resume, prompt string) error {
+func (h *ChatHome) CopilotPrompt(resume, prompt string) error {
 	args := []string{"-p", prompt, "--allow-all-tools", "--no-color"}
 	if resume != "" {
 		args = append(args, "--resume="+resume)
@@ -106,6 +97,6 @@ func (h *AgentHome) CopilotPrompt(resume, prompt string) error {
 }
 
 // CopilotSessions lists the session files Copilot wrote: session-state/<id>/events.jsonl.
-func (h *AgentHome) CopilotSessions() ([]string, error) {
+func (h *ChatHome) CopilotSessions() ([]string, error) {
 	return filepath.Glob(filepath.Join(h.Home, ".copilot", "session-state", "*", "events.jsonl"))
 }

@@ -10,8 +10,8 @@ import (
 // provider generic-chat-completion-api) on the fake model, and with Factory's API
 // (FACTORY_API_BASE_URL) on it too: `droid exec -s ID` first asks that API for the session and
 // reads the local file on a 404. No Factory login is needed.
-func NewDroidHome(bin, dir string) (*AgentHome, error) {
-	h, err := newAgentHome(bin, dir, DroidRead)
+func NewDroidHome(bin, dir string) (*ChatHome, error) {
+	h, err := newChatHome(bin, dir, DroidRead)
 	if err != nil {
 		return nil, err
 	}
@@ -27,7 +27,7 @@ func NewDroidHome(bin, dir string) (*AgentHome, error) {
 }
 
 // DroidPrompt runs one `droid exec` turn; resume is a session id or "".
-func (h *AgentHome) DroidPrompt(resume, prompt string) error {
+func (h *ChatHome) DroidPrompt(resume, prompt string) error {
 	args := []string{"exec", "-m", "custom:fake-model"}
 	if resume != "" {
 		args = append(args, "-s", resume)
@@ -36,6 +36,6 @@ func (h *AgentHome) DroidPrompt(resume, prompt string) error {
 }
 
 // DroidSessions lists the session files droid wrote: sessions/<cwd>/<id>.jsonl.
-func (h *AgentHome) DroidSessions() ([]string, error) {
+func (h *ChatHome) DroidSessions() ([]string, error) {
 	return filepath.Glob(filepath.Join(h.Home, ".factory", "sessions", "*", "*.jsonl"))
 }

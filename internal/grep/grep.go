@@ -481,6 +481,12 @@ func listCompactions(path string, r io.Reader, upTo int64, format transcript.For
 	lr := jsonl.NewLineReader(r)
 	var out []compaction
 	probe := []byte("compact")
+	switch format { // compaction records that need not say "compact"
+	case transcript.FormatGemini:
+		probe = []byte(`"$set"`)
+	case transcript.FormatQwen:
+		probe = []byte("chat_compression")
+	}
 	// The lines of record ids, for the compactions that keep records by id.
 	idKey := map[transcript.Format]string{transcript.FormatClaude: "uuid", transcript.FormatPi: "id"}[format]
 	lines := map[string]int{}

@@ -61,6 +61,12 @@ func TestLintCleanSamples(t *testing.T) {
 		if strings.Contains(f, "bom-crlf-bad") {
 			continue // not a session
 		}
+		if strings.Contains(f, "gemini-0.61-tool-resumed") {
+			continue // Gemini CLI itself sends its call's result twice (docs/formats.md): lint says so
+		}
+		if strings.Contains(f, "qwen-0.24-own-compression") {
+			continue // the call Qwen Code's compression left open: lint says so; Qwen Code answers it itself on resume
+		}
 		probs, _, err := File(f, transcript.FormatUnknown)
 		if err != nil {
 			t.Fatal(err)

@@ -22,11 +22,13 @@ const (
 	FormatPi        Format = "pi"
 	FormatCopilot   Format = "copilot"
 	FormatDroid     Format = "droid"
+	FormatGemini    Format = "gemini-cli"
+	FormatQwen      Format = "qwen-code"
 )
 
 // Formats lists the accepted --format values.
 var Formats = []Format{FormatOpenAI, FormatAnthropic, FormatCtxc, FormatClaude, FormatCodex, FormatPi,
-	FormatCopilot, FormatDroid}
+	FormatCopilot, FormatDroid, FormatGemini, FormatQwen}
 
 // Wrappers are the fixed texts a format's reader puts around what a line holds when it builds
 // a message (the agent's own framing of a summary it sends to the model): no line's raw bytes
@@ -99,6 +101,10 @@ func newFormatReader(f Format) formatReader {
 		return newCopilotReader()
 	case FormatDroid:
 		return newDroidReader()
+	case FormatGemini:
+		return newGeminiReader()
+	case FormatQwen:
+		return newQwenReader()
 	default:
 		return newGenericReader(f)
 	}
@@ -123,6 +129,9 @@ func detectLine(doc gjson.Result) (f Format, strong bool, err error) {
 type lineMembers struct {
 	typ, id, payload, timestamp, recordType, instructions, uuid, sessionID, leafUUID jsonl.Value
 	compact, createdBy, createdAt, messages, role, message, messageRole              jsonl.Value
+	// Gemini CLI and Qwen Code: "$set", "$rewindTo", "projectHash", "systemPayload" and
+	// whether the "message" object has "parts".
+	set, rewindTo, projectHash, systemPayload, messageParts jsonl.Value
 }
 
 // walkMembers reads an object line's lineMembers in one walk, where a gjson.Get per key read
@@ -164,6 +173,14 @@ func walkMembers(v jsonl.Value) (m lineMembers, sure bool) {
 			at = &m.role
 		case "message":
 			at = &m.message
+		case "$set":
+			at = &m.set
+		case "$rewindTo":
+			at = &m.rewindTo
+		case "projectHash":
+			at = &m.projectHash
+		case "systemPayload":
+			at = &m.systemPayload
 		default:
 			if strings.IndexByte(k, '\\') >= 0 {
 				sure = false
@@ -182,9 +199,11 @@ func walkMembers(v jsonl.Value) (m lineMembers, sure bool) {
 				sure = false
 				return false
 			}
-			if k == "role" {
+			switch {
+			case k == "role" && m.messageRole == "":
 				m.messageRole = val
-				return false
+			case k == "parts" && m.messageParts == "":
+				m.messageParts = val
 			}
 			return true
 		})
@@ -198,7 +217,9 @@ func gjsonMembers(doc gjson.Result) lineMembers {
 	return lineMembers{typ: get("type"), id: get("id"), payload: get("payload"), timestamp: get("timestamp"),
 		recordType: get("record_type"), instructions: get("instructions"), uuid: get("uuid"), sessionID: get("sessionId"),
 		leafUUID: get("leafUuid"), compact: get("compact"), createdBy: get("created_by"), createdAt: get("created_at"),
-		messages: get("messages"), role: get("role"), message: get("message"), messageRole: get("message.role")}
+		messages: get("messages"), role: get("role"), message: get("message"), messageRole: get("message.role"),
+		set: get("$set"), rewindTo: get("$rewindTo"), projectHash: get("projectHash"), systemPayload: get("systemPayload"),
+		messageParts: get("message.parts")}
 }
 
 // detect tells an object line's format (v: the line) from its members.
@@ -216,6 +237,10 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 		return FormatCodex, true, nil
 	case has(m.recordType) || (has(m.instructions) && has(m.id) && has(m.timestamp)):
 		return FormatCodex, true, nil
+	case m.set.IsObject() || m.rewindTo.IsString() || (has(m.projectHash) && has(m.sessionID)) || (typ == "gemini" && has(m.id)):
+		return FormatGemini, true, nil
+	case has(m.uuid) && (typ == "tool_result" || (claudeTypes[typ] && (has(m.systemPayload) || m.messageParts.IsArray()))):
+		return FormatQwen, true, nil
 	case claudeTypes[typ] && (has(m.uuid) || has(m.sessionID)):
 		return FormatClaude, true, nil
 	case typ == "summary" && has(m.leafUUID), typ == "file-history-snapshot", typ == "queue-operation":

@@ -153,7 +153,8 @@ type preparsed struct {
 	// preparseClaude, the whole line's walk. A reader uses only its own kind.
 	generic bool
 	claude  *claudeLine
-	inPlace bool // parsed in place (noText): points into the line's buffer
+	gemini  *geminiPre // made by preparseGemini: a Gemini CLI message record's counts
+	inPlace bool       // parsed in place (noText): points into the line's buffer
 }
 
 // preparse parses a valid line of the given format with its text, ahead of the reader.
@@ -182,6 +183,11 @@ func preparseInto(p *preparsed, cl *claudeLine, f Format, t textMode, l *scanLin
 		}
 		*cl = scanClaudeLine(jsonl.Value(unsafeString(l.Bytes)), t, det)
 		*p = preparsed{ok: cl.msg.Exists(), claude: cl, inPlace: true} // uuids point into the line
+		return
+	}
+	if f == FormatGemini {
+		g := preparseGemini(l)
+		*p = preparsed{ok: g != nil, gemini: g}
 		return
 	}
 	*p = preparseGeneric(l.Bytes, t, det)

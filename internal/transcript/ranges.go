@@ -124,7 +124,7 @@ func walkAheadFormat(f io.ReaderAt, size int64, path string, opts Options) (Form
 			pre, _ = Detect(io.NewSectionReader(f, 0, size), path, opts)
 		}
 	}
-	if pre != FormatClaude && !pre.IsGeneric() {
+	if pre != FormatClaude && !pre.IsGeneric() && (pre != FormatGemini || text != noText) {
 		pre = FormatUnknown
 	}
 	return pre, text

@@ -61,6 +61,10 @@ func decodeRecord(f Format, line []byte, num int, own bool) (rec Record, ok bool
 		rec = copilotRecord(v)
 	case FormatDroid:
 		rec = droidRecord(v)
+	case FormatGemini:
+		rec = geminiRecord(v)
+	case FormatQwen:
+		rec = qwenRecord(v)
 	default:
 		rec = genericRecord(doc)
 	}

@@ -61,6 +61,10 @@ func WriterFor(f Format, output string) Writer {
 		return copilotWriter{}
 	case FormatDroid:
 		return droidWriter{}
+	case FormatGemini:
+		return geminiWriter{}
+	case FormatQwen:
+		return qwenWriter{}
 	}
 	return markerWriter{source: f}
 }
@@ -68,7 +72,7 @@ func WriterFor(f Format, output string) Writer {
 // Native reports whether compaction of this format writes the agent's own records.
 func (f Format) Native() bool {
 	switch f {
-	case FormatClaude, FormatCodex, FormatPi, FormatCopilot, FormatDroid:
+	case FormatClaude, FormatCodex, FormatPi, FormatCopilot, FormatDroid, FormatGemini, FormatQwen:
 		return true
 	}
 	return false

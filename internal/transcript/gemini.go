@@ -1,0 +1,565 @@
+package transcript
+
+import (
+	"hash/fnv"
+	"slices"
+	"strings"
+	"unicode"
+	"unsafe"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/tidwall/gjson"
+)
+
+// geminiReader reads Gemini CLI sessions (~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl,
+// docs/formats.md), as Gemini CLI 0.61's loadConversationRecord does.
+//
+// Records, one a line:
+//   - the header {"sessionId","projectHash","startTime","lastUpdated","kind",...};
+//   - message records {"id","timestamp","type","content",...}: type "user" (content: Gemini API
+//     parts), "gemini" (content, "thoughts" [{subject,description}], "toolCalls"
+//     [{id,name,args,result}], "tokens" {input,output,cached,thoughts,tool,total}, "model"),
+//     "info", "error", "warning". A message is written again, whole, each time it changes
+//     (its usage, its tool calls and their results): the newest record of an id is the message,
+//     at the place of its first record;
+//   - {"$set":{...}} metadata updates; a $set with "messages" replaces the whole list (Gemini
+//     CLI writes it on resume, after a rollback and after its chat compression);
+//   - {"$rewindTo":"<id>"}: the message with that id and every later one are removed (the
+//     whole list when the id is unknown).
+//
+// Conversation (Gemini CLI's convertSessionToClientHistory): info, error and warning messages
+// are none; a user message whose text is empty or starts with "/", "?", "<session_context>" or
+// "<hook_context>" is none (slash commands, and the context Gemini CLI injects anew on each
+// start); a gemini message is its content's parts — when they hold no function call and no
+// thought, its thoughts first (as thinking, "**subject** description"), then the content, then
+// one function call per tool call — followed, when tool calls have a result, by a message of
+// those results (a string result is {"output": result}).
+//
+// Compaction: Gemini CLI's chat compression replaces the history with a user message holding
+// the summary (a <state_snapshot>), the model's "Got it." and the kept messages, written as a
+// $set of messages: such a $set that brings in a new summary message counts as a compaction.
+//
+// Statistics count each message id once, in its newest version. Simplifications
+// (docs/formats.md): ids are compared by a 64-bit hash; the older one-JSON-document .json form
+// is not read (Gemini CLI turns it into a .jsonl on resume).
+type geminiReader struct {
+	entries []geminiEntry            // the current message list, in order
+	hist    map[uint64]geminiCounted // each id: what it counted in the statistics, its entry
+}
+
+// geminiEntry is a message of the current list: where its newest record is (a line, or a
+// message object inside a $set line) and what it yields in a context.
+type geminiEntry struct {
+	off    int64
+	size   int32
+	line   int32
+	tokens int32
+	msgs   int32
+	key    uint64
+}
+
+// geminiCounted is what a message added to the statistics, to be taken back when a newer record
+// of the same id replaces it.
+type geminiCounted struct {
+	chars                  int64
+	calls, results, images int32
+	tokens                 [2]int32
+	line                   int32
+	pos                    int32    // its entry in the current list, -1 when not in it
+	roles, kinds           [2]uint8 // indexes into geminiRoles, BlockKinds
+	n                      int8
+	usage                  bool // its usage is counted (once per id)
+}
+
+var geminiRoles = [...]Role{RoleUser, RoleAssistant, RoleTool, RoleSystem, RoleDeveloper}
+
+func geminiRoleIndex(r Role) uint8 {
+	for i, x := range geminiRoles {
+		if x == r {
+			return uint8(i)
+		}
+	}
+	return 0
+}
+
+// geminiKindIndex is the BlockKind whose name dominantKind gave.
+func geminiKindIndex(k string) uint8 {
+	for b := BlockText; b <= BlockOpaque; b++ {
+		if b.String() == k {
+			return uint8(b)
+		}
+	}
+	return uint8(BlockOpaque)
+}
+
+// Gemini CLI's rule for user messages it does not send back on resume (isIgnoredUserContent).
+func geminiIgnoredUser(t string) bool {
+	return t == "" || strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?") ||
+		strings.HasPrefix(t, "<session_context>") || strings.HasPrefix(t, "<hook_context>")
+}
+
+func newGeminiReader() *geminiReader {
+	return &geminiReader{hist: map[uint64]geminiCounted{}}
+}
+
+func geminiKey(id string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64()
+}
+
+// geminiFields are the top-level members of a record the reader uses.
+type geminiFields struct {
+	id, typ, content, thoughts, toolCalls, tokens, set, rewind, sessionID, projectHash, messages jsonl.Value
+}
+
+func geminiFieldsOf(v jsonl.Value) geminiFields {
+	var f geminiFields
+	v.Each(func(k string, val jsonl.Value) bool {
+		switch k {
+		case "id":
+			f.id = val
+		case "type":
+			f.typ = val
+		case "content":
+			f.content = val
+		case "thoughts":
+			f.thoughts = val
+		case "toolCalls":
+			f.toolCalls = val
+		case "tokens":
+			f.tokens = val
+		case "$set":
+			f.set = val
+		case "$rewindTo":
+			f.rewind = val
+		case "sessionId":
+			f.sessionID = val
+		case "projectHash":
+			f.projectHash = val
+		case "messages":
+			f.messages = val
+		}
+		return true
+	})
+	return f
+}
+
+func (r *geminiReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+	if l.pre != nil && l.pre.gemini != nil {
+		r.apply(l, l.pre.gemini, l.Offset, int32(l.Size), st)
+		return
+	}
+	v := jsonl.Value(doc.Raw)
+	f := geminiFieldsOf(v)
+	switch {
+	case f.rewind.IsString():
+		r.rewind(geminiKey(f.rewind.Str()))
+	case f.id.IsString():
+		r.message(l, v, f, st, false)
+	case f.set.IsObject():
+		if msgs := f.set.Get("messages"); msgs.IsArray() {
+			r.clear()
+			r.messages(l, msgs, st)
+		}
+	case f.sessionID.IsString() && f.projectHash.IsString() && f.messages.IsArray():
+		r.messages(l, f.messages, st) // the older whole-session form, on one line
+	}
+}
+
+// messages adds the message objects of a $set (or header) line.
+func (r *geminiReader) messages(l *scanLine, msgs jsonl.Value, st *Stats) {
+	compacted := false
+	msgs.Each(func(_ string, m jsonl.Value) bool {
+		if !m.IsObject() {
+			return true
+		}
+		f := geminiFieldsOf(m)
+		if f.id.IsString() && r.message(l, m, f, st, true) {
+			compacted = true
+		}
+		return true
+	})
+	if compacted {
+		st.Compactions++
+		st.addRecord(l)
+	}
+}
+
+// geminiPre is what a message record adds, from the record alone: a range worker computes it
+// ahead of the reader (preparse), which then only applies it.
+type geminiPre struct {
+	key      uint64
+	c        geminiCounted
+	tokens   int32 // of the messages it yields in a context
+	summary  bool  // it opens with a compression summary
+	hasUsage bool
+	usage    Usage
+}
+
+// geminiWalk reads a message record.
+func geminiWalk(f geminiFields) *geminiPre {
+	p := &geminiPre{key: geminiKey(f.id.Str())}
+	ms := geminiRecordMessages(f, noText)
+	p.c.n = int8(len(ms))
+	for i := range ms {
+		t := ms[i].Tokens()
+		p.tokens += int32(t)
+		p.c.roles[i], p.c.tokens[i], p.c.kinds[i] = geminiRoleIndex(statsRole(&ms[i])), int32(t), geminiKindIndex(dominantKind(&ms[i]))
+		p.c.calls += int32(ms[i].ToolCalls())
+		p.c.results += int32(ms[i].ToolResults())
+		p.c.images += int32(ms[i].Images())
+		p.c.chars += int64(ms[i].Chars())
+	}
+	p.summary = len(ms) > 0 && ms[0].Summary
+	if f.typ.Str() == "gemini" && f.tokens.IsObject() {
+		p.hasUsage, p.usage = true, geminiUsage(f.tokens)
+	}
+	return p
+}
+
+// preparseGemini walks a message line ahead of the reader (nil for other lines).
+func preparseGemini(l *scanLine) *geminiPre {
+	f := geminiFieldsOf(jsonl.Value(gjson.Parse(unsafeString(l.Bytes)).Raw))
+	if f.rewind.IsString() || !f.id.IsString() {
+		return nil
+	}
+	return geminiWalk(f)
+}
+
+// message records a message record v (the line, or an object inside it: sub). It reports a new
+// compression summary.
+func (r *geminiReader) message(l *scanLine, v jsonl.Value, f geminiFields, st *Stats, sub bool) (summary bool) {
+	off, size := l.Offset, int32(l.Size)
+	if sub {
+		off, size = subValueSpan(l, v)
+	}
+	return r.apply(l, geminiWalk(f), off, size, st)
+}
+
+// apply puts a walked message record at off (size bytes) into the list and the statistics.
+func (r *geminiReader) apply(l *scanLine, p *geminiPre, off int64, size int32, st *Stats) (summary bool) {
+	e := geminiEntry{off: off, size: size, line: int32(l.Num), key: p.key, msgs: int32(p.c.n), tokens: p.tokens}
+	c := p.c
+	c.line = int32(l.Num)
+	old, seen := r.hist[p.key]
+	if seen {
+		r.uncount(st, old)
+	}
+	r.count(st, c)
+	if seen && old.pos >= 0 {
+		c.pos = old.pos
+		r.entries[c.pos] = e
+	} else {
+		c.pos = int32(len(r.entries))
+		r.entries = append(r.entries, e)
+	}
+	c.usage = seen && old.usage
+	if p.hasUsage {
+		u := p.usage
+		if c.usage {
+			st.Usage.LastContext = u.Input + u.CacheRead + u.CacheWrite // a response counted once
+		} else {
+			st.countUsage("", u, true)
+			c.usage = true
+		}
+	}
+	r.hist[p.key] = c
+	return !seen && p.summary
+}
+
+func geminiUsage(t jsonl.Value) Usage {
+	var in, out, cached, thoughts int64
+	t.Each(func(k string, v jsonl.Value) bool {
+		switch k {
+		case "input":
+			in = v.Int()
+		case "output":
+			out = v.Int()
+		case "cached":
+			cached = v.Int()
+		case "thoughts":
+			thoughts = v.Int()
+		}
+		return true
+	})
+	return Usage{Input: int(max(in-cached, 0)), Output: int(out + thoughts), CacheRead: int(cached)}
+}
+
+func (r *geminiReader) count(st *Stats, c geminiCounted) {
+	for i := 0; i < int(c.n); i++ {
+		st.Messages.add(geminiRoles[c.roles[i]])
+		st.Tokens += int64(c.tokens[i])
+	}
+	st.ToolCalls += int(c.calls)
+	st.ToolResults += int(c.results)
+	st.Images += int(c.images)
+	st.Chars += c.chars
+}
+
+func (r *geminiReader) uncount(st *Stats, c geminiCounted) {
+	for i := 0; i < int(c.n); i++ {
+		st.Messages.sub(geminiRoles[c.roles[i]])
+		st.Tokens -= int64(c.tokens[i])
+	}
+	st.ToolCalls -= int(c.calls)
+	st.ToolResults -= int(c.results)
+	st.Images -= int(c.images)
+	st.Chars -= c.chars
+}
+
+// rewind removes the message with that key and every later one; all of them when it is not in
+// the list.
+func (r *geminiReader) rewind(key uint64) {
+	c, ok := r.hist[key]
+	if !ok || c.pos < 0 {
+		r.clear()
+		return
+	}
+	r.drop(c.pos)
+}
+
+func (r *geminiReader) clear() { r.drop(0) }
+
+// drop removes the entries from p on.
+func (r *geminiReader) drop(p int32) {
+	for _, e := range r.entries[p:] {
+		c := r.hist[e.key]
+		c.pos = -1
+		r.hist[e.key] = c
+	}
+	r.entries = r.entries[:p]
+}
+
+func (r *geminiReader) finish(st *Stats) []ref {
+	st.Format = FormatGemini
+	if st.topN > 0 {
+		var top []TopMessage
+		for _, c := range r.hist {
+			for i := 0; i < int(c.n); i++ {
+				if c.tokens[i] > 0 {
+					top = append(top, TopMessage{Line: int(c.line), Role: geminiRoles[c.roles[i]], Tokens: int(c.tokens[i]), Kind: BlockKind(c.kinds[i]).String()})
+				}
+			}
+		}
+		slices.SortFunc(top, func(a, b TopMessage) int { // in file order, as other readers push them
+			if a.Line != b.Line {
+				return a.Line - b.Line
+			}
+			if a.Tokens != b.Tokens {
+				return a.Tokens - b.Tokens
+			}
+			return strings.Compare(string(a.Role)+a.Kind, string(b.Role)+b.Kind)
+		})
+		for _, t := range top {
+			st.pushTop(t)
+		}
+	}
+	refs := make([]ref, 0, len(r.entries))
+	for _, e := range r.entries {
+		if e.msgs > 0 {
+			refs = append(refs, ref{off: e.off, size: e.size, line: e.line, tokens: e.tokens, msgs: e.msgs})
+		}
+	}
+	return refs
+}
+
+func (r *geminiReader) materialize(b []byte, x ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(unsafeString(b)).Raw)
+	ms := geminiRecordMessages(geminiFieldsOf(v), withText)
+	for i := range ms {
+		ms[i].Line = x.lineNum()
+	}
+	return ms, nil
+}
+
+// subValueSpan is where v, a value inside line l, is in the file. The line's Bytes lack a
+// byte-order mark that the file may have before them: the bytes it occupies beyond Bytes are
+// the mark (3) and the line end (0 to 2).
+func subValueSpan(l *scanLine, v jsonl.Value) (int64, int32) {
+	start := int64(uintptr(unsafe.Pointer(unsafe.StringData(string(v)))) - uintptr(unsafe.Pointer(unsafe.SliceData(l.Bytes))))
+	if l.Size-len(l.Bytes) >= 3 {
+		start += 3
+	}
+	return l.Offset + start, int32(len(v))
+}
+
+// geminiRecordMessages is what a message record yields in the conversation.
+func geminiRecordMessages(f geminiFields, text textMode) []Message {
+	switch f.typ.Str() {
+	case "user":
+		if geminiIgnoredUser(geminiContentPrefix(f.content)) {
+			return nil
+		}
+		m := geminiContentMessage("user", f.content, text)
+		m.Summary = geminiSummaryParts(f.content)
+		return []Message{m}
+	case "gemini":
+		return geminiModelMessages(f, text)
+	}
+	return nil
+}
+
+// geminiContentPrefix is the start of a content's text as Gemini CLI renders it to decide
+// whether to send it (partListUnionToString), leading white space trimmed.
+func geminiContentPrefix(c jsonl.Value) string {
+	var b strings.Builder
+	geminiEachPart(c, func(p jsonl.Value) {
+		if b.Len() >= 64 {
+			return
+		}
+		if p.IsString() {
+			b.WriteString(trimLeftIf(valuePrefix(p, 256), b.Len() == 0))
+			return
+		}
+		f := geminiPartOf(p)
+		switch {
+		case f.thought.Exists():
+			b.WriteString("[Thought: ")
+		case f.call.Exists():
+			b.WriteString("[Function Call: ")
+		case f.response.Exists():
+			b.WriteString("[Function Response: ")
+		case f.inline.Exists():
+			b.WriteString("[Media: ")
+		default:
+			b.WriteString(trimLeftIf(valuePrefix(f.text, 256), b.Len() == 0))
+		}
+	})
+	return strings.TrimSpace(b.String())
+}
+
+func trimLeftIf(s string, trim bool) string {
+	if trim {
+		return strings.TrimLeftFunc(s, unicode.IsSpace)
+	}
+	return s
+}
+
+func (c *RoleCounts) sub(r Role) {
+	switch r {
+	case RoleSystem:
+		c.System--
+	case RoleDeveloper:
+		c.Developer--
+	case RoleUser:
+		c.User--
+	case RoleAssistant:
+		c.Assistant--
+	case RoleTool:
+		c.Tool--
+	}
+}
+
+// geminiCall is a recorded tool call's members.
+type geminiCall struct{ id, name, args, result jsonl.Value }
+
+// geminiCalls reads the tool calls in one walk (each holds its result, often the larger part).
+func geminiCalls(calls jsonl.Value) []geminiCall {
+	var out []geminiCall
+	calls.Each(func(_ string, tc jsonl.Value) bool {
+		var c geminiCall
+		tc.Each(func(k string, v jsonl.Value) bool {
+			switch k {
+			case "id":
+				c.id = v
+			case "name":
+				c.name = v
+			case "args":
+				c.args = v
+			case "result":
+				c.result = v
+			}
+			return true
+		})
+		out = append(out, c)
+		return true
+	})
+	return out
+}
+
+// geminiModelMessages is a gemini message: the model's message and the results of its calls.
+func geminiModelMessages(f geminiFields, text textMode) []Message {
+	var content jsonl.Value
+	if f.content.Exists() && f.content != `""` && !f.content.IsNull() && f.content != "false" && f.content != "0" {
+		content = f.content
+	}
+	m := geminiContentMessage("model", content, text)
+	calls := geminiCalls(f.toolCalls)
+	own := false
+	for i := range m.Blocks {
+		if k := m.Blocks[i].Kind; k == BlockToolCall || k == BlockThinking {
+			own = true
+		}
+	}
+	if !own {
+		var blocks []Block
+		f.thoughts.Each(func(_ string, t jsonl.Value) bool {
+			blocks = append(blocks, geminiThought(t, text))
+			return true
+		})
+		blocks = append(blocks, m.Blocks...)
+		for _, c := range calls {
+			blocks = append(blocks, toolCallBlockV(c.id.Str(), c.name.Str(), c.args, text))
+		}
+		m.Blocks = blocks
+	}
+	var out []Message
+	if len(m.Blocks) > 0 {
+		out = append(out, m)
+		if res := geminiResults(calls, text); len(res.Blocks) > 0 {
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
+// geminiThought is a recorded thought as Gemini CLI replays it: "**subject** description".
+func geminiThought(t jsonl.Value, text textMode) Block {
+	var subject, desc jsonl.Value
+	t.Each(func(k string, v jsonl.Value) bool {
+		switch k {
+		case "subject":
+			subject = v
+		case "description":
+			desc = v
+		}
+		return true
+	})
+	if subject.IsString() && subject != `""` {
+		pt := piText{text: text.on(), noCount: text == searchText}
+		pt.lit("**")
+		pt.val(subject)
+		pt.lit("** ")
+		pt.val(desc)
+		b := pt.block()
+		b.Kind = BlockThinking
+		return b
+	}
+	return textBlockV(BlockThinking, desc, text)
+}
+
+// geminiResults is the message of the tool calls' results: a string result is
+// {"output": result}, an array its parts, an object the part itself.
+func geminiResults(calls []geminiCall, text textMode) Message {
+	m := Message{Role: RoleUser}
+	for _, c := range calls {
+		switch res := c.result; {
+		case res.IsString() && res != `""`:
+			b := contentResultV(res, text)
+			b.ID, b.Name = c.id.Str(), c.name.Str()
+			m.Blocks = append(m.Blocks, b)
+		case res.IsArray():
+			res.Each(func(_ string, p jsonl.Value) bool {
+				m.Blocks = append(m.Blocks, geminiPartBlock(p, text))
+				return true
+			})
+		case res.IsObject():
+			m.Blocks = append(m.Blocks, geminiPartBlock(res, text))
+		}
+	}
+	if len(m.Blocks) > 0 && m.ToolResults() == len(m.Blocks) {
+		m.Role = RoleTool
+	}
+	return m
+}

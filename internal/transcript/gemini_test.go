@@ -1,0 +1,144 @@
+package transcript
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// The Gemini CLI and Qwen Code fixtures: two files the agents wrote offline (Gemini CLI 0.61.0,
+// Qwen Code 0.24.4: a tool call, then two resumed turns) and small hand-written ones for the
+// records the runs do not produce (rewinds, metadata and compression records, fragments,
+// branches, non-conversation records).
+func TestGeminiQwenFiles(t *testing.T) {
+	for _, tc := range []struct {
+		path        string
+		format      Format
+		history     RoleCounts
+		calls, res  int
+		compactions int
+		effective   string
+		summary     bool // the context opens with a summary
+		usage       RecordedUsage
+	}{
+		// The result of the call is in the user message of results and in the "<id>_response"
+		// copy the $set of each resume writes: Gemini CLI sends both.
+		{path: "gemini-0.61-tool-resumed.jsonl", format: FormatGemini, history: RoleCounts{User: 3, Assistant: 4, Tool: 2},
+			calls: 1, res: 2, effective: "uattauaua",
+			usage: RecordedUsage{Responses: 4, InputTokens: 400, OutputTokens: 20, LastContext: 100}},
+		// g1 written twice (its tool call added), /help and the info message are not sent, and
+		// the rewind to u3 drops u3 and g3 from the context (not from the history).
+		{path: "gemini-rewind-set.jsonl", format: FormatGemini, history: RoleCounts{User: 3, Assistant: 3, Tool: 1},
+			calls: 1, res: 1, effective: "uatua",
+			usage: RecordedUsage{Responses: 3, InputTokens: 410, OutputTokens: 26, CacheRead: 120, LastContext: 210}},
+		// The $set of messages after two turns is Gemini CLI's chat compression.
+		{path: "gemini-compressed.jsonl", format: FormatGemini, history: RoleCounts{User: 4, Assistant: 4},
+			compactions: 1, effective: "Sauaua", summary: true},
+		{path: "qwen-0.24-tool-resumed.jsonl", format: FormatQwen, history: RoleCounts{User: 3, Assistant: 4, Tool: 1},
+			calls: 1, res: 1, effective: "uatauaua",
+			usage: RecordedUsage{Responses: 4, InputTokens: 400, OutputTokens: 20, LastContext: 100}},
+		// Qwen Code compacted this session itself (told by the fake that its context was nearly
+		// full): the summary, its "Got it.", the file it had read and its open call lead the
+		// context; the call's result is before the compression record, so not in the context (the
+		// call is answered by ctxc load's placeholder, and Qwen Code sends a result for it too).
+		{path: "qwen-0.24-own-compression.jsonl", format: FormatQwen, history: RoleCounts{User: 4, Assistant: 4, Tool: 1},
+			calls: 1, res: 1, compactions: 1, effective: "Sauaauaua", summary: true,
+			usage: RecordedUsage{Responses: 4, InputTokens: 900300, OutputTokens: 20, LastContext: 100}},
+		// The leaf is r10 (r11 is not a conversation record); the path leaves the abandoned
+		// branch r6–r7 out; the compression replaces r1–r8; r10's two records are one message.
+		{path: "qwen-branch-compression.jsonl", format: FormatQwen, history: RoleCounts{User: 4, Assistant: 4, Tool: 1},
+			calls: 1, res: 1, compactions: 1, effective: "Saua", summary: true,
+			usage: RecordedUsage{Responses: 3, InputTokens: 610, OutputTokens: 12, CacheRead: 100, LastContext: 60}},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			st, msgs := readTranscript(t, filepath.Join("../../testdata/fixtures", tc.path), FormatUnknown)
+			checkHistory(t, st, tc.format, tc.history, tc.calls, tc.res, tc.compactions)
+			if got := roleSeq(msgs); got != tc.effective {
+				t.Errorf("effective = %s, want %s", got, tc.effective)
+			}
+			if len(msgs) > 0 && msgs[0].Summary != tc.summary {
+				t.Errorf("first message Summary = %v, want %v", msgs[0].Summary, tc.summary)
+			}
+			var usage RecordedUsage
+			if st.Usage != nil {
+				usage = *st.Usage
+			}
+			if usage != tc.usage {
+				t.Errorf("usage = %+v, want %+v", usage, tc.usage)
+			}
+		})
+	}
+}
+
+// TestGeminiContent: the conversation a record yields, as Gemini CLI rebuilds it.
+func TestGeminiContent(t *testing.T) {
+	for _, tc := range []struct{ name, line, want string }{
+		{"session context is not sent", `{"id":"a","type":"user","content":[{"text":"  <session_context>x"}]}`, ""},
+		{"slash command", `{"id":"a","type":"user","content":"/compress"}`, ""},
+		{"user text", `{"id":"a","type":"user","content":[{"text":"hi"},{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}`, "user:text,image"},
+		{"thoughts, text and calls", `{"id":"a","type":"gemini","content":"ok","thoughts":[{"subject":"S","description":"d"}],"toolCalls":[{"id":"c","name":"n","args":{},"result":[{"functionResponse":{"id":"c","name":"n","response":{"error":"no"}}}]}]}`, "assistant:thinking,text,tool_call tool:tool_result"},
+		{"calls in the content are taken as they are", `{"id":"a","type":"gemini","content":[{"functionCall":{"id":"c","name":"n","args":{}}}],"thoughts":[{"description":"d"}],"toolCalls":[{"id":"c","name":"n","result":"r"}]}`, "assistant:tool_call tool:tool_result"},
+		{"an empty model message", `{"id":"a","type":"gemini","content":"","thoughts":[]}`, ""},
+		{"warning", `{"id":"a","type":"warning","content":"w"}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ms, err := (&geminiReader{}).materialize([]byte(tc.line), ref{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, m := range ms {
+				var kinds []string
+				for _, b := range m.Blocks {
+					kinds = append(kinds, b.Kind.String())
+				}
+				got = append(got, string(m.Role)+":"+strings.Join(kinds, ","))
+			}
+			if s := strings.Join(got, " "); s != tc.want {
+				t.Errorf("got %q, want %q", s, tc.want)
+			}
+		})
+	}
+}
+
+// TestGeminiQwenDetection: their records are not taken for Claude Code's, nor Claude Code's
+// for theirs.
+func TestGeminiQwenDetection(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want Format
+	}{
+		{`{"sessionId":"s","projectHash":"h","startTime":"t"}`, FormatGemini},
+		{`{"$set":{"lastUpdated":"t"}}`, FormatGemini},
+		{`{"$rewindTo":"m"}`, FormatGemini},
+		{`{"id":"m","timestamp":"t","type":"gemini","content":"x"}`, FormatGemini},
+		{`{"uuid":"u","parentUuid":null,"sessionId":"s","type":"user","message":{"role":"user","parts":[{"text":"x"}]}}`, FormatQwen},
+		{`{"uuid":"u","parentUuid":"p","sessionId":"s","type":"system","subtype":"ui_telemetry","systemPayload":{}}`, FormatQwen},
+		{`{"uuid":"u","parentUuid":"p","sessionId":"s","type":"tool_result","message":{"role":"user","parts":[]}}`, FormatQwen},
+		{`{"uuid":"u","parentUuid":null,"sessionId":"s","type":"user","message":{"role":"user","content":"x"}}`, FormatClaude},
+		{`{"uuid":"u","parentUuid":"p","sessionId":"s","type":"system","subtype":"compact_boundary","content":"c"}`, FormatClaude},
+	} {
+		f, strong, err := detectLine(gjson.Parse(tc.line))
+		if err != nil || !strong || f != tc.want {
+			t.Errorf("%s: %s (strong %v, %v), want %s", tc.line, f, strong, err, tc.want)
+		}
+	}
+}
+
+func FuzzGeminiReader(f *testing.F) {
+	addSeeds(f, "../../testdata/fixtures/gemini-*.jsonl")
+	f.Add([]byte(`{"sessionId":"s","projectHash":"h","messages":[{"id":"a","type":"user","content":"x"}]}` + "\n" +
+		`{"$set":{"messages":[{"id":"b","type":"gemini","content":[{"text":"y","thought":true}],"toolCalls":[{"id":"c","result":{"functionResponse":{}}}]}]}}` + "\n" +
+		`{"$rewindTo":"zz"}` + "\n" + `{"id":"a","type":"user","content":{"text":"?"}}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatGemini) })
+}
+
+func FuzzQwenReader(f *testing.F) {
+	addSeeds(f, "../../testdata/fixtures/qwen-*.jsonl")
+	f.Add([]byte(`{"uuid":"a","parentUuid":"b","sessionId":"s","type":"assistant","message":{"role":"model","parts":[{"text":"x"}]}}` + "\n" +
+		`{"uuid":"b","parentUuid":"a","sessionId":"s","type":"system","subtype":"chat_compression","systemPayload":{"compressedHistory":[{"parts":[]}]}}` + "\n" +
+		`{"uuid":"a","parentUuid":null,"sessionId":"s","type":"assistant","message":{"role":"model","parts":[{"text":"y"}]}}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatQwen) })
+}

@@ -1,0 +1,164 @@
+package transcript
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/safewrite"
+)
+
+// geminiWriter writes a compaction as Gemini CLI persists its own chat compression: one
+// {"$set":{"messages":[...]}} line, which replaces the session's message list on resume. The
+// list is the head's messages, the summary as a user message, then the tail's messages, each
+// rendered anew as a Gemini CLI message record under a fresh id (a model message's calls as
+// functionCall parts of its content, which Gemini CLI replays as they are; results as a user
+// message of functionResponse parts). ctxc's provenance is under "ctxc" beside "$set", which
+// Gemini CLI ignores. A new file (-o) is a header with a fresh session id (the source's
+// projectHash), then that line.
+type geminiWriter struct{}
+
+func (geminiWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
+	if len(late) > 0 {
+		return Written{}, &safewrite.BusyError{Path: src.Path, Reason: safewrite.ReasonChanged}
+	}
+	line, n, err := geminiSet(c)
+	if err != nil {
+		return Written{}, err
+	}
+	return Written{Data: lines([][]byte{line}), Messages: n}, nil
+}
+
+func (geminiWriter) New(src *Source, c *Compaction) (Written, error) {
+	first, err := src.FirstRecord()
+	if err != nil {
+		return Written{}, err
+	}
+	h, err := parseObject(first)
+	if err != nil || h.str("projectHash") == "" {
+		return Written{}, fmt.Errorf("%s: the first line is not a Gemini CLI session header: a new session needs its projectHash", src.Path)
+	}
+	id := newUUID()
+	now := rfc3339ms(c.Now)
+	header := &object{vals: map[string]json.RawMessage{}}
+	header.set("sessionId", id)
+	header.set("projectHash", h.str("projectHash"))
+	header.set("startTime", now)
+	header.set("lastUpdated", now)
+	header.set("kind", "main")
+	line, n, err := geminiSet(c)
+	if err != nil {
+		return Written{}, err
+	}
+	return Written{Data: lines([][]byte{header.encode(), line}), Messages: n, Session: id,
+		Resume: fmt.Sprintf("place it as ~/.gemini/tmp/<project>/chats/session-%s-%s.jsonl, then: gemini --resume %s",
+			c.Now.UTC().Format("2006-01-02T15-04"), id[:8], id)}, nil
+}
+
+// geminiSet renders the $set line and says how many messages it reloads to.
+func geminiSet(c *Compaction) ([]byte, int, error) {
+	now := rfc3339ms(c.Now)
+	var msgs []json.RawMessage
+	add := func(ms []Message) error {
+		for i := range ms {
+			rec, err := geminiRender(&ms[i], now)
+			if err != nil {
+				return err
+			}
+			msgs = append(msgs, rec)
+		}
+		return nil
+	}
+	if err := add(c.Head); err != nil {
+		return nil, 0, err
+	}
+	if err := add([]Message{SummaryMessage(c.Summary, 0)}); err != nil {
+		return nil, 0, err
+	}
+	if err := add(c.Tail); err != nil {
+		return nil, 0, err
+	}
+	set := &object{vals: map[string]json.RawMessage{}}
+	set.set("messages", msgs)
+	set.set("lastUpdated", now)
+	meta := c.Meta
+	meta.TailLines = 0
+	rec := &object{vals: map[string]json.RawMessage{}}
+	rec.set("$set", json.RawMessage(set.encode()))
+	rec.set("ctxc", meta)
+	return rec.encode(), len(msgs), nil
+}
+
+// geminiRender is a message as a Gemini CLI message record.
+func geminiRender(m *Message, now string) (json.RawMessage, error) {
+	typ, role := "user", "user"
+	if m.Role == RoleAssistant {
+		typ, role = "gemini", "model"
+	}
+	parts, err := geminiParts(m, role)
+	if err != nil {
+		return nil, err
+	}
+	return marshal(map[string]any{"id": newUUID(), "timestamp": now, "type": typ, "content": parts})
+}
+
+// geminiParts renders a message's blocks as Gemini API parts.
+func geminiParts(m *Message, role string) ([]any, error) {
+	var parts []any
+	for i := range m.Blocks {
+		b := &m.Blocks[i]
+		switch b.Kind {
+		case BlockText:
+			parts = append(parts, map[string]any{"text": b.Text})
+		case BlockThinking:
+			if role == "model" {
+				parts = append(parts, map[string]any{"text": b.Text, "thought": true})
+			}
+		case BlockToolCall:
+			args := json.RawMessage(b.Args)
+			if !jsonl.Valid(args) || !strings.HasPrefix(strings.TrimSpace(b.Args), "{") {
+				args = json.RawMessage("{}")
+			}
+			parts = append(parts, map[string]any{"functionCall": map[string]any{"id": b.ID, "name": b.Name, "args": args}})
+		case BlockToolResult:
+			key := "output"
+			if b.IsError {
+				key = "error"
+			}
+			parts = append(parts, map[string]any{"functionResponse": map[string]any{"id": b.ID, "name": b.Name,
+				"response": map[string]any{key: b.Text}}})
+		default: // images and other parts: their JSON as written
+			if strings.HasPrefix(b.Text, "{") && jsonl.Valid([]byte(b.Text)) {
+				parts = append(parts, json.RawMessage(b.Text))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("a %s message with nothing Gemini can hold (line %d)", m.Role, m.Line)
+	}
+	return parts, nil
+}
+
+// geminiRecord decodes one line for searches: a message record's messages; a $set of
+// messages is copies of earlier messages, except a compression summary it brings.
+func geminiRecord(v jsonl.Value) Record {
+	f := geminiFieldsOf(v)
+	if f.id.IsString() {
+		return Record{Messages: geminiRecordMessages(f, searchText)}
+	}
+	var rec Record
+	f.set.Get("messages").Each(func(_ string, m jsonl.Value) bool {
+		for _, msg := range geminiRecordMessages(geminiFieldsOf(m), searchText) {
+			if msg.Summary {
+				rec.Compaction = true
+				rec.Messages = append(rec.Messages, msg)
+			}
+		}
+		return true
+	})
+	if rec.Compaction {
+		rec.Meta = metaOf(v.Get("ctxc"))
+	}
+	return rec
+}

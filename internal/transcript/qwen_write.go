@@ -1,0 +1,146 @@
+package transcript
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/safewrite"
+)
+
+// qwenWriter writes a compaction as Qwen Code records its own chat compression: a system
+// record, subtype chat_compression, child of the newest record, whose systemPayload's
+// compressedHistory is the new history (Qwen Code's resume replaces everything before it with
+// that list, then adds the records after it). The list holds the head's messages, the summary as
+// a user content, then the tail's messages, rendered as Gemini API contents. ctxc's provenance
+// is under "ctxc", which Qwen Code ignores. A new file (-o) is that record alone, under a fresh
+// session id (the file's name: <id>.jsonl).
+type qwenWriter struct{}
+
+func (qwenWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
+	if len(late) > 0 {
+		return Written{}, &safewrite.BusyError{Path: src.Path, Reason: safewrite.ReasonChanged}
+	}
+	last, err := src.LastRecord()
+	if err != nil {
+		return Written{}, err
+	}
+	o, err := parseObject(last)
+	if err != nil || o.str("uuid") == "" || o.str("sessionId") == "" {
+		return Written{}, fmt.Errorf("%s: the last line is not a Qwen Code record (uuid, sessionId)", src.Path)
+	}
+	rec, n, err := qwenCompressionRecord(c, o.str("uuid"), o.str("sessionId"), o)
+	if err != nil {
+		return Written{}, err
+	}
+	return Written{Data: lines([][]byte{rec}), Messages: n}, nil
+}
+
+func (qwenWriter) New(src *Source, c *Compaction) (Written, error) {
+	first, err := src.FirstRecord()
+	if err != nil {
+		return Written{}, err
+	}
+	o, err := parseObject(first)
+	if err != nil || o.str("sessionId") == "" {
+		return Written{}, fmt.Errorf("%s: the first line is not a Qwen Code record (sessionId)", src.Path)
+	}
+	id := newUUID()
+	rec, n, err := qwenCompressionRecord(c, "", id, o)
+	if err != nil {
+		return Written{}, err
+	}
+	return Written{Data: lines([][]byte{rec}), Messages: n, Session: id,
+		Resume: fmt.Sprintf("place it as ~/.qwen/projects/<project>/chats/%s.jsonl, then in the project: qwen --resume %s", id, id)}, nil
+}
+
+// qwenCompressionRecord renders the chat_compression record; like (a record of the session) gives
+// its cwd and version.
+func qwenCompressionRecord(c *Compaction, parent, session string, like *object) ([]byte, int, error) {
+	var hist []json.RawMessage
+	add := func(ms []Message) error {
+		for i := range ms {
+			m := &ms[i]
+			role := "user"
+			if m.Role == RoleAssistant {
+				role = "model"
+			}
+			parts, err := geminiParts(m, role)
+			if err != nil {
+				return err
+			}
+			b, err := marshal(map[string]any{"role": role, "parts": parts})
+			if err != nil {
+				return err
+			}
+			hist = append(hist, b)
+		}
+		return nil
+	}
+	if err := add(c.Head); err != nil {
+		return nil, 0, err
+	}
+	if err := add([]Message{SummaryMessage(c.Summary, 0)}); err != nil {
+		return nil, 0, err
+	}
+	if err := add(c.Tail); err != nil {
+		return nil, 0, err
+	}
+	payload, err := marshal(map[string]any{
+		"info": map[string]any{"originalTokenCount": c.Meta.TokensBefore, "newTokenCount": c.Meta.TokensAfter,
+			"compressionStatus": 1, "newTokenCountIsEstimated": true},
+		"compressedHistory": hist,
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	rec := &object{vals: map[string]json.RawMessage{}}
+	rec.set("uuid", newUUID())
+	if parent == "" {
+		rec.set("parentUuid", nil)
+	} else {
+		rec.set("parentUuid", parent)
+	}
+	rec.set("sessionId", session)
+	rec.set("timestamp", rfc3339ms(c.Now))
+	rec.set("type", "system")
+	for _, k := range []string{"cwd", "version"} {
+		if v := like.get(k); v != nil {
+			rec.set(k, v)
+		}
+	}
+	rec.set("subtype", "chat_compression")
+	rec.set("systemPayload", json.RawMessage(payload))
+	meta := c.Meta
+	meta.TailLines = 0
+	rec.set("ctxc", meta)
+	return rec.encode(), len(hist), nil
+}
+
+// qwenRecord decodes one line for searches: a record's message; a chat compression's summary
+// (its compressedHistory's first content; the others are copies).
+func qwenRecord(v jsonl.Value) Record {
+	f := qwenFieldsOf(v)
+	if !f.valid() {
+		return Record{}
+	}
+	if f.typ.Str() == "system" {
+		if f.subtype.Str() != "chat_compression" {
+			return Record{}
+		}
+		ms := qwenHistory(f.payload.Get("compressedHistory"), searchText)
+		rec := Record{Compaction: true, Meta: metaOf(v.Get("ctxc"))}
+		if len(ms) > 0 {
+			rec.Messages = ms[:1]
+		}
+		return rec
+	}
+	if f.subtype.Str() == "realtime_message" {
+		return Record{}
+	}
+	m := qwenMessage(f.message, searchText)
+	if len(m.Blocks) == 0 {
+		return Record{}
+	}
+	return Record{Messages: []Message{m}}
+}
