@@ -137,6 +137,16 @@ func ResumeCommand(agent, session, project, path string) string {
 		if session != "" {
 			return cd + "droid --resume " + shellQuote(session)
 		}
+	case transcript.FormatGemini:
+		// Gemini CLI keeps a project's sessions under a hash of its folder, which the session
+		// does not name: it is resumed from that folder, which the user knows.
+		if session != "" {
+			return cd + "gemini --resume " + shellQuote(session)
+		}
+	case transcript.FormatQwen:
+		if session != "" {
+			return cd + "qwen --resume " + shellQuote(session)
+		}
 	}
 	return ""
 }

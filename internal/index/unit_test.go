@@ -104,6 +104,8 @@ func TestResumeCommand(t *testing.T) {
 		{"openai", "", "", "/x.jsonl", ""},
 		{"copilot", "1111", "/w/proj", "/x/events.jsonl", "cd /w/proj && copilot --resume 1111"},
 		{"droid", "6666", "/w/proj", "/x/6666.jsonl", "cd /w/proj && droid --resume 6666"},
+		{"gemini-cli", "5267", "", "/x/session.jsonl", "gemini --resume 5267"},
+		{"qwen-code", "6dcf", "/w/p", "/x/6dcf.jsonl", "cd /w/p && qwen --resume 6dcf"},
 	}
 	for _, c := range cases {
 		if got := ResumeCommand(c.agent, c.session, c.project, c.path); got != c.want {
@@ -119,6 +121,8 @@ func TestSessionDetails(t *testing.T) {
 		{"copilot-compacted.jsonl", "copilot", "11111111-2222-4333-8444-555555555555", "/w/proj"},
 		{"droid-compacted.jsonl", "droid", "66666666-7777-4888-9999-000000000000", "/w/proj"},
 		{"codex-bare.jsonl", "codex", "", ""},
+		{"gemini-0.61-tool-resumed.jsonl", "gemini-cli", "5267ac08-f37b-4dba-8b75-03516e6d5b17", ""},
+		{"qwen-0.24-tool-resumed.jsonl", "qwen-code", "6dcf41ac-0efc-4c99-a20c-424ba1470c63", "/tmp/TestAgentQwenSession530154303/001/proj"},
 	}
 	for _, c := range cases {
 		p := filepath.Join("..", "..", "testdata", "fixtures", c.fixture)
