@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The index on a generated archive of every agent (scripts/gen-archive: Claude Code, Codex, pi,
-# Copilot CLI, droid and OpenAI sessions in the agents' folders, ≥ 1 GB by default), in one run:
+# Copilot CLI, droid, Gemini CLI, Qwen Code and OpenAI sessions in the agents' folders, ≥ 1 GB by default), in one run:
 #   - index size / text size, first build (MB/s, peak RSS), update with nothing changed, update
 #     after 1% of the sessions grew (bytes read: only what was appended);
 #   - query times (p50, p95 over the queries × runs) of `ctxc grep --index` and `ctxc search`
@@ -19,7 +19,7 @@ go build -o "$base/ctxc-index" . && ctxc=$base/ctxc-index
 if [[ ! -f $src/.done ]]; then
   rm -rf "$src" && go run ./scripts/gen-archive -size "$size" -o "$src" > "$base/archive-$size.planted" && touch "$src/.done"
 fi
-dirs=("$src/.claude" "$src/.codex" "$src/.pi" "$src/.copilot" "$src/.factory" "$src/openai")
+dirs=("$src/.claude" "$src/.codex" "$src/.pi" "$src/.copilot" "$src/.factory" "$src/.gemini" "$src/.qwen" "$src/openai")
 files=$(find "${dirs[@]}" -name '*.jsonl' | wc -l)
 bytes=$(find "${dirs[@]}" -name '*.jsonl' -printf '%s\n' | awk '{s+=$1} END {print s}')
 now() { date +%s.%N; }

@@ -1,6 +1,6 @@
 // Command gen-archive writes a synthetic archive of agent sessions for benchmarks: sessions of
-// Claude Code, Codex, pi, Copilot CLI, droid and plain OpenAI message lists, laid out in the
-// agents' own folders,
+// Claude Code, Codex, pi, Copilot CLI, droid, Gemini CLI, Qwen Code and plain OpenAI message
+// lists, laid out in the agents' own folders,
 // with a Zipf-distributed vocabulary of 40,000 words, code and logs in tool results, and a few
 // planted words whose sessions are known (their counts are printed, for queries):
 //
@@ -153,7 +153,7 @@ func (g *gen) session(out string, i int) (int64, error) {
 	cwd := fmt.Sprintf("/home/me/src/project%02d", i%37)
 	var path string
 	var lines []any
-	switch i % 6 {
+	switch i % 8 {
 	case 0:
 		path = filepath.Join(out, ".claude", "projects", strings.ReplaceAll(cwd, "/", "-"), id+".jsonl")
 		lines = claudeLines(ts, id, cwd, at)
@@ -169,6 +169,12 @@ func (g *gen) session(out string, i int) (int64, error) {
 	case 4:
 		path = filepath.Join(out, ".factory", "sessions", strings.ReplaceAll(cwd, "/", "-"), id+".jsonl")
 		lines = droidLines(ts, id, cwd, at)
+	case 5:
+		path = filepath.Join(out, ".gemini", "tmp", fmt.Sprintf("project%02d", i%37), "chats", "session-"+at.Format("2006-01-02T15-04")+"-"+id[:8]+".jsonl")
+		lines = geminiLines(ts, id, at)
+	case 6:
+		path = filepath.Join(out, ".qwen", "projects", strings.ReplaceAll(cwd, "/", "-"), "chats", id+".jsonl")
+		lines = qwenLines(ts, id, cwd, at)
 	default:
 		path = filepath.Join(out, "openai", fmt.Sprintf("s%05d.jsonl", i))
 		lines = openaiLines(ts)
@@ -342,6 +348,53 @@ func droidLines(ts []turn, id, cwd string, at time.Time) []any {
 		add(k, m{"role": t.role, "content": content})
 		if t.tool != "" {
 			add(k, m{"role": "user", "content": []any{m{"type": "tool_result", "tool_use_id": call, "is_error": false, "content": t.result}}})
+		}
+	}
+	return out
+}
+
+func geminiLines(ts []turn, id string, at time.Time) []any {
+	out := []any{m{"sessionId": id, "projectHash": fmt.Sprintf("%064x", len(id)), "startTime": stampAt(at, 0), "lastUpdated": stampAt(at, 0), "kind": "main"}}
+	for k, t := range ts {
+		mid := fmt.Sprintf("%s-%06d", id[:8], k)
+		if t.role == "user" {
+			out = append(out, m{"id": mid, "timestamp": stampAt(at, k), "type": "user", "content": []any{m{"text": t.text}}})
+			continue
+		}
+		rec := m{"id": mid, "timestamp": stampAt(at, k), "type": "gemini", "content": t.text, "model": "gemini-2.5-flash"}
+		if t.tool != "" {
+			call := fmt.Sprintf("read_file_%d", k)
+			resp := m{"functionResponse": m{"id": call, "name": "read_file", "response": m{"output": t.result}}}
+			rec["toolCalls"] = []any{m{"id": call, "name": "read_file", "args": m{"file_path": "main.go"}, "result": []any{resp}, "status": "success"}}
+			out = append(out, rec)
+			continue
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+func qwenLines(ts []turn, id, cwd string, at time.Time) []any {
+	var out []any
+	parent := any(nil)
+	add := func(k int, typ string, msg m) {
+		u := fmt.Sprintf("%s-%06d", id[:8], len(out))
+		out = append(out, m{"uuid": u, "parentUuid": parent, "sessionId": id, "timestamp": stampAt(at, k), "type": typ, "cwd": cwd, "version": "0.24.4", "message": msg})
+		parent = u
+	}
+	for k, t := range ts {
+		if t.role == "user" {
+			add(k, "user", m{"role": "user", "parts": []any{m{"text": t.text}}})
+			continue
+		}
+		parts := []any{m{"text": t.text}}
+		call := fmt.Sprintf("call_%d", k)
+		if t.tool != "" {
+			parts = append(parts, m{"functionCall": m{"id": call, "name": "read_file", "args": m{"file_path": "main.go"}}})
+		}
+		add(k, "assistant", m{"role": "model", "parts": parts})
+		if t.tool != "" {
+			add(k, "tool_result", m{"role": "user", "parts": []any{m{"functionResponse": m{"id": call, "name": "read_file", "response": m{"output": t.result}}}}})
 		}
 	}
 	return out
