@@ -47,7 +47,9 @@ resumes the session in its agent.
 
 The search reads the index (ctxc index). Before it searches, it brings the index up to date
 with PATH (files, folders, globs; by default the agents' own session folders that exist:
-~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions), reading only what changed, with a
+~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions, ~/.copilot/session-state,
+~/.factory/sessions, ~/.gemini/tmp, ~/.qwen/projects, ~/.openclaw/agents), reading only what
+changed, with a
 progress bar on a terminal; --no-update searches the index as it is. With PATH, only the
 sessions under PATH are searched.
 
@@ -188,7 +190,8 @@ func agentSessionDirs() []string {
 		return nil
 	}
 	var out []string
-	for _, d := range [][]string{{".claude", "projects"}, {".codex", "sessions"}, {".pi", "agent", "sessions"}} {
+	for _, d := range [][]string{{".claude", "projects"}, {".codex", "sessions"}, {".pi", "agent", "sessions"},
+		{".copilot", "session-state"}, {".factory", "sessions"}, {".gemini", "tmp"}, {".qwen", "projects"}, {".openclaw", "agents"}} {
 		p := filepath.Join(append([]string{home}, d...)...)
 		if info, err := os.Stat(p); err == nil && info.IsDir() {
 			out = append(out, p)
