@@ -401,12 +401,16 @@ func TestMayMatchOutside(t *testing.T) {
 			t.Errorf("%q fold %v in %s: %v, want %v", c.pattern, c.fold, c.format, got, c.want)
 		}
 	}
+	both := func(t string) transcript.Wrapper { return transcript.Wrapper{Text: t, Before: true, After: true} }
 	for _, c := range []struct {
-		lit, w string
-		want   bool
-	}{{"abc", "xabcx", true}, {"zzab", "abcd", true}, {"cdzz", "abcd", true}, {"zz", "abcd", false}, {"bd", "abcd", false}} {
+		lit  string
+		w    transcript.Wrapper
+		want bool
+	}{{"abc", both("xabcx"), true}, {"zzab", both("abcd"), true}, {"cdzz", both("abcd"), true}, {"zz", both("abcd"), false},
+		{"bd", both("abcd"), false}, {"zzab", transcript.Wrapper{Text: "abcd", After: true}, false},
+		{"cdzz", transcript.Wrapper{Text: "abcd", Before: true}, false}, {"ECONNRESETQUOKKA", transcript.Wrapper{Text: "A previous", After: true}, false}} {
 		if got := meets(c.lit, c.w); got != c.want {
-			t.Errorf("meets(%q, %q) = %v", c.lit, c.w, got)
+			t.Errorf("meets(%q, %+v) = %v", c.lit, c.w, got)
 		}
 	}
 }

@@ -97,7 +97,7 @@ func (p *Pattern) MayMatchOutside(f transcript.Format) bool {
 	}
 	for _, w := range transcript.Wrappers(f) {
 		if p.fold {
-			w = strings.ToLower(w)
+			w.Text = strings.ToLower(w.Text)
 		}
 		if meets(string(p.lit), w) {
 			return true
@@ -106,14 +106,14 @@ func (p *Pattern) MayMatchOutside(f transcript.Format) bool {
 	return false
 }
 
-// meets reports whether lit occurs in w, or a part of lit at one of its ends is a part of w at
-// the other end (lit spans w's edge).
-func meets(lit, w string) bool {
-	if strings.Contains(w, lit) {
+// meets reports whether lit occurs in w, or spans an edge of w that the line's text touches:
+// lit's start is w's end (text follows w), or lit's end is w's start (text comes before w).
+func meets(lit string, w transcript.Wrapper) bool {
+	if strings.Contains(w.Text, lit) {
 		return true
 	}
 	for k := 1; k < len(lit); k++ {
-		if strings.HasPrefix(w, lit[len(lit)-k:]) || strings.HasSuffix(w, lit[:k]) {
+		if w.Before && strings.HasPrefix(w.Text, lit[len(lit)-k:]) || w.After && strings.HasSuffix(w.Text, lit[:k]) {
 			return true
 		}
 	}

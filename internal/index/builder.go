@@ -23,7 +23,9 @@ type builder struct {
 	strs    []string
 	post    []termPostings // by term id
 	docs    []doc
-	tris    [][]uint64 // trigram<<32 | file, in the order files were added, in chunks
+	tris    [][]uint64 // trigram<<32 | block, in the order blocks were added, in chunks
+	blocks  []uint32   // by block: its file
+	inBlock int        // bytes added to the block being filled
 	files   []uint32
 	masks   []escapeMask
 	text    int64 // bytes of raw text taken in
@@ -98,23 +100,44 @@ func (b *builder) termID(term []byte) int32 {
 	return tid
 }
 
-// addRaw takes in the raw bytes of the file being indexed.
-func (b *builder) addRaw(line []byte) {
+// blockSize is about the bytes of a block: the trigrams are recorded per block of whole lines,
+// and a file can hold a literal only when one of its blocks holds all its trigrams (a match is
+// within a line). Smaller blocks pick fewer files for a query and make the index larger.
+const blockSize = 64 << 10
+
+// addRaw takes in a line of the file being indexed (whose id is file).
+func (b *builder) addRaw(line []byte, file uint32) {
 	b.set.add(line)
 	b.set.add(newline)
 	b.text += int64(len(line)) + 1
+	b.inBlock += len(line) + 1
+	if b.inBlock >= blockSize {
+		b.endBlock(file)
+	}
 }
 
 var newline = []byte{'\n'}
 
-// endFile records the trigrams and escapes of the file whose bytes were added since the last.
-func (b *builder) endFile(file uint32) {
+// endBlock records the trigrams of the lines added since the last block, as a block of file.
+func (b *builder) endBlock(file uint32) {
+	block := uint64(len(b.blocks))
 	for _, t := range b.set.list {
 		if n := len(b.tris); n == 0 || len(b.tris[n-1]) == cap(b.tris[n-1]) {
 			b.tris = append(b.tris, make([]uint64, 0, triChunk))
 		}
 		last := &b.tris[len(b.tris)-1]
-		*last = append(*last, uint64(t)<<32|uint64(file))
+		*last = append(*last, uint64(t)<<32|block)
+	}
+	b.blocks = append(b.blocks, file)
+	b.inBlock = 0
+	b.set.resetGrams()
+}
+
+// endFile records the last block and the escapes of the file whose lines were added since
+// the last.
+func (b *builder) endFile(file uint32) {
+	if b.inBlock > 0 || len(b.set.list) > 0 {
+		b.endBlock(file)
 	}
 	b.files = append(b.files, file)
 	b.masks = append(b.masks, b.set.escaped)
@@ -171,9 +194,13 @@ func (b *builder) writeTo(w *countWriter) error {
 		w.u64(b.masks[i][0])
 		w.u64(b.masks[i][1])
 	}
+	ft.blocks, ft.nBlocks = w.n, uint64(len(b.blocks))
+	for _, id := range b.blocks {
+		w.u32(id)
+	}
 	ft.end = w.n
-	for _, v := range []uint64{ft.docs, ft.terms, ft.strs, ft.posts, ft.tris, ft.triPost, ft.files, ft.end,
-		ft.nDocs, ft.nTerms, ft.nTris, ft.nFiles} {
+	for _, v := range []uint64{ft.docs, ft.terms, ft.strs, ft.posts, ft.tris, ft.triPost, ft.files, ft.blocks, ft.end,
+		ft.nDocs, ft.nTerms, ft.nTris, ft.nFiles, ft.nBlocks} {
 		w.u64(v)
 	}
 	return w.err
@@ -235,7 +262,7 @@ func (b *builder) writeTrigrams(w *countWriter, ft *segmentFooter) uint64 {
 		w.u64(uint64(len(lists)))
 		var last uint32
 		for ; i < len(all) && uint32(all[i]>>32) == t; i++ {
-			id := uint32(all[i])
+			id := uint32(all[i]) // a block
 			lists = binary.AppendUvarint(lists, uint64(id-last))
 			last = id
 		}
@@ -303,4 +330,7 @@ func (c *countWriter) u64(v uint64) {
 
 // dropFile forgets the raw bytes of a file that failed; its documents stay in the segment
 // under an id the manifest does not name, so no search returns them.
-func (b *builder) dropFile() { b.set.reset() }
+func (b *builder) dropFile() {
+	b.set.reset()
+	b.inBlock = 0
+}

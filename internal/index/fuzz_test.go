@@ -19,7 +19,7 @@ func FuzzSegment(f *testing.F) {
 		bl := newBuilder()
 		for i, text := range []string{a, b} {
 			bl.addDoc(doc{file: 1, line: uint32(i + 1)}, []string{text})
-			bl.addRaw([]byte(text))
+			bl.addRaw([]byte(text), 1)
 		}
 		bl.endFile(1)
 		p := filepath.Join(dir, "seg.idx")
@@ -46,8 +46,8 @@ func FuzzSegment(f *testing.F) {
 			}
 		}
 		if len(a) >= 3 && !strings.ContainsAny(a[:3], "\\") {
-			if ids := s.trigramFiles(litTrigrams([]byte(a[:3]))[0]); len(ids) != 1 || ids[0] != 1 {
-				t.Errorf("trigram of %q: files %v", a[:3], ids)
+			if ids := s.trigramBlocks(litTrigrams([]byte(a[:3]))[0]); len(ids) != 1 || s.blockFile(ids[0]) != 1 {
+				t.Errorf("trigram of %q: blocks %v", a[:3], ids)
 			}
 		}
 		s.Close()
@@ -55,7 +55,11 @@ func FuzzSegment(f *testing.F) {
 		os.WriteFile(q, raw, 0o644)
 		if s, err := openSegment(q); err == nil {
 			s.term(a)
-			s.trigramFiles(0x616263)
+			for _, b := range s.trigramBlocks(0x616263) {
+				if b < uint32(s.f.nBlocks) {
+					s.blockFile(b)
+				}
+			}
 			s.escapes()
 			if s.nDocs > 0 {
 				s.doc(0)

@@ -14,7 +14,7 @@ import (
 )
 
 // schema is the version of the index's layout; an index of another version is rebuilt.
-const schema = 1
+const schema = 2
 
 const manifestName = "manifest.json"
 

@@ -82,7 +82,7 @@ func (fr *fileReader) detect(path string, from int64) error {
 
 // line takes in one line: its bytes, its session details, its messages.
 func (fr *fileReader) line(line []byte, num int, offset int64) {
-	fr.b.addRaw(line)
+	fr.b.addRaw(line, fr.e.ID)
 	if !jsonl.Valid(line) {
 		fr.e.Scan = true
 		return

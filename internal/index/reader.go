@@ -2,6 +2,8 @@ package index
 
 import (
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ctxc/ctxc/internal/grep"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -61,8 +63,9 @@ func (r *Reader) Candidates(files []string, p *grep.Pattern) (read, stale, state
 	if len(lit) >= 3 {
 		hold = r.holding(lit)
 	}
-	for _, path := range files {
-		e, state := r.fresh(path)
+	entries, states0 := r.freshAll(files)
+	for i, path := range files {
+		e, state := entries[i], states0[i]
 		switch {
 		case state != "":
 			read = append(read, path)
@@ -75,6 +78,28 @@ func (r *Reader) Candidates(files []string, p *grep.Pattern) (read, stale, state
 	}
 	return read, stale, states
 }
+
+// freshAll is fresh of every file, on statWorkers goroutines: a stat is a system call, and an
+// archive has thousands of files.
+func (r *Reader) freshAll(files []string) ([]*FileEntry, []string) {
+	entries, states := make([]*FileEntry, len(files)), make([]string, len(files))
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for range min(statWorkers, len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
+				entries[i], states[i] = r.fresh(files[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return entries, states
+}
+
+// statWorkers is how many files are stated at once.
+const statWorkers = 8
 
 // fresh finds a file's entry; state says why the index cannot answer for it ("": it can).
 func (r *Reader) fresh(path string) (*FileEntry, string) {
@@ -93,8 +118,8 @@ func (r *Reader) fresh(path string) (*FileEntry, string) {
 	return e, ""
 }
 
-// holding lists the files (ids) whose indexed bytes hold every trigram of lit in one segment,
-// or spell one of lit's characters as an escape.
+// holding lists the files (ids) of which one block of lines holds every trigram of lit, or
+// that spell one of lit's characters as an escape.
 func (r *Reader) holding(lit []byte) map[uint32]bool {
 	tris := litTrigrams(lit)
 	hold := map[uint32]bool{}
@@ -103,8 +128,10 @@ func (r *Reader) holding(lit []byte) map[uint32]bool {
 		chars.set(lower(c))
 	}
 	for _, s := range r.segs {
-		for id := range intersect(s, tris) {
-			hold[id] = true
+		for block := range intersect(s, tris) {
+			if block < uint32(s.f.nBlocks) {
+				hold[s.blockFile(block)] = true
+			}
 		}
 		for id, m := range s.escapes() {
 			if m[0]&chars[0] != 0 || m[1]&chars[1] != 0 {
@@ -115,11 +142,11 @@ func (r *Reader) holding(lit []byte) map[uint32]bool {
 	return hold
 }
 
-// intersect gives the files of s that hold all of tris.
+// intersect gives the blocks of s that hold all of tris.
 func intersect(s *segment, tris []uint32) map[uint32]bool {
 	var cur map[uint32]bool
 	for _, t := range tris {
-		ids := s.trigramFiles(t)
+		ids := s.trigramBlocks(t)
 		next := make(map[uint32]bool, len(ids))
 		for _, id := range ids {
 			if cur == nil || cur[id] {

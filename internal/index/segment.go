@@ -16,10 +16,11 @@ import (
 //	strings  the terms' bytes, sorted
 //	postings per term: (doc delta uvarint, tf uvarint)...
 //	tris     (nTris+1) × 12:   trigram u32, postings offset u64 (the last: ends)
-//	tripost  per trigram: file id deltas (uvarint)...
+//	tripost  per trigram: block deltas (uvarint)...
 //	files    nFiles × 20:      file u32, escape mask 2 × u64
-//	footer   12 × u64: offsets of docs, terms, strings, postings, tris, tripost, files, end;
-//	         then nDocs, nTerms, nTris, nFiles
+//	blocks   nBlocks × 4:      the file of each block
+//	footer   14 × u64: offsets of docs, terms, strings, postings, tris, tripost, files, blocks,
+//	         end; then nDocs, nTerms, nTris, nFiles, nBlocks
 const segMagic = "CTXCSEG1"
 
 const (
@@ -27,7 +28,7 @@ const (
 	termSize    = 16
 	triSize     = 12
 	fileSize    = 20
-	footerWords = 12
+	footerWords = 14
 	lengthBits  = 28 // a doc's length (terms) in the low bits of its last word; its role above
 	maxLength   = 1<<lengthBits - 1
 )
@@ -55,8 +56,8 @@ type doc struct {
 }
 
 type segmentFooter struct {
-	docs, terms, strs, posts, tris, triPost, files, end uint64
-	nDocs, nTerms, nTris, nFiles                        uint64
+	docs, terms, strs, posts, tris, triPost, files, blocks, end uint64
+	nDocs, nTerms, nTris, nFiles, nBlocks                       uint64
 }
 
 // segment is an open segment: its bytes (mapped) and where its sections are.
@@ -95,11 +96,11 @@ func (s *segment) parseFooter() error {
 		w[i] = binary.LittleEndian.Uint64(d[at+8*i:])
 	}
 	f := segmentFooter{docs: w[0], terms: w[1], strs: w[2], posts: w[3], tris: w[4], triPost: w[5], files: w[6],
-		end: w[7], nDocs: w[8], nTerms: w[9], nTris: w[10], nFiles: w[11]}
+		blocks: w[7], end: w[8], nDocs: w[9], nTerms: w[10], nTris: w[11], nFiles: w[12], nBlocks: w[13]}
 	ok := f.docs == uint64(len(segMagic)) && f.docs+f.nDocs*docSize == f.terms &&
 		f.terms+(f.nTerms+1)*termSize == f.strs && f.strs <= f.posts && f.posts <= f.tris &&
 		f.tris+(f.nTris+1)*triSize == f.triPost && f.triPost <= f.files &&
-		f.files+f.nFiles*fileSize == f.end && f.end == uint64(at)
+		f.files+f.nFiles*fileSize == f.blocks && f.blocks+f.nBlocks*4 == f.end && f.end == uint64(at)
 	if !ok {
 		return errBadSegment
 	}
@@ -160,8 +161,13 @@ func (s *segment) term(t string) (df uint32, post []byte, ok bool) {
 	return df, post, true
 }
 
-// trigramFiles lists the files (ids, ascending) whose bytes in this segment hold trigram t.
-func (s *segment) trigramFiles(t uint32) []uint32 {
+// blockFile is the file of block i.
+func (s *segment) blockFile(i uint32) uint32 {
+	return binary.LittleEndian.Uint32(s.data[s.f.blocks+uint64(i)*4:])
+}
+
+// trigramBlocks lists the blocks (ascending) whose bytes in this segment hold trigram t.
+func (s *segment) trigramBlocks(t uint32) []uint32 {
 	n := int(s.f.nTris)
 	at := func(i int) (uint32, uint64) {
 		b := s.data[s.f.tris+uint64(i)*triSize:]

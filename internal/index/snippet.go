@@ -31,7 +31,7 @@ func snippetAt(res *Result, terms []string) string {
 		return ""
 	}
 	defer rc.Close()
-	l, err := jsonl.NewLineReader(rc).Next()
+	l, err := jsonl.NewLineReaderSize(rc, 64<<10).Next()
 	if err != nil {
 		return ""
 	}

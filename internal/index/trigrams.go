@@ -97,10 +97,16 @@ func (s *trigramSet) escapeAt(b []byte, i int, joined bool) int {
 
 // reset empties the set for the next file.
 func (s *trigramSet) reset() {
+	s.resetGrams()
+	s.escaped, s.t, s.n, s.esc = escapeMask{}, 0, 0, s.esc[:0]
+}
+
+// resetGrams empties the trigrams for the next block of the same file (its escapes stay).
+func (s *trigramSet) resetGrams() {
 	for _, t := range s.list {
 		s.bits[t>>6] = 0
 	}
-	s.list, s.escaped, s.t, s.n, s.esc = s.list[:0], escapeMask{}, 0, 0, s.esc[:0]
+	s.list = s.list[:0]
 }
 
 // litTrigrams are the trigrams of a literal, lower-cased (the literal is at least 3 bytes).

@@ -272,6 +272,7 @@ func (u *updater) index(b *builder, j job) error {
 	defer u.mu.Unlock()
 	if err != nil {
 		b.dropFile()
+		delete(u.m.Files, j.path) // read whole under a new id next time: what was read is dead
 		u.fail(err)
 		return nil
 	}

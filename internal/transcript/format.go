@@ -30,17 +30,28 @@ const (
 var Formats = []Format{FormatOpenAI, FormatAnthropic, FormatCtxc, FormatClaude, FormatCodex, FormatPi,
 	FormatCopilot, FormatDroid, FormatGemini, FormatQwen}
 
-// Wrappers are the fixed texts a format's reader puts around what a line holds when it builds
-// a message (the agent's own framing of a summary it sends to the model): no line's raw bytes
-// hold them, so a byte-level search for a literal that meets one must decode every line.
-func Wrappers(f Format) []string {
+// Wrapper is a fixed text a format's reader puts around what a line holds when it builds a
+// message (the agent's own framing of a summary it sends to the model): no line's raw bytes
+// hold it. After and Before say whether text from the line can follow it or come before it.
+type Wrapper struct {
+	Text          string
+	Before, After bool
+}
+
+// Wrappers are a format's wrappers: a byte-level search for a literal that meets one (inside
+// it, or across an edge that touches the line's text) must decode every line.
+func Wrappers(f Format) []Wrapper {
+	head := func(t string) Wrapper { return Wrapper{Text: t, After: true} }
+	tail := func(t string) Wrapper { return Wrapper{Text: t, Before: true} }
+	mid := func(t string) Wrapper { return Wrapper{Text: t, Before: true, After: true} }
 	switch f {
 	case FormatPi:
-		return []string{piCompactionPrefix, piCompactionSuffix, piBranchPrefix, piBranchSuffix}
+		return []Wrapper{head(piCompactionPrefix), tail(piCompactionSuffix), head(piBranchPrefix), tail(piBranchSuffix)}
 	case FormatCopilot:
-		return []string{copilotSummaryHead, copilotSummaryMid, copilotSummaryTail, copilotUserMsgOpen, copilotUserMsgClose}
+		return []Wrapper{head(copilotSummaryHead), mid(copilotSummaryMid), tail(copilotSummaryTail),
+			mid(copilotUserMsgOpen), mid(copilotUserMsgClose)}
 	case FormatDroid:
-		return []string{droidSummaryHead, droidSummaryTail, droidSerializeHead, droidSerializeTail}
+		return []Wrapper{head(droidSummaryHead), tail(droidSummaryTail), head(droidSerializeHead), tail(droidSerializeTail)}
 	}
 	return nil
 }
