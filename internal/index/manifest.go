@@ -94,15 +94,10 @@ func readManifest(dir string) (*Manifest, error) {
 	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
 		return nil, &IndexError{dir, errors.New("not an index folder (an index of an older ctxc is a file: remove it)")}
 	}
-	f, err := os.Open(filepath.Join(dir, manifestName))
+	data, err := os.ReadFile(filepath.Join(dir, manifestName))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, &IndexError{dir, ErrNoIndex}
 	}
-	if err != nil {
-		return nil, &IndexError{dir, err}
-	}
-	defer f.Close()
-	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, &IndexError{dir, err}
 	}
