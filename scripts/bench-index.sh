@@ -52,7 +52,9 @@ for pat in "${greps[@]}"; do
     s=$(now); rg -F "$pat" "${dirs[@]}" > /dev/null 2>&1 || true; e=$(now); secs "$s" "$e" >> "$base/t-rg"; echo >> "$base/t-rg"
   done
   if ! cmp -s "$base/hits-index" "$base/hits-scan"; then echo "grep --index and grep differ for $pat" >&2; exit 1; fi
-  printf '  %-28s %7d hits\n' "$pat" "$(wc -l < "$base/hits-scan")"
+  med() { tail -n "$runs" "$1" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+  printf '  %-28s %7d hits   grep --index %6.3f s   grep %6.3f s   rg %6.3f s (medians)\n' "$pat" "$(wc -l < "$base/hits-scan")" \
+    "$(med "$base/t-index")" "$(med "$base/t-scan")" "$(med "$base/t-rg")"
 done
 queries=("reconnect backoff zebra" "migration users email" "flaky upload retries" "kasen lokari" "driveion tumu error"
   "status server config" "the session where I fixed the ECONNRESETQUOKKA bug" "absentword qqzzx")
