@@ -33,7 +33,7 @@ type UpdateStats struct {
 
 const (
 	// segmentText is the raw text a segment covers at most: it bounds the memory of a build.
-	segmentText = 128 << 20
+	segmentText = 64 << 20
 	// maxSegments: past this many segments an update rebuilds the index into fewer.
 	maxSegments = 64
 	// tailBytes is the part of a file before its indexed end that must be unchanged for a
