@@ -75,33 +75,11 @@ func copilotEvents(src *Source, c *Compaction, parent string) ([][]byte, error) 
 	e.set("id", id)
 	e.set("timestamp", rfc3339ms(c.Now))
 	e.set("parentId", parentOrNil(parent))
-	out := [][]byte{e.encode()}
-	parent = id
-	for i := range c.Tail {
-		m := &c.Tail[i]
-		recs, err := src.records(m)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range recs {
-			if r == nil {
-				return nil, fmt.Errorf("%s: a message ctxc made cannot be copied into a Copilot session", src.Path)
-			}
-			o, err := parseObject(r)
-			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
-			}
-			if m.Edited {
-				copilotApplyEdits(o, m)
-			}
-			id := newUUID()
-			o.set("id", id)
-			o.set("parentId", parent)
-			parent = id
-			out = append(out, o.encode())
-		}
+	copies, err := copyTailRecords(src, c, "Copilot", id, copilotApplyEdits)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return append([][]byte{e.encode()}, copies...), nil
 }
 
 func parentOrNil(id string) any {

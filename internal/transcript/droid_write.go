@@ -120,36 +120,7 @@ func droidAnchor(src *Source, stop int) (id string, idx int, err error) {
 
 // droidCopies are the tail's message events under fresh ids, chained from parent.
 func droidCopies(src *Source, c *Compaction, parent string) ([][]byte, error) {
-	var out [][]byte
-	for i := range c.Tail {
-		m := &c.Tail[i]
-		recs, err := src.records(m)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range recs {
-			if r == nil {
-				return nil, fmt.Errorf("%s: a message ctxc made cannot be copied into a droid session", src.Path)
-			}
-			o, err := parseObject(r)
-			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
-			}
-			if m.Edited {
-				droidApplyEdits(o, m)
-			}
-			id := newUUID()
-			o.set("id", id)
-			if parent != "" {
-				o.set("parentId", parent)
-			} else {
-				o.del("parentId")
-			}
-			parent = id
-			out = append(out, o.encode())
-		}
-	}
-	return out, nil
+	return copyTailRecords(src, c, "droid", parent, droidApplyEdits)
 }
 
 // droidApplyEdits writes a cut tool result's text into a copy of its event.

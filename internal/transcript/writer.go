@@ -428,3 +428,39 @@ func HeadSection(summary string) string {
 	}
 	return head
 }
+
+// copyTailRecords copies the records of the tail's messages under fresh ids, each made the
+// child of the one before (starting from parent, "" for none), as an agent that chains its
+// records by id needs its tail copied; edit writes an emergency cut into a copy.
+func copyTailRecords(src *Source, c *Compaction, agent, parent string, edit func(*object, *Message)) ([][]byte, error) {
+	var out [][]byte
+	for i := range c.Tail {
+		m := &c.Tail[i]
+		recs, err := src.records(m)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			if r == nil {
+				return nil, fmt.Errorf("%s: a message ctxc made cannot be copied into a %s session", src.Path, agent)
+			}
+			o, err := parseObject(r)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
+			}
+			if m.Edited {
+				edit(o, m)
+			}
+			id := newUUID()
+			o.set("id", id)
+			if parent != "" {
+				o.set("parentId", parent)
+			} else {
+				o.del("parentId")
+			}
+			parent = id
+			out = append(out, o.encode())
+		}
+	}
+	return out, nil
+}
