@@ -500,35 +500,6 @@ func (p *Pattern) snippet(text string, s, e int) Snippet {
 	return p.snippetOf(text[from:to], from > 0, to < len(text))
 }
 
-// snippetIn is snippet for a piece of a longer text: piece is text[off:off+len(piece)], cut
-// at rune starts, and textLen the text's length. ok is false when the snippet needs bytes
-// outside the piece.
-func (p *Pattern) snippetIn(piece string, off, textLen, s, e int) (sn Snippet, ok bool) {
-	from := s - snipBefore
-	if off+from < 0 {
-		from = -off
-	}
-	if from < 0 {
-		return Snippet{}, false
-	}
-	// The piece starts at a rune start, so this walk stops where the one on the text would.
-	for from > 0 && !utf8.RuneStart(piece[from]) {
-		from--
-	}
-	to := e + snipAfter
-	if off+to > textLen {
-		to = textLen - off
-	}
-	if to > len(piece) {
-		return Snippet{}, false
-	}
-	// The piece ends at a rune start or at the end of the text.
-	for to < len(piece) && !utf8.RuneStart(piece[to]) {
-		to++
-	}
-	return p.snippetOf(piece[from:to], off+from > 0, off+to < textLen), true
-}
-
 // oneLine maps each byte to itself, but those that break lines (\n, \r, \t) to a space.
 var oneLine = func() (t [256]byte) {
 	for c := range t {
