@@ -27,8 +27,8 @@ type UpdateOptions struct {
 type UpdateStats struct {
 	Files, Indexed, Appended, Unchanged, Removed, Failed int
 	Messages                                             int
-	Bytes                                                int64 // read
-	Rebuilt                                              bool  // every file read again (segments merged)
+	Bytes                                                int64 // indexed: decompressed bytes of complete lines
+	Rebuilt                                              bool  // every file read again into new segments (past maxSegments)
 }
 
 const (
