@@ -48,11 +48,12 @@ func (r *Reader) Search(q Query) []Result {
 	if len(terms) == 0 {
 		return nil
 	}
-	n, avg := r.corpus()
+	_, avg := r.corpus()
+	found := r.lookup(terms)
 	top := &resultHeap{}
 	limit := max(q.Limit, 1)
-	for _, s := range r.segs {
-		r.rankSegment(s, terms, n, avg, q, limit, top)
+	for i, s := range r.segs {
+		r.rankSegment(s, found[i], avg, q, limit, top)
 	}
 	out := make([]Result, top.Len())
 	for i := len(out) - 1; i >= 0; i-- {
@@ -74,27 +75,46 @@ func (r *Reader) corpus() (n float64, avg float64) {
 	return n, math.Max(float64(length)/n, 1)
 }
 
-// idf is BM25's inverse document frequency of a term over every segment.
-func (r *Reader) idf(term string, n float64) float64 {
-	var df float64
-	for _, s := range r.segs {
-		if d, _, ok := s.term(term); ok {
-			df += float64(d)
+// queryTerm is one query term's postings in one segment, with the term's idf over every
+// segment.
+type queryTerm struct {
+	idf  float64
+	post []byte
+}
+
+// lookup finds each term once in each segment: found[segment] lists the terms it holds, with
+// their idf, BM25's inverse document frequency over the whole index.
+func (r *Reader) lookup(terms []string) [][]queryTerm {
+	n, _ := r.corpus()
+	found := make([][]queryTerm, len(r.segs))
+	for _, t := range terms {
+		var df float64
+		posts := make([][]byte, len(r.segs))
+		for i, s := range r.segs {
+			if d, post, ok := s.term(t); ok {
+				df += float64(d)
+				posts[i] = post
+			}
+		}
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for i, post := range posts {
+			if post != nil {
+				found[i] = append(found[i], queryTerm{idf, post})
+			}
 		}
 	}
-	return math.Log(1 + (n-df+0.5)/(df+0.5))
+	return found
 }
 
 // rankSegment scores the documents of one segment and keeps the best that pass the filters.
-func (r *Reader) rankSegment(s *segment, terms []string, n, avg float64, q Query, limit int, top *resultHeap) {
+func (r *Reader) rankSegment(s *segment, terms []queryTerm, avg float64, q Query, limit int, top *resultHeap) {
+	if len(terms) == 0 {
+		return
+	}
 	scores := make([]float32, s.nDocs)
 	var touched []int32
 	for _, t := range terms {
-		_, post, ok := s.term(t)
-		if !ok {
-			continue
-		}
-		idf := r.idf(t, n)
+		idf, post := t.idf, t.post
 		var d int64 = -1
 		for len(post) > 0 {
 			delta, k := binary.Uvarint(post)
