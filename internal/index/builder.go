@@ -198,12 +198,30 @@ func (b *builder) writeTo(w *countWriter) error {
 	for _, id := range b.blocks {
 		w.u32(id)
 	}
+	ft.sample = w.n
+	b.writeSample(w, order)
+	ft.lengths = w.n
+	for _, d := range b.docs {
+		w.u16(uint16(min(d.length, maxNorm)))
+	}
 	ft.end = w.n
-	for _, v := range []uint64{ft.docs, ft.terms, ft.strs, ft.posts, ft.tris, ft.triPost, ft.files, ft.blocks, ft.end,
-		ft.nDocs, ft.nTerms, ft.nTris, ft.nFiles, ft.nBlocks} {
+	for _, v := range ft.words() {
 		w.u64(v)
 	}
 	return w.err
+}
+
+// writeSample writes every sampleStride-th term (in order): their offsets, then their bytes.
+func (b *builder) writeSample(w *countWriter, order []int32) {
+	var so uint32
+	for i := 0; i < len(order); i += sampleStride {
+		w.u32(so)
+		so += uint32(len(b.strs[order[i]]))
+	}
+	w.u32(so)
+	for i := 0; i < len(order); i += sampleStride {
+		w.WriteString(b.strs[order[i]])
+	}
 }
 
 func (b *builder) writeDocs(w *countWriter) {
@@ -319,6 +337,12 @@ func (c *countWriter) WriteString(s string) { c.Write([]byte(s)) }
 func (c *countWriter) u32(v uint32) {
 	var b [4]byte
 	binary.LittleEndian.PutUint32(b[:], v)
+	c.Write(b[:])
+}
+
+func (c *countWriter) u16(v uint16) {
+	var b [2]byte
+	binary.LittleEndian.PutUint16(b[:], v)
 	c.Write(b[:])
 }
 

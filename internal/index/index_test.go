@@ -277,3 +277,36 @@ func TestDamagedIndexIsSaid(t *testing.T) {
 		t.Errorf("missing index: %v", err)
 	}
 }
+
+// TestOlderLayoutIsRebuilt: the index of an older ctxc (a JSON manifest and segments of
+// another layout) is named as such by a query, and the next update rebuilds it in place,
+// removing the older files.
+func TestOlderLayoutIsRebuilt(t *testing.T) {
+	src := t.TempDir()
+	files := genArchive(t, src, 4)
+	dir := filepath.Join(t.TempDir(), "index")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, legacyManifest), []byte(`{"schema":2,"segments":[{"name":"seg-000000.idx"}],"files":{}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "seg-000000.idx"), []byte("CTXCSEG1 an older segment"), 0o644)
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "older ctxc") {
+		t.Fatalf("older layout: %v", err)
+	}
+	st, err := Update(dir, files, nil, UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Files != len(files) {
+		t.Errorf("rebuild read %d files, want %d", st.Files, len(files))
+	}
+	if _, err := os.Stat(filepath.Join(dir, legacyManifest)); !os.IsNotExist(err) {
+		t.Errorf("the older manifest is still there (%v)", err)
+	}
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if len(r.m.Files) != len(files) {
+		t.Errorf("rebuilt index has %d files, want %d", len(r.m.Files), len(files))
+	}
+}

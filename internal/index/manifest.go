@@ -1,30 +1,35 @@
 package index
 
 import (
-	"encoding/json"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/ctxc/ctxc/internal/safewrite"
-	"github.com/tidwall/gjson"
 )
 
 // schema is the version of the index's layout; an index of another version is rebuilt.
-const schema = 2
+const schema = 3
 
-const manifestName = "manifest.json"
+const manifestName = "manifest"
+
+// legacyManifest is the manifest of the index of an older ctxc (JSON), removed by the rebuild.
+const legacyManifest = "manifest.json"
 
 // Manifest names an index's segments and the files they cover.
 type Manifest struct {
-	Schema   int                   `json:"schema"`
-	NextFile uint32                `json:"next_file"`
-	NextSeg  int                   `json:"next_segment"`
-	Segments []SegmentInfo         `json:"segments"`
-	Files    map[string]*FileEntry `json:"files"` // by absolute path
+	Schema   int
+	NextFile uint32
+	NextSeg  int
+	Segments []SegmentInfo
+	Files    map[string]*FileEntry // by absolute path
 }
 
 // SegmentInfo is one segment: its file name in the index folder and what it holds.
@@ -96,6 +101,9 @@ func readManifest(dir string) (*Manifest, error) {
 	}
 	data, err := os.ReadFile(filepath.Join(dir, manifestName))
 	if errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(dir, legacyManifest)); err == nil {
+			return nil, &IndexError{dir, errOlderLayout}
+		}
 		return nil, &IndexError{dir, ErrNoIndex}
 	}
 	if err != nil {
@@ -108,93 +116,174 @@ func readManifest(dir string) (*Manifest, error) {
 	if m.Schema != schema {
 		return nil, &IndexError{dir, fmt.Errorf("index layout %d, this ctxc reads %d (ctxc index rebuilds it)", m.Schema, schema)}
 	}
-	if m.Files == nil {
-		m.Files = map[string]*FileEntry{}
-	}
 	return m, nil
 }
 
-// decodeManifest reads a manifest. The files, most of it (an entry per session of the
-// archive, read by every query), are read with gjson, several times faster than
-// encoding/json; the rest with encoding/json.
-func decodeManifest(data []byte) (*Manifest, error) {
-	if !gjson.ValidBytes(data) {
-		return nil, errors.New("not valid JSON")
+// errOlderLayout: the folder holds the index of an older ctxc.
+var errOlderLayout = errors.New("index layout of an older ctxc (ctxc index rebuilds it)")
+
+// The manifest is binary, read by every query: its file entries are most of it, one per
+// session of the archive. All integers are varints; a string is its length, then its bytes.
+//
+//	magic "CTXCMAN3", schema, next file, next segment
+//	segments: count, then name, docs, length, text
+//	files:    count, then path, id, size, mtime, done, lines, tail, format, session, project,
+//	          start, flags (1 compressed, 2 scan)
+//	CRC-32 (Castagnoli) of all the bytes before it, 4 bytes little-endian
+const manifestMagic = "CTXCMAN3"
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// encode writes the manifest in its binary form.
+func (m *Manifest) encode() []byte {
+	b := append([]byte(nil), manifestMagic...)
+	b = binary.AppendUvarint(b, uint64(m.Schema))
+	b = binary.AppendUvarint(b, uint64(m.NextFile))
+	b = binary.AppendUvarint(b, uint64(m.NextSeg))
+	b = binary.AppendUvarint(b, uint64(len(m.Segments)))
+	for _, s := range m.Segments {
+		b = appendString(b, s.Name)
+		b = binary.AppendUvarint(b, uint64(s.Docs))
+		b = binary.AppendUvarint(b, s.Length)
+		b = binary.AppendVarint(b, s.Text)
 	}
-	doc := gjson.ParseBytes(data)
-	m := &Manifest{Files: map[string]*FileEntry{}}
-	head := struct {
-		Schema   int           `json:"schema"`
-		NextFile uint32        `json:"next_file"`
-		NextSeg  int           `json:"next_segment"`
-		Segments []SegmentInfo `json:"segments"`
-	}{}
-	var rest []byte
-	rest = append(rest, '{')
-	for _, k := range []string{"schema", "next_file", "next_segment", "segments"} {
-		if v := doc.Get(k); v.Exists() {
-			if len(rest) > 1 {
-				rest = append(rest, ',')
-			}
-			rest = append(append(append(rest, '"'), k...), '"', ':')
-			rest = append(rest, v.Raw...)
-		}
+	paths := make([]string, 0, len(m.Files))
+	for p := range m.Files {
+		paths = append(paths, p)
 	}
-	if err := json.Unmarshal(append(rest, '}'), &head); err != nil {
-		return nil, err
+	sort.Strings(paths)
+	b = binary.AppendUvarint(b, uint64(len(paths)))
+	for _, p := range paths {
+		b = appendFileEntry(appendString(b, p), m.Files[p])
 	}
-	m.Schema, m.NextFile, m.NextSeg, m.Segments = head.Schema, head.NextFile, head.NextSeg, head.Segments
-	var bad error
-	doc.Get("files").ForEach(func(k, v gjson.Result) bool {
-		if !v.IsObject() {
-			bad = fmt.Errorf("files: %s: not an object", k.String())
-			return false
-		}
-		m.Files[k.String()] = fileEntryOf(v)
-		return true
-	})
-	return m, bad
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
 }
 
-// fileEntryOf reads one file's entry, its members in one pass.
-func fileEntryOf(v gjson.Result) *FileEntry {
-	e := &FileEntry{}
-	v.ForEach(func(k, x gjson.Result) bool {
-		switch k.Str {
-		case "id":
-			e.ID = uint32(x.Uint())
-		case "size":
-			e.Size = x.Int()
-		case "mtime":
-			e.MTime = x.Int()
-		case "done":
-			e.Done = x.Int()
-		case "lines":
-			e.Lines = int(x.Int())
-		case "tail":
-			e.Tail = x.Str
-		case "format":
-			e.Format = x.Str
-		case "session":
-			e.Session = x.Str
-		case "project":
-			e.Project = x.Str
-		case "start":
-			e.Start = x.Int()
-		case "compressed":
-			e.Compressed = x.Bool()
-		case "scan":
-			e.Scan = x.Bool()
+func appendFileEntry(b []byte, e *FileEntry) []byte {
+	b = binary.AppendUvarint(b, uint64(e.ID))
+	for _, v := range []int64{e.Size, e.MTime, e.Done, int64(e.Lines)} {
+		b = binary.AppendVarint(b, v)
+	}
+	for _, str := range []string{e.Tail, e.Format, e.Session, e.Project} {
+		b = appendString(b, str)
+	}
+	b = binary.AppendVarint(b, e.Start)
+	var flags byte
+	if e.Compressed {
+		flags |= 1
+	}
+	if e.Scan {
+		flags |= 2
+	}
+	return append(b, flags)
+}
+
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// decodeManifest reads a manifest. Its strings share data's memory, which the caller must not
+// change afterwards.
+func decodeManifest(data []byte) (*Manifest, error) {
+	if len(data) < len(manifestMagic)+4 || string(data[:len(manifestMagic)]) != manifestMagic {
+		return nil, errors.New("not a ctxc index manifest")
+	}
+	body := data[:len(data)-4]
+	if crc32.Checksum(body, crcTable) != binary.LittleEndian.Uint32(data[len(body):]) {
+		return nil, errors.New("damaged (its checksum differs)")
+	}
+	d := &decoder{s: unsafe.String(unsafe.SliceData(body), len(body)), at: len(manifestMagic)}
+	m := &Manifest{Schema: int(d.uint()), NextFile: uint32(d.uint()), NextSeg: int(d.uint())}
+	m.Segments = make([]SegmentInfo, d.count(4))
+	for i := range m.Segments {
+		m.Segments[i] = SegmentInfo{Name: d.str(), Docs: int(d.uint()), Length: d.uint(), Text: d.int()}
+	}
+	n := d.count(12)
+	entries := make([]FileEntry, n)
+	m.Files = make(map[string]*FileEntry, n)
+	for i := range entries {
+		p, e := d.str(), &entries[i]
+		e.ID = uint32(d.uint())
+		e.Size, e.MTime, e.Done, e.Lines = d.int(), d.int(), d.int(), int(d.int())
+		e.Tail, e.Format, e.Session, e.Project = d.str(), d.str(), d.str(), d.str()
+		e.Start = d.int()
+		flags := d.byte()
+		e.Compressed, e.Scan = flags&1 != 0, flags&2 != 0
+		m.Files[p] = e
+	}
+	if d.err == nil && d.at != len(d.s) {
+		d.err = errors.New("bytes after the last entry")
+	}
+	return m, d.err
+}
+
+// decoder reads the varints and strings of a manifest; the first error stops it.
+type decoder struct {
+	s   string
+	at  int
+	err error
+}
+
+func (d *decoder) fail(what string) {
+	if d.err == nil {
+		d.err = fmt.Errorf("damaged at byte %d: %s", d.at, what)
+	}
+	d.at = len(d.s)
+}
+
+func (d *decoder) uint() uint64 {
+	var v uint64
+	for shift := 0; d.at < len(d.s) && shift < 64; shift += 7 {
+		c := d.s[d.at]
+		d.at++
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return v
 		}
-		return true
-	})
-	return e
+	}
+	d.fail("a number")
+	return 0
+}
+
+func (d *decoder) int() int64 {
+	u := d.uint()
+	return int64(u>>1) ^ -int64(u&1)
+}
+
+func (d *decoder) byte() byte {
+	if d.at >= len(d.s) {
+		d.fail("a byte")
+		return 0
+	}
+	d.at++
+	return d.s[d.at-1]
+}
+
+func (d *decoder) str() string {
+	n := d.uint()
+	if n > uint64(len(d.s)-d.at) {
+		d.fail("a string")
+		return ""
+	}
+	d.at += int(n)
+	return d.s[d.at-int(n) : d.at]
+}
+
+// count reads a count of items of at least min bytes each, checked against the bytes left.
+func (d *decoder) count(min int) int {
+	n := d.uint()
+	if n > uint64(len(d.s)-d.at)/uint64(min) {
+		d.fail("a count")
+		return 0
+	}
+	return int(n)
 }
 
 // write replaces dir's manifest atomically.
 func (m *Manifest) write(dir string) error {
 	return safewrite.WriteAtomic(filepath.Join(dir, manifestName), func(w io.Writer) error {
-		return json.NewEncoder(w).Encode(m)
+		_, err := w.Write(m.encode())
+		return err
 	})
 }
 

@@ -16,6 +16,11 @@ type Reader struct {
 	m    *Manifest
 	segs []*segment
 	ids  map[uint32]string // the current id of each file: documents of other ids are dead
+
+	// Buffers a search reuses from segment to segment.
+	scores []float32
+	lens   []uint16
+	raw    []byte
 }
 
 // Open opens the index in dir.
@@ -129,8 +134,8 @@ func (r *Reader) holding(lit []byte) map[uint32]bool {
 	}
 	for _, s := range r.segs {
 		for block := range intersect(s, tris) {
-			if block < uint32(s.f.nBlocks) {
-				hold[s.blockFile(block)] = true
+			if id, ok := s.blockFile(block); ok {
+				hold[id] = true
 			}
 		}
 		for id, m := range s.escapes() {
@@ -138,15 +143,22 @@ func (r *Reader) holding(lit []byte) map[uint32]bool {
 				hold[id] = true
 			}
 		}
+		if s.failed() != nil {
+			return nil // a segment that could not be read answers nothing: grep reads every file
+		}
 	}
 	return hold
 }
 
 // intersect gives the blocks of s that hold all of tris.
 func intersect(s *segment, tris []uint32) map[uint32]bool {
+	table, ok := s.trigrams()
+	if !ok {
+		return nil
+	}
 	var cur map[uint32]bool
 	for _, t := range tris {
-		ids := s.trigramBlocks(t)
+		ids := s.trigramBlocks(table, t)
 		next := make(map[uint32]bool, len(ids))
 		for _, id := range ids {
 			if cur == nil || cur[id] {

@@ -111,35 +111,23 @@ func (r *Reader) rankSegment(s *segment, terms []queryTerm, avg float64, q Query
 	if len(terms) == 0 {
 		return
 	}
-	scores := make([]float32, s.nDocs)
-	var touched []int32
-	for _, t := range terms {
-		idf, post := t.idf, t.post
-		var d int64 = -1
-		for len(post) > 0 {
-			delta, k := binary.Uvarint(post)
-			tf, k2 := binary.Uvarint(post[k:])
-			if k <= 0 || k2 <= 0 {
-				break
-			}
-			post = post[k+k2:]
-			d += int64(delta)
-			norm := bm25K1 * (1 - bm25B + bm25B*float64(s.docLength(int(d)))/avg)
-			if d >= int64(len(scores)) {
-				break
-			}
-			if scores[d] == 0 {
-				touched = append(touched, int32(d))
-			}
-			scores[d] += float32(idf * float64(tf) * (bm25K1 + 1) / (float64(tf) + norm))
-		}
+	raw, lens := s.lengths(r.raw, r.lens)
+	if len(lens) != s.nDocs {
+		return // a damaged segment: its documents are not ranked
 	}
+	r.raw, r.lens = raw, lens
+	scores, touched := r.score(terms, lens, avg)
 	for _, d := range touched {
 		sc := float64(scores[d])
+		scores[d] = 0 // the buffer is clean for the next segment
 		if top.Len() >= limit && sc <= (*top)[0].Score {
 			continue
 		}
-		res, ok := r.result(s.doc(int(d)), q)
+		dc, ok := s.doc(int(d))
+		if !ok {
+			continue
+		}
+		res, ok := r.result(dc, q)
 		if !ok {
 			continue
 		}
@@ -149,6 +137,40 @@ func (r *Reader) rankSegment(s *segment, terms []queryTerm, avg float64, q Query
 			heap.Pop(top)
 		}
 	}
+}
+
+// score sums the BM25 scores of the terms' postings in one segment; touched lists the
+// documents with a score. scores is the Reader's buffer, kept between segments (rankSegment
+// zeroes what it touched).
+func (r *Reader) score(terms []queryTerm, lens []uint16, avg float64) (scores []float32, touched []int32) {
+	if cap(r.scores) < len(lens) {
+		r.scores = make([]float32, len(lens))
+	}
+	scores = r.scores[:len(lens)]
+	for _, t := range terms {
+		var d int64 = -1
+		for post := t.post; len(post) > 0; {
+			delta, k := binary.Uvarint(post)
+			if k <= 0 {
+				break
+			}
+			tf, k2 := binary.Uvarint(post[k:])
+			if k2 <= 0 {
+				break
+			}
+			post = post[k+k2:]
+			d += int64(delta)
+			if d < 0 || d >= int64(len(scores)) {
+				break
+			}
+			norm := bm25K1 * (1 - bm25B + bm25B*float64(lens[d])/avg)
+			if scores[d] == 0 {
+				touched = append(touched, int32(d))
+			}
+			scores[d] += float32(t.idf * float64(tf) * (bm25K1 + 1) / (float64(tf) + norm))
+		}
+	}
+	return scores, touched
 }
 
 // result describes a document, or false when it is dead or filtered out.

@@ -4,13 +4,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 )
 
 // A segment file, all integers little-endian:
 //
-//	magic "CTXCSEG1"
+//	magic "CTXCSEG2"
 //	docs     nDocs × docSize:  file u32, line u32, offset u64, time u32 (unix s), role<<28|length u32
 //	terms    (nTerms+1) × 16:  string offset u32, df u32, postings offset u64 (the last: ends)
 //	strings  the terms' bytes, sorted
@@ -19,18 +20,27 @@ import (
 //	tripost  per trigram: block deltas (uvarint)...
 //	files    nFiles × 20:      file u32, escape mask 2 × u64
 //	blocks   nBlocks × 4:      the file of each block
-//	footer   14 × u64: offsets of docs, terms, strings, postings, tris, tripost, files, blocks,
-//	         end; then nDocs, nTerms, nTris, nFiles, nBlocks
-const segMagic = "CTXCSEG1"
+//	sample   every sampleStride-th term: (nSample+1) × u32 offsets, then their bytes
+//	lengths  nDocs × u16:      each doc's length, at most 65,535
+//	footer   16 × u64: offsets of docs, terms, strings, postings, tris, tripost, files, blocks,
+//	         sample, lengths, end; then nDocs, nTerms, nTris, nFiles, nBlocks
+//
+// A query reads a segment with a few small reads (pread), never the whole file: the sample
+// names the run of sampleStride terms where a term can be, so a lookup reads that run's entries
+// and strings and then the term's postings; the lengths give BM25 every document's length in
+// one read.
+const segMagic = "CTXCSEG2"
 
 const (
-	docSize     = 24
-	termSize    = 16
-	triSize     = 12
-	fileSize    = 20
-	footerWords = 14
-	lengthBits  = 28 // a doc's length (terms) in the low bits of its last word; its role above
-	maxLength   = 1<<lengthBits - 1
+	docSize      = 24
+	termSize     = 16
+	triSize      = 12
+	fileSize     = 20
+	footerWords  = 16
+	lengthBits   = 28 // a doc's length (terms) in the low bits of its last word; its role above
+	maxLength    = 1<<lengthBits - 1
+	sampleStride = 128       // terms per entry of the sample
+	maxNorm      = 1<<16 - 1 // the largest length the lengths section holds
 )
 
 // Roles of documents, as grep names them.
@@ -56,51 +66,89 @@ type doc struct {
 }
 
 type segmentFooter struct {
-	docs, terms, strs, posts, tris, triPost, files, blocks, end uint64
-	nDocs, nTerms, nTris, nFiles, nBlocks                       uint64
+	docs, terms, strs, posts, tris, triPost, files, blocks, sample, lengths, end uint64
+	nDocs, nTerms, nTris, nFiles, nBlocks                                        uint64
 }
 
-// segment is an open segment: its bytes (mapped) and where its sections are.
+func (f *segmentFooter) words() []uint64 {
+	return []uint64{f.docs, f.terms, f.strs, f.posts, f.tris, f.triPost, f.files, f.blocks, f.sample, f.lengths,
+		f.end, f.nDocs, f.nTerms, f.nTris, f.nFiles, f.nBlocks}
+}
+
+func (f *segmentFooter) nSample() uint64 { return (f.nTerms + sampleStride - 1) / sampleStride }
+
+// segment is an open segment file, read on demand. A read that fails (an I/O error, or a
+// damaged section) is remembered: failed then says that the segment's answers may be short.
 type segment struct {
 	name  string
-	data  []byte
-	close func()
+	file  io.ReaderAt
+	close func() error
 	f     segmentFooter
 	nDocs int
+	err   error
+
+	sample     []byte // the sample section, read at the first lookup
+	blockFiles []byte // the blocks section, read at the first blockFile
 }
 
 var errBadSegment = errors.New("not a ctxc index segment, or a damaged one")
 
-// openSegment maps a segment file and checks its layout.
+// openSegment opens a segment file and checks its layout.
 func openSegment(path string) (*segment, error) {
-	data, closeFn, err := mapPath(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	s := &segment{name: path, data: data, close: closeFn}
-	if err := s.parseFooter(); err != nil {
-		closeFn()
-		return nil, fmt.Errorf("%s: %w", path, err)
+	info, err := f.Stat()
+	if err == nil {
+		var s *segment
+		if s, err = newSegment(path, f, info.Size()); err == nil {
+			s.close = f.Close
+			return s, nil
+		}
+	}
+	f.Close()
+	return nil, fmt.Errorf("%s: %w", path, err)
+}
+
+// newSegment reads the footer of a segment of size bytes.
+func newSegment(name string, r io.ReaderAt, size int64) (*segment, error) {
+	s := &segment{name: name, file: r, close: func() error { return nil }}
+	if size < int64(len(segMagic)+footerWords*8) {
+		return nil, errBadSegment
+	}
+	head := make([]byte, len(segMagic))
+	tail := make([]byte, footerWords*8)
+	if _, err := r.ReadAt(head, 0); err != nil {
+		return nil, err
+	}
+	if _, err := r.ReadAt(tail, size-int64(len(tail))); err != nil {
+		return nil, err
+	}
+	if string(head) != segMagic {
+		return nil, errBadSegment
+	}
+	if err := s.parseFooter(tail, uint64(size)-uint64(len(tail))); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
-func (s *segment) parseFooter() error {
-	d := s.data
-	if len(d) < len(segMagic)+footerWords*8 || string(d[:len(segMagic)]) != segMagic {
-		return errBadSegment
-	}
+func (s *segment) parseFooter(tail []byte, at uint64) error {
 	w := make([]uint64, footerWords)
-	at := len(d) - footerWords*8
 	for i := range w {
-		w[i] = binary.LittleEndian.Uint64(d[at+8*i:])
+		w[i] = binary.LittleEndian.Uint64(tail[8*i:])
 	}
 	f := segmentFooter{docs: w[0], terms: w[1], strs: w[2], posts: w[3], tris: w[4], triPost: w[5], files: w[6],
-		blocks: w[7], end: w[8], nDocs: w[9], nTerms: w[10], nTris: w[11], nFiles: w[12], nBlocks: w[13]}
-	ok := f.docs == uint64(len(segMagic)) && f.docs+f.nDocs*docSize == f.terms &&
+		blocks: w[7], sample: w[8], lengths: w[9], end: w[10], nDocs: w[11], nTerms: w[12], nTris: w[13],
+		nFiles: w[14], nBlocks: w[15]}
+	const big = 1 << 40 // no count of a sane segment comes near: products below cannot overflow
+	ok := f.nDocs < big && f.nTerms < big && f.nTris < big && f.nFiles < big && f.nBlocks < big &&
+		f.docs == uint64(len(segMagic)) && f.docs+f.nDocs*docSize == f.terms &&
 		f.terms+(f.nTerms+1)*termSize == f.strs && f.strs <= f.posts && f.posts <= f.tris &&
 		f.tris+(f.nTris+1)*triSize == f.triPost && f.triPost <= f.files &&
-		f.files+f.nFiles*fileSize == f.blocks && f.blocks+f.nBlocks*4 == f.end && f.end == uint64(at)
+		f.files+f.nFiles*fileSize == f.blocks && f.blocks+f.nBlocks*4 == f.sample &&
+		f.sample+(f.nSample()+1)*4 <= f.lengths && f.lengths+f.nDocs*2 == f.end && f.end == at
 	if !ok {
 		return errBadSegment
 	}
@@ -110,68 +158,161 @@ func (s *segment) parseFooter() error {
 
 func (s *segment) Close() { s.close() }
 
-func (s *segment) doc(i int) doc {
-	b := s.data[s.f.docs+uint64(i)*docSize:]
+// failed is the first read of the segment that failed, if any.
+func (s *segment) failed() error { return s.err }
+
+// read reads the bytes [from, to) of section [base, limit) into buf (grown as needed); false
+// when they lie outside the section or cannot be read.
+func (s *segment) read(buf []byte, base, limit, from, to uint64) ([]byte, bool) {
+	if from > to || to > limit-base {
+		s.fail(errBadSegment)
+		return nil, false
+	}
+	n := int(to - from)
+	if cap(buf) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err := s.file.ReadAt(buf, int64(base+from)); err != nil {
+		s.fail(err)
+		return nil, false
+	}
+	return buf, true
+}
+
+func (s *segment) fail(err error) {
+	if s.err == nil {
+		s.err = fmt.Errorf("%s: %w", s.name, err)
+	}
+}
+
+func decodeDoc(b []byte) doc {
 	rl := binary.LittleEndian.Uint32(b[20:])
 	return doc{file: binary.LittleEndian.Uint32(b), line: binary.LittleEndian.Uint32(b[4:]),
 		offset: binary.LittleEndian.Uint64(b[8:]), time: binary.LittleEndian.Uint32(b[16:]),
 		role: rl >> lengthBits, length: rl & maxLength}
 }
 
-// docLength is doc i's length without decoding the rest.
-func (s *segment) docLength(i int) uint32 {
-	return binary.LittleEndian.Uint32(s.data[s.f.docs+uint64(i)*docSize+20:]) & maxLength
-}
-
-func (s *segment) termEntry(i int) (str []byte, df uint32, post []byte) {
-	b := s.data[s.f.terms+uint64(i)*termSize:]
-	so, pe := binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint64(b[8:])
-	next := b[termSize:]
-	so2, pe2 := binary.LittleEndian.Uint32(next), binary.LittleEndian.Uint64(next[8:])
-	str, ok1 := s.section(s.f.strs, s.f.posts, uint64(so), uint64(so2))
-	post, ok2 := s.section(s.f.posts, s.f.tris, pe, pe2)
-	if !ok1 || !ok2 {
-		return nil, 0, nil // a damaged entry: an empty term, found by no lookup
+// doc reads document i (ok false when it cannot be read).
+func (s *segment) doc(i int) (doc, bool) {
+	at := uint64(i) * docSize
+	b, ok := s.read(nil, s.f.docs, s.f.terms, at, at+docSize)
+	if !ok {
+		return doc{}, false
 	}
-	return str, binary.LittleEndian.Uint32(b[4:]), post
+	return decodeDoc(b), true
 }
 
-// section is data[base+from : base+to] when that lies within [base, limit).
-func (s *segment) section(base, limit, from, to uint64) ([]byte, bool) {
-	if from > to || to > limit-base {
-		return nil, false
+// lengths reads every document's length (capped at maxNorm) into buf, through raw.
+func (s *segment) lengths(raw []byte, buf []uint16) ([]byte, []uint16) {
+	raw, ok := s.read(raw, s.f.lengths, s.f.end, 0, s.f.nDocs*2)
+	if !ok {
+		return raw, nil
 	}
-	return s.data[base+from : base+to], true
+	buf = buf[:0]
+	for i := 0; i+1 < len(raw); i += 2 {
+		buf = append(buf, binary.LittleEndian.Uint16(raw[i:]))
+	}
+	return raw, buf
 }
 
-// term finds a term's document frequency and postings.
+// term finds a term's document frequency and postings: it finds the term's run of
+// sampleStride terms in the sample, then the term in the run.
 func (s *segment) term(t string) (df uint32, post []byte, ok bool) {
-	n := int(s.f.nTerms)
-	i := sort.Search(n, func(i int) bool {
-		str, _, _ := s.termEntry(i)
-		return string(str) >= t
-	})
-	if i == n {
+	if s.f.nTerms == 0 || !s.readSample() {
 		return 0, nil, false
 	}
-	str, df, post := s.termEntry(i)
-	if string(str) != t {
+	ns := int(s.f.nSample())
+	k := sort.Search(ns, func(i int) bool { return s.sampleAt(i) > t }) - 1
+	if k < 0 {
 		return 0, nil, false
 	}
-	return df, post, true
+	lo := uint64(k) * sampleStride
+	hi := min(lo+sampleStride, s.f.nTerms)
+	entries, ok := s.read(nil, s.f.terms, s.f.strs, lo*termSize, (hi+1)*termSize)
+	if !ok {
+		return 0, nil, false
+	}
+	entry := func(i uint64) (so uint32, df uint32, po uint64) {
+		b := entries[(i-lo)*termSize:]
+		return binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint32(b[4:]), binary.LittleEndian.Uint64(b[8:])
+	}
+	first, _, _ := entry(lo)
+	last, _, _ := entry(hi)
+	strs, ok := s.read(nil, s.f.strs, s.f.posts, uint64(first), uint64(last))
+	if !ok {
+		return 0, nil, false
+	}
+	for i := lo; i < hi; i++ {
+		so, df, po := entry(i)
+		so2, _, po2 := entry(i + 1)
+		if so < first || so2 < so || uint64(so2-first) > uint64(len(strs)) {
+			s.fail(errBadSegment)
+			return 0, nil, false
+		}
+		if string(strs[so-first:so2-first]) == t {
+			post, ok := s.read(nil, s.f.posts, s.f.tris, po, po2)
+			return df, post, ok
+		}
+	}
+	return 0, nil, false
 }
 
-// blockFile is the file of block i.
-func (s *segment) blockFile(i uint32) uint32 {
-	return binary.LittleEndian.Uint32(s.data[s.f.blocks+uint64(i)*4:])
+// readSample reads the sample section once.
+func (s *segment) readSample() bool {
+	if s.sample == nil {
+		b, ok := s.read(nil, s.f.sample, s.f.lengths, 0, s.f.lengths-s.f.sample)
+		if !ok {
+			return false
+		}
+		s.sample = b
+	}
+	return true
 }
 
-// trigramBlocks lists the blocks (ascending) whose bytes in this segment hold trigram t.
-func (s *segment) trigramBlocks(t uint32) []uint32 {
+// sampleAt is the i-th term of the sample ("" when damaged).
+func (s *segment) sampleAt(i int) string {
+	ns := int(s.f.nSample())
+	offs := s.sample[:(ns+1)*4]
+	from, to := binary.LittleEndian.Uint32(offs[i*4:]), binary.LittleEndian.Uint32(offs[i*4+4:])
+	strs := s.sample[(ns+1)*4:]
+	if from > to || int(to) > len(strs) {
+		s.fail(errBadSegment)
+		return ""
+	}
+	return string(strs[from:to])
+}
+
+// blockFile is the file of block i (ok false when it cannot be read).
+func (s *segment) blockFile(i uint32) (uint32, bool) {
+	if s.blockFiles == nil {
+		b, ok := s.read(nil, s.f.blocks, s.f.sample, 0, s.f.nBlocks*4)
+		if !ok {
+			return 0, false
+		}
+		s.blockFiles = b
+	}
+	if uint64(i) >= s.f.nBlocks {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint32(s.blockFiles[i*4:]), true
+}
+
+// trigrams reads the trigram table, for trigramBlocks.
+func (s *segment) trigrams() ([]byte, bool) {
+	return s.read(nil, s.f.tris, s.f.triPost, 0, (s.f.nTris+1)*triSize)
+}
+
+// trigramBlocks lists the blocks (ascending) whose bytes in this segment hold trigram t; table
+// is the segment's trigram table (trigrams).
+func (s *segment) trigramBlocks(table []byte, t uint32) []uint32 {
 	n := int(s.f.nTris)
 	at := func(i int) (uint32, uint64) {
-		b := s.data[s.f.tris+uint64(i)*triSize:]
+		b := table[i*triSize:]
 		return binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint64(b[4:])
+	}
+	if len(table) < (n+1)*triSize {
+		return nil
 	}
 	i := sort.Search(n, func(i int) bool { v, _ := at(i); return v >= t })
 	if i == n {
@@ -182,7 +323,7 @@ func (s *segment) trigramBlocks(t uint32) []uint32 {
 		return nil
 	}
 	_, end := at(i + 1)
-	list, ok := s.section(s.f.triPost, s.f.files, off, end)
+	list, ok := s.read(nil, s.f.triPost, s.f.files, off, end)
 	if !ok {
 		return nil
 	}
@@ -191,6 +332,7 @@ func (s *segment) trigramBlocks(t uint32) []uint32 {
 	for b := list; len(b) > 0; {
 		d, k := binary.Uvarint(b)
 		if k <= 0 {
+			s.fail(errBadSegment)
 			break
 		}
 		id += uint32(d)
@@ -202,32 +344,13 @@ func (s *segment) trigramBlocks(t uint32) []uint32 {
 
 // escapes gives each file's escape mask in this segment.
 func (s *segment) escapes() map[uint32]escapeMask {
+	b, ok := s.read(nil, s.f.files, s.f.blocks, 0, s.f.nFiles*fileSize)
+	if !ok {
+		return nil
+	}
 	out := make(map[uint32]escapeMask, s.f.nFiles)
-	for i := uint64(0); i < s.f.nFiles; i++ {
-		b := s.data[s.f.files+i*fileSize:]
-		out[binary.LittleEndian.Uint32(b)] = escapeMask{binary.LittleEndian.Uint64(b[4:]), binary.LittleEndian.Uint64(b[12:])}
+	for i := 0; i+fileSize <= len(b); i += fileSize {
+		out[binary.LittleEndian.Uint32(b[i:])] = escapeMask{binary.LittleEndian.Uint64(b[i+4:]), binary.LittleEndian.Uint64(b[i+12:])}
 	}
 	return out
-}
-
-// mapPath maps a whole file read-only; an empty file is an error.
-func mapPath(path string) ([]byte, func(), error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	data, unmap := mapFile(f, info.Size())
-	if data == nil {
-		data = make([]byte, info.Size())
-		if _, err := f.ReadAt(data, 0); err != nil {
-			return nil, nil, err
-		}
-		unmap = func() {}
-	}
-	return data, unmap, nil
 }

@@ -322,7 +322,7 @@ func (u *updater) commit() error {
 }
 
 // removeStrays deletes segment files the manifest does not name: those of an update that was
-// killed before it wrote its manifest.
+// killed before it wrote its manifest, or of the index of an older ctxc (with its manifest).
 func removeStrays(dir string, m *Manifest) {
 	named := map[string]bool{}
 	for _, s := range m.Segments {
@@ -331,7 +331,7 @@ func removeStrays(dir string, m *Manifest) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		n := e.Name()
-		if (strings.HasPrefix(n, "seg-") && strings.HasSuffix(n, ".idx") || strings.HasPrefix(n, ".ctxc-")) && !named[n] {
+		if (strings.HasPrefix(n, "seg-") && strings.HasSuffix(n, ".idx") || strings.HasPrefix(n, ".ctxc-") || n == legacyManifest) && !named[n] {
 			os.Remove(filepath.Join(dir, n))
 		}
 	}

@@ -1,0 +1,106 @@
+package index
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+// TestTermLookupAcrossTheSample: a segment of many terms finds each one, with its document
+// frequency, whichever run of the sample it falls in (first, last, at a run's edge), and finds
+// no term that it does not hold, before, between or after them.
+func TestTermLookupAcrossTheSample(t *testing.T) {
+	b := newBuilder()
+	var terms []string
+	for i := range 3*sampleStride + 5 {
+		terms = append(terms, fmt.Sprintf("word%c%c%cx", 'a'+i/26/26, 'a'+i/26%26, 'a'+i%26)) // x: no plural to fold
+	}
+	for i, term := range terms {
+		text := term
+		if i%3 == 0 {
+			text += " common" // so that df differs: common is in a third of the documents
+		}
+		b.addDoc(doc{file: 1, line: uint32(i + 1), length: 1}, []string{text})
+		b.addRaw([]byte(text), 1)
+	}
+	b.endFile(1)
+	p := filepath.Join(t.TempDir(), "seg.idx")
+	if err := b.write(p); err != nil {
+		t.Fatal(err)
+	}
+	s, err := openSegment(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sort.Strings(terms)
+	for _, term := range terms {
+		if df, post, ok := s.term(term); !ok || df != 1 || len(post) == 0 {
+			t.Errorf("%s: df %d, %d bytes of postings, found %v", term, df, len(post), ok)
+		}
+	}
+	if df, _, ok := s.term("common"); !ok || df != uint32((len(terms)+2)/3) {
+		t.Errorf("common: df %d (found %v), want %d", df, ok, (len(terms)+2)/3)
+	}
+	for _, absent := range []string{"", "aaa", "word", "wordaaaa", "wordaezz", "wordafa ", "wordzzz", "zzz"} {
+		if _, _, ok := s.term(absent); ok {
+			t.Errorf("%q found", absent)
+		}
+	}
+	if s.failed() != nil {
+		t.Errorf("failed: %v", s.failed())
+	}
+}
+
+// failingReader answers the first reads, then fails every one.
+type failingReader struct {
+	r     *bytes.Reader
+	after int
+}
+
+func (f *failingReader) ReadAt(p []byte, off int64) (int, error) {
+	if f.after <= 0 {
+		return 0, errors.New("input/output error")
+	}
+	f.after--
+	return f.r.ReadAt(p, off)
+}
+
+// TestUnreadableSegmentReadsEveryFile: when a segment cannot be read in the middle of a query,
+// grep is not told that a file lacks the pattern: holding answers nothing (read every file).
+func TestUnreadableSegmentReadsEveryFile(t *testing.T) {
+	b := newBuilder()
+	b.addDoc(doc{file: 1, line: 1, length: 2}, []string{"reconnect backoff"})
+	b.addRaw([]byte(`{"text":"reconnect backoff"}`), 1)
+	b.endFile(1)
+	var buf countWriter
+	var out bytes.Buffer
+	buf.w = &out
+	if err := b.writeTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for after := 2; after < 6; after++ {
+		s, err := newSegment("seg", &failingReader{bytes.NewReader(out.Bytes()), after}, int64(out.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &Reader{segs: []*segment{s}}
+		if hold := r.holding([]byte("backoff")); hold != nil {
+			t.Errorf("reads failing after %d: holding answered %v", after, hold)
+		}
+	}
+	s, err := newSegment("seg", bytes.NewReader(out.Bytes()), int64(out.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Reader{segs: []*segment{s}}
+	if hold := r.holding([]byte("backoff")); !hold[1] || len(hold) != 1 {
+		t.Errorf("a readable segment: holding %v, want file 1", hold)
+	}
+	if hold := r.holding([]byte("absent")); hold == nil || len(hold) != 0 {
+		t.Errorf("a readable segment, absent pattern: holding %v, want none", hold)
+	}
+}
