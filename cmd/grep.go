@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -96,14 +97,24 @@ func runGrep(opts *GrepOptions) error {
 	if err != nil {
 		return err
 	}
-	files, err := expandPaths(paths, opts.IO.ErrOut)
+	var ix *index.Reader
+	if opts.Index {
+		if ix = openGrepIndex(opts); ix != nil {
+			defer ix.Close()
+		}
+	}
+	walk := filepath.WalkDir
+	if ix != nil {
+		walk = ix.Walker().WalkDir
+	}
+	files, err := expandWith(paths, opts.IO.ErrOut, true, walk)
 	if err != nil {
 		return err
 	}
 	pr := newGrepPrinter(opts, p)
 	defer pr.out.Flush()
-	if opts.Index {
-		files = grepIndex(opts, files, p)
+	if ix != nil {
+		files = grepIndex(opts, ix, files, p)
 	}
 	search := func(path string, emit func(grep.Hit) error) error {
 		if path == "-" {
@@ -234,18 +245,7 @@ func (pr *grepPrinter) finish(n int) error {
 // bytes hold the pattern's literal, and those it cannot answer for (changed since they were
 // indexed, or not indexed), said on stderr. The files left are then read as a scan reads them,
 // so the hits are a scan's.
-func grepIndex(opts *GrepOptions, files []string, p *grep.Pattern) []string {
-	dir, err := indexPath(opts.DB)
-	if err != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "ctxc: %v: reading the files instead\n", err)
-		return files
-	}
-	ix, err := index.Open(dir)
-	if err != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "ctxc: %v: reading the files instead\n", err)
-		return files
-	}
-	defer ix.Close()
+func grepIndex(opts *GrepOptions, ix *index.Reader, files []string, p *grep.Pattern) []string {
 	read, stale, states := ix.Candidates(files, p)
 	if !opts.Global.Quiet {
 		for i, f := range stale {
@@ -256,6 +256,20 @@ func grepIndex(opts *GrepOptions, files []string, p *grep.Pattern) []string {
 		}
 	}
 	return read
+}
+
+// openGrepIndex opens grep's index; nil, said on stderr, when it cannot be used (grep then
+// reads every file).
+func openGrepIndex(opts *GrepOptions) *index.Reader {
+	dir, err := indexPath(opts.DB)
+	if err == nil {
+		var ix *index.Reader
+		if ix, err = index.Open(dir); err == nil {
+			return ix
+		}
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "ctxc: %v: reading the files instead\n", err)
+	return nil
 }
 
 // grepStdin searches standard input (spooled: the search maps or re-reads the file), naming it

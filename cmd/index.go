@@ -66,16 +66,17 @@ func runIndex(opts *IndexOptions) error {
 	if err != nil {
 		return err
 	}
-	files, err := expandPaths(paths, opts.IO.ErrOut)
-	if err != nil {
-		return err
-	}
 	dir, err := indexPath(opts.DB)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	st, err := updateIndex(opts.IO, opts.Global, dir, files, paths, format)
+	walker := index.NewWalker(dir)
+	files, err := expandWith(paths, opts.IO.ErrOut, true, walker.WalkDir)
+	if err != nil {
+		return err
+	}
+	st, err := updateIndex(opts.IO, opts.Global, dir, files, paths, walker, format)
 	if err != nil {
 		return err
 	}
@@ -95,12 +96,13 @@ func runIndex(opts *IndexOptions) error {
 	return nil
 }
 
-// updateIndex brings the index in dir up to date with files (found under roots), with a
-// progress bar on a terminal.
-func updateIndex(ios *IOStreams, g *GlobalOptions, dir string, files, roots []string, format transcript.Format) (index.UpdateStats, error) {
+// updateIndex brings the index in dir up to date with files (found under roots by walker),
+// with a progress bar on a terminal.
+func updateIndex(ios *IOStreams, g *GlobalOptions, dir string, files, roots []string, walker *index.Walker, format transcript.Format) (index.UpdateStats, error) {
 	bar := newByteProgress(ios, g, "indexing")
 	defer bar.finish()
 	return index.Update(dir, files, roots, index.UpdateOptions{
+		Dirs:    walker.Seen,
 		Format:  format,
 		Warn:    func(err error) { fmt.Fprintln(ios.ErrOut, "ctxc: "+err.Error()) },
 		Planned: bar.plan,

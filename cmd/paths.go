@@ -29,6 +29,12 @@ func expandPaths(args []string, errOut io.Writer) ([]string, error) {
 // (for the commands that write into the sessions they find: an archive named on the command
 // line is still given, and refused with the reason).
 func expandSessions(args []string, errOut io.Writer, archived bool) ([]string, error) {
+	return expandWith(args, errOut, archived, filepath.WalkDir)
+}
+
+// expandWith is expandSessions walking directories with walk (filepath.WalkDir, or the
+// index's Walker, which reads a folder that did not change from the index's listing).
+func expandWith(args []string, errOut io.Writer, archived bool, walk func(string, fs.WalkDirFunc) error) ([]string, error) {
 	var out []string
 	for _, a := range args {
 		if a == "-" {
@@ -45,7 +51,7 @@ func expandSessions(args []string, errOut io.Writer, archived bool) ([]string, e
 				fmt.Fprintf(errOut, "ctxc: %s: no file matches: no transcript found\n", a)
 				continue
 			}
-			sub, err := expandSessions(matches, errOut, archived)
+			sub, err := expandWith(matches, errOut, archived, walk)
 			if err != nil {
 				return nil, err
 			}
@@ -65,7 +71,7 @@ func expandSessions(args []string, errOut io.Writer, archived bool) ([]string, e
 			continue
 		}
 		var found []string
-		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+		err = walk(a, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}

@@ -98,11 +98,12 @@ func runSearch(opts *SearchOptions) error {
 	var files []string
 	if !opts.NoUpdate || len(opts.Paths) > 0 {
 		var roots []string
-		if roots, files, err = opts.sessions(); err != nil {
+		walker := index.NewWalker(dir)
+		if roots, files, err = opts.sessions(walker); err != nil {
 			return err
 		}
 		if !opts.NoUpdate {
-			if _, err := updateIndex(opts.IO, opts.Global, dir, files, roots, transcript.FormatUnknown); err != nil {
+			if _, err := updateIndex(opts.IO, opts.Global, dir, files, roots, walker, transcript.FormatUnknown); err != nil {
 				return err
 			}
 		}
@@ -174,7 +175,7 @@ func parseWhen(s string, now time.Time) (time.Time, error) {
 }
 
 // sessions lists the roots to search and their session files: PATH, or the agents' folders.
-func (opts *SearchOptions) sessions() (roots, files []string, err error) {
+func (opts *SearchOptions) sessions(walker *index.Walker) (roots, files []string, err error) {
 	roots = opts.Paths
 	if len(roots) == 0 {
 		roots = agentSessionDirs()
@@ -182,7 +183,7 @@ func (opts *SearchOptions) sessions() (roots, files []string, err error) {
 			return nil, nil, &UsageError{errors.New("no agent session folder found here: give the PATH of your sessions")}
 		}
 	}
-	files, err = expandPaths(roots, opts.IO.ErrOut)
+	files, err = expandWith(roots, opts.IO.ErrOut, true, walker.WalkDir)
 	return roots, files, err
 }
 

@@ -102,6 +102,7 @@ func FuzzManifest(f *testing.F) {
 	m.Segments = []SegmentInfo{{Name: "seg-000000.idx", Docs: 2, Length: 9, Text: 100}}
 	m.Files["/a.jsonl"] = &FileEntry{ID: 1, Size: 100, MTime: -5, Done: 100, Lines: 2, Tail: "ab", Format: "pi", Session: "s\u00e9", Scan: true}
 	m.Files["/b.jsonl.zst"] = &FileEntry{ID: 2, Size: 7, Format: "codex", Project: "/p", Start: 1764000000, Compressed: true}
+	m.Dirs["/p"] = &Listing{MTime: 1764000000000000000, Names: []string{"a.jsonl", "sub/"}}
 	f.Add(m.encode())
 	f.Add([]byte(manifestMagic))
 	f.Add([]byte(`{"schema":2,"files":{}}`))
@@ -121,6 +122,14 @@ func FuzzManifest(f *testing.F) {
 		}
 		if !reflect.DeepEqual(back.Segments, m.Segments) && len(m.Segments)+len(back.Segments) > 0 {
 			t.Fatalf("segments read back %+v, wrote %+v", back.Segments, m.Segments)
+		}
+		if len(back.Dirs) != len(m.Dirs) {
+			t.Fatalf("read back %d folders, wrote %d", len(back.Dirs), len(m.Dirs))
+		}
+		for p, l := range m.Dirs {
+			if !reflect.DeepEqual(back.Dirs[p], l) && len(l.Names)+len(back.Dirs[p].Names) > 0 {
+				t.Fatalf("%q: read back %+v, wrote %+v", p, back.Dirs[p], l)
+			}
 		}
 		if len(back.Files) != len(m.Files) {
 			t.Fatalf("read back %d files, wrote %d", len(back.Files), len(m.Files))

@@ -30,6 +30,7 @@ type Manifest struct {
 	NextSeg  int
 	Segments []SegmentInfo
 	Files    map[string]*FileEntry // by absolute path
+	Dirs     map[string]*Listing   // the folders walked, by absolute path (Walker)
 }
 
 // SegmentInfo is one segment: its file name in the index folder and what it holds.
@@ -91,7 +92,7 @@ func DefaultDir() (string, error) {
 }
 
 func newManifest() *Manifest {
-	return &Manifest{Schema: schema, NextFile: 1, Files: map[string]*FileEntry{}}
+	return &Manifest{Schema: schema, NextFile: 1, Files: map[string]*FileEntry{}, Dirs: map[string]*Listing{}}
 }
 
 // readManifest reads dir's manifest.
@@ -129,6 +130,7 @@ var errOlderLayout = errors.New("index layout of an older ctxc (ctxc index rebui
 //	segments: count, then name, docs, length, text
 //	files:    count, then path, id, size, mtime, done, lines, tail, format, session, project,
 //	          start, flags (1 compressed, 2 scan)
+//	folders:  count, then path, mtime, count of names, names
 //	CRC-32 (Castagnoli) of all the bytes before it, 4 bytes little-endian
 const manifestMagic = "CTXCMAN3"
 
@@ -155,6 +157,20 @@ func (m *Manifest) encode() []byte {
 	b = binary.AppendUvarint(b, uint64(len(paths)))
 	for _, p := range paths {
 		b = appendFileEntry(appendString(b, p), m.Files[p])
+	}
+	dirs := make([]string, 0, len(m.Dirs))
+	for p := range m.Dirs {
+		dirs = append(dirs, p)
+	}
+	sort.Strings(dirs)
+	b = binary.AppendUvarint(b, uint64(len(dirs)))
+	for _, p := range dirs {
+		l := m.Dirs[p]
+		b = binary.AppendVarint(appendString(b, p), l.MTime)
+		b = binary.AppendUvarint(b, uint64(len(l.Names)))
+		for _, n := range l.Names {
+			b = appendString(b, n)
+		}
 	}
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
 }
@@ -211,10 +227,26 @@ func decodeManifest(data []byte) (*Manifest, error) {
 		e.Compressed, e.Scan = flags&1 != 0, flags&2 != 0
 		m.Files[p] = e
 	}
+	m.Dirs = d.listings()
 	if d.err == nil && d.at != len(d.s) {
 		d.err = errors.New("bytes after the last entry")
 	}
 	return m, d.err
+}
+
+// listings reads the folders' listings.
+func (d *decoder) listings() map[string]*Listing {
+	n := d.count(3)
+	out := make(map[string]*Listing, n)
+	for range n {
+		p, l := d.str(), &Listing{MTime: d.int()}
+		l.Names = make([]string, d.count(1))
+		for i := range l.Names {
+			l.Names[i] = d.str()
+		}
+		out[p] = l
+	}
+	return out
 }
 
 // decoder reads the varints and strings of a manifest; the first error stops it.

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ctxc/ctxc/internal/grep"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -41,7 +42,12 @@ func Open(dir string) (*Reader, error) {
 	return r, nil
 }
 
-// Close unmaps the segments.
+// Walker walks folders with the listings this index kept.
+func (r *Reader) Walker() *Walker {
+	return &Walker{Known: r.m.Dirs, Seen: map[string]*Listing{}, start: time.Now()}
+}
+
+// Close closes the segments.
 func (r *Reader) Close() {
 	for _, s := range r.segs {
 		s.Close()

@@ -21,6 +21,9 @@ type UpdateOptions struct {
 	Warn    func(error)       // a file that could not be indexed (it stays as it was)
 	Done    func(bytes int64) // progress: bytes of a file read
 	Planned func(bytes int64) // the bytes the update will read, said once before it starts
+	// Dirs are the listings of the folders walked to find the files (Walker.Seen): they
+	// replace those the index kept under the roots.
+	Dirs map[string]*Listing
 }
 
 // UpdateStats say what an update did.
@@ -166,6 +169,20 @@ func (u *updater) forget(roots []string, seen map[string]bool) {
 				break
 			}
 		}
+	}
+	if u.opts.Dirs == nil {
+		return
+	}
+	for p := range u.m.Dirs {
+		for _, r := range absRoots {
+			if under(p, r) {
+				delete(u.m.Dirs, p)
+				break
+			}
+		}
+	}
+	for p, l := range u.opts.Dirs {
+		u.m.Dirs[p] = l
 	}
 }
 

@@ -1,0 +1,140 @@
+package index
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Listing is what a folder held when the index last read it: its modification time (ns) and
+// the names of its folders (with a trailing "/") and regular files, sorted as os.ReadDir sorts.
+type Listing struct {
+	MTime int64
+	Names []string
+}
+
+// racyWindow: a folder changed this recently may change again within the same tick of its
+// clock, leaving its time as it was; its listing is not kept.
+const racyWindow = 2 * time.Second
+
+// Walker walks folders as filepath.WalkDir does, for the callers that want their folders and
+// regular files: it visits the same ones, in the same order. A folder whose modification time
+// is the one of a listing the index kept is not read again: adding, removing or renaming an
+// entry changes a folder's time, so the listing is what a read would give. An archive of
+// thousands of sessions in hundreds of folders is then walked with one stat per folder.
+type Walker struct {
+	Known map[string]*Listing // the index's listings (Known reads them; nil: none)
+	Seen  map[string]*Listing // the listings of the folders walked, to keep in the index
+	start time.Time
+}
+
+// NewWalker gives a walker of the listings kept by the index in dir (none when it has none).
+func NewWalker(dir string) *Walker {
+	w := &Walker{Seen: map[string]*Listing{}, start: time.Now()}
+	if m, err := readManifest(dir); err == nil {
+		w.Known = m.Dirs
+	}
+	return w
+}
+
+// WalkDir calls fn for root and for every folder and regular file below it, as
+// filepath.WalkDir(root, fn) does for those (symbolic links and other files are not visited).
+func (w *Walker) WalkDir(root string, fn fs.WalkDirFunc) error {
+	info, err := os.Lstat(root)
+	if err != nil || !info.IsDir() {
+		return filepath.WalkDir(root, fn)
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return filepath.WalkDir(root, fn)
+	}
+	if w.Seen == nil {
+		w.Seen = map[string]*Listing{}
+	}
+	return w.walk(root, abs, fs.FileInfoToDirEntry(info), info, fn)
+}
+
+// walk visits the folder path (abs: its absolute path, the key of its listing).
+func (w *Walker) walk(path, abs string, d fs.DirEntry, info fs.FileInfo, fn fs.WalkDirFunc) error {
+	if err := fn(path, d, nil); err != nil {
+		if err == filepath.SkipDir {
+			return nil
+		}
+		return err
+	}
+	names, err := w.list(abs, info)
+	if err != nil {
+		return fn(path, d, err)
+	}
+	for _, name := range names {
+		base := strings.TrimSuffix(name, "/")
+		child := filepath.Join(path, base)
+		if !strings.HasSuffix(name, "/") {
+			if err := fn(child, fileEntry(child), nil); err != nil {
+				return err
+			}
+			continue
+		}
+		ci, err := os.Lstat(child)
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue // removed since the listing was taken or read
+			}
+			if err := fn(child, dirEntry(child), err); err != nil {
+				return err
+			}
+			continue
+		}
+		if !ci.IsDir() {
+			continue // replaced by a file: its parent's time changed, so this is a read listing
+		}
+		if err := w.walk(child, filepath.Join(abs, base), fs.FileInfoToDirEntry(ci), ci, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// list gives a folder's names (abs: its absolute path): the index's listing when the
+// folder's time is the listing's, else those read from the disk.
+func (w *Walker) list(abs string, info fs.FileInfo) ([]string, error) {
+	mtime := info.ModTime().UnixNano()
+	if l := w.Known[abs]; l != nil && l.MTime == mtime {
+		w.Seen[abs] = l
+		return l.Names, nil
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		switch {
+		case e.IsDir():
+			names = append(names, e.Name()+"/")
+		case e.Type().IsRegular():
+			names = append(names, e.Name())
+		}
+	}
+	if info.ModTime().Before(w.start.Add(-racyWindow)) {
+		w.Seen[abs] = &Listing{MTime: mtime, Names: names}
+	}
+	return names, nil
+}
+
+// fileEntry and dirEntry are the fs.DirEntry of a listed name, by its path.
+type fileEntry string
+
+func (e fileEntry) Name() string               { return filepath.Base(string(e)) }
+func (e fileEntry) IsDir() bool                { return false }
+func (e fileEntry) Type() fs.FileMode          { return 0 }
+func (e fileEntry) Info() (fs.FileInfo, error) { return os.Lstat(string(e)) }
+
+type dirEntry string
+
+func (e dirEntry) Name() string               { return filepath.Base(string(e)) }
+func (e dirEntry) IsDir() bool                { return true }
+func (e dirEntry) Type() fs.FileMode          { return fs.ModeDir }
+func (e dirEntry) Info() (fs.FileInfo, error) { return os.Lstat(string(e)) }

@@ -1,0 +1,121 @@
+package index
+
+import (
+	"fmt"
+	"io/fs"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// visits lists what a walk visits: each folder and regular file, in order.
+func visits(t *testing.T, walk func(string, fs.WalkDirFunc) error, root string) []string {
+	t.Helper()
+	var out []string
+	err := walk(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			out = append(out, p+"/")
+		case d.Type().IsRegular():
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// age sets the time of every folder under root an hour back, as an archive's folders are.
+func age(t *testing.T, root string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chtimes(p, old, old)
+		}
+		return nil
+	})
+}
+
+// TestWalkerVisitsAsWalkDir: on a tree that changes between walks (files and folders added,
+// removed, renamed, a file replaced by a folder, a symbolic link), the walker that reuses the
+// previous walk's listings visits what filepath.WalkDir visits, in the same order.
+func TestWalkerVisitsAsWalkDir(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "sessions")
+	rnd := rand.New(rand.NewSource(7))
+	var dirs []string
+	dirs = append(dirs, root)
+	os.MkdirAll(root, 0o755)
+	for i := range 40 {
+		parent := dirs[rnd.Intn(len(dirs))]
+		if rnd.Intn(4) == 0 {
+			d := filepath.Join(parent, fmt.Sprintf("d%02d", i))
+			os.Mkdir(d, 0o755)
+			dirs = append(dirs, d)
+			continue
+		}
+		os.WriteFile(filepath.Join(parent, fmt.Sprintf("f%02d.jsonl", i)), []byte("{}\n"), 0o644)
+	}
+	mutations := []func(){
+		func() {}, // nothing changed: every listing is reused
+		func() { os.WriteFile(filepath.Join(dirs[len(dirs)-1], "new.jsonl"), nil, 0o644) },
+		func() { os.Mkdir(filepath.Join(dirs[1], "a-new-folder"), 0o755) },
+		func() {
+			os.WriteFile(filepath.Join(dirs[1], "a-new-folder", "inner.jsonl"), nil, 0o644)
+		},
+		func() { os.RemoveAll(dirs[len(dirs)/2]) },
+		func() {
+			os.Rename(filepath.Join(dirs[len(dirs)-1], "new.jsonl"), filepath.Join(root, "moved.jsonl"))
+		},
+		func() {
+			os.Remove(filepath.Join(root, "moved.jsonl"))
+			os.Mkdir(filepath.Join(root, "moved.jsonl"), 0o755)
+			os.WriteFile(filepath.Join(root, "moved.jsonl", "x.jsonl"), nil, 0o644)
+		},
+		func() { os.Symlink(dirs[1], filepath.Join(root, "zz-link")) },
+	}
+	known := map[string]*Listing{}
+	for i, mutate := range mutations {
+		mutate()
+		if i%2 == 0 {
+			age(t, root) // a listing is kept only for a folder not changed in the last seconds
+		}
+		w := &Walker{Known: known, start: time.Now()}
+		got := visits(t, w.WalkDir, root)
+		want := visits(t, filepath.WalkDir, root)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("after mutation %d:\nwalker  %q\nWalkDir %q", i, got, want)
+		}
+		if i%2 == 0 && len(w.Seen) == 0 {
+			t.Fatalf("after mutation %d: no listing kept", i)
+		}
+		known = w.Seen
+	}
+}
+
+// TestWalkerTrustsAnUnchangedFolder: a folder whose time is its listing's is not read again
+// (the listing names a file that is not there, and the walk visits it), and a folder changed
+// within the racy window is not kept.
+func TestWalkerTrustsAnUnchangedFolder(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.jsonl"), nil, 0o644)
+	info, _ := os.Lstat(root)
+	abs, _ := filepath.Abs(root)
+	w := &Walker{Known: map[string]*Listing{abs: {MTime: info.ModTime().UnixNano(), Names: []string{"a.jsonl", "b.jsonl"}}}, start: time.Now()}
+	if got := visits(t, w.WalkDir, root); !reflect.DeepEqual(got, []string{root + "/", filepath.Join(root, "a.jsonl"), filepath.Join(root, "b.jsonl")}) {
+		t.Errorf("walk: %q", got)
+	}
+	w = &Walker{start: time.Now()}
+	visits(t, w.WalkDir, root)
+	if len(w.Seen) != 0 {
+		t.Errorf("a folder changed just now was kept: %v", w.Seen)
+	}
+}
