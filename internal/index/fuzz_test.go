@@ -113,7 +113,7 @@ func FuzzManifest(f *testing.F) {
 		}
 		dir := t.TempDir()
 		m.Schema = schema
-		if err := m.write(dir); err != nil {
+		if err := m.write(dir, m.encode()); err != nil {
 			t.Fatal(err)
 		}
 		back, err := readManifest(dir)

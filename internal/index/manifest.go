@@ -31,6 +31,8 @@ type Manifest struct {
 	Segments []SegmentInfo
 	Files    map[string]*FileEntry // by absolute path
 	Dirs     map[string]*Listing   // the folders walked, by absolute path (Walker)
+
+	raw []byte // the bytes it was read from
 }
 
 // SegmentInfo is one segment: its file name in the index folder and what it holds.
@@ -114,6 +116,7 @@ func readManifest(dir string) (*Manifest, error) {
 	if err != nil {
 		return nil, &IndexError{dir, fmt.Errorf("%s: %w", manifestName, err)}
 	}
+	m.raw = data
 	if m.Schema != schema {
 		return nil, &IndexError{dir, fmt.Errorf("index layout %d, this ctxc reads %d (ctxc index rebuilds it)", m.Schema, schema)}
 	}
@@ -311,10 +314,10 @@ func (d *decoder) count(min int) int {
 	return int(n)
 }
 
-// write replaces dir's manifest atomically.
-func (m *Manifest) write(dir string) error {
+// write replaces dir's manifest atomically with enc, its encoding.
+func (m *Manifest) write(dir string, enc []byte) error {
 	return safewrite.WriteAtomic(filepath.Join(dir, manifestName), func(w io.Writer) error {
-		_, err := w.Write(m.encode())
+		_, err := w.Write(enc)
 		return err
 	})
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -90,39 +91,53 @@ func (r *Reader) Candidates(files []string, p *grep.Pattern) (read, stale, state
 	return read, stale, states
 }
 
-// freshAll is fresh of every file, on statWorkers goroutines: a stat is a system call, and an
-// archive has thousands of files.
+// freshAll is fresh of every file.
 func (r *Reader) freshAll(files []string) ([]*FileEntry, []string) {
 	entries, states := make([]*FileEntry, len(files)), make([]string, len(files))
+	abss := make([]string, len(files))
+	for i, path := range files {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			abs = ""
+		}
+		abss[i] = abs
+	}
+	infos, errs := statAll(abss)
+	for i, abs := range abss {
+		entries[i], states[i] = r.fresh(abs, infos[i], errs[i])
+	}
+	return entries, states
+}
+
+// statAll stats every file (transcript.Stat), on statWorkers goroutines: a stat is a system
+// call, and an archive has thousands of files.
+func statAll(paths []string) ([]os.FileInfo, []error) {
+	infos, errs := make([]os.FileInfo, len(paths)), make([]error, len(paths))
 	var wg sync.WaitGroup
 	next := atomic.Int64{}
-	for range min(statWorkers, len(files)) {
+	for range min(statWorkers, len(paths)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
-				entries[i], states[i] = r.fresh(files[i])
+			for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
+				infos[i], errs[i] = transcript.Stat(paths[i])
 			}
 		}()
 	}
 	wg.Wait()
-	return entries, states
+	return infos, errs
 }
 
 // statWorkers is how many files are stated at once.
-const statWorkers = 8
+const statWorkers = 4
 
-// fresh finds a file's entry; state says why the index cannot answer for it ("": it can).
-func (r *Reader) fresh(path string) (*FileEntry, string) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, StateMissing
-	}
+// fresh finds a file's entry (abs: its absolute path, "" when it has none; info and err: its
+// stat); state says why the index cannot answer for it ("": it can).
+func (r *Reader) fresh(abs string, info os.FileInfo, err error) (*FileEntry, string) {
 	e := r.m.Files[abs]
-	if e == nil {
+	if abs == "" || e == nil {
 		return nil, StateMissing
 	}
-	info, err := transcript.Stat(abs)
 	if err != nil || info.Size() != e.Size || info.ModTime().UnixNano() != e.MTime {
 		return nil, StateStale
 	}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -113,17 +114,22 @@ type updater struct {
 // forgets the files under roots that are not among files.
 func (u *updater) plan(files, roots []string) []job {
 	seen := map[string]bool{}
-	var jobs []job
+	var paths, abss []string
 	for _, p := range files {
 		abs, err := filepath.Abs(p)
 		if err != nil || seen[abs] {
 			continue
 		}
 		seen[abs] = true
+		paths, abss = append(paths, p), append(abss, abs)
+	}
+	infos, errs := statAll(abss)
+	var jobs []job
+	for i, abs := range abss {
 		u.st.Files++
-		info, err := transcript.Stat(abs)
+		info, err := infos[i], errs[i]
 		if err != nil {
-			u.fail(fmt.Errorf("%s: %w", p, err))
+			u.fail(fmt.Errorf("%s: %w", paths[i], err))
 			continue
 		}
 		if j, ok := u.planFile(abs, info); ok {
@@ -225,6 +231,7 @@ func (u *updater) run(jobs []job) error {
 	if n <= 0 {
 		n = runtime.NumCPU()
 	}
+	n = min(n, len(jobs)) // (none: nothing changed, no segment to start)
 	ch := make(chan job)
 	errs := make(chan error, n)
 	var wg sync.WaitGroup
@@ -329,7 +336,11 @@ func (u *updater) flush(b *builder) error {
 func (u *updater) commit() error {
 	sort.Slice(u.segs, func(i, j int) bool { return u.segs[i].Name < u.segs[j].Name })
 	u.m.Segments = append(u.m.Segments, u.segs...)
-	if err := u.m.write(u.dir); err != nil {
+	enc := u.m.encode()
+	if bytes.Equal(enc, u.m.raw) {
+		return nil // nothing changed: the manifest stays as it is
+	}
+	if err := u.m.write(u.dir, enc); err != nil {
 		return err
 	}
 	for _, name := range u.old {
