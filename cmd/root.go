@@ -115,6 +115,7 @@ compaction appends to the file (or writes a new file with -o).`,
 		SilenceErrors: true,
 		Version:       f.Build.Version,
 		PersistentPreRunE: func(c *cobra.Command, args []string) error {
+			addConfigKeys(c.Root())
 			res, err := config.Apply(c.Flags(), f.Global.ConfigFile, f.Getenv)
 			if err != nil {
 				return err
@@ -168,17 +169,18 @@ compaction appends to the file (or writes a new file with -o).`,
 		NewCmdMan(f),
 		NewCmdVersion(f),
 	)
-	// Every flag of every command is a valid config-file key, whichever command reads the file.
-	var visit func(c *cobra.Command)
-	visit = func(c *cobra.Command) {
-		c.Flags().VisitAll(func(fl *pflag.Flag) { config.AddKnown(fl.Name) })
-		c.PersistentFlags().VisitAll(func(fl *pflag.Flag) { config.AddKnown(fl.Name) })
-		for _, s := range c.Commands() {
-			visit(s)
-		}
-	}
-	visit(root)
 	return root
+}
+
+// addConfigKeys records every flag of every command as a valid config-file key, whichever
+// command reads the file. It runs before a command reads its settings, not when the tree is
+// built: --help and --version never read them.
+func addConfigKeys(c *cobra.Command) {
+	c.Flags().VisitAll(func(fl *pflag.Flag) { config.AddKnown(fl.Name) })
+	c.PersistentFlags().VisitAll(func(fl *pflag.Flag) { config.AddKnown(fl.Name) })
+	for _, s := range c.Commands() {
+		addConfigKeys(s)
+	}
 }
 
 // NewCmdVersion prints the version.

@@ -75,8 +75,8 @@ func headingCategory(title string) (Category, bool) {
 }
 
 var (
-	headingRe = regexp.MustCompile(`^#{1,6}\s+(.*?)\s*#*\s*$`)
-	bulletRe  = regexp.MustCompile(`^(?:[-*+]|\d{1,3}[.)])\s+`)
+	headingRe = lazyRegexp(`^#{1,6}\s+(.*?)\s*#*\s*$`)
+	bulletRe  = lazyRegexp(`^(?:[-*+]|\d{1,3}[.)])\s+`)
 )
 
 // parse reads the facts a summary holds in the recognized form: under a heading of the fact's
@@ -100,12 +100,12 @@ func parse(text string) []Fact {
 	for i, line := range lines {
 		line = strings.TrimRight(line, "\r")
 		switch {
-		case headingRe.MatchString(line):
+		case headingRe().MatchString(line):
 			done()
-			cat, in = headingCategory(headingRe.FindStringSubmatch(line)[1])
-		case bulletRe.MatchString(line):
+			cat, in = headingCategory(headingRe().FindStringSubmatch(line)[1])
+		case bulletRe().MatchString(line):
 			done()
-			item = append(item, line[len(bulletRe.FindString(line)):])
+			item = append(item, line[len(bulletRe().FindString(line)):])
 		case strings.TrimSpace(line) == "":
 			// A blank line inside an item continues it when the next line is indented.
 			if len(item) > 0 && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "  ") {
@@ -186,8 +186,8 @@ func tokenLike(c Category, tok string) bool {
 	case Modified, Read:
 		return strings.ContainsAny(tok, "/.\\")
 	case Ref:
-		for _, re := range []*regexp.Regexp{urlRe, uuidRe, versionRe, ticketRe, shaRe} {
-			if loc := re.FindStringIndex(tok); loc != nil && loc[0] == 0 && loc[1] == len(tok) {
+		for _, re := range []func() *regexp.Regexp{urlRe, uuidRe, versionRe, ticketRe, shaRe} {
+			if loc := re().FindStringIndex(tok); loc != nil && loc[0] == 0 && loc[1] == len(tok) {
 				return true
 			}
 		}
@@ -354,7 +354,7 @@ func keptBody(lines []string, k int) string {
 	if k == len(lines) {
 		return strings.Join(kept, "\n")
 	}
-	for len(kept) > 0 && (strings.TrimSpace(kept[len(kept)-1]) == "" || headingRe.MatchString(kept[len(kept)-1])) {
+	for len(kept) > 0 && (strings.TrimSpace(kept[len(kept)-1]) == "" || headingRe().MatchString(kept[len(kept)-1])) {
 		kept = kept[:len(kept)-1]
 	}
 	if len(kept) == 0 {

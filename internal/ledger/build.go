@@ -4,10 +4,17 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/tidwall/gjson"
 )
+
+// lazyRegexp returns a function that compiles expr on its first call and then returns the same
+// *regexp.Regexp: a command that never needs the expression does not pay for it at start.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // Options bound what Build keeps. Zero values take the defaults.
 type Options struct {
@@ -227,12 +234,12 @@ var injectedPrefixes = []string{
 	"The conversation history before this point was compacted",
 }
 
-var tagStart = regexp.MustCompile(`^<[A-Za-z][A-Za-z0-9_-]*[ >]`)
+var tagStart = lazyRegexp(`^<[A-Za-z][A-Za-z0-9_-]*[ >]`)
 
 // injected reports whether a user-role text was written by the harness (environment context,
 // command output, reminders) rather than typed by the user.
 func injected(t string) bool {
-	if tagStart.MatchString(t) {
+	if tagStart().MatchString(t) {
 		return true
 	}
 	for _, p := range injectedPrefixes {
@@ -279,12 +286,12 @@ func elide(s string, n int) string {
 // ruleCues mark a user message that states a rule or preference.
 // "Don't", "stop" and the like count only where they open a sentence or clause (an order), not
 // in "I don't understand".
-var ruleCues = regexp.MustCompile(`(?i)\b(always|never|must|mustn'?t|make sure|please use|prefer|avoid|only use|should|shouldn'?t|no need|from now on|instead of|not allowed|forbidden|required)\b|(?:^|[.!?,;:]\s*|\n\s*)(?:please\s+)?(don'?t|do not|stop|remember|keep|use|no)\b`)
+var ruleCues = lazyRegexp(`(?i)\b(always|never|must|mustn'?t|make sure|please use|prefer|avoid|only use|should|shouldn'?t|no need|from now on|instead of|not allowed|forbidden|required)\b|(?:^|[.!?,;:]\s*|\n\s*)(?:please\s+)?(don'?t|do not|stop|remember|keep|use|no)\b`)
 
 // ruleText returns the rule a user message states: the message itself, or, when it is longer
 // than max, its sentences that carry a cue.
 func ruleText(t string, max int) (string, bool) {
-	if !ruleCues.MatchString(t) {
+	if !ruleCues().MatchString(t) {
 		return "", false
 	}
 	if len([]rune(t)) <= max {
@@ -293,7 +300,7 @@ func ruleText(t string, max int) (string, bool) {
 	var keep []string
 	n := 0
 	for _, s := range sentences(t) {
-		if !ruleCues.MatchString(s) {
+		if !ruleCues().MatchString(s) {
 			continue
 		}
 		s = elide(s, 400)
@@ -309,12 +316,12 @@ func ruleText(t string, max int) (string, bool) {
 	return strings.Join(keep, " … "), true
 }
 
-var sentenceEnd = regexp.MustCompile(`[.!?]\s+|\n+`)
+var sentenceEnd = lazyRegexp(`[.!?]\s+|\n+`)
 
 func sentences(t string) []string {
 	var out []string
 	prev := 0
-	for _, m := range sentenceEnd.FindAllStringIndex(t, -1) {
+	for _, m := range sentenceEnd().FindAllStringIndex(t, -1) {
 		if s := strings.TrimSpace(t[prev:m[1]]); s != "" {
 			out = append(out, s)
 		}
@@ -327,11 +334,11 @@ func sentences(t string) []string {
 }
 
 var (
-	urlRe     = regexp.MustCompile(`(?i)\b(?:https?|ftp|file|ssh|git)://[^\s<>"'\x60]+`)
-	uuidRe    = regexp.MustCompile(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`)
-	shaRe     = regexp.MustCompile(`\b[0-9a-f]{7,64}\b`)
-	versionRe = regexp.MustCompile(`\bv?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]*[0-9A-Za-z])?\b|\bv\d+\.\d+\b`)
-	ticketRe  = regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,9}-\d+\b`)
+	urlRe     = lazyRegexp(`(?i)\b(?:https?|ftp|file|ssh|git)://[^\s<>"'\x60]+`)
+	uuidRe    = lazyRegexp(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`)
+	shaRe     = lazyRegexp(`\b[0-9a-f]{7,64}\b`)
+	versionRe = lazyRegexp(`\bv?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]*[0-9A-Za-z])?\b|\bv\d+\.\d+\b`)
+	ticketRe  = lazyRegexp(`\b[A-Z][A-Z0-9]{1,9}-\d+\b`)
 )
 
 // refs finds the URLs, ids and versions in a user's text, in order.
@@ -376,7 +383,7 @@ func refs(t string) []string {
 	// than by a second pass of the regexp (ReplaceAll finds the same matches as FindAll).
 	rest := t
 	if strings.Contains(t, "://") {
-		ms := urlRe.FindAllStringIndex(t, -1)
+		ms := urlRe().FindAllStringIndex(t, -1)
 		for _, m := range ms {
 			u := strings.TrimRight(t[m[0]:m[1]], ".,;:!?)]}'\"")
 			hits = append(hits, hit{m[0], u})
@@ -384,13 +391,13 @@ func refs(t string) []string {
 		rest = blank(rest, ms)
 	}
 	for _, p := range []struct {
-		re   *regexp.Regexp
+		re   func() *regexp.Regexp
 		need string // a byte every match holds
 	}{{uuidRe, "-"}, {versionRe, "."}, {ticketRe, "-"}} {
 		if !strings.Contains(rest, p.need) {
 			continue
 		}
-		ms := p.re.FindAllStringIndex(rest, -1)
+		ms := p.re().FindAllStringIndex(rest, -1)
 		for _, m := range ms {
 			if inWord(rest, m[0], m[1]) {
 				continue // part of a file name or path ("at 01.27.21.png")
@@ -400,7 +407,7 @@ func refs(t string) []string {
 		rest = blank(rest, ms)
 	}
 	if hasHexRun(rest, 7) {
-		for _, m := range shaRe.FindAllStringIndex(rest, -1) {
+		for _, m := range shaRe().FindAllStringIndex(rest, -1) {
 			s := rest[m[0]:m[1]]
 			if strings.ContainsAny(s, "0123456789") && strings.ContainsAny(s, "abcdef") && !inWord(rest, m[0], m[1]) {
 				hits = append(hits, hit{m[0], s})
@@ -496,12 +503,12 @@ func patchInput(args string) string {
 	return args
 }
 
-var patchLine = regexp.MustCompile(`(?m)^\*\*\* (?:Add File|Update File|Delete File|Move to): *(.+?)\s*$`)
+var patchLine = lazyRegexp(`(?m)^\*\*\* (?:Add File|Update File|Delete File|Move to): *(.+?)\s*$`)
 
 // patchFiles lists the files an apply_patch patch changes, in order.
 func patchFiles(patch string) []string {
 	var out []string
-	for _, m := range patchLine.FindAllStringSubmatch(patch, -1) {
+	for _, m := range patchLine().FindAllStringSubmatch(patch, -1) {
 		out = append(out, m[1])
 	}
 	return out

@@ -66,12 +66,12 @@ func refsTwoPass(t string) []string {
 		s  string
 	}
 	var hits []hit
-	for _, m := range urlRe.FindAllStringIndex(t, -1) {
+	for _, m := range urlRe().FindAllStringIndex(t, -1) {
 		hits = append(hits, hit{m[0], strings.TrimRight(t[m[0]:m[1]], ".,;:!?)]}'\"")})
 	}
 	spaces := func(s string) string { return strings.Repeat(" ", len(s)) }
-	rest := urlRe.ReplaceAllStringFunc(t, spaces)
-	for _, re := range []*regexp.Regexp{uuidRe, versionRe, ticketRe} {
+	rest := urlRe().ReplaceAllStringFunc(t, spaces)
+	for _, re := range []*regexp.Regexp{uuidRe(), versionRe(), ticketRe()} {
 		for _, m := range re.FindAllStringIndex(rest, -1) {
 			if !inWord(rest, m[0], m[1]) {
 				hits = append(hits, hit{m[0], rest[m[0]:m[1]]})
@@ -79,7 +79,7 @@ func refsTwoPass(t string) []string {
 		}
 		rest = re.ReplaceAllStringFunc(rest, spaces)
 	}
-	for _, m := range shaRe.FindAllStringIndex(rest, -1) {
+	for _, m := range shaRe().FindAllStringIndex(rest, -1) {
 		s := rest[m[0]:m[1]]
 		if strings.ContainsAny(s, "0123456789") && strings.ContainsAny(s, "abcdef") && !inWord(rest, m[0], m[1]) {
 			hits = append(hits, hit{m[0], s})

@@ -16,12 +16,12 @@ func Typed(text string) bool {
 // ledger's cues: always, never, don't, use, prefer, make sure...), each elided to max
 // characters, in order. A text the harness wrote has none.
 func RuleSentences(text string, max int) []string {
-	if !Typed(text) || !ruleCues.MatchString(text) {
+	if !Typed(text) || !ruleCues().MatchString(text) {
 		return nil
 	}
 	var out []string
 	for _, s := range sentences(strings.TrimSpace(text)) {
-		if ruleCues.MatchString(s) {
+		if ruleCues().MatchString(s) {
 			out = append(out, elide(s, max))
 		}
 	}

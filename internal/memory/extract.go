@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -14,6 +15,12 @@ import (
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/tidwall/gjson"
 )
+
+// lazyRegexp returns a function that compiles expr on its first call and then returns the same
+// *regexp.Regexp: a command that never needs the expression does not pay for it at start.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // Limits of what one observation keeps.
 const (
@@ -136,7 +143,7 @@ func userText(obs []observation, text string) []observation {
 			continue
 		}
 		k := Rule
-		if prohibition.MatchString(s) {
+		if prohibition().MatchString(s) {
 			k = Constraint
 		}
 		obs = append(obs, observation{kind: k, text: strings.Clone(s)})
@@ -149,19 +156,19 @@ func userText(obs []observation, text string) []observation {
 
 var (
 	// prohibition marks a rule that forbids: a constraint.
-	prohibition = regexp.MustCompile(`(?i)\b(never|mustn'?t|must not|shouldn'?t|should not|not allowed|forbidden|avoid)\b|(?:^|[.!?,;:]\s*)(?:please\s+)?(don'?t|do not|stop)\b`)
+	prohibition = lazyRegexp(`(?i)\b(never|mustn'?t|must not|shouldn'?t|should not|not allowed|forbidden|avoid)\b|(?:^|[.!?,;:]\s*)(?:please\s+)?(don'?t|do not|stop)\b`)
 	// decisionCue and reasonCue: a decision is a sentence with both.
-	decisionCue = regexp.MustCompile(`(?i)\b(decided|decide to|decision|we'?ll (?:use|go with|keep|switch to|stick with)|let'?s (?:use|go with|keep|switch to|stick with)|going with|settled on|opted (?:for|to)|chose|chosen|switch(?:ed)? to|stick with)\b`)
-	reasonCue   = regexp.MustCompile(`(?i)\b(because|since|so that|due to|to avoid|given that|as it|which means)\b`)
+	decisionCue = lazyRegexp(`(?i)\b(decided|decide to|decision|we'?ll (?:use|go with|keep|switch to|stick with)|let'?s (?:use|go with|keep|switch to|stick with)|going with|settled on|opted (?:for|to)|chose|chosen|switch(?:ed)? to|stick with)\b`)
+	reasonCue   = lazyRegexp(`(?i)\b(because|since|so that|due to|to avoid|given that|as it|which means)\b`)
 )
 
 // decisions: the sentences of a text that take a decision and give its reason.
 func decisions(obs []observation, text string) []observation {
-	if !decisionCue.MatchString(text) || !reasonCue.MatchString(text) {
+	if !decisionCue().MatchString(text) || !reasonCue().MatchString(text) {
 		return obs
 	}
 	for _, s := range ledger.Sentences(text) {
-		if decisionCue.MatchString(s) && reasonCue.MatchString(s) && durable(s) && len([]rune(s)) <= maxSentence {
+		if decisionCue().MatchString(s) && reasonCue().MatchString(s) && durable(s) && len([]rune(s)) <= maxSentence {
 			obs = append(obs, observation{kind: Decision, text: strings.Clone(s)})
 		}
 	}
@@ -194,27 +201,27 @@ func toolCall(obs []observation, name, args string) []observation {
 
 var (
 	// buildTool opens a command that builds, tests or checks a project.
-	buildTool = regexp.MustCompile(`^(?:go (?:test|build|vet|generate|install)|gofmt|staticcheck|golangci-lint|make|just|ninja|cmake|bazel|cargo (?:build|test|check|clippy|fmt)|(?:npm|pnpm|yarn|bun) (?:test|run|ci|install|build|lint)|npx (?:jest|vitest|tsc|eslint|prettier|playwright)|deno (?:test|lint|check)|pytest|python3? -m (?:pytest|unittest|mypy)|tox|nox|ruff|mypy|uv run|poetry run|mvn|gradle|\./gradlew|dotnet (?:build|test)|bundle exec|rake|mix (?:test|compile)|tsc|eslint|vitest|jest)\b`)
+	buildTool = lazyRegexp(`^(?:go (?:test|build|vet|generate|install)|gofmt|staticcheck|golangci-lint|make|just|ninja|cmake|bazel|cargo (?:build|test|check|clippy|fmt)|(?:npm|pnpm|yarn|bun) (?:test|run|ci|install|build|lint)|npx (?:jest|vitest|tsc|eslint|prettier|playwright)|deno (?:test|lint|check)|pytest|python3? -m (?:pytest|unittest|mypy)|tox|nox|ruff|mypy|uv run|poetry run|mvn|gradle|\./gradlew|dotnet (?:build|test)|bundle exec|rake|mix (?:test|compile)|tsc|eslint|vitest|jest)\b`)
 	// separators split a script into commands.
-	separators = regexp.MustCompile(`&&|\|\||[;|\n]`)
+	separators = lazyRegexp(`&&|\|\||[;|\n]`)
 	// redirect is an output redirection, left out of a command's text.
-	redirect = regexp.MustCompile(`\s+\d*(?:>>?|<)&?\s*\S+`)
+	redirect = lazyRegexp(`\s+\d*(?:>>?|<)&?\s*\S+`)
 	// testFilter selects tests by name: a run of one test is a run of the project's tests.
-	testFilter = regexp.MustCompile(`\s+(?:-run|-k|-t|--grep|--testNamePattern|--filter)(?:=|\s+)(?:'[^']*'|"[^"]*"|[^\s'"]+)+(?:\s+|$)`)
+	testFilter = lazyRegexp(`\s+(?:-run|-k|-t|--grep|--testNamePattern|--filter)(?:=|\s+)(?:'[^']*'|"[^"]*"|[^\s'"]+)+(?:\s+|$)`)
 	// wrapper opens a command with an environment assignment or a timing wrapper.
-	wrapper = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+|timeout\s+\S+\s+|time\s+|env\s+)+`)
+	wrapper = lazyRegexp(`^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+|timeout\s+\S+\s+|time\s+|env\s+)+`)
 )
 
 // buildCommands lists the commands of a script that build, test or check, as a user would type
 // them: without environment assignments, timing wrappers, redirections and test name filters.
 func buildCommands(script string) []string {
 	var out []string
-	for _, part := range separators.Split(script, -1) {
+	for _, part := range separators().Split(script, -1) {
 		c := strings.TrimSpace(part)
-		c = wrapper.ReplaceAllString(c, "")
-		c = testFilter.ReplaceAllString(redirect.ReplaceAllString(c, ""), " ")
+		c = wrapper().ReplaceAllString(c, "")
+		c = testFilter().ReplaceAllString(redirect().ReplaceAllString(c, ""), " ")
 		c = strings.Join(strings.Fields(c), " ")
-		if c == "" || len(c) > maxCommand || !buildTool.MatchString(c) {
+		if c == "" || len(c) > maxCommand || !buildTool().MatchString(c) {
 			continue
 		}
 		out = append(out, c)

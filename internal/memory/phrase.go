@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,7 +36,11 @@ Output only those lines.`
 // kindLetters name the kinds of statements in the model's ids.
 var kindLetters = map[Kind]string{Rule: "R", Constraint: "C", Decision: "D"}
 
-var phraseLine = regexp.MustCompile(`^\s*[-*]\s+(.+?)\s*\[((?:[RCD]\d+)(?:\s*,\s*[RCD]\d+)*)\]\s*$`)
+// phraseLine is one line of the model: a statement and the ids it merges; noteID is one id.
+var (
+	phraseLine = lazyRegexp(`^\s*[-*]\s+(.+?)\s*\[((?:[RCD]\d+)(?:\s*,\s*[RCD]\d+)*)\]\s*$`)
+	noteID     = lazyRegexp(`[RCD]\d+`)
+)
 
 // PhraseReport says what the model's pass did.
 type PhraseReport struct {
@@ -122,13 +125,13 @@ func phrasePrompt(es []Entry) (map[string]int, string) {
 // checkLine reads one line of the model: the entry it stands for and the statements it merges,
 // or why it is refused.
 func checkLine(line string, ids map[string]int, es []Entry, used map[int]bool) (Entry, []int, string) {
-	m := phraseLine.FindStringSubmatch(line)
+	m := phraseLine().FindStringSubmatch(line)
 	if m == nil {
 		return Entry{}, nil, "not a cited line: " + line
 	}
 	text := strings.TrimSpace(m[1])
 	var parts []int
-	for _, id := range regexp.MustCompile(`[RCD]\d+`).FindAllString(m[2], -1) {
+	for _, id := range noteID().FindAllString(m[2], -1) {
 		i, ok := ids[id]
 		if !ok || used[i] || slices.Contains(parts, i) {
 			return Entry{}, nil, "cites an unknown or used note " + id + ": " + line
@@ -165,10 +168,10 @@ func grounded(text string, es []Entry, parts []int) string {
 		}
 	}
 	k := es[parts[0]].Kind
-	if k == Constraint && !prohibition.MatchString(text) {
+	if k == Constraint && !prohibition().MatchString(text) {
 		return "drops the prohibition"
 	}
-	if k == Rule && prohibition.MatchString(text) {
+	if k == Rule && prohibition().MatchString(text) {
 		return "turns a rule into a prohibition"
 	}
 	return ""

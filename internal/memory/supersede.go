@@ -1,9 +1,9 @@
 package memory
 
 import (
-	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -20,12 +20,12 @@ const (
 )
 
 // reversal marks a statement that replaces an earlier one.
-var reversal = regexp.MustCompile(`(?i)\b(instead|no longer|anymore|any more|from now on|rather than|changed my mind|scratch that|not .* but)\b`)
+var reversal = lazyRegexp(`(?i)\b(instead|no longer|anymore|any more|from now on|rather than|changed my mind|scratch that|not .* but)\b`)
 
-// stopwords are left out of content words, with the cue words of rules and decisions.
-var stopwords = map[string]bool{}
-
-func init() {
+// stopwords are left out of content words, with the cue words of rules and decisions; the set
+// is built on first use.
+var stopwords = sync.OnceValue(func() map[string]bool {
+	set := map[string]bool{}
 	for _, w := range strings.Fields(`a an the and or but if then else of to in on at by for with from into onto as is are was were
 		be been being it its this that these those there here we i you he she they me my our your us them his her their
 		do does did done don doesn didn not no nor so too very can could will would shall should must may might
@@ -33,9 +33,10 @@ func init() {
 		instead rather than longer anymore more now from just also all any each every some what which who whom
 		when where why how let lets ll ve re s t d m going go decided decide decision because since due given
 		chose chosen choose opted settled stick switch switched run runs running ran`) {
-		stopwords[w] = true
+		set[w] = true
 	}
-}
+	return set
+})
 
 // terms are the content words of a statement, stemmed, without repeats.
 func terms(s string) []string {
@@ -44,7 +45,7 @@ func terms(s string) []string {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_' && r != '.' && r != '/'
 	}) {
 		w = strings.Trim(w, "-_./")
-		if len(w) < 3 || stopwords[w] {
+		if len(w) < 3 || stopwords()[w] {
 			continue
 		}
 		w = stem(w)
@@ -83,7 +84,7 @@ func supersedes(b, a *Entry, bTerms, aTerms []string) bool {
 	shorter := min(len(aTerms), len(bTerms))
 	about := float64(shared) >= minSharedPart*float64(shorter)
 	flip := (a.Kind == Constraint) != (b.Kind == Constraint) && a.Kind != Decision && b.Kind != Decision
-	replaces := reversal.MatchString(b.Text)
+	replaces := reversal().MatchString(b.Text)
 	switch {
 	case replaces && about:
 		return true

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/klauspost/compress/zstd"
@@ -13,8 +14,12 @@ import (
 // maxEvent is the largest event OpenClaw stores compressed (its event_utf8_bytes bound).
 const maxEvent = 4 << 20
 
-// zstdDecoder decodes OpenClaw's compressed events (plain zstd frames, no dictionary).
-var zstdDecoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxEvent))
+// zstdDecoder decodes OpenClaw's compressed events (plain zstd frames, no dictionary); it is
+// made on the first compressed event.
+var zstdDecoder = sync.OnceValue(func() *zstd.Decoder {
+	d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxEvent))
+	return d
+})
 
 // decodeEvent returns one event's JSON text: event_json as stored, or event_zstd decompressed
 // to exactly event_utf8_bytes bytes. Either way it must be one valid JSON value on one line.
@@ -39,7 +44,7 @@ func decompress(z []byte, size int64, sized bool) ([]byte, error) {
 	if !sized || size < 1 || size > maxEvent {
 		return nil, fmt.Errorf("compressed event without a valid event_utf8_bytes (%d)", size)
 	}
-	b, err := zstdDecoder.DecodeAll(z, make([]byte, 0, size))
+	b, err := zstdDecoder().DecodeAll(z, make([]byte, 0, size))
 	if err != nil {
 		return nil, fmt.Errorf("event_zstd: %w", err)
 	}

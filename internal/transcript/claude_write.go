@@ -3,7 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
+	"strings"
 
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
@@ -370,10 +370,16 @@ func claudeSummary(o *object, parent, id, now, text string) *object {
 	return o
 }
 
-var claudeDirUnsafe = regexp.MustCompile(`[^A-Za-z0-9]`)
-
-// claudeProjectDir is the folder name Claude Code keeps a working directory's sessions in.
-func claudeProjectDir(cwd string) string { return claudeDirUnsafe.ReplaceAllString(cwd, "-") }
+// claudeProjectDir is the folder name Claude Code keeps a working directory's sessions in: every
+// character but an ASCII letter or digit becomes "-".
+func claudeProjectDir(cwd string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return r
+		}
+		return '-'
+	}, cwd)
+}
 
 // claudeRenameMessageID gives the copy o of a Claude Code record a message.id of its own, the
 // same for every copy of one original response (msgIDs: original → copy's). With the original
