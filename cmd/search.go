@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ctxc/ctxc/internal/index"
@@ -154,17 +154,29 @@ func (opts *SearchOptions) query() (index.Query, error) {
 	return q, nil
 }
 
-var ageRE = regexp.MustCompile(`^(\d+)([smhdw])$`)
+// ageUnits are the units of an age (7d, 12h).
+var ageUnits = map[byte]time.Duration{'s': time.Second, 'm': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour, 'w': 7 * 24 * time.Hour}
+
+// parseAge reads an age: digits, then a unit of ageUnits.
+func parseAge(s string) (time.Duration, bool) {
+	if len(s) < 2 {
+		return 0, false
+	}
+	unit, ok := ageUnits[s[len(s)-1]]
+	n, err := strconv.Atoi(s[:len(s)-1])
+	if !ok || err != nil || n < 0 || strings.ContainsAny(s[:1], "+-") {
+		return 0, false
+	}
+	return time.Duration(n) * unit, true
+}
 
 // parseWhen reads a time: a date, an RFC 3339 time, or an age before now ("" is none).
 func parseWhen(s string, now time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	if m := ageRE.FindStringSubmatch(s); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		unit := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour}[m[2]]
-		return now.Add(-time.Duration(n) * unit), nil
+	if age, ok := parseAge(s); ok {
+		return now.Add(-age), nil
 	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04", "2006-01-02"} {
 		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
