@@ -46,8 +46,9 @@ func FuzzSegment(f *testing.F) {
 			}
 		}
 		if len(a) >= 3 && !strings.ContainsAny(a[:3], "\\") {
-			table, _ := s.trigrams()
-			ids := s.trigramBlocks(table, litTrigrams([]byte(a[:3]))[0])
+			table, _ := s.trigrams(nil)
+			from, to, _ := s.trigramList(table, litTrigrams([]byte(a[:3]))[0])
+			_, ids := s.trigramBlocks(nil, from, to, nil)
 			if len(ids) != 1 {
 				t.Fatalf("trigram of %q: blocks %v", a[:3], ids)
 			}
@@ -60,9 +61,13 @@ func FuzzSegment(f *testing.F) {
 		os.WriteFile(q, raw, 0o644)
 		if s, err := openSegment(q); err == nil {
 			s.term(a)
-			table, _ := s.trigrams()
-			for _, b := range s.trigramBlocks(table, 0x616263) {
-				s.blockFile(b)
+			table, _ := s.trigrams(nil)
+			from, to, ok := s.trigramList(table, 0x616263)
+			if ok {
+				_, ids := s.trigramBlocks(nil, from, to, nil)
+				for _, b := range ids {
+					s.blockFile(b)
+				}
 			}
 			s.escapes()
 			s.lengths(nil, nil)

@@ -119,3 +119,50 @@ func TestWalkerTrustsAnUnchangedFolder(t *testing.T) {
 		t.Errorf("a folder changed just now was kept: %v", w.Seen)
 	}
 }
+
+// TestUpdateKeepsAnUnchangedManifest: an update that finds nothing changed (files and folders)
+// does not write the manifest again; a new folder's listing, or a grown file, does.
+func TestUpdateKeepsAnUnchangedManifest(t *testing.T) {
+	src := t.TempDir()
+	files := genArchive(t, src, 4)
+	age(t, src)
+	dir := filepath.Join(t.TempDir(), "index")
+	update := func() os.FileInfo {
+		t.Helper()
+		w := NewWalker(dir)
+		var found []string
+		w.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				found = append(found, p)
+			}
+			return nil
+		})
+		if len(found) < len(files) {
+			t.Fatalf("walk found %d files, want %d or more", len(found), len(files))
+		}
+		if _, err := Update(dir, found, []string{src}, UpdateOptions{Dirs: w.Seen}); err != nil {
+			t.Fatal(err)
+		}
+		info, err := os.Stat(filepath.Join(dir, manifestName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info
+	}
+	first := update()
+	if again := update(); !os.SameFile(first, again) {
+		t.Error("an update that changed nothing wrote the manifest")
+	}
+	os.Mkdir(filepath.Join(src, "later"), 0o755)
+	age(t, src)
+	third := update()
+	if os.SameFile(first, third) {
+		t.Error("a new folder's listing was not kept")
+	}
+	f, _ := os.OpenFile(files[0], os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"type":"user","message":{"role":"user","content":"one more"}}` + "\n")
+	f.Close()
+	if fourth := update(); os.SameFile(third, fourth) {
+		t.Error("a grown file did not change the manifest")
+	}
+}

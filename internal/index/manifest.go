@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/ctxc/ctxc/internal/safewrite"
@@ -102,7 +103,14 @@ func readManifest(dir string) (*Manifest, error) {
 	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
 		return nil, &IndexError{dir, errors.New("not an index folder (an index of an older ctxc is a file: remove it)")}
 	}
-	data, err := os.ReadFile(filepath.Join(dir, manifestName))
+	path := filepath.Join(dir, manifestName)
+	info, err := os.Stat(path)
+	if err == nil {
+		if m := cachedManifest(path, info); m != nil {
+			return m, nil
+		}
+	}
+	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		if _, err := os.Stat(filepath.Join(dir, legacyManifest)); err == nil {
 			return nil, &IndexError{dir, errOlderLayout}
@@ -120,7 +128,57 @@ func readManifest(dir string) (*Manifest, error) {
 	if m.Schema != schema {
 		return nil, &IndexError{dir, fmt.Errorf("index layout %d, this ctxc reads %d (ctxc index rebuilds it)", m.Schema, schema)}
 	}
+	if info != nil && int64(len(data)) == info.Size() {
+		keepManifest(path, info, m)
+	}
 	return m, nil
+}
+
+// manifests are the manifests read, by path: a command reads its index's manifest several
+// times (to walk, to update, to query), and a manifest is most of what a query reads. A kept
+// manifest is shared: it is never changed (an update changes a clone), and the file is
+// replaced by a rename, so a manifest file of the same identity, size and time is the one
+// read.
+var manifests = struct {
+	sync.Mutex
+	by map[string]keptManifest
+}{by: map[string]keptManifest{}}
+
+type keptManifest struct {
+	info os.FileInfo
+	m    *Manifest
+}
+
+func cachedManifest(path string, info os.FileInfo) *Manifest {
+	manifests.Lock()
+	defer manifests.Unlock()
+	k, ok := manifests.by[path]
+	if !ok || !os.SameFile(k.info, info) || k.info.Size() != info.Size() || !k.info.ModTime().Equal(info.ModTime()) {
+		return nil
+	}
+	return k.m
+}
+
+func keepManifest(path string, info os.FileInfo, m *Manifest) {
+	manifests.Lock()
+	defer manifests.Unlock()
+	manifests.by[path] = keptManifest{info, m}
+}
+
+// clone copies what an update changes: the maps and the list of segments (the entries are
+// replaced, never changed in place).
+func (m *Manifest) clone() *Manifest {
+	c := *m
+	c.Segments = append([]SegmentInfo(nil), m.Segments...)
+	c.Files = make(map[string]*FileEntry, len(m.Files))
+	for p, e := range m.Files {
+		c.Files[p] = e
+	}
+	c.Dirs = make(map[string]*Listing, len(m.Dirs))
+	for p, l := range m.Dirs {
+		c.Dirs[p] = l
+	}
+	return &c
 }
 
 // errOlderLayout: the folder holds the index of an older ctxc.

@@ -1,13 +1,14 @@
 package index
 
 import (
-	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ctxc/ctxc/internal/grep"
+	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
@@ -23,6 +24,9 @@ type Reader struct {
 	scores []float32
 	lens   []uint16
 	raw    []byte
+	// and that grep's candidates reuse.
+	table, buf []byte
+	cur, next  []uint32
 }
 
 // Open opens the index in dir.
@@ -109,10 +113,16 @@ func (r *Reader) freshAll(files []string) ([]*FileEntry, []string) {
 	return entries, states
 }
 
-// statAll stats every file (transcript.Stat), on statWorkers goroutines: a stat is a system
-// call, and an archive has thousands of files.
-func statAll(paths []string) ([]os.FileInfo, []error) {
-	infos, errs := make([]os.FileInfo, len(paths)), make([]error, len(paths))
+// fileStat is what an update and a query compare with a file's entry.
+type fileStat struct {
+	size, mtime int64 // mtime: ns since the epoch
+}
+
+// statAll stats every file (transcript's rules: a session of an OpenClaw store is its
+// store's), on statWorkers goroutines: a stat is a system call, and an archive has thousands of
+// files.
+func statAll(paths []string) ([]fileStat, []error) {
+	stats, errs := make([]fileStat, len(paths)), make([]error, len(paths))
 	var wg sync.WaitGroup
 	next := atomic.Int64{}
 	for range min(statWorkers, len(paths)) {
@@ -120,25 +130,37 @@ func statAll(paths []string) ([]os.FileInfo, []error) {
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
-				infos[i], errs[i] = transcript.Stat(paths[i])
+				stats[i], errs[i] = statFile(paths[i])
 			}
 		}()
 	}
 	wg.Wait()
-	return infos, errs
+	return stats, errs
+}
+
+// statFile stats one file.
+func statFile(path string) (fileStat, error) {
+	if openclawstore.IsSessionName(path) {
+		info, err := transcript.Stat(path)
+		if err != nil {
+			return fileStat{}, err
+		}
+		return fileStat{info.Size(), info.ModTime().UnixNano()}, nil
+	}
+	return statPath(path)
 }
 
 // statWorkers is how many files are stated at once.
 const statWorkers = 4
 
-// fresh finds a file's entry (abs: its absolute path, "" when it has none; info and err: its
+// fresh finds a file's entry (abs: its absolute path, "" when it has none; st and err: its
 // stat); state says why the index cannot answer for it ("": it can).
-func (r *Reader) fresh(abs string, info os.FileInfo, err error) (*FileEntry, string) {
+func (r *Reader) fresh(abs string, st fileStat, err error) (*FileEntry, string) {
 	e := r.m.Files[abs]
 	if abs == "" || e == nil {
 		return nil, StateMissing
 	}
-	if err != nil || info.Size() != e.Size || info.ModTime().UnixNano() != e.MTime {
+	if err != nil || st.size != e.Size || st.mtime != e.MTime {
 		return nil, StateStale
 	}
 	return e, ""
@@ -154,7 +176,7 @@ func (r *Reader) holding(lit []byte) map[uint32]bool {
 		chars.set(lower(c))
 	}
 	for _, s := range r.segs {
-		for block := range intersect(s, tris) {
+		for _, block := range r.intersect(s, tris) {
 			if id, ok := s.blockFile(block); ok {
 				hold[id] = true
 			}
@@ -171,25 +193,56 @@ func (r *Reader) holding(lit []byte) map[uint32]bool {
 	return hold
 }
 
-// intersect gives the blocks of s that hold all of tris.
-func intersect(s *segment, tris []uint32) map[uint32]bool {
-	table, ok := s.trigrams()
+// intersect gives the blocks of s that hold all of tris: the lists of the trigrams, shortest
+// first, each narrowing the blocks kept so far. The result lives in the Reader's buffers until
+// the next call.
+func (r *Reader) intersect(s *segment, tris []uint32) []uint32 {
+	table, ok := s.trigrams(r.table)
 	if !ok {
 		return nil
 	}
-	var cur map[uint32]bool
+	r.table = table
+	type span struct{ from, to uint64 }
+	lists := make([]span, 0, len(tris))
 	for _, t := range tris {
-		ids := s.trigramBlocks(table, t)
-		next := make(map[uint32]bool, len(ids))
-		for _, id := range ids {
-			if cur == nil || cur[id] {
-				next[id] = true
-			}
+		from, to, ok := s.trigramList(table, t)
+		if !ok {
+			return nil // a trigram no block of s holds
 		}
-		cur = next
+		lists = append(lists, span{from, to})
+	}
+	sort.Slice(lists, func(i, j int) bool { return lists[i].to-lists[i].from < lists[j].to-lists[j].from })
+	cur := r.cur[:0]
+	for i, l := range lists {
+		var next []uint32
+		r.buf, next = s.trigramBlocks(r.buf, l.from, l.to, r.next[:0])
+		r.next = next
+		if i == 0 {
+			cur = append(cur, next...)
+		} else {
+			cur = intersectSorted(cur, next)
+		}
 		if len(cur) == 0 {
 			break
 		}
 	}
+	r.cur = cur
 	return cur
+}
+
+// intersectSorted keeps the values of a (ascending) that b (ascending) holds, in a's memory.
+func intersectSorted(a, b []uint32) []uint32 {
+	out := a[:0]
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			out = append(out, a[i])
+			i, j = i+1, j+1
+		}
+	}
+	return out
 }

@@ -170,7 +170,7 @@ func (s *segment) read(buf []byte, base, limit, from, to uint64) ([]byte, bool) 
 	}
 	n := int(to - from)
 	if cap(buf) < n {
-		buf = make([]byte, n)
+		buf = make([]byte, n, n+n/2) // room for a larger section of the next segment
 	}
 	buf = buf[:n]
 	if _, err := s.file.ReadAt(buf, int64(base+from)); err != nil {
@@ -298,36 +298,41 @@ func (s *segment) blockFile(i uint32) (uint32, bool) {
 	return binary.LittleEndian.Uint32(s.blockFiles[i*4:]), true
 }
 
-// trigrams reads the trigram table, for trigramBlocks.
-func (s *segment) trigrams() ([]byte, bool) {
-	return s.read(nil, s.f.tris, s.f.triPost, 0, (s.f.nTris+1)*triSize)
+// trigrams reads the trigram table into buf, for trigramList.
+func (s *segment) trigrams(buf []byte) ([]byte, bool) {
+	return s.read(buf, s.f.tris, s.f.triPost, 0, (s.f.nTris+1)*triSize)
 }
 
-// trigramBlocks lists the blocks (ascending) whose bytes in this segment hold trigram t; table
-// is the segment's trigram table (trigrams).
-func (s *segment) trigramBlocks(table []byte, t uint32) []uint32 {
+// trigramList finds where trigram t's list of blocks lies in the segment's tripost section;
+// table is the segment's trigram table (trigrams). ok is false when the segment lacks t.
+func (s *segment) trigramList(table []byte, t uint32) (from, to uint64, ok bool) {
 	n := int(s.f.nTris)
+	if len(table) < (n+1)*triSize {
+		return 0, 0, false
+	}
 	at := func(i int) (uint32, uint64) {
 		b := table[i*triSize:]
 		return binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint64(b[4:])
 	}
-	if len(table) < (n+1)*triSize {
-		return nil
-	}
 	i := sort.Search(n, func(i int) bool { v, _ := at(i); return v >= t })
 	if i == n {
-		return nil
+		return 0, 0, false
 	}
-	v, off := at(i)
+	v, from := at(i)
 	if v != t {
-		return nil
+		return 0, 0, false
 	}
-	_, end := at(i + 1)
-	list, ok := s.read(nil, s.f.triPost, s.f.files, off, end)
+	_, to = at(i + 1)
+	return from, to, true
+}
+
+// trigramBlocks reads the list of blocks [from, to) of the tripost section (trigramList) and
+// appends its blocks (ascending) to out, reading through buf.
+func (s *segment) trigramBlocks(buf []byte, from, to uint64, out []uint32) ([]byte, []uint32) {
+	list, ok := s.read(buf, s.f.triPost, s.f.files, from, to)
 	if !ok {
-		return nil
+		return buf, out
 	}
-	var out []uint32
 	var id uint32
 	for b := list; len(b) > 0; {
 		d, k := binary.Uvarint(b)
@@ -339,7 +344,7 @@ func (s *segment) trigramBlocks(table []byte, t uint32) []uint32 {
 		out = append(out, id)
 		b = b[k:]
 	}
-	return out
+	return list, out
 }
 
 // escapes gives each file's escape mask in this segment.

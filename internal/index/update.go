@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -86,6 +85,8 @@ func Update(dir string, files, roots []string, opts UpdateOptions) (UpdateStats,
 			return UpdateStats{}, err
 		}
 		m = newManifest()
+	} else {
+		m = m.clone()
 	}
 	removeStrays(dir, m)
 	u := &updater{dir: dir, m: m, opts: opts}
@@ -105,6 +106,9 @@ type updater struct {
 	opts UpdateOptions
 	st   UpdateStats
 	old  []string // segment files no longer named once the new manifest is written
+	// changed: the manifest differs from the one read (a file read or forgotten, a folder's
+	// listing new or replaced); else it is not written again.
+	changed bool
 
 	mu   sync.Mutex
 	segs []SegmentInfo
@@ -123,11 +127,19 @@ func (u *updater) plan(files, roots []string) []job {
 		seen[abs] = true
 		paths, abss = append(paths, p), append(abss, abs)
 	}
-	infos, errs := statAll(abss)
+	stats, errs := statAll(abss)
 	var jobs []job
 	for i, abs := range abss {
 		u.st.Files++
-		info, err := infos[i], errs[i]
+		if errs[i] != nil {
+			u.fail(fmt.Errorf("%s: %w", paths[i], errs[i]))
+			continue
+		}
+		if e := u.m.Files[abs]; e != nil && e.Size == stats[i].size && e.MTime == stats[i].mtime {
+			u.st.Unchanged++
+			continue
+		}
+		info, err := transcript.Stat(abs)
 		if err != nil {
 			u.fail(fmt.Errorf("%s: %w", paths[i], err))
 			continue
@@ -172,16 +184,29 @@ func (u *updater) forget(roots []string, seen map[string]bool) {
 			if under(p, r) {
 				delete(u.m.Files, p)
 				u.st.Removed++
+				u.changed = true
 				break
 			}
 		}
 	}
-	if u.opts.Dirs == nil {
-		return
+	if u.opts.Dirs != nil {
+		u.keepListings(absRoots)
+	}
+}
+
+// keepListings replaces the folders' listings under roots with those of the walk.
+func (u *updater) keepListings(roots []string) {
+	for p, l := range u.opts.Dirs {
+		if u.m.Dirs[p] != l {
+			u.changed = true // a listing new or read again
+		}
 	}
 	for p := range u.m.Dirs {
-		for _, r := range absRoots {
+		for _, r := range roots {
 			if under(p, r) {
+				if u.opts.Dirs[p] == nil {
+					u.changed = true // a folder gone, or not walked
+				}
 				delete(u.m.Dirs, p)
 				break
 			}
@@ -200,6 +225,7 @@ func (u *updater) rebuildAll(files []string) []job {
 	u.m.Segments = nil
 	u.m.Files = map[string]*FileEntry{}
 	u.st = UpdateStats{Rebuilt: true}
+	u.changed = true
 	return u.plan(files, nil)
 }
 
@@ -218,6 +244,9 @@ func tailMatches(path string, e *FileEntry) bool {
 
 // run reads the jobs on opts.Jobs workers, each filling segments of its own.
 func (u *updater) run(jobs []job) error {
+	if len(jobs) > 0 {
+		u.changed = true
+	}
 	var total int64
 	for _, j := range jobs {
 		total += j.planned()
@@ -336,11 +365,10 @@ func (u *updater) flush(b *builder) error {
 func (u *updater) commit() error {
 	sort.Slice(u.segs, func(i, j int) bool { return u.segs[i].Name < u.segs[j].Name })
 	u.m.Segments = append(u.m.Segments, u.segs...)
-	enc := u.m.encode()
-	if bytes.Equal(enc, u.m.raw) {
+	if !u.changed && len(u.segs) == 0 && u.m.raw != nil {
 		return nil // nothing changed: the manifest stays as it is
 	}
-	if err := u.m.write(u.dir, enc); err != nil {
+	if err := u.m.write(u.dir, u.m.encode()); err != nil {
 		return err
 	}
 	for _, name := range u.old {
