@@ -21,9 +21,12 @@ type Reader struct {
 	ids  map[uint32]string // the current id of each file: documents of other ids are dead
 
 	// Buffers a search reuses from segment to segment.
-	scores []float32
-	lens   []uint16
-	raw    []byte
+	scores  []float32
+	touched []int32
+	lens    []uint16
+	raw     []byte
+	sample  []byte
+	posts   []byte
 	// and that grep's candidates reuse.
 	table, buf []byte
 	cur, next  []uint32

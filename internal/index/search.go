@@ -75,32 +75,40 @@ func (r *Reader) corpus() (n float64, avg float64) {
 	return n, math.Max(float64(length)/n, 1)
 }
 
-// queryTerm is one query term's postings in one segment, with the term's idf over every
-// segment.
+// queryTerm is one query term in one segment: where its postings are, and the term's idf
+// over every segment.
 type queryTerm struct {
 	idf  float64
-	post []byte
+	post postingsAt
 }
 
 // lookup finds each term once in each segment: found[segment] lists the terms it holds, with
-// their idf, BM25's inverse document frequency over the whole index.
+// their idf, BM25's inverse document frequency over the whole index. It reads the term
+// tables only; rankSegment reads the postings, one segment at a time.
 func (r *Reader) lookup(terms []string) [][]queryTerm {
 	n, _ := r.corpus()
-	found := make([][]queryTerm, len(r.segs))
-	for _, t := range terms {
-		var df float64
-		posts := make([][]byte, len(r.segs))
-		for i, s := range r.segs {
-			if d, post, ok := s.term(t); ok {
-				df += float64(d)
-				posts[i] = post
+	dfs := make([]float64, len(terms))
+	type hit struct {
+		term int
+		at   postingsAt
+	}
+	hits := make([][]hit, len(r.segs))
+	for i, s := range r.segs {
+		// One segment at a time, in the Reader's buffer for the segment's term sample.
+		s.sample = r.sample[:0]
+		for ti, t := range terms {
+			if d, at, ok := s.termPostings(t); ok {
+				dfs[ti] += float64(d)
+				hits[i] = append(hits[i], hit{ti, at})
 			}
 		}
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for i, post := range posts {
-			if post != nil {
-				found[i] = append(found[i], queryTerm{idf, post})
-			}
+		r.sample, s.sample = s.sample, nil
+	}
+	found := make([][]queryTerm, len(r.segs))
+	for i := range r.segs {
+		for _, h := range hits[i] {
+			idf := math.Log(1 + (n-dfs[h.term]+0.5)/(dfs[h.term]+0.5))
+			found[i] = append(found[i], queryTerm{idf, h.at})
 		}
 	}
 	return found
@@ -116,7 +124,7 @@ func (r *Reader) rankSegment(s *segment, terms []queryTerm, avg float64, q Query
 		return // a damaged segment: its documents are not ranked
 	}
 	r.raw, r.lens = raw, lens
-	scores, touched := r.score(terms, lens, avg)
+	scores, touched := r.score(s, terms, lens, avg)
 	for _, d := range touched {
 		sc := float64(scores[d])
 		scores[d] = 0 // the buffer is clean for the next segment
@@ -140,16 +148,22 @@ func (r *Reader) rankSegment(s *segment, terms []queryTerm, avg float64, q Query
 }
 
 // score sums the BM25 scores of the terms' postings in one segment; touched lists the
-// documents with a score. scores is the Reader's buffer, kept between segments (rankSegment
-// zeroes what it touched).
-func (r *Reader) score(terms []queryTerm, lens []uint16, avg float64) (scores []float32, touched []int32) {
+// documents with a score. Both are the Reader's buffers, kept between segments (rankSegment
+// zeroes the scores it touched).
+func (r *Reader) score(s *segment, terms []queryTerm, lens []uint16, avg float64) (scores []float32, touched []int32) {
 	if cap(r.scores) < len(lens) {
-		r.scores = make([]float32, len(lens))
+		r.scores = make([]float32, len(lens), len(lens)+len(lens)/2)
 	}
-	scores = r.scores[:len(lens)]
+	scores, touched = r.scores[:len(lens)], r.touched[:0]
+	defer func() { r.touched = touched }()
 	for _, t := range terms {
+		post, ok := s.postings(r.posts, t.post)
+		if !ok {
+			continue
+		}
+		r.posts = post
 		var d int64 = -1
-		for post := t.post; len(post) > 0; {
+		for len(post) > 0 {
 			delta, k := binary.Uvarint(post)
 			if k <= 0 {
 				break

@@ -87,7 +87,7 @@ type segment struct {
 	nDocs int
 	err   error
 
-	sample     []byte // the sample section, read at the first lookup
+	sample     []byte // the sample section, read at the first lookup (its bytes, when not empty)
 	blockFiles []byte // the blocks section, read at the first blockFile
 }
 
@@ -216,22 +216,40 @@ func (s *segment) lengths(raw []byte, buf []uint16) ([]byte, []uint16) {
 	return raw, buf
 }
 
-// term finds a term's document frequency and postings: it finds the term's run of
-// sampleStride terms in the sample, then the term in the run.
+// term finds a term's document frequency and postings.
 func (s *segment) term(t string) (df uint32, post []byte, ok bool) {
-	if s.f.nTerms == 0 || !s.readSample() {
+	df, p, ok := s.termPostings(t)
+	if !ok {
 		return 0, nil, false
+	}
+	post, ok = s.postings(nil, p)
+	return df, post, ok
+}
+
+// postingsAt is where a term's postings lie in the postings section.
+type postingsAt struct{ from, to uint64 }
+
+// postings reads a term's postings into buf.
+func (s *segment) postings(buf []byte, p postingsAt) ([]byte, bool) {
+	return s.read(buf, s.f.posts, s.f.tris, p.from, p.to)
+}
+
+// termPostings finds a term's document frequency and where its postings are: it finds the
+// term's run of sampleStride terms in the sample, then the term in the run.
+func (s *segment) termPostings(t string) (df uint32, p postingsAt, ok bool) {
+	if s.f.nTerms == 0 || !s.readSample() {
+		return 0, p, false
 	}
 	ns := int(s.f.nSample())
 	k := sort.Search(ns, func(i int) bool { return s.sampleAt(i) > t }) - 1
 	if k < 0 {
-		return 0, nil, false
+		return 0, p, false
 	}
 	lo := uint64(k) * sampleStride
 	hi := min(lo+sampleStride, s.f.nTerms)
 	entries, ok := s.read(nil, s.f.terms, s.f.strs, lo*termSize, (hi+1)*termSize)
 	if !ok {
-		return 0, nil, false
+		return 0, p, false
 	}
 	entry := func(i uint64) (so uint32, df uint32, po uint64) {
 		b := entries[(i-lo)*termSize:]
@@ -241,27 +259,27 @@ func (s *segment) term(t string) (df uint32, post []byte, ok bool) {
 	last, _, _ := entry(hi)
 	strs, ok := s.read(nil, s.f.strs, s.f.posts, uint64(first), uint64(last))
 	if !ok {
-		return 0, nil, false
+		return 0, p, false
 	}
 	for i := lo; i < hi; i++ {
 		so, df, po := entry(i)
 		so2, _, po2 := entry(i + 1)
 		if so < first || so2 < so || uint64(so2-first) > uint64(len(strs)) {
 			s.fail(errBadSegment)
-			return 0, nil, false
+			return 0, p, false
 		}
 		if string(strs[so-first:so2-first]) == t {
-			post, ok := s.read(nil, s.f.posts, s.f.tris, po, po2)
-			return df, post, ok
+			return df, postingsAt{po, po2}, true
 		}
 	}
-	return 0, nil, false
+	return 0, p, false
 }
 
-// readSample reads the sample section once.
+// readSample reads the sample section once, into s.sample's memory if it has room (a
+// Reader lends a buffer: see lookup).
 func (s *segment) readSample() bool {
-	if s.sample == nil {
-		b, ok := s.read(nil, s.f.sample, s.f.lengths, 0, s.f.lengths-s.f.sample)
+	if len(s.sample) == 0 {
+		b, ok := s.read(s.sample, s.f.sample, s.f.lengths, 0, s.f.lengths-s.f.sample)
 		if !ok {
 			return false
 		}
