@@ -158,6 +158,11 @@ func geminiSummaryParts(parts jsonl.Value) bool {
 			first = p
 		}
 	})
+	return geminiSummaryPart(first)
+}
+
+// geminiSummaryPart: a content's first part opens a compression summary.
+func geminiSummaryPart(first jsonl.Value) bool {
 	if !first.IsString() {
 		first = geminiPartOf(first).text
 	}
