@@ -409,34 +409,40 @@ func geminiContentPrefix(c jsonl.Value) string {
 	return g.String()
 }
 
-// geminiPrefix builds geminiContentPrefix part by part.
-type geminiPrefix struct{ b strings.Builder }
+// geminiPrefix builds geminiContentPrefix part by part, in a buffer of its own (a user record's
+// walk allocates nothing for it): parts are added while it holds under 64 bytes, and a part
+// adds at most 256 (valuePrefix's bound; escapes decode to fewer bytes than they take).
+type geminiPrefix struct {
+	buf [64 + 256]byte
+	n   int
+}
 
 func (g *geminiPrefix) add(p jsonl.Value) {
-	b := &g.b
-	if b.Len() >= 64 {
+	if g.n >= 64 {
 		return
 	}
 	if p.IsString() {
-		b.WriteString(trimLeftIf(valuePrefix(p, 256), b.Len() == 0))
+		g.write(trimLeftIf(valuePrefix(p, 256), g.n == 0))
 		return
 	}
 	f := geminiPartOf(p)
 	switch {
 	case f.thought.Exists():
-		b.WriteString("[Thought: ")
+		g.write("[Thought: ")
 	case f.call.Exists():
-		b.WriteString("[Function Call: ")
+		g.write("[Function Call: ")
 	case f.response.Exists():
-		b.WriteString("[Function Response: ")
+		g.write("[Function Response: ")
 	case f.inline.Exists():
-		b.WriteString("[Media: ")
+		g.write("[Media: ")
 	default:
-		b.WriteString(trimLeftIf(valuePrefix(f.text, 256), b.Len() == 0))
+		g.write(trimLeftIf(valuePrefix(f.text, 256), g.n == 0))
 	}
 }
 
-func (g *geminiPrefix) String() string { return strings.TrimSpace(g.b.String()) }
+func (g *geminiPrefix) write(s string) { g.n += copy(g.buf[g.n:], s) }
+
+func (g *geminiPrefix) String() string { return strings.TrimSpace(string(g.buf[:g.n])) }
 
 func trimLeftIf(s string, trim bool) string {
 	if trim {

@@ -180,5 +180,8 @@ func valuePrefix(v jsonl.Value, n int) string {
 	if len(inner) > n {
 		inner = inner[:n]
 	}
+	if strings.IndexByte(inner, '\\') < 0 {
+		return inner // nothing to decode
+	}
 	return jsonl.Unescape(inner)
 }
