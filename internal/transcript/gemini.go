@@ -214,12 +214,7 @@ type geminiPre struct {
 
 // preparseGemini walks a message line ahead of the reader into p, and reports whether it is one.
 func preparseGemini(l *scanLine, p *geminiPre) bool {
-	f := geminiFieldsOf(jsonl.Value(gjson.Parse(unsafeString(l.Bytes)).Raw))
-	if f.rewind.IsString() || !f.id.IsString() {
-		return false
-	}
-	geminiWalk(p, f)
-	return true
+	return geminiWalk(p, jsonl.Value(gjson.Parse(unsafeString(l.Bytes)).Raw))
 }
 
 // message records a message record v (the line, or an object inside it: sub). It reports a new
@@ -229,7 +224,7 @@ func (r *geminiReader) message(l *scanLine, v jsonl.Value, f geminiFields, st *S
 	if sub {
 		off, size = subValueSpan(l, v)
 	}
-	geminiWalk(&r.walk, f)
+	geminiWalk(&r.walk, v)
 	return r.apply(l, &r.walk, off, size, st)
 }
 
@@ -418,6 +413,16 @@ type geminiPrefix struct {
 }
 
 func (g *geminiPrefix) add(p jsonl.Value) {
+	if p.IsString() || g.n >= 64 {
+		g.addOf(p, nil)
+		return
+	}
+	f := geminiPartOf(p)
+	g.addOf(p, &f)
+}
+
+// addOf adds part p, whose members are f when it is not a string.
+func (g *geminiPrefix) addOf(p jsonl.Value, f *geminiPartFields) {
 	if g.n >= 64 {
 		return
 	}
@@ -425,7 +430,6 @@ func (g *geminiPrefix) add(p jsonl.Value) {
 		g.write(trimLeftIf(valuePrefix(p, 256), g.n == 0))
 		return
 	}
-	f := geminiPartOf(p)
 	switch {
 	case f.thought.Exists():
 		g.write("[Thought: ")
@@ -479,23 +483,35 @@ func geminiCalls(calls jsonl.Value) []geminiCall {
 	return out
 }
 
-// geminiCallOf reads a tool call's members in one walk (it holds its result, often the larger part).
+// geminiCallOf reads a tool call's members.
 func geminiCallOf(tc jsonl.Value) geminiCall {
+	c, _ := geminiCallAt(tc)
+	return c
+}
+
+// geminiCallAt reads the tool call that starts at rest (which may go on past it) in one walk:
+// its members and its length (it holds its result, often the larger part).
+func geminiCallAt(rest jsonl.Value) (geminiCall, int) {
 	var c geminiCall
-	tc.Each(func(k string, v jsonl.Value) bool {
+	n := rest.Walk(func(k string, v jsonl.Value) int {
+		var dst *jsonl.Value
 		switch k {
 		case "id":
-			c.id = v
+			dst = &c.id
 		case "name":
-			c.name = v
+			dst = &c.name
 		case "args":
-			c.args = v
+			dst = &c.args
 		case "result":
-			c.result = v
+			dst = &c.result
+		default:
+			return -1
 		}
-		return true
+		val, n := v.Prefix()
+		*dst = val
+		return n
 	})
-	return c
+	return c, n
 }
 
 // geminiModelContent is a gemini message's content, none when it is empty or a falsy value.
@@ -584,11 +600,12 @@ func geminiEachResultBlock(c geminiCall, text textMode, fn func(Block)) {
 		b.ID, b.Name = c.id.Str(), c.name.Str()
 		fn(b)
 	case res.IsArray():
-		res.Each(func(_ string, p jsonl.Value) bool {
-			fn(geminiPartBlock(p, text))
-			return true
+		res.Walk(func(_ string, r jsonl.Value) int {
+			p, f, n := geminiPartAt(r)
+			fn(geminiPartBlockAt(p, f, text))
+			return n
 		})
 	case res.IsObject():
-		fn(geminiPartBlock(res, text))
+		fn(geminiPartBlockOf(res, geminiPartOf(res), text))
 	}
 }

@@ -84,71 +84,117 @@ func (p *geminiPre) push(t *geminiTally, r Role) {
 	c.chars += t.chars
 }
 
-// geminiWalk reads a message record into p: what the messages geminiRecordMessages yields
-// count, and the response's usage.
-func geminiWalk(p *geminiPre, f geminiFields) {
-	*p = geminiPre{key: geminiKey(f.id.Str())}
-	typ := f.typ.Str()
+// geminiWalk walks record v into p: what the messages geminiRecordMessages yields count, and
+// the response's usage. It reports whether v is a message record line (an id, no rewind).
+func geminiWalk(p *geminiPre, v jsonl.Value) (message bool) {
+	var w geminiCount
+	v.Walk(w.member)
+	*p = geminiPre{key: geminiKey(w.id.Str())}
+	typ := w.typ.Str()
 	switch typ {
 	case "user":
-		t, ignored, summary := geminiCountUser(f.content)
-		if !ignored {
-			p.push(&t, RoleUser)
-			p.summary = summary
+		if !geminiIgnoredUser(w.prefix.String()) {
+			p.push(&w.parts, RoleUser)
+			p.summary = w.summary
 		}
 	case "gemini":
-		geminiCountModel(p, f)
+		w.model(p)
 	}
-	if typ == "gemini" && f.tokens.IsObject() {
-		p.hasUsage, p.usage = true, geminiUsage(f.tokens)
+	if typ == "gemini" && w.tokens.IsObject() {
+		p.hasUsage, p.usage = true, geminiUsage(w.tokens)
 	}
+	return !w.rewind.IsString() && w.id.IsString()
 }
 
-// geminiCountUser adds up a user message's parts (geminiContentMessage), in the same walk as
-// the start of its text (geminiContentPrefix: Gemini CLI does not send it back when ignored)
-// and its first part (geminiSummaryPart).
-func geminiCountUser(content jsonl.Value) (t geminiTally, ignored, summary bool) {
-	var prefix geminiPrefix
-	first := true
-	geminiEachPart(content, func(p jsonl.Value) {
-		if first {
-			summary, first = geminiSummaryPart(p), false
-		}
-		prefix.add(p)
-		t.add(geminiPartBlock(p, noText))
-	})
-	return t, geminiIgnoredUser(prefix.String()), summary
+// geminiCount is a record's walk. Its type, which decides what the content makes, may come after
+// the content: the content's parts are added up as they are walked (geminiContentMessage), with
+// the start of their text (geminiContentPrefix: an ignored user message) and whether the first
+// opens a summary (geminiSummaryParts), as are the thoughts and the tool calls (both the calls
+// and their results: geminiModelMessages). Each member is thus walked once.
+type geminiCount struct {
+	id, typ, tokens, rewind, content jsonl.Value
+	parts, thoughts, calls, results  geminiTally
+	prefix                           geminiPrefix
+	summary, inContent               bool
 }
 
-// geminiCountModel adds up a gemini message (geminiModelMessages): the model's message (its
-// thoughts, content and calls, or its content alone when that holds a call or a thought), then
-// the message of its calls' results. The tool calls are walked once, for both.
-func geminiCountModel(p *geminiPre, f geminiFields) {
-	var model, calls, results geminiTally
-	geminiEachPart(geminiModelContent(f.content), func(part jsonl.Value) {
-		model.add(geminiPartBlock(part, noText))
-	})
-	f.toolCalls.Each(func(_ string, tc jsonl.Value) bool {
-		c := geminiCallOf(tc)
-		calls.add(toolCallBlockV("", c.name.Str(), c.args, noText))
-		geminiEachResultBlock(c, noText, results.add)
-		return true
-	})
-	if model.calls == 0 && model.thinking == 0 {
-		var all geminiTally
-		f.thoughts.Each(func(_ string, t jsonl.Value) bool {
-			all.add(geminiThought(t, noText))
-			return true
+// member reads the record's member k, whose value starts at rest, and returns its length.
+func (w *geminiCount) member(k string, rest jsonl.Value) int {
+	switch k {
+	case "content":
+		w.parts, w.prefix.n, w.summary, w.inContent = geminiTally{}, 0, false, false
+		n := geminiPartsAt(rest, w.part)
+		w.content = rest[:n]
+		return n
+	case "thoughts":
+		w.thoughts = geminiTally{}
+		return rest.Walk(func(_ string, r jsonl.Value) int {
+			t, n := r.Prefix()
+			w.thoughts.add(geminiThought(t, noText))
+			return n
 		})
+	case "toolCalls":
+		w.calls, w.results = geminiTally{}, geminiTally{}
+		return rest.Walk(func(_ string, r jsonl.Value) int {
+			c, n := geminiCallAt(r)
+			w.calls.add(toolCallBlockV("", c.name.Str(), c.args, noText))
+			geminiEachResultBlock(c, noText, w.results.add)
+			return n
+		})
+	case "id", "type", "tokens", "$rewindTo":
+		val, n := rest.Prefix()
+		switch k {
+		case "id":
+			w.id = val
+		case "type":
+			w.typ = val
+		case "tokens":
+			w.tokens = val
+		default:
+			w.rewind = val
+		}
+		return n
+	}
+	return -1
+}
+
+// part adds a part of the content (f: its members, when it is not a string).
+func (w *geminiCount) part(p jsonl.Value, f geminiPartFields) {
+	first := !w.inContent
+	w.inContent = true
+	if p.IsString() {
+		if first {
+			w.summary = geminiSummaryText(p)
+		}
+		w.prefix.addOf(p, nil)
+		w.parts.add(textBlockV(BlockText, p, noText))
+		return
+	}
+	if first {
+		w.summary = geminiSummaryText(f.text)
+	}
+	w.prefix.addOf(p, &f)
+	w.parts.add(geminiPartBlockOf(p, f, noText))
+}
+
+// model adds up a gemini message: the model's message (its thoughts, content and calls, or its
+// content alone when that holds a call or a thought), then the message of its calls' results.
+func (w *geminiCount) model(p *geminiPre) {
+	var model geminiTally
+	if geminiModelContent(w.content) != "" {
+		model = w.parts
+	}
+	if model.calls == 0 && model.thinking == 0 {
+		all := w.thoughts
 		all.then(model)
-		all.then(calls)
+		all.then(w.calls)
 		model = all
 	}
 	if model.blocks == 0 {
 		return
 	}
 	p.push(&model, RoleAssistant)
-	if results.blocks > 0 {
-		p.push(&results, RoleUser)
+	if w.results.blocks > 0 {
+		p.push(&w.results, RoleUser)
 	}
 }

@@ -69,7 +69,7 @@ func checkGeminiCounts(t *testing.T, data []byte) {
 	t.Helper()
 	geminiRecords(data, func(v jsonl.Value, f geminiFields) {
 		var got geminiPre
-		geminiWalk(&got, f)
+		geminiWalk(&got, v)
 		if want := geminiRecordCounts(f); got != want {
 			t.Errorf("record %.200s:\n counted %+v\n messages %+v", v, got, want)
 		}
