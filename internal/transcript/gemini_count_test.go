@@ -280,8 +280,10 @@ func checkGeminiStats(t *testing.T, data []byte) {
 	effMsgs, effTokens := want.effective()
 	opts := Options{Format: FormatGemini}
 	for name, scan := range map[string]func() (*Result, error){
-		"lines":  func() (*Result, error) { return scanLines(bytes.NewReader(data), "gemini", opts) },
-		"ranges": func() (*Result, error) { return scanRanges(bytes.NewReader(data), int64(len(data)), "gemini", opts, 61, 2) },
+		"lines": func() (*Result, error) { return scanLines(bytes.NewReader(data), "gemini", opts) },
+		"ranges": func() (*Result, error) {
+			return scanRanges(bytes.NewReader(data), int64(len(data)), "gemini", opts, 61, 2)
+		},
 	} {
 		res, err := scan()
 		if err != nil {
