@@ -152,11 +152,10 @@ func geminiSessionFiles(t *testing.T) []string {
 // built messages, under its id as a string, and the current list replayed as the reader's
 // documentation says (a rewind, a $set of messages, the older whole-session header).
 type geminiFullStats struct {
-	msgs        map[string][]Message
-	usage       map[string]bool // ids whose usage is counted
-	list        []string
-	compactions int
-	st          Stats
+	msgs  map[string][]Message
+	usage map[string]bool // ids whose usage is counted
+	list  []string
+	st    Stats
 }
 
 func newGeminiFullStats(data []byte) *geminiFullStats {
