@@ -41,8 +41,7 @@ func geminiRecordCounts(f geminiFields) geminiPre {
 // geminiRecords calls fn with every message record of a session's data: the lines with an id,
 // and the message objects of the $set lines and of the whole-session header.
 func geminiRecords(data []byte, fn func(v jsonl.Value, f geminiFields)) {
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		line = trimBOM(bytes.TrimRight(line, "\r"))
+	for _, line := range geminiLines(data) {
 		if !jsonl.Valid(line) {
 			continue
 		}
@@ -62,6 +61,16 @@ func geminiRecords(data []byte, fn func(v jsonl.Value, f geminiFields)) {
 			return true
 		})
 	}
+}
+
+// geminiLines are data's lines without their line ends, the file's byte-order mark taken off
+// the first.
+func geminiLines(data []byte) [][]byte {
+	lines := bytes.Split(trimBOM(data), []byte("\n"))
+	for i, l := range lines {
+		lines[i] = bytes.TrimSuffix(l, []byte("\r"))
+	}
+	return lines
 }
 
 // checkGeminiCounts holds geminiWalk to the messages' counts on every message record of data.
@@ -161,8 +170,7 @@ type geminiFullStats struct {
 func newGeminiFullStats(data []byte) *geminiFullStats {
 	g := &geminiFullStats{msgs: map[string][]Message{}, usage: map[string]bool{}}
 	// A valid last line that lacks its newline is read, as the agents read it.
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		line = trimBOM(bytes.TrimRight(line, "\r"))
+	for _, line := range geminiLines(data) {
 		if !jsonl.Valid(line) {
 			continue
 		}
