@@ -172,7 +172,7 @@ func (r *geminiReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 	case f.rewind.IsString():
 		r.rewind(geminiKey(f.rewind.Str()))
 	case f.id.IsString():
-		r.message(l, v, f, st, false)
+		r.message(l, v, st, false)
 	case f.set.IsObject():
 		if msgs := f.set.Get("messages"); msgs.IsArray() {
 			r.clear()
@@ -191,7 +191,7 @@ func (r *geminiReader) messages(l *scanLine, msgs jsonl.Value, st *Stats) {
 			return true
 		}
 		f := geminiFieldsOf(m)
-		if f.id.IsString() && r.message(l, m, f, st, true) {
+		if f.id.IsString() && r.message(l, m, st, true) {
 			compacted = true
 		}
 		return true
@@ -219,7 +219,7 @@ func preparseGemini(l *scanLine, p *geminiPre) bool {
 
 // message records a message record v (the line, or an object inside it: sub). It reports a new
 // compression summary.
-func (r *geminiReader) message(l *scanLine, v jsonl.Value, f geminiFields, st *Stats, sub bool) (summary bool) {
+func (r *geminiReader) message(l *scanLine, v jsonl.Value, st *Stats, sub bool) (summary bool) {
 	off, size := l.Offset, int32(l.Size)
 	if sub {
 		off, size = subValueSpan(l, v)
