@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"hash/fnv"
 	"slices"
 	"strings"
 	"unicode"
@@ -43,32 +42,55 @@ import (
 // (docs/formats.md): ids are compared by a 64-bit hash; the older one-JSON-document .json form
 // is not read (Gemini CLI turns it into a .jsonl on resume).
 type geminiReader struct {
-	entries []geminiEntry            // the current message list, in order
-	hist    map[uint64]geminiCounted // each id: what it counted in the statistics, its entry
+	ids     geminiIDs        // every message id read, in the order first read
+	index   map[uint64]int32 // an id's hash: its place in ids
+	entries []int32          // the current message list, in order: places in ids
+	walk    geminiPre        // the walk of a record that no range worker walked
 }
 
-// geminiEntry is a message of the current list: where its newest record is (a line, or a
-// message object inside a $set line) and what it yields in a context.
-type geminiEntry struct {
-	off    int64
-	size   int32
-	line   int32
-	tokens int32
-	msgs   int32
-	key    uint64
+// geminiID is a message id: what its newest record counted in the statistics (taken back when
+// a newer record of the id replaces it), where that record is (a line, or a message object
+// inside a $set line) and its place in the current list.
+type geminiID struct {
+	c     geminiCounted
+	off   int64
+	size  int32
+	line  int32
+	pos   int32 // its place in entries, -1 when not in the current list
+	usage bool  // its usage is counted (once per id)
 }
 
-// geminiCounted is what a message added to the statistics, to be taken back when a newer record
-// of the same id replaces it.
+// geminiCounted is what a message record adds to the statistics: the messages it yields (n, at
+// most 2) and their figures.
 type geminiCounted struct {
 	chars                  int64
 	calls, results, images int32
 	tokens                 [2]int32
-	line                   int32
-	pos                    int32    // its entry in the current list, -1 when not in it
 	roles, kinds           [2]uint8 // indexes into geminiRoles, BlockKinds
 	n                      int8
-	usage                  bool // its usage is counted (once per id)
+}
+
+// geminiIDChunk is the size of geminiIDs' chunks.
+const geminiIDChunk = 4096
+
+// geminiIDs holds the ids in chunks: appending never copies what is stored, and the ids of a
+// long session (hundreds of thousands) are not moved again and again as a slice grows.
+type geminiIDs struct {
+	chunks [][]geminiID
+	n      int32
+}
+
+func (s *geminiIDs) at(i int32) *geminiID { return &s.chunks[i/geminiIDChunk][i%geminiIDChunk] }
+
+// add appends a new id, in no list yet, and returns its place.
+func (s *geminiIDs) add() int32 {
+	if s.n%geminiIDChunk == 0 {
+		s.chunks = append(s.chunks, make([]geminiID, geminiIDChunk))
+	}
+	i := s.n
+	s.n++
+	s.at(i).pos = -1
+	return i
 }
 
 var geminiRoles = [...]Role{RoleUser, RoleAssistant, RoleTool, RoleSystem, RoleDeveloper}
@@ -82,16 +104,6 @@ func geminiRoleIndex(r Role) uint8 {
 	return 0
 }
 
-// geminiKindIndex is the BlockKind whose name dominantKind gave.
-func geminiKindIndex(k string) uint8 {
-	for b := BlockText; b <= BlockOpaque; b++ {
-		if b.String() == k {
-			return uint8(b)
-		}
-	}
-	return uint8(BlockOpaque)
-}
-
 // Gemini CLI's rule for user messages it does not send back on resume (isIgnoredUserContent).
 func geminiIgnoredUser(t string) bool {
 	return t == "" || strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?") ||
@@ -99,13 +111,17 @@ func geminiIgnoredUser(t string) bool {
 }
 
 func newGeminiReader() *geminiReader {
-	return &geminiReader{hist: map[uint64]geminiCounted{}}
+	return &geminiReader{index: map[uint64]int32{}}
 }
 
+// geminiKey is an id's 64-bit FNV-1a hash.
 func geminiKey(id string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(id))
-	return h.Sum64()
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(id); i++ {
+		h ^= uint64(id[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 // geminiFields are the top-level members of a record the reader uses.
@@ -156,7 +172,7 @@ func (r *geminiReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 	case f.rewind.IsString():
 		r.rewind(geminiKey(f.rewind.Str()))
 	case f.id.IsString():
-		r.message(l, v, f, st, false)
+		r.message(l, v, st, false)
 	case f.set.IsObject():
 		if msgs := f.set.Get("messages"); msgs.IsArray() {
 			r.clear()
@@ -175,7 +191,7 @@ func (r *geminiReader) messages(l *scanLine, msgs jsonl.Value, st *Stats) {
 			return true
 		}
 		f := geminiFieldsOf(m)
-		if f.id.IsString() && r.message(l, m, f, st, true) {
+		if f.id.IsString() && r.message(l, m, st, true) {
 			compacted = true
 		}
 		return true
@@ -191,80 +207,55 @@ func (r *geminiReader) messages(l *scanLine, msgs jsonl.Value, st *Stats) {
 type geminiPre struct {
 	key      uint64
 	c        geminiCounted
-	tokens   int32 // of the messages it yields in a context
-	summary  bool  // it opens with a compression summary
+	summary  bool // it opens with a compression summary
 	hasUsage bool
 	usage    Usage
 }
 
-// geminiWalk reads a message record.
-func geminiWalk(f geminiFields) *geminiPre {
-	p := &geminiPre{key: geminiKey(f.id.Str())}
-	ms := geminiRecordMessages(f, noText)
-	p.c.n = int8(len(ms))
-	for i := range ms {
-		t := ms[i].Tokens()
-		p.tokens += int32(t)
-		p.c.roles[i], p.c.tokens[i], p.c.kinds[i] = geminiRoleIndex(statsRole(&ms[i])), int32(t), geminiKindIndex(dominantKind(&ms[i]))
-		p.c.calls += int32(ms[i].ToolCalls())
-		p.c.results += int32(ms[i].ToolResults())
-		p.c.images += int32(ms[i].Images())
-		p.c.chars += int64(ms[i].Chars())
-	}
-	p.summary = len(ms) > 0 && ms[0].Summary
-	if f.typ.Str() == "gemini" && f.tokens.IsObject() {
-		p.hasUsage, p.usage = true, geminiUsage(f.tokens)
-	}
-	return p
-}
-
-// preparseGemini walks a message line ahead of the reader (nil for other lines).
-func preparseGemini(l *scanLine) *geminiPre {
-	f := geminiFieldsOf(jsonl.Value(gjson.Parse(unsafeString(l.Bytes)).Raw))
-	if f.rewind.IsString() || !f.id.IsString() {
-		return nil
-	}
-	return geminiWalk(f)
+// preparseGemini walks a message line ahead of the reader into p, and reports whether it is one.
+func preparseGemini(l *scanLine, p *geminiPre) bool {
+	return geminiWalk(p, jsonl.Value(gjson.Parse(unsafeString(l.Bytes)).Raw))
 }
 
 // message records a message record v (the line, or an object inside it: sub). It reports a new
 // compression summary.
-func (r *geminiReader) message(l *scanLine, v jsonl.Value, f geminiFields, st *Stats, sub bool) (summary bool) {
+func (r *geminiReader) message(l *scanLine, v jsonl.Value, st *Stats, sub bool) (summary bool) {
 	off, size := l.Offset, int32(l.Size)
 	if sub {
 		off, size = subValueSpan(l, v)
 	}
-	return r.apply(l, geminiWalk(f), off, size, st)
+	geminiWalk(&r.walk, v)
+	return r.apply(l, &r.walk, off, size, st)
 }
 
-// apply puts a walked message record at off (size bytes) into the list and the statistics.
+// apply puts a walked message record at off (size bytes) into the list and the statistics: a
+// new id at the list's end, a known one in its place (at the end again when a rewind or a $set
+// took it out), its earlier record's figures taken back. It reports a new compression summary.
 func (r *geminiReader) apply(l *scanLine, p *geminiPre, off int64, size int32, st *Stats) (summary bool) {
-	e := geminiEntry{off: off, size: size, line: int32(l.Num), key: p.key, msgs: int32(p.c.n), tokens: p.tokens}
-	c := p.c
-	c.line = int32(l.Num)
-	old, seen := r.hist[p.key]
+	i, seen := r.index[p.key]
+	if !seen {
+		i = r.ids.add()
+		r.index[p.key] = i
+	}
+	d := r.ids.at(i)
 	if seen {
-		r.uncount(st, old)
+		r.uncount(st, d.c)
 	}
-	r.count(st, c)
-	if seen && old.pos >= 0 {
-		c.pos = old.pos
-		r.entries[c.pos] = e
-	} else {
-		c.pos = int32(len(r.entries))
-		r.entries = append(r.entries, e)
+	r.count(st, p.c)
+	d.c, d.off, d.size, d.line = p.c, off, size, int32(l.Num)
+	if d.pos < 0 {
+		d.pos = int32(len(r.entries))
+		r.entries = append(r.entries, i)
 	}
-	c.usage = seen && old.usage
 	if p.hasUsage {
 		u := p.usage
-		if c.usage {
+		if d.usage {
 			st.Usage.LastContext = u.Input + u.CacheRead + u.CacheWrite // a response counted once
 		} else {
 			st.countUsage("", u, true)
-			c.usage = true
+			d.usage = true
 		}
 	}
-	r.hist[p.key] = c
 	return !seen && p.summary
 }
 
@@ -311,22 +302,20 @@ func (r *geminiReader) uncount(st *Stats, c geminiCounted) {
 // rewind removes the message with that key and every later one; all of them when it is not in
 // the list.
 func (r *geminiReader) rewind(key uint64) {
-	c, ok := r.hist[key]
-	if !ok || c.pos < 0 {
+	i, ok := r.index[key]
+	if !ok || r.ids.at(i).pos < 0 {
 		r.clear()
 		return
 	}
-	r.drop(c.pos)
+	r.drop(r.ids.at(i).pos)
 }
 
 func (r *geminiReader) clear() { r.drop(0) }
 
 // drop removes the entries from p on.
 func (r *geminiReader) drop(p int32) {
-	for _, e := range r.entries[p:] {
-		c := r.hist[e.key]
-		c.pos = -1
-		r.hist[e.key] = c
+	for _, i := range r.entries[p:] {
+		r.ids.at(i).pos = -1
 	}
 	r.entries = r.entries[:p]
 }
@@ -334,34 +323,41 @@ func (r *geminiReader) drop(p int32) {
 func (r *geminiReader) finish(st *Stats) []ref {
 	st.Format = FormatGemini
 	if st.topN > 0 {
-		var top []TopMessage
-		for _, c := range r.hist {
-			for i := 0; i < int(c.n); i++ {
-				if c.tokens[i] > 0 {
-					top = append(top, TopMessage{Line: int(c.line), Role: geminiRoles[c.roles[i]], Tokens: int(c.tokens[i]), Kind: BlockKind(c.kinds[i]).String()})
-				}
-			}
-		}
-		slices.SortFunc(top, func(a, b TopMessage) int { // in file order, as other readers push them
-			if a.Line != b.Line {
-				return a.Line - b.Line
-			}
-			if a.Tokens != b.Tokens {
-				return a.Tokens - b.Tokens
-			}
-			return strings.Compare(string(a.Role)+a.Kind, string(b.Role)+b.Kind)
-		})
-		for _, t := range top {
-			st.pushTop(t)
-		}
+		r.pushTop(st)
 	}
 	refs := make([]ref, 0, len(r.entries))
-	for _, e := range r.entries {
-		if e.msgs > 0 {
-			refs = append(refs, ref{off: e.off, size: e.size, line: e.line, tokens: e.tokens, msgs: e.msgs})
+	for _, i := range r.entries {
+		d := r.ids.at(i)
+		if d.c.n > 0 {
+			refs = append(refs, ref{off: d.off, size: d.size, line: d.line, tokens: d.c.tokens[0] + d.c.tokens[1], msgs: int32(d.c.n)})
 		}
 	}
 	return refs
+}
+
+// pushTop offers every id's messages, in their newest records, to the largest messages.
+func (r *geminiReader) pushTop(st *Stats) {
+	var top []TopMessage
+	for i := range r.ids.n {
+		d := r.ids.at(i)
+		for k := 0; k < int(d.c.n); k++ {
+			if d.c.tokens[k] > 0 {
+				top = append(top, TopMessage{Line: int(d.line), Role: geminiRoles[d.c.roles[k]], Tokens: int(d.c.tokens[k]), Kind: BlockKind(d.c.kinds[k]).String()})
+			}
+		}
+	}
+	slices.SortFunc(top, func(a, b TopMessage) int { // in file order, as other readers push them
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		if a.Tokens != b.Tokens {
+			return a.Tokens - b.Tokens
+		}
+		return strings.Compare(string(a.Role)+a.Kind, string(b.Role)+b.Kind)
+	})
+	for _, t := range top {
+		st.pushTop(t)
+	}
 }
 
 func (r *geminiReader) materialize(b []byte, x ref) ([]Message, error) {
@@ -403,31 +399,54 @@ func geminiRecordMessages(f geminiFields, text textMode) []Message {
 // geminiContentPrefix is the start of a content's text as Gemini CLI renders it to decide
 // whether to send it (partListUnionToString), leading white space trimmed.
 func geminiContentPrefix(c jsonl.Value) string {
-	var b strings.Builder
-	geminiEachPart(c, func(p jsonl.Value) {
-		if b.Len() >= 64 {
-			return
-		}
-		if p.IsString() {
-			b.WriteString(trimLeftIf(valuePrefix(p, 256), b.Len() == 0))
-			return
-		}
-		f := geminiPartOf(p)
-		switch {
-		case f.thought.Exists():
-			b.WriteString("[Thought: ")
-		case f.call.Exists():
-			b.WriteString("[Function Call: ")
-		case f.response.Exists():
-			b.WriteString("[Function Response: ")
-		case f.inline.Exists():
-			b.WriteString("[Media: ")
-		default:
-			b.WriteString(trimLeftIf(valuePrefix(f.text, 256), b.Len() == 0))
-		}
-	})
-	return strings.TrimSpace(b.String())
+	var g geminiPrefix
+	geminiEachPart(c, g.add)
+	return g.String()
 }
+
+// geminiPrefix builds geminiContentPrefix part by part, in a buffer of its own (a user record's
+// walk allocates nothing for it): parts are added while it holds under 64 bytes, and a part
+// adds at most 256 (valuePrefix's bound; escapes decode to fewer bytes than they take).
+type geminiPrefix struct {
+	buf [64 + 256]byte
+	n   int
+}
+
+func (g *geminiPrefix) add(p jsonl.Value) {
+	if p.IsString() || g.n >= 64 {
+		g.addOf(p, nil)
+		return
+	}
+	f := geminiPartOf(p)
+	g.addOf(p, &f)
+}
+
+// addOf adds part p, whose members are f when it is not a string.
+func (g *geminiPrefix) addOf(p jsonl.Value, f *geminiPartFields) {
+	if g.n >= 64 {
+		return
+	}
+	if p.IsString() {
+		g.write(trimLeftIf(valuePrefix(p, 256), g.n == 0))
+		return
+	}
+	switch {
+	case f.thought.Exists():
+		g.write("[Thought: ")
+	case f.call.Exists():
+		g.write("[Function Call: ")
+	case f.response.Exists():
+		g.write("[Function Response: ")
+	case f.inline.Exists():
+		g.write("[Media: ")
+	default:
+		g.write(trimLeftIf(valuePrefix(f.text, 256), g.n == 0))
+	}
+}
+
+func (g *geminiPrefix) write(s string) { g.n += copy(g.buf[g.n:], s) }
+
+func (g *geminiPrefix) String() string { return strings.TrimSpace(string(g.buf[:g.n])) }
 
 func trimLeftIf(s string, trim bool) string {
 	if trim {
@@ -454,37 +473,58 @@ func (c *RoleCounts) sub(r Role) {
 // geminiCall is a recorded tool call's members.
 type geminiCall struct{ id, name, args, result jsonl.Value }
 
-// geminiCalls reads the tool calls in one walk (each holds its result, often the larger part).
+// geminiCalls reads the tool calls.
 func geminiCalls(calls jsonl.Value) []geminiCall {
 	var out []geminiCall
 	calls.Each(func(_ string, tc jsonl.Value) bool {
-		var c geminiCall
-		tc.Each(func(k string, v jsonl.Value) bool {
-			switch k {
-			case "id":
-				c.id = v
-			case "name":
-				c.name = v
-			case "args":
-				c.args = v
-			case "result":
-				c.result = v
-			}
-			return true
-		})
-		out = append(out, c)
+		out = append(out, geminiCallOf(tc))
 		return true
 	})
 	return out
 }
 
+// geminiCallOf reads a tool call's members.
+func geminiCallOf(tc jsonl.Value) geminiCall {
+	c, _ := geminiCallAt(tc)
+	return c
+}
+
+// geminiCallAt reads the tool call that starts at rest (which may go on past it) in one walk:
+// its members and its length (it holds its result, often the larger part).
+func geminiCallAt(rest jsonl.Value) (geminiCall, int) {
+	var c geminiCall
+	n := rest.Walk(func(k string, v jsonl.Value) int {
+		var dst *jsonl.Value
+		switch k {
+		case "id":
+			dst = &c.id
+		case "name":
+			dst = &c.name
+		case "args":
+			dst = &c.args
+		case "result":
+			dst = &c.result
+		default:
+			return -1
+		}
+		val, n := v.Prefix()
+		*dst = val
+		return n
+	})
+	return c, n
+}
+
+// geminiModelContent is a gemini message's content, none when it is empty or a falsy value.
+func geminiModelContent(c jsonl.Value) jsonl.Value {
+	if c.Exists() && c != `""` && !c.IsNull() && c != "false" && c != "0" {
+		return c
+	}
+	return ""
+}
+
 // geminiModelMessages is a gemini message: the model's message and the results of its calls.
 func geminiModelMessages(f geminiFields, text textMode) []Message {
-	var content jsonl.Value
-	if f.content.Exists() && f.content != `""` && !f.content.IsNull() && f.content != "false" && f.content != "0" {
-		content = f.content
-	}
-	m := geminiContentMessage("model", content, text)
+	m := geminiContentMessage("model", geminiModelContent(f.content), text)
 	calls := geminiCalls(f.toolCalls)
 	own := false
 	for i := range m.Blocks {
@@ -539,27 +579,33 @@ func geminiThought(t jsonl.Value, text textMode) Block {
 	return textBlockV(BlockThinking, desc, text)
 }
 
-// geminiResults is the message of the tool calls' results: a string result is
-// {"output": result}, an array its parts, an object the part itself.
+// geminiResults is the message of the tool calls' results.
 func geminiResults(calls []geminiCall, text textMode) Message {
 	m := Message{Role: RoleUser}
 	for _, c := range calls {
-		switch res := c.result; {
-		case res.IsString() && res != `""`:
-			b := contentResultV(res, text)
-			b.ID, b.Name = c.id.Str(), c.name.Str()
-			m.Blocks = append(m.Blocks, b)
-		case res.IsArray():
-			res.Each(func(_ string, p jsonl.Value) bool {
-				m.Blocks = append(m.Blocks, geminiPartBlock(p, text))
-				return true
-			})
-		case res.IsObject():
-			m.Blocks = append(m.Blocks, geminiPartBlock(res, text))
-		}
+		geminiEachResultBlock(c, text, func(b Block) { m.Blocks = append(m.Blocks, b) })
 	}
 	if len(m.Blocks) > 0 && m.ToolResults() == len(m.Blocks) {
 		m.Role = RoleTool
 	}
 	return m
+}
+
+// geminiEachResultBlock calls fn with the blocks of a tool call's result: a string result is
+// {"output": result}, an array its parts, an object the part itself.
+func geminiEachResultBlock(c geminiCall, text textMode, fn func(Block)) {
+	switch res := c.result; {
+	case res.IsString() && res != `""`:
+		b := contentResultV(res, text)
+		b.ID, b.Name = c.id.Str(), c.name.Str()
+		fn(b)
+	case res.IsArray():
+		res.Walk(func(_ string, r jsonl.Value) int {
+			p, f, n := geminiPartAt(r)
+			fn(geminiPartBlockAt(p, f, text))
+			return n
+		})
+	case res.IsObject():
+		fn(geminiPartBlockOf(res, geminiPartOf(res), text))
+	}
 }

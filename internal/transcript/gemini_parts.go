@@ -17,23 +17,56 @@ type geminiPartFields struct {
 }
 
 func geminiPartOf(p jsonl.Value) geminiPartFields {
+	_, f, _ := geminiPartAt(p)
+	return f
+}
+
+// geminiPartAt reads the part that starts at rest (which may go on past it) in one walk: the
+// part, its members when it is an object (as geminiPartOf reads them), and its length.
+func geminiPartAt(rest jsonl.Value) (jsonl.Value, geminiPartFields, int) {
 	var f geminiPartFields
-	p.Each(func(k string, v jsonl.Value) bool {
+	if !rest.IsObject() {
+		p, n := rest.Prefix()
+		return p, f, n
+	}
+	n := rest.Walk(func(k string, v jsonl.Value) int {
+		var dst *jsonl.Value
 		switch k {
 		case "text":
-			f.text = v
+			dst = &f.text
 		case "thought":
-			f.thought = v
+			dst = &f.thought
 		case "functionCall":
-			f.call = v
+			dst = &f.call
 		case "functionResponse":
-			f.response = v
+			dst = &f.response
 		case "inlineData":
-			f.inline = v
+			dst = &f.inline
+		default:
+			return -1
 		}
-		return true
+		val, n := v.Prefix()
+		*dst = val
+		return n
 	})
-	return f
+	return rest[:n], f, n
+}
+
+// geminiPartsAt calls fn with each part of the content that starts at rest (geminiEachPart's
+// parts, each with its members) in one walk, and returns the content's length.
+func geminiPartsAt(rest jsonl.Value, fn func(p jsonl.Value, f geminiPartFields)) int {
+	if rest.IsArray() {
+		return rest.Walk(func(_ string, r jsonl.Value) int {
+			p, f, n := geminiPartAt(r)
+			fn(p, f)
+			return n
+		})
+	}
+	p, f, n := geminiPartAt(rest)
+	if p.IsString() || p.IsObject() {
+		fn(p, f)
+	}
+	return n
 }
 
 // geminiEachPart calls fn for each part of a content: a string is one text part, an array its
@@ -58,7 +91,19 @@ func geminiPartBlock(p jsonl.Value, text textMode) Block {
 	if p.IsString() {
 		return textBlockV(BlockText, p, text)
 	}
-	f := geminiPartOf(p)
+	return geminiPartBlockOf(p, geminiPartOf(p), text)
+}
+
+// geminiPartBlockAt is geminiPartBlock for a part read by geminiPartAt.
+func geminiPartBlockAt(p jsonl.Value, f geminiPartFields, text textMode) Block {
+	if p.IsString() {
+		return textBlockV(BlockText, p, text)
+	}
+	return geminiPartBlockOf(p, f, text)
+}
+
+// geminiPartBlockOf is geminiPartBlock for a part that is not a string, whose members are f.
+func geminiPartBlockOf(p jsonl.Value, f geminiPartFields, text textMode) Block {
 	switch {
 	case f.call.IsObject():
 		var id, name, args jsonl.Value
@@ -94,39 +139,41 @@ func geminiPartBlock(p jsonl.Value, text textMode) Block {
 // geminiResponseBlock is a functionResponse: its response's "output" (or "error") string is the
 // result's text, any other response its JSON.
 func geminiResponseBlock(r jsonl.Value, text textMode) Block {
-	var id, name, resp jsonl.Value
-	r.Each(func(k string, v jsonl.Value) bool {
+	var id, name, resp, o, e jsonl.Value
+	r.Walk(func(k string, rest jsonl.Value) int {
 		switch k {
-		case "id":
-			id = v
-		case "name":
-			name = v
+		case "id", "name":
+			v, n := rest.Prefix()
+			if k == "id" {
+				id = v
+			} else {
+				name = v
+			}
+			return n
 		case "response":
-			resp = v
+			o, e = "", "" // the last response counts, and in it the first output and error
+			n := rest.Walk(func(k string, rest jsonl.Value) int {
+				if (k == "output" && o == "") || (k == "error" && e == "") {
+					v, n := rest.Prefix()
+					if k == "output" {
+						o = v
+					} else {
+						e = v
+					}
+					return n
+				}
+				return -1
+			})
+			resp = rest[:n]
+			return n
 		}
-		return true
+		return -1
 	})
 	out, isErr := resp, false
-	if resp.IsObject() {
-		var o, e jsonl.Value
-		resp.Each(func(k string, v jsonl.Value) bool {
-			switch k {
-			case "output":
-				if o == "" {
-					o = v
-				}
-			case "error":
-				if e == "" {
-					e = v
-				}
-			}
-			return true
-		})
-		if o.IsString() {
-			out = o
-		} else if e.Exists() {
-			out, isErr = e, true
-		}
+	if o.IsString() {
+		out = o
+	} else if e.Exists() {
+		out, isErr = e, true
 	}
 	b := contentResultV(out, text)
 	b.ID, b.Name, b.IsError = id.Str(), name.Str(), isErr
@@ -158,9 +205,15 @@ func geminiSummaryParts(parts jsonl.Value) bool {
 			first = p
 		}
 	})
-	if !first.IsString() {
-		first = geminiPartOf(first).text
+	if first.IsString() {
+		return geminiSummaryText(first)
 	}
+	return geminiSummaryText(geminiPartOf(first).text)
+}
+
+// geminiSummaryText: a content's first text (its first part, or that part's "text") opens a
+// compression summary.
+func geminiSummaryText(first jsonl.Value) bool {
 	t := strings.TrimSpace(valuePrefix(first, 256))
 	return strings.HasPrefix(t, "<state_snapshot>") || strings.HasPrefix(t, strings.TrimSpace(SummaryPreamble)[:20])
 }
@@ -174,6 +227,9 @@ func valuePrefix(v jsonl.Value, n int) string {
 	inner := string(v[1 : len(v)-1])
 	if len(inner) > n {
 		inner = inner[:n]
+	}
+	if strings.IndexByte(inner, '\\') < 0 {
+		return inner // nothing to decode
 	}
 	return jsonl.Unescape(inner)
 }

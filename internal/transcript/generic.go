@@ -160,16 +160,23 @@ type preparsed struct {
 // preparse parses a valid line of the given format with its text, ahead of the reader.
 func preparse(f Format, t textMode, l *scanLine) *preparsed {
 	p := new(preparsed)
-	preparseInto(p, nil, f, t, l)
+	preparseInto(p, walkSlots{}, f, t, l)
 	return p
 }
 
-// preparseInto is preparse into p; a Claude Code line's walk (see claudeLine) goes into cl,
-// allocated when nil: the range workers give slots of per-range slices, one allocation per
-// range rather than two per line. The "message" is parsed with the text mode t: in place for
+// walkSlots are where preparseInto puts a line's walk for the formats that have one: a slot
+// of per-range slices that the range workers give (one allocation per range rather than one
+// or two per line), or nil, for one allocated then.
+type walkSlots struct {
+	claude *claudeLine
+	gemini *geminiPre
+}
+
+// preparseInto is preparse into p; a Claude Code line's walk (see claudeLine) goes into
+// slots.claude, a Gemini CLI message record's into slots.gemini. The "message" is parsed with the text mode t: in place for
 // noText (the line's buffer outlives the reader's use of it), from an owned copy or detached
 // (det) otherwise.
-func preparseInto(p *preparsed, cl *claudeLine, f Format, t textMode, l *scanLine) {
+func preparseInto(p *preparsed, slots walkSlots, f Format, t textMode, l *scanLine) {
 	// A windowed load parses the line in place, in the reader's batch buffer, and keeps none of
 	// its bytes (see detach): a compaction needs the bytes of only its head and tail, and keeping
 	// every line would double what it holds in memory.
@@ -178,6 +185,7 @@ func preparseInto(p *preparsed, cl *claudeLine, f Format, t textMode, l *scanLin
 		det = l
 	}
 	if f == FormatClaude {
+		cl := slots.claude
 		if cl == nil {
 			cl = new(claudeLine)
 		}
@@ -186,8 +194,15 @@ func preparseInto(p *preparsed, cl *claudeLine, f Format, t textMode, l *scanLin
 		return
 	}
 	if f == FormatGemini {
-		g := preparseGemini(l)
-		*p = preparsed{ok: g != nil, gemini: g}
+		g := slots.gemini
+		if g == nil {
+			g = new(geminiPre)
+		}
+		if preparseGemini(l, g) {
+			*p = preparsed{ok: true, gemini: g}
+		} else {
+			*p = preparsed{}
+		}
 		return
 	}
 	*p = preparseGeneric(l.Bytes, t, det)

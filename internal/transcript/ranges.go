@@ -73,6 +73,7 @@ type rangeResult struct {
 	valid   []bool
 	pre     []preparsed
 	claude  []claudeLine // the walks of Claude Code lines, which pre points to
+	gemini  []geminiPre  // the walks of Gemini CLI message records, which pre points to
 	release func()       // gives back the window the lines' bytes are in, and own
 	own     *[]byte      // the bytes of a last line that goes on past the range
 	count   int          // physical lines that start in the range (blank ones included)
@@ -329,19 +330,25 @@ func (w *rangeWork) work(i, linesHint int) (r *rangeResult) {
 		r.valid = make([]bool, lines)
 		if pre != FormatUnknown {
 			r.pre = make([]preparsed, lines)
-			if pre == FormatClaude {
+			switch pre {
+			case FormatClaude:
 				r.claude = make([]claudeLine, lines)
+			case FormatGemini:
+				r.gemini = make([]geminiPre, lines)
 			}
 		}
 		for k := range lines {
 			l := &r.lines[k]
 			r.valid[k] = jsonl.Valid(l.Bytes)
 			if r.valid[k] && pre != FormatUnknown {
-				var cl *claudeLine
+				var slots walkSlots
 				if r.claude != nil {
-					cl = &r.claude[k]
+					slots.claude = &r.claude[k]
 				}
-				preparseInto(&r.pre[k], cl, pre, text, l)
+				if r.gemini != nil {
+					slots.gemini = &r.gemini[k]
+				}
+				preparseInto(&r.pre[k], slots, pre, text, l)
 				l.pre = &r.pre[k]
 			}
 		}

@@ -1,0 +1,380 @@
+package transcript
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/tidwall/gjson"
+)
+
+// geminiRecordCounts is what a message record counts the long way: its messages built
+// (geminiRecordMessages, as a load builds them), then counted as Message and the statistics
+// count them. geminiWalk must give the same figures without building them.
+func geminiRecordCounts(f geminiFields) geminiPre {
+	p := geminiPre{key: geminiKey(f.id.Str())}
+	ms := geminiRecordMessages(f, noText)
+	p.c.n = int8(len(ms))
+	for i := range ms {
+		m := &ms[i]
+		p.c.roles[i], p.c.tokens[i] = geminiRoleIndex(statsRole(m)), int32(m.Tokens())
+		for k := BlockText; k <= BlockOpaque; k++ {
+			if k.String() == dominantKind(m) {
+				p.c.kinds[i] = uint8(k)
+			}
+		}
+		p.c.calls += int32(m.ToolCalls())
+		p.c.results += int32(m.ToolResults())
+		p.c.images += int32(m.Images())
+		p.c.chars += int64(m.Chars())
+	}
+	p.summary = len(ms) > 0 && ms[0].Summary
+	if f.typ.Str() == "gemini" && f.tokens.IsObject() {
+		p.hasUsage, p.usage = true, geminiUsage(f.tokens)
+	}
+	return p
+}
+
+// geminiRecords calls fn with every message record of a session's data: the lines with an id,
+// and the message objects of the $set lines and of the whole-session header.
+func geminiRecords(data []byte, fn func(v jsonl.Value, f geminiFields)) {
+	for _, line := range geminiLines(data) {
+		if !jsonl.Valid(line) {
+			continue
+		}
+		v := jsonl.Value(gjson.Parse(string(line)).Raw)
+		f := geminiFieldsOf(v)
+		if f.id.IsString() {
+			fn(v, f)
+		}
+		msgs := f.messages
+		if f.set.IsObject() {
+			msgs = f.set.Get("messages")
+		}
+		msgs.Each(func(_ string, m jsonl.Value) bool {
+			if mf := geminiFieldsOf(m); m.IsObject() && mf.id.IsString() {
+				fn(m, mf)
+			}
+			return true
+		})
+	}
+}
+
+// geminiLines are data's lines without their line ends, the file's byte-order mark taken off
+// the first.
+func geminiLines(data []byte) [][]byte {
+	lines := bytes.Split(trimBOM(data), []byte("\n"))
+	for i, l := range lines {
+		lines[i] = bytes.TrimSuffix(l, []byte("\r"))
+	}
+	return lines
+}
+
+// checkGeminiCounts holds geminiWalk to the messages' counts on every message record of data.
+func checkGeminiCounts(t *testing.T, data []byte) {
+	t.Helper()
+	geminiRecords(data, func(v jsonl.Value, f geminiFields) {
+		var got geminiPre
+		geminiWalk(&got, v)
+		if want := geminiRecordCounts(f); got != want {
+			t.Errorf("record %.200s:\n counted %+v\n messages %+v", v, got, want)
+		}
+	})
+}
+
+// geminiCountCases are message records for the corners of the walk: each block kind, content
+// as a string, an object or falsy values, calls in the content or in toolCalls (each result
+// shape), thoughts with and without a subject, ignored and summary user messages, escapes,
+// blocks of equal size (the first is the message's kind).
+var geminiCountCases = []string{
+	`{"id":"a","type":"user","content":[{"text":"hi"},{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}`,
+	`{"id":"a","type":"user","content":"  plain text with \u00e9 and \"quotes\""}`,
+	`{"id":"a","type":"user","content":{"text":"one part as an object"}}`,
+	`{"id":"a","type":"user","content":["a string part",{"text":"x","thought":true},{"fileData":{"uri":"u"}}]}`,
+	`{"id":"a","type":"user","content":[{"functionResponse":{"id":"c","name":"n","response":{"output":"done"}}}]}`,
+	`{"id":"a","type":"user","content":[{"functionResponse":{"id":"c","name":"n","response":{"error":"failed"}}},{"text":"and text"}]}`,
+	`{"id":"a","type":"user","content":[{"functionResponse":{"id":"c","name":"n","response":{"other":[1,2]}}}]}`,
+	`{"id":"a","type":"user","content":"/compress"}`,
+	`{"id":"a","type":"user","content":[{"text":"   "},{"text":"?help"}]}`,
+	`{"id":"a","type":"user","content":[{"text":"<session_context>x"}]}`,
+	`{"id":"a","type":"user","content":[{"text":"\n<hook_context>y"}]}`,
+	`{"id":"a","type":"user","content":[{"text":"<state_snapshot>the summary</state_snapshot>"},{"text":"more"}]}`,
+	`{"id":"a","type":"user","content":"\u003cstate_snapshot\u003e escaped"}`,
+	`{"id":"a","type":"user","content":[]}`,
+	`{"id":"a","type":"user","content":""}`,
+	`{"id":"a","type":"user","content":7}`,
+	`{"id":"a","type":"user"}`,
+	`{"id":"a","type":"gemini","content":"ok","thoughts":[{"subject":"S","description":"d"}],"toolCalls":[{"id":"c","name":"n","args":{"p":"\u00e9"},"result":[{"functionResponse":{"id":"c","name":"n","response":{"error":"no"}}}]}]}`,
+	`{"id":"a","type":"gemini","content":[{"functionCall":{"id":"c","name":"n","args":{}}}],"thoughts":[{"description":"d"}],"toolCalls":[{"id":"c","name":"n","result":"r"}]}`,
+	`{"id":"a","type":"gemini","content":[{"text":"t","thought":true},{"text":"answer"}],"thoughts":[{"subject":"S","description":"not replayed"}]}`,
+	`{"id":"a","type":"gemini","content":"","thoughts":[{"subject":"","description":"only a description"}],"toolCalls":[{"id":"c","name":"read","args":{"f":"x"},"result":""},{"id":"d","name":"w","result":{"functionResponse":{"id":"d","name":"w","response":{"output":"x"}}}},"not a call",{"name":"z","result":[{"inlineData":{"mimeType":"image/png","data":"AA=="}},"text part",{"unknown":1}]}]}`,
+	`{"id":"a","type":"gemini","content":null,"toolCalls":[{"name":"n","result":"out"}]}`,
+	`{"id":"a","type":"gemini","content":false,"thoughts":[]}`,
+	`{"id":"a","type":"gemini","content":0,"toolCalls":{"k":{"name":"as an object"}}}`,
+	`{"id":"a","type":"gemini","content":[{"functionResponse":{"id":"c","name":"n","response":{"output":"a result in the model's content"}}}]}`,
+	`{"id":"a","type":"gemini","content":"x","tokens":{"input":100,"output":10,"cached":30,"thoughts":4,"total":144}}`,
+	`{"id":"a","type":"gemini","content":"x","tokens":{"input":1.5e2,"output":"ten"}}`,
+	`{"id":"a","type":"gemini","content":"","thoughts":[]}`,
+	`{"id":"a","type":"gemini","content":"abcd","thoughts":[{"description":"wxyz"}]}`,
+	`{"id":"a","type":"user","content":[{"text":"ab"},{"text":"cd","thought":true}]}`,
+	`{"id":"a","type":"info","content":"shown, not sent"}`,
+	`{"id":"a","type":"error","content":"e"}`,
+	`{"id":"a\u0062","type":"gemini","type":"user","content":"the last type counts"}`,
+}
+
+// TestGeminiCountsMatchMessages: the statistics' walk of a record (geminiWalk, no messages
+// built) gives the figures of the messages a load builds from it, on corner records, on the
+// fixtures and on real Gemini CLI sessions when ../shared/samples has some.
+func TestGeminiCountsMatchMessages(t *testing.T) {
+	for _, line := range geminiCountCases {
+		checkGeminiCounts(t, []byte(line))
+	}
+	for _, path := range geminiSessionFiles(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGeminiCounts(t, data)
+		})
+	}
+}
+
+// geminiSessionFiles are the Gemini CLI fixtures and the samples' Gemini CLI sessions.
+func geminiSessionFiles(t *testing.T) []string {
+	t.Helper()
+	paths, _ := filepath.Glob("../../testdata/fixtures/gemini-*.jsonl")
+	if len(paths) == 0 {
+		t.Fatal("no Gemini CLI fixtures")
+	}
+	for _, g := range []string{"gemini*/*.jsonl", "gemini*/*/*.jsonl", "gemini*/*/*/*.jsonl"} {
+		more, _ := filepath.Glob(filepath.Join(samplesDir, g))
+		paths = append(paths, more...)
+	}
+	return paths
+}
+
+// geminiFullStats are a session's statistics the long way: each id's newest record kept as its
+// built messages, under its id as a string, and the current list replayed as the reader's
+// documentation says (a rewind, a $set of messages, the older whole-session header).
+type geminiFullStats struct {
+	msgs  map[string][]Message
+	usage map[string]bool // ids whose usage is counted
+	list  []string
+	st    Stats
+}
+
+func newGeminiFullStats(data []byte) *geminiFullStats {
+	g := &geminiFullStats{msgs: map[string][]Message{}, usage: map[string]bool{}}
+	// A valid last line that lacks its newline is read, as the agents read it.
+	for _, line := range geminiLines(data) {
+		if !jsonl.Valid(line) {
+			continue
+		}
+		v := jsonl.Value(gjson.Parse(string(line)).Raw)
+		f := geminiFieldsOf(v)
+		switch {
+		case f.rewind.IsString():
+			g.rewind(f.rewind.Str())
+		case f.id.IsString():
+			g.record(f)
+		case f.set.IsObject():
+			if msgs := f.set.Get("messages"); msgs.IsArray() {
+				g.list = nil
+				g.records(msgs)
+			}
+		case f.sessionID.IsString() && f.projectHash.IsString() && f.messages.IsArray():
+			g.records(f.messages)
+		}
+	}
+	return g
+}
+
+func (g *geminiFullStats) rewind(id string) {
+	for i, x := range g.list {
+		if x == id {
+			g.list = g.list[:i]
+			return
+		}
+	}
+	g.list = nil
+}
+
+// records adds the message objects of a $set or header: a compaction when one brings in a new
+// summary.
+func (g *geminiFullStats) records(msgs jsonl.Value) {
+	compacted := false
+	msgs.Each(func(_ string, m jsonl.Value) bool {
+		if f := geminiFieldsOf(m); m.IsObject() && f.id.IsString() && g.record(f) {
+			compacted = true
+		}
+		return true
+	})
+	if compacted {
+		g.st.Compactions++
+	}
+}
+
+// record adds a message record and reports a new summary.
+func (g *geminiFullStats) record(f geminiFields) (summary bool) {
+	id := f.id.Str()
+	old, seen := g.msgs[id]
+	for i := range old {
+		g.count(&old[i], -1)
+	}
+	ms := geminiRecordMessages(f, noText)
+	for i := range ms {
+		g.count(&ms[i], 1)
+	}
+	g.msgs[id] = ms
+	if !slicesContains(g.list, id) {
+		g.list = append(g.list, id)
+	}
+	if f.typ.Str() == "gemini" && f.tokens.IsObject() {
+		u := geminiUsage(f.tokens)
+		if g.usage[id] {
+			g.st.Usage.LastContext = u.Input + u.CacheRead + u.CacheWrite
+		} else {
+			g.st.countUsage("", u, true)
+			g.usage[id] = true
+		}
+	}
+	return !seen && len(ms) > 0 && ms[0].Summary
+}
+
+func slicesContains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *geminiFullStats) count(m *Message, sign int) {
+	st := &g.st
+	if sign > 0 {
+		st.Messages.add(statsRole(m))
+	} else {
+		st.Messages.sub(statsRole(m))
+	}
+	st.Tokens += int64(sign * m.Tokens())
+	st.Chars += int64(sign * m.Chars())
+	st.ToolCalls += sign * m.ToolCalls()
+	st.ToolResults += sign * m.ToolResults()
+	st.Images += sign * m.Images()
+}
+
+// effective is the current list's messages and tokens.
+func (g *geminiFullStats) effective() (msgs int, tokens int64) {
+	for _, id := range g.list {
+		for i := range g.msgs[id] {
+			msgs++
+			tokens += int64(g.msgs[id][i].Tokens())
+		}
+	}
+	return msgs, tokens
+}
+
+// checkGeminiStats holds the statistics of data, read line by line and in ranges walked ahead
+// by workers, to geminiFullStats'.
+func checkGeminiStats(t *testing.T, data []byte) {
+	t.Helper()
+	want := newGeminiFullStats(data)
+	effMsgs, effTokens := want.effective()
+	opts := Options{Format: FormatGemini}
+	for name, scan := range map[string]func() (*Result, error){
+		"lines": func() (*Result, error) { return scanLines(bytes.NewReader(data), "gemini", opts) },
+		"ranges": func() (*Result, error) {
+			return scanRanges(bytes.NewReader(data), int64(len(data)), "gemini", opts, 61, 2)
+		},
+	} {
+		res, err := scan()
+		if err != nil {
+			continue // no valid line at all: no statistics to compare
+		}
+		st := res.Stats
+		var usage, wantUsage RecordedUsage
+		if st.Usage != nil {
+			usage = *st.Usage
+		}
+		if want.st.Usage != nil {
+			wantUsage = *want.st.Usage
+		}
+		got := [...]int64{int64(st.Messages.User), int64(st.Messages.Assistant), int64(st.Messages.Tool), st.Tokens, st.Chars,
+			int64(st.ToolCalls), int64(st.ToolResults), int64(st.Images), int64(st.Compactions), int64(st.EffMessages), st.EffTokens}
+		full := [...]int64{int64(want.st.Messages.User), int64(want.st.Messages.Assistant), int64(want.st.Messages.Tool), want.st.Tokens, want.st.Chars,
+			int64(want.st.ToolCalls), int64(want.st.ToolResults), int64(want.st.Images), int64(want.st.Compactions), int64(effMsgs), effTokens}
+		if got != full || usage != wantUsage {
+			t.Errorf("%s: user, assistant, tool, tokens, chars, calls, results, images, compactions, effective messages and tokens:\n counted %v %+v\n messages %v %+v",
+				name, got, usage, full, wantUsage)
+		}
+	}
+}
+
+// geminiStatsCases are sessions for the reader's list: rewinds to known, unknown and removed
+// ids, a message written again after a rewind removed it, $set replacements with and without
+// a new summary, the whole-session header, malformed and non-object lines.
+var geminiStatsCases = map[string]string{
+	"rewind and rewrite": `{"sessionId":"s","projectHash":"h","startTime":"t"}
+{"id":"u1","type":"user","content":"one"}
+{"id":"g1","type":"gemini","content":"a","tokens":{"input":10,"output":1}}
+{"id":"g1","type":"gemini","content":"a longer answer","tokens":{"input":12,"output":3},"toolCalls":[{"id":"c","name":"n","result":"r"}]}
+{"id":"u2","type":"user","content":"two"}
+{"$rewindTo":"u2"}
+{"id":"u2","type":"user","content":"two, again"}
+{"$rewindTo":"gone"}
+{"id":"g1","type":"gemini","content":"back after the rewind","tokens":{"input":20,"output":2}}
+`,
+	"set of messages": `{"id":"u1","type":"user","content":"one"}
+{"id":"g1","type":"gemini","content":"a"}
+{"$set":{"lastUpdated":"t"}}
+{"$set":{"messages":[{"id":"s1","type":"user","content":[{"text":"<state_snapshot>sum</state_snapshot>"}]},{"id":"s2","type":"gemini","content":"Got it."},{"id":"g1","type":"gemini","content":"kept"}]}}
+{"id":"u3","type":"user","content":"three"}
+{"$set":{"messages":[{"id":"s1","type":"user","content":[{"text":"<state_snapshot>sum</state_snapshot>"}]},"not a message",{"type":"user"}]}}
+{"$rewindTo":"s1"}
+`,
+	"header with messages and malformed lines": "\ufeff" + `{"sessionId":"s","projectHash":"h","messages":[{"id":"a","type":"user","content":"x"},{"id":"b","type":"gemini","content":"y","tokens":{"input":5}}]}
+not json
+[1,2]
+"a string"
+
+{"id":"b","type":"gemini","content":"y again","tokens":{"input":7}}` + "\r\n" + `{"id":"c","type":"user","content":{"text":"?"}}
+{"$rewindTo":"b"}
+{"id":"d","type":"user","content":"the last line, unterminated"}`,
+}
+
+// TestGeminiStatsMatchMessages: a session's statistics, counted from the records' walks (line
+// by line, and in ranges by workers), are those of the messages built record by record and
+// kept per id, on corner sessions, the fixtures and the samples' Gemini CLI sessions.
+func TestGeminiStatsMatchMessages(t *testing.T) {
+	for name, data := range geminiStatsCases {
+		t.Run(name, func(t *testing.T) { checkGeminiStats(t, []byte(data)) })
+	}
+	for _, path := range geminiSessionFiles(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGeminiStats(t, data)
+		})
+	}
+}
+
+// FuzzGeminiCounts: on any input, the walk of each message record and the statistics of the
+// whole session are those of the messages built the long way.
+func FuzzGeminiCounts(f *testing.F) {
+	addSeeds(f, "../../testdata/fixtures/gemini-*.jsonl")
+	f.Add([]byte(strings.Join(geminiCountCases, "\n") + "\n"))
+	for _, s := range geminiStatsCases {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkGeminiCounts(t, data)
+		checkGeminiStats(t, data)
+	})
+}
