@@ -265,7 +265,10 @@ func openGrepIndex(opts *GrepOptions) *index.Reader {
 	if err == nil {
 		var ix *index.Reader
 		if ix, err = index.Open(dir); err == nil {
-			return ix
+			if err = ix.Whole(); err == nil {
+				return ix
+			}
+			ix.Close()
 		}
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "ctxc: %v: reading the files instead\n", err)

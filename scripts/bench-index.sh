@@ -16,7 +16,7 @@ base=${CTXC_BENCH_DIR:-/tmp/ctxc-bench}
 src=$base/archive-$size
 ix=$base/index-$size
 mkdir -p "$base"
-go build -o "$base/ctxc-index" . && ctxc=$base/ctxc-index
+CGO_ENABLED=0 go build -o "$base/ctxc-index" . && ctxc=$base/ctxc-index   # static, as the release is built
 if [[ ! -f $src/.done ]]; then
   rm -rf "$src" && go run ./scripts/gen-archive -size "$size" -o "$src" > "$base/archive-$size.planted" && touch "$src/.done"
 fi

@@ -112,11 +112,19 @@ func FuzzManifest(f *testing.F) {
 	f.Add([]byte(manifestMagic))
 	f.Add([]byte(`{"schema":2,"files":{}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		raw := filepath.Join(dir, "raw")
+		os.WriteFile(raw, data, 0o644)
+		if mf, err := openManifestFile(raw); err == nil {
+			for id := range uint32(8) {
+				mf.entry(id) // any answer, or an error, but no panic
+			}
+			mf.Close()
+		}
 		m, err := decodeManifest(data)
 		if err != nil {
 			return
 		}
-		dir := t.TempDir()
 		m.Schema = schema
 		if err := m.write(dir, m.encode()); err != nil {
 			t.Fatal(err)

@@ -203,6 +203,9 @@ func TestUpdateReadsOnlyAppends(t *testing.T) {
 		t.Fatalf("append: %+v %v", st, err)
 	}
 	r, _ := Open(dir)
+	if err := r.Whole(); err != nil {
+		t.Fatal(err)
+	}
 	e := r.m.Files[p]
 	if e.Done != int64(len(first)+len(grown)) || e.Lines != 2 {
 		t.Errorf("indexed up to %d (%d lines), want %d (2)", e.Done, e.Lines, len(first)+len(grown))
@@ -306,6 +309,9 @@ func TestOlderLayoutIsRebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	if err := r.Whole(); err != nil {
+		t.Fatal(err)
+	}
 	if len(r.m.Files) != len(files) {
 		t.Errorf("rebuilt index has %d files, want %d", len(r.m.Files), len(files))
 	}

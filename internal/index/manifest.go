@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"unsafe"
 
 	"github.com/ctxc/ctxc/internal/safewrite"
@@ -100,25 +101,17 @@ func newManifest() *Manifest {
 
 // readManifest reads dir's manifest.
 func readManifest(dir string) (*Manifest, error) {
-	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
-		return nil, &IndexError{dir, errors.New("not an index folder (an index of an older ctxc is a file: remove it)")}
-	}
 	path := filepath.Join(dir, manifestName)
 	info, err := os.Stat(path)
-	if err == nil {
-		if m := cachedManifest(path, info); m != nil {
-			return m, nil
-		}
+	if err != nil {
+		return nil, noManifest(dir, err)
+	}
+	if m := cachedManifest(path, info); m != nil {
+		return m, nil
 	}
 	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		if _, err := os.Stat(filepath.Join(dir, legacyManifest)); err == nil {
-			return nil, &IndexError{dir, errOlderLayout}
-		}
-		return nil, &IndexError{dir, ErrNoIndex}
-	}
 	if err != nil {
-		return nil, &IndexError{dir, err}
+		return nil, noManifest(dir, err)
 	}
 	m, err := decodeManifest(data)
 	if err != nil {
@@ -181,25 +174,72 @@ func (m *Manifest) clone() *Manifest {
 	return &c
 }
 
+// noManifest says why dir's manifest cannot be read (err: why it could not be stated or read).
+func noManifest(dir string, err error) error {
+	if info, serr := os.Stat(dir); serr == nil && !info.IsDir() {
+		return &IndexError{dir, errors.New("not an index folder (an index of an older ctxc is a file: remove it)")}
+	}
+	if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+		return &IndexError{dir, err}
+	}
+	if _, err := os.Stat(filepath.Join(dir, legacyManifest)); err == nil {
+		return &IndexError{dir, errOlderLayout}
+	}
+	return &IndexError{dir, ErrNoIndex}
+}
+
 // errOlderLayout: the folder holds the index of an older ctxc.
 var errOlderLayout = errors.New("index layout of an older ctxc (ctxc index rebuilds it)")
 
 // The manifest is binary, read by every query: its file entries are most of it, one per
-// session of the archive. All integers are varints; a string is its length, then its bytes.
+// session of the archive, and a search reads only those of its results (manifestFile). All
+// integers are varints unless said otherwise; a string is its length, then its bytes.
 //
 //	magic "CTXCMAN3", schema, next file, next segment
 //	segments: count, then name, docs, length, text
 //	files:    count, then path, id, size, mtime, done, lines, tail, format, session, project,
-//	          start, flags (1 compressed, 2 scan)
+//	          start, flags (1 compressed, 2 scan), sorted by path
 //	folders:  count, then path, mtime, count of names, names
+//	ids:      per file, sorted by id: id u32, the offset of its entry (its path) u32
+//	trailer:  the offsets of files, folders and ids, u64 each
 //	CRC-32 (Castagnoli) of all the bytes before it, 4 bytes little-endian
 const manifestMagic = "CTXCMAN3"
+
+// trailerSize is the bytes after the ids: three offsets and the CRC.
+const trailerSize = 3*8 + 4
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // encode writes the manifest in its binary form.
 func (m *Manifest) encode() []byte {
-	b := append([]byte(nil), manifestMagic...)
+	b := m.appendHead(append([]byte(nil), manifestMagic...))
+	filesAt := len(b)
+	paths := make([]string, 0, len(m.Files))
+	for p := range m.Files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	b = binary.AppendUvarint(b, uint64(len(paths)))
+	type idAt struct{ id, at uint32 }
+	ids := make([]idAt, 0, len(paths))
+	for _, p := range paths {
+		ids = append(ids, idAt{m.Files[p].ID, uint32(len(b))})
+		b = appendFileEntry(appendString(b, p), m.Files[p])
+	}
+	dirsAt := len(b)
+	b = m.appendDirs(b)
+	idsAt := len(b)
+	sort.Slice(ids, func(i, j int) bool { return ids[i].id < ids[j].id })
+	for _, x := range ids {
+		b = binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(b, x.id), x.at)
+	}
+	for _, at := range []int{filesAt, dirsAt, idsAt} {
+		b = binary.LittleEndian.AppendUint64(b, uint64(at))
+	}
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
+}
+
+func (m *Manifest) appendHead(b []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(m.Schema))
 	b = binary.AppendUvarint(b, uint64(m.NextFile))
 	b = binary.AppendUvarint(b, uint64(m.NextSeg))
@@ -210,15 +250,10 @@ func (m *Manifest) encode() []byte {
 		b = binary.AppendUvarint(b, s.Length)
 		b = binary.AppendVarint(b, s.Text)
 	}
-	paths := make([]string, 0, len(m.Files))
-	for p := range m.Files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	b = binary.AppendUvarint(b, uint64(len(paths)))
-	for _, p := range paths {
-		b = appendFileEntry(appendString(b, p), m.Files[p])
-	}
+	return b
+}
+
+func (m *Manifest) appendDirs(b []byte) []byte {
 	dirs := make([]string, 0, len(m.Dirs))
 	for p := range m.Dirs {
 		dirs = append(dirs, p)
@@ -233,7 +268,7 @@ func (m *Manifest) encode() []byte {
 			b = appendString(b, n)
 		}
 	}
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
+	return b
 }
 
 func appendFileEntry(b []byte, e *FileEntry) []byte {
@@ -259,40 +294,85 @@ func appendString(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
-// decodeManifest reads a manifest. Its strings share data's memory, which the caller must not
-// change afterwards.
+// manifestLayout is where a manifest's sections are.
+type manifestLayout struct{ filesAt, dirsAt, idsAt, end int }
+
+// layoutOf reads a manifest's trailer (the last trailerSize bytes of a file of size bytes).
+func layoutOf(trailer []byte, size int) (manifestLayout, error) {
+	l := manifestLayout{end: size - trailerSize}
+	offs := []*int{&l.filesAt, &l.dirsAt, &l.idsAt}
+	for i, p := range offs {
+		v := binary.LittleEndian.Uint64(trailer[8*i:])
+		if v > uint64(l.end) {
+			return l, errors.New("damaged (a section past its end)")
+		}
+		*p = int(v)
+	}
+	if !(len(manifestMagic) <= l.filesAt && l.filesAt <= l.dirsAt && l.dirsAt <= l.idsAt && (l.end-l.idsAt)%8 == 0) {
+		return l, errors.New("damaged (its sections overlap)")
+	}
+	return l, nil
+}
+
+// decodeManifest reads a whole manifest, checked against its CRC. Its strings share data's
+// memory, which the caller must not change afterwards.
 func decodeManifest(data []byte) (*Manifest, error) {
-	if len(data) < len(manifestMagic)+4 || string(data[:len(manifestMagic)]) != manifestMagic {
+	if len(data) < len(manifestMagic)+trailerSize || string(data[:len(manifestMagic)]) != manifestMagic {
 		return nil, errors.New("not a ctxc index manifest")
 	}
 	body := data[:len(data)-4]
 	if crc32.Checksum(body, crcTable) != binary.LittleEndian.Uint32(data[len(body):]) {
 		return nil, errors.New("damaged (its checksum differs)")
 	}
-	d := &decoder{s: unsafe.String(unsafe.SliceData(body), len(body)), at: len(manifestMagic)}
-	m := &Manifest{Schema: int(d.uint()), NextFile: uint32(d.uint()), NextSeg: int(d.uint())}
-	m.Segments = make([]SegmentInfo, d.count(4))
-	for i := range m.Segments {
-		m.Segments[i] = SegmentInfo{Name: d.str(), Docs: int(d.uint()), Length: d.uint(), Text: d.int()}
+	l, err := layoutOf(data[len(data)-trailerSize:], len(data))
+	if err != nil {
+		return nil, err
 	}
+	d := &decoder{s: unsafe.String(unsafe.SliceData(data), l.idsAt), at: len(manifestMagic)}
+	m := d.head()
+	d.expect(l.filesAt, "the files")
 	n := d.count(12)
 	entries := make([]FileEntry, n)
 	m.Files = make(map[string]*FileEntry, n)
 	for i := range entries {
 		p, e := d.str(), &entries[i]
-		e.ID = uint32(d.uint())
-		e.Size, e.MTime, e.Done, e.Lines = d.int(), d.int(), d.int(), int(d.int())
-		e.Tail, e.Format, e.Session, e.Project = d.str(), d.str(), d.str(), d.str()
-		e.Start = d.int()
-		flags := d.byte()
-		e.Compressed, e.Scan = flags&1 != 0, flags&2 != 0
+		d.entry(e)
 		m.Files[p] = e
 	}
+	d.expect(l.dirsAt, "the folders")
 	m.Dirs = d.listings()
-	if d.err == nil && d.at != len(d.s) {
-		d.err = errors.New("bytes after the last entry")
+	d.expect(l.idsAt, "the ids")
+	if d.err == nil && (l.end-l.idsAt)/8 != len(m.Files) {
+		d.err = errors.New("damaged (the ids are not the files)")
 	}
 	return m, d.err
+}
+
+// head reads the magic's followers: schema, counters and segments.
+func (d *decoder) head() *Manifest {
+	m := &Manifest{Schema: int(d.uint()), NextFile: uint32(d.uint()), NextSeg: int(d.uint())}
+	m.Segments = make([]SegmentInfo, d.count(4))
+	for i := range m.Segments {
+		m.Segments[i] = SegmentInfo{Name: d.str(), Docs: int(d.uint()), Length: d.uint(), Text: d.int()}
+	}
+	return m
+}
+
+// entry reads a file's entry after its path.
+func (d *decoder) entry(e *FileEntry) {
+	e.ID = uint32(d.uint())
+	e.Size, e.MTime, e.Done, e.Lines = d.int(), d.int(), d.int(), int(d.int())
+	e.Tail, e.Format, e.Session, e.Project = d.str(), d.str(), d.str(), d.str()
+	e.Start = d.int()
+	flags := d.byte()
+	e.Compressed, e.Scan = flags&1 != 0, flags&2 != 0
+}
+
+// expect checks that a section starts where the decoder is.
+func (d *decoder) expect(at int, what string) {
+	if d.err == nil && d.at != at {
+		d.fail(what + " are not where the trailer says")
+	}
 }
 
 // listings reads the folders' listings.

@@ -1,6 +1,8 @@
 package index
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -14,11 +16,14 @@ import (
 
 // Reader is an open index: its manifest and segments, as they were when it was opened (an
 // update running meanwhile writes new segments and a new manifest; the ones open stay valid).
+// A search reads the manifest in pieces (the entries of its results); grep and the walker
+// need it whole (Whole).
 type Reader struct {
 	Dir  string
-	m    *Manifest
+	file *manifestFile // nil when the manifest was read whole at Open
+	m    *Manifest     // the whole manifest, once read
 	segs []*segment
-	ids  map[uint32]string // the current id of each file: documents of other ids are dead
+	ids  map[uint32]string // with m: the current id of each file (documents of other ids are dead)
 
 	// Buffers a search reuses from segment to segment.
 	scores  []float32
@@ -32,14 +37,14 @@ type Reader struct {
 	cur, next  []uint32
 }
 
-// Open opens the index in dir.
+// Open opens the index in dir. Its manifest is read whole only when this process read it
+// already (an update just before); else in pieces, as a search needs it.
 func Open(dir string) (*Reader, error) {
-	m, err := readManifest(dir)
-	if err != nil {
+	r := &Reader{Dir: dir}
+	if err := r.openManifest(); err != nil {
 		return nil, err
 	}
-	r := &Reader{Dir: dir, m: m, ids: m.byID()}
-	for _, s := range m.Segments {
+	for _, s := range r.segments() {
 		seg, err := openSegment(filepath.Join(dir, s.Name))
 		if err != nil {
 			r.Close()
@@ -50,13 +55,76 @@ func Open(dir string) (*Reader, error) {
 	return r, nil
 }
 
-// Walker walks folders with the listings this index kept.
-func (r *Reader) Walker() *Walker {
-	return &Walker{Known: r.m.Dirs, Seen: map[string]*Listing{}, start: time.Now()}
+func (r *Reader) openManifest() error {
+	path := filepath.Join(r.Dir, manifestName)
+	info, err := os.Stat(path)
+	if err != nil {
+		return noManifest(r.Dir, err)
+	}
+	if m := cachedManifest(path, info); m != nil {
+		r.m, r.ids = m, m.byID()
+		return nil
+	}
+	mf, err := openManifestFile(path)
+	if err != nil {
+		return &IndexError{r.Dir, fmt.Errorf("%s: %w", manifestName, err)}
+	}
+	if mf.head.Schema != schema {
+		mf.Close()
+		return &IndexError{r.Dir, fmt.Errorf("index layout %d, this ctxc reads %d (ctxc index rebuilds it)", mf.head.Schema, schema)}
+	}
+	r.file = mf
+	return nil
 }
 
-// Close closes the segments.
+// segments lists the index's segments.
+func (r *Reader) segments() []SegmentInfo {
+	if r.m != nil {
+		return r.m.Segments
+	}
+	return r.file.head.Segments
+}
+
+// Whole reads the whole manifest, if Open read it in pieces: grep's candidates and the walker
+// need every file's entry and every folder's listing.
+func (r *Reader) Whole() error {
+	if r.m != nil {
+		return nil
+	}
+	m, err := r.file.whole()
+	if err != nil {
+		return &IndexError{r.Dir, fmt.Errorf("%s: %w", manifestName, err)}
+	}
+	r.m, r.ids = m, m.byID()
+	return nil
+}
+
+// entry finds the file of a document's id: its path and entry; false when the document is
+// dead, or the manifest cannot tell.
+func (r *Reader) entry(id uint32) (string, *FileEntry, bool) {
+	if r.m != nil {
+		path, live := r.ids[id]
+		return path, r.m.Files[path], live
+	}
+	path, e, live, err := r.file.entry(id)
+	return path, e, live && err == nil
+}
+
+// Walker walks folders with the listings this index kept (none when its manifest cannot be
+// read whole).
+func (r *Reader) Walker() *Walker {
+	w := &Walker{Seen: map[string]*Listing{}, start: time.Now()}
+	if r.Whole() == nil {
+		w.Known = r.m.Dirs
+	}
+	return w
+}
+
+// Close closes the segments and the manifest.
 func (r *Reader) Close() {
+	if r.file != nil {
+		r.file.Close()
+	}
 	for _, s := range r.segs {
 		s.Close()
 	}
@@ -77,6 +145,9 @@ const (
 // them; a pattern without a literal reads every file. Files that changed or are not indexed
 // are read too, and listed in stale with their state. read keeps the order of files.
 func (r *Reader) Candidates(files []string, p *grep.Pattern) (read, stale, states []string) {
+	if r.Whole() != nil {
+		return files, nil, nil // (grep checks Whole first, and says why it reads every file)
+	}
 	lit := p.Literal()
 	var hold map[uint32]bool
 	if len(lit) >= 3 {

@@ -65,7 +65,7 @@ func (r *Reader) Search(q Query) []Result {
 // corpus gives the number of documents and their average length.
 func (r *Reader) corpus() (n float64, avg float64) {
 	var length uint64
-	for _, s := range r.m.Segments {
+	for _, s := range r.segments() {
 		n += float64(s.Docs)
 		length += s.Length
 	}
@@ -189,11 +189,10 @@ func (r *Reader) score(s *segment, terms []queryTerm, lens []uint16, avg float64
 
 // result describes a document, or false when it is dead or filtered out.
 func (r *Reader) result(d doc, q Query) (Result, bool) {
-	path, live := r.ids[d.file]
+	path, e, live := r.entry(d.file)
 	if !live {
 		return Result{}, false
 	}
-	e := r.m.Files[path]
 	role := roleNames[0]
 	if int(d.role) < len(roleNames) {
 		role = roleNames[d.role]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -102,5 +103,46 @@ func TestUnreadableSegmentReadsEveryFile(t *testing.T) {
 	}
 	if hold := r.holding([]byte("absent")); hold == nil || len(hold) != 0 {
 		t.Errorf("a readable segment, absent pattern: holding %v, want none", hold)
+	}
+}
+
+// TestManifestInPieces: a manifest read in pieces (a search's way) gives each id the entry and
+// path the whole manifest gives, a path longer than the first read included, and no entry to
+// an id no file has.
+func TestManifestInPieces(t *testing.T) {
+	m := newManifest()
+	m.Segments = []SegmentInfo{{Name: "seg-000000.idx", Docs: 3, Length: 30, Text: 3000}}
+	long := "/" + strings.Repeat("a-very-long-folder-name/", 120) + "s.jsonl"
+	for i, p := range []string{"/b.jsonl", long, "/a.jsonl.zst", "/c#session"} {
+		m.Files[p] = &FileEntry{ID: uint32(10 + 7*i), Size: int64(100 * i), MTime: int64(i) - 5, Done: 1, Lines: i,
+			Tail: "t", Format: "pi", Session: fmt.Sprint("s", i), Project: "/p", Start: 1764000000, Compressed: i == 2, Scan: i == 3}
+	}
+	m.Dirs["/"] = &Listing{MTime: 1, Names: []string{"a.jsonl.zst", "b.jsonl"}}
+	dir := t.TempDir()
+	if err := m.write(dir, m.encode()); err != nil {
+		t.Fatal(err)
+	}
+	mf, err := openManifestFile(filepath.Join(dir, manifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mf.Close()
+	if len(mf.head.Segments) != 1 || mf.head.Segments[0] != m.Segments[0] {
+		t.Errorf("segments %+v", mf.head.Segments)
+	}
+	for p, want := range m.Files {
+		path, e, ok, err := mf.entry(want.ID)
+		if err != nil || !ok || path != p || *e != *want {
+			t.Errorf("id %d: %q %+v %v %v; want %q %+v", want.ID, path, e, ok, err, p, want)
+		}
+	}
+	for _, id := range []uint32{0, 11, 100} {
+		if _, _, ok, err := mf.entry(id); ok || err != nil {
+			t.Errorf("id %d: found %v (%v)", id, ok, err)
+		}
+	}
+	whole, err := mf.whole()
+	if err != nil || len(whole.Files) != len(m.Files) || len(whole.Dirs) != 1 {
+		t.Errorf("whole: %v, %v", whole, err)
 	}
 }

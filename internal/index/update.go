@@ -368,8 +368,14 @@ func (u *updater) commit() error {
 	if !u.changed && len(u.segs) == 0 && u.m.raw != nil {
 		return nil // nothing changed: the manifest stays as it is
 	}
-	if err := u.m.write(u.dir, u.m.encode()); err != nil {
+	enc := u.m.encode()
+	if err := u.m.write(u.dir, enc); err != nil {
 		return err
+	}
+	path := filepath.Join(u.dir, manifestName)
+	if info, err := os.Stat(path); err == nil && info.Size() == int64(len(enc)) {
+		u.m.raw = enc
+		keepManifest(path, info, u.m) // a search that follows reads it from here
 	}
 	for _, name := range u.old {
 		os.Remove(filepath.Join(u.dir, name))
