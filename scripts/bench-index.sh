@@ -23,23 +23,23 @@ fi
 dirs=("$src/.claude" "$src/.codex" "$src/.pi" "$src/.copilot" "$src/.factory" "$src/.gemini" "$src/.qwen" "$src/openai")
 files=$(find "${dirs[@]}" -name '*.jsonl' | wc -l)
 bytes=$(find "${dirs[@]}" -name '*.jsonl' -printf '%s\n' | awk '{s+=$1} END {print s}')
-now() { date +%s.%N; }
+export LC_ALL=C   # (a point in $EPOCHREALTIME, which times a command without starting a process)
 secs() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", b-a}'; }
 find "${dirs[@]}" -name '*.jsonl' -exec cat {} + > /dev/null   # warm the page cache, as for every tool
 
 printf 'archive: %d sessions, %.1f MB (%s)\n' "$files" "$(awk -v b="$bytes" 'BEGIN{print b/1e6}')" "$(tr '\n' ';' < "$base/archive-$size.planted")"
 rm -rf "$ix"
-s=$(now); /usr/bin/time -f '%M' -o "$base/rss" "$ctxc" index -q --db "$ix" "${dirs[@]}"; e=$(now)
+s=$EPOCHREALTIME; /usr/bin/time -f '%M' -o "$base/rss" "$ctxc" index -q --db "$ix" "${dirs[@]}"; e=$EPOCHREALTIME
 first=$(secs "$s" "$e"); isize=$(du -sb "$ix" | cut -f1)
 printf 'first build:            %8.2f s  %6.1f MB/s  peak RSS %d MiB\n' "$first" "$(awk -v b="$bytes" -v t="$first" 'BEGIN{print b/1e6/t}')" "$(( $(cat "$base/rss") / 1024 ))"
 printf 'index size:             %8.1f MB  %.3f × the text\n' "$(awk -v b="$isize" 'BEGIN{print b/1e6}')" "$(awk -v i="$isize" -v b="$bytes" 'BEGIN{print i/b}')"
-s=$(now); "$ctxc" index -q --db "$ix" "${dirs[@]}"; e=$(now)
+s=$EPOCHREALTIME; "$ctxc" index -q --db "$ix" "${dirs[@]}"; e=$EPOCHREALTIME
 printf 'update, nothing changed: %7.3f s\n' "$(secs "$s" "$e")"
 # 1% of the sessions grow by one user line.
 find "${dirs[@]}" -name '*.jsonl' | awk 'NR % 100 == 0' | while read -r f; do
   tail -n 1 "$f" >> "$f"
 done
-s=$(now); out=$("$ctxc" index --json --db "$ix" "${dirs[@]}"); e=$(now)
+s=$EPOCHREALTIME; out=$("$ctxc" index --json --db "$ix" "${dirs[@]}"); e=$EPOCHREALTIME
 printf 'update, 1%% grew:        %8.3f s  %s\n' "$(secs "$s" "$e")" "$(echo "$out" | grep -o '"appended":[0-9]*,"bytes":[0-9]*')"
 
 pct() { sort -n | awk -v p="$1" '{a[NR]=$1} END {i=int((NR*p+99)/100); if (i<1) i=1; printf "%.3f", a[i]}'; }
@@ -49,9 +49,9 @@ greps=(ECONNRESETQUOKKA reconnectBackoffZebra migration_0042_users_email flakyUp
 for pat in "${greps[@]}"; do
   : > "$base/t-this"
   for _ in $(seq "$runs"); do
-    s=$(now); "$ctxc" grep --index --db "$ix" -F "$pat" "${dirs[@]}" > "$base/hits-index" 2>/dev/null || true; e=$(now); secs "$s" "$e" >> "$base/t-this"; echo >> "$base/t-this"
-    s=$(now); "$ctxc" grep -F "$pat" "${dirs[@]}" > "$base/hits-scan" 2>/dev/null || true; e=$(now); secs "$s" "$e" >> "$base/t-scan"; echo >> "$base/t-scan"
-    s=$(now); rg -F "$pat" "${dirs[@]}" > /dev/null 2>&1 || true; e=$(now); secs "$s" "$e" >> "$base/t-rg"; echo >> "$base/t-rg"
+    s=$EPOCHREALTIME; "$ctxc" grep --index --db "$ix" -F "$pat" "${dirs[@]}" > "$base/hits-index" 2>/dev/null || true; e=$EPOCHREALTIME; secs "$s" "$e" >> "$base/t-this"; echo >> "$base/t-this"
+    s=$EPOCHREALTIME; "$ctxc" grep -F "$pat" "${dirs[@]}" > "$base/hits-scan" 2>/dev/null || true; e=$EPOCHREALTIME; secs "$s" "$e" >> "$base/t-scan"; echo >> "$base/t-scan"
+    s=$EPOCHREALTIME; rg -F "$pat" "${dirs[@]}" > /dev/null 2>&1 || true; e=$EPOCHREALTIME; secs "$s" "$e" >> "$base/t-rg"; echo >> "$base/t-rg"
   done
   if ! cmp -s "$base/hits-index" "$base/hits-scan"; then echo "grep --index and grep differ for $pat" >&2; exit 1; fi
   cat "$base/t-this" >> "$base/t-index"
@@ -67,11 +67,11 @@ queries=("reconnect backoff zebra" "migration users email" "flaky upload retries
   "status server config" "the session where I fixed the ECONNRESETQUOKKA bug" "absentword qqzzx")
 for q in "${queries[@]}"; do
   for _ in $(seq "$runs"); do
-    s=$(now); "$ctxc" search --no-update --db "$ix" "$q" > /dev/null 2>&1 || true; e=$(now); secs "$s" "$e" >> "$base/t-search"; echo >> "$base/t-search"
-    s=$(now); "$ctxc" search --db "$ix" "$q" "${dirs[@]}" > /dev/null 2>&1 || true; e=$(now); secs "$s" "$e" >> "$base/t-search-up"; echo >> "$base/t-search-up"
+    s=$EPOCHREALTIME; "$ctxc" search --no-update --db "$ix" "$q" > /dev/null 2>&1 || true; e=$EPOCHREALTIME; secs "$s" "$e" >> "$base/t-search"; echo >> "$base/t-search"
+    s=$EPOCHREALTIME; "$ctxc" search --db "$ix" "$q" "${dirs[@]}" > /dev/null 2>&1 || true; e=$EPOCHREALTIME; secs "$s" "$e" >> "$base/t-search-up"; echo >> "$base/t-search-up"
   done
 done
-s=$(now); for _ in $(seq 10); do "$ctxc" --version > /dev/null; done; e=$(now)
+s=$EPOCHREALTIME; for _ in $(seq 10); do "$ctxc" --version > /dev/null; done; e=$EPOCHREALTIME
 printf 'ctxc --version (the start of any command): %.3f s\n' "$(awk -v t="$(secs "$s" "$e")" 'BEGIN{print t/10}')"
 printf '%-52s %8s %8s\n' "query ($((${#greps[@]} * runs)) grep runs, $((${#queries[@]} * runs)) search runs)" p50 p95
 for k in search:'ctxc search --no-update' search-up:'ctxc search (brings the index up to date first)' \

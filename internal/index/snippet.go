@@ -31,7 +31,7 @@ func snippetAt(res *Result, terms []string) string {
 		return ""
 	}
 	defer rc.Close()
-	l, err := jsonl.NewLineReaderSize(rc, 64<<10).Next()
+	l, err := jsonl.NewLineReaderSize(rc, 8<<10).Next() // (a longer line is gathered whole)
 	if err != nil {
 		return ""
 	}
