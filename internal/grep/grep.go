@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -179,9 +180,11 @@ func File(path string, p *Pattern, opts Options, emit func(Hit) error) error {
 	if plain == nil {
 		return g.fast(f, -1)
 	}
-	if data, release := openMapped(plain, size); data != nil {
-		defer release()
-		return g.mapped(data)
+	if size >= mapFrom {
+		if data, release := openMapped(plain, size); data != nil {
+			defer release()
+			return g.mapped(data)
+		}
 	}
 	return g.fast(wholeText(f), size)
 }
@@ -289,7 +292,12 @@ func (g *grepper) fast(f io.Reader, size int64) error {
 	if g.chunk > 0 {
 		chunk = g.chunk
 	}
-	buf := make([]byte, chunk)
+	bp := chunkPool.Get().(*[]byte)
+	defer chunkPool.Put(bp)
+	if len(*bp) < chunk {
+		*bp = make([]byte, chunk)
+	}
+	buf := (*bp)[:chunk]
 	have := 0    // bytes in buf
 	lineNum := 0 // newlines before buf[0]
 	base := int64(0)
@@ -335,6 +343,15 @@ func (g *grepper) fast(f io.Reader, size int64) error {
 		have = copy(buf, buf[end:have])
 	}
 }
+
+// mapFrom is the size from which a file is mapped and its segments searched by several
+// workers (mapped). A smaller file is read into a chunk of chunkPool (fast): mapping costs a
+// page fault for every few pages, which was half of the time of a search of many small
+// sessions, where reading copies them into memory already touched.
+const mapFrom = 2 * segSize
+
+// chunkPool holds fast's chunks, reused from file to file.
+var chunkPool = sync.Pool{New: func() any { return new([]byte) }}
 
 // probe finds the lines the fast path decodes whatever the pattern: ctxc markers, whose
 // tail_lines say which lines after them are copies. Other compaction records copy nothing

@@ -67,6 +67,14 @@ func NewLineReaderSize(r io.Reader, size int64) *LineReader {
 	return &LineReader{r: bufio.NewReaderSize(r, int(size)), max: DefaultMaxLine}
 }
 
+// Reset makes lr read r from its start, as a new reader would, keeping its buffers: a caller
+// that reads the start of many files (format detection) reuses one reader's memory. The line
+// cap goes back to the default.
+func (lr *LineReader) Reset(r io.Reader) {
+	lr.r.Reset(r)
+	*lr = LineReader{r: lr.r, max: DefaultMaxLine, acc: lr.acc[:0]}
+}
+
 // SetMaxLine changes the line cap (for tests).
 func (lr *LineReader) SetMaxLine(n int) { lr.max = n }
 

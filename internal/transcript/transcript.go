@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"unsafe"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
@@ -422,12 +423,20 @@ func mergeSplitAssistant(ms []Message) []Message {
 	return out
 }
 
+// detectReaders are Detect's line readers of 64 KB: a search of thousands of sessions detects
+// each one's format, and a fresh buffer for each was most of its page faults.
+var detectReaders = sync.Pool{New: func() any {
+	return jsonl.NewLineReaderSize(nil, 64<<10) // the first lines: the rest of a file is not read
+}}
+
 // Detect reads the start of r and returns the format its first records show.
 func Detect(r io.Reader, path string, opts Options) (Format, error) {
 	if opts.Format != FormatUnknown {
 		return opts.Format, nil
 	}
-	lr := jsonl.NewLineReaderSize(r, 64<<10) // the first lines: the rest of the file is not read
+	lr := detectReaders.Get().(*jsonl.LineReader)
+	defer detectReaders.Put(lr)
+	lr.Reset(r)
 	if opts.MaxLine > 0 {
 		lr.SetMaxLine(opts.MaxLine)
 	}
