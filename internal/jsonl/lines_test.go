@@ -61,3 +61,40 @@ func FuzzLineReader(f *testing.F) {
 		}
 	})
 }
+
+// TestResetReadsAnewAsANewReader: a reader reset onto another input reads it as a new reader
+// would (lines, numbers, offsets, the BOM, the pending tail, the line cap), whatever the
+// input before it left behind: a line longer than the buffer, an error, a pending tail.
+func TestResetReadsAnewAsANewReader(t *testing.T) {
+	inputs := []string{
+		strings.Repeat("x", 300) + "\n{\"a\":1}\n",
+		"\xEF\xBB\xBF{\"b\":2}\n\n{\"c\":3}\n{\"tail\"",
+		"{\"d\":4}\n" + strings.Repeat("y", 5000) + "\n",
+		"",
+		"{\"e\":5}",
+	}
+	read := func(lr *LineReader) []string {
+		var out []string
+		for {
+			l, err := lr.Next()
+			if err != nil {
+				out = append(out, "err:"+err.Error())
+				break
+			}
+			out = append(out, string(l.Bytes)+"@"+string(rune('0'+l.Num%10)))
+		}
+		if p, ok := lr.Pending(); ok {
+			out = append(out, "pending:"+string(p.Bytes))
+		}
+		return append(out, "offset:"+strings.Repeat("*", int(lr.Offset()%7)))
+	}
+	shared := NewLineReaderSize(nil, 64)
+	shared.SetMaxLine(1000) // Reset puts the default cap back: the 5,000-byte line is read
+	for i, in := range inputs {
+		shared.Reset(strings.NewReader(in))
+		want := read(NewLineReaderSize(strings.NewReader(in), 64))
+		if got := read(shared); strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("input %d: after Reset %q, a new reader %q", i, got, want)
+		}
+	}
+}
