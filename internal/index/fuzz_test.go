@@ -70,7 +70,7 @@ func FuzzSegment(f *testing.F) {
 				}
 			}
 			s.escapes()
-			s.lengths(nil, nil)
+			s.lengths(nil)
 			if s.nDocs > 0 {
 				s.doc(0)
 				s.doc(s.nDocs - 1)

@@ -113,18 +113,32 @@ func readManifest(dir string) (*Manifest, error) {
 	if err != nil {
 		return nil, noManifest(dir, err)
 	}
+	return decodeKept(dir, info, data)
+}
+
+// decodeKept decodes the whole manifest of dir, read as data from the file that info states,
+// and keeps it for the process's next reads (when data is all of that file).
+func decodeKept(dir string, info os.FileInfo, data []byte) (*Manifest, error) {
 	m, err := decodeManifest(data)
 	if err != nil {
 		return nil, &IndexError{dir, fmt.Errorf("%s: %w", manifestName, err)}
 	}
-	m.raw = data
-	if m.Schema != schema {
-		return nil, &IndexError{dir, fmt.Errorf("index layout %d, this ctxc reads %d (ctxc index rebuilds it)", m.Schema, schema)}
+	if err := checkSchema(dir, m.Schema); err != nil {
+		return nil, err
 	}
-	if info != nil && int64(len(data)) == info.Size() {
-		keepManifest(path, info, m)
+	m.raw = data
+	if int64(len(data)) == info.Size() {
+		keepManifest(filepath.Join(dir, manifestName), info, m)
 	}
 	return m, nil
+}
+
+// checkSchema says that an index of another layout is to be rebuilt.
+func checkSchema(dir string, s int) error {
+	if s != schema {
+		return &IndexError{dir, fmt.Errorf("index layout %d, this ctxc reads %d (ctxc index rebuilds it)", s, schema)}
+	}
+	return nil
 }
 
 // manifests are the manifests read, by path: a command reads its index's manifest several

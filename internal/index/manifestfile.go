@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"unsafe"
 )
@@ -130,18 +131,13 @@ func (mf *manifestFile) readEntry(at int) (string, *FileEntry, error) {
 
 // whole reads the whole manifest, from the same file.
 func (mf *manifestFile) whole() (*Manifest, error) {
+	dir := filepath.Dir(mf.f.Name())
 	if m := cachedManifest(mf.f.Name(), mf.info); m != nil {
 		return m, nil
 	}
 	data := make([]byte, mf.info.Size())
 	if _, err := mf.f.ReadAt(data, 0); err != nil {
-		return nil, err
+		return nil, &IndexError{dir, fmt.Errorf("%s: %w", manifestName, err)}
 	}
-	m, err := decodeManifest(data)
-	if err != nil {
-		return nil, err
-	}
-	m.raw = data
-	keepManifest(mf.f.Name(), mf.info, m)
-	return m, nil
+	return decodeKept(dir, mf.info, data)
 }

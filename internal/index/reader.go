@@ -28,8 +28,7 @@ type Reader struct {
 	// Buffers a search reuses from segment to segment.
 	scores  []float32
 	touched []int32
-	lens    []uint16
-	raw     []byte
+	lens    []byte
 	sample  []byte
 	posts   []byte
 	// and that grep's candidates reuse.
@@ -69,9 +68,9 @@ func (r *Reader) openManifest() error {
 	if err != nil {
 		return &IndexError{r.Dir, fmt.Errorf("%s: %w", manifestName, err)}
 	}
-	if mf.head.Schema != schema {
+	if err := checkSchema(r.Dir, mf.head.Schema); err != nil {
 		mf.Close()
-		return &IndexError{r.Dir, fmt.Errorf("index layout %d, this ctxc reads %d (ctxc index rebuilds it)", mf.head.Schema, schema)}
+		return err
 	}
 	r.file = mf
 	return nil
@@ -93,7 +92,7 @@ func (r *Reader) Whole() error {
 	}
 	m, err := r.file.whole()
 	if err != nil {
-		return &IndexError{r.Dir, fmt.Errorf("%s: %w", manifestName, err)}
+		return err
 	}
 	r.m, r.ids = m, m.byID()
 	return nil

@@ -119,11 +119,11 @@ func (r *Reader) rankSegment(s *segment, terms []queryTerm, avg float64, q Query
 	if len(terms) == 0 {
 		return
 	}
-	raw, lens := s.lengths(r.raw, r.lens)
-	if len(lens) != s.nDocs {
+	lens := s.lengths(r.lens)
+	if len(lens) != 2*s.nDocs {
 		return // a damaged segment: its documents are not ranked
 	}
-	r.raw, r.lens = raw, lens
+	r.lens = lens
 	scores, touched := r.score(s, terms, lens, avg)
 	for _, d := range touched {
 		sc := float64(scores[d])
@@ -150,11 +150,12 @@ func (r *Reader) rankSegment(s *segment, terms []queryTerm, avg float64, q Query
 // score sums the BM25 scores of the terms' postings in one segment; touched lists the
 // documents with a score. Both are the Reader's buffers, kept between segments (rankSegment
 // zeroes the scores it touched).
-func (r *Reader) score(s *segment, terms []queryTerm, lens []uint16, avg float64) (scores []float32, touched []int32) {
-	if cap(r.scores) < len(lens) {
-		r.scores = make([]float32, len(lens), len(lens)+len(lens)/2)
+func (r *Reader) score(s *segment, terms []queryTerm, lens []byte, avg float64) (scores []float32, touched []int32) {
+	n := len(lens) / 2
+	if cap(r.scores) < n {
+		r.scores = make([]float32, n, n+n/2)
 	}
-	scores, touched = r.scores[:len(lens)], r.touched[:0]
+	scores, touched = r.scores[:n], r.touched[:0]
 	defer func() { r.touched = touched }()
 	for _, t := range terms {
 		post, ok := s.postings(r.posts, t.post)
@@ -177,7 +178,7 @@ func (r *Reader) score(s *segment, terms []queryTerm, lens []uint16, avg float64
 			if d < 0 || d >= int64(len(scores)) {
 				break
 			}
-			norm := bm25K1 * (1 - bm25B + bm25B*float64(lens[d])/avg)
+			norm := bm25K1 * (1 - bm25B + bm25B*float64(binary.LittleEndian.Uint16(lens[2*d:]))/avg)
 			if scores[d] == 0 {
 				touched = append(touched, int32(d))
 			}

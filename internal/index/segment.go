@@ -203,17 +203,14 @@ func (s *segment) doc(i int) (doc, bool) {
 	return decodeDoc(b), true
 }
 
-// lengths reads every document's length (capped at maxNorm) into buf, through raw.
-func (s *segment) lengths(raw []byte, buf []uint16) ([]byte, []uint16) {
-	raw, ok := s.read(raw, s.f.lengths, s.f.end, 0, s.f.nDocs*2)
+// lengths reads every document's length (capped at maxNorm, 2 bytes little-endian each) into
+// buf; nil when the section cannot be read.
+func (s *segment) lengths(buf []byte) []byte {
+	raw, ok := s.read(buf, s.f.lengths, s.f.end, 0, s.f.nDocs*2)
 	if !ok {
-		return raw, nil
+		return nil
 	}
-	buf = buf[:0]
-	for i := 0; i+1 < len(raw); i += 2 {
-		buf = append(buf, binary.LittleEndian.Uint16(raw[i:]))
-	}
-	return raw, buf
+	return raw
 }
 
 // term finds a term's document frequency and postings.
