@@ -265,7 +265,7 @@ func openGrepIndex(opts *GrepOptions) *index.Reader {
 	if err == nil {
 		var ix *index.Reader
 		if ix, err = index.Open(dir); err == nil {
-			if err = ix.Whole(); err == nil {
+			if err = ix.Load(); err == nil {
 				return ix
 			}
 			ix.Close()

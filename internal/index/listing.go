@@ -25,9 +25,12 @@ const racyWindow = 2 * time.Second
 // entry changes a folder's time, so the listing is what a read would give. An archive of
 // thousands of sessions in hundreds of folders is then walked with one stat per folder.
 type Walker struct {
-	Known map[string]*Listing // the index's listings (Known reads them; nil: none)
+	Known map[string]*Listing // the index's listings (nil: none, or those of view)
 	Seen  map[string]*Listing // the listings of the folders walked, to keep in the index
 	start time.Time
+	view  *manifestView // the index's listings, found in its manifest's bytes
+	// discard: Seen is not kept (a walk for a query, which writes no index).
+	discard bool
 }
 
 // NewWalker gives a walker of the listings kept by the index in dir (none when it has none).
@@ -46,11 +49,11 @@ func (w *Walker) WalkDir(root string, fn fs.WalkDirFunc) error {
 	if err != nil || !info.IsDir() {
 		return filepath.WalkDir(root, fn)
 	}
-	abs, err := filepath.Abs(root)
-	if err != nil {
+	abs := absPaths([]string{root})[0]
+	if abs == "" {
 		return filepath.WalkDir(root, fn)
 	}
-	if w.Seen == nil {
+	if w.Seen == nil && !w.discard {
 		w.Seen = map[string]*Listing{}
 	}
 	return w.walk(root, abs, fs.FileInfoToDirEntry(info), info, fn)
@@ -101,8 +104,8 @@ func (w *Walker) walk(path, abs string, d fs.DirEntry, info fs.FileInfo, fn fs.W
 // folder's time is the listing's, else those read from the disk.
 func (w *Walker) list(abs string, info fs.FileInfo) ([]string, error) {
 	mtime := info.ModTime().UnixNano()
-	if l := w.Known[abs]; l != nil && l.MTime == mtime {
-		w.Seen[abs] = l
+	if l := w.known(abs); l != nil && l.MTime == mtime {
+		w.keep(abs, l)
 		return l.Names, nil
 	}
 	entries, err := os.ReadDir(abs)
@@ -119,9 +122,27 @@ func (w *Walker) list(abs string, info fs.FileInfo) ([]string, error) {
 		}
 	}
 	if info.ModTime().Before(w.start.Add(-racyWindow)) {
-		w.Seen[abs] = &Listing{MTime: mtime, Names: names}
+		w.keep(abs, &Listing{MTime: mtime, Names: names})
 	}
 	return names, nil
+}
+
+// known finds the index's listing of the folder abs (nil: none).
+func (w *Walker) known(abs string) *Listing {
+	if w.Known != nil {
+		return w.Known[abs]
+	}
+	if w.view != nil {
+		return w.view.listing(abs)
+	}
+	return nil
+}
+
+// keep records a listing to keep in the index.
+func (w *Walker) keep(abs string, l *Listing) {
+	if !w.discard {
+		w.Seen[abs] = l
+	}
 }
 
 // fileEntry and dirEntry are the fs.DirEntry of a listed name, by its path.

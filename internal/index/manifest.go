@@ -331,14 +331,7 @@ func layoutOf(trailer []byte, size int) (manifestLayout, error) {
 // decodeManifest reads a whole manifest, checked against its CRC. Its strings share data's
 // memory, which the caller must not change afterwards.
 func decodeManifest(data []byte) (*Manifest, error) {
-	if len(data) < len(manifestMagic)+trailerSize || string(data[:len(manifestMagic)]) != manifestMagic {
-		return nil, errors.New("not a ctxc index manifest")
-	}
-	body := data[:len(data)-4]
-	if crc32.Checksum(body, crcTable) != binary.LittleEndian.Uint32(data[len(body):]) {
-		return nil, errors.New("damaged (its checksum differs)")
-	}
-	l, err := layoutOf(data[len(data)-trailerSize:], len(data))
+	l, err := checkManifest(data)
 	if err != nil {
 		return nil, err
 	}
@@ -360,6 +353,19 @@ func decodeManifest(data []byte) (*Manifest, error) {
 		d.err = errors.New("damaged (the ids are not the files)")
 	}
 	return m, d.err
+}
+
+// checkManifest checks a whole manifest's magic and checksum, and reads where its sections
+// are.
+func checkManifest(data []byte) (manifestLayout, error) {
+	if len(data) < len(manifestMagic)+trailerSize || string(data[:len(manifestMagic)]) != manifestMagic {
+		return manifestLayout{}, errors.New("not a ctxc index manifest")
+	}
+	body := data[:len(data)-4]
+	if crc32.Checksum(body, crcTable) != binary.LittleEndian.Uint32(data[len(body):]) {
+		return manifestLayout{}, errors.New("damaged (its checksum differs)")
+	}
+	return layoutOf(data[len(data)-trailerSize:], len(data))
 }
 
 // head reads the magic's followers: schema, counters and segments.

@@ -135,9 +135,18 @@ func (mf *manifestFile) whole() (*Manifest, error) {
 	if m := cachedManifest(mf.f.Name(), mf.info); m != nil {
 		return m, nil
 	}
-	data := make([]byte, mf.info.Size())
-	if _, err := mf.f.ReadAt(data, 0); err != nil {
-		return nil, &IndexError{dir, fmt.Errorf("%s: %w", manifestName, err)}
+	data, err := mf.bytes()
+	if err != nil {
+		return nil, err
 	}
 	return decodeKept(dir, mf.info, data)
+}
+
+// bytes reads the whole file.
+func (mf *manifestFile) bytes() ([]byte, error) {
+	data := make([]byte, mf.info.Size())
+	if _, err := mf.f.ReadAt(data, 0); err != nil {
+		return nil, &IndexError{filepath.Dir(mf.f.Name()), fmt.Errorf("%s: %w", manifestName, err)}
+	}
+	return data, nil
 }

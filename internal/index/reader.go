@@ -17,13 +17,17 @@ import (
 // Reader is an open index: its manifest and segments, as they were when it was opened (an
 // update running meanwhile writes new segments and a new manifest; the ones open stay valid).
 // A search reads the manifest in pieces (the entries of its results); grep and the walker
-// need it whole (Whole).
+// read its bytes whole (Load).
 type Reader struct {
 	Dir  string
 	file *manifestFile // nil when the manifest was read whole at Open
 	m    *Manifest     // the whole manifest, once read
-	segs []*segment
-	ids  map[uint32]string // with m: the current id of each file (documents of other ids are dead)
+	view *manifestView // its bytes whole, for grep (Load)
+	// unmap releases the manifest's mapping, if Load mapped it: the view's strings point
+	// into it, so nothing of the view outlives Close.
+	unmap func()
+	segs  []*segment
+	ids   map[uint32]string // with m: the current id of each file (documents of other ids are dead)
 
 	// Buffers a search reuses from segment to segment.
 	scores  []float32
@@ -84,8 +88,41 @@ func (r *Reader) segments() []SegmentInfo {
 	return r.file.head.Segments
 }
 
-// Whole reads the whole manifest, if Open read it in pieces: grep's candidates and the walker
-// need every file's entry and every folder's listing.
+// Load reads the manifest's bytes whole, if Open read it in pieces: grep's candidates need
+// every file's entry, and its walker every folder's listing.
+func (r *Reader) Load() error {
+	if r.view != nil {
+		return nil
+	}
+	data, unmap, err := r.manifestBytes()
+	if err != nil {
+		return err
+	}
+	v, err := newManifestView(r.Dir, data)
+	if err != nil {
+		if unmap != nil {
+			unmap()
+		}
+		return err
+	}
+	r.view, r.unmap = v, unmap
+	return nil
+}
+
+// manifestBytes gives the manifest's bytes: those it was decoded from, or its file mapped
+// (unmap releases it), or read.
+func (r *Reader) manifestBytes() (data []byte, unmap func(), err error) {
+	if r.m != nil {
+		return r.m.raw, nil, nil
+	}
+	if data, unmap, ok := mapWhole(r.file.f, r.file.info.Size()); ok {
+		return data, unmap, nil
+	}
+	data, err = r.file.bytes()
+	return data, nil, err
+}
+
+// Whole decodes the whole manifest, if Open read it in pieces.
 func (r *Reader) Whole() error {
 	if r.m != nil {
 		return nil
@@ -110,11 +147,11 @@ func (r *Reader) entry(id uint32) (string, *FileEntry, bool) {
 }
 
 // Walker walks folders with the listings this index kept (none when its manifest cannot be
-// read whole).
+// read whole). It keeps no listings of its own (Seen): a query writes no index.
 func (r *Reader) Walker() *Walker {
-	w := &Walker{Seen: map[string]*Listing{}, start: time.Now()}
-	if r.Whole() == nil {
-		w.Known = r.m.Dirs
+	w := &Walker{start: time.Now(), discard: true}
+	if r.Load() == nil {
+		w.view = r.view
 	}
 	return w
 }
@@ -123,6 +160,11 @@ func (r *Reader) Walker() *Walker {
 func (r *Reader) Close() {
 	if r.file != nil {
 		r.file.Close()
+	}
+	if r.unmap != nil {
+		r.view = nil
+		r.unmap()
+		r.unmap = nil
 	}
 	for _, s := range r.segs {
 		s.Close()
@@ -144,46 +186,31 @@ const (
 // them; a pattern without a literal reads every file. Files that changed or are not indexed
 // are read too, and listed in stale with their state. read keeps the order of files.
 func (r *Reader) Candidates(files []string, p *grep.Pattern) (read, stale, states []string) {
-	if r.Whole() != nil {
-		return files, nil, nil // (grep checks Whole first, and says why it reads every file)
+	if r.Load() != nil {
+		return files, nil, nil // (grep checks Load first, and says why it reads every file)
 	}
 	lit := p.Literal()
 	var hold map[uint32]bool
 	if len(lit) >= 3 {
 		hold = r.holding(lit)
 	}
-	entries, states0 := r.freshAll(files)
+	abss := absPaths(files)
+	entries := r.view.states(abss)
+	stats, errs := statAll(abss)
 	for i, path := range files {
-		e, state := entries[i], states0[i]
+		e := &entries[i]
+		state := e.stateNow(stats[i], errs[i])
 		switch {
 		case state != "":
 			read = append(read, path)
 			stale, states = append(stale, path), append(states, state)
-		case hold == nil || e.Scan || !e.Compressed && e.Done < e.Size || hold[e.ID] ||
-			p.MayMatchOutside(transcript.Format(e.Format)):
-			// (Done < Size: a last line still being written, which the index has not got)
+		case hold == nil || e.scan || !e.compressed && e.done < e.size || hold[e.id] ||
+			p.MayMatchOutside(transcript.Format(e.format)):
+			// (done < size: a last line still being written, which the index has not got)
 			read = append(read, path)
 		}
 	}
 	return read, stale, states
-}
-
-// freshAll is fresh of every file.
-func (r *Reader) freshAll(files []string) ([]*FileEntry, []string) {
-	entries, states := make([]*FileEntry, len(files)), make([]string, len(files))
-	abss := make([]string, len(files))
-	for i, path := range files {
-		abs, err := filepath.Abs(path)
-		if err != nil {
-			abs = ""
-		}
-		abss[i] = abs
-	}
-	infos, errs := statAll(abss)
-	for i, abs := range abss {
-		entries[i], states[i] = r.fresh(abs, infos[i], errs[i])
-	}
-	return entries, states
 }
 
 // fileStat is what an update and a query compare with a file's entry.
@@ -202,8 +229,9 @@ func statAll(paths []string) ([]fileStat, []error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var s statter
 			for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
-				stats[i], errs[i] = statFile(paths[i])
+				stats[i], errs[i] = s.file(paths[i])
 			}
 		}()
 	}
@@ -211,8 +239,8 @@ func statAll(paths []string) ([]fileStat, []error) {
 	return stats, errs
 }
 
-// statFile stats one file.
-func statFile(path string) (fileStat, error) {
+// file stats one file.
+func (s *statter) file(path string) (fileStat, error) {
 	if openclawstore.IsSessionName(path) {
 		info, err := transcript.Stat(path)
 		if err != nil {
@@ -220,23 +248,22 @@ func statFile(path string) (fileStat, error) {
 		}
 		return fileStat{info.Size(), info.ModTime().UnixNano()}, nil
 	}
-	return statPath(path)
+	return s.stat(path)
 }
 
 // statWorkers is how many files are stated at once.
 const statWorkers = 4
 
-// fresh finds a file's entry (abs: its absolute path, "" when it has none; st and err: its
-// stat); state says why the index cannot answer for it ("": it can).
-func (r *Reader) fresh(abs string, st fileStat, err error) (*FileEntry, string) {
-	e := r.m.Files[abs]
-	if abs == "" || e == nil {
-		return nil, StateMissing
+// stateNow says why the index cannot answer for a file of this entry ("": it can), from the
+// file's stat now (st; err: why it could not be stated).
+func (e *indexedState) stateNow(st fileStat, err error) string {
+	if !e.found {
+		return StateMissing
 	}
-	if err != nil || st.size != e.Size || st.mtime != e.MTime {
-		return nil, StateStale
+	if err != nil || st.size != e.size || st.mtime != e.mtime {
+		return StateStale
 	}
-	return e, ""
+	return ""
 }
 
 // holding lists the files (ids) of which one block of lines holds every trigram of lit, or
@@ -254,8 +281,12 @@ func (r *Reader) holding(lit []byte) map[uint32]bool {
 				hold[id] = true
 			}
 		}
-		for id, m := range s.escapes() {
-			if m[0]&chars[0] != 0 || m[1]&chars[1] != 0 {
+		table, ok := s.escapeTable(r.buf)
+		if ok {
+			r.buf = table
+		}
+		for i := 0; i+fileSize <= len(table); i += fileSize {
+			if id, m := escapeAt(table, i); m[0]&chars[0] != 0 || m[1]&chars[1] != 0 {
 				hold[id] = true
 			}
 		}

@@ -364,13 +364,25 @@ func (s *segment) trigramBlocks(buf []byte, from, to uint64, out []uint32) ([]by
 
 // escapes gives each file's escape mask in this segment.
 func (s *segment) escapes() map[uint32]escapeMask {
-	b, ok := s.read(nil, s.f.files, s.f.blocks, 0, s.f.nFiles*fileSize)
+	b, ok := s.escapeTable(nil)
 	if !ok {
 		return nil
 	}
 	out := make(map[uint32]escapeMask, s.f.nFiles)
 	for i := 0; i+fileSize <= len(b); i += fileSize {
-		out[binary.LittleEndian.Uint32(b[i:])] = escapeMask{binary.LittleEndian.Uint64(b[i+4:]), binary.LittleEndian.Uint64(b[i+12:])}
+		id, m := escapeAt(b, i)
+		out[id] = m
 	}
 	return out
+}
+
+// escapeTable reads the files' table into buf (reused when large enough): fileSize bytes a
+// file, each file's id and escape mask (escapeAt).
+func (s *segment) escapeTable(buf []byte) ([]byte, bool) {
+	return s.read(buf, s.f.files, s.f.blocks, 0, s.f.nFiles*fileSize)
+}
+
+// escapeAt decodes the file at byte i of the files' table.
+func escapeAt(b []byte, i int) (uint32, escapeMask) {
+	return binary.LittleEndian.Uint32(b[i:]), escapeMask{binary.LittleEndian.Uint64(b[i+4:]), binary.LittleEndian.Uint64(b[i+12:])}
 }

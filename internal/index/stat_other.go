@@ -1,11 +1,13 @@
-//go:build !linux
+//go:build !linux || !(amd64 || arm64)
 
 package index
 
 import "os"
 
-// statPath stats a path (following links).
-func statPath(path string) (fileStat, error) {
+// statter stats paths (following links).
+type statter struct{}
+
+func (statter) stat(path string) (fileStat, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return fileStat{}, err

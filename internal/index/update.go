@@ -119,9 +119,9 @@ type updater struct {
 func (u *updater) plan(files, roots []string) []job {
 	seen := map[string]bool{}
 	var paths, abss []string
-	for _, p := range files {
-		abs, err := filepath.Abs(p)
-		if err != nil || seen[abs] {
+	for i, abs := range absPaths(files) {
+		p := files[i]
+		if abs == "" || seen[abs] {
 			continue
 		}
 		seen[abs] = true
@@ -171,8 +171,8 @@ func (u *updater) planFile(abs string, info os.FileInfo) (job, bool) {
 // forget drops the files under roots that were not found this time.
 func (u *updater) forget(roots []string, seen map[string]bool) {
 	var absRoots []string
-	for _, r := range roots {
-		if a, err := filepath.Abs(r); err == nil {
+	for _, a := range absPaths(roots) {
+		if a != "" {
 			absRoots = append(absRoots, a)
 		}
 	}
