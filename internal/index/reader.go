@@ -189,14 +189,20 @@ func (r *Reader) Candidates(files []string, p *grep.Pattern) (read, stale, state
 	if r.Load() != nil {
 		return files, nil, nil // (grep checks Load first, and says why it reads every file)
 	}
+	// The segments are asked while the files are stated: both wait on system calls.
 	lit := p.Literal()
 	var hold map[uint32]bool
-	if len(lit) >= 3 {
-		hold = r.holding(lit)
-	}
+	asked := make(chan struct{})
+	go func() {
+		defer close(asked)
+		if len(lit) >= 3 {
+			hold = r.holding(lit)
+		}
+	}()
 	abss := absPaths(files)
 	entries := r.view.states(abss)
 	stats, errs := statAll(abss)
+	<-asked
 	for i, path := range files {
 		e := &entries[i]
 		state := e.stateNow(stats[i], errs[i])
