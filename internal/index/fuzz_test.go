@@ -121,14 +121,20 @@ func FuzzManifest(f *testing.F) {
 			}
 			mf.Close()
 		}
+		if v, err := newManifestView(dir, data); err == nil {
+			v.listing("/p") // any answer, but no panic
+			v.states([]string{"/a.jsonl", "", "/b.jsonl.zst", "/a.jsonl"})
+		}
 		m, err := decodeManifest(data)
 		if err != nil {
 			return
 		}
 		m.Schema = schema
-		if err := m.write(dir, m.encode()); err != nil {
+		enc := m.encode()
+		if err := m.write(dir, enc); err != nil {
 			t.Fatal(err)
 		}
+		viewAgrees(t, enc, m)
 		back, err := readManifest(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -153,4 +159,33 @@ func FuzzManifest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// viewAgrees checks that grep's view of a manifest's bytes finds what decoding them gives.
+func viewAgrees(t *testing.T, enc []byte, m *Manifest) {
+	t.Helper()
+	v, err := newManifestView("index", enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, l := range m.Dirs {
+		got := v.listing(p)
+		if got == nil || got.MTime != l.MTime || len(got.Names) != len(l.Names) || len(l.Names) > 0 && !reflect.DeepEqual(got.Names, l.Names) {
+			t.Fatalf("%q: view's listing %+v, decoded %+v", p, got, l)
+		}
+	}
+	var paths []string
+	for p := range m.Files {
+		paths = append(paths, p, p+"-not-indexed")
+	}
+	for i, st := range v.states(paths) {
+		e := m.Files[paths[i]]
+		want := indexedState{}
+		if e != nil {
+			want = indexedState{id: e.ID, found: true, compressed: e.Compressed, scan: e.Scan, size: e.Size, mtime: e.MTime, done: e.Done, format: e.Format}
+		}
+		if st != want {
+			t.Fatalf("%q: view's state %+v, decoded %+v", paths[i], st, want)
+		}
+	}
 }

@@ -97,6 +97,20 @@ func TestWalkerVisitsAsWalkDir(t *testing.T) {
 		if i%2 == 0 && len(w.Seen) == 0 {
 			t.Fatalf("after mutation %d: no listing kept", i)
 		}
+		// grep's walker finds the same listings in the manifest's bytes, and keeps none.
+		m := newManifest()
+		m.Dirs = known
+		v, err := newManifestView("index", m.encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		vw := &Walker{view: v, start: time.Now(), discard: true}
+		if got := visits(t, vw.WalkDir, root); !reflect.DeepEqual(got, want) {
+			t.Fatalf("after mutation %d:\nmanifest's walker %q\nWalkDir           %q", i, got, want)
+		}
+		if vw.Seen != nil {
+			t.Fatalf("after mutation %d: a query's walk kept listings", i)
+		}
 		known = w.Seen
 	}
 }
@@ -109,9 +123,21 @@ func TestWalkerTrustsAnUnchangedFolder(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "a.jsonl"), nil, 0o644)
 	info, _ := os.Lstat(root)
 	abs, _ := filepath.Abs(root)
-	w := &Walker{Known: map[string]*Listing{abs: {MTime: info.ModTime().UnixNano(), Names: []string{"a.jsonl", "b.jsonl"}}}, start: time.Now()}
-	if got := visits(t, w.WalkDir, root); !reflect.DeepEqual(got, []string{root + "/", filepath.Join(root, "a.jsonl"), filepath.Join(root, "b.jsonl")}) {
+	known := map[string]*Listing{abs: {MTime: info.ModTime().UnixNano(), Names: []string{"a.jsonl", "b.jsonl"}}}
+	w := &Walker{Known: known, start: time.Now()}
+	trusted := []string{root + "/", filepath.Join(root, "a.jsonl"), filepath.Join(root, "b.jsonl")}
+	if got := visits(t, w.WalkDir, root); !reflect.DeepEqual(got, trusted) {
 		t.Errorf("walk: %q", got)
+	}
+	m := newManifest()
+	m.Dirs = known
+	v, err := newManifestView("index", m.encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w = &Walker{view: v, start: time.Now(), discard: true}
+	if got := visits(t, w.WalkDir, root); !reflect.DeepEqual(got, trusted) {
+		t.Errorf("walk with the manifest's listings: %q", got)
 	}
 	w = &Walker{start: time.Now()}
 	visits(t, w.WalkDir, root)

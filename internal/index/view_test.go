@@ -1,0 +1,106 @@
+package index
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestManifestViewStates: grep's one pass over the manifest's entries finds each file given,
+// in any order, given twice, or not indexed.
+func TestManifestViewStates(t *testing.T) {
+	m := newManifest()
+	m.Files["/a/x.jsonl"] = &FileEntry{ID: 1, Size: 10, MTime: 100, Done: 10, Format: "claude"}
+	m.Files["/a/y.jsonl.zst"] = &FileEntry{ID: 2, Size: 20, MTime: 200, Done: 40, Format: "pi", Compressed: true}
+	m.Files["/a.jsonl"] = &FileEntry{ID: 3, Size: 30, MTime: 300, Done: 25, Format: "codex", Scan: true}
+	v, err := newManifestView("index", m.encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		path  string
+		found bool
+		want  indexedState
+	}{
+		{"/a/y.jsonl.zst", true, indexedState{id: 2, found: true, compressed: true, size: 20, mtime: 200, done: 40, format: "pi"}},
+		{"", false, indexedState{}},
+		{"/a/x.jsonl", true, indexedState{id: 1, found: true, size: 10, mtime: 100, done: 10, format: "claude"}},
+		{"/a/w.jsonl", false, indexedState{}},
+		{"/a.jsonl", true, indexedState{id: 3, found: true, scan: true, size: 30, mtime: 300, done: 25, format: "codex"}},
+		{"/a/x.jsonl", true, indexedState{id: 1, found: true, size: 10, mtime: 100, done: 10, format: "claude"}},
+		{"/z.jsonl", false, indexedState{}},
+	}
+	var files []string
+	for _, c := range cases {
+		files = append(files, c.path)
+	}
+	got := v.states(files)
+	for i, c := range cases {
+		if got[i] != c.want {
+			t.Errorf("%q: %+v, want %+v", c.path, got[i], c.want)
+		}
+	}
+}
+
+// TestManifestViewRefusesDamage: a manifest of another layout or with a changed byte is an
+// error of the index, which grep says before it reads every file.
+func TestManifestViewRefusesDamage(t *testing.T) {
+	m := newManifest()
+	m.Dirs["/p"] = &Listing{MTime: 5, Names: []string{"a.jsonl"}}
+	enc := m.encode()
+	flipped := append([]byte(nil), enc...)
+	flipped[len(manifestMagic)+3] ^= 1
+	m.Schema = schema + 1
+	for name, data := range map[string][]byte{"damaged": flipped, "other layout": m.encode(), "empty": nil} {
+		var ie *IndexError
+		if _, err := newManifestView("index", data); !errors.As(err, &ie) {
+			t.Errorf("%s: %v, want an IndexError", name, err)
+		}
+	}
+	if _, err := newManifestView("index", enc); err != nil {
+		t.Errorf("intact: %v", err)
+	}
+}
+
+// TestAbsPaths: paths made absolute as filepath.Abs makes them.
+func TestAbsPaths(t *testing.T) {
+	in := []string{"a.jsonl", "./b/../c.jsonl", "/x//y.jsonl", ".", "/"}
+	got := absPaths(in)
+	for i, p := range in {
+		want, _ := filepath.Abs(p)
+		if got[i] != want {
+			t.Errorf("%q: %q, want %q", p, got[i], want)
+		}
+	}
+}
+
+// TestStatter: a stat gives the size and time os.Stat gives, follows links, and names the
+// path in its error.
+func TestStatter(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.jsonl")
+	os.WriteFile(p, []byte("{}\n{}\n"), 0o644)
+	when := time.Date(2026, 3, 4, 5, 6, 7, 891011121, time.UTC)
+	os.Chtimes(p, when, when)
+	link := filepath.Join(dir, "link.jsonl")
+	os.Symlink(p, link)
+	info, _ := os.Stat(p)
+	var s statter
+	for _, q := range []string{p, link} {
+		st, err := s.stat(q)
+		if err != nil || st.size != info.Size() || st.mtime != info.ModTime().UnixNano() {
+			t.Errorf("%s: %+v %v, want size %d time %d", q, st, err, info.Size(), info.ModTime().UnixNano())
+		}
+	}
+	for _, q := range []string{filepath.Join(dir, "gone.jsonl"), p + "\x00x"} {
+		_, err := s.stat(q)
+		var pe *fs.PathError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "gone.jsonl") && !strings.Contains(err.Error(), "s.jsonl") {
+			t.Errorf("%q: %v, want an error naming the path", q, err)
+		}
+	}
+}
