@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -56,54 +58,96 @@ func (w *Walker) WalkDir(root string, fn fs.WalkDirFunc) error {
 	if w.Seen == nil && !w.discard {
 		w.Seen = map[string]*Listing{}
 	}
-	return w.walk(root, abs, fs.FileInfoToDirEntry(info), info, fn)
+	return w.walk(root, abs, fs.FileInfoToDirEntry(info), info.ModTime().UnixNano(), fn)
 }
 
-// walk visits the folder path (abs: its absolute path, the key of its listing).
-func (w *Walker) walk(path, abs string, d fs.DirEntry, info fs.FileInfo, fn fs.WalkDirFunc) error {
+// walk visits the folder path (abs: its absolute path, the key of its listing; mtime: its
+// time).
+func (w *Walker) walk(path, abs string, d fs.DirEntry, mtime int64, fn fs.WalkDirFunc) error {
 	if err := fn(path, d, nil); err != nil {
 		if err == filepath.SkipDir {
 			return nil
 		}
 		return err
 	}
-	names, err := w.list(abs, info)
+	names, err := w.list(abs, mtime)
 	if err != nil {
 		return fn(path, d, err)
 	}
+	dirs := lstatDirs(path, names)
 	for _, name := range names {
-		base := strings.TrimSuffix(name, "/")
-		child := filepath.Join(path, base)
-		if !strings.HasSuffix(name, "/") {
+		base, isDir := strings.CutSuffix(name, "/")
+		if !isDir {
+			child := filepath.Join(path, base)
 			if err := fn(child, fileEntry(child), nil); err != nil {
 				return err
 			}
 			continue
 		}
-		ci, err := os.Lstat(child)
-		if err != nil {
-			if os.IsNotExist(err) {
-				continue // removed since the listing was taken or read
-			}
-			if err := fn(child, dirEntry(child), err); err != nil {
+		c := dirs[0]
+		dirs = dirs[1:]
+		switch {
+		case os.IsNotExist(c.err):
+			continue // removed since the listing was taken or read
+		case c.err != nil:
+			if err := fn(c.path, dirEntry(c.path), c.err); err != nil {
 				return err
 			}
 			continue
-		}
-		if !ci.IsDir() {
+		case !c.isDir:
 			continue // replaced by a file: its parent's time changed, so this is a read listing
 		}
-		if err := w.walk(child, filepath.Join(abs, base), fs.FileInfoToDirEntry(ci), ci, fn); err != nil {
+		if err := w.walk(c.path, filepath.Join(abs, base), dirEntry(c.path), c.mtime, fn); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// childDir is a folder named in a listing, as lstat found it.
+type childDir struct {
+	path  string
+	isDir bool
+	mtime int64
+	err   error
+}
+
+// lstatDirs states the folders among the names of the folder path (those ending in "/"), in
+// their order, on two goroutines when there are several: an archive's folder of hundreds of
+// project folders would otherwise wait on one system call after another.
+func lstatDirs(path string, names []string) []childDir {
+	var dirs []childDir
+	for _, name := range names {
+		if base, isDir := strings.CutSuffix(name, "/"); isDir {
+			dirs = append(dirs, childDir{path: filepath.Join(path, base)})
+		}
+	}
+	var next atomic.Int64
+	work := func() {
+		var s statter
+		for i := int(next.Add(1) - 1); i < len(dirs); i = int(next.Add(1) - 1) {
+			c := &dirs[i]
+			c.isDir, c.mtime, c.err = s.lstat(c.path)
+		}
+	}
+	if len(dirs) < 2 {
+		work()
+		return dirs
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		work()
+	}()
+	work()
+	wg.Wait()
+	return dirs
+}
+
 // list gives a folder's names (abs: its absolute path): the index's listing when the
 // folder's time is the listing's, else those read from the disk.
-func (w *Walker) list(abs string, info fs.FileInfo) ([]string, error) {
-	mtime := info.ModTime().UnixNano()
+func (w *Walker) list(abs string, mtime int64) ([]string, error) {
 	if l := w.known(abs); l != nil && l.MTime == mtime {
 		w.keep(abs, l)
 		return l.Names, nil
@@ -121,7 +165,7 @@ func (w *Walker) list(abs string, info fs.FileInfo) ([]string, error) {
 			names = append(names, e.Name())
 		}
 	}
-	if info.ModTime().Before(w.start.Add(-racyWindow)) {
+	if time.Unix(0, mtime).Before(w.start.Add(-racyWindow)) {
 		w.keep(abs, &Listing{MTime: mtime, Names: names})
 	}
 	return names, nil

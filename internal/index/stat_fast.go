@@ -20,19 +20,35 @@ type statter struct {
 }
 
 func (s *statter) stat(path string) (fileStat, error) {
+	if err := s.call(path, "stat", 0); err != nil {
+		return fileStat{}, err
+	}
+	return fileStat{size: s.st.Size, mtime: s.st.Mtim.Sec*1e9 + s.st.Mtim.Nsec}, nil
+}
+
+// lstat stats a path without following a link: whether it is a folder, and its time.
+func (s *statter) lstat(path string) (isDir bool, mtime int64, err error) {
+	if err := s.call(path, "lstat", unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return false, 0, err
+	}
+	return s.st.Mode&unix.S_IFMT == unix.S_IFDIR, s.st.Mtim.Sec*1e9 + s.st.Mtim.Nsec, nil
+}
+
+// call is the system call of stat and lstat (op, for the error), into s.st.
+func (s *statter) call(path, op string, flags int) error {
 	if strings.IndexByte(path, 0) >= 0 {
-		return fileStat{}, &fs.PathError{Op: "stat", Path: path, Err: syscall.EINVAL}
+		return &fs.PathError{Op: op, Path: path, Err: syscall.EINVAL}
 	}
 	s.path = append(append(s.path[:0], path...), 0)
 	cwd := unix.AT_FDCWD
 	for {
-		_, _, e := unix.Syscall6(unix.SYS_NEWFSTATAT, uintptr(cwd), uintptr(unsafe.Pointer(&s.path[0])), uintptr(unsafe.Pointer(&s.st)), 0, 0, 0)
+		_, _, e := unix.Syscall6(unix.SYS_NEWFSTATAT, uintptr(cwd), uintptr(unsafe.Pointer(&s.path[0])), uintptr(unsafe.Pointer(&s.st)), uintptr(flags), 0, 0)
 		if e == syscall.EINTR {
 			continue
 		}
 		if e != 0 {
-			return fileStat{}, &fs.PathError{Op: "stat", Path: path, Err: e}
+			return &fs.PathError{Op: op, Path: path, Err: e}
 		}
-		return fileStat{size: s.st.Size, mtime: s.st.Mtim.Sec*1e9 + s.st.Mtim.Nsec}, nil
+		return nil
 	}
 }

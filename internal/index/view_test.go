@@ -96,6 +96,21 @@ func TestStatter(t *testing.T) {
 			t.Errorf("%s: %+v %v, want size %d time %d", q, st, err, info.Size(), info.ModTime().UnixNano())
 		}
 	}
+	os.Symlink(dir, filepath.Join(dir, "dirlink"))
+	dinfo, _ := os.Lstat(dir)
+	for _, c := range []struct {
+		path  string
+		isDir bool
+		mtime int64
+	}{{dir, true, dinfo.ModTime().UnixNano()}, {link, false, 0}, {p, false, info.ModTime().UnixNano()}, {filepath.Join(dir, "dirlink"), false, 0}} {
+		isDir, mtime, err := s.lstat(c.path)
+		if err != nil || isDir != c.isDir || c.mtime != 0 && mtime != c.mtime {
+			t.Errorf("lstat %s: folder %v time %d %v, want folder %v time %d", c.path, isDir, mtime, err, c.isDir, c.mtime)
+		}
+	}
+	if _, _, err := s.lstat(filepath.Join(dir, "gone")); !os.IsNotExist(err) {
+		t.Errorf("lstat of a missing path: %v", err)
+	}
 	for _, q := range []string{filepath.Join(dir, "gone.jsonl"), p + "\x00x"} {
 		_, err := s.stat(q)
 		var pe *fs.PathError
