@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -178,11 +179,19 @@ func viewAgrees(t *testing.T, enc []byte, m *Manifest) {
 	for p := range m.Files {
 		paths = append(paths, p, p+"-not-indexed")
 	}
+	sorted := append([]string(nil), paths...)
+	slices.Sort(sorted)
+	place := map[string]int{} // a file's place among the manifest's, sorted by path
+	for _, p := range sorted {
+		if _, ok := place[p]; !ok && m.Files[p] != nil {
+			place[p] = len(place)
+		}
+	}
 	for i, st := range v.states(paths) {
 		e := m.Files[paths[i]]
 		want := indexedState{}
 		if e != nil {
-			want = indexedState{id: e.ID, found: true, compressed: e.Compressed, scan: e.Scan, size: e.Size, mtime: e.MTime, done: e.Done, format: e.Format}
+			want = indexedState{id: e.ID, entry: place[paths[i]], found: true, compressed: e.Compressed, scan: e.Scan, size: e.Size, mtime: e.MTime, done: e.Done, format: e.Format}
 		}
 		if st != want {
 			t.Fatalf("%q: view's state %+v, decoded %+v", paths[i], st, want)

@@ -31,6 +31,7 @@ type Walker struct {
 	Seen  map[string]*Listing // the listings of the folders walked, to keep in the index
 	start time.Time
 	view  *manifestView // the index's listings, found in its manifest's bytes
+	pre   *prestat      // states the indexed files below each folder walked, meanwhile
 	// discard: Seen is not kept (a walk for a query, which writes no index).
 	discard bool
 }
@@ -57,6 +58,9 @@ func (w *Walker) WalkDir(root string, fn fs.WalkDirFunc) error {
 	}
 	if w.Seen == nil && !w.discard {
 		w.Seen = map[string]*Listing{}
+	}
+	if w.pre != nil {
+		w.pre.start(abs)
 	}
 	return w.walk(root, abs, fs.FileInfoToDirEntry(info), info.ModTime().UnixNano(), fn)
 }

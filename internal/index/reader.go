@@ -26,6 +26,7 @@ type Reader struct {
 	// unmap releases the manifest's mapping, if Load mapped it: the view's strings point
 	// into it, so nothing of the view outlives Close.
 	unmap func()
+	pre   *prestat // the stats its walker started (Walker)
 	segs  []*segment
 	ids   map[uint32]string // with m: the current id of each file (documents of other ids are dead)
 
@@ -151,7 +152,10 @@ func (r *Reader) entry(id uint32) (string, *FileEntry, bool) {
 func (r *Reader) Walker() *Walker {
 	w := &Walker{start: time.Now(), discard: true}
 	if r.Load() == nil {
-		w.view = r.view
+		if r.pre == nil {
+			r.pre = newPrestat(r.view)
+		}
+		w.view, w.pre = r.view, r.pre
 	}
 	return w
 }
@@ -160,6 +164,9 @@ func (r *Reader) Walker() *Walker {
 func (r *Reader) Close() {
 	if r.file != nil {
 		r.file.Close()
+	}
+	if r.pre != nil {
+		r.pre.wait() // (its goroutines read paths in the mapping)
 	}
 	if r.unmap != nil {
 		r.view = nil
@@ -201,7 +208,7 @@ func (r *Reader) Candidates(files []string, p *grep.Pattern) (read, stale, state
 	}()
 	abss := absPaths(files)
 	entries := r.view.states(abss)
-	stats, errs := statAll(abss)
+	stats, errs := statNow(abss, entries, r.pre)
 	<-asked
 	for i, path := range files {
 		e := &entries[i]

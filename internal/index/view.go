@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"unsafe"
 )
 
@@ -16,6 +17,7 @@ type manifestView struct {
 	s      string // the manifest's bytes up to its ids
 	layout manifestLayout
 	dirs   []int32 // the offset of each folder's record, in path order
+	files  []int32 // the offset of each file's entry (its path first), in path order
 }
 
 // newManifestView checks a whole manifest (checksum, layout, schema) and finds its folders.
@@ -29,8 +31,17 @@ func newManifestView(dir string, data []byte) (*manifestView, error) {
 	if err := checkSchema(dir, int(d.uint())); err != nil {
 		return nil, err
 	}
-	d.at = l.dirsAt
-	n := d.count(3)
+	d.at = l.filesAt
+	n := d.count(12)
+	v.files = make([]int32, 0, n)
+	var e FileEntry
+	for range n {
+		v.files = append(v.files, int32(d.at))
+		d.str()
+		d.entry(&e)
+	}
+	d.expect(l.dirsAt, "the folders")
+	n = d.count(3)
 	v.dirs = make([]int32, 0, n)
 	for range n {
 		v.dirs = append(v.dirs, int32(d.at))
@@ -75,6 +86,7 @@ func (v *manifestView) listing(abs string) *Listing {
 // and what it holds of it.
 type indexedState struct {
 	id                uint32
+	entry             int  // its place among the manifest's files
 	found             bool // the manifest has an entry for the file
 	compressed, scan  bool
 	size, mtime, done int64
@@ -90,23 +102,45 @@ func (v *manifestView) states(files []string) []indexedState {
 	}
 	sort.Slice(order, func(a, b int) bool { return files[order[a]] < files[order[b]] })
 	out := make([]indexedState, len(files))
-	d := &decoder{s: v.s, at: v.layout.filesAt}
-	n := d.count(12)
 	k := 0
-	var e FileEntry
-	for ; n > 0 && k < len(order) && d.err == nil; n-- {
-		path := d.str()
-		d.entry(&e)
+	for n := range v.files {
+		if k == len(order) {
+			break
+		}
+		path, e := v.fileAt(n)
 		for k < len(order) && files[order[k]] < path {
 			k++
 		}
 		for k < len(order) && files[order[k]] == path {
-			out[order[k]] = indexedState{id: e.ID, found: d.err == nil, compressed: e.Compressed, scan: e.Scan,
+			out[order[k]] = indexedState{id: e.ID, entry: n, found: true, compressed: e.Compressed, scan: e.Scan,
 				size: e.Size, mtime: e.MTime, done: e.Done, format: e.Format}
 			k++
 		}
 	}
 	return out
+}
+
+// fileAt decodes the n-th file's path and entry (checked whole by newManifestView).
+func (v *manifestView) fileAt(n int) (string, FileEntry) {
+	d := decoder{s: v.s, at: int(v.files[n])}
+	var e FileEntry
+	path := d.str()
+	d.entry(&e)
+	return path, e
+}
+
+// pathAt decodes the n-th file's path.
+func (v *manifestView) pathAt(n int) string {
+	d := decoder{s: v.s, at: int(v.files[n])}
+	return d.str()
+}
+
+// filesUnder gives the files below the folder abs: those from lo to hi (exclusive).
+func (v *manifestView) filesUnder(abs string) (lo, hi int) {
+	prefix := strings.TrimSuffix(abs, string(filepath.Separator)) + string(filepath.Separator)
+	lo = sort.Search(len(v.files), func(n int) bool { return v.pathAt(n) >= prefix })
+	hi = lo + sort.Search(len(v.files)-lo, func(n int) bool { return !strings.HasPrefix(v.pathAt(lo+n), prefix) })
+	return lo, hi
 }
 
 // absPaths makes paths absolute as filepath.Abs does, asking for the working folder once

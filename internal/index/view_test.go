@@ -5,9 +5,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxc/ctxc/internal/grep"
 )
 
 // TestManifestViewStates: grep's one pass over the manifest's entries finds each file given,
@@ -26,12 +29,12 @@ func TestManifestViewStates(t *testing.T) {
 		found bool
 		want  indexedState
 	}{
-		{"/a/y.jsonl.zst", true, indexedState{id: 2, found: true, compressed: true, size: 20, mtime: 200, done: 40, format: "pi"}},
+		{"/a/y.jsonl.zst", true, indexedState{id: 2, entry: 2, found: true, compressed: true, size: 20, mtime: 200, done: 40, format: "pi"}},
 		{"", false, indexedState{}},
-		{"/a/x.jsonl", true, indexedState{id: 1, found: true, size: 10, mtime: 100, done: 10, format: "claude"}},
+		{"/a/x.jsonl", true, indexedState{id: 1, entry: 1, found: true, size: 10, mtime: 100, done: 10, format: "claude"}},
 		{"/a/w.jsonl", false, indexedState{}},
 		{"/a.jsonl", true, indexedState{id: 3, found: true, scan: true, size: 30, mtime: 300, done: 25, format: "codex"}},
-		{"/a/x.jsonl", true, indexedState{id: 1, found: true, size: 10, mtime: 100, done: 10, format: "claude"}},
+		{"/a/x.jsonl", true, indexedState{id: 1, entry: 1, found: true, size: 10, mtime: 100, done: 10, format: "claude"}},
 		{"/z.jsonl", false, indexedState{}},
 	}
 	var files []string
@@ -117,5 +120,70 @@ func TestStatter(t *testing.T) {
 		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "gone.jsonl") && !strings.Contains(err.Error(), "s.jsonl") {
 			t.Errorf("%q: %v, want an error naming the path", q, err)
 		}
+	}
+}
+
+// TestWalkerStatsAgreeWithCandidates: the stats grep's walker takes while it walks (of the
+// indexed files below each folder given, folders given twice included) give the same answer
+// as stats taken by Candidates alone: a grown file and a new one are read, a removed one is
+// not found, the others are answered by the index.
+func TestWalkerStatsAgreeWithCandidates(t *testing.T) {
+	src := t.TempDir()
+	line := func(w string) string { return `{"role":"user","content":"` + w + ` reconnect"}` + "\n" }
+	paths := map[string]string{"a/1.jsonl": "alpha", "a/c/2.jsonl": "beta", "b/3.jsonl": "gamma", "b/4.jsonl": "quokka", "5.jsonl": "delta"}
+	var files []string
+	for rel, w := range paths {
+		p := filepath.Join(src, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(line(w)), 0o644)
+		files = append(files, p)
+	}
+	dir := filepath.Join(t.TempDir(), "index")
+	if _, err := Update(dir, files, []string{src}, UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	appendRaw(t, filepath.Join(src, "a/c/2.jsonl"), line("quokka"))
+	os.WriteFile(filepath.Join(src, "b/new.jsonl"), []byte(line("quokka")), 0o644)
+	os.Remove(filepath.Join(src, "5.jsonl"))
+	p, _ := grep.Compile("quokka", true, false)
+
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	w := r.Walker()
+	var walked []string
+	for _, root := range []string{filepath.Join(src, "a"), src} {
+		w.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				walked = append(walked, path)
+			}
+			return nil
+		})
+	}
+	read, stale, states := r.Candidates(walked, p)
+	took := 0
+	for _, s := range r.pre.stated {
+		if s {
+			took++
+		}
+	}
+	if took != len(paths) { // (the removed one too: the index still has it)
+		t.Errorf("the walk stated %d indexed files, want %d", took, len(paths))
+	}
+
+	alone, _ := Open(dir)
+	defer alone.Close()
+	if err := alone.Load(); err != nil {
+		t.Fatal(err)
+	}
+	read2, stale2, states2 := alone.Candidates(walked, p)
+	if !reflect.DeepEqual(read, read2) || !reflect.DeepEqual(stale, stale2) || !reflect.DeepEqual(states, states2) {
+		t.Errorf("with the walk's stats: read %q stale %q %q\nalone: read %q stale %q %q", read, stale, states, read2, stale2, states2)
+	}
+	want := []string{filepath.Join(src, "a/c/2.jsonl"), filepath.Join(src, "a/c/2.jsonl"), filepath.Join(src, "b/new.jsonl")}
+	if !reflect.DeepEqual(stale, want) {
+		t.Errorf("read as changed or new: %q, want %q", stale, want)
 	}
 }
