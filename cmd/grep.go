@@ -113,14 +113,15 @@ func runGrep(opts *GrepOptions) error {
 	}
 	pr := newGrepPrinter(opts, p)
 	defer pr.out.Flush()
+	var parts map[string]grep.Ranges
 	if ix != nil {
-		files = grepIndex(opts, ix, files, p)
+		files, parts = grepIndex(opts, ix, files, p)
 	}
 	search := func(path string, emit func(grep.Hit) error) error {
 		if path == "-" {
 			return grepStdin(opts, p, gopts, emit)
 		}
-		return grep.File(path, p, gopts, emit)
+		return grep.FileRanges(path, p, gopts, parts[path], emit)
 	}
 	grep.Files(files, opts.Jobs, search, pr.emit, pr.fail)
 	return pr.finish(len(files))
@@ -243,10 +244,17 @@ func (pr *grepPrinter) finish(n int) error {
 
 // grepIndex narrows files to those the index says can hold a match: the files whose indexed
 // bytes hold the pattern's literal, and those it cannot answer for (changed since they were
-// indexed, or not indexed), said on stderr. The files left are then read as a scan reads them,
-// so the hits are a scan's.
-func grepIndex(opts *GrepOptions, ix *index.Reader, files []string, p *grep.Pattern) []string {
-	read, stale, states := ix.Candidates(files, p)
+// indexed, or not indexed), said on stderr. parts says, of a file whose lines can match only
+// in some blocks, which ranges of it to read (the others are read whole). The lines read are
+// read as a scan reads them, so the hits are a scan's.
+func grepIndex(opts *GrepOptions, ix *index.Reader, files []string, p *grep.Pattern) ([]string, map[string]grep.Ranges) {
+	read, ranges, stale, states := ix.Candidates(files, p)
+	parts := map[string]grep.Ranges{}
+	for i, path := range read {
+		if len(ranges[i].Parts) > 0 {
+			parts[path] = ranges[i]
+		}
+	}
 	if !opts.Global.Quiet {
 		for i, f := range stale {
 			if f == "-" {
@@ -255,7 +263,7 @@ func grepIndex(opts *GrepOptions, ix *index.Reader, files []string, p *grep.Patt
 			fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: %s: read instead (ctxc index updates it)\n", f, states[i])
 		}
 	}
-	return read
+	return read, parts
 }
 
 // openGrepIndex opens grep's index; nil, said on stderr, when it cannot be used (grep then

@@ -24,28 +24,13 @@ type segResult struct {
 	newlines int
 }
 
-// mapped searches a file mapped by mapFile: segments of about segSize bytes (cut at line ends)
-// are searched by one worker per core, at most two per worker in flight, and their hits
-// reported in file order. data must be such a mapping: a searched segment's pages are dropped
-// from it (dropPages), so that peak RSS stays that of the segments in flight.
-func (g *grepper) mapped(data []byte) error {
-	seg := segSize
-	if g.seg > 0 {
-		seg = g.seg
-	}
-	var bounds [][2]int
-	for at := 0; at < len(data); {
-		end := at + seg
-		if end >= len(data) {
-			end = len(data)
-		} else if nl := bytes.IndexByte(data[end:], '\n'); nl >= 0 {
-			end += nl + 1
-		} else {
-			end = len(data)
-		}
-		bounds = append(bounds, [2]int{at, end})
-		at = end
-	}
+// mapped searches parts of a file mapped by mapFile (the whole file: fileRange): segments of
+// about segSize bytes (cut at line ends) are searched by one worker per core, at most two per
+// worker in flight, and their hits reported in file order. data must be such a mapping: a
+// searched segment's pages are dropped from it (dropPages), so that peak RSS stays that of the
+// segments in flight.
+func (g *grepper) mapped(data []byte, parts []Range) error {
+	bounds := g.segmentBounds(data, parts)
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(bounds)))
 	results := make([]chan segResult, len(bounds))
 	for i := range results {
@@ -58,8 +43,8 @@ func (g *grepper) mapped(data []byte) error {
 		go func() {
 			for i := range jobs {
 				b := bounds[i]
-				results[i] <- g.segment(data[b[0]:b[1]], b[0] == 0, b[1] == len(data))
-				dropPages(data, b[0], b[1])
+				results[i] <- g.segment(data[b.from:b.to], b.from == 0, b.to == len(data))
+				dropPages(data, b.from, b.to)
 			}
 		}()
 	}
@@ -74,14 +59,47 @@ func (g *grepper) mapped(data []byte) error {
 		}
 	}()
 	base := 0
-	for i := range bounds {
+	for i, b := range bounds {
 		r := <-results[i]
+		if b.line > 0 {
+			base = b.line - 1
+		}
 		if err := g.replay(r, base); err != nil {
 			return err
 		}
 		base += r.newlines
 	}
 	return nil
+}
+
+// bound is a segment of a mapped file: its bytes [from, to), and when it starts a part, the
+// number of the part's first line (0: it follows the segment before it).
+type bound struct{ from, to, line int }
+
+// segmentBounds cuts the parts of data into segments of about segSize bytes, at line ends.
+func (g *grepper) segmentBounds(data []byte, parts []Range) []bound {
+	seg := segSize
+	if g.seg > 0 {
+		seg = g.seg
+	}
+	var bounds []bound
+	for _, p := range parts {
+		stop := int(min(p.To, int64(len(data))))
+		line := p.Line
+		for at := int(p.From); at < stop; line = 0 {
+			end := at + seg
+			if end >= stop {
+				end = stop
+			} else if nl := bytes.IndexByte(data[end:stop], '\n'); nl >= 0 {
+				end += nl + 1
+			} else {
+				end = stop
+			}
+			bounds = append(bounds, bound{at, end, line})
+			at = end
+		}
+	}
+	return bounds
 }
 
 // replay reports a segment's hits in order, base being the newlines before the segment, and

@@ -151,6 +151,29 @@ func preview(m *transcript.Message) Snippet {
 // searched in its decompressed text, streamed through the chunked reader; its hits' line numbers
 // are those of that text.
 func File(path string, p *Pattern, opts Options, emit func(Hit) error) error {
+	return FileRanges(path, p, opts, Ranges{}, emit)
+}
+
+// Range is a part of a file that a search can read instead of all of it: the bytes
+// [From, To) of whole lines, the first of which is line number Line (1-based).
+type Range struct {
+	From, To int64
+	Line     int
+}
+
+// Ranges are the parts of a file of Size bytes that hold every line that can match (an
+// index's blocks), in file order; no parts: the whole file.
+type Ranges struct {
+	Size  int64
+	Parts []Range
+}
+
+// FileRanges is File reading only rs's parts of the file, when that finds what reading it whole
+// does: on the prefilter's path, in an agent's own format (in a generic one, a ctxc marker
+// read or not changes which later lines are copies), while the file has rs.Size bytes. Else,
+// and for the searches that decode every line, it reads the whole file as File does. The hits
+// and their line numbers are those of File.
+func FileRanges(path string, p *Pattern, opts Options, rs Ranges, emit func(Hit) error) error {
 	f, err := transcript.OpenFile(path)
 	if err != nil {
 		return err
@@ -178,15 +201,36 @@ func File(path string, p *Pattern, opts Options, emit func(Hit) error) error {
 	}
 	plain := f.Plain()
 	if plain == nil {
-		return g.fast(f, -1)
+		return g.fast(f, Range{Line: 1}, true)
+	}
+	parts := []Range{{From: 0, To: size, Line: 1}}
+	if len(rs.Parts) > 0 && rs.Size == size && format.Native() && rs.within(size) {
+		parts = rs.Parts
 	}
 	if size >= mapFrom {
 		if data, release := openMapped(plain, size); data != nil {
 			defer release()
-			return g.mapped(data)
+			return g.mapped(data, parts)
 		}
 	}
-	return g.fast(wholeText(f), size)
+	for _, r := range parts {
+		if err := g.fast(io.NewSectionReader(plain, r.From, r.To-r.From), r, r.To == size); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// within reports whether the parts are ranges of a file of size bytes, in file order, apart.
+func (rs Ranges) within(size int64) bool {
+	at := int64(0)
+	for _, r := range rs.Parts {
+		if r.From < at || r.To <= r.From || r.To > size || r.Line < 1 {
+			return false
+		}
+		at = r.To
+	}
+	return true
 }
 
 // wholeText reads the session's text: a plain file up to its size when it was opened (what an
@@ -284,10 +328,10 @@ func (g *grepper) want(m *transcript.Message) bool {
 	return g.opts.Roles == nil || g.opts.Roles[roleOf(m)]
 }
 
-// fast reads the file in large chunks and decodes only the lines the prefilter picks: lines
-// holding the pattern's literal, or "compact" in a message list (a ctxc marker, whose tail
-// copies are not searched again).
-func (g *grepper) fast(f io.Reader, size int64) error {
+// fast reads part r of the file (f: its bytes; toEnd: up to the file's end) in large chunks
+// and decodes only the lines the prefilter picks: lines holding the pattern's literal, or
+// "compact" in a message list (a ctxc marker, whose tail copies are not searched again).
+func (g *grepper) fast(f io.Reader, r Range, toEnd bool) error {
 	chunk := fastChunk
 	if g.chunk > 0 {
 		chunk = g.chunk
@@ -298,9 +342,9 @@ func (g *grepper) fast(f io.Reader, size int64) error {
 		*bp = make([]byte, chunk)
 	}
 	buf := (*bp)[:chunk]
-	have := 0    // bytes in buf
-	lineNum := 0 // newlines before buf[0]
-	base := int64(0)
+	have := 0                // bytes in buf
+	lineNum := r.Line - 1    // newlines before buf[0]
+	fileStart := r.From == 0 // buf[0] is the file's first byte
 	eof := false
 	for {
 		if !eof && have < len(buf) {
@@ -325,21 +369,21 @@ func (g *grepper) fast(f io.Reader, size int64) error {
 		if eof && end < have {
 			// An unterminated last line: the agents read it as a record when it is complete
 			// JSON, and so does ctxc for their formats (transcript.Scan).
-			if g.format.Native() {
+			if g.format.Native() && toEnd {
 				end = have
 			}
 			last = true
 		}
 		// The same search as a mapped file's segments (segment), on this chunk.
-		r := g.segment(buf[:end], base == 0, eof)
-		if err := g.replay(r, lineNum); err != nil {
+		res := g.segment(buf[:end], fileStart, eof && toEnd)
+		if err := g.replay(res, lineNum); err != nil {
 			return err
 		}
-		lineNum += r.newlines
+		lineNum += res.newlines
 		if last || (eof && end == have) {
 			return nil
 		}
-		base += int64(end)
+		fileStart = false
 		have = copy(buf, buf[end:have])
 	}
 }

@@ -3,6 +3,7 @@ package grep
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -251,7 +252,7 @@ func TestChunkedReaderAgrees(t *testing.T) {
 			chunked = append(chunked, fmt.Sprintf("%d %s", h.Line, h.Snippet.Text))
 			return nil
 		}}
-		if err := g.fast(fh, info.Size()); err != nil {
+		if err := g.fast(io.NewSectionReader(fh, 0, info.Size()), Range{Line: 1}, true); err != nil {
 			t.Fatal(err)
 		}
 		fh.Close()
@@ -346,7 +347,7 @@ func TestSegmentsAgree(t *testing.T) {
 					out = append(out, fmt.Sprintf("%d %s", h.Line, h.Role))
 					return nil
 				}}
-				if err := g.mapped(data); err != nil {
+				if err := g.mapped(data, []Range{{To: int64(len(data)), Line: 1}}); err != nil {
 					t.Fatal(err)
 				}
 				return out

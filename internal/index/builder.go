@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
 // triChunk is the length of the chunks the trigram pairs are gathered in (growing one slice
@@ -25,7 +27,9 @@ type builder struct {
 	docs    []doc
 	tris    [][]uint64 // trigram<<32 | block, in the order blocks were added, in chunks
 	blocks  []uint32   // by block: its file
+	places  []blockPlace
 	inBlock int        // bytes added to the block being filled
+	filling blockPlace // where the block being filled is (from its first line to its last)
 	files   []uint32
 	masks   []escapeMask
 	text    int64 // bytes of raw text taken in
@@ -105,11 +109,17 @@ func (b *builder) termID(term []byte) int32 {
 // within a line). Smaller blocks pick fewer files for a query and make the index larger.
 const blockSize = 64 << 10
 
-// addRaw takes in a line of the file being indexed (whose id is file).
-func (b *builder) addRaw(line []byte, file uint32) {
+// addRaw takes in a line of the file being indexed (whose id is file): l.Bytes for the
+// trigrams, l.Num, l.Offset and l.Size for the place of its block. Lines come in file order.
+func (b *builder) addRaw(l jsonl.Line, file uint32) {
+	line := l.Bytes
 	b.set.add(line)
 	b.set.add(newline)
 	b.text += int64(len(line)) + 1
+	if b.inBlock == 0 {
+		b.filling = blockPlace{from: l.Offset, line: uint32(l.Num)}
+	}
+	b.filling.to = l.Offset + int64(l.Size)
 	b.inBlock += len(line) + 1
 	if b.inBlock >= blockSize {
 		b.endBlock(file)
@@ -129,6 +139,7 @@ func (b *builder) endBlock(file uint32) {
 		*last = append(*last, uint64(t)<<32|block)
 	}
 	b.blocks = append(b.blocks, file)
+	b.places = append(b.places, b.filling)
 	b.inBlock = 0
 	b.set.resetGrams()
 }
@@ -197,6 +208,12 @@ func (b *builder) writeTo(w *countWriter) error {
 	ft.blocks, ft.nBlocks = w.n, uint64(len(b.blocks))
 	for _, id := range b.blocks {
 		w.u32(id)
+	}
+	ft.places = w.n
+	for _, p := range b.places {
+		w.u64(uint64(p.from))
+		w.u64(uint64(p.to))
+		w.u32(p.line)
 	}
 	ft.sample = w.n
 	b.writeSample(w, order)

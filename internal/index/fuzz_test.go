@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
 // FuzzSegment: a segment built from any texts opens, and every term of the texts is found with
@@ -14,13 +16,15 @@ import (
 // answers lookups without a panic.
 func FuzzSegment(f *testing.F) {
 	f.Add("fix the reconnect bug", "tests pass \u00e9t\u00e9", []byte(segMagic))
-	f.Add("", "a", []byte("CTXCSEG2\x00\x00"))
+	f.Add("", "a", []byte(segMagic+"\x00\x00"))
 	f.Fuzz(func(t *testing.T, a, b string, raw []byte) {
 		dir := t.TempDir()
 		bl := newBuilder()
+		var at int64
 		for i, text := range []string{a, b} {
 			bl.addDoc(doc{file: 1, line: uint32(i + 1)}, []string{text})
-			bl.addRaw([]byte(text), 1)
+			bl.addRaw(jsonl.Line{Bytes: []byte(text), Num: i + 1, Offset: at, Size: len(text) + 1}, 1)
+			at += int64(len(text)) + 1
 		}
 		bl.endFile(1)
 		p := filepath.Join(dir, "seg.idx")

@@ -114,7 +114,7 @@ func agreeOn(t *testing.T, dir string, files []string, stage string, patterns []
 		if err != nil {
 			t.Fatal(err)
 		}
-		read, _, _ := r.Candidates(files, p)
+		read, _, _, _ := r.Candidates(files, p)
 		skipped += len(files) - len(read)
 		for _, opts := range []grep.Options{{Indexed: true}, {}, {Roles: map[string]bool{"assistant": true}}, {Around: 1}} {
 			want := scanAll(t, files, p, opts)
@@ -157,7 +157,7 @@ func TestCandidatesAgreeWithScan(t *testing.T) {
 	files = append(files, extra)
 	r, _ := Open(dir)
 	quokka, _ := grep.Compile("quokka", true, false)
-	_, stale, _ := r.Candidates(files, quokka)
+	_, _, stale, _ := r.Candidates(files, quokka)
 	r.Close()
 	if !reflect.DeepEqual(stale, []string{files[1], files[3], extra}) {
 		t.Errorf("files read as changed or new: %v", stale)

@@ -47,7 +47,7 @@ func (fr *fileReader) read(path string, from, size int64) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
-		fr.line(l.Bytes, l.Num, l.Offset)
+		fr.line(l)
 		done, lines = l.Offset+int64(l.Size), l.Num
 	}
 	fr.e.Lines, fr.e.Done = lines, done
@@ -81,8 +81,9 @@ func (fr *fileReader) detect(path string, from int64) error {
 }
 
 // line takes in one line: its bytes, its session details, its messages.
-func (fr *fileReader) line(line []byte, num int, offset int64) {
-	fr.b.addRaw(line, fr.e.ID)
+func (fr *fileReader) line(l jsonl.Line) {
+	line, num, offset := l.Bytes, l.Num, l.Offset
+	fr.b.addRaw(l, fr.e.ID)
 	if !jsonl.Valid(line) {
 		fr.e.Scan = true
 		return

@@ -37,8 +37,8 @@ type Reader struct {
 	sample  []byte
 	posts   []byte
 	// and that grep's candidates reuse.
-	table, buf []byte
-	cur, next  []uint32
+	table, buf, placeBuf []byte
+	cur, next            []uint32
 }
 
 // Open opens the index in dir. Its manifest is read whole only when this process read it
@@ -185,20 +185,22 @@ const (
 	StateMissing = "not indexed"
 )
 
-// Candidates says which of files grep must read for pattern p. Every line that matches holds
-// p's prefilter literal in its raw bytes (ignoring ASCII case as p does), unless it spells one
-// of the literal's characters as an escape, or the match meets a text the format's reader adds
-// (p.MayMatchOutside). So a fresh indexed file is read only when its indexed bytes hold every
-// trigram of the literal, or escape one of its characters, or its format may match outside
-// them; a pattern without a literal reads every file. Files that changed or are not indexed
-// are read too, and listed in stale with their state. read keeps the order of files.
-func (r *Reader) Candidates(files []string, p *grep.Pattern) (read, stale, states []string) {
+// Candidates says which of files grep must read for pattern p, and which parts of them. Every
+// line that matches holds p's prefilter literal in its raw bytes (ignoring ASCII case as p
+// does), unless it spells one of the literal's characters as an escape, or the match meets a
+// text the format's reader adds (p.MayMatchOutside). So a fresh indexed file is read only when
+// its indexed bytes hold every trigram of the literal, or escape one of its characters, or its
+// format may match outside them; a pattern without a literal reads every file. Files that
+// changed or are not indexed are read too, and listed in stale with their state. read keeps
+// the order of files; parts[i] says what to read of read[i] (grep.FileRanges): the blocks of
+// lines that hold every trigram of the literal (blockRanges), or the whole file.
+func (r *Reader) Candidates(files []string, p *grep.Pattern) (read []string, parts []grep.Ranges, stale, states []string) {
 	if r.Load() != nil {
-		return files, nil, nil // (grep checks Load first, and says why it reads every file)
+		return files, make([]grep.Ranges, len(files)), nil, nil // (grep checks Load first, and says why it reads every file)
 	}
 	// The segments are asked while the files are stated: both wait on system calls.
 	lit := p.Literal()
-	var hold map[uint32]bool
+	var hold map[uint32]*held
 	asked := make(chan struct{})
 	go func() {
 		defer close(asked)
@@ -215,15 +217,38 @@ func (r *Reader) Candidates(files []string, p *grep.Pattern) (read, stale, state
 		state := e.stateNow(stats[i], errs[i])
 		switch {
 		case state != "":
-			read = append(read, path)
+			read, parts = append(read, path), append(parts, grep.Ranges{})
 			stale, states = append(stale, path), append(states, state)
-		case hold == nil || e.scan || !e.compressed && e.done < e.size || hold[e.id] ||
-			p.MayMatchOutside(transcript.Format(e.format)):
+		case hold == nil || e.scan || !e.compressed && e.done < e.size || p.MayMatchOutside(transcript.Format(e.format)):
 			// (done < size: a last line still being written, which the index has not got)
-			read = append(read, path)
+			read, parts = append(read, path), append(parts, grep.Ranges{})
+		case hold[e.id] != nil:
+			read, parts = append(read, path), append(parts, blockRanges(e, hold[e.id]))
 		}
 	}
-	return read, stale, states
+	return read, parts, stale, states
+}
+
+// blockRanges is what grep reads of a fresh file that h holds: only the blocks that hold the
+// literal when that gives every hit of reading it whole, else (nil parts) all of it. The whole
+// file is read when it escapes one of the literal's characters (any line may match), when it is
+// compressed (no offsets into its stored bytes), and in a generic format: there a ctxc marker's
+// tail_lines make the lines after it copies, which grep knows only from reading the marker.
+func blockRanges(e *indexedState, h *held) grep.Ranges {
+	if h.escaped || e.compressed || !transcript.Format(e.format).Native() || len(h.blocks) == 0 {
+		return grep.Ranges{}
+	}
+	sort.Slice(h.blocks, func(i, j int) bool { return h.blocks[i].From < h.blocks[j].From })
+	out := h.blocks[:1]
+	for _, b := range h.blocks[1:] {
+		last := &out[len(out)-1]
+		if b.From <= last.To { // the next block of lines: one read
+			last.To = max(last.To, b.To)
+			continue
+		}
+		out = append(out, b)
+	}
+	return grep.Ranges{Size: e.size, Parts: out}
 }
 
 // fileStat is what an update and a query compare with a file's entry.
@@ -279,28 +304,34 @@ func (e *indexedState) stateNow(st fileStat, err error) string {
 	return ""
 }
 
-// holding lists the files (ids) of which one block of lines holds every trigram of lit, or
-// that spell one of lit's characters as an escape.
-func (r *Reader) holding(lit []byte) map[uint32]bool {
+// held is what the index says of a file for a literal: the places of its blocks that hold
+// every trigram of the literal, and whether it spells one of the literal's characters as an
+// escape (then any of its lines may match).
+type held struct {
+	blocks  []grep.Range
+	escaped bool
+}
+
+// holding lists the files (ids) of which one block of lines holds every trigram of lit, with
+// those blocks, and those that spell one of lit's characters as an escape. nil: a segment could
+// not be read (grep reads every file).
+func (r *Reader) holding(lit []byte) map[uint32]*held {
 	tris := litTrigrams(lit)
-	hold := map[uint32]bool{}
+	hold := map[uint32]*held{}
 	var chars escapeMask
 	for _, c := range lit {
 		chars.set(lower(c))
 	}
 	for _, s := range r.segs {
-		for _, block := range r.intersect(s, tris) {
-			if id, ok := s.blockFile(block); ok {
-				hold[id] = true
-			}
-		}
+		r.holdBlocks(s, tris, hold)
 		table, ok := s.escapeTable(r.buf)
 		if ok {
 			r.buf = table
 		}
 		for i := 0; i+fileSize <= len(table); i += fileSize {
 			if id, m := escapeAt(table, i); m[0]&chars[0] != 0 || m[1]&chars[1] != 0 {
-				hold[id] = true
+				hold[id] = heldIn(hold, id)
+				hold[id].escaped = true
 			}
 		}
 		if s.failed() != nil {
@@ -308,6 +339,41 @@ func (r *Reader) holding(lit []byte) map[uint32]bool {
 		}
 	}
 	return hold
+}
+
+// holdBlocks adds to hold the blocks of s that hold all of tris, under their files.
+func (r *Reader) holdBlocks(s *segment, tris []uint32, hold map[uint32]*held) {
+	blocks := r.intersect(s, tris)
+	if len(blocks) == 0 {
+		return
+	}
+	places, ok := s.places(r.placeBuf, blocks[0], blocks[len(blocks)-1])
+	if !ok {
+		return
+	}
+	r.placeBuf = places
+	for _, block := range blocks {
+		id, ok := s.blockFile(block)
+		if !ok {
+			continue
+		}
+		h := heldIn(hold, id)
+		hold[id] = h
+		pl, ok := placeAt(places, int(block-blocks[0]))
+		if !ok {
+			s.fail(errBadSegment) // a place that cannot be a block's: holding answers nothing
+			return
+		}
+		h.blocks = append(h.blocks, grep.Range{From: pl.from, To: pl.to, Line: int(pl.line)})
+	}
+}
+
+// heldIn is hold's record of file id, a new one when it has none.
+func heldIn(hold map[uint32]*held, id uint32) *held {
+	if h := hold[id]; h != nil {
+		return h
+	}
+	return &held{}
 }
 
 // intersect gives the blocks of s that hold all of tris: the lists of the trigrams, shortest

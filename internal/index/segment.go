@@ -11,7 +11,7 @@ import (
 
 // A segment file, all integers little-endian:
 //
-//	magic "CTXCSEG2"
+//	magic "CTXCSEG3"
 //	docs     nDocs × docSize:  file u32, line u32, offset u64, time u32 (unix s), role<<28|length u32
 //	terms    (nTerms+1) × 16:  string offset u32, df u32, postings offset u64 (the last: ends)
 //	strings  the terms' bytes, sorted
@@ -20,23 +20,28 @@ import (
 //	tripost  per trigram: block deltas (uvarint)...
 //	files    nFiles × 20:      file u32, escape mask 2 × u64
 //	blocks   nBlocks × 4:      the file of each block
+//	places   nBlocks × 20:     where each block is in its file: the byte offset of its first line
+//	         u64, the offset just past its last line's newline u64, and the 1-based number of
+//	         its first line u32 (blank lines count; those between blocks are in none)
 //	sample   every sampleStride-th term: (nSample+1) × u32 offsets, then their bytes
 //	lengths  nDocs × u16:      each doc's length, at most 65,535
-//	footer   16 × u64: offsets of docs, terms, strings, postings, tris, tripost, files, blocks,
-//	         sample, lengths, end; then nDocs, nTerms, nTris, nFiles, nBlocks
+//	footer   17 × u64: offsets of docs, terms, strings, postings, tris, tripost, files, blocks,
+//	         places, sample, lengths, end; then nDocs, nTerms, nTris, nFiles, nBlocks
 //
 // A query reads a segment with a few small reads (pread), never the whole file: the sample
 // names the run of sampleStride terms where a term can be, so a lookup reads that run's entries
 // and strings and then the term's postings; the lengths give BM25 every document's length in
-// one read.
-const segMagic = "CTXCSEG2"
+// one read. Grep reads the places of the blocks that hold its literal, and then only those
+// blocks of a session.
+const segMagic = "CTXCSEG3"
 
 const (
 	docSize      = 24
 	termSize     = 16
 	triSize      = 12
 	fileSize     = 20
-	footerWords  = 16
+	placeSize    = 20
+	footerWords  = 17
 	lengthBits   = 28 // a doc's length (terms) in the low bits of its last word; its role above
 	maxLength    = 1<<lengthBits - 1
 	sampleStride = 128       // terms per entry of the sample
@@ -66,13 +71,13 @@ type doc struct {
 }
 
 type segmentFooter struct {
-	docs, terms, strs, posts, tris, triPost, files, blocks, sample, lengths, end uint64
-	nDocs, nTerms, nTris, nFiles, nBlocks                                        uint64
+	docs, terms, strs, posts, tris, triPost, files, blocks, places, sample, lengths, end uint64
+	nDocs, nTerms, nTris, nFiles, nBlocks                                                uint64
 }
 
 func (f *segmentFooter) words() []uint64 {
-	return []uint64{f.docs, f.terms, f.strs, f.posts, f.tris, f.triPost, f.files, f.blocks, f.sample, f.lengths,
-		f.end, f.nDocs, f.nTerms, f.nTris, f.nFiles, f.nBlocks}
+	return []uint64{f.docs, f.terms, f.strs, f.posts, f.tris, f.triPost, f.files, f.blocks, f.places, f.sample,
+		f.lengths, f.end, f.nDocs, f.nTerms, f.nTris, f.nFiles, f.nBlocks}
 }
 
 func (f *segmentFooter) nSample() uint64 { return (f.nTerms + sampleStride - 1) / sampleStride }
@@ -140,14 +145,15 @@ func (s *segment) parseFooter(tail []byte, at uint64) error {
 		w[i] = binary.LittleEndian.Uint64(tail[8*i:])
 	}
 	f := segmentFooter{docs: w[0], terms: w[1], strs: w[2], posts: w[3], tris: w[4], triPost: w[5], files: w[6],
-		blocks: w[7], sample: w[8], lengths: w[9], end: w[10], nDocs: w[11], nTerms: w[12], nTris: w[13],
-		nFiles: w[14], nBlocks: w[15]}
+		blocks: w[7], places: w[8], sample: w[9], lengths: w[10], end: w[11], nDocs: w[12], nTerms: w[13],
+		nTris: w[14], nFiles: w[15], nBlocks: w[16]}
 	const big = 1 << 40 // no count of a sane segment comes near: products below cannot overflow
 	ok := f.nDocs < big && f.nTerms < big && f.nTris < big && f.nFiles < big && f.nBlocks < big &&
 		f.docs == uint64(len(segMagic)) && f.docs+f.nDocs*docSize == f.terms &&
 		f.terms+(f.nTerms+1)*termSize == f.strs && f.strs <= f.posts && f.posts <= f.tris &&
 		f.tris+(f.nTris+1)*triSize == f.triPost && f.triPost <= f.files &&
-		f.files+f.nFiles*fileSize == f.blocks && f.blocks+f.nBlocks*4 == f.sample &&
+		f.files+f.nFiles*fileSize == f.blocks && f.blocks+f.nBlocks*4 == f.places &&
+		f.places+f.nBlocks*placeSize == f.sample &&
 		f.sample+(f.nSample()+1)*4 <= f.lengths && f.lengths+f.nDocs*2 == f.end && f.end == at
 	if !ok {
 		return errBadSegment
@@ -301,7 +307,7 @@ func (s *segment) sampleAt(i int) string {
 // blockFile is the file of block i (ok false when it cannot be read).
 func (s *segment) blockFile(i uint32) (uint32, bool) {
 	if s.blockFiles == nil {
-		b, ok := s.read(nil, s.f.blocks, s.f.sample, 0, s.f.nBlocks*4)
+		b, ok := s.read(nil, s.f.blocks, s.f.places, 0, s.f.nBlocks*4)
 		if !ok {
 			return 0, false
 		}
@@ -311,6 +317,30 @@ func (s *segment) blockFile(i uint32) (uint32, bool) {
 		return 0, false
 	}
 	return binary.LittleEndian.Uint32(s.blockFiles[i*4:]), true
+}
+
+// blockPlace is where a block is in its file: its bytes [from, to), which are whole lines, the
+// first of them line number line (1-based).
+type blockPlace struct {
+	from, to int64
+	line     uint32
+}
+
+// places reads the places of blocks first to last (inclusive) into buf; placeAt decodes them.
+func (s *segment) places(buf []byte, first, last uint32) ([]byte, bool) {
+	if first > last {
+		return buf[:0], true
+	}
+	return s.read(buf, s.f.places, s.f.sample, uint64(first)*placeSize, (uint64(last)+1)*placeSize)
+}
+
+// placeAt decodes the i-th place of b (places' bytes). A place that cannot be a block's (it
+// ends before it starts) is ok false.
+func placeAt(b []byte, i int) (blockPlace, bool) {
+	e := b[i*placeSize:]
+	p := blockPlace{from: int64(binary.LittleEndian.Uint64(e)), to: int64(binary.LittleEndian.Uint64(e[8:])),
+		line: binary.LittleEndian.Uint32(e[16:])}
+	return p, p.from >= 0 && p.to > p.from && p.line > 0
 }
 
 // trigrams reads the trigram table into buf, for trigramList.

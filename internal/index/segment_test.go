@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/ctxc/ctxc/internal/grep"
+	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
 // TestTermLookupAcrossTheSample: a segment of many terms finds each one, with its document
@@ -25,7 +29,7 @@ func TestTermLookupAcrossTheSample(t *testing.T) {
 			text += " common" // so that df differs: common is in a third of the documents
 		}
 		b.addDoc(doc{file: 1, line: uint32(i + 1), length: 1}, []string{text})
-		b.addRaw([]byte(text), 1)
+		b.addRaw(jsonl.Line{Bytes: []byte(text), Num: i + 1, Offset: int64(i) * 100, Size: len(text) + 1}, 1)
 	}
 	b.endFile(1)
 	p := filepath.Join(t.TempDir(), "seg.idx")
@@ -75,7 +79,8 @@ func (f *failingReader) ReadAt(p []byte, off int64) (int, error) {
 func TestUnreadableSegmentReadsEveryFile(t *testing.T) {
 	b := newBuilder()
 	b.addDoc(doc{file: 1, line: 1, length: 2}, []string{"reconnect backoff"})
-	b.addRaw([]byte(`{"text":"reconnect backoff"}`), 1)
+	line := `{"text":"reconnect backoff"}`
+	b.addRaw(jsonl.Line{Bytes: []byte(line), Num: 1, Size: len(line) + 1}, 1)
 	b.endFile(1)
 	var buf countWriter
 	var out bytes.Buffer
@@ -98,7 +103,8 @@ func TestUnreadableSegmentReadsEveryFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &Reader{segs: []*segment{s}}
-	if hold := r.holding([]byte("backoff")); !hold[1] || len(hold) != 1 {
+	if hold := r.holding([]byte("backoff")); hold[1] == nil || len(hold) != 1 ||
+		!reflect.DeepEqual(hold[1].blocks, []grep.Range{{From: 0, To: int64(len(line) + 1), Line: 1}}) {
 		t.Errorf("a readable segment: holding %v, want file 1", hold)
 	}
 	if hold := r.holding([]byte("absent")); hold == nil || len(hold) != 0 {

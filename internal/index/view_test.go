@@ -162,7 +162,7 @@ func TestWalkerStatsAgreeWithCandidates(t *testing.T) {
 			return nil
 		})
 	}
-	read, stale, states := r.Candidates(walked, p)
+	read, _, stale, states := r.Candidates(walked, p)
 	took := 0
 	for _, s := range r.pre.stated {
 		if s {
@@ -178,7 +178,7 @@ func TestWalkerStatsAgreeWithCandidates(t *testing.T) {
 	if err := alone.Load(); err != nil {
 		t.Fatal(err)
 	}
-	read2, stale2, states2 := alone.Candidates(walked, p)
+	read2, _, stale2, states2 := alone.Candidates(walked, p)
 	if !reflect.DeepEqual(read, read2) || !reflect.DeepEqual(stale, stale2) || !reflect.DeepEqual(states, states2) {
 		t.Errorf("with the walk's stats: read %q stale %q %q\nalone: read %q stale %q %q", read, stale, states, read2, stale2, states2)
 	}

@@ -48,10 +48,10 @@ func TestArchivedSessions(t *testing.T) {
 	if len(res) != 1 || res[0].Line != 3 || res[0].Snippet != "now the kubernetes deploy" {
 		t.Fatalf("search: %+v", res)
 	}
-	if read, _, _ := r.Candidates([]string{p}, mustCompile(t, "reconnect")); len(read) != 1 {
+	if read, _, _, _ := r.Candidates([]string{p}, mustCompile(t, "reconnect")); len(read) != 1 {
 		t.Errorf("candidates for a word in it: %v", read)
 	}
-	if read, _, _ := r.Candidates([]string{p}, mustCompile(t, "absentword")); len(read) != 0 {
+	if read, _, _, _ := r.Candidates([]string{p}, mustCompile(t, "absentword")); len(read) != 0 {
 		t.Errorf("candidates for a word not in it: %v", read)
 	}
 }
