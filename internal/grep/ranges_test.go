@@ -1,0 +1,143 @@
+package grep
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/ctxc/ctxc/internal/transcript"
+)
+
+// lineRanges cuts data into ranges of whole lines, each holding the lines of group lines
+// that hold lit (as an index's blocks that hold it would), in file order.
+func lineRanges(data []byte, lit string, group int) []Range {
+	var out []Range
+	at, num := 0, 1
+	for at < len(data) {
+		from, first, hold := at, num, false
+		for k := 0; k < group && at < len(data); k++ {
+			end := bytes.IndexByte(data[at:], '\n')
+			if end < 0 {
+				return out // an unterminated last line: an index has no block of it
+			}
+			hold = hold || bytes.Contains(bytes.ToLower(data[at:at+end]), bytes.ToLower([]byte(lit)))
+			at, num = at+end+1, num+1
+		}
+		if hold {
+			out = append(out, Range{From: int64(from), To: int64(at), Line: first})
+		}
+	}
+	return out
+}
+
+// TestFileRangesAgreesWithFile: searching only the ranges of lines that hold the literal gives
+// File's hits (lines, roles, snippets), read in chunks smaller than a line and mapped in
+// segments smaller than a range; and ranges are ignored where they could lose a hit or a
+// marker (a file of another size, ranges out of order, the full path).
+func TestFileRangesAgreesWithFile(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "fixtures", "*.jsonl"))
+	tests := []struct {
+		pat         string
+		fixed, fold bool
+		opts        Options
+	}{
+		{"the", true, false, Options{}},
+		{"MAIN.GO", true, true, Options{}},
+		{`x x \w`, false, false, Options{Roles: map[string]bool{"tool": true}}},
+		{"thing", true, false, Options{Around: 1}},
+		{"Step", true, false, Options{Indexed: true}},
+	}
+	checked := 0
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		for _, tt := range tests {
+			p, err := Compile(tt.pat, tt.fixed, tt.fold)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := hitsOf(t, f, p, tt.opts, Ranges{})
+			for _, group := range []int{1, 3} {
+				parts := lineRanges(data, string(p.Literal()), group)
+				got := hitsOf(t, f, p, tt.opts, Ranges{Size: int64(len(data)), Parts: parts})
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s %q (lines by %d): ranges %v, whole %v", f, tt.pat, group, got, want)
+				}
+				if len(parts) > 0 && len(want) > 0 {
+					checked++
+				}
+				if mapped := mappedHits(t, f, p, parts); tt.opts.Roles == nil && tt.opts.Around == 0 && !tt.opts.Indexed &&
+					!reflect.DeepEqual(mapped, lineKeys(want)) {
+					t.Errorf("%s %q mapped (lines by %d): %v, whole %v", f, tt.pat, group, mapped, lineKeys(want))
+				}
+			}
+			// Ranges that do not fit the file are not trusted: the whole file is read.
+			for _, bad := range []Ranges{{Size: int64(len(data)) + 1, Parts: []Range{{0, 1, 1}}},
+				{Size: int64(len(data)), Parts: []Range{{10, 20, 2}, {0, 5, 1}}}} {
+				if got := hitsOf(t, f, p, tt.opts, bad); !reflect.DeepEqual(got, want) {
+					t.Errorf("%s %q: ranges %+v read: %v, whole %v", f, tt.pat, bad, got, want)
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no file was searched in ranges")
+	}
+}
+
+func hitsOf(t *testing.T, f string, p *Pattern, opts Options, rs Ranges) []string {
+	t.Helper()
+	var out []string
+	err := FileRanges(f, p, opts, rs, func(h Hit) error {
+		out = append(out, fmt.Sprintf("%d %s %v %q", h.Line, h.Role, h.Match, h.Snippet.Text))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// lineKeys keeps the line and role of hits (hitsOf's).
+func lineKeys(hits []string) []string {
+	var out []string
+	for _, h := range hits {
+		var line int
+		var role string
+		fmt.Sscanf(h, "%d %s", &line, &role)
+		out = append(out, fmt.Sprintf("%d %s", line, role))
+	}
+	return out
+}
+
+// mappedHits searches the parts of the mapped file f in segments of 200 bytes (in an agent's
+// format; the whole file in a generic one, as FileRanges does).
+func mappedHits(t *testing.T, f string, p *Pattern, parts []Range) []string {
+	t.Helper()
+	fh, err := os.Open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	info, _ := fh.Stat()
+	format, _ := transcript.Detect(fh, f, transcript.Options{})
+	if format == transcript.FormatUnknown {
+		format = transcript.FormatOpenAI
+	}
+	if !format.Native() || p.MayMatchOutside(format) || len(parts) == 0 {
+		parts = []Range{{From: 0, To: info.Size(), Line: 1}}
+	}
+	data, release := mapFile(fh, info.Size())
+	defer release()
+	var out []string
+	g := &grepper{path: f, p: p, format: format, seg: 200, emit: func(h Hit) error {
+		out = append(out, fmt.Sprintf("%d %s", h.Line, h.Role))
+		return nil
+	}}
+	if err := g.mapped(data, parts); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
