@@ -1,6 +1,7 @@
 package grep
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand"
 	"os"
@@ -15,7 +16,9 @@ import (
 )
 
 // FuzzGrepPrefilter: on any file and pattern, the prefiltered search (only lines holding the
-// pattern's literal are decoded) finds exactly what decoding every line finds, or both fail.
+// pattern's literal are decoded) finds exactly what decoding every line finds, or both fail;
+// and so does a search of only the ranges of lines that hold the literal (an index's blocks),
+// in a file that spells nothing as an escape.
 func FuzzGrepPrefilter(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "fixtures", "*.jsonl"))
 	for i, p := range files {
@@ -155,6 +158,17 @@ func FuzzGrepPrefilter(f *testing.F) {
 		}
 		if err1 == nil && !reflect.DeepEqual(fast, full) {
 			t.Fatalf("pattern %q fixed %v fold %v: prefiltered %v, full %v", pattern, fixed, fold, fast, full)
+		}
+		if err1 == nil && p.Literal() != nil && !bytes.Contains(data, []byte{'\\'}) {
+			rs := Ranges{Size: int64(len(data)), Parts: lineRanges(data, string(p.Literal()), 2)}
+			var ranged []string
+			err := FileRanges(path, p, Options{}, rs, func(h Hit) error {
+				ranged = append(ranged, fmt.Sprintf("%d %s %s", h.Line, h.Role, h.Snippet.Text))
+				return nil
+			})
+			if err != nil || !reflect.DeepEqual(ranged, fast) {
+				t.Fatalf("pattern %q fixed %v fold %v: ranges %+v: %v (%v), whole %v", pattern, fixed, fold, rs.Parts, ranged, err, fast)
+			}
 		}
 		// The portable loops (no kernels) find the same.
 		was := strscan.UseKernels(false)

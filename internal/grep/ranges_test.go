@@ -23,12 +23,24 @@ func lineRanges(data []byte, lit string, group int) []Range {
 			if end < 0 {
 				return out // an unterminated last line: an index has no block of it
 			}
-			hold = hold || bytes.Contains(bytes.ToLower(data[at:at+end]), bytes.ToLower([]byte(lit)))
+			hold = hold || bytes.Contains(asciiLower(data[at:at+end]), asciiLower([]byte(lit)))
 			at, num = at+end+1, num+1
 		}
 		if hold {
 			out = append(out, Range{From: int64(from), To: int64(at), Line: first})
 		}
+	}
+	return out
+}
+
+// asciiLower lower-cases the ASCII letters of b (as the index's trigrams are), in a copy.
+func asciiLower(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
 	}
 	return out
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
-// FuzzSegment: a segment built from any texts opens, and every term of the texts is found with
-// the right document frequency; any bytes in a segment file are an error or a segment that
+// FuzzSegment: a segment built from any texts opens, every term of the texts is found with the
+// right document frequency, and the block of their lines says where they are; any bytes in a segment file are an error or a segment that
 // answers lookups without a panic.
 func FuzzSegment(f *testing.F) {
 	f.Add("fix the reconnect bug", "tests pass \u00e9t\u00e9", []byte(segMagic))
@@ -50,6 +50,17 @@ func FuzzSegment(f *testing.F) {
 				t.Errorf("term %q: df %d (found %v), want %d", term, got, ok, df)
 			}
 		}
+		if pl, ok := s.places(nil, 0, 0); !ok || len(pl) != placeSize {
+			t.Fatalf("the block's place unreadable (%v)", ok)
+		} else {
+			end := at // a text of blockSize bytes or more ends the first block
+			if len(a)+1 >= blockSize {
+				end = int64(len(a)) + 1
+			}
+			if got, ok := placeAt(pl, 0); !ok || got != (blockPlace{0, end, 1}) {
+				t.Errorf("the first block's place %+v (%v), want [0, %d) from line 1", got, ok, end)
+			}
+		}
 		if len(a) >= 3 && !strings.ContainsAny(a[:3], "\\") {
 			table, _ := s.trigrams(nil)
 			from, to, _ := s.trigramList(table, litTrigrams([]byte(a[:3]))[0])
@@ -72,6 +83,13 @@ func FuzzSegment(f *testing.F) {
 				_, ids := s.trigramBlocks(nil, from, to, nil)
 				for _, b := range ids {
 					s.blockFile(b)
+				}
+				if len(ids) > 0 {
+					if pl, ok := s.places(nil, ids[0], ids[len(ids)-1]); ok {
+						for i := range len(pl) / placeSize {
+							placeAt(pl, i)
+						}
+					}
 				}
 			}
 			s.escapes()
