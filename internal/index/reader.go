@@ -223,19 +223,21 @@ func (r *Reader) Candidates(files []string, p *grep.Pattern) (read []string, par
 			// (done < size: a last line still being written, which the index has not got)
 			read, parts = append(read, path), append(parts, grep.Ranges{})
 		case hold[e.id] != nil:
-			read, parts = append(read, path), append(parts, blockRanges(e, hold[e.id]))
+			read, parts = append(read, path), append(parts, blockRanges(path, e, hold[e.id]))
 		}
 	}
 	return read, parts, stale, states
 }
 
-// blockRanges is what grep reads of a fresh file that h holds: only the blocks that hold the
-// literal when that gives every hit of reading it whole, else (nil parts) all of it. The whole
-// file is read when it escapes one of the literal's characters (any line may match), when it is
-// compressed (no offsets into its stored bytes), and in a generic format: there a ctxc marker's
+// blockRanges is what grep reads of a fresh file (path) that h holds: only the blocks that hold
+// the literal when that gives every hit of reading it whole, else (no parts) all of it. The
+// whole file is read when it escapes one of the literal's characters (any line may match), when
+// it is compressed (no offsets into its stored bytes) or a session of an OpenClaw store (its
+// text is exported from the store at each read), and in a generic format: there a ctxc marker's
 // tail_lines make the lines after it copies, which grep knows only from reading the marker.
-func blockRanges(e *indexedState, h *held) grep.Ranges {
-	if h.escaped || e.compressed || !transcript.Format(e.format).Native() || len(h.blocks) == 0 {
+func blockRanges(path string, e *indexedState, h *held) grep.Ranges {
+	if h.escaped || e.compressed || !transcript.Format(e.format).Native() || len(h.blocks) == 0 ||
+		openclawstore.IsSessionName(path) {
 		return grep.Ranges{}
 	}
 	sort.Slice(h.blocks, func(i, j int) bool { return h.blocks[i].From < h.blocks[j].From })
