@@ -166,6 +166,9 @@ type Range struct {
 type Ranges struct {
 	Size  int64
 	Parts []Range
+	// Format is the format the index read the file in (with Parts: the file is not detected
+	// again).
+	Format transcript.Format
 }
 
 // FileRanges is File reading only rs's parts of the file, when that finds what reading it whole
@@ -182,11 +185,8 @@ func FileRanges(path string, p *Pattern, opts Options, rs Ranges, emit func(Hit)
 	if opts.Context {
 		return grepContext(path, p, opts, emit)
 	}
-	format, err := detectFormat(f, path, opts)
+	format, err := rangesFormat(f, path, opts, rs)
 	if err != nil {
-		return err
-	}
-	if err := f.Rewind(); err != nil {
 		return err
 	}
 	g := &grepper{path: path, p: p, opts: opts, format: format, emit: emit}
@@ -219,6 +219,21 @@ func FileRanges(path string, p *Pattern, opts Options, rs Ranges, emit func(Hit)
 		}
 	}
 	return nil
+}
+
+// rangesFormat is the session's format: the one the index read it in, when the index names
+// parts of it to read and the file has the size it had then (its first records are then not
+// read again: a query of 100 sessions would read 6 MB of heads), else detected from its first
+// records. A format given with --format is always the one used.
+func rangesFormat(f *transcript.File, path string, opts Options, rs Ranges) (transcript.Format, error) {
+	if len(rs.Parts) > 0 && rs.Format.Native() && opts.Format == transcript.FormatUnknown && f.Info().Size() == rs.Size {
+		return rs.Format, nil
+	}
+	format, err := detectFormat(f, path, opts)
+	if err != nil {
+		return format, err
+	}
+	return format, f.Rewind()
 }
 
 // within reports whether the parts are ranges of a file of size bytes, in file order, apart.

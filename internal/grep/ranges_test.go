@@ -77,6 +77,10 @@ func TestFileRangesAgreesWithFile(t *testing.T) {
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("%s %q (lines by %d): ranges %v, whole %v", f, tt.pat, group, got, want)
 				}
+				withFormat := hitsOf(t, f, p, tt.opts, Ranges{Size: int64(len(data)), Parts: parts, Format: formatOf(t, f)})
+				if !reflect.DeepEqual(withFormat, want) {
+					t.Errorf("%s %q (lines by %d): ranges with the index's format %v, whole %v", f, tt.pat, group, withFormat, want)
+				}
 				if len(parts) > 0 && len(want) > 0 {
 					checked++
 				}
@@ -152,4 +156,52 @@ func mappedHits(t *testing.T, f string, p *Pattern, parts []Range) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// formatOf detects a session's format as the index does.
+func formatOf(t *testing.T, path string) transcript.Format {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	format, err := transcript.Detect(f, path, transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return format
+}
+
+// TestFileRangesTrustsTheIndexFormat: with parts to read and the index's format, the file's
+// first records are not read to detect it (here they would say it is a Codex session, where
+// the Claude Code line holds no message); a format given with --format, a file of another size
+// or no parts, and the format is the one detected or given.
+func TestFileRangesTrustsTheIndexFormat(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	head := `{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"x","cwd":"/w"}}` + "\n"
+	line := `{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"find the quokka"}}` + "\n"
+	data := head + line
+	os.WriteFile(path, []byte(data), 0o644)
+	if f := formatOf(t, path); f != transcript.FormatCodex {
+		t.Fatalf("detected as %s, want codex", f)
+	}
+	p, _ := Compile("quokka", true, false)
+	size := int64(len(data))
+	parts := []Range{{From: int64(len(head)), To: size, Line: 2}}
+	for _, c := range []struct {
+		name string
+		opts Options
+		rs   Ranges
+		hits int
+	}{
+		{"the index's format", Options{}, Ranges{Size: size, Parts: parts, Format: transcript.FormatClaude}, 1},
+		{"--format", Options{Format: transcript.FormatCodex}, Ranges{Size: size, Parts: parts, Format: transcript.FormatClaude}, 0},
+		{"another size", Options{}, Ranges{Size: size - 1, Parts: parts, Format: transcript.FormatClaude}, 0},
+		{"no parts", Options{}, Ranges{Size: size, Format: transcript.FormatClaude}, 0},
+	} {
+		if got := hitsOf(t, path, p, c.opts, c.rs); len(got) != c.hits {
+			t.Errorf("%s: hits %q, want %d", c.name, got, c.hits)
+		}
+	}
 }

@@ -250,7 +250,7 @@ func blockRanges(path string, e *indexedState, h *held) grep.Ranges {
 		}
 		out = append(out, b)
 	}
-	return grep.Ranges{Size: e.size, Parts: out}
+	return grep.Ranges{Size: e.size, Parts: out, Format: transcript.Format(e.format)}
 }
 
 // fileStat is what an update and a query compare with a file's entry.
