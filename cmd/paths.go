@@ -10,13 +10,12 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // expandPaths turns command-line paths into files: a directory stands for every *.jsonl below
 // it, every archived session *.jsonl.zst (ctxc archive), which the commands read decompressed,
-// and every OpenClaw store (storeSessions) (recursively, in lexical order, not following
+// and every OpenClaw store (transcript.StoreSessions) (recursively, in lexical order, not following
 // symlinked directories), a pattern with glob
 // characters that names no existing file is expanded, and "-" is standard input. A directory or
 // pattern that yields no file is not an error (an empty ~/.claude/projects is a normal first
@@ -63,7 +62,7 @@ func expandWith(args []string, errOut io.Writer, archived bool, walk func(string
 			continue
 		}
 		if !info.IsDir() {
-			sessions, err := storeSessions(a)
+			sessions, err := transcript.StoreSessions(a)
 			if err != nil {
 				return nil, err
 			}
@@ -75,7 +74,7 @@ func expandWith(args []string, errOut io.Writer, archived bool, walk func(string
 			if err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
-			if !d.IsDir() && d.Type().IsRegular() && (isSession(d.Name(), archived) || d.Name() == openclawstore.FileName) && !agentAside(p) {
+			if !d.IsDir() && d.Type().IsRegular() && transcript.Found(p, d.Name(), archived) {
 				found = append(found, p)
 			}
 			return nil
@@ -88,7 +87,7 @@ func expandWith(args []string, errOut io.Writer, archived bool, walk func(string
 		}
 		sort.Strings(found)
 		for _, p := range found {
-			sessions, err := storeSessions(p)
+			sessions, err := transcript.StoreSessions(p)
 			if err != nil {
 				return nil, err
 			}
@@ -96,38 +95,6 @@ func expandWith(args []string, errOut io.Writer, archived bool, walk func(string
 		}
 	}
 	return out, nil
-}
-
-// isSession says whether a file met in a directory walk is a session file: *.jsonl, and with
-// archived *.jsonl.zst.
-func isSession(name string, archived bool) bool {
-	if archived {
-		return transcript.IsSessionName(name)
-	}
-	return strings.HasSuffix(name, ".jsonl")
-}
-
-// storeSessions is a file as the commands read it: an OpenClaw SQLite store (a *.sqlite file
-// with a transcript_events table; in a directory, agents/<agent>/agent/openclaw-agent.sqlite)
-// stands for each of its sessions, named STORE#SESSION-ID; any other file for itself.
-func storeSessions(path string) ([]string, error) {
-	if !openclawstore.IsStoreFile(path) {
-		return []string{path}, nil
-	}
-	return openclawstore.ListSessions(path)
-}
-
-// agentAside: a JSONL file an agent keeps beside its sessions (Qwen Code's usage logs under
-// ~/.qwen; Gemini CLI's sessions are ~/.gemini/tmp/<project>/chats/*.jsonl, Qwen Code's
-// ~/.qwen/projects/<project>/chats/*.jsonl), which a directory argument leaves out.
-func agentAside(p string) bool {
-	p = filepath.ToSlash(p)
-	for _, home := range []string{"/.gemini/", "/.qwen/"} {
-		if i := strings.LastIndex(p, home); i >= 0 && !strings.Contains(p[i:], "/chats/") {
-			return true
-		}
-	}
-	return false
 }
 
 // readPathList reads one path per line (for `find ... | ctxc compact --from -`).

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/expand"
 	"github.com/ctxc/ctxc/internal/grep"
+	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -147,42 +148,63 @@ func NewServer(o Options) *mcp.Server {
 	return s
 }
 
-// files expands paths: files as they are, directories to every *.jsonl and archived *.jsonl.zst
-// below them.
+// files expands paths as the command line does: a session of an OpenClaw store
+// (STORE#SESSION-ID) and a file as they are, a store for its sessions, a directory for every
+// session below it (transcript.Found: *.jsonl, archived *.jsonl.zst, OpenClaw stores; not the
+// files an agent keeps beside its sessions).
 func (o Options) files(paths []string) ([]string, bool, error) {
 	if len(paths) == 0 {
 		return nil, false, errors.New("paths: give at least one session file or directory")
 	}
 	var out []string
 	for _, p := range paths {
-		info, err := os.Stat(p)
+		found, err := sessionsAt(p)
 		if err != nil {
 			return nil, false, err
 		}
-		if !info.IsDir() {
-			out = append(out, p)
-			continue
-		}
-		var found []string
-		err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && transcript.IsSessionName(d.Name()) && d.Type().IsRegular() {
-				found = append(found, q)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, false, err
-		}
-		sort.Strings(found)
 		out = append(out, found...)
 	}
 	if len(out) > o.maxFiles() {
 		return out[:o.maxFiles()], true, nil
 	}
 	return out, false, nil
+}
+
+// sessionsAt is what one path stands for (files).
+func sessionsAt(p string) ([]string, error) {
+	if openclawstore.IsSessionName(p) {
+		return []string{p}, nil // (read, or said missing, by the tool)
+	}
+	info, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return transcript.StoreSessions(p)
+	}
+	var found []string
+	err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && d.Type().IsRegular() && transcript.Found(q, d.Name(), true) {
+			found = append(found, q)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(found)
+	var out []string
+	for _, f := range found {
+		sessions, err := transcript.StoreSessions(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sessions...)
+	}
+	return out, nil
 }
 
 var errStop = errors.New("stop")

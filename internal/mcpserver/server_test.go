@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/grep"
+	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/testsessions"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -277,4 +279,51 @@ func TestToolsReadArchives(t *testing.T) {
 		map[string]any{"pattern": "quokka-7", "paths": []string{adir}, "fixed": true}, func() any { return &GrepOut{} })
 	same("expand", map[string]any{"path": p}, map[string]any{"path": a}, func() any { return &ExpandOut{} })
 	same("stats", map[string]any{"paths": []string{p}}, map[string]any{"paths": []string{a}}, func() any { return &StatsOut{} })
+}
+
+// TestToolsFindWhatTheCommandLineFinds: a directory given to a tool stands for the sessions the
+// command line finds there: an OpenClaw store's sessions (named STORE#SESSION-ID, which a tool
+// also takes as a path), not the usage log Qwen Code keeps beside its sessions.
+func TestToolsFindWhatTheCommandLineFinds(t *testing.T) {
+	home := t.TempDir()
+	store := filepath.Join(home, "agents", "main", "agent", openclawstore.FileName)
+	os.MkdirAll(filepath.Dir(store), 0o700)
+	db, err := sql.Open("sqlite", "file:"+store+"?_pragma=journal_mode(DELETE)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{
+		`{"type":"session","version":3,"id":"s1","timestamp":"2026-09-01T00:00:00.000Z","cwd":"/w"}`,
+		`{"type":"message","id":"e1","parentId":null,"timestamp":"2026-09-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"where is the quokka-store"}]}}`,
+	}
+	for _, q := range []string{`CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL,
+		event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER,
+		navigation_json TEXT, PRIMARY KEY (session_id, seq)) STRICT`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for seq, l := range lines {
+		if _, err := db.Exec(`INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, ?, ?, ?)`, "s1", seq, l, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	aside := filepath.Join(home, ".qwen", "usage.jsonl")
+	os.MkdirAll(filepath.Dir(aside), 0o755)
+	os.WriteFile(aside, []byte("quokka-store is not a session line\n"), 0o644)
+
+	session := store + openclawstore.Sep + "s1"
+	cs := connect(t, Options{})
+	var g GrepOut
+	if res := call(t, cs, "grep", map[string]any{"pattern": "quokka-store", "paths": []string{home}, "fixed": true}, &g); res.IsError {
+		t.Fatalf("grep: %s", errText(res))
+	}
+	if len(g.Hits) != 1 || g.Hits[0].Path != session || len(g.Errors) != 0 {
+		t.Errorf("grep over the home: %+v, want one hit in %s", g, session)
+	}
+	var st StatsOut
+	if res := call(t, cs, "stats", map[string]any{"paths": []string{session}}, &st); res.IsError || len(st.Files) != 1 || len(st.Errors) != 0 {
+		t.Errorf("stats of %s: %+v %s", session, st, errText(res))
+	}
 }

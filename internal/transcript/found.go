@@ -1,0 +1,40 @@
+package transcript
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/ctxc/ctxc/internal/openclawstore"
+)
+
+// Found says whether a regular file met in a directory walk (path, its base name) is read as
+// sessions: a *.jsonl file, with archived its archive *.jsonl.zst, or an OpenClaw store
+// (StoreSessions), unless an agent keeps it beside its sessions (AgentAside). Every command
+// that walks a directory, on the command line or through MCP, finds the same files.
+func Found(path, name string, archived bool) bool {
+	session := strings.HasSuffix(name, ".jsonl") || archived && IsSessionName(name)
+	return (session || name == openclawstore.FileName) && !AgentAside(path)
+}
+
+// AgentAside: a JSONL file an agent keeps beside its sessions (Qwen Code's usage logs under
+// ~/.qwen; Gemini CLI's sessions are ~/.gemini/tmp/<project>/chats/*.jsonl, Qwen Code's
+// ~/.qwen/projects/<project>/chats/*.jsonl), which a directory walk leaves out.
+func AgentAside(path string) bool {
+	p := filepath.ToSlash(path)
+	for _, home := range []string{"/.gemini/", "/.qwen/"} {
+		if i := strings.LastIndex(p, home); i >= 0 && !strings.Contains(p[i:], "/chats/") {
+			return true
+		}
+	}
+	return false
+}
+
+// StoreSessions is a file as the commands read it: an OpenClaw SQLite store (a *.sqlite file
+// with a transcript_events table; in a directory, agents/<agent>/agent/openclaw-agent.sqlite)
+// stands for each of its sessions, named STORE#SESSION-ID; any other file for itself.
+func StoreSessions(path string) ([]string, error) {
+	if !openclawstore.IsStoreFile(path) {
+		return []string{path}, nil
+	}
+	return openclawstore.ListSessions(path)
+}
