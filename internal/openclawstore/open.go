@@ -3,9 +3,11 @@ package openclawstore
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -42,14 +44,93 @@ func OpenSession(name string) (*os.File, fs.FileInfo, error) {
 	return f, sessionInfo{name: name, size: info.Size(), mod: storeModTime(store)}, nil
 }
 
-// StatSession states a session as OpenSession would open it.
+// StatSession states a session as OpenSession would open it. The sizes of all the sessions of
+// a store are measured together (sizesOf), once for each state of the store in a process: an
+// update of the index, or a grep of it, states every session of an archive, and exporting each
+// one on its own, with the store opened again for each, made that one store open per session.
 func StatSession(name string) (fs.FileInfo, error) {
-	f, info, err := OpenSession(name)
+	store, session, ok := SplitName(name)
+	if !ok {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	}
+	st, err := sizesOf(store)
 	if err != nil {
 		return nil, err
 	}
-	f.Close()
-	return info, nil
+	size, ok := st.sizes[session]
+	if !ok {
+		if err := st.errs[session]; err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s%s%s: no such session in this store: %w", store, Sep, session, fs.ErrNotExist)
+	}
+	return sessionInfo{name: name, size: size, mod: st.mod}, nil
+}
+
+// storeSizes are the exported sizes of a store's sessions (errs: the sessions that could not be
+// exported, and why), measured when the store was in the state key says.
+type storeSizes struct {
+	key   [4]int64 // the store's and its -wal file's size and time
+	mod   time.Time
+	sizes map[string]int64
+	errs  map[string]error
+}
+
+var measured = struct {
+	sync.Mutex
+	by map[string]*storeSizes
+}{by: map[string]*storeSizes{}}
+
+// sizesOf measures the sessions of store by exporting each (as OpenSession does) into a
+// counter, unless this process measured the store in the state it is in.
+func sizesOf(store string) (*storeSizes, error) {
+	measured.Lock()
+	defer measured.Unlock()
+	key := storeKey(store)
+	if st := measured.by[store]; st != nil && st.key == key {
+		return st, nil
+	}
+	s, err := Open(store)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	sessions, err := s.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	st := &storeSizes{key: key, mod: storeModTime(store), sizes: map[string]int64{}, errs: map[string]error{}}
+	for _, ss := range sessions {
+		var c counter
+		if _, err := s.Export(context.Background(), ss.ID, &c); err != nil {
+			st.errs[ss.ID] = err
+			continue
+		}
+		st.sizes[ss.ID] = int64(c)
+	}
+	if key == storeKey(store) { // (a store that changed meanwhile is measured again next time)
+		measured.by[store] = st
+	}
+	return st, nil
+}
+
+// storeKey is the state of a store as its files show it: their sizes and times.
+func storeKey(store string) [4]int64 {
+	var k [4]int64
+	for i, p := range []string{store, store + "-wal"} {
+		if info, err := os.Stat(p); err == nil {
+			k[2*i], k[2*i+1] = info.Size(), info.ModTime().UnixNano()
+		}
+	}
+	return k
+}
+
+// counter counts the bytes written to it.
+type counter int64
+
+func (c *counter) Write(p []byte) (int, error) {
+	*c += counter(len(p))
+	return len(p), nil
 }
 
 // storeModTime is when the store last changed: its file or, in WAL mode, its -wal file.

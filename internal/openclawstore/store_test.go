@@ -197,3 +197,43 @@ func TestExportLargeEvents(t *testing.T) {
 		t.Errorf("export of 15 MB of events differs (%d bytes, want %d)", len(got), want.Len())
 	}
 }
+
+// TestStatSessionIsTheExport: a session's stated size is the size of its export, for every
+// session of a store (one with a zstd event, one with an event that is not JSON, one that is
+// not there), and a change to the store is seen by the next stat, in WAL and rollback-journal
+// modes alike.
+func TestStatSessionIsTheExport(t *testing.T) {
+	for _, mode := range []string{"wal", "delete"} {
+		path, w := newStore(t, mode)
+		for i, l := range piLines("sa", 40) {
+			insertEvent(t, w, "sa", i, l)
+		}
+		big := fmt.Sprintf(`{"type":"message","id":"z1","parentId":null,"message":{"role":"user","content":%q}}`, strings.Repeat("zstd ", 400))
+		enc, _ := zstd.NewWriter(nil)
+		if _, err := w.Exec(`INSERT INTO transcript_events (session_id, seq, event_zstd, event_utf8_bytes, created_at) VALUES ('sb', 1, ?, ?, 1)`,
+			enc.EncodeAll([]byte(big), nil), len(big)); err != nil {
+			t.Fatal(err)
+		}
+		insertEvent(t, w, "sc", 0, `{"type":"message",`)
+		same := func(when string) {
+			t.Helper()
+			for _, id := range []string{"sa", "sb"} {
+				info, err := StatSession(path + Sep + id)
+				got, xerr := exportString(t, path, id)
+				if err != nil || xerr != nil || info.Size() != int64(len(got)) {
+					t.Errorf("%s %s %s: stated %v %v, exported %d bytes %v", mode, when, id, info, err, len(got), xerr)
+				}
+			}
+			var ee *EventError
+			if _, err := StatSession(path + Sep + "sc"); !errors.As(err, &ee) {
+				t.Errorf("%s %s: a session with a bad event stated: %v", mode, when, err)
+			}
+			if _, err := StatSession(path + Sep + "nope"); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%s %s: a missing session: %v, want ErrNotExist", mode, when, err)
+			}
+		}
+		same("first")
+		insertEvent(t, w, "sa", 100, piLines("sa", 3)[2])
+		same("after an event was added")
+	}
+}
