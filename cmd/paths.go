@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -69,30 +68,14 @@ func expandWith(args []string, errOut io.Writer, archived bool, walk func(string
 			out = append(out, sessions...)
 			continue
 		}
-		var found []string
-		err = walk(a, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return fmt.Errorf("%s: %w", p, err)
-			}
-			if !d.IsDir() && d.Type().IsRegular() && transcript.Found(p, d.Name(), archived) {
-				found = append(found, p)
-			}
-			return nil
-		})
+		sessions, err := transcript.SessionsBelow(a, archived, walk)
 		if err != nil {
 			return nil, err
 		}
-		if len(found) == 0 {
+		if len(sessions) == 0 {
 			fmt.Fprintf(errOut, "ctxc: %s: no transcript found (no *.jsonl or *.jsonl.zst file in this directory or below it)\n", a)
 		}
-		sort.Strings(found)
-		for _, p := range found {
-			sessions, err := transcript.StoreSessions(p)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, sessions...)
-		}
+		out = append(out, sessions...)
 	}
 	return out, nil
 }

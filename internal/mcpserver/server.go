@@ -9,10 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/expand"
@@ -182,29 +180,7 @@ func sessionsAt(p string) ([]string, error) {
 	if !info.IsDir() {
 		return transcript.StoreSessions(p)
 	}
-	var found []string
-	err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && d.Type().IsRegular() && transcript.Found(q, d.Name(), true) {
-			found = append(found, q)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(found)
-	var out []string
-	for _, f := range found {
-		sessions, err := transcript.StoreSessions(f)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sessions...)
-	}
-	return out, nil
+	return transcript.SessionsBelow(p, true, filepath.WalkDir)
 }
 
 var errStop = errors.New("stop")

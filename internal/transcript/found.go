@@ -1,7 +1,10 @@
 package transcript
 
 import (
+	"fmt"
+	"io/fs"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/openclawstore"
@@ -37,4 +40,33 @@ func StoreSessions(path string) ([]string, error) {
 		return []string{path}, nil
 	}
 	return openclawstore.ListSessions(path)
+}
+
+// SessionsBelow is what the folder dir stands for as an argument: the sessions of the files
+// Found below it by walk (filepath.WalkDir, or the index's walker), in lexical order, an
+// OpenClaw store standing for each of its sessions.
+func SessionsBelow(dir string, archived bool, walk func(string, fs.WalkDirFunc) error) ([]string, error) {
+	var found []string
+	err := walk(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if !d.IsDir() && d.Type().IsRegular() && Found(p, d.Name(), archived) {
+			found = append(found, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(found)
+	var out []string
+	for _, p := range found {
+		sessions, err := StoreSessions(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sessions...)
+	}
+	return out, nil
 }
