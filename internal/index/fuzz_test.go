@@ -92,7 +92,11 @@ func FuzzSegment(f *testing.F) {
 					}
 				}
 			}
-			s.escapes()
+			if table, ok := s.escapeTable(nil); ok {
+				for i := 0; i+fileSize <= len(table); i += fileSize {
+					escapeAt(table, i)
+				}
+			}
 			s.lengths(nil)
 			if s.nDocs > 0 {
 				s.doc(0)

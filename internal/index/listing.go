@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -126,25 +125,19 @@ func lstatDirs(path string, names []string) []childDir {
 			dirs = append(dirs, childDir{path: filepath.Join(path, base)})
 		}
 	}
-	var next atomic.Int64
-	work := func() {
-		var s statter
-		for i := int(next.Add(1) - 1); i < len(dirs); i = int(next.Add(1) - 1) {
-			c := &dirs[i]
-			c.isDir, c.mtime, c.err = s.lstat(c.path)
-		}
+	lstat := func(s *statter, i int) {
+		c := &dirs[i]
+		c.isDir, c.mtime, c.err = s.lstat(c.path)
 	}
-	if len(dirs) < 2 {
-		work()
+	if len(dirs) < 2 { // (most folders: no goroutine to start and wait for)
+		var s statter
+		for i := range dirs {
+			lstat(&s, i)
+		}
 		return dirs
 	}
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		work()
-	}()
-	work()
+	statOn(&wg, 2, 0, len(dirs), lstat)
 	wg.Wait()
 	return dirs
 }

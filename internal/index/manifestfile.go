@@ -13,7 +13,7 @@ import (
 // manifestFile is a manifest read in pieces, for a search: at open its head (the segments)
 // and its table of ids, about 8 bytes a session; then the entry of each file a result names.
 // The file stays open, so a manifest replaced meanwhile (an update's rename) does not change
-// what this one reads: whole reads the same file whole, for grep.
+// what this one reads: bytes reads the same file whole, for grep.
 type manifestFile struct {
 	f      *os.File
 	info   os.FileInfo
@@ -127,19 +127,6 @@ func (mf *manifestFile) readEntry(at int) (string, *FileEntry, error) {
 			return "", nil, d.err
 		}
 	}
-}
-
-// whole reads the whole manifest, from the same file.
-func (mf *manifestFile) whole() (*Manifest, error) {
-	dir := filepath.Dir(mf.f.Name())
-	if m := cachedManifest(mf.f.Name(), mf.info); m != nil {
-		return m, nil
-	}
-	data, err := mf.bytes()
-	if err != nil {
-		return nil, err
-	}
-	return decodeKept(dir, mf.info, data)
 }
 
 // bytes reads the whole file.

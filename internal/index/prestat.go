@@ -28,26 +28,14 @@ func newPrestat(v *manifestView) *prestat {
 // start states the files below the folder abs on two goroutines.
 func (p *prestat) start(abs string) {
 	lo, hi := p.view.filesUnder(abs)
-	if lo >= hi {
-		return
-	}
-	var next atomic.Int64
-	next.Store(int64(lo))
-	for range 2 {
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			var s statter
-			for n := int(next.Add(1) - 1); n < hi; n = int(next.Add(1) - 1) {
-				path := p.view.pathAt(n)
-				if openclawstore.IsSessionName(path) || p.claimed[n].Swap(true) {
-					continue // (a session of an OpenClaw store is stated through its store, later)
-				}
-				p.st[n], p.err[n] = s.stat(path)
-				p.stated[n] = true
-			}
-		}()
-	}
+	statOn(&p.wg, 2, lo, hi, func(s *statter, n int) {
+		path := p.view.pathAt(n)
+		if openclawstore.IsSessionName(path) || p.claimed[n].Swap(true) {
+			return // (a session of an OpenClaw store is stated through its store, later)
+		}
+		p.st[n], p.err[n] = s.stat(path)
+		p.stated[n] = true
+	})
 }
 
 // wait waits for the stats started; they are then read without locks.

@@ -21,7 +21,7 @@ import (
 type Reader struct {
 	Dir  string
 	file *manifestFile // nil when the manifest was read whole at Open
-	m    *Manifest     // the whole manifest, once read
+	m    *Manifest     // the whole manifest, when this process decoded it already (an update)
 	view *manifestView // its bytes whole, for grep (Load)
 	// unmap releases the manifest's mapping, if Load mapped it: the view's strings point
 	// into it, so nothing of the view outlives Close.
@@ -121,19 +121,6 @@ func (r *Reader) manifestBytes() (data []byte, unmap func(), err error) {
 	}
 	data, err = r.file.bytes()
 	return data, nil, err
-}
-
-// Whole decodes the whole manifest, if Open read it in pieces.
-func (r *Reader) Whole() error {
-	if r.m != nil {
-		return nil
-	}
-	m, err := r.file.whole()
-	if err != nil {
-		return err
-	}
-	r.m, r.ids = m, m.byID()
-	return nil
 }
 
 // entry finds the file of a document's id: its path and entry; false when the document is
@@ -264,19 +251,28 @@ type fileStat struct {
 func statAll(paths []string) ([]fileStat, []error) {
 	stats, errs := make([]fileStat, len(paths)), make([]error, len(paths))
 	var wg sync.WaitGroup
-	next := atomic.Int64{}
-	for range min(statWorkers, len(paths)) {
+	statOn(&wg, statWorkers, 0, len(paths), func(s *statter, i int) {
+		stats[i], errs[i] = s.file(paths[i])
+	})
+	wg.Wait()
+	return stats, errs
+}
+
+// statOn calls stat for every i from lo to hi (exclusive) on workers goroutines, each with a
+// statter of its own, added to wg: the caller waits on it.
+func statOn(wg *sync.WaitGroup, workers, lo, hi int, stat func(s *statter, i int)) {
+	var next atomic.Int64
+	next.Store(int64(lo))
+	for range min(workers, hi-lo) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var s statter
-			for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
-				stats[i], errs[i] = s.file(paths[i])
+			for i := int(next.Add(1) - 1); i < hi; i = int(next.Add(1) - 1) {
+				stat(&s, i)
 			}
 		}()
 	}
-	wg.Wait()
-	return stats, errs
 }
 
 // file stats one file.
@@ -332,8 +328,7 @@ func (r *Reader) holding(lit []byte) map[uint32]*held {
 		}
 		for i := 0; i+fileSize <= len(table); i += fileSize {
 			if id, m := escapeAt(table, i); m[0]&chars[0] != 0 || m[1]&chars[1] != 0 {
-				hold[id] = heldIn(hold, id)
-				hold[id].escaped = true
+				heldIn(hold, id).escaped = true
 			}
 		}
 		if s.failed() != nil {
@@ -360,7 +355,6 @@ func (r *Reader) holdBlocks(s *segment, tris []uint32, hold map[uint32]*held) {
 			continue
 		}
 		h := heldIn(hold, id)
-		hold[id] = h
 		pl, ok := placeAt(places, int(block-blocks[0]))
 		if !ok {
 			s.fail(errBadSegment) // a place that cannot be a block's: holding answers nothing
@@ -370,12 +364,14 @@ func (r *Reader) holdBlocks(s *segment, tris []uint32, hold map[uint32]*held) {
 	}
 }
 
-// heldIn is hold's record of file id, a new one when it has none.
+// heldIn is hold's record of file id, added when it has none.
 func heldIn(hold map[uint32]*held, id uint32) *held {
-	if h := hold[id]; h != nil {
-		return h
+	h := hold[id]
+	if h == nil {
+		h = &held{}
+		hold[id] = h
 	}
-	return &held{}
+	return h
 }
 
 // intersect gives the blocks of s that hold all of tris: the lists of the trigrams, shortest

@@ -392,20 +392,6 @@ func (s *segment) trigramBlocks(buf []byte, from, to uint64, out []uint32) ([]by
 	return list, out
 }
 
-// escapes gives each file's escape mask in this segment.
-func (s *segment) escapes() map[uint32]escapeMask {
-	b, ok := s.escapeTable(nil)
-	if !ok {
-		return nil
-	}
-	out := make(map[uint32]escapeMask, s.f.nFiles)
-	for i := 0; i+fileSize <= len(b); i += fileSize {
-		id, m := escapeAt(b, i)
-		out[id] = m
-	}
-	return out
-}
-
 // escapeTable reads the files' table into buf (reused when large enough): fileSize bytes a
 // file, each file's id and escape mask (escapeAt).
 func (s *segment) escapeTable(buf []byte) ([]byte, bool) {

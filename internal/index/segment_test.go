@@ -147,7 +147,11 @@ func TestManifestInPieces(t *testing.T) {
 			t.Errorf("id %d: found %v (%v)", id, ok, err)
 		}
 	}
-	whole, err := mf.whole()
+	data, err := mf.bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := decodeManifest(data)
 	if err != nil || len(whole.Files) != len(m.Files) || len(whole.Dirs) != 1 {
 		t.Errorf("whole: %v, %v", whole, err)
 	}

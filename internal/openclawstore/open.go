@@ -99,7 +99,7 @@ func sizesOf(store string) (*storeSizes, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &storeSizes{key: key, mod: storeModTime(store), sizes: map[string]int64{}, errs: map[string]error{}}
+	st := &storeSizes{key: key, mod: keyTime(key), sizes: map[string]int64{}, errs: map[string]error{}}
 	for _, ss := range sessions {
 		var c counter
 		if _, err := s.Export(context.Background(), ss.ID, &c); err != nil {
@@ -134,14 +134,14 @@ func (c *counter) Write(p []byte) (int, error) {
 }
 
 // storeModTime is when the store last changed: its file or, in WAL mode, its -wal file.
-func storeModTime(store string) time.Time {
-	var t time.Time
-	for _, p := range []string{store, store + "-wal"} {
-		if info, err := os.Stat(p); err == nil && info.ModTime().After(t) {
-			t = info.ModTime()
-		}
+func storeModTime(store string) time.Time { return keyTime(storeKey(store)) }
+
+// keyTime is the later of the two times of a storeKey (zero when neither file was found).
+func keyTime(k [4]int64) time.Time {
+	if ns := max(k[1], k[3]); ns != 0 {
+		return time.Unix(0, ns)
 	}
-	return t
+	return time.Time{}
 }
 
 // sessionInfo is the FileInfo of an exported session.
