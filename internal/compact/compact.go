@@ -482,7 +482,7 @@ func (j *job) writeRecords(context.Context) (bool, error) {
 		}
 		return false, err
 	}
-	want, before := w.Messages+ar.Late, j.plan.TokensBefore
+	want, before := w.Messages+ar.Late+ar.Between, j.plan.TokensBefore
 	if want != len(j.comp.Head)+1+len(j.comp.Tail) {
 		// Lines that arrived meanwhile may make the context larger than before: only check
 		// the shape then, the agent's own growth is not ctxc's to verify.

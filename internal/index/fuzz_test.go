@@ -224,3 +224,16 @@ func viewAgrees(t *testing.T, enc []byte, m *Manifest) {
 		}
 	}
 }
+
+// FuzzCleanPath: the check that spares a walk's paths filepath.Clean says what Clean says.
+func FuzzCleanPath(f *testing.F) {
+	for _, p := range []string{"/", "/a/b", "/a//b", "/a/./b", "/a/../b", "/a/", "/.x/..y"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		want := strings.HasPrefix(p, "/") && filepath.Clean(p) == p
+		if got := isCleanAbs(p); got != want {
+			t.Fatalf("isCleanAbs(%q) = %v, want %v", p, got, want)
+		}
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -190,5 +191,44 @@ func TestUpdateKeepsAnUnchangedManifest(t *testing.T) {
 	f.Close()
 	if fourth := update(); os.SameFile(third, fourth) {
 		t.Error("a grown file did not change the manifest")
+	}
+}
+
+// TestWalkerPathsAreWalkDirs: however the root is spelled (relative, with "./", "..", a
+// trailing or doubled separator), the walker gives the paths filepath.WalkDir gives, those it
+// builds from shared memory included.
+func TestWalkerPathsAreWalkDirs(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "s")
+	for _, d := range []string{"a/b", "a/c", ".hidden/x"} {
+		os.MkdirAll(filepath.Join(root, d), 0o755)
+	}
+	for i, f := range []string{"top.jsonl", "a/b/one.jsonl", "a/b/two.jsonl", "a/c/three.jsonl", ".hidden/x/four.jsonl"} {
+		os.WriteFile(filepath.Join(root, f), []byte(fmt.Sprintf("{\"n\":%d}\n", i)), 0o644)
+	}
+	t.Chdir(base)
+	for _, r := range []string{root, root + "/", filepath.Join(base, ".", "s") + "//", "s", "./s", "s/", "s/../s", "s/a", "."} {
+		want := visits(t, filepath.WalkDir, r)
+		known := map[string]*Listing{}
+		for pass := range 2 { // read from the disk, then from the kept listings
+			w := &Walker{Known: known, start: time.Now().Add(time.Hour)}
+			if got := visits(t, w.WalkDir, r); !reflect.DeepEqual(got, want) {
+				t.Fatalf("root %q, pass %d:\nwalker  %q\nWalkDir %q", r, pass, got, want)
+			}
+			known = w.Seen
+		}
+	}
+}
+
+func TestIsCleanAbs(t *testing.T) {
+	for _, p := range []string{"/", "/a", "/a/b.jsonl", "/.claude/x", "/a/.b/..c/...", "", "a", "//", "/a/", "/a//b",
+		"/./a", "/a/.", "/a/..", "/a/../b", "/..", "/a/b/", "/.", "/..a/b."} {
+		want := strings.HasPrefix(p, "/") && filepath.Clean(p) == p
+		if got := isCleanAbs(p); got != want {
+			t.Errorf("isCleanAbs(%q) = %v, want %v", p, got, want)
+		}
+		if got, want := cleanPath(p), filepath.Clean(p); strings.HasPrefix(p, "/") && got != want {
+			t.Errorf("cleanPath(%q) = %q, want %q", p, got, want)
+		}
 	}
 }

@@ -199,14 +199,20 @@ func (r *Reader) Candidates(files []string, p *grep.Pattern) (read []string, par
 	entries := r.view.states(abss)
 	stats, errs := statNow(abss, entries, r.pre)
 	<-asked
+	outside := map[string]bool{} // p.MayMatchOutside, by format
 	for i, path := range files {
 		e := &entries[i]
 		state := e.stateNow(stats[i], errs[i])
+		mayOutside, ok := outside[e.format]
+		if !ok && state == "" {
+			mayOutside = p.MayMatchOutside(transcript.Format(e.format))
+			outside[e.format] = mayOutside
+		}
 		switch {
 		case state != "":
 			read, parts = append(read, path), append(parts, grep.Ranges{})
 			stale, states = append(stale, path), append(states, state)
-		case hold == nil || e.scan || !e.compressed && e.done < e.size || p.MayMatchOutside(transcript.Format(e.format)):
+		case hold == nil || e.scan || !e.compressed && e.done < e.size || mayOutside:
 			// (done < size: a last line still being written, which the index has not got)
 			read, parts = append(read, path), append(parts, grep.Ranges{})
 		case hold[e.id] != nil:

@@ -100,7 +100,9 @@ func (v *manifestView) states(files []string) []indexedState {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	sort.Slice(order, func(a, b int) bool { return files[order[a]] < files[order[b]] })
+	if !sort.StringsAreSorted(files) { // (a walk gives them sorted)
+		sort.Slice(order, func(a, b int) bool { return files[order[a]] < files[order[b]] })
+	}
 	out := make([]indexedState, len(files))
 	k := 0
 	for n := range v.files {
@@ -152,7 +154,7 @@ func absPaths(paths []string) []string {
 	var wdErr error
 	for i, p := range paths {
 		if filepath.IsAbs(p) {
-			out[i] = filepath.Clean(p)
+			out[i] = cleanPath(p)
 			continue
 		}
 		if wd == "" && wdErr == nil {
@@ -165,4 +167,38 @@ func absPaths(paths []string) []string {
 		}
 	}
 	return out
+}
+
+// cleanPath is filepath.Clean(p) for an absolute path, without Clean's byte-by-byte pass when
+// p is clean already, as the paths a walk makes are: it looks at what follows each separator.
+func cleanPath(p string) string {
+	if filepath.Separator != '/' || !isCleanAbs(p) {
+		return filepath.Clean(p)
+	}
+	return p
+}
+
+// isCleanAbs reports whether the absolute slash-separated path p is what Clean gives: no
+// empty, "." or ".." element, no trailing separator (but for "/").
+func isCleanAbs(p string) bool {
+	if p == "/" {
+		return true
+	}
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	for rest := p[1:]; ; {
+		i := strings.IndexByte(rest, '/')
+		elem := rest
+		if i >= 0 {
+			elem = rest[:i]
+		}
+		if elem == "" || elem == "." || elem == ".." {
+			return false
+		}
+		if i < 0 {
+			return true
+		}
+		rest = rest[i+1:]
+	}
 }

@@ -82,7 +82,7 @@ func (e *EventError) Error() string {
 // IsStoreFile reports whether path is a regular file that starts as an SQLite database and
 // is named *.sqlite: a candidate store, checked for its table when opened.
 func IsStoreFile(path string) bool {
-	if !strings.HasSuffix(path, ".sqlite") {
+	if !NamedAsStore(path) {
 		return false
 	}
 	f, err := os.Open(path)
@@ -99,6 +99,10 @@ func IsStoreFile(path string) bool {
 	}
 	return bytes.Equal(head, sqliteMagic)
 }
+
+// NamedAsStore reports whether path has a store's name (*.sqlite): only such a file is opened
+// to be checked by IsStoreFile.
+func NamedAsStore(path string) bool { return strings.HasSuffix(path, ".sqlite") }
 
 // SplitName splits a session's name into the store's path and the session id. ok is false
 // when name is not STORE#SESSION-ID with STORE an existing store file (a file whose name

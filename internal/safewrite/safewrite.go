@@ -89,8 +89,13 @@ func (s FileState) CheckIdle(path string, idle time.Duration) error {
 // AppendResult says what Append wrote.
 type AppendResult struct {
 	Offset int64 // where the appended bytes start
-	Bytes  int   // how many were appended (including late copies)
+	Bytes  int   // from Offset to the end of Append's last write (late copies, and Between, included)
 	Late   int   // message lines copied after the append because they arrived during it
+	// Between counts the lines (those keep accepts) another writer put between the append and
+	// the copies of the late lines, BetweenBytes their bytes: they are part of the file after
+	// the append, and an append with another writer's lines inside it is never undone.
+	Between      int
+	BetweenBytes int64
 }
 
 // Append appends the bytes build returns (complete lines) in one write and fsyncs.
@@ -147,31 +152,59 @@ func Append(path string, before FileState, build func(grown [][]byte) ([]byte, e
 		return res, fmt.Errorf("%s: append: %w", path, err)
 	}
 	if res.Offset > size && force {
-		// The agent wrote between our look at the file and our write: its lines fell before
-		// the marker. Copy its message lines after our block so the reloaded context has them.
-		buf := make([]byte, res.Offset-size)
-		if _, err := f.ReadAt(buf, size); err == nil {
-			var late bytes.Buffer
-			for _, l := range completeLines(buf) {
-				if keep == nil || keep(l) {
-					late.Write(l)
-					late.WriteByte('\n')
-					res.Late++
-				}
-			}
-			if late.Len() > 0 {
-				m, err := f.Write(late.Bytes())
-				res.Bytes += m
-				if err != nil {
-					return res, fmt.Errorf("%s: append: %w", path, err)
-				}
-			}
+		if err := copyLate(f, path, size, &res, keep); err != nil {
+			return res, err
 		}
 	}
 	if err := f.Sync(); err != nil {
 		return res, fmt.Errorf("%s: fsync: %w", path, err)
 	}
 	return res, nil
+}
+
+// copyLate copies after the append the lines another writer put between the look at the file
+// (size) and the append (res.Offset): they fell before the marker, and the copies put them in
+// the reloaded context. The writer may go on writing meanwhile: where the copies really land
+// tells what it put between them and the append, counted in res.Between.
+func copyLate(f *os.File, path string, size int64, res *AppendResult, keep func(line []byte) bool) error {
+	buf := make([]byte, res.Offset-size)
+	if _, err := f.ReadAt(buf, size); err != nil {
+		return nil // (the lines stay before the marker: the reload check says so)
+	}
+	var late bytes.Buffer
+	for _, l := range completeLines(buf) {
+		if keep == nil || keep(l) {
+			late.Write(l)
+			late.WriteByte('\n')
+			res.Late++
+		}
+	}
+	if late.Len() == 0 {
+		return nil
+	}
+	appended := res.Offset + int64(res.Bytes)
+	m, err := f.Write(late.Bytes())
+	end, serr := f.Seek(0, io.SeekCurrent)
+	if serr != nil {
+		end = appended + int64(m)
+	}
+	res.Bytes = int(end - res.Offset)
+	if from := end - int64(m); from > appended {
+		res.BetweenBytes = from - appended // (known before it is read: Undo must not cut them)
+		between := make([]byte, from-appended)
+		if _, rerr := f.ReadAt(between, appended); rerr != nil {
+			return fmt.Errorf("%s: %w", path, rerr)
+		}
+		for _, l := range completeLines(between) {
+			if keep == nil || keep(l) {
+				res.Between++
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: append: %w", path, err)
+	}
+	return nil
 }
 
 // completeLines splits b into its newline-terminated, non-blank lines (without terminators); a
@@ -195,6 +228,9 @@ func completeLines(b []byte) [][]byte {
 // when the reload check after writing fails, so that a failed compaction leaves the file as it
 // was.
 func Undo(path string, ar AppendResult) error {
+	if ar.BetweenBytes > 0 {
+		return fmt.Errorf("%s: not undoing the append: another writer's lines are inside it", path)
+	}
 	info, err := os.Stat(path)
 	if err != nil {
 		return err

@@ -165,3 +165,57 @@ func TestWriteAtomic(t *testing.T) {
 		t.Errorf("temporary files left: %v", ents)
 	}
 }
+
+// TestAppendAnotherWriterBetweenItsWrites: lines that arrive while the block is being built
+// are copied after it; a line another writer puts between the block and those copies is
+// counted, inside the result's range, and makes the append one that is never undone (undoing
+// it would cut that writer's line).
+func TestAppendAnotherWriterBetweenItsWrites(t *testing.T) {
+	p := writeFile(t, "a\n")
+	before, err := Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := func(line string) {
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(line + "\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	build := func([][]byte) ([]byte, error) {
+		agent("late") // after Append looked at the file, before its write
+		return []byte("MARKER\n"), nil
+	}
+	wrote := false
+	keep := func(line []byte) bool {
+		if !wrote {
+			wrote = true
+			agent("between") // after the block, before the copies of the late lines
+		}
+		return true
+	}
+	ar, err := Append(p, before, build, true, keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "a\nlate\nMARKER\nbetween\nlate\n"
+	if got := read(t, p); got != want {
+		t.Fatalf("file %q, want %q", got, want)
+	}
+	if ar.Offset != int64(len("a\nlate\n")) || ar.Offset+int64(ar.Bytes) != int64(len(want)) {
+		t.Errorf("range %d+%d, want %d to %d", ar.Offset, ar.Bytes, len("a\nlate\n"), len(want))
+	}
+	if ar.Late != 1 || ar.Between != 1 || ar.BetweenBytes != int64(len("between\n")) {
+		t.Errorf("late %d, between %d (%d bytes); want 1, 1 (%d bytes)", ar.Late, ar.Between, ar.BetweenBytes, len("between\n"))
+	}
+	if err := Undo(p, ar); err == nil {
+		t.Error("undid an append with another writer's line inside it")
+	}
+	if got := read(t, p); got != want {
+		t.Fatalf("after the refused undo: %q, want %q", got, want)
+	}
+}

@@ -25,6 +25,9 @@ func Found(path, name string, archived bool) bool {
 func AgentAside(path string) bool {
 	p := filepath.ToSlash(path)
 	for _, home := range []string{"/.gemini/", "/.qwen/"} {
+		if !strings.Contains(p, home) { // (a vector search; LastIndex is a byte loop, run on every file of a walk)
+			continue
+		}
 		if i := strings.LastIndex(p, home); i >= 0 && !strings.Contains(p[i:], "/chats/") {
 			return true
 		}
@@ -59,9 +62,15 @@ func SessionsBelow(dir string, archived bool, walk func(string, fs.WalkDirFunc) 
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(found)
-	var out []string
+	if !sort.StringsAreSorted(found) { // (a walk's order, but for names such as "a.b" and "a/b")
+		sort.Strings(found)
+	}
+	out := make([]string, 0, len(found))
 	for _, p := range found {
+		if !openclawstore.NamedAsStore(p) {
+			out = append(out, p) // (StoreSessions' answer, without its slice)
+			continue
+		}
 		sessions, err := StoreSessions(p)
 		if err != nil {
 			return nil, err
