@@ -105,6 +105,7 @@ func runGrep(opts *GrepOptions) error {
 	}
 	walk := filepath.WalkDir
 	if ix != nil {
+		ix.Ask(p) // (answered while the folders are walked)
 		walk = ix.Walker().WalkDir
 	}
 	files, err := expandWith(paths, opts.IO.ErrOut, true, walk)

@@ -12,7 +12,7 @@ const aloneSize = 64 << 20
 // it is passed (File, or a caller's reading of standard input). The hits of a file searched
 // beside others are kept until the files before it are done, and then given to emit, so that
 // they come in the order of the list, and each file's in the order search gave them; at most
-// jobs files are in flight or waiting. "-" (standard input), files of aloneSize or more, files
+// jobs files are searched at once, and aheadPerJob × jobs are in flight or waiting. "-" (standard input), files of aloneSize or more, files
 // that cannot be stat'ed and, with jobs of 1 or less, every file are searched by the calling
 // goroutine, in turn, their hits given to emit as they come. failed is told, in the order of
 // the list, of each file whose search failed or whose hits emit refused (the file's later hits
@@ -44,7 +44,13 @@ type scheduler struct {
 	// by the caller, in turn.
 	results []chan fileHits
 	tokens  chan struct{} // files in flight or waiting to be given to emit
+	running chan struct{} // files being searched
 }
+
+// aheadPerJob is how many files per job may be searched, or wait with their hits, while an
+// earlier file is still being searched: a file slower than the next ones then holds up no core
+// (with one token per job, the others waited for it, idle, a quarter of a query's time).
+const aheadPerJob = 4
 
 // fileHits is what the search of one file found: its hits, and how it ended.
 type fileHits struct {
@@ -56,7 +62,8 @@ type fileHits struct {
 // under aloneSize but standard input.
 func (s *scheduler) plan(jobs int) {
 	s.results = make([]chan fileHits, len(s.files))
-	s.tokens = make(chan struct{}, max(1, jobs))
+	s.tokens = make(chan struct{}, max(1, jobs*aheadPerJob))
+	s.running = make(chan struct{}, max(1, jobs))
 	if jobs <= 1 {
 		return
 	}
@@ -84,10 +91,12 @@ func (s *scheduler) start(stop <-chan struct{}) {
 		}
 		go func() {
 			var r fileHits
+			s.running <- struct{}{}
 			r.err = s.search(s.files[i], func(h Hit) error {
 				r.hits = append(r.hits, h)
 				return nil
 			})
+			<-s.running
 			ch <- r
 		}()
 	}

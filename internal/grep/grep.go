@@ -177,6 +177,9 @@ type Ranges struct {
 // and for the searches that decode every line, it reads the whole file as File does. The hits
 // and their line numbers are those of File.
 func FileRanges(path string, p *Pattern, opts Options, rs Ranges, emit func(Hit) error) error {
+	if done, err := fileParts(path, p, opts, rs, emit); done {
+		return err
+	}
 	f, err := transcript.OpenFile(path)
 	if err != nil {
 		return err
@@ -687,4 +690,34 @@ func grepContext(path string, p *Pattern, opts Options, emit func(Hit) error) er
 		lastOut = j
 	}
 	return nil
+}
+
+var (
+	errNotParts = errors.New("not a file to read in parts")
+	errShort    = errors.New("the file is shorter than its parts")
+)
+
+// fileParts reads only rs's parts of a plain session of an agent's format, opened with no more
+// than a descriptor; done is false when FileRanges must read it otherwise (rs names no parts,
+// the search decodes every line, or the file is not the one the index read).
+func fileParts(path string, p *Pattern, opts Options, rs Ranges, emit func(Hit) error) (done bool, err error) {
+	if len(rs.Parts) == 0 || !rs.Format.Native() || opts.Format != transcript.FormatUnknown || opts.Context ||
+		opts.Indexed || opts.Around > 0 || p.lit == nil || decodeAll() || rs.Size >= mapFrom || p.MayMatchOutside(rs.Format) {
+		return false, nil
+	}
+	f, size, err := openParts(path)
+	if err != nil {
+		return false, nil // (FileRanges opens it again, and says what is wrong)
+	}
+	defer f.Close()
+	if size != rs.Size || !rs.within(size) {
+		return false, nil
+	}
+	g := &grepper{path: path, p: p, opts: opts, format: rs.Format, emit: emit}
+	for _, r := range rs.Parts {
+		if err := g.fast(io.NewSectionReader(f, r.From, r.To-r.From), r, r.To == size); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
 }

@@ -106,8 +106,10 @@ func (b *builder) termID(term []byte) int32 {
 
 // blockSize is about the bytes of a block: the trigrams are recorded per block of whole lines,
 // and a file can hold a literal only when one of its blocks holds all its trigrams (a match is
-// within a line). Smaller blocks pick fewer files for a query and make the index larger.
-const blockSize = 64 << 10
+// within a line). grep --index reads only those blocks: smaller blocks read less and make the
+// index larger. 16 KiB against 64: a word in 122 sessions of 2,284 reads a third of the bytes,
+// the index is 0.27 of the text instead of 0.21, its first build 13% slower.
+const blockSize = 16 << 10
 
 // addRaw takes in a line of the file being indexed (whose id is file): l.Bytes for the
 // trigrams, l.Num, l.Offset and l.Size for the place of its block. Lines come in file order.

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 	"unsafe"
 )
@@ -119,29 +118,18 @@ type childDir struct {
 }
 
 // lstatDirs states the folders among the names of a folder (those ending in "/"; join gives
-// their paths), in their order, on two goroutines when there are several: an archive's folder
-// of hundreds of project folders would otherwise wait on one system call after another.
+// their paths), in their order. It states them itself: goroutines of its own would queue
+// behind those that state the files meanwhile (prestat), and the walk would wait for them.
 func lstatDirs(names []string, join func(string) string) []childDir {
 	var dirs []childDir
+	var s statter
 	for _, name := range names {
 		if base, isDir := strings.CutSuffix(name, "/"); isDir {
-			dirs = append(dirs, childDir{path: join(base)})
+			c := childDir{path: join(base)}
+			c.isDir, c.mtime, c.err = s.lstat(c.path)
+			dirs = append(dirs, c)
 		}
 	}
-	lstat := func(s *statter, i int) {
-		c := &dirs[i]
-		c.isDir, c.mtime, c.err = s.lstat(c.path)
-	}
-	if len(dirs) < 2 { // (most folders: no goroutine to start and wait for)
-		var s statter
-		for i := range dirs {
-			lstat(&s, i)
-		}
-		return dirs
-	}
-	var wg sync.WaitGroup
-	statOn(&wg, 2, 0, len(dirs), lstat)
-	wg.Wait()
 	return dirs
 }
 

@@ -25,10 +25,11 @@ type Reader struct {
 	view *manifestView // its bytes whole, for grep (Load)
 	// unmap releases the manifest's mapping, if Load mapped it: the view's strings point
 	// into it, so nothing of the view outlives Close.
-	unmap func()
-	pre   *prestat // the stats its walker started (Walker)
-	segs  []*segment
-	ids   map[uint32]string // with m: the current id of each file (documents of other ids are dead)
+	unmap  func()
+	pre    *prestat // the stats its walker started (Walker)
+	answer *asking  // the segments' answer for a literal, being found (Ask)
+	segs   []*segment
+	ids    map[uint32]string // with m: the current id of each file (documents of other ids are dead)
 
 	// Buffers a search reuses from segment to segment.
 	scores  []float32
@@ -153,7 +154,10 @@ func (r *Reader) Close() {
 		r.file.Close()
 	}
 	if r.pre != nil {
-		r.pre.wait() // (its goroutines read paths in the mapping)
+		r.pre.abandon() // (its goroutines read paths in the mapping)
+	}
+	if r.answer != nil {
+		<-r.answer.done // (it reads the segments)
 	}
 	if r.unmap != nil {
 		r.view = nil
@@ -185,20 +189,12 @@ func (r *Reader) Candidates(files []string, p *grep.Pattern) (read []string, par
 	if r.Load() != nil {
 		return files, make([]grep.Ranges, len(files)), nil, nil // (grep checks Load first, and says why it reads every file)
 	}
-	// The segments are asked while the files are stated: both wait on system calls.
-	lit := p.Literal()
-	var hold map[uint32]*held
-	asked := make(chan struct{})
-	go func() {
-		defer close(asked)
-		if len(lit) >= 3 {
-			hold = r.holding(lit)
-		}
-	}()
+	ask := r.asked(p) // (asked before the walk, by grep: the answer is ready or on its way)
 	abss := absPaths(files)
 	entries := r.view.states(abss)
 	stats, errs := statNow(abss, entries, r.pre)
-	<-asked
+	<-ask.done
+	hold := ask.hold
 	outside := map[string]bool{} // p.MayMatchOutside, by format
 	for i, path := range files {
 		e := &entries[i]
@@ -220,6 +216,39 @@ func (r *Reader) Candidates(files []string, p *grep.Pattern) (read []string, par
 		}
 	}
 	return read, parts, stale, states
+}
+
+// asking is the segments' answer for a literal: the blocks that hold all its trigrams, by file
+// (nil: the index cannot tell; every file is read), once done is closed.
+type asking struct {
+	lit  string
+	done chan struct{}
+	hold map[uint32]*held
+}
+
+// Ask starts asking the segments, on a goroutine, which blocks hold p's literal, for a later
+// Candidates of p: grep asks before it walks its folders, and the answer, which waits on a
+// few hundred reads of the segments, is found while the walk waits on its stats.
+func (r *Reader) Ask(p *grep.Pattern) { r.asked(p) }
+
+// asked is the asking for p's literal: the one under way, or a new one.
+func (r *Reader) asked(p *grep.Pattern) *asking {
+	lit := string(p.Literal())
+	if r.answer != nil {
+		if r.answer.lit == lit {
+			return r.answer
+		}
+		<-r.answer.done // (one asking at a time: they share the reader's buffers)
+	}
+	a := &asking{lit: lit, done: make(chan struct{})}
+	r.answer = a
+	go func() {
+		defer close(a.done)
+		if len(lit) >= 3 {
+			a.hold = r.holding([]byte(lit))
+		}
+	}()
+	return a
 }
 
 // blockRanges is what grep reads of a fresh file (path) that h holds: only the blocks that hold
