@@ -90,12 +90,17 @@ func TestFiles(t *testing.T) {
 				}
 				return nil
 			}
+			listed := map[string]int{}
+			for _, f := range tc.files {
+				listed[f]++
+			}
 			var got []string
 			emit := func(h Hit) error {
 				mu.Lock()
 				during := searching[h.Path] > 0
 				mu.Unlock()
-				if during != tc.alone[h.Path] {
+				// (a file listed twice may be searched again, ahead, while its first hits are given)
+				if during != tc.alone[h.Path] && listed[h.Path] == 1 {
 					t.Errorf("%s:%d given to emit while searched: %v", h.Path, h.Line, during)
 				}
 				if tc.refuse[h.Path] && h.Line == 2 {
@@ -143,4 +148,48 @@ func all(paths []string) map[string]bool {
 		m[p] = true
 	}
 	return m
+}
+
+// TestFilesReadAheadOfASlowFile: while the first file is slow to search, the other job goes on
+// with the next files (up to aheadPerJob per job wait with their hits), instead of waiting,
+// idle, for the first file's hits to be given.
+func TestFilesReadAheadOfASlowFile(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for i := range 8 {
+		p := filepath.Join(dir, fmt.Sprintf("f%d", i))
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	release := make(chan struct{})
+	var done atomic.Int32
+	search := func(path string, emit func(Hit) error) error {
+		if path == files[0] {
+			<-release // slow: until the others were searched
+		} else {
+			done.Add(1)
+		}
+		return emit(Hit{Path: path, Line: 1})
+	}
+	go func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for done.Load() < int32(aheadPerJob*2-1) && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		close(release)
+	}()
+	var got []string
+	Files(files, 2, search, func(h Hit) error {
+		got = append(got, filepath.Base(h.Path))
+		return nil
+	}, func(path string, err error) { t.Errorf("%s: %v", path, err) })
+	if n := done.Load(); n < int32(aheadPerJob*2-1) {
+		t.Errorf("%d files searched while the first was, want %d", n, aheadPerJob*2-1)
+	}
+	want := []string{"f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("hits in the order %v, want %v", got, want)
+	}
 }

@@ -169,11 +169,21 @@ type Ranges struct {
 	// Format is the format the index read the file in (with Parts: the file is not detected
 	// again).
 	Format transcript.Format
+	// NoCompactions: the index saw no compaction record in the file. A generic file's lines
+	// are then read in parts as an agent's are (no ctxc marker makes later lines copies).
+	NoCompactions bool
+}
+
+// partsOK reports whether a file of format can be read in rs's parts: an agent's format, or a
+// generic one without compaction records.
+func (rs Ranges) partsOK(format transcript.Format) bool {
+	return format.Native() || format != transcript.FormatUnknown && rs.NoCompactions
 }
 
 // FileRanges is File reading only rs's parts of the file, when that finds what reading it whole
-// does: on the prefilter's path, in an agent's own format (in a generic one, a ctxc marker
-// read or not changes which later lines are copies), while the file has rs.Size bytes. Else,
+// does: on the prefilter's path, in an agent's own format or a generic one without compaction
+// records (in a generic one, a ctxc marker read or not changes which later lines are copies),
+// while the file has rs.Size bytes. Else,
 // and for the searches that decode every line, it reads the whole file as File does. The hits
 // and their line numbers are those of File.
 func FileRanges(path string, p *Pattern, opts Options, rs Ranges, emit func(Hit) error) error {
@@ -207,7 +217,7 @@ func FileRanges(path string, p *Pattern, opts Options, rs Ranges, emit func(Hit)
 		return g.fast(f, Range{Line: 1}, true)
 	}
 	parts := []Range{{From: 0, To: size, Line: 1}}
-	if len(rs.Parts) > 0 && rs.Size == size && format.Native() && rs.within(size) {
+	if len(rs.Parts) > 0 && rs.Size == size && rs.partsOK(format) && rs.within(size) {
 		parts = rs.Parts
 	}
 	if size >= mapFrom {
@@ -229,7 +239,7 @@ func FileRanges(path string, p *Pattern, opts Options, rs Ranges, emit func(Hit)
 // read again: a query of 100 sessions would read 6 MB of heads), else detected from its first
 // records. A format given with --format is always the one used.
 func rangesFormat(f *transcript.File, path string, opts Options, rs Ranges) (transcript.Format, error) {
-	if len(rs.Parts) > 0 && rs.Format.Native() && opts.Format == transcript.FormatUnknown && f.Info().Size() == rs.Size {
+	if len(rs.Parts) > 0 && rs.partsOK(rs.Format) && opts.Format == transcript.FormatUnknown && f.Info().Size() == rs.Size {
 		return rs.Format, nil
 	}
 	format, err := detectFormat(f, path, opts)
@@ -697,11 +707,11 @@ var (
 	errShort    = errors.New("the file is shorter than its parts")
 )
 
-// fileParts reads only rs's parts of a plain session of an agent's format, opened with no more
+// fileParts reads only rs's parts of a plain session (rs.partsOK), opened with no more
 // than a descriptor; done is false when FileRanges must read it otherwise (rs names no parts,
 // the search decodes every line, or the file is not the one the index read).
 func fileParts(path string, p *Pattern, opts Options, rs Ranges, emit func(Hit) error) (done bool, err error) {
-	if len(rs.Parts) == 0 || !rs.Format.Native() || opts.Format != transcript.FormatUnknown || opts.Context ||
+	if len(rs.Parts) == 0 || !rs.partsOK(rs.Format) || opts.Format != transcript.FormatUnknown || opts.Context ||
 		opts.Indexed || opts.Around > 0 || p.lit == nil || decodeAll() || rs.Size >= mapFrom || p.MayMatchOutside(rs.Format) {
 		return false, nil
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxc/ctxc/internal/grep"
 )
 
 // blockPatterns are rare words of the sessions genBlocky writes: a few blocks hold them.
@@ -16,9 +18,12 @@ var blockPatterns = []struct {
 }{{"wombat", true, false}, {"WOMBAT", true, true}, {`wom(bat|ble) \w+`, false, false}, {"quokka wombat", true, false},
 	{"numbat", true, false}, {"the parser", true, false}}
 
-// blockyLine is one message of a session of format (pi or claude), line n, saying text.
+// blockyLine is one message of a session of format (pi, claude or openai), line n, saying text.
 func blockyLine(format string, n int, role, text string) string {
 	q := strings.ReplaceAll(text, `"`, `\"`)
+	if format == "openai" {
+		return fmt.Sprintf(`{"role":%q,"content":"%s"}`, role, q)
+	}
 	if format == "pi" {
 		return fmt.Sprintf(`{"type":"message","id":"m%d","parentId":"m%d","timestamp":"2026-05-12T01:02:27.673Z","message":{"role":%q,"content":[{"type":"text","text":"%s"}],"timestamp":%d}}`, n, n-1, role, q, n)
 	}
@@ -91,7 +96,8 @@ func markedSession() string {
 
 // genBlocky writes sessions in agents' formats of several blocks each, in every shape a block
 // must be read right in: long lines, a BOM, CRLF, blank lines, an unterminated last line; and
-// one in a generic format, whose ctxc marker makes later blocks copies.
+// two in a generic format: one whose ctxc marker makes later blocks copies, one with no marker
+// (the last; read in blocks as an agent's).
 func genBlocky(t *testing.T, dir string) []string {
 	t.Helper()
 	r := rand.New(rand.NewSource(11))
@@ -111,9 +117,10 @@ func genBlocky(t *testing.T, dir string) []string {
 		{"pi", 250 << 10, false, false, false, true, true},
 		{"claude", 200 << 10, false, false, false, false, true},
 		{"openai", 0, false, false, false, false, false},
+		{"openai", 300 << 10, false, false, false, false, false},
 	} {
 		content := blockySession(r, shape.format, shape.size, shape.long, shape.bom, shape.crlf, shape.blank)
-		if shape.format == "openai" {
+		if shape.format == "openai" && shape.size == 0 {
 			content = markedSession()
 		}
 		if shape.unterminated {
@@ -142,6 +149,10 @@ func TestBlocksAgreeWithScan(t *testing.T) {
 	if _, partial := agreeOn(t, dir, files, "fresh", blockPatterns); partial == 0 {
 		t.Fatal("no session was read in part")
 	}
+	plain, marked := files[len(files)-1], files[len(files)-2]
+	if parts := partsOf(t, dir, files, "wombat"); len(parts[plain]) == 0 || len(parts[marked]) != 0 {
+		t.Fatalf("generic sessions read in %d parts without a marker (want some), %d with one (want none)", len(parts[plain]), len(parts[marked]))
+	}
 	r := rand.New(rand.NewSource(12))
 	for round := range 2 {
 		for i, f := range files[:3] {
@@ -150,9 +161,22 @@ func TestBlocksAgreeWithScan(t *testing.T) {
 			more = more[strings.IndexByte(more, '\n')+1:] // (pi: no second header)
 			appendRaw(t, f, more+blockyLine(format, 5000+round, "assistant", "wombat appended")+"\n")
 		}
+		appended := 3
+		if round == 1 { // the generic session gets a marker now: read whole from then on
+			var tail strings.Builder
+			fmt.Fprintf(&tail, `{"compact":"the plain session so far","ctxc":{"v":1,"tail_lines":3}}`+"\n")
+			for range 3 {
+				tail.WriteString(`{"role":"assistant","content":"a copied wombat line"}` + "\n")
+			}
+			appendRaw(t, plain, tail.String())
+			appended++
+		}
 		st, err := Update(dir, files, []string{src}, UpdateOptions{})
-		if err != nil || st.Appended != 3 {
+		if err != nil || st.Appended != appended {
 			t.Fatalf("append %d: %+v %v", round, st, err)
+		}
+		if parts := partsOf(t, dir, files, "wombat"); (round == 1) != (len(parts[plain]) == 0) {
+			t.Fatalf("append %d: the generic session is read in %d parts", round, len(parts[plain]))
 		}
 		if _, partial := agreeOn(t, dir, files, fmt.Sprintf("appended %d", round), blockPatterns); partial == 0 {
 			t.Fatalf("append %d: no session was read in part", round)
@@ -229,6 +253,26 @@ func indexedPlaces(t *testing.T, dir string) []blockPlace {
 			}
 			out = append(out, p)
 		}
+	}
+	return out
+}
+
+// partsOf gives the parts grep reads of each file for the fixed string lit (none: the whole).
+func partsOf(t *testing.T, dir string, files []string, lit string) map[string][]grep.Range {
+	t.Helper()
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	p, err := grep.Compile(lit, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, parts, _, _ := r.Candidates(files, p)
+	out := map[string][]grep.Range{}
+	for i, f := range read {
+		out[f] = parts[i].Parts
 	}
 	return out
 }

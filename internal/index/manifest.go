@@ -18,7 +18,7 @@ import (
 )
 
 // schema is the version of the index's layout; an index of another version is rebuilt.
-const schema = 4
+const schema = 5
 
 const manifestName = "manifest"
 

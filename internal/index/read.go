@@ -94,6 +94,9 @@ func (fr *fileReader) line(l jsonl.Line) {
 	if !ok {
 		return
 	}
+	if rec.Compaction {
+		fr.b.set.escaped.setCompactions() // (grep then reads a generic file whole)
+	}
 	at := lineTime(rd)
 	for i := range rec.Messages {
 		m := &rec.Messages[i]

@@ -255,10 +255,12 @@ func (r *Reader) asked(p *grep.Pattern) *asking {
 // the literal when that gives every hit of reading it whole, else (no parts) all of it. The
 // whole file is read when it escapes one of the literal's characters (any line may match), when
 // it is compressed (no offsets into its stored bytes) or a session of an OpenClaw store (its
-// text is exported from the store at each read), and in a generic format: there a ctxc marker's
-// tail_lines make the lines after it copies, which grep knows only from reading the marker.
+// text is exported from the store at each read), and when it is in a generic format and holds
+// a compaction record: a ctxc marker's tail_lines make the lines after it copies, which grep
+// knows only from reading the marker.
 func blockRanges(path string, e *indexedState, h *held) grep.Ranges {
-	if h.escaped || e.compressed || !transcript.Format(e.format).Native() || len(h.blocks) == 0 ||
+	format := transcript.Format(e.format)
+	if h.escaped || e.compressed || !format.Native() && h.compactions || len(h.blocks) == 0 ||
 		openclawstore.IsSessionName(path) {
 		return grep.Ranges{}
 	}
@@ -272,7 +274,7 @@ func blockRanges(path string, e *indexedState, h *held) grep.Ranges {
 		}
 		out = append(out, b)
 	}
-	return grep.Ranges{Size: e.size, Parts: out, Format: transcript.Format(e.format)}
+	return grep.Ranges{Size: e.size, Parts: out, Format: format, NoCompactions: !h.compactions}
 }
 
 // fileStat is what an update and a query compare with a file's entry.
@@ -343,11 +345,14 @@ func (e *indexedState) stateNow(st fileStat, err error) string {
 type held struct {
 	blocks  []grep.Range
 	escaped bool
+	// compactions: a segment saw a compaction record in the file's lines (a ctxc marker in a
+	// generic format, whose tail_lines make later lines copies).
+	compactions bool
 }
 
 // holding lists the files (ids) of which one block of lines holds every trigram of lit, with
-// those blocks, and those that spell one of lit's characters as an escape. nil: a segment could
-// not be read (grep reads every file).
+// those blocks, and those that spell one of lit's characters as an escape, and says which of
+// them hold a compaction record. nil: a segment could not be read (grep reads every file).
 func (r *Reader) holding(lit []byte) map[uint32]*held {
 	tris := litTrigrams(lit)
 	hold := map[uint32]*held{}
@@ -355,6 +360,7 @@ func (r *Reader) holding(lit []byte) map[uint32]*held {
 	for _, c := range lit {
 		chars.set(lower(c))
 	}
+	var compactions []uint32
 	for _, s := range r.segs {
 		r.holdBlocks(s, tris, hold)
 		table, ok := s.escapeTable(r.buf)
@@ -362,12 +368,21 @@ func (r *Reader) holding(lit []byte) map[uint32]*held {
 			r.buf = table
 		}
 		for i := 0; i+fileSize <= len(table); i += fileSize {
-			if id, m := escapeAt(table, i); m[0]&chars[0] != 0 || m[1]&chars[1] != 0 {
+			id, m := escapeAt(table, i)
+			if m.chars()[0]&chars[0] != 0 || m.chars()[1]&chars[1] != 0 {
 				heldIn(hold, id).escaped = true
+			}
+			if m.compactions() {
+				compactions = append(compactions, id)
 			}
 		}
 		if s.failed() != nil {
 			return nil // a segment that could not be read answers nothing: grep reads every file
+		}
+	}
+	for _, id := range compactions {
+		if h := hold[id]; h != nil {
+			h.compactions = true
 		}
 	}
 	return hold

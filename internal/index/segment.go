@@ -11,14 +11,14 @@ import (
 
 // A segment file, all integers little-endian:
 //
-//	magic "CTXCSEG3"
+//	magic "CTXCSEG4"
 //	docs     nDocs × docSize:  file u32, line u32, offset u64, time u32 (unix s), role<<28|length u32
 //	terms    (nTerms+1) × 16:  string offset u32, df u32, postings offset u64 (the last: ends)
 //	strings  the terms' bytes, sorted
 //	postings per term: (doc delta uvarint, tf uvarint)...
 //	tris     (nTris+1) × 12:   trigram u32, postings offset u64 (the last: ends)
 //	tripost  per trigram: block deltas (uvarint)...
-//	files    nFiles × 20:      file u32, escape mask 2 × u64
+//	files    nFiles × 20:      file u32, escape mask 2 × u64 (its bit 0: a compaction record)
 //	blocks   nBlocks × 4:      the file of each block
 //	places   nBlocks × 20:     where each block is in its file: the byte offset of its first line
 //	         u64, the offset just past its last line's newline u64, and the 1-based number of
@@ -33,7 +33,7 @@ import (
 // and strings and then the term's postings; the lengths give BM25 every document's length in
 // one read. Grep reads the places of the blocks that hold its literal, and then only those
 // blocks of a session.
-const segMagic = "CTXCSEG3"
+const segMagic = "CTXCSEG4"
 
 const (
 	docSize      = 24

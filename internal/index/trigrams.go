@@ -20,9 +20,14 @@ type trigramSet struct {
 }
 
 // escapeMask has a bit for each printable ASCII character (lower-cased) written as an escape.
+// Its bit of NUL, which is never one of those, says instead that the lines hold a compaction
+// record.
 type escapeMask [2]uint64
 
 func (m *escapeMask) set(c byte)             { m[c>>6] |= 1 << (c & 63) }
+func (m *escapeMask) setCompactions()        { m[0] |= 1 }
+func (m escapeMask) compactions() bool       { return m[0]&1 != 0 }
+func (m escapeMask) chars() escapeMask       { return escapeMask{m[0] &^ 1, m[1]} }
 func (m escapeMask) has(c byte) bool         { return m[c>>6]&(1<<(c&63)) != 0 }
 func (m escapeMask) any() bool               { return m[0]|m[1] != 0 }
 func newTrigramSet() *trigramSet             { return &trigramSet{bits: make([]uint64, 1<<triBits/64)} }
