@@ -424,9 +424,11 @@ func heldIn(hold map[uint32]*held, id uint32) *held {
 	return h
 }
 
-// intersect gives the blocks of s that hold all of tris: the lists of the trigrams, shortest
-// first, each narrowing the blocks kept so far. The result lives in the Reader's buffers until
-// the next call.
+// intersect gives the blocks of s that can hold all of tris: the lists of the trigrams,
+// shortest first, each narrowing the blocks kept so far, until the next list is so much longer
+// than the blocks kept (denseList) that reading it would cost more than reading the few blocks
+// it could drop: grep reads the blocks and finds the lines that match, so blocks kept in
+// excess cost time, never a hit. The result lives in the Reader's buffers until the next call.
 func (r *Reader) intersect(s *segment, tris []uint32) []uint32 {
 	table, ok := s.trigrams(r.table)
 	if !ok {
@@ -445,6 +447,9 @@ func (r *Reader) intersect(s *segment, tris []uint32) []uint32 {
 	sort.Slice(lists, func(i, j int) bool { return lists[i].to-lists[i].from < lists[j].to-lists[j].from })
 	cur := r.cur[:0]
 	for i, l := range lists {
+		if i > 0 && denseList(l.to-l.from, len(cur)) {
+			break
+		}
 		var next []uint32
 		r.buf, next = s.trigramBlocks(r.buf, l.from, l.to, r.next[:0])
 		r.next = next
@@ -459,6 +464,15 @@ func (r *Reader) intersect(s *segment, tris []uint32) []uint32 {
 	}
 	r.cur = cur
 	return cur
+}
+
+// denseList reports whether a trigram's list of n bytes is too long to be worth reading to
+// narrow kept blocks: a list costs a read and a decode of each byte (about 3 ns; a list of a
+// trigram found in most blocks is about one byte a block), a block kept in excess a read of
+// about 16 KB and its scan (about 10 µs). The lists of the common trigrams of a rare word
+// (thousands of bytes in each segment) were nine tenths of what a query read of the index.
+func denseList(n uint64, kept int) bool {
+	return n > 32*uint64(kept)+256
 }
 
 // intersectSorted keeps the values of a (ascending) that b (ascending) holds, in a's memory.
