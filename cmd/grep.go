@@ -124,7 +124,7 @@ func runGrep(opts *GrepOptions) error {
 		}
 		return grep.FileRanges(path, p, gopts, parts[path], emit)
 	}
-	grep.Files(files, opts.Jobs, search, pr.emit, pr.fail)
+	grep.Files(files, sizesOf(parts), opts.Jobs, search, pr.emit, pr.fail)
 	return pr.finish(len(files))
 }
 
@@ -252,7 +252,7 @@ func grepIndex(opts *GrepOptions, ix *index.Reader, files []string, p *grep.Patt
 	read, ranges, stale, states := ix.Candidates(files, p)
 	parts := map[string]grep.Ranges{}
 	for i, path := range read {
-		if len(ranges[i].Parts) > 0 {
+		if len(ranges[i].Parts) > 0 || ranges[i].Size > 0 {
 			parts[path] = ranges[i]
 		}
 	}
@@ -265,6 +265,17 @@ func grepIndex(opts *GrepOptions, ix *index.Reader, files []string, p *grep.Patt
 		}
 	}
 	return read, parts
+}
+
+// sizesOf gives the sizes the index knows of the files it named (none without the index).
+func sizesOf(parts map[string]grep.Ranges) map[string]int64 {
+	sizes := make(map[string]int64, len(parts))
+	for path, rs := range parts {
+		if rs.Size > 0 {
+			sizes[path] = rs.Size
+		}
+	}
+	return sizes
 }
 
 // openGrepIndex opens grep's index; nil, said on stderr, when it cannot be used (grep then

@@ -16,9 +16,10 @@ const aloneSize = 64 << 20
 // that cannot be stat'ed and, with jobs of 1 or less, every file are searched by the calling
 // goroutine, in turn, their hits given to emit as they come. failed is told, in the order of
 // the list, of each file whose search failed or whose hits emit refused (the file's later hits
-// are then dropped); Files returns when every file is done.
-func Files(files []string, jobs int, search func(path string, emit func(Hit) error) error, emit func(Hit) error, failed func(path string, err error)) {
-	s := scheduler{files: files, search: search}
+// are then dropped); Files returns when every file is done. sizes may give files' sizes (the
+// index knows them): the others are stated.
+func Files(files []string, sizes map[string]int64, jobs int, search func(path string, emit func(Hit) error) error, emit func(Hit) error, failed func(path string, err error)) {
+	s := scheduler{files: files, sizes: sizes, search: search}
 	s.plan(jobs)
 	stop := make(chan struct{})
 	defer close(stop)
@@ -39,6 +40,7 @@ func Files(files []string, jobs int, search func(path string, emit func(Hit) err
 // scheduler is Files' state: which files are searched beside others, and their results.
 type scheduler struct {
 	files  []string
+	sizes  map[string]int64
 	search func(path string, emit func(Hit) error) error
 	// results[i]: the hits of files[i], when it is searched beside others; nil: it is searched
 	// by the caller, in turn.
@@ -71,7 +73,9 @@ func (s *scheduler) plan(jobs int) {
 		if path == "-" {
 			continue
 		}
-		if info, err := transcript.Stat(path); err == nil && info.Size() < aloneSize {
+		if size, ok := s.sizes[path]; ok && size < aloneSize {
+			s.results[i] = make(chan fileHits, 1)
+		} else if info, err := transcript.Stat(path); err == nil && info.Size() < aloneSize {
 			s.results[i] = make(chan fileHits, 1) // (an error is the search's to say)
 		}
 	}

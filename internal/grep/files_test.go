@@ -109,7 +109,7 @@ func TestFiles(t *testing.T) {
 				got = append(got, fmt.Sprintf("%s:%d", filepath.Base(h.Path), h.Line))
 				return nil
 			}
-			Files(tc.files, tc.jobs, search, emit, func(path string, err error) {
+			Files(tc.files, nil, tc.jobs, search, emit, func(path string, err error) {
 				got = append(got, fmt.Sprintf("%s failed: %v", filepath.Base(path), err))
 			})
 			var want []string
@@ -181,7 +181,7 @@ func TestFilesReadAheadOfASlowFile(t *testing.T) {
 		close(release)
 	}()
 	var got []string
-	Files(files, 2, search, func(h Hit) error {
+	Files(files, nil, 2, search, func(h Hit) error {
 		got = append(got, filepath.Base(h.Path))
 		return nil
 	}, func(path string, err error) { t.Errorf("%s: %v", path, err) })

@@ -162,7 +162,8 @@ type Range struct {
 }
 
 // Ranges are the parts of a file of Size bytes that hold every line that can match (an
-// index's blocks), in file order; no parts: the whole file.
+// index's blocks), in file order; no parts: the whole file (Size, when known, then spares
+// Files a stat).
 type Ranges struct {
 	Size  int64
 	Parts []Range

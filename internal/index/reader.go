@@ -210,7 +210,7 @@ func (r *Reader) Candidates(files []string, p *grep.Pattern) (read []string, par
 			stale, states = append(stale, path), append(states, state)
 		case hold == nil || e.scan || !e.compressed && e.done < e.size || mayOutside:
 			// (done < size: a last line still being written, which the index has not got)
-			read, parts = append(read, path), append(parts, grep.Ranges{})
+			read, parts = append(read, path), append(parts, whole(e))
 		case hold[e.id] != nil:
 			read, parts = append(read, path), append(parts, blockRanges(path, e, hold[e.id]))
 		}
@@ -251,6 +251,15 @@ func (r *Reader) asked(p *grep.Pattern) *asking {
 	return a
 }
 
+// whole is what grep reads of a fresh file read whole: all of it, and its size when it is a
+// plain file (grep then need not state it again).
+func whole(e *indexedState) grep.Ranges {
+	if e.compressed {
+		return grep.Ranges{}
+	}
+	return grep.Ranges{Size: e.size}
+}
+
 // blockRanges is what grep reads of a fresh file (path) that h holds: only the blocks that hold
 // the literal when that gives every hit of reading it whole, else (no parts) all of it. The
 // whole file is read when it escapes one of the literal's characters (any line may match), when
@@ -262,7 +271,7 @@ func blockRanges(path string, e *indexedState, h *held) grep.Ranges {
 	format := transcript.Format(e.format)
 	if h.escaped || e.compressed || !format.Native() && h.compactions || len(h.blocks) == 0 ||
 		openclawstore.IsSessionName(path) {
-		return grep.Ranges{}
+		return whole(e)
 	}
 	sort.Slice(h.blocks, func(i, j int) bool { return h.blocks[i].From < h.blocks[j].From })
 	out := h.blocks[:1]
