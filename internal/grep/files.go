@@ -12,12 +12,12 @@ const aloneSize = 64 << 20
 // it is passed (File, or a caller's reading of standard input). The hits of a file searched
 // beside others are kept until the files before it are done, and then given to emit, so that
 // they come in the order of the list, and each file's in the order search gave them; at most
-// jobs files are searched at once, and aheadPerJob × jobs are in flight or waiting. "-" (standard input), files of aloneSize or more, files
-// that cannot be stat'ed and, with jobs of 1 or less, every file are searched by the calling
-// goroutine, in turn, their hits given to emit as they come. failed is told, in the order of
-// the list, of each file whose search failed or whose hits emit refused (the file's later hits
-// are then dropped); Files returns when every file is done. sizes may give files' sizes (the
-// index knows them): the others are stated.
+// jobs files are searched at once, and aheadPerJob × jobs are in flight or waiting. "-"
+// (standard input), files of aloneSize or more, files that cannot be stat'ed and, with jobs of
+// 1 or less, every file are searched by the calling goroutine, in turn, their hits given to
+// emit as they come. failed is told, in the order of the list, of each file whose search failed
+// or whose hits emit refused (the file's later hits are then dropped); Files returns when every
+// file is done. sizes may give files' sizes (the index knows them): the others are stated.
 func Files(files []string, sizes map[string]int64, jobs int, search func(path string, emit func(Hit) error) error, emit func(Hit) error, failed func(path string, err error)) {
 	s := scheduler{files: files, sizes: sizes, search: search}
 	s.plan(jobs)
