@@ -703,10 +703,7 @@ func grepContext(path string, p *Pattern, opts Options, emit func(Hit) error) er
 	return nil
 }
 
-var (
-	errNotParts = errors.New("not a file to read in parts")
-	errShort    = errors.New("the file is shorter than its parts")
-)
+var errNotParts = errors.New("not a file to read in parts")
 
 // fileParts reads only rs's parts of a plain session (rs.partsOK), opened with no more
 // than a descriptor; done is false when FileRanges must read it otherwise (rs names no parts,

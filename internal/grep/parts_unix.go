@@ -3,6 +3,7 @@
 package grep
 
 import (
+	"io"
 	"syscall"
 )
 
@@ -40,7 +41,7 @@ func (f *partsFile) ReadAt(b []byte, off int64) (int, error) {
 			return n, err
 		}
 		if m == 0 {
-			return n, errShort
+			return n, io.EOF // (as os.File says it: the file was cut short meanwhile)
 		}
 		n += m
 	}
