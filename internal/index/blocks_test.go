@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -275,4 +276,37 @@ func partsOf(t *testing.T, dir string, files []string, lit string) map[string][]
 		out[f] = parts[i].Parts
 	}
 	return out
+}
+
+// TestAskThenCandidates: the segments asked before the walk (Ask) give Candidates the answer it
+// gets asking them itself, and a second Candidates of the same pattern gives it again.
+func TestAskThenCandidates(t *testing.T) {
+	src := t.TempDir()
+	files := genBlocky(t, src)
+	dir := filepath.Join(t.TempDir(), "index")
+	if _, err := Update(dir, files, []string{src}, UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := grep.Compile("wombat", true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alone.Close()
+	wantRead, wantParts, _, _ := alone.Candidates(files, p)
+	asked, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer asked.Close()
+	asked.Ask(p)
+	for round := range 2 {
+		read, parts, _, _ := asked.Candidates(files, p)
+		if !reflect.DeepEqual(read, wantRead) || !reflect.DeepEqual(parts, wantParts) {
+			t.Fatalf("round %d: read %d files in %v, want %d in %v", round, len(read), parts, len(wantRead), wantParts)
+		}
+	}
 }

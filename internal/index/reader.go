@@ -195,6 +195,7 @@ func (r *Reader) Candidates(files []string, p *grep.Pattern) (read []string, par
 	stats, errs := statNow(abss, entries, r.pre)
 	<-ask.done
 	hold := ask.hold
+	r.answer = nil // (taken: blockRanges merges its blocks in place; a next Candidates asks again)
 	outside := map[string]bool{} // p.MayMatchOutside, by format
 	for i, path := range files {
 		e := &entries[i]
@@ -226,7 +227,7 @@ type asking struct {
 	hold map[uint32]*held
 }
 
-// Ask starts asking the segments, on a goroutine, which blocks hold p's literal, for a later
+// Ask starts asking the segments, on a goroutine, which blocks hold p's literal, for the next
 // Candidates of p: grep asks before it walks its folders, and the answer, which waits on a
 // few hundred reads of the segments, is found while the walk waits on its stats.
 func (r *Reader) Ask(p *grep.Pattern) { r.asked(p) }
