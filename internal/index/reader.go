@@ -196,6 +196,7 @@ func (r *Reader) Candidates(files []string, p *grep.Pattern) (read []string, par
 	<-ask.done
 	hold := ask.hold
 	r.answer = nil // (taken: blockRanges merges its blocks in place; a next Candidates asks again)
+
 	outside := map[string]bool{} // p.MayMatchOutside, by format
 	for i, path := range files {
 		e := &entries[i]
