@@ -175,10 +175,10 @@ type Ranges struct {
 	NoCompactions bool
 }
 
-// partsOK reports whether a file of format can be read in rs's parts: an agent's format, or a
-// generic one without compaction records.
+// partsOK reports whether a file read in format can be read in rs's parts: an agent's format,
+// or the generic one the index read it in and found no compaction record in.
 func (rs Ranges) partsOK(format transcript.Format) bool {
-	return format.Native() || format != transcript.FormatUnknown && rs.NoCompactions
+	return format.Native() || format != transcript.FormatUnknown && format == rs.Format && rs.NoCompactions
 }
 
 // FileRanges is File reading only rs's parts of the file, when that finds what reading it whole

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -202,6 +203,36 @@ func TestFileRangesTrustsTheIndexFormat(t *testing.T) {
 	} {
 		if got := hitsOf(t, path, p, c.opts, c.rs); len(got) != c.hits {
 			t.Errorf("%s: hits %q, want %d", c.name, got, c.hits)
+		}
+	}
+}
+
+// TestFileRangesGenericOnlyWithoutCompactions: a generic session is read in its parts only when
+// the index read it in the same format and found no compaction record; else it is read whole,
+// and the copies a ctxc marker made are not hits. (Here the index's word is a lie, to see which
+// way the file was read: in parts, the copy on line 3 is taken for a new line.)
+func TestFileRangesGenericOnlyWithoutCompactions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	tail := `{"role":"user","content":"find the quokka"}` + "\n"
+	marker := `{"compact":"the start","ctxc":{"v":1,"tail_lines":1}}` + "\n"
+	data := tail + marker + tail
+	os.WriteFile(path, []byte(data), 0o644)
+	p, _ := Compile("quokka", true, false)
+	size := int64(len(data))
+	parts := []Range{{From: int64(len(tail + marker)), To: size, Line: 3}}
+	for _, c := range []struct {
+		name string
+		opts Options
+		rs   Ranges
+		line string // the line of the one hit
+	}{
+		{"a compaction record", Options{}, Ranges{Size: size, Parts: parts, Format: transcript.FormatOpenAI}, "1 "},
+		{"none, in parts", Options{}, Ranges{Size: size, Parts: parts, Format: transcript.FormatOpenAI, NoCompactions: true}, "3 "},
+		{"another format given", Options{Format: transcript.FormatAnthropic}, Ranges{Size: size, Parts: parts, Format: transcript.FormatOpenAI, NoCompactions: true}, "1 "},
+	} {
+		got := hitsOf(t, path, p, c.opts, c.rs)
+		if len(got) != 1 || !strings.HasPrefix(got[0], c.line) {
+			t.Errorf("%s: hits %q, want one on line %s", c.name, got, c.line)
 		}
 	}
 }
