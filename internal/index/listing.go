@@ -205,7 +205,8 @@ const pathChunk = 16 << 10
 
 // joiner gives the function that joins a name of the folder dir to its path.
 func (a *pathArena) joiner(dir string) func(name string) string {
-	if dir == "" || dir == "." || os.IsPathSeparator(dir[len(dir)-1]) || filepath.Clean(dir) != dir {
+	if dir == "" || dir == "." || os.IsPathSeparator(dir[len(dir)-1]) || filepath.Clean(dir) != dir ||
+		filepath.VolumeName(dir) == dir { // ("C:" and a name join as "C:name")
 		return func(name string) string { return filepath.Join(dir, name) }
 	}
 	return func(name string) string { return a.join(dir, name) }
