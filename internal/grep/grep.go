@@ -205,9 +205,9 @@ func FileRanges(path string, p *Pattern, opts Options, rs Ranges, emit func(Hit)
 	}
 	g := &grepper{path: path, p: p, opts: opts, format: format, emit: emit}
 	size := f.Info().Size()
-	if every := decodeAll(); every || opts.Indexed || opts.Around > 0 || p.lit == nil || p.MayMatchOutside(format) {
+	if decodesEvery(p, opts, format) {
 		if opts.Indexed {
-			if g.comps, err = fileCompactions(f, path, format, every); err != nil {
+			if g.comps, err = fileCompactions(f, path, format, decodeAll()); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
 		}
@@ -705,12 +705,19 @@ func grepContext(path string, p *Pattern, opts Options, emit func(Hit) error) er
 
 var errNotParts = errors.New("not a file to read in parts")
 
+// decodesEvery reports whether a search of a file of format decodes every line, off the
+// prefilter's path: CTXC_GREP_DECODE_ALL, --json (covering compactions), -C, a pattern without
+// a literal, or one that may match a text the format's reader adds.
+func decodesEvery(p *Pattern, opts Options, format transcript.Format) bool {
+	return decodeAll() || opts.Indexed || opts.Around > 0 || p.lit == nil || p.MayMatchOutside(format)
+}
+
 // fileParts reads only rs's parts of a plain session (rs.partsOK), opened with no more
 // than a descriptor; done is false when FileRanges must read it otherwise (rs names no parts,
 // the search decodes every line, or the file is not the one the index read).
 func fileParts(path string, p *Pattern, opts Options, rs Ranges, emit func(Hit) error) (done bool, err error) {
 	if len(rs.Parts) == 0 || !rs.partsOK(rs.Format) || opts.Format != transcript.FormatUnknown || opts.Context ||
-		opts.Indexed || opts.Around > 0 || p.lit == nil || decodeAll() || rs.Size >= mapFrom || p.MayMatchOutside(rs.Format) {
+		rs.Size >= mapFrom || decodesEvery(p, opts, rs.Format) {
 		return false, nil
 	}
 	f, size, err := openParts(path)
