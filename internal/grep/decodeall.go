@@ -15,7 +15,7 @@ import (
 const DecodeAllEnv = "CTXC_GREP_DECODE_ALL"
 
 // decodeAll reports whether DecodeAllEnv asks for every line to be decoded (1, or another
-// value that strconv.ParseBool reads as true). File reads it once per file, before reading it.
+// value that strconv.ParseBool reads as true). File reads it before reading each file.
 func decodeAll() bool {
 	v := os.Getenv(DecodeAllEnv)
 	if v == "" {
