@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/ctxc/ctxc/cmd"
+	_ "github.com/ctxc/ctxc/internal/pretouch" // maps the pages ctxc is about to touch, as it starts
 )
 
 // Set by the release build (-X main.version=...); `go install` builds fall back to the module's
