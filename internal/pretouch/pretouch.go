@@ -1,5 +1,5 @@
 // Package pretouch maps, as ctxc starts, the memory pages its process is about to touch: the
-// executable's code and read-only data, and the free end of the heap's first mapping. A
+// executable's code and read-only data, and the rest of the heap's current 4 MB chunk. A
 // process that touches a page for the first time takes a page fault, and a ctxc query touches
 // more than a thousand; on virtual machines that trap each fault to the hypervisor, they cost
 // 10–15 µs each, a third of a `ctxc grep --index` or of `ctxc --version`. One madvise call
@@ -11,13 +11,11 @@
 // main.go imports it first, so that it starts before the heavier packages initialize.
 package pretouch
 
-import (
-	"bytes"
-	"strconv"
-)
+import "encoding/binary"
 
-// maxHeap bounds the heap bytes mapped ahead: about what a query allocates.
-const maxHeap = 8 << 20
+// heapChunk is the unit in which the Go runtime maps its heap on 64-bit systems (its
+// pallocChunkBytes), aligned on it: the chunk that holds a heap object is mapped whole.
+const heapChunk = 4 << 20
 
 // region is a range of memory to map; write: the pages will be written (the heap), else read
 // (code and read-only data).
@@ -26,72 +24,84 @@ type region struct {
 	write      bool
 }
 
-// mapping is one line of /proc/self/maps.
-type mapping struct {
-	lo, hi   uintptr
-	writable bool
-	file     string // device and inode: "fe:00 11182550"; "" when anonymous
+// heapRegion is the rest of the heap chunk that holds the object at heap, from its page on.
+func heapRegion(heap, pageSize uintptr) region {
+	from := heap &^ (pageSize - 1)
+	to := (heap | (heapChunk - 1)) + 1
+	if to <= from { // the last chunk of the address space: nothing sane
+		return region{write: true}
+	}
+	return region{addr: from, size: to - from, write: true}
 }
 
-// plan gives the regions to map from the text of /proc/self/maps: every read-only mapping of
-// the file that holds pc (the running code), and the heap's mapping that holds heap, from
-// heap's page to its end (at most maxHeap bytes). Lines it cannot read are skipped.
-func plan(maps []byte, pc, heap, pageSize uintptr) []region {
-	ms := parseMaps(maps)
+// The parts of ELF (64-bit, little-endian) that codeRegions reads.
+const (
+	elfHeaderSize = 64
+	phdrSize      = 56
+	ptLoad        = 1
+	ptPhdr        = 6
+	pfX           = 1
+	pfW           = 2
+)
+
+// codeRegions gives the segments of an executable that are loaded and not writable (its code
+// and read-only data), where they are in memory: head is the start of the executable's file
+// (its ELF header and program headers), phdr the address its program headers are loaded at
+// (the auxiliary vector's AT_PHDR), pc an address of its running code. It gives none when head
+// is not such an executable, or when pc is not in one of its code segments.
+func codeRegions(head []byte, phdr, pc, pageSize uintptr) []region {
+	loads, phdrVaddr, ok := programHeaders(head)
+	if !ok || phdr < phdrVaddr {
+		return nil
+	}
+	bias := phdr - phdrVaddr // where a position-independent executable was loaded
 	var regions []region
-	if m, ok := holding(ms, heap); ok && m.writable && m.file == "" {
-		from := max(heap&^(pageSize-1), m.lo)
-		regions = append(regions, region{addr: from, size: min(m.hi-from, maxHeap), write: true})
-	}
-	code, ok := holding(ms, pc)
-	if !ok || code.file == "" {
-		return regions
-	}
-	for _, m := range ms {
-		if m.file == code.file && !m.writable {
-			regions = append(regions, region{addr: m.lo, size: m.hi - m.lo})
+	runs := false
+	for _, l := range loads {
+		lo := (bias + l.vaddr) &^ (pageSize - 1)
+		hi := bias + l.vaddr + l.memsz
+		if hi <= lo || l.flags&pfW != 0 {
+			continue
 		}
+		runs = runs || (l.flags&pfX != 0 && lo <= pc && pc < hi)
+		regions = append(regions, region{addr: lo, size: hi - lo})
+	}
+	if !runs {
+		return nil
 	}
 	return regions
 }
 
-// holding finds the mapping that holds addr.
-func holding(ms []mapping, addr uintptr) (mapping, bool) {
-	for _, m := range ms {
-		if m.lo <= addr && addr < m.hi {
-			return m, true
-		}
-	}
-	return mapping{}, false
+// load is a PT_LOAD program header.
+type load struct {
+	vaddr, memsz uintptr
+	flags        uint32
 }
 
-// parseMaps reads the lines "lo-hi perms offset dev inode [path]" of /proc/self/maps.
-func parseMaps(b []byte) []mapping {
-	var ms []mapping
-	for len(b) > 0 {
-		var line []byte
-		line, b, _ = bytes.Cut(b, []byte{'\n'})
-		if m, ok := parseMapping(line); ok {
-			ms = append(ms, m)
+// programHeaders reads an ELF file's head: its loaded segments and the address of its
+// program headers (PT_PHDR).
+func programHeaders(head []byte) (loads []load, phdrVaddr uintptr, ok bool) {
+	if len(head) < elfHeaderSize || string(head[:4]) != "\x7fELF" || head[4] != 2 || head[5] != 1 {
+		return nil, 0, false // not ELF, 64-bit, little-endian
+	}
+	le := binary.LittleEndian
+	off, size, n := le.Uint64(head[32:]), uint64(le.Uint16(head[54:])), uint64(le.Uint16(head[56:]))
+	if size != phdrSize || off > uint64(len(head)) || n > (uint64(len(head))-off)/phdrSize {
+		return nil, 0, false // program headers beyond what was read
+	}
+	found := false
+	for i := range n {
+		h := head[off+i*phdrSize:]
+		vaddr, memsz := le.Uint64(h[16:]), le.Uint64(h[40:])
+		if uint64(uintptr(vaddr)) != vaddr || uint64(uintptr(memsz)) != memsz {
+			return nil, 0, false
+		}
+		switch le.Uint32(h) {
+		case ptLoad:
+			loads = append(loads, load{vaddr: uintptr(vaddr), memsz: uintptr(memsz), flags: le.Uint32(h[4:])})
+		case ptPhdr:
+			phdrVaddr, found = uintptr(vaddr), true
 		}
 	}
-	return ms
-}
-
-func parseMapping(line []byte) (mapping, bool) {
-	f := bytes.Fields(line)
-	if len(f) < 5 || len(f[1]) < 2 {
-		return mapping{}, false
-	}
-	los, his, ok := bytes.Cut(f[0], []byte{'-'})
-	lo, err1 := strconv.ParseUint(string(los), 16, 64)
-	hi, err2 := strconv.ParseUint(string(his), 16, 64)
-	if !ok || err1 != nil || err2 != nil || lo >= hi || uint64(uintptr(hi)) != hi {
-		return mapping{}, false
-	}
-	m := mapping{lo: uintptr(lo), hi: uintptr(hi), writable: f[1][1] == 'w'}
-	if string(f[4]) != "0" {
-		m.file = string(f[3]) + " " + string(f[4])
-	}
-	return m, true
+	return loads, phdrVaddr, found
 }

@@ -1,85 +1,110 @@
 package pretouch
 
 import (
+	"encoding/binary"
 	"reflect"
 	"testing"
 )
 
-// A static executable's maps: code, read-only data, data and bss, the heap, a mapped file.
-const sampleMaps = `00400000-00d6e000 r-xp 00000000 fe:00 11182550                           /usr/bin/ctxc
-00d6e000-016d1000 r--p 0096e000 fe:00 11182550                           /usr/bin/ctxc
-016d1000-01769000 rw-p 012d1000 fe:00 11182550                           /usr/bin/ctxc
-01769000-037b9000 rw-p 00000000 00:00 0 
-3d9274000000-3d9276800000 ---p 00000000 00:00 0 
-3d9276800000-3d9277000000 rw-p 00000000 00:00 0 
-3d9277000000-3d9278000000 ---p 00000000 00:00 0 
-7fce4e9a0000-7fce4eb00000 r--s 00000000 fe:00 2222 /tmp/index/seg-000001.i
-7ffc57eb4000-7ffc57ed5000 rw-p 00000000 00:00 0                          [stack]
-`
+const page = 4096
 
-func TestPlan(t *testing.T) {
-	const page = 4096
+func TestHeapRegion(t *testing.T) {
 	tests := []struct {
-		name     string
-		maps     string
-		pc, heap uintptr
-		want     []region
+		name string
+		heap uintptr
+		want region
 	}{
-		{"code, read-only data and the heap's free end", sampleMaps, 0x401234, 0x3d9276c00010, []region{
-			{addr: 0x3d9276c00000, size: 0x400000, write: true},
-			{addr: 0x400000, size: 0xd6e000 - 0x400000},
-			{addr: 0xd6e000, size: 0x16d1000 - 0xd6e000},
-		}},
-		{"at most maxHeap of the heap", sampleMaps, 0x401234, 0x3d9276800000, []region{
-			{addr: 0x3d9276800000, size: 0x800000, write: true},
-			{addr: 0x400000, size: 0xd6e000 - 0x400000},
-			{addr: 0xd6e000, size: 0x16d1000 - 0xd6e000},
-		}},
-		{"a heap address in no mapping: code only", sampleMaps, 0x401234, 0x10, []region{
-			{addr: 0x400000, size: 0xd6e000 - 0x400000},
-			{addr: 0xd6e000, size: 0x16d1000 - 0xd6e000},
-		}},
-		{"a heap address in a file's mapping: code only", sampleMaps, 0x401234, 0x7fce4e9a0000, []region{
-			{addr: 0x400000, size: 0xd6e000 - 0x400000},
-			{addr: 0xd6e000, size: 0x16d1000 - 0xd6e000},
-		}},
-		{"code in no file's mapping: the heap only", sampleMaps, 0x7ffc57eb5000, 0x3d9276fff000, []region{
-			{addr: 0x3d9276fff000, size: 0x1000, write: true},
-		}},
-		{"no maps", "", 0x401234, 0x3d9276c00010, nil},
-		{"lines it cannot read are skipped", "garbage\n0-0 r-xp 0 fe:00 1\nzz-yy r-xp 0 fe:00 1\n00400000-00500000 r-xp 00000000 fe:00 7 /x\n", 0x400000, 0, []region{
-			{addr: 0x400000, size: 0x100000},
-		}},
+		{"from the object's page to the end of its chunk", 0x3d9276c01010, region{addr: 0x3d9276c01000, size: 0x3ff000, write: true}},
+		{"an object at a chunk's start: the whole chunk", 0x3d9276c00000, region{addr: 0x3d9276c00000, size: heapChunk, write: true}},
+		{"an object in a chunk's last page", 0xc000fff008, region{addr: 0xc000fff000, size: page, write: true}},
+		{"the end of the address space: nothing", ^uintptr(0) - 10, region{write: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := plan([]byte(tt.maps), tt.pc, tt.heap, page)
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("plan = %#v\nwant %#v", got, tt.want)
+			if got := heapRegion(tt.heap, page); got != tt.want {
+				t.Errorf("heapRegion(%#x) = %#v, want %#v", tt.heap, got, tt.want)
 			}
 		})
 	}
 }
 
-// Every region plan gives lies inside one mapping of the text it read, whatever that text.
-func FuzzPlan(f *testing.F) {
-	f.Add([]byte(sampleMaps), uint64(0x401234), uint64(0x3d9276c00010))
-	f.Add([]byte("1-2 rw-p 0 0 0\n"), uint64(1), uint64(1))
-	f.Fuzz(func(t *testing.T, maps []byte, pc, heap uint64) {
-		ms := parseMaps(maps)
-		for _, r := range plan(maps, uintptr(pc), uintptr(heap), 4096) {
-			if r.size == 0 {
-				t.Fatalf("empty region %#v", r)
+// elfHead builds the head of an ELF file with these program headers (type, flags, vaddr, memsz).
+func elfHead(phdrs ...[4]uint64) []byte {
+	le := binary.LittleEndian
+	b := make([]byte, elfHeaderSize+len(phdrs)*phdrSize)
+	copy(b, "\x7fELF\x02\x01\x01")
+	le.PutUint64(b[32:], elfHeaderSize)
+	le.PutUint16(b[54:], phdrSize)
+	le.PutUint16(b[56:], uint16(len(phdrs)))
+	for i, p := range phdrs {
+		h := b[elfHeaderSize+i*phdrSize:]
+		le.PutUint32(h, uint32(p[0]))
+		le.PutUint32(h[4:], uint32(p[1]))
+		le.PutUint64(h[16:], p[2])
+		le.PutUint64(h[40:], p[3])
+	}
+	return b
+}
+
+// The program headers of a static ctxc (go build, CGO_ENABLED=0).
+var staticHead = elfHead(
+	[4]uint64{ptPhdr, 4, 0x400040, 0x150},
+	[4]uint64{4, 4, 0x400f78, 0x64}, // a note
+	[4]uint64{ptLoad, 4 | pfX, 0x400000, 0x96ebf1},
+	[4]uint64{ptLoad, 4, 0xd6f000, 0x963aa8},
+	[4]uint64{ptLoad, 4 | pfW, 0x16d3000, 0x20e7f20},
+)
+
+func TestCodeRegions(t *testing.T) {
+	const bias = 0x555555554000 - 0x400000 // where a position-independent build was loaded
+	tests := []struct {
+		name     string
+		head     []byte
+		phdr, pc uintptr
+		want     []region
+	}{
+		{"code and read-only data of a static build", staticHead, 0x400040, 0x401234, []region{
+			{addr: 0x400000, size: 0x96ebf1},
+			{addr: 0xd6f000, size: 0x963aa8},
+		}},
+		{"a position-independent build, where it was loaded", staticHead, bias + 0x400040, bias + 0x401234, []region{
+			{addr: bias + 0x400000, size: 0x96ebf1},
+			{addr: bias + 0xd6f000, size: 0x963aa8},
+		}},
+		{"code that is not the running code's: nothing", staticHead, 0x400040, 0x7f0000001000, nil},
+		{"the running code in read-only data: nothing", staticHead, 0x400040, 0xd70000, nil},
+		{"program headers loaded below their address: nothing", staticHead, 0x40, 0x401234, nil},
+		{"no PT_PHDR: nothing", elfHead([4]uint64{ptLoad, 5, 0x400000, 0x1000}), 0x400040, 0x400100, nil},
+		{"not ELF", []byte("#!/bin/sh\necho hi\n"), 0x400040, 0x401234, nil},
+		{"32-bit ELF", append([]byte("\x7fELF\x01\x01"), make([]byte, 100)...), 0x400040, 0x401234, nil},
+		{"program headers cut short", staticHead[:elfHeaderSize+2*phdrSize+10], 0x400040, 0x401234, nil},
+		{"nothing read", nil, 0x400040, 0x401234, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := codeRegions(tt.head, tt.phdr, tt.pc, page); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("codeRegions = %#v\nwant %#v", got, tt.want)
 			}
-			inside := false
-			for _, m := range ms {
-				if m.lo <= r.addr && r.addr+r.size <= m.hi && r.addr+r.size > r.addr {
-					inside = true
-				}
+		})
+	}
+}
+
+// Whatever the bytes read, codeRegions gives regions that hold the running code's segment and
+// never wrap around the address space.
+func FuzzCodeRegions(f *testing.F) {
+	f.Add(staticHead, uint64(0x400040), uint64(0x401234))
+	f.Add([]byte("\x7fELF\x02\x01"), uint64(0), uint64(0))
+	f.Fuzz(func(t *testing.T, head []byte, phdr, pc uint64) {
+		regions := codeRegions(head, uintptr(phdr), uintptr(pc), page)
+		runs := false
+		for _, r := range regions {
+			if r.size == 0 || r.addr+r.size < r.addr || r.write {
+				t.Fatalf("bad region %#v", r)
 			}
-			if !inside {
-				t.Fatalf("region %#v outside every mapping of %q", r, maps)
-			}
+			runs = runs || (r.addr <= uintptr(pc) && uintptr(pc) < r.addr+r.size)
+		}
+		if len(regions) > 0 && !runs {
+			t.Fatalf("regions %#v without the running code %#x", regions, pc)
 		}
 	})
 }
