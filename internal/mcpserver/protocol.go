@@ -90,7 +90,8 @@ type inFlight struct {
 
 // Run serves one client reading r and writing w (standard input and output for `ctxc mcp`)
 // until the input ends, ctx is cancelled or a write fails. When the input ends, the calls in
-// flight are cancelled, their answers written, and Run returns nil.
+// flight finish and their answers are written (a script may pipe its requests and close the
+// input), and Run returns nil; a cancelled ctx cancels them.
 func (s *Server) Run(ctx context.Context, r io.Reader, w io.Writer) error {
 	c := &conn{server: s, out: w, broken: make(chan struct{}), calls: map[string]*inFlight{}}
 	c.callCtx, c.stopCalls = context.WithCancel(ctx)
@@ -107,7 +108,8 @@ func (s *Server) Run(ctx context.Context, r io.Reader, w io.Writer) error {
 	}
 }
 
-// serve reads and handles messages until the input ends, then waits for the calls in flight.
+// serve reads and handles messages until the input ends, then waits for the calls in flight
+// (cancelled first when the input failed rather than ended).
 func (c *conn) serve(r io.Reader) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var err error
@@ -124,7 +126,9 @@ func (c *conn) serve(r io.Reader) error {
 		}
 	}
 	c.ended.Store(true)
-	c.stopCalls()
+	if err != io.EOF {
+		c.stopCalls()
+	}
 	c.wg.Wait()
 	if err == io.EOF {
 		return nil
@@ -296,8 +300,8 @@ func (c *conn) initialize(params json.RawMessage) (any, *rpcError) {
 	}, nil
 }
 
-// startCall runs a tools/call in its own goroutine, cancelled by notifications/cancelled or the
-// end of the input; its answer may come after those of later requests.
+// startCall runs a tools/call in its own goroutine, cancelled by notifications/cancelled or by
+// Run's context; its answer may come after those of later requests.
 func (c *conn) startCall(m message) {
 	t, args, err := c.server.toolFor(m.params)
 	if err != nil {
