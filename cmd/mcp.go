@@ -7,7 +7,6 @@ import (
 	"syscall"
 
 	"github.com/ctxc/ctxc/internal/mcpserver"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
 
@@ -53,7 +52,7 @@ func runMCP(opts *MCPOptions) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s := mcpserver.NewServer(mcpserver.Options{MaxBytes: opts.MaxBytes, Version: opts.Version})
-	err := s.Run(ctx, &mcp.StdioTransport{})
+	err := s.Run(ctx, opts.IO.In, opts.IO.Out)
 	if ctx.Err() != nil {
 		return nil
 	}

@@ -1,6 +1,12 @@
-// Package mcpserver offers ctxc's grep, expand, search and stats as tools of a Model Context Protocol
-// server (github.com/modelcontextprotocol/go-sdk), so that an agent can look up what its own
-// compaction left out. Results are bounded in size and say when they were cut. It imports
+// Package mcpserver offers ctxc's grep, expand, search and stats as tools of a Model Context
+// Protocol server, so that an agent can look up what its own compaction left out. Results are
+// bounded in size and say when they were cut.
+//
+// The server speaks the protocol itself: JSON-RPC 2.0 messages, one a line, on standard input
+// and output, and of MCP what a server of tools needs (initialize, ping, tools/list, tools/call
+// and cancellation). The official Go SDK would cost every ctxc process, though few of them serve
+// MCP, several milliseconds of start-up in its packages' initialisation; ctxc's tests talk to
+// this server with the SDK's client instead, so that the SDK judges the protocol. It imports
 // neither cobra nor viper.
 package mcpserver
 
@@ -17,7 +23,6 @@ import (
 	"github.com/ctxc/ctxc/internal/grep"
 	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/transcript"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Options of the server.
@@ -116,34 +121,64 @@ type StatsOut struct {
 	Errors    []string `json:"errors,omitempty"`
 }
 
+// The tools' descriptions, for the agent that chooses among them.
+const (
+	grepDescription   = "Search the conversation text of LLM-agent sessions (Claude Code, Codex, pi, OpenAI/Anthropic message lists), including what compactions summarized: file, line, role, message index, the compaction that covered the line, and a snippet."
+	expandDescription = "The original messages a compaction replaced (read from the lines its ctxc provenance names, checked against the recorded SHA-256), to recover detail a summary left out."
+	searchDescription = "Find the messages of past sessions that best match some words (BM25 over an index kept up to date with the paths): session, agent, project folder, time, role, a snippet, and the command that resumes the session. Use it to find the session where something was done; then grep or expand for the detail."
+	statsDescription  = "Sizes of sessions: messages by role, tool calls, estimated tokens of the whole history and of the effective context, compactions."
+)
+
+// Server is the MCP server with ctxc's tools; Run serves one client.
+type Server struct {
+	o     Options
+	tools []tool // by name
+}
+
+// tool is one tool: what tools/list says of it and what tools/call runs.
+type tool struct {
+	name, description         string
+	inputSchema, outputSchema json.RawMessage
+	input                     *schema
+	// run decodes the validated arguments into the tool's In type and calls it.
+	run func(ctx context.Context, args any) (any, error)
+}
+
 // NewServer returns the MCP server with ctxc's tools.
-func NewServer(o Options) *mcp.Server {
-	v := o.Version
-	if v == "" {
-		v = "dev"
+func NewServer(o Options) *Server {
+	return &Server{o: o, tools: []tool{
+		newTool("expand", expandDescription, expandInSchema, expandOutSchema,
+			func(_ context.Context, in ExpandIn) (ExpandOut, error) { return o.expand(in) }),
+		newTool("grep", grepDescription, grepInSchema, grepOutSchema, o.grep),
+		newTool("search", searchDescription, searchInSchema, searchOutSchema,
+			func(_ context.Context, in SearchIn) (SearchOut, error) { return o.search(in) }),
+		newTool("stats", statsDescription, statsInSchema, statsOutSchema, o.stats),
+	}}
+}
+
+// newTool makes a tool of a function from its In type to its Out type, as the SDK's typed
+// tools are: the arguments are validated against the input schema, and a Go error is a tool
+// error.
+func newTool[In, Out any](name, description, inSchema, outSchema string, f func(context.Context, In) (Out, error)) tool {
+	return tool{
+		name: name, description: description,
+		inputSchema: json.RawMessage(inSchema), outputSchema: json.RawMessage(outSchema),
+		input: mustSchema(inSchema),
+		run: func(ctx context.Context, args any) (any, error) {
+			var in In
+			if err := decodeArgs(args, &in); err != nil {
+				return nil, err
+			}
+			return f(ctx, in)
+		},
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "ctxc", Version: v}, nil)
-	mcp.AddTool(s, &mcp.Tool{Name: "grep", Description: "Search the conversation text of LLM-agent sessions (Claude Code, Codex, pi, OpenAI/Anthropic message lists), including what compactions summarized: file, line, role, message index, the compaction that covered the line, and a snippet."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in GrepIn) (*mcp.CallToolResult, GrepOut, error) {
-			out, err := o.grep(ctx, in)
-			return nil, out, err
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "expand", Description: "The original messages a compaction replaced (read from the lines its ctxc provenance names, checked against the recorded SHA-256), to recover detail a summary left out."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in ExpandIn) (*mcp.CallToolResult, ExpandOut, error) {
-			out, err := o.expand(in)
-			return nil, out, err
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "search", Description: "Find the messages of past sessions that best match some words (BM25 over an index kept up to date with the paths): session, agent, project folder, time, role, a snippet, and the command that resumes the session. Use it to find the session where something was done; then grep or expand for the detail."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in SearchIn) (*mcp.CallToolResult, SearchOut, error) {
-			out, err := o.search(in)
-			return nil, out, err
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "stats", Description: "Sizes of sessions: messages by role, tool calls, estimated tokens of the whole history and of the effective context, compactions."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in StatsIn) (*mcp.CallToolResult, StatsOut, error) {
-			out, err := o.stats(ctx, in)
-			return nil, out, err
-		})
-	return s
+}
+
+func (s *Server) version() string {
+	if s.o.Version == "" {
+		return "dev"
+	}
+	return s.o.Version
 }
 
 // files expands paths as the command line does: a session of an OpenClaw store

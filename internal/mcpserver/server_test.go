@@ -56,7 +56,7 @@ func connect(t *testing.T, o Options) *mcp.ClientSession {
 	t.Cleanup(cancel)
 	cr, sw := io.Pipe()
 	sr, cw := io.Pipe()
-	go NewServer(o).Run(ctx, &mcp.IOTransport{Reader: sr, Writer: sw})
+	go NewServer(o).Run(ctx, sr, sw)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
 	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
 	if err != nil {
