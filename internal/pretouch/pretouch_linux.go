@@ -1,12 +1,11 @@
 package pretouch
 
 import (
+	"encoding/binary"
 	"os"
 	"runtime"
 	"syscall"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // The madvise advice of Linux 5.14 (not in package syscall), and the auxiliary vector's entry
@@ -41,8 +40,18 @@ func touch(mark *heapMark) {
 }
 
 // executableHead reads the start of the running executable (the file mapped, even when it
-// was replaced or removed since) and the address its program headers are loaded at.
+// was replaced or removed since) and the address its program headers are loaded at. It imports
+// nothing that initializes late (golang.org/x/sys would make it wait for that package): it
+// reads the auxiliary vector from /proc.
 func executableHead() ([]byte, uintptr) {
+	auxv, err := os.ReadFile("/proc/self/auxv")
+	if err != nil {
+		return nil, 0
+	}
+	phdr, ok := auxvEntry(auxv, atPhdr)
+	if !ok {
+		return nil, 0
+	}
 	f, err := os.Open("/proc/self/exe")
 	if err != nil {
 		return nil, 0
@@ -50,16 +59,27 @@ func executableHead() ([]byte, uintptr) {
 	defer f.Close()
 	head := make([]byte, headSize)
 	n, _ := f.ReadAt(head, 0)
-	auxv, err := unix.Auxv()
-	if err != nil {
-		return nil, 0
-	}
-	for _, kv := range auxv {
-		if kv[0] == atPhdr {
-			return head[:n], kv[1]
+	return head[:n], phdr
+}
+
+// auxvEntry finds an entry of an auxiliary vector: pairs of words (key, value), in the
+// machine's byte order.
+func auxvEntry(auxv []byte, key uintptr) (uintptr, bool) {
+	const word = int(unsafe.Sizeof(uintptr(0)))
+	for i := 0; i+2*word <= len(auxv); i += 2 * word {
+		k, v := readWord(auxv[i:]), readWord(auxv[i+word:])
+		if k == key {
+			return v, true
 		}
 	}
-	return nil, 0
+	return 0, false
+}
+
+func readWord(b []byte) uintptr {
+	if unsafe.Sizeof(uintptr(0)) == 8 {
+		return uintptr(binary.NativeEndian.Uint64(b))
+	}
+	return uintptr(binary.NativeEndian.Uint32(b))
 }
 
 func populate(r region) {

@@ -1,6 +1,7 @@
 package pretouch
 
 import (
+	"encoding/binary"
 	"runtime"
 	"testing"
 	"unsafe"
@@ -23,5 +24,27 @@ func TestThisProcess(t *testing.T) {
 	touch(mark)
 	if mark[0] != 7 || mark[1] != 0 {
 		t.Fatalf("touching changed the heap: %v", mark[:2])
+	}
+}
+
+func TestAuxvEntry(t *testing.T) {
+	word := func(v uint64) []byte {
+		if unsafe.Sizeof(uintptr(0)) == 8 {
+			return binary.NativeEndian.AppendUint64(nil, v)
+		}
+		return binary.NativeEndian.AppendUint32(nil, uint32(v))
+	}
+	var auxv []byte
+	for _, kv := range [][2]uint64{{6, 4096}, {atPhdr, 0x400040}, {5, 6}, {0, 0}} {
+		auxv = append(append(auxv, word(kv[0])...), word(kv[1])...)
+	}
+	if v, ok := auxvEntry(auxv, atPhdr); !ok || v != 0x400040 {
+		t.Errorf("AT_PHDR = %#x, %v", v, ok)
+	}
+	if _, ok := auxvEntry(auxv, 99); ok {
+		t.Error("found an entry the vector does not hold")
+	}
+	if _, ok := auxvEntry(auxv[:len(auxv)-3], 0); ok {
+		t.Error("read a pair cut short")
 	}
 }
