@@ -1,5 +1,5 @@
 // Package pretouch maps, as ctxc starts, the memory pages its process is about to touch: the
-// executable's code and read-only data, and the rest of the heap's current 4 MB chunk. A
+// executable's code and read-only data, and the heap it is about to fill. A
 // process that touches a page for the first time takes a page fault, and a ctxc query touches
 // more than a thousand; on virtual machines that trap each fault to the hypervisor, they cost
 // 10–15 µs each, a third of a `ctxc grep --index` or of `ctxc --version`. One madvise call
@@ -32,6 +32,26 @@ func heapRegion(heap, pageSize uintptr) region {
 		return region{write: true}
 	}
 	return region{addr: from, size: to - from, write: true}
+}
+
+// spareRegions are the heap regions to map once a spare object of n bytes, made larger than
+// the free rest of the chunk (tail) so that the runtime maps its next chunk, was placed at q:
+// the heap between the tail's start and the spare (the tail, and the next chunk's start when
+// the runtime put other objects there), else the tail; and the rest of the chunk after the
+// spare. The spare itself is garbage, never touched.
+func spareRegions(tail region, q, n, pageSize uintptr) []region {
+	var regions []region
+	if q > tail.addr && q-tail.addr <= 2*heapChunk {
+		regions = append(regions, region{addr: tail.addr, size: q - tail.addr, write: true})
+	} else if tail.size > 0 {
+		regions = append(regions, tail)
+	}
+	if end := q + n; end > q {
+		if r := heapRegion(end, pageSize); r.size > 0 {
+			regions = append(regions, r)
+		}
+	}
+	return regions
 }
 
 // The parts of ELF (64-bit, little-endian) that codeRegions reads.

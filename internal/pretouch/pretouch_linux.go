@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"syscall"
 	"unsafe"
 )
@@ -26,17 +27,50 @@ func init() {
 // heapMark is a heap object whose address says which chunk of the heap is being filled.
 type heapMark [64]byte
 
-// touch maps the rest of the heap's chunk, then the executable's code and read-only data. Every
-// error is ignored (an old kernel, a sandbox without /proc): the pages are then mapped by
-// faults, as they would be without this package.
+// touch maps the heap the process is about to fill, then the executable's code and read-only
+// data. Every error is ignored (an old kernel, a sandbox without /proc): the pages are then
+// mapped by faults, as they would be without this package.
 func touch(mark *heapMark) {
 	page := uintptr(os.Getpagesize())
-	populate(heapRegion(uintptr(unsafe.Pointer(mark)), page))
+	for _, r := range heapRegions(uintptr(unsafe.Pointer(mark)), page) {
+		populate(r)
+	}
 	head, phdr := executableHead()
 	pc, _, _, _ := runtime.Caller(0)
 	for _, r := range codeRegions(head, phdr, pc, page) {
 		populate(r)
 	}
+}
+
+// heapRegions are the rest of the heap chunk that holds the object at mark and, when that rest
+// is small, the next chunk: the runtime maps a chunk only when an allocation needs it, and a
+// query fills 3–4 MB, more than most rests. A spare object one page larger than the rest makes
+// the runtime map the next chunk now, while a core is idle; it is garbage at once, and its
+// pages are never touched. It is made only when it keeps the heap under 60% of the collector's
+// goal (at 70–80% it started a collection, which freed it, and the query then filled its pages
+// unmapped).
+func heapRegions(mark, page uintptr) []region {
+	tail := heapRegion(mark, page)
+	if tail.size+page > spareBudget() {
+		return []region{tail}
+	}
+	spare := make([]byte, tail.size+page)
+	return spareRegions(tail, uintptr(unsafe.Pointer(&spare[0])), uintptr(len(spare)), page)
+}
+
+// spareBudget is how large a spare object may be: 60% of the collector's goal, less the heap's
+// objects (0 when the runtime does not say).
+func spareBudget() uintptr {
+	s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	limit, objects := s[0].Value.Uint64()/5*3, s[1].Value.Uint64()
+	if objects >= limit {
+		return 0
+	}
+	return uintptr(min(limit-objects, heapChunk))
 }
 
 // executableHead reads the start of the running executable (the file mapped, even when it

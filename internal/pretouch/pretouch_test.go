@@ -28,6 +28,41 @@ func TestHeapRegion(t *testing.T) {
 	}
 }
 
+func TestSpareRegions(t *testing.T) {
+	const chunk = 0x3d9276c00000
+	tail := region{addr: chunk + 0x300000, size: 0x100000, write: true}
+	tests := []struct {
+		name string
+		q, n uintptr
+		want []region
+	}{
+		{"spare at the start of the next chunk: the tail, then the rest of that chunk", chunk + heapChunk, 0x101000, []region{
+			tail,
+			{addr: chunk + heapChunk + 0x101000, size: heapChunk - 0x101000, write: true},
+		}},
+		{"objects before the spare in the next chunk: mapped with the tail", chunk + heapChunk + 0x20000, 0x101000, []region{
+			{addr: tail.addr, size: 0x120000, write: true},
+			{addr: chunk + heapChunk + 0x121000, size: heapChunk - 0x121000, write: true},
+		}},
+		{"spare in a hole below the tail: the tail, and the rest of the hole's chunk", chunk + 0x10000, 0x101000, []region{
+			tail,
+			{addr: chunk + 0x111000, size: heapChunk - 0x111000, write: true},
+		}},
+		{"spare far away: the tail only, and after the spare", chunk + 5*heapChunk, 0x1000, []region{
+			tail,
+			{addr: chunk + 5*heapChunk + 0x1000, size: heapChunk - 0x1000, write: true},
+		}},
+		{"spare ending at the end of the address space", ^uintptr(0) - 0xfff, 0x1000, []region{tail}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := spareRegions(tail, tt.q, tt.n, page); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("spareRegions = %#v\nwant %#v", got, tt.want)
+			}
+		})
+	}
+}
+
 // elfHead builds the head of an ELF file with these program headers (type, flags, vaddr, memsz).
 func elfHead(phdrs ...[4]uint64) []byte {
 	le := binary.LittleEndian
