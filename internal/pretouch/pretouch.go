@@ -34,17 +34,15 @@ func heapRegion(heap, pageSize uintptr) region {
 	return region{addr: from, size: to - from, write: true}
 }
 
-// spareRegions are the heap regions to map once a spare object of n bytes, made larger than
-// the free rest of the chunk (tail) so that the runtime maps its next chunk, was placed at q:
-// the heap between the tail's start and the spare (the tail, and the next chunk's start when
-// the runtime put other objects there), else the tail; and the rest of the chunk after the
-// spare. The spare itself is garbage, never touched.
-func spareRegions(tail region, q, n, pageSize uintptr) []region {
+// aroundSpare are the heap regions to map, besides the rest of the chunk (tail, mapped
+// first), once a spare object of n bytes, made larger than the tail so that the runtime maps its
+// next chunk, was placed at q: the start of the next chunk before the spare, when the runtime
+// put other objects there, and the rest of the chunk after the spare. The spare itself is
+// garbage, never touched.
+func aroundSpare(tail region, q, n, pageSize uintptr) []region {
 	var regions []region
-	if q > tail.addr && q-tail.addr <= 2*heapChunk {
-		regions = append(regions, region{addr: tail.addr, size: q - tail.addr, write: true})
-	} else if tail.size > 0 {
-		regions = append(regions, tail)
+	if end := tail.addr + tail.size; q > end && q-end <= 2*heapChunk {
+		regions = append(regions, region{addr: end, size: q - end, write: true})
 	}
 	if end := q + n; end > q {
 		if r := heapRegion(end, pageSize); r.size > 0 {

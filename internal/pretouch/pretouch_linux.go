@@ -28,11 +28,16 @@ func init() {
 type heapMark [64]byte
 
 // touch maps the heap the process is about to fill, then the executable's code and read-only
-// data. Every error is ignored (an old kernel, a sandbox without /proc): the pages are then
-// mapped by faults, as they would be without this package.
+// data. It stops at once when the kernel refuses the first call (before Linux 5.14), and any
+// other error is ignored (a sandbox without /proc): the pages are then mapped by faults, as they
+// would be without this package.
 func touch(mark *heapMark) {
 	page := uintptr(os.Getpagesize())
-	for _, r := range heapRegions(uintptr(unsafe.Pointer(mark)), page) {
+	tail := heapRegion(uintptr(unsafe.Pointer(mark)), page)
+	if !populate(tail) {
+		return
+	}
+	for _, r := range spareRegions(tail, page) {
 		populate(r)
 	}
 	head, phdr := executableHead()
@@ -42,20 +47,19 @@ func touch(mark *heapMark) {
 	}
 }
 
-// heapRegions are the rest of the heap chunk that holds the object at mark and, when that rest
-// is small, the next chunk: the runtime maps a chunk only when an allocation needs it, and a
+// spareRegions, when the rest of the heap chunk (tail) is small, are the heap regions to map
+// ahead of the next chunk: the runtime maps a chunk only when an allocation needs it, and a
 // query fills 3–4 MB, more than most rests. A spare object one page larger than the rest makes
 // the runtime map the next chunk now, while a core is idle; it is garbage at once, and its
 // pages are never touched. It is made only when it keeps the heap under 60% of the collector's
 // goal (at 70–80% it started a collection, which freed it, and the query then filled its pages
 // unmapped).
-func heapRegions(mark, page uintptr) []region {
-	tail := heapRegion(mark, page)
+func spareRegions(tail region, page uintptr) []region {
 	if tail.size+page > spareBudget() {
-		return []region{tail}
+		return nil
 	}
 	spare := make([]byte, tail.size+page)
-	return spareRegions(tail, uintptr(unsafe.Pointer(&spare[0])), uintptr(len(spare)), page)
+	return aroundSpare(tail, uintptr(unsafe.Pointer(&spare[0])), uintptr(len(spare)), page)
 }
 
 // spareBudget is how large a spare object may be: 60% of the collector's goal, less the heap's
@@ -116,13 +120,15 @@ func readWord(b []byte) uintptr {
 	return uintptr(binary.NativeEndian.Uint32(b))
 }
 
-func populate(r region) {
+// populate maps a region's pages; false when the kernel refused.
+func populate(r region) bool {
 	if r.size == 0 {
-		return
+		return true
 	}
 	advice := madvPopulateRead
 	if r.write {
 		advice = madvPopulateWrite
 	}
-	syscall.Syscall(syscall.SYS_MADVISE, r.addr, r.size, uintptr(advice))
+	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, r.addr, r.size, uintptr(advice))
+	return errno == 0
 }

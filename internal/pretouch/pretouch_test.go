@@ -28,7 +28,7 @@ func TestHeapRegion(t *testing.T) {
 	}
 }
 
-func TestSpareRegions(t *testing.T) {
+func TestAroundSpare(t *testing.T) {
 	const chunk = 0x3d9276c00000
 	tail := region{addr: chunk + 0x300000, size: 0x100000, write: true}
 	tests := []struct {
@@ -36,28 +36,25 @@ func TestSpareRegions(t *testing.T) {
 		q, n uintptr
 		want []region
 	}{
-		{"spare at the start of the next chunk: the tail, then the rest of that chunk", chunk + heapChunk, 0x101000, []region{
-			tail,
+		{"spare at the start of the next chunk: the rest of that chunk", chunk + heapChunk, 0x101000, []region{
 			{addr: chunk + heapChunk + 0x101000, size: heapChunk - 0x101000, write: true},
 		}},
-		{"objects before the spare in the next chunk: mapped with the tail", chunk + heapChunk + 0x20000, 0x101000, []region{
-			{addr: tail.addr, size: 0x120000, write: true},
+		{"objects before the spare in the next chunk: mapped too", chunk + heapChunk + 0x20000, 0x101000, []region{
+			{addr: chunk + heapChunk, size: 0x20000, write: true},
 			{addr: chunk + heapChunk + 0x121000, size: heapChunk - 0x121000, write: true},
 		}},
-		{"spare in a hole below the tail: the tail, and the rest of the hole's chunk", chunk + 0x10000, 0x101000, []region{
-			tail,
+		{"spare in a hole below the tail: the rest of the hole's chunk", chunk + 0x10000, 0x101000, []region{
 			{addr: chunk + 0x111000, size: heapChunk - 0x111000, write: true},
 		}},
-		{"spare far away: the tail only, and after the spare", chunk + 5*heapChunk, 0x1000, []region{
-			tail,
+		{"spare far away: after the spare only", chunk + 5*heapChunk, 0x1000, []region{
 			{addr: chunk + 5*heapChunk + 0x1000, size: heapChunk - 0x1000, write: true},
 		}},
-		{"spare ending at the end of the address space", ^uintptr(0) - 0xfff, 0x1000, []region{tail}},
+		{"spare ending at the end of the address space: nothing", ^uintptr(0) - 0xfff, 0x1000, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := spareRegions(tail, tt.q, tt.n, page); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("spareRegions = %#v\nwant %#v", got, tt.want)
+			if got := aroundSpare(tail, tt.q, tt.n, page); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("aroundSpare = %#v\nwant %#v", got, tt.want)
 			}
 		})
 	}
