@@ -1,8 +1,8 @@
 // Package pretouch maps, as ctxc starts, the memory pages its process is about to touch: the
-// executable's code and read-only data, and the heap it is about to fill. A
-// process that touches a page for the first time takes a page fault, and a ctxc query touches
-// more than a thousand; on virtual machines that trap each fault to the hypervisor, they cost
-// 10–15 µs each, a third of a `ctxc grep --index` or of `ctxc --version`. One madvise call
+// executable's code and read-only data, and the heap it is about to fill. A process that
+// touches a page for the first time takes a page fault, and a ctxc query touches more than a
+// thousand; on virtual machines that trap each fault to the hypervisor, they cost 10–15 µs
+// each, a third of a `ctxc grep --index` or of `ctxc --version`. One madvise call
 // (MADV_POPULATE_READ / MADV_POPULATE_WRITE, Linux 5.14 and later) maps the same pages for a
 // tenth of that, on a goroutine of its own while the packages initialize on the other core.
 //
