@@ -246,6 +246,14 @@ type wire struct {
 	done  chan error
 }
 
+// startInitialized starts a wire and initializes the connection (its answer read).
+func startInitialized(t *testing.T, ctx context.Context, s *Server) *wire {
+	w := startWire(t, ctx, s)
+	w.send(initialize)
+	w.next()
+	return w
+}
+
 func startWire(t *testing.T, ctx context.Context, s *Server) *wire {
 	sr, w := io.Pipe()
 	r, sw := io.Pipe()
@@ -396,9 +404,7 @@ func compactJSON(s string) string {
 // answered; the server goes on.
 func TestCancelled(t *testing.T) {
 	s, tt := newTestServer()
-	w := startWire(t, context.Background(), s)
-	w.send(initialize)
-	w.next()
+	w := startInitialized(t, context.Background(), s)
 	w.send(callLine(`"slow"`, "wait"))
 	ctx := tt.call(t)
 	w.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow","reason":"enough"}}`)
@@ -422,9 +428,7 @@ func TestCancelled(t *testing.T) {
 // TestAnswersOutOfOrder: a quick call is answered while a slow one runs; the slow one after.
 func TestAnswersOutOfOrder(t *testing.T) {
 	s, tt := newTestServer()
-	w := startWire(t, context.Background(), s)
-	w.send(initialize)
-	w.next()
+	w := startInitialized(t, context.Background(), s)
 	w.send(callLine("1", "hold"))
 	tt.call(t)
 	w.send(callLine("2", "echo"))
@@ -444,9 +448,7 @@ func TestAnswersOutOfOrder(t *testing.T) {
 // answer cannot be told from the first call's); once that call is answered, its id is free.
 func TestSameIDInFlight(t *testing.T) {
 	s, tt := newTestServer()
-	w := startWire(t, context.Background(), s)
-	w.send(initialize)
-	w.next()
+	w := startInitialized(t, context.Background(), s)
 	w.send(callLine("1", "hold"))
 	tt.call(t)
 	w.send(callLine("1", "echo"))
@@ -466,9 +468,7 @@ func TestSameIDInFlight(t *testing.T) {
 // that pipes its requests gets their answers), and then Run returns nil.
 func TestEndOfInput(t *testing.T) {
 	s, tt := newTestServer()
-	w := startWire(t, context.Background(), s)
-	w.send(initialize)
-	w.next()
+	w := startInitialized(t, context.Background(), s)
 	w.send(callLine("1", "hold"))
 	ctx := tt.call(t)
 	w.in.Close()
@@ -494,9 +494,7 @@ func TestEndOfInput(t *testing.T) {
 func TestContextCancelled(t *testing.T) {
 	s, tt := newTestServer()
 	ctx, cancel := context.WithCancel(context.Background())
-	w := startWire(t, ctx, s)
-	w.send(initialize)
-	w.next()
+	w := startInitialized(t, ctx, s)
 	w.send(callLine("1", "wait"))
 	callCtx := tt.call(t)
 	cancel()
