@@ -24,6 +24,15 @@ const interruptGrace = 3 * time.Second
 
 var errInterrupted = errors.New("interrupted")
 
+// errInputInterrupted is what a read of standard input returns once the command is interrupted:
+// a context.Canceled that reads as what happened.
+var errInputInterrupted error = interruptedRead{}
+
+type interruptedRead struct{}
+
+func (interruptedRead) Error() string        { return "interrupted" }
+func (interruptedRead) Is(target error) bool { return target == context.Canceled }
+
 // exitOnInterrupt installs the handling of SIGINT and SIGTERM: cancel at the first, exit (through
 // exit, with code 130) after grace or at the second. stop removes it.
 func exitOnInterrupt(cancel context.CancelFunc, grace time.Duration, errOut io.Writer, exit func(int)) (stop func()) {
@@ -59,12 +68,12 @@ func exitOnInterrupt(cancel context.CancelFunc, grace time.Duration, errOut io.W
 // every later read: at a terminal, Ctrl-D ends one read only, and a second reader of standard
 // input (a list of paths, then a transcript; a format check, then the scan) would otherwise
 // wait for a second Ctrl-D. A read waiting for input ends when ctx is cancelled (an interrupt),
-// with ctx's error: a blocked read(2) cannot be called off, so it is made by a goroutine that
+// errInputInterrupted: a blocked read(2) cannot be called off, so it is made by a goroutine that
 // the process leaves behind.
 type input struct {
 	ctx     context.Context
 	r       io.Reader
-	err     error       // the end, once reached: io.EOF, a read error or ctx's error
+	err     error       // the end, once reached: io.EOF, a read error or errInputInterrupted
 	pending []byte      // read and not yet returned
 	buf     []byte      // what the reading goroutine reads into, once pending is used up
 	ask     chan []byte // a buffer to read into, to the reading goroutine
@@ -108,7 +117,7 @@ func (in *input) fill() {
 	select {
 	case in.ask <- buf:
 	case <-in.ctx.Done():
-		in.err = in.ctx.Err()
+		in.err = errInputInterrupted
 		return
 	}
 	select {
@@ -118,7 +127,7 @@ func (in *input) fill() {
 			in.err = r.err
 		}
 	case <-in.ctx.Done():
-		in.err = in.ctx.Err()
+		in.err = errInputInterrupted
 	}
 }
 

@@ -208,3 +208,28 @@ func TestStdinEndsAtFirstEOF(t *testing.T) {
 		})
 	}
 }
+
+// blockedInput is standard input at a terminal where nothing is typed: a read that never returns.
+type blockedInput struct{ never chan struct{} }
+
+func (b blockedInput) Read([]byte) (int, error) { <-b.never; return 0, io.EOF }
+
+// TestInputEndsAtInterrupt: a read of standard input waiting for input returns at the
+// interrupt, as an interrupt (context.Canceled, said "interrupted"), and so does every read after.
+func TestInputEndsAtInterrupt(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	in := newInput(ctx, blockedInput{make(chan struct{})})
+	done := make(chan error, 1)
+	go func() {
+		_, err := in.Read(make([]byte, 10))
+		done <- err
+	}()
+	cancel()
+	err := <-done
+	if !errors.Is(err, context.Canceled) || err.Error() != "interrupted" {
+		t.Fatalf("read at the interrupt: %v", err)
+	}
+	if _, err := in.Read(make([]byte, 10)); !errors.Is(err, context.Canceled) {
+		t.Errorf("read after the interrupt: %v", err)
+	}
+}
