@@ -233,3 +233,39 @@ func TestInputEndsAtInterrupt(t *testing.T) {
 		t.Errorf("read after the interrupt: %v", err)
 	}
 }
+
+// TestInterruptGrace: the first signal cancels the command; a command that has not returned
+// after the grace, or a second signal, is ended with 130 and "interrupted" said.
+func TestInterruptGrace(t *testing.T) {
+	for _, second := range []bool{false, true} {
+		t.Run(fmt.Sprintf("second_signal=%v", second), func(t *testing.T) {
+			grace := time.Hour // only the second signal can end it
+			if !second {
+				grace = 50 * time.Millisecond
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var errOut bytes.Buffer
+			exited := make(chan int, 1)
+			stop := exitOnInterrupt(cancel, grace, &errOut, func(code int) { exited <- code })
+			defer stop()
+			syscall.Kill(os.Getpid(), syscall.SIGINT)
+			select {
+			case <-ctx.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatal("the first signal did not cancel the command")
+			}
+			if second {
+				syscall.Kill(os.Getpid(), syscall.SIGTERM)
+			}
+			select {
+			case code := <-exited:
+				if code != ExitInterrupted || !strings.Contains(errOut.String(), "interrupted") {
+					t.Errorf("exit %d, said %q", code, errOut.String())
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("a command that did not stop was not ended")
+			}
+		})
+	}
+}
