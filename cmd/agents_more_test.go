@@ -22,7 +22,7 @@ func moreAgent(t *testing.T, agent string) *agentcheck.AgentHome {
 		cmd, mk = "qwen", agentcheck.NewQwenHome
 	}
 	if _, ok := agentcheck.MoreBin(cmd); !ok {
-		t.Skipf("%s not installed (eval \"$(scripts/install-agents.sh)\")", cmd)
+		agentcheck.Skip(t, cmd+" not installed (eval \"$(scripts/install-agents.sh)\")")
 	}
 	h, err := mk(t.TempDir())
 	if err != nil {

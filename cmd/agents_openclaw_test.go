@@ -34,7 +34,7 @@ func openclawBin(t *testing.T) (bin string, env []string) {
 	dir := os.Getenv("CTXC_MORE_AGENTS_BIN")
 	bin = filepath.Join(dir, "openclaw")
 	if _, err := os.Stat(bin); dir == "" || err != nil {
-		t.Skip("openclaw not installed (eval \"$(scripts/install-agents.sh)\")")
+		agentcheck.Skip(t, "openclaw not installed (eval \"$(scripts/install-agents.sh)\")")
 	}
 	return bin, []string{"PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH")}
 }

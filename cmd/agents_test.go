@@ -24,7 +24,7 @@ func agentTools(t *testing.T) string {
 	wd, _ := os.Getwd()
 	resume, ok := agentcheck.Tools(wd)
 	if !ok {
-		t.Skip("agents not installed (../shared/tools/agents/install.sh)")
+		agentcheck.Skip(t, "agents not installed (../shared/tools/agents/install.sh)")
 	}
 	return resume
 }

@@ -62,6 +62,9 @@ compaction's context (with ctxc's notes) keeps less than R of its facts.`,
 	fl.IntVar(&opts.MaxLost, "max-lost", 20, "lost facts listed per compaction in the text output (0: all)")
 	fl.StringVar(&opts.From, "from", "", "read the paths from this file, one per line (- for standard input)")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files audited at once (the output stays in the order of the files)")
+	floatRange(fl, "min-recall", 0, 1)
+	intRange(fl, "max-lost", 0, maxCount, "all")
+	intRange(fl, "jobs", 1, maxJobs, "")
 	return c
 }
 

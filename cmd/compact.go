@@ -25,6 +25,9 @@ type CompactOptions struct {
 	Global *GlobalOptions
 	Getenv func(string) string
 	Now    func() time.Time
+	// WaitNotice is how long a summarizer may take before ctxc says it has not answered yet
+	// (0: waitNotice).
+	WaitNotice time.Duration
 
 	Paths          []string
 	OutputFormat   string
@@ -56,7 +59,7 @@ type CompactOptions struct {
 
 // NewCmdCompact builds `ctxc compact`.
 func NewCmdCompact(f *Factory, runF func(*CompactOptions) error) *cobra.Command {
-	opts := &CompactOptions{IO: f.IO, Global: &f.Global, Getenv: f.Getenv, Now: f.Now}
+	opts := &CompactOptions{IO: f.IO, Global: &f.Global, Getenv: f.Getenv, Now: f.Now, WaitNotice: f.WaitNotice}
 	c := &cobra.Command{
 		Use:   "compact [PATH...]",
 		Short: "Summarize the middle of long transcripts, keeping their head and tail",
@@ -109,6 +112,8 @@ standard input.`,
 	fl.IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files compacted at once")
 	fl.BoolVar(&opts.Force, "force", false, "compact files modified in the last --idle period, and append even if the file grew meanwhile")
 	fl.DurationVar(&opts.Idle, "idle", compact.DefaultIdle, "a file modified more recently is live and skipped")
+	intRange(fl, "jobs", 1, maxJobs, "")
+	durationRange(fl, "idle", 0, 365*24*time.Hour, "")
 	fl.StringVar(&opts.NowFlag, "now", "", "timestamp written in markers (RFC 3339; also SOURCE_DATE_EPOCH), for reproducible output")
 	return c
 }
@@ -128,6 +133,14 @@ func addSummarizeFlags(c *cobra.Command, opts *CompactOptions) {
 	addProviderFlags(c, opts)
 	fl.IntVar(&opts.Parallel, "parallel", 1, "summarizer requests at once for the chunks of one file")
 	fl.StringVar(&opts.From, "from", "", "read paths from this file (- for standard input), one per line")
+	intRange(fl, "threshold", 1, maxTokens, "100000, or 75% of --window")
+	intRange(fl, "window", minWindow, maxTokens, "unknown")
+	intRange(fl, "summary-window", minWindow, maxTokens, "ask the model or 8192")
+	intRange(fl, "target", 1, maxTokens, "")
+	intRange(fl, "keep-head", 0, maxCount, "")
+	intRange(fl, "keep-tail", 0, maxCount, "")
+	intRange(fl, "keep-tail-tokens", 0, maxTokens, "")
+	intRange(fl, "parallel", 1, maxParallel, "")
 }
 
 // addProviderFlags adds the flags that choose and reach the summarizer.
@@ -137,7 +150,8 @@ func addProviderFlags(c *cobra.Command, opts *CompactOptions) {
 	fl.StringVar(&opts.Model, "model", "", "model name for ollama or openai")
 	fl.StringVar(&opts.Endpoint, "endpoint", "", "summarizer URL (ollama default $OLLAMA_HOST or http://127.0.0.1:11434; openai default $OPENAI_BASE_URL, including /v1)")
 	fl.StringVar(&opts.APIKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key for openai (keys are never taken from flags)")
-	fl.DurationVar(&opts.Timeout, "timeout", 10*time.Minute, "timeout of one summarizer request")
+	fl.DurationVar(&opts.Timeout, "timeout", 0, "timeout of one summarizer request (default: 2m plus 1m per 16,000 characters sent)")
+	durationRange(fl, "timeout", 100*time.Millisecond, 24*time.Hour, "in proportion to the request")
 	fl.BoolVar(&opts.NoRedact, "no-redact", false, "send text to a non-loopback endpoint without replacing secret-looking strings")
 	fl.BoolVar(&opts.Redact, "redact", false, "replace secret-looking strings even for a loopback endpoint")
 	c.MarkFlagsMutuallyExclusive("redact", "no-redact")
@@ -548,13 +562,15 @@ func printSummary(opts *CompactOptions, enc *json.Encoder, s batchSummary, n int
 	fmt.Fprintln(opts.IO.ErrOut, line)
 }
 
-// newProvider resolves the summarizer the flags choose.
+// newProvider resolves the summarizer the flags choose, its requests watched (waitWatcher).
 func newProvider(ctx context.Context, opts *CompactOptions) (summarize.Chosen, error) {
-	return summarize.Choose(ctx, summarize.Choice{
+	ch, err := summarize.Choose(ctx, summarize.Choice{
 		Provider: opts.Provider, Model: opts.Model, Endpoint: opts.Endpoint, APIKeyEnv: opts.APIKeyEnv,
 		Getenv: opts.Getenv, Window: opts.SummaryWindow, Timeout: opts.Timeout,
 		Redact: opts.Redact, NoRedact: opts.NoRedact, DryRun: opts.DryRun,
 	})
+	ch.Completer = watchSummarizer(ch.Completer, opts.IO, opts.Global, opts.WaitNotice)
+	return ch, err
 }
 
 // parseTiers reads --tiers: three increasing percentages.

@@ -3,12 +3,38 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"text/tabwriter"
 
+	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/config"
+	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
+
+// showComputedDefaults shows the value a setting left at 0 stands for (the threshold, 75% of the
+// window or 100,000 tokens; the timeout, in proportion to each request), and how it is computed.
+func showComputedDefaults(res *config.Resolved) {
+	window := 0
+	if s, ok := res.Lookup("window"); ok {
+		window, _ = strconv.Atoi(s.Value)
+	}
+	for i := range res.Settings {
+		s := &res.Settings[i]
+		switch {
+		case s.Key == "threshold" && s.Value == "0":
+			o := compact.Options{Window: window}
+			s.Value = strconv.Itoa(o.EffectiveThreshold())
+			if window > 0 {
+				s.Origin = "75% of window"
+			}
+		case s.Key == "timeout" && s.Value == "0s":
+			s.Value = "auto"
+			s.Origin = summarize.RequestTimeout(0).String() + " + 1m per 16,000 characters sent"
+		}
+	}
+}
 
 // NewCmdConfig builds `ctxc config`: every setting's effective value and where it came from.
 func NewCmdConfig(f *Factory) *cobra.Command {
@@ -35,6 +61,10 @@ whether the API key variable is set (its value is never printed).`,
 			if err != nil {
 				return err
 			}
+			if err := checkRanges(flags, res); err != nil {
+				return err
+			}
+			showComputedDefaults(res)
 			keyEnv := "OPENAI_API_KEY"
 			if s, ok := res.Lookup("api-key-env"); ok {
 				keyEnv = s.Value
@@ -68,7 +98,7 @@ whether the API key variable is set (its value is never printed).`,
 			fmt.Fprintln(tw, "KEY\tVALUE\tSOURCE\tENV")
 			for _, s := range res.Settings {
 				src := string(s.Source)
-				if s.Origin != "" && s.Source == config.SourceEnv {
+				if s.Origin != "" && s.Source != config.SourceFile {
 					src += " (" + s.Origin + ")"
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Key, s.Value, src, config.EnvName(s.Key))

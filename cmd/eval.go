@@ -24,7 +24,7 @@ type EvalOptions struct {
 
 // NewCmdEval builds `ctxc eval`.
 func NewCmdEval(f *Factory, runF func(*EvalOptions) error) *cobra.Command {
-	opts := &EvalOptions{Compact: CompactOptions{IO: f.IO, Global: &f.Global, Getenv: f.Getenv, Now: f.Now}}
+	opts := &EvalOptions{Compact: CompactOptions{IO: f.IO, Global: &f.Global, Getenv: f.Getenv, Now: f.Now, WaitNotice: f.WaitNotice}}
 	co := &opts.Compact
 	c := &cobra.Command{
 		Use:   "eval [PATH...]",
@@ -54,6 +54,8 @@ summary alone: a CI gate for a model or prompt change.`,
 	addSummarizeFlags(c, co)
 	fl.Float64Var(&opts.MinRecall, "min-recall", 0, "exit 1 if a compacted file's context keeps less than this share of its facts (0-1)")
 	fl.Float64Var(&opts.MinSummaryRecall, "min-summary-recall", 0, "exit 1 if a summary alone keeps less than this share of its facts (0-1)")
+	floatRange(fl, "min-recall", 0, 1)
+	floatRange(fl, "min-summary-recall", 0, 1)
 	return c
 }
 

@@ -45,6 +45,7 @@ prints them as API messages (JSONL); text prints "line: role: text".`,
 		},
 	}
 	c.Flags().IntVar(&opts.Marker, "marker", 0, "which compaction: 1 = the first in the file (default: the last)")
+	intRange(c.Flags(), "marker", 1, maxCount, "the last")
 	c.Flags().StringVar(&opts.As, "as", "lines", "output: lines (as stored), openai, anthropic or text")
 	return c
 }

@@ -82,6 +82,8 @@ Exit status: 0 when a message matched, 1 when none did, other codes on errors.`,
 	c.Flags().StringVar(&opts.DB, "db", "", "index folder for --index (default $XDG_CACHE_HOME/ctxc/index)")
 	c.Flags().StringVar(&opts.From, "from", "", "read the list of paths from this file (- for standard input), one per line")
 	c.Flags().IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files searched at once (a file of 64 MB or more is searched alone, by all cores)")
+	intRange(c.Flags(), "context-messages", 0, maxCount, "")
+	intRange(c.Flags(), "jobs", 1, maxJobs, "")
 	return c
 }
 

@@ -47,8 +47,9 @@ A hook never breaks its agent: on any failure it prints nothing and exits 0, and
 happened in one line of $XDG_STATE_HOME/ctxc/hooks.log (~/.local/state/ctxc/hooks.log).`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"claude-code", "codex"},
-		// The hook reads no configuration: a broken config file must not break the agent.
-		PersistentPreRunE: func(*cobra.Command, []string) error { return nil },
+		// The hook reads no configuration: a broken config file must not break the agent. Its
+		// flags, written by ctxc hooks install, are checked as every command's are.
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error { return checkRanges(c.Flags(), nil) },
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Agent = args[0]
 			if runF != nil {
@@ -59,6 +60,8 @@ happened in one line of $XDG_STATE_HOME/ctxc/hooks.log (~/.local/state/ctxc/hook
 	}
 	c.Flags().IntVar(&opts.Budget, "budget", guard.DefaultBudget, "tokens of the note at most")
 	c.Flags().DurationVar(&opts.Timeout, "timeout", guard.DefaultTimeout, "give up (print nothing) after this long")
+	intRange(c.Flags(), "budget", 1, maxTokens, "")
+	durationRange(c.Flags(), "timeout", time.Millisecond, 24*time.Hour, "")
 	c.Flags().StringVar(&opts.Memory, "memory", "", "merge the session's memory into this file first (relative: from the session's folder)")
 	return c
 }

@@ -89,6 +89,7 @@ func newCmdHooksAction(f *Factory, runF func(*HooksOptions) error, action, short
 	c.Flags().StringVar(&opts.Dir, "dir", "", "codex: CODEX_HOME (default $CODEX_HOME or ~/.codex); pi: the extensions directory (default ~/.pi/agent/extensions)")
 	if action == "install" {
 		c.Flags().IntVar(&opts.Budget, "budget", 0, "token budget the hook passes to ctxc (0: ctxc's default)")
+		intRange(c.Flags(), "budget", 1, maxTokens, "ctxc's default")
 		c.Flags().StringVar(&opts.Memory, "memory", "", "before each compaction, merge the session's memory into this file (ctxc memory --update); relative: from the session's folder")
 	}
 	if action != "status" {

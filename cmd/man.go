@@ -24,11 +24,11 @@ type ManOptions struct {
 // NewCmdMan writes man pages for every command (used by the release build).
 func NewCmdMan(f *Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:    "man DIR",
-		Short:  "Write man pages for every command into DIR",
-		Long:   "Write one man page (roff, section 1) per command into DIR. The pages are dated by\nSOURCE_DATE_EPOCH when it is set, for reproducible builds, else by the current month.",
-		Args:   cobra.ExactArgs(1),
-		Hidden: true,
+		Use:         "man DIR",
+		Short:       "Write man pages for every command into DIR",
+		Annotations: map[string]string{noSettings: "true"},
+		Long:        "Write one man page (roff, section 1) per command into DIR. The pages are dated by\nSOURCE_DATE_EPOCH when it is set, for reproducible builds, else by the current month.",
+		Args:        cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts := &ManOptions{IO: f.IO, Getenv: f.Getenv, Now: f.Now, Build: f.Build, Quiet: f.Global.Quiet,
 				Dir: args[0], Root: c.Root()}

@@ -23,9 +23,10 @@ func NewCmdMCP(f *Factory, runF func(*MCPOptions) error) *cobra.Command {
 	opts := &MCPOptions{IO: f.IO, Global: &f.Global, Version: f.Build.Version}
 	c := &cobra.Command{
 		Use:   "mcp",
-		Short: "Serve grep, expand and stats to agents over MCP (stdio)",
-		Long: `Run a Model Context Protocol server on standard input and output offering ctxc's grep,
-expand and stats as tools, so that an agent can look up what its own compaction left out:
+		Short: "Serve grep, expand, search and stats to agents over MCP (stdio)",
+		Long: `Run a Model Context Protocol server on standard input and output offering ctxc's
+grep, expand, search and stats as tools, so that an agent can look up what its own
+compaction left out:
 
   claude mcp add ctxc -- ctxc mcp
   # Codex, ~/.codex/config.toml:
@@ -45,6 +46,7 @@ compaction to expand) are tool errors, not protocol errors.`,
 		},
 	}
 	c.Flags().IntVar(&opts.MaxBytes, "max-bytes", 64<<10, "largest tool result, in bytes of JSON")
+	intRange(c.Flags(), "max-bytes", 1<<10, 1<<30, "")
 	return c
 }
 

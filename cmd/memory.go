@@ -32,7 +32,7 @@ type MemoryOptions struct {
 // NewCmdMemory builds `ctxc memory`.
 func NewCmdMemory(f *Factory, runF func(*MemoryOptions) error) *cobra.Command {
 	opts := &MemoryOptions{IO: f.IO, Global: &f.Global}
-	opts.Summarizer = CompactOptions{IO: f.IO, Global: &f.Global, Getenv: f.Getenv, Now: f.Now}
+	opts.Summarizer = CompactOptions{IO: f.IO, Global: &f.Global, Getenv: f.Getenv, Now: f.Now, WaitNotice: f.WaitNotice}
 	c := &cobra.Command{
 		Use:   "memory [PATH...]",
 		Short: "Extract what the user keeps telling the agent into a memory file",
@@ -75,6 +75,9 @@ were extracted. Commands and files are never given to the model.`,
 	fl.IntVar(&opts.Max, "max", memory.DefaultMax, "entries per section (commands and files: at most 10)")
 	fl.StringVar(&opts.From, "from", "", "read the paths from this file, one per line (- for standard input)")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files read at once")
+	intRange(fl, "min-count", 1, maxCount, "")
+	intRange(fl, "max", 1, maxCount, "")
+	intRange(fl, "jobs", 1, maxJobs, "")
 	fl.BoolVar(&opts.LLM, "llm", false, "merge and phrase statements with the configured summarizer (checked by code)")
 	addProviderFlags(c, &opts.Summarizer)
 	return c

@@ -9,9 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"runtime/debug"
-	"syscall"
 	"time"
 
 	"github.com/ctxc/ctxc/internal/config"
@@ -52,6 +50,9 @@ type Factory struct {
 	Build  BuildInfo
 	// Executable returns the running ctxc's path (nil: os.Executable through symbolic links).
 	Executable func() (string, error)
+	// WaitNotice is how long a summarizer may take before ctxc says it has not answered yet
+	// (0: 30 s; tests shorten it).
+	WaitNotice time.Duration
 
 	Global   GlobalOptions
 	Resolved *config.Resolved // effective settings of the running command
@@ -69,9 +70,13 @@ type GlobalOptions struct {
 
 // Main runs ctxc with the process's arguments and returns the exit code.
 func Main(build BuildInfo) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stop := exitOnInterrupt(cancel, interruptGrace, os.Stderr, os.Exit)
 	defer stop()
-	f := &Factory{IO: System(), Getenv: os.Getenv, Now: time.Now, Build: build.resolve()}
+	ios := System()
+	ios.In = newInput(ctx, ios.In)
+	f := &Factory{IO: ios, Getenv: os.Getenv, Now: time.Now, Build: build.resolve()}
 	return Run(ctx, f, os.Args[1:])
 }
 
@@ -81,9 +86,14 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	root := NewRootCmd(f)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	var ee *ExitError
+	if ctx.Err() != nil && !(errors.As(err, &ee) && ee.Code == ExitInterrupted) {
+		// Whatever the interrupted work came back with (a read cut short, or nothing when the
+		// signal came as it ended), the shell hears of the interrupt.
+		err = &ExitError{Code: ExitInterrupted, Err: errInterrupted}
+	}
 	code := exitCode(err)
 	if err != nil {
-		var ee *ExitError
 		if errors.As(err, &ee) && ee.Silent {
 			return code
 		}
@@ -115,9 +125,15 @@ compaction appends to the file (or writes a new file with -o).`,
 		SilenceErrors: true,
 		Version:       f.Build.Version,
 		PersistentPreRunE: func(c *cobra.Command, args []string) error {
+			if c.Annotations[noSettings] != "" {
+				return nil
+			}
 			addConfigKeys(c.Root())
 			res, err := config.Apply(c.Flags(), f.Global.ConfigFile, f.Getenv)
 			if err != nil {
+				return err
+			}
+			if err := checkRanges(c.Flags(), res); err != nil {
 				return err
 			}
 			f.Resolved = res
@@ -183,12 +199,17 @@ func addConfigKeys(c *cobra.Command) {
 	}
 }
 
+// noSettings is the annotation of a command that reads no settings: neither the config file
+// nor the environment can break it (ctxc version answers whatever the config file holds).
+const noSettings = "ctxc:no-settings"
+
 // NewCmdVersion prints the version.
 func NewCmdVersion(f *Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version",
-		Args:  cobra.NoArgs,
+		Use:         "version",
+		Short:       "Print the version",
+		Args:        cobra.NoArgs,
+		Annotations: map[string]string{noSettings: "true"},
 		RunE: func(c *cobra.Command, _ []string) error {
 			b := f.Build
 			if f.Global.JSON {

@@ -7,12 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/agentcheck"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestMain lets testscript scenarios run ctxc as a program (the test binary itself).
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(agentcheck.Counted(m), map[string]func(){
 		"ctxc": func() {
 			code := Main(BuildInfo{Version: "test"})
 			if p := os.Getenv("CTXC_EXITCODE_FILE"); p != "" {

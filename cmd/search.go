@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -79,6 +80,7 @@ result. Exit status 1 when nothing matches.`,
 	fl.StringVar(&opts.Until, "until", "", "only messages before this time")
 	fl.StringSliceVar(&opts.Roles, "role", nil, "only messages of this role (repeatable)")
 	fl.IntVarP(&opts.Limit, "limit", "n", 10, "results to show")
+	intRange(fl, "limit", 1, maxCount, "")
 	fl.BoolVar(&opts.NoUpdate, "no-update", false, "search the index as it is, without bringing it up to date")
 	return c
 }
@@ -189,14 +191,31 @@ func parseWhen(s string, now time.Time) (time.Time, error) {
 // sessions lists the roots to search and their session files: PATH, or the agents' folders.
 func (opts *SearchOptions) sessions(walker *index.Walker) (roots, files []string, err error) {
 	roots = opts.Paths
+	say := opts.IO.ErrOut
 	if len(roots) == 0 {
 		roots = agentSessionDirs()
 		if len(roots) == 0 {
 			return nil, nil, &UsageError{errors.New("no agent session folder found here: give the PATH of your sessions")}
 		}
+		// The agents' folders are looked in because they might hold sessions: one that is empty
+		// (an agent installed and never used) is no news.
+		say = io.Discard
+	} else if err := namedPathsExist(roots); err != nil {
+		return nil, nil, err
 	}
-	files, err = expandWith(roots, opts.IO.ErrOut, true, walker.WalkDir)
+	files, err = expandWith(roots, say, true, walker.WalkDir)
 	return roots, files, err
+}
+
+// namedPathsExist checks that every PATH the user named is there (a glob that matches nothing
+// is said by the walk): a search of a mistyped folder must not look like a search with no hit.
+func namedPathsExist(paths []string) error {
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil && !strings.ContainsAny(p, "*?[") {
+			return err
+		}
+	}
+	return nil
 }
 
 // agentSessionDirs are the folders where the agents ctxc reads keep their sessions, those that

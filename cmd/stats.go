@@ -61,6 +61,9 @@ against real tokenizers (prose is over-estimated, code and JSON under-estimated)
 	c.Flags().IntVar(&opts.Top, "top", 0, "list the N largest messages with their line numbers")
 	c.Flags().StringVar(&opts.From, "from", "", "read the list of paths from this file (- for standard input), one per line")
 	c.Flags().IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files read at once")
+	intRange(c.Flags(), "window", minWindow, maxTokens, "no window")
+	intRange(c.Flags(), "top", 0, maxCount, "")
+	intRange(c.Flags(), "jobs", 1, maxJobs, "")
 	return c
 }
 
@@ -91,6 +94,10 @@ type statsTotals struct {
 	Tokens      int64  `json:"tokens"`
 	EffTokens   int64  `json:"effective_tokens"`
 	Bytes       int64  `json:"bytes"`
+
+	// The table's other columns, summed too so that every column of the totals row holds its
+	// own total (not in the JSON object: messages counts them all).
+	user, assistant, tool, compactions int
 }
 
 // statsMemoryLimit is the Go heap target of `ctxc stats` (unless GOMEMLIMIT says otherwise):
@@ -205,6 +212,10 @@ func (tot *statsTotals) add(st *transcript.Stats) {
 	tot.Lines += st.Lines
 	tot.BadLines += st.BadLines
 	tot.Messages += st.Messages.Total()
+	tot.user += st.Messages.User
+	tot.assistant += st.Messages.Assistant
+	tot.tool += st.Messages.Tool
+	tot.compactions += st.Markers + st.Compactions
 	tot.ToolCalls += st.ToolCalls
 	tot.ToolResults += st.ToolResults
 	tot.Chars += st.Chars
@@ -266,11 +277,14 @@ func printStatsTable(w io.Writer, rows []*transcript.Stats, tot statsTotals, win
 		fmt.Fprintf(tw, "%d\t%s\t %s\n", st.Markers+st.Compactions, rec, st.Path)
 	}
 	if len(rows) > 1 {
-		fmt.Fprintf(tw, "total\t%d\t%d\t\t\t\t%d\t%s\t%s\t", tot.Lines, tot.BadLines, tot.ToolCalls, human(tot.Tokens), human(tot.EffTokens))
+		// One cell per column, "-" where a total means nothing (a window's share, the context
+		// a provider recorded): an empty cell reads as a shifted row.
+		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t", tot.Lines, tot.BadLines,
+			tot.user, tot.assistant, tot.tool, tot.ToolCalls, human(tot.Tokens), human(tot.EffTokens))
 		if window {
-			fmt.Fprint(tw, "\t")
+			fmt.Fprint(tw, "-\t")
 		}
-		fmt.Fprintf(tw, "\t\t %d files\n", tot.Files)
+		fmt.Fprintf(tw, "%d\t-\t %d files\n", tot.compactions, tot.Files)
 	}
 	tw.Flush()
 	for _, st := range rows {

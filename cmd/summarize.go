@@ -23,7 +23,7 @@ const maxRequest = 1 << 30
 
 // NewCmdSummarize builds `ctxc summarize`, the summarization step an agent's plugin asks of ctxc.
 func NewCmdSummarize(f *Factory, runF func(*SummarizeOptions) error) *cobra.Command {
-	opts := &SummarizeOptions{Compact: CompactOptions{IO: f.IO, Global: &f.Global, Getenv: f.Getenv, Now: f.Now}}
+	opts := &SummarizeOptions{Compact: CompactOptions{IO: f.IO, Global: &f.Global, Getenv: f.Getenv, Now: f.Now, WaitNotice: f.WaitNotice}}
 	c := &cobra.Command{
 		Use:   "summarize",
 		Short: "Write the summary of an agent's own compaction (for agents' plugins)",
@@ -56,6 +56,7 @@ On any failure ctxc prints nothing on stdout and exits non-zero: the agent compa
 	}
 	addSummarizeFlags(c, &opts.Compact)
 	c.Flags().IntVar(&opts.Budget, "budget", 0, "summary size in tokens (default 8000; the same as --target; set by ctxc hooks install --budget)")
+	intRange(c.Flags(), "budget", 1, maxTokens, "8000")
 	return c
 }
 

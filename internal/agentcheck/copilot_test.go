@@ -16,7 +16,7 @@ import (
 func TestAgentCopilotSession(t *testing.T) {
 	bin, ok := MoreAgent("copilot")
 	if !ok {
-		t.Skip("Copilot CLI not installed (scripts/install-agents.sh; CTXC_MORE_AGENTS_BIN)")
+		Skip(t, "Copilot CLI not installed (scripts/install-agents.sh; CTXC_MORE_AGENTS_BIN)")
 	}
 	h, err := NewCopilotHome(bin, t.TempDir())
 	if err != nil {

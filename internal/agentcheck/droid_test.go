@@ -16,7 +16,7 @@ import (
 func TestAgentDroidSession(t *testing.T) {
 	bin, ok := MoreAgent("droid")
 	if !ok {
-		t.Skip("droid not installed (scripts/install-agents.sh; CTXC_MORE_AGENTS_BIN)")
+		Skip(t, "droid not installed (scripts/install-agents.sh; CTXC_MORE_AGENTS_BIN)")
 	}
 	h, err := NewDroidHome(bin, t.TempDir())
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -114,7 +115,7 @@ func Apply(flags *pflag.FlagSet, explicit string, getenv func(string) string) (*
 			var nf viper.ConfigFileNotFoundError
 			missing := errors.As(err, &nf) || errors.Is(err, fs.ErrNotExist)
 			if !missing || explicit != "" {
-				return nil, &Error{fmt.Errorf("%s: %w", path, err)}
+				return nil, &Error{fmt.Errorf("%s: %w%s", path, err, badByteLine(path, err))}
 			}
 		} else {
 			res.File = path
@@ -229,4 +230,29 @@ func setFlag(fs *pflag.FlagSet, f *pflag.Flag, val string) error {
 	}
 	f.Changed = false // still "not set on the command line": keep later checks honest
 	return nil
+}
+
+// badByteLine is, for a file the YAML parser refused without saying where (control characters,
+// invalid UTF-8), " (line N)" for the first line that holds such a byte; "" when the error says
+// its line already or no such byte is found.
+func badByteLine(path string, err error) string {
+	if strings.Contains(err.Error(), "line ") {
+		return ""
+	}
+	data, rerr := os.ReadFile(path)
+	if rerr != nil {
+		return ""
+	}
+	line := 1
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		switch {
+		case r == '\n':
+			line++
+		case r == utf8.RuneError && size == 1, r < ' ' && r != '\t' && r != '\r', r == 0x7f:
+			return fmt.Sprintf(" (line %d)", line)
+		}
+		data = data[size:]
+	}
+	return ""
 }

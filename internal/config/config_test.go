@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -73,6 +74,26 @@ func TestBadValuesAndUnknownKeys(t *testing.T) {
 	os.WriteFile(cfg, []byte("threshold: [\n"), 0o644)
 	if _, err := Apply(newFlags(), cfg, env(nil)); !errors.As(err, &ce) {
 		t.Errorf("bad yaml: %v", err)
+	}
+}
+
+// TestGarbageConfigNamesItsLine: a config file of garbage bytes is an error that names the file
+// and the line of the first bad byte, also when the YAML parser does not say where.
+func TestGarbageConfigNamesItsLine(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "c.yaml")
+	for _, tc := range []struct {
+		data, want string
+	}{
+		{"model: a\nkeep-tail: 3\nthreshold: \x00\xff\n", "(line 3)"},
+		{"model: \xff\xfe\n", "(line 1)"},
+		{"threshold: [1, 2\n", "line "},
+	} {
+		os.WriteFile(cfg, []byte(tc.data), 0o644)
+		_, err := Apply(newFlags(), cfg, env(nil))
+		var ce *Error
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), cfg) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want the file and %q", tc.data, err, tc.want)
+		}
 	}
 }
 

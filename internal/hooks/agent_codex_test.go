@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxc/ctxc/internal/agentcheck"
 )
 
 // TestAgentCodexHooksCompact installs ctxc's hook with Install into a fresh CODEX_HOME and runs
@@ -24,7 +26,7 @@ func TestAgentCodexHooksCompact(t *testing.T) {
 	bin := os.Getenv("CTXC_AGENTS_BIN")
 	codexBin := filepath.Join(bin, "codex")
 	if _, err := os.Stat(codexBin); bin == "" || err != nil {
-		t.Skip("the agents are not installed (CTXC_AGENTS_BIN)")
+		agentcheck.Skip(t, "the agents are not installed (CTXC_AGENTS_BIN)")
 	}
 	fake := fakeModel(t)
 	work := t.TempDir()

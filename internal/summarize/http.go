@@ -110,13 +110,36 @@ func withHint(ctx context.Context) (context.Context, *retryHint) {
 	return context.WithValue(ctx, hintKey{}, h), h
 }
 
-// resolveTimeout reads a configured timeout: 0 means the default, a negative value none.
-func resolveTimeout(t, def time.Duration) time.Duration {
-	switch {
-	case t == 0:
-		return def
-	case t < 0:
-		return 0
+// Without a configured timeout, a request is bounded in proportion to what the model must read:
+// a fixed bound (ten minutes, as before) made a server that accepts and never answers a wait of
+// ten minutes for a request of a few hundred tokens, and cut off a CPU model reading a large
+// chunk honestly (docs/design.md §8).
+const (
+	// autoTimeoutBase is what any request gets: a model to load and start answering.
+	autoTimeoutBase = 2 * time.Minute
+	// autoTimeoutCharsPerMinute is the pace allowed for the rest: about 4,000 tokens of input
+	// read, and the summary written, per minute (a small model on a laptop's CPU).
+	autoTimeoutCharsPerMinute = 16_000
+)
+
+// RequestTimeout is the bound of one summarizer request of chars characters (its prompts) when
+// no timeout is configured.
+func RequestTimeout(chars int) time.Duration {
+	return autoTimeoutBase + time.Duration(chars)*time.Minute/autoTimeoutCharsPerMinute
+}
+
+// requestContext bounds one request of chars characters: by RequestTimeout when the configured
+// timeout is 0 (automatic); a fixed timeout bounds the HTTP client instead, and a negative one
+// nothing.
+func requestContext(ctx context.Context, configured time.Duration, chars int) (context.Context, context.CancelFunc) {
+	if configured != 0 {
+		return ctx, func() {}
 	}
-	return t
+	return context.WithTimeout(ctx, RequestTimeout(chars))
+}
+
+// clientTimeout is the http.Client's bound for a configured timeout: a positive one as it is;
+// 0 (automatic, per request) and a negative one (none) leave the client unbounded.
+func clientTimeout(t time.Duration) time.Duration {
+	return max(t, 0)
 }

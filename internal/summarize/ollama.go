@@ -23,9 +23,6 @@ const DefaultOllamaEndpoint = "http://127.0.0.1:11434"
 
 // Defaults of the Ollama provider.
 const (
-	// DefaultOllamaTimeout bounds one /api/chat call. CPU inference of a long chunk can take
-	// minutes; a hung server must still not block a cron run forever.
-	DefaultOllamaTimeout = 10 * time.Minute
 	// DefaultKeepAlive keeps the model loaded between the calls of one run (chunks, merges, the
 	// next file of a batch) without pinning it in memory for long after.
 	DefaultKeepAlive = 5 * time.Minute
@@ -46,7 +43,7 @@ type OllamaConfig struct {
 	// (0.0.0.0, ::) is replaced by loopback. Empty means DefaultOllamaEndpoint.
 	Endpoint string
 	Model    string
-	// Timeout bounds each HTTP call (default DefaultOllamaTimeout; negative means none).
+	// Timeout bounds each HTTP call (0: RequestTimeout of its size; negative means none).
 	Timeout time.Duration
 	// HTTPClient is copied, never modified; nil means a fresh client.
 	HTTPClient *http.Client
@@ -62,6 +59,7 @@ type Ollama struct {
 	endpoint  string
 	model     string
 	keepAlive time.Duration
+	timeout   time.Duration // as configured: 0 bounds each request by its size
 	client    *api.Client
 
 	mu           sync.Mutex
@@ -78,16 +76,16 @@ func NewOllama(cfg OllamaConfig) (*Ollama, error) {
 	if err != nil {
 		return nil, err
 	}
-	timeout := resolveTimeout(cfg.Timeout, DefaultOllamaTimeout)
 	keep := cfg.KeepAlive
 	if keep == 0 {
 		keep = DefaultKeepAlive
 	}
-	hc := newHTTPClient(cfg.HTTPClient, timeout)
+	hc := newHTTPClient(cfg.HTTPClient, clientTimeout(cfg.Timeout))
 	return &Ollama{
 		base:      base,
 		endpoint:  base.Redacted(),
 		model:     strings.TrimSpace(cfg.Model),
+		timeout:   cfg.Timeout,
 		keepAlive: keep,
 		client:    api.NewClient(base, hc),
 	}, nil
@@ -159,6 +157,8 @@ func (o *Ollama) Window(ctx context.Context) (int, error) {
 		return w, nil
 	}
 	var show *api.ShowResponse
+	ctx, cancel := requestContext(ctx, o.timeout, 0)
+	defer cancel()
 	err := withRetries(ctx, ollamaMaxRetries, func(ctx context.Context) attemptOutcome {
 		ctx, hint := withHint(ctx)
 		var err error
@@ -262,6 +262,8 @@ func (o *Ollama) Complete(ctx context.Context, system, user string, numCtx, maxO
 		},
 	}
 	var out Completion
+	ctx, cancel := requestContext(ctx, o.timeout, len(system)+len(user))
+	defer cancel()
 	err := withRetries(ctx, ollamaMaxRetries, func(ctx context.Context) attemptOutcome {
 		ctx, hint := withHint(ctx)
 		var text strings.Builder

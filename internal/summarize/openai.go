@@ -18,8 +18,6 @@ const (
 	// DefaultOpenAIWindow is assumed when the configuration gives none: the chat-completions API
 	// does not report a model's context length, and 8192 is a size nearly every served model has.
 	DefaultOpenAIWindow = 8192
-	// DefaultOpenAITimeout bounds one HTTP call (self-hosted servers on a CPU can be slow).
-	DefaultOpenAITimeout = 10 * time.Minute
 	// DefaultMaxRetries is the number of retries after the first attempt.
 	DefaultMaxRetries = 3
 	openaiTemperature = 0.2
@@ -36,7 +34,7 @@ type OpenAIConfig struct {
 	Model  string
 	// Window is the model's context window in tokens (default DefaultOpenAIWindow).
 	Window int
-	// Timeout bounds each HTTP attempt (default DefaultOpenAITimeout; negative means none).
+	// Timeout bounds each HTTP attempt (0: RequestTimeout of its size; negative means none).
 	Timeout time.Duration
 	// MaxRetries counts retries after the first attempt (default DefaultMaxRetries; negative
 	// means none).
@@ -54,6 +52,7 @@ type OpenAI struct {
 	model      string
 	window     int
 	maxRetries int
+	timeout    time.Duration // as configured: 0 bounds each request by its size
 	hc         *http.Client
 }
 
@@ -74,7 +73,6 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if window <= 0 {
 		window = DefaultOpenAIWindow
 	}
-	timeout := resolveTimeout(cfg.Timeout, DefaultOpenAITimeout)
 	retries := cfg.MaxRetries
 	switch {
 	case retries == 0:
@@ -89,7 +87,8 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		model:      strings.TrimSpace(cfg.Model),
 		window:     window,
 		maxRetries: retries,
-		hc:         newHTTPClient(cfg.HTTPClient, timeout),
+		timeout:    cfg.Timeout,
+		hc:         newHTTPClient(cfg.HTTPClient, clientTimeout(cfg.Timeout)),
 	}, nil
 }
 
@@ -131,6 +130,8 @@ func (o *OpenAI) Complete(ctx context.Context, system, user string, numCtx, maxO
 	if err != nil {
 		return Completion{}, err
 	}
+	ctx, cancel := requestContext(ctx, o.timeout, len(system)+len(user))
+	defer cancel()
 	var out Completion
 	err = withRetries(ctx, o.maxRetries, func(ctx context.Context) attemptOutcome {
 		var oc attemptOutcome

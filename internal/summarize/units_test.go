@@ -1,6 +1,7 @@
 package summarize
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -293,4 +294,71 @@ func TestSystemPrompts(t *testing.T) {
 
 func showResponse(info map[string]any, params string) *api.ShowResponse {
 	return &api.ShowResponse{ModelInfo: info, Parameters: params}
+}
+
+// TestRequestTimeoutFollowsTheRequest: without a configured timeout a request is bounded in
+// proportion to its size (not ten minutes for any request), and a configured one is used as is.
+func TestRequestTimeoutFollowsTheRequest(t *testing.T) {
+	for _, tc := range []struct {
+		chars int
+		want  time.Duration
+	}{
+		{0, 2 * time.Minute},
+		{16_000, 3 * time.Minute},
+		{160_000, 12 * time.Minute},
+	} {
+		if got := RequestTimeout(tc.chars); got != tc.want {
+			t.Errorf("RequestTimeout(%d) = %s, want %s", tc.chars, got, tc.want)
+		}
+		ctx, cancel := requestContext(context.Background(), 0, tc.chars)
+		dl, ok := ctx.Deadline()
+		cancel()
+		if !ok || time.Until(dl) > tc.want || time.Until(dl) < tc.want-time.Minute {
+			t.Errorf("automatic timeout of %d chars: deadline in %s, want %s", tc.chars, time.Until(dl), tc.want)
+		}
+	}
+	ctx, cancel := requestContext(context.Background(), 5*time.Second, 1_000_000)
+	defer cancel()
+	if _, ok := ctx.Deadline(); ok {
+		t.Error("a configured timeout is the HTTP client's: no deadline of the request's size on top")
+	}
+	if clientTimeout(0) != 0 || clientTimeout(-1) != 0 || clientTimeout(time.Second) != time.Second {
+		t.Error("clientTimeout")
+	}
+}
+
+// TestWatchIsTheSameSummarizer: a watched summarizer is still the one it watches for Summarize
+// (Ollama sizes num_ctx; an OpenAI endpoint does not), says its endpoint, and reports the end of
+// each request.
+func TestWatchIsTheSameSummarizer(t *testing.T) {
+	ol, err := NewOllama(OllamaConfig{Endpoint: "127.0.0.1:1", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oa, err := NewOpenAI(OpenAIConfig{BaseURL: "http://127.0.0.1:1/v1", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		c     Completer
+		sizes bool
+	}{{ol, true}, {oa, false}} {
+		var ends int
+		w := Watch(tc.c, time.Hour, func(ev Waiting) {
+			if ev.Done {
+				ends++
+			}
+			if ev.Provider != tc.c.Provider() || ev.Model != "m" || !strings.Contains(ev.Endpoint, "127.0.0.1:1") {
+				t.Errorf("%s: report %+v", tc.c.Provider(), ev)
+			}
+		})
+		s, ok := w.(interface{ sizesContext() bool })
+		if got := ok && s.sizesContext(); got != tc.sizes {
+			t.Errorf("%s watched: sizesContext %v, want %v", tc.c.Provider(), got, tc.sizes)
+		}
+		w.Complete(context.Background(), "s", "u", 0, 10) // refused: the endpoint is closed
+		if ends != 1 {
+			t.Errorf("%s: %d ends reported for one request", tc.c.Provider(), ends)
+		}
+	}
 }

@@ -1,0 +1,92 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// silentEndpoint accepts every request and never answers it (until the client gives up).
+func silentEndpoint(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // (the server notices a client that left only once the body is read)
+		select {
+		case <-r.Context().Done():
+		case <-time.After(time.Minute):
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/v1"
+}
+
+// TestSilentEndpointIsSaid: a summarizer that accepts the request and never answers is named on
+// stderr once the notice time passed (30 s; shortened here), with the time waited drawn on a
+// terminal; --timeout ends the wait (exit 69) and the file is untouched.
+func TestSilentEndpointIsSaid(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		name := "pipe"
+		if tty {
+			name = "terminal"
+		}
+		t.Run(name, func(t *testing.T) {
+			url := silentEndpoint(t)
+			dir := t.TempDir()
+			p := writeSession(t, dir, "s.jsonl", 12)
+			before, _ := os.ReadFile(p)
+			ios, _, _, errOut := TestStreams()
+			ios.SetTTY(false, false, tty)
+			f := &Factory{IO: ios, Getenv: func(k string) string {
+				if k == "HOME" || k == "XDG_CONFIG_HOME" {
+					return dir
+				}
+				return ""
+			}, Now: time.Now, WaitNotice: 150 * time.Millisecond}
+			code := Run(context.Background(), f, []string{"compact", "--provider", "openai", "--model", "fake-model",
+				"--endpoint", url, "--timeout", "1s", "--threshold", "2000", "--target", "300", p})
+			stderr := errOut.String()
+			if code != ExitUnavailable {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, ExitUnavailable, stderr)
+			}
+			if !strings.Contains(stderr, "openai model fake-model at "+url+" has not answered yet") {
+				t.Errorf("no notice naming the model and the endpoint: %s", stderr)
+			}
+			if got := strings.Contains(stderr, "waiting for openai model fake-model"); got != tty {
+				t.Errorf("time waited drawn: %v, want %v (only on a terminal): %q", got, tty, stderr)
+			}
+			after, _ := os.ReadFile(p)
+			if !bytes.Equal(before, after) {
+				t.Error("the file changed")
+			}
+		})
+	}
+}
+
+// TestQuietSilentEndpoint: -q says nothing while waiting; the error at the end is still said.
+func TestQuietSilentEndpoint(t *testing.T) {
+	url := silentEndpoint(t)
+	dir := t.TempDir()
+	p := writeSession(t, dir, "s.jsonl", 12)
+	ios, _, _, errOut := TestStreams()
+	ios.SetTTY(false, false, true)
+	f := &Factory{IO: ios, Getenv: func(k string) string {
+		if k == "HOME" || k == "XDG_CONFIG_HOME" {
+			return dir
+		}
+		return ""
+	}, Now: time.Now, WaitNotice: 100 * time.Millisecond}
+	code := Run(context.Background(), f, []string{"compact", "-q", "--provider", "openai", "--model", "m",
+		"--endpoint", url, "--timeout", "500ms", "--threshold", "2000", "--target", "300", p})
+	if code != ExitUnavailable {
+		t.Fatalf("exit %d; stderr: %s", code, errOut)
+	}
+	if strings.Contains(errOut.String(), "not answered yet") || strings.Contains(errOut.String(), "waiting for") {
+		t.Errorf("-q printed progress: %s", errOut)
+	}
+}
