@@ -108,7 +108,7 @@ func archiveSources(opts *ArchiveOptions) ([]archive.Source, error) {
 	}
 	var out []archive.Source
 	for _, root := range roots {
-		files, err := expandSessions([]string{root}, opts.IO.ErrOut, false)
+		files, err := expandSessions([]string{root}, opts.IO, false)
 		if err != nil {
 			return nil, err
 		}

@@ -219,7 +219,7 @@ func sessionArgs(ios *IOStreams, args []string, from, what, stdinErr string, arc
 			return nil, &UsageError{errors.New(stdinErr)}
 		}
 	}
-	return expandSessions(paths, ios.ErrOut, archived)
+	return expandSessions(paths, ios, archived)
 }
 
 // compactOptions are the compaction settings of the flags: format, zones, tiers, target.

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -108,7 +109,7 @@ func runGrep(opts *GrepOptions) error {
 		ix.Ask(p) // (answered while the folders are walked)
 		walk = ix.Walker().WalkDir
 	}
-	files, err := expandWith(paths, opts.IO.ErrOut, true, walk)
+	files, err := expandWith(paths, opts.IO, true, walk)
 	if err != nil {
 		return err
 	}
@@ -238,10 +239,16 @@ func (pr *grepPrinter) finish(n int) error {
 		return searchExit(pr.failed, n, pr.lastErr)
 	}
 	if pr.matched == 0 {
-		return &ExitError{Code: ExitFailure, Silent: true}
+		return &ExitError{Code: ExitFailure, Err: errNoMatch, Silent: true}
 	}
 	return nil
 }
+
+// errNoMatch is grep's answer "nothing matched" (exit 1).
+var errNoMatch = errors.New("nothing matched")
+
+// noMatch says whether err is grep's "nothing matched".
+func noMatch(err error) bool { return errors.Is(err, errNoMatch) }
 
 // grepIndex narrows files to those the index says can hold a match: the files whose indexed
 // bytes hold the pattern's literal, and those it cannot answer for (changed since they were

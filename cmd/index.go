@@ -72,7 +72,7 @@ func runIndex(opts *IndexOptions) error {
 	}
 	start := time.Now()
 	walker := index.NewWalker(dir)
-	files, err := expandWith(paths, opts.IO.ErrOut, true, walker.WalkDir)
+	files, err := expandWith(paths, opts.IO, true, walker.WalkDir)
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ func runLint(opts *LintOptions) error {
 	if err != nil {
 		return err
 	}
-	files, err := expandPaths(paths, opts.IO.ErrOut)
+	files, err := expandPaths(paths, opts.IO)
 	if err != nil {
 		return err
 	}

@@ -80,7 +80,7 @@ func Main(build BuildInfo) int {
 func Run(ctx context.Context, f *Factory, args []string) int {
 	root := NewRootCmd(f)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := walkedExit(root.ExecuteContext(ctx), f.IO)
 	code := exitCode(err)
 	if err != nil {
 		var ee *ExitError
@@ -99,6 +99,17 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 		}
 	}
 	return code
+}
+
+// walkedExit is a command's result once the folders it could not read below its arguments
+// are counted: a success, or grep's "nothing matched", is a partial run (3), since files were
+// left unread; the folders were said when met.
+func walkedExit(err error, ios *IOStreams) error {
+	n := ios.walkFailed.Load()
+	if n == 0 || err != nil && !noMatch(err) {
+		return err
+	}
+	return &ExitError{Code: ExitPartial, Err: fmt.Errorf("%d folder(s) could not be read; the files found elsewhere were done", n)}
 }
 
 // NewRootCmd builds the command tree.

@@ -195,7 +195,7 @@ func (opts *SearchOptions) sessions(walker *index.Walker) (roots, files []string
 			return nil, nil, &UsageError{errors.New("no agent session folder found here: give the PATH of your sessions")}
 		}
 	}
-	files, err = expandWith(roots, opts.IO.ErrOut, true, walker.WalkDir)
+	files, err = expandWith(roots, opts.IO, true, walker.WalkDir)
 	return roots, files, err
 }
 

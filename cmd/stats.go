@@ -105,7 +105,7 @@ func runStats(opts *StatsOptions) error {
 	if err != nil {
 		return err
 	}
-	files, err := expandPaths(paths, opts.IO.ErrOut)
+	files, err := expandPaths(paths, opts.IO)
 	if err != nil {
 		return err
 	}
