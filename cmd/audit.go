@@ -129,6 +129,9 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 	total := auditTotal{Type: "total", Files: len(files)}
 	var firstErr error
 	for r := range auditAll(ctx, files, aopts, opts.Jobs) {
+		if ctx.Err() != nil && errors.Is(r.err, context.Canceled) {
+			continue // (interrupted: counted by auditExit)
+		}
 		if r.err != nil {
 			total.Failed++
 			firstErr = firstOf(firstErr, r.err)

@@ -304,33 +304,25 @@ func newBatch(opts *CompactOptions, files int) *batch {
 		sum: batchSummary{Type: "summary", Files: files, Reasons: map[string]int{}}}
 }
 
-// compactAll feeds the files to jobs workers until they are done or stop is cancelled, and
-// returns which files were attempted to the end.
+// compactAll compacts the files with jobs workers until they are done or stop is cancelled,
+// reports each in the order of the files (inOrder: the output of a batch is the same whatever
+// -j), and returns which files were attempted to the end.
 func (b *batch) compactAll(stop context.Context, files []string, co compact.Options, jobs int) map[string]bool {
-	work := make(chan string)
-	var wg sync.WaitGroup
+	type result struct {
+		out *compact.Outcome
+		err error
+	}
 	done := map[string]bool{}
-	for range jobs {
-		wg.Go(func() {
-			for p := range work {
-				out, err := compact.File(stop, p, co)
-				b.report(p, out, err)
-				b.mu.Lock()
-				done[p] = err == nil || !errors.Is(err, context.Canceled)
-				b.mu.Unlock()
-			}
-		})
+	i := 0
+	for r := range inOrder(stop, len(files), jobs, func(i int) result {
+		out, err := compact.File(stop, files[i], co)
+		return result{out, err}
+	}) {
+		p := files[i]
+		i++
+		b.report(p, r.out, r.err)
+		done[p] = r.err == nil || !errors.Is(r.err, context.Canceled)
 	}
-feed:
-	for _, p := range files {
-		select {
-		case work <- p:
-		case <-stop.Done():
-			break feed
-		}
-	}
-	close(work)
-	wg.Wait()
 	return done
 }
 
