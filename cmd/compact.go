@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/compact"
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -382,7 +383,7 @@ func (b *batch) reportError(path string, out *compact.Outcome, err error) {
 	if b.opts.Global.JSON {
 		b.enc.Encode(fileError{Type: "error", Path: path, Code: code, Message: err.Error()})
 	} else if b.files > 1 {
-		b.bar.Println(b.opts.IO.ErrOut, "failed "+err.Error())
+		b.bar.Println(b.opts.IO.ErrOut, "failed "+quote.Name(err.Error()))
 	}
 }
 
@@ -434,9 +435,9 @@ func printOutcome(opts *CompactOptions, enc *json.Encoder, bar *progress, out *c
 	switch {
 	case opts.Check:
 		if out.Status == compact.StatusOver {
-			fmt.Fprintf(opts.IO.Out, "over\t%s\t%s tokens > threshold %s\n", out.Path, human(int64(out.Plan.TokensBefore)), human(int64(out.Plan.Threshold)))
+			fmt.Fprintf(opts.IO.Out, "over\t%s\t%s tokens > threshold %s\n", quote.Name(out.Path), human(int64(out.Plan.TokensBefore)), human(int64(out.Plan.Threshold)))
 		} else if opts.Global.Verbose > 0 {
-			bar.Println(w, fmt.Sprintf("ok %s: %s tokens", out.Path, human(int64(out.TokensBefore))))
+			bar.Println(w, fmt.Sprintf("ok %s: %s tokens", quote.Name(out.Path), human(int64(out.TokensBefore))))
 		}
 	case opts.DryRun:
 		printPlan(opts.IO.Out, out)
@@ -451,9 +452,9 @@ func printOutcome(opts *CompactOptions, enc *json.Encoder, bar *progress, out *c
 		if out.Fallback != "" && out.Fallback != "none" {
 			model += ", fallback " + out.Fallback
 		}
-		dest := out.Path
+		dest := quote.Name(out.Path)
 		if out.Output != "" {
-			dest = out.Path + " → " + out.Output
+			dest += " → " + quote.Name(out.Output)
 		}
 		bar.Println(w, fmt.Sprintf("compacted %s: %d messages, ~%s → ~%s tokens (%s)", dest, out.Summarized,
 			human(int64(out.TokensBefore)), human(int64(out.TokensAfter)), model))
@@ -466,7 +467,7 @@ func printOutcome(opts *CompactOptions, enc *json.Encoder, bar *progress, out *c
 		}
 		msg := errText
 		if msg == "" {
-			msg = fmt.Sprintf("%s: %s (%s tokens)", out.Path, out.Reason, human(int64(out.TokensBefore)))
+			msg = fmt.Sprintf("%s: %s (%s tokens)", quote.Name(out.Path), out.Reason, human(int64(out.TokensBefore)))
 		}
 		bar.Println(w, "skipped "+msg)
 	}
@@ -477,7 +478,7 @@ func printPlan(w io.Writer, out *compact.Outcome) {
 	if p == nil {
 		return
 	}
-	fmt.Fprintf(w, "%s (%s): %s tokens, threshold %s\n", p.Path, p.Format, human(int64(p.TokensBefore)), human(int64(p.Threshold)))
+	fmt.Fprintf(w, "%s (%s): %s tokens, threshold %s\n", quote.Name(p.Path), p.Format, human(int64(p.TokensBefore)), human(int64(p.Threshold)))
 	for _, z := range []struct {
 		name string
 		z    compact.Zone

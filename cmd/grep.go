@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/grep"
 	"github.com/ctxc/ctxc/internal/index"
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -226,7 +227,7 @@ func (pr *grepPrinter) fail(path string, err error) {
 	if pr.opts.Global.JSON {
 		pr.enc.Encode(fileError{Type: "error", Path: path, Code: exitCode(err), Message: err.Error()})
 	}
-	fmt.Fprintln(pr.opts.IO.ErrOut, "ctxc: "+err.Error())
+	fmt.Fprintln(pr.opts.IO.ErrOut, "ctxc: "+quote.Name(err.Error()))
 }
 
 // finish flushes the output and gives the exit status of a search of n files: the error of
@@ -268,7 +269,7 @@ func grepIndex(opts *GrepOptions, ix *index.Reader, files []string, p *grep.Patt
 			if f == "-" {
 				continue // standard input is read as always
 			}
-			fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: %s: read instead (ctxc index updates it)\n", f, states[i])
+			fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: %s: read instead (ctxc index updates it)\n", quote.Name(f), states[i])
 		}
 	}
 	return read, parts
@@ -331,7 +332,7 @@ func writeHit(w *bufio.Writer, h grep.Hit, color bool) error {
 		sep = "-"
 	}
 	// Written piece by piece (not fmt.Fprintf): a frequent pattern has a hit per line.
-	w.WriteString(h.Path)
+	w.WriteString(quote.Name(h.Path))
 	w.WriteByte(':')
 	var num [20]byte
 	w.Write(strconv.AppendInt(num[:0], int64(h.Line), 10))

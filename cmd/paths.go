@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
@@ -38,7 +39,7 @@ func expandWith(args []string, ios *IOStreams, archived bool, walk func(string, 
 	finder := transcript.NewFinder(archived, walk)
 	out, err := expandArgs(args, ios, finder)
 	for _, p := range finder.Problems {
-		fmt.Fprintln(ios.ErrOut, "ctxc: "+p.Error())
+		fmt.Fprintln(ios.ErrOut, "ctxc: "+quote.Name(p.Error()))
 		if p.Unreadable() {
 			ios.walkFailed.Add(1)
 		}
@@ -61,7 +62,7 @@ func expandArgs(args []string, ios *IOStreams, finder *transcript.Finder) ([]str
 				return nil, &UsageError{fmt.Errorf("bad pattern %q: %w", a, gerr)}
 			}
 			if len(matches) == 0 {
-				fmt.Fprintf(ios.ErrOut, "ctxc: %s: no file matches: no transcript found\n", a)
+				fmt.Fprintf(ios.ErrOut, "ctxc: %s: no file matches: no transcript found\n", quote.Name(a))
 				continue
 			}
 			sub, err := expandArgs(matches, ios, finder)
@@ -88,7 +89,7 @@ func expandArgs(args []string, ios *IOStreams, finder *transcript.Finder) ([]str
 			return nil, err
 		}
 		if len(sessions) == 0 && again == 0 {
-			fmt.Fprintf(ios.ErrOut, "ctxc: %s: no transcript found (no *.jsonl or *.jsonl.zst file in this directory or below it)\n", a)
+			fmt.Fprintf(ios.ErrOut, "ctxc: %s: no transcript found (no *.jsonl or *.jsonl.zst file in this directory or below it)\n", quote.Name(a))
 		}
 		out = append(out, sessions...)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/config"
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -91,7 +92,7 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 			b, _ := json.Marshal(map[string]any{"type": "exit_error", "code": code, "message": err.Error()})
 			fmt.Fprintln(f.IO.ErrOut, string(b))
 		} else {
-			fmt.Fprintln(f.IO.ErrOut, "ctxc: "+err.Error())
+			fmt.Fprintln(f.IO.ErrOut, "ctxc: "+quote.Name(err.Error()))
 			var ue *UsageError
 			if errors.As(err, &ue) {
 				fmt.Fprintln(f.IO.ErrOut, "Run 'ctxc --help' for usage.")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/index"
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -253,7 +254,7 @@ func printResults(opts *SearchOptions, results []index.Result) error {
 		if !r.Time.IsZero() {
 			when = r.Time.Local().Format("2006-01-02 15:04") + "  "
 		}
-		fmt.Fprintf(w, "%s:%d  %s  %s%s  %.2f\n", r.Path, r.Line, r.Agent, when, r.Role, r.Score)
+		fmt.Fprintf(w, "%s:%d  %s  %s%s  %.2f\n", quote.Name(r.Path), r.Line, r.Agent, when, r.Role, r.Score)
 		fmt.Fprintf(w, "  %s\n", r.Snippet)
 		if r.Resume != "" {
 			fmt.Fprintf(w, "  resume: %s\n", r.Resume)

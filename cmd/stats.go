@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"text/tabwriter"
 
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -178,7 +179,7 @@ func printStats(opts *StatsOptions, files []string, ropts transcript.Options) (t
 			if opts.Global.JSON {
 				enc.Encode(fileError{Type: "error", Path: r.path, Code: exitCode(r.err), Message: r.err.Error()})
 			}
-			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+r.err.Error())
+			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+quote.Name(r.err.Error()))
 			continue
 		}
 		tot.add(r.st)
@@ -263,7 +264,7 @@ func printStatsTable(w io.Writer, rows []*transcript.Stats, tot statsTotals, win
 		if st.Usage != nil && st.Usage.LastContext > 0 {
 			rec = human(int64(st.Usage.LastContext))
 		}
-		fmt.Fprintf(tw, "%d\t%s\t %s\n", st.Markers+st.Compactions, rec, st.Path)
+		fmt.Fprintf(tw, "%d\t%s\t %s\n", st.Markers+st.Compactions, rec, quote.Name(st.Path))
 	}
 	if len(rows) > 1 {
 		fmt.Fprintf(tw, "total\t%d\t%d\t\t\t\t%d\t%s\t%s\t", tot.Lines, tot.BadLines, tot.ToolCalls, human(tot.Tokens), human(tot.EffTokens))
@@ -277,7 +278,7 @@ func printStatsTable(w io.Writer, rows []*transcript.Stats, tot statsTotals, win
 		if len(st.Top) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "\nlargest messages in %s:\n", st.Path)
+		fmt.Fprintf(w, "\nlargest messages in %s:\n", quote.Name(st.Path))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "LINE\tROLE\tKIND\tTOKENS\t")
 		for _, t := range st.Top {
