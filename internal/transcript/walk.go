@@ -65,14 +65,6 @@ func NewFinder(archived bool, walk func(string, fs.WalkDirFunc) error) *Finder {
 	return &Finder{Archived: archived, Walk: walk, seen: map[string]bool{}, said: map[string]bool{}}
 }
 
-// SessionsBelow is what the folder dir stands for as an argument (Finder, walking with walk),
-// and what the walk met and went past.
-func SessionsBelow(dir string, archived bool, walk func(string, fs.WalkDirFunc) error) ([]string, []WalkProblem, error) {
-	f := NewFinder(archived, walk)
-	sessions, _, err := f.Below(dir)
-	return sessions, f.Problems, err
-}
-
 // found is a file or a folder met by a walk: its path as shown, and its real path (without
 // links).
 type found struct{ path, real string }

@@ -118,17 +118,19 @@ func TestFinderGoesPastAnUnreadableFolder(t *testing.T) {
 			return fn(p, d, err)
 		})
 	}
-	sessions, problems, err := SessionsBelow("d", true, walk)
+	f := NewFinder(true, walk)
+	sessions, _, err := f.Below("d")
 	if err != nil {
 		t.Fatal(err)
 	}
+	problems := f.Problems
 	if want := []string{"d/a.jsonl", "d/z/c.jsonl"}; !slices.Equal(sessions, want) {
 		t.Errorf("found %q, want %q", sessions, want)
 	}
 	if len(problems) != 1 || problems[0].Path != "d/locked" || !errors.Is(problems[0].Err, fs.ErrPermission) || !problems[0].Unreadable() {
 		t.Errorf("problems %v, want d/locked once (the link to it too)", problems)
 	}
-	if _, _, err := SessionsBelow("d/locked", true, walk); !errors.Is(err, fs.ErrPermission) {
+	if _, _, err := NewFinder(true, walk).Below("d/locked"); !errors.Is(err, fs.ErrPermission) {
 		t.Errorf("the folder given unreadable: %v, want its error", err)
 	}
 }
