@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/archive"
 	"github.com/ctxc/ctxc/internal/openclawstore"
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -99,7 +100,7 @@ func archiveSources(opts *ArchiveOptions) ([]archive.Source, error) {
 				return nil, &UsageError{fmt.Errorf("bad pattern %q: %w", s, gerr)}
 			}
 			if len(m) == 0 {
-				fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: no file matches: no transcript found\n", s)
+				fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: no file matches: no transcript found\n", quote.Name(s))
 			}
 			roots = append(roots, m...)
 			continue
@@ -108,7 +109,7 @@ func archiveSources(opts *ArchiveOptions) ([]archive.Source, error) {
 	}
 	var out []archive.Source
 	for _, root := range roots {
-		files, err := expandSessions([]string{root}, opts.IO.ErrOut, false)
+		files, err := expandSessions([]string{root}, opts.IO, false)
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +118,7 @@ func archiveSources(opts *ArchiveOptions) ([]archive.Source, error) {
 				continue // archives hold files: an OpenClaw store is not one
 			}
 			if transcript.IsCompressed(f) {
-				fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: already an archived session (zstd): not archived again\n", f)
+				fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: already an archived session (zstd): not archived again\n", quote.Name(f))
 				continue
 			}
 			name, err := archive.NameFor(root, f)

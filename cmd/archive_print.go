@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ctxc/ctxc/internal/archive"
+	"github.com/ctxc/ctxc/internal/quote"
 )
 
 func printArchiveError(opts *ArchiveOptions, path string, err error) {
@@ -13,13 +14,13 @@ func printArchiveError(opts *ArchiveOptions, path string, err error) {
 		enc.SetEscapeHTML(false)
 		enc.Encode(fileError{Type: "error", Path: path, Code: exitCode(err), Message: err.Error()})
 	}
-	fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+err.Error())
+	fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+quote.Name(err.Error()))
 }
 
 // printArchiveResult prints one line per file archived; unchanged files are only counted.
 func printArchiveResult(opts *ArchiveOptions, r archive.Result) error {
 	if r.Warning {
-		fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: %s; the old archive is kept as %s\n", r.Source, r.Note, r.Kept)
+		fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: %s; the old archive is kept as %s\n", quote.Name(r.Source), r.Note, quote.Name(r.Kept))
 	}
 	if opts.Global.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
@@ -33,15 +34,15 @@ func printArchiveResult(opts *ArchiveOptions, r archive.Result) error {
 		return nil
 	}
 	verb := map[bool]string{true: "would copy", false: "copied"}[opts.DryRun]
-	line := fmt.Sprintf("%-11s %s → %s: %s %d bytes", r.Status, r.Source, r.Archive, verb, r.Bytes)
+	line := fmt.Sprintf("%-11s %s → %s: %s %d bytes", r.Status, quote.Name(r.Source), quote.Name(r.Archive), verb, r.Bytes)
 	if r.Status == archive.StatusGrew {
-		line = fmt.Sprintf("%-11s %s → %s: +%d bytes", r.Status, r.Source, r.Archive, r.Bytes)
+		line = fmt.Sprintf("%-11s %s → %s: +%d bytes", r.Status, quote.Name(r.Source), quote.Name(r.Archive), r.Bytes)
 	}
 	if !opts.DryRun {
 		line += fmt.Sprintf(" (%d compressed)", r.Compressed)
 	}
 	if r.Kept != "" && !r.Warning {
-		line += fmt.Sprintf("; %s, the old archive is kept as %s", r.Note, r.Kept)
+		line += fmt.Sprintf("; %s, the old archive is kept as %s", r.Note, quote.Name(r.Kept))
 	}
 	if r.Held > 0 {
 		line += fmt.Sprintf("; %d bytes of an unfinished line left for the next run", r.Held)
@@ -88,9 +89,9 @@ func runArchiveVerify(opts *ArchiveOptions) error {
 				archive.Check
 			}{"verify", c})
 		case !c.OK:
-			fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: MISMATCH: %s\n", archivePath(opts.Dest, c.Archive), c.Message)
+			fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: MISMATCH: %s\n", quote.Name(archivePath(opts.Dest, c.Archive)), c.Message)
 		case c.Message != "" && !opts.Global.Quiet:
-			fmt.Fprintf(opts.IO.ErrOut, "%s: %s\n", archivePath(opts.Dest, c.Archive), c.Message)
+			fmt.Fprintf(opts.IO.ErrOut, "%s: %s\n", quote.Name(archivePath(opts.Dest, c.Archive)), c.Message)
 		}
 	}
 	if opts.Global.JSON {

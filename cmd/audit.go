@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/audit"
 	"github.com/ctxc/ctxc/internal/ledger"
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -132,6 +133,9 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 	total := auditTotal{Type: "total", Files: len(files)}
 	var firstErr error
 	for r := range auditAll(ctx, files, aopts, opts.Jobs) {
+		if ctx.Err() != nil && errors.Is(r.err, context.Canceled) {
+			continue // (interrupted: counted by auditExit)
+		}
 		if r.err != nil {
 			total.Failed++
 			firstErr = firstOf(firstErr, r.err)
@@ -198,7 +202,7 @@ func reportFileError(ios *IOStreams, asJSON bool, enc *json.Encoder, path string
 		enc.Encode(fileError{Type: "error", Path: path, Code: exitCode(err), Message: err.Error()})
 		return
 	}
-	fmt.Fprintln(ios.ErrOut, "failed "+err.Error())
+	fmt.Fprintln(ios.ErrOut, "failed "+quote.Name(err.Error()))
 }
 
 func auditExit(ctx context.Context, t *auditTotal, files int, firstErr error) error {
@@ -217,7 +221,7 @@ func auditExit(ctx context.Context, t *auditTotal, files int, firstErr error) er
 
 // printAudit prints one compaction: a head line, the counts per category, the lost facts.
 func printAudit(w io.Writer, c *audit.Compaction, maxLost int) {
-	fmt.Fprintf(w, "%s:%d: compaction %d (%s, written by %s): ~%s → ~%s tokens", c.Path, c.Line, c.Index, c.Format, author(c.By),
+	fmt.Fprintf(w, "%s:%d: compaction %d (%s, written by %s): ~%s → ~%s tokens", quote.Name(c.Path), c.Line, c.Index, c.Format, author(c.By),
 		human(int64(c.TokensBefore)), human(int64(c.TokensAfter)))
 	if c.Unreadable != "" {
 		fmt.Fprintf(w, "; unreadable: %s\n", c.Unreadable)

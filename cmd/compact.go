@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/compact"
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -233,7 +234,7 @@ func sessionArgs(ios *IOStreams, args []string, from, what, stdinErr string, arc
 			return nil, &UsageError{errors.New(stdinErr)}
 		}
 	}
-	return expandSessions(paths, ios.ErrOut, archived)
+	return expandSessions(paths, ios, archived)
 }
 
 // compactOptions are the compaction settings of the flags: format, zones, tiers, target.
@@ -318,33 +319,25 @@ func newBatch(opts *CompactOptions, files int) *batch {
 		sum: batchSummary{Type: "summary", Files: files, Reasons: map[string]int{}}}
 }
 
-// compactAll feeds the files to jobs workers until they are done or stop is cancelled, and
-// returns which files were attempted to the end.
+// compactAll compacts the files with jobs workers until they are done or stop is cancelled,
+// reports each in the order of the files (inOrder: the output of a batch is the same whatever
+// -j), and returns which files were attempted to the end.
 func (b *batch) compactAll(stop context.Context, files []string, co compact.Options, jobs int) map[string]bool {
-	work := make(chan string)
-	var wg sync.WaitGroup
+	type result struct {
+		out *compact.Outcome
+		err error
+	}
 	done := map[string]bool{}
-	for range jobs {
-		wg.Go(func() {
-			for p := range work {
-				out, err := compact.File(stop, p, co)
-				b.report(p, out, err)
-				b.mu.Lock()
-				done[p] = err == nil || !errors.Is(err, context.Canceled)
-				b.mu.Unlock()
-			}
-		})
+	i := 0
+	for r := range inOrder(stop, len(files), jobs, func(i int) result {
+		out, err := compact.File(stop, files[i], co)
+		return result{out, err}
+	}) {
+		p := files[i]
+		i++
+		b.report(p, r.out, r.err)
+		done[p] = r.err == nil || !errors.Is(r.err, context.Canceled)
 	}
-feed:
-	for _, p := range files {
-		select {
-		case work <- p:
-		case <-stop.Done():
-			break feed
-		}
-	}
-	close(work)
-	wg.Wait()
 	return done
 }
 
@@ -404,7 +397,7 @@ func (b *batch) reportError(path string, out *compact.Outcome, err error) {
 	if b.opts.Global.JSON {
 		b.enc.Encode(fileError{Type: "error", Path: path, Code: code, Message: err.Error()})
 	} else if b.files > 1 {
-		b.bar.Println(b.opts.IO.ErrOut, "failed "+err.Error())
+		b.bar.Println(b.opts.IO.ErrOut, "failed "+quote.Name(err.Error()))
 	}
 }
 
@@ -456,9 +449,9 @@ func printOutcome(opts *CompactOptions, enc *json.Encoder, bar *progress, out *c
 	switch {
 	case opts.Check:
 		if out.Status == compact.StatusOver {
-			fmt.Fprintf(opts.IO.Out, "over\t%s\t%s tokens > threshold %s\n", out.Path, human(int64(out.Plan.TokensBefore)), human(int64(out.Plan.Threshold)))
+			fmt.Fprintf(opts.IO.Out, "over\t%s\t%s tokens > threshold %s\n", quote.Name(out.Path), human(int64(out.Plan.TokensBefore)), human(int64(out.Plan.Threshold)))
 		} else if opts.Global.Verbose > 0 {
-			bar.Println(w, fmt.Sprintf("ok %s: %s tokens", out.Path, human(int64(out.TokensBefore))))
+			bar.Println(w, fmt.Sprintf("ok %s: %s tokens", quote.Name(out.Path), human(int64(out.TokensBefore))))
 		}
 	case opts.DryRun:
 		printPlan(opts.IO.Out, out)
@@ -473,9 +466,9 @@ func printOutcome(opts *CompactOptions, enc *json.Encoder, bar *progress, out *c
 		if out.Fallback != "" && out.Fallback != "none" {
 			model += ", fallback " + out.Fallback
 		}
-		dest := out.Path
+		dest := quote.Name(out.Path)
 		if out.Output != "" {
-			dest = out.Path + " → " + out.Output
+			dest += " → " + quote.Name(out.Output)
 		}
 		bar.Println(w, fmt.Sprintf("compacted %s: %d messages, ~%s → ~%s tokens (%s)", dest, out.Summarized,
 			human(int64(out.TokensBefore)), human(int64(out.TokensAfter)), model))
@@ -488,7 +481,7 @@ func printOutcome(opts *CompactOptions, enc *json.Encoder, bar *progress, out *c
 		}
 		msg := errText
 		if msg == "" {
-			msg = fmt.Sprintf("%s: %s (%s tokens)", out.Path, out.Reason, human(int64(out.TokensBefore)))
+			msg = fmt.Sprintf("%s: %s (%s tokens)", quote.Name(out.Path), out.Reason, human(int64(out.TokensBefore)))
 		}
 		bar.Println(w, "skipped "+msg)
 	}
@@ -499,7 +492,7 @@ func printPlan(w io.Writer, out *compact.Outcome) {
 	if p == nil {
 		return
 	}
-	fmt.Fprintf(w, "%s (%s): %s tokens, threshold %s\n", p.Path, p.Format, human(int64(p.TokensBefore)), human(int64(p.Threshold)))
+	fmt.Fprintf(w, "%s (%s): %s tokens, threshold %s\n", quote.Name(p.Path), p.Format, human(int64(p.TokensBefore)), human(int64(p.Threshold)))
 	for _, z := range []struct {
 		name string
 		z    compact.Zone

@@ -11,6 +11,7 @@ import (
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/evaluate"
 	"github.com/ctxc/ctxc/internal/ledger"
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/spf13/cobra"
 )
 
@@ -180,14 +181,14 @@ func printEvalTable(w io.Writer, results []*evaluate.Result, s evalSummary) {
 	fmt.Fprint(tw, "RECALL\tSUMMARY-ONLY\tTIME\t\n")
 	for _, r := range results {
 		if r.Status != compact.StatusCompacted {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t", r.Path, r.Format, human(int64(r.TokensBefore)), "-")
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t", quote.Name(r.Path), r.Format, human(int64(r.TokensBefore)), "-")
 			for range evalHeads {
 				fmt.Fprint(tw, "-\t")
 			}
 			fmt.Fprintf(tw, "%s\t\t%.2fs\t\n", r.Reason, r.Seconds)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s→%s\t%s/%s\t", r.Path, r.Format, human(int64(r.TokensBefore)), human(int64(r.TokensAfter)),
+		fmt.Fprintf(tw, "%s\t%s\t%s→%s\t%s/%s\t", quote.Name(r.Path), r.Format, human(int64(r.TokensBefore)), human(int64(r.TokensAfter)),
 			human(int64(r.SummaryTokens)), human(int64(r.Target)))
 		for _, c := range evalColumns {
 			k := r.ByCat[c]

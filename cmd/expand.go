@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/expand"
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -69,7 +70,7 @@ func runExpand(opts *ExpandOptions) error {
 	}
 	if !opts.Global.Quiet {
 		fmt.Fprintf(opts.IO.ErrOut, "%s:%d: %d message(s) from lines %d-%d of %s (sha256 checked)\n",
-			opts.Path, ex.Marker, len(ex.Messages), ex.From, ex.To, ex.Source)
+			quote.Name(opts.Path), ex.Marker, len(ex.Messages), ex.From, ex.To, quote.Name(ex.Source))
 	}
 	switch opts.As {
 	case "openai", "anthropic":

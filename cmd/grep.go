@@ -3,6 +3,7 @@ package cmd
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/grep"
 	"github.com/ctxc/ctxc/internal/index"
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -110,7 +112,7 @@ func runGrep(opts *GrepOptions) error {
 		ix.Ask(p) // (answered while the folders are walked)
 		walk = ix.Walker().WalkDir
 	}
-	files, err := expandWith(paths, opts.IO.ErrOut, true, walk)
+	files, err := expandWith(paths, opts.IO, opts.IO.ErrOut, true, walk)
 	if err != nil {
 		return err
 	}
@@ -227,7 +229,7 @@ func (pr *grepPrinter) fail(path string, err error) {
 	if pr.opts.Global.JSON {
 		pr.enc.Encode(fileError{Type: "error", Path: path, Code: exitCode(err), Message: err.Error()})
 	}
-	fmt.Fprintln(pr.opts.IO.ErrOut, "ctxc: "+err.Error())
+	fmt.Fprintln(pr.opts.IO.ErrOut, "ctxc: "+quote.Name(err.Error()))
 }
 
 // finish flushes the output and gives the exit status of a search of n files: the error of
@@ -240,10 +242,16 @@ func (pr *grepPrinter) finish(n int) error {
 		return searchExit(pr.failed, n, pr.lastErr)
 	}
 	if pr.matched == 0 {
-		return &ExitError{Code: ExitFailure, Silent: true}
+		return &ExitError{Code: ExitFailure, Err: errNoMatch, Silent: true}
 	}
 	return nil
 }
+
+// errNoMatch is grep's answer "nothing matched" (exit 1).
+var errNoMatch = errors.New("nothing matched")
+
+// noMatch says whether err is grep's "nothing matched".
+func noMatch(err error) bool { return errors.Is(err, errNoMatch) }
 
 // grepIndex narrows files to those the index says can hold a match: the files whose indexed
 // bytes hold the pattern's literal, and those it cannot answer for (changed since they were
@@ -263,7 +271,7 @@ func grepIndex(opts *GrepOptions, ix *index.Reader, files []string, p *grep.Patt
 			if f == "-" {
 				continue // standard input is read as always
 			}
-			fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: %s: read instead (ctxc index updates it)\n", f, states[i])
+			fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: %s: read instead (ctxc index updates it)\n", quote.Name(f), states[i])
 		}
 	}
 	return read, parts
@@ -326,7 +334,7 @@ func writeHit(w *bufio.Writer, h grep.Hit, color bool) error {
 		sep = "-"
 	}
 	// Written piece by piece (not fmt.Fprintf): a frequent pattern has a hit per line.
-	w.WriteString(h.Path)
+	w.WriteString(quote.Name(h.Path))
 	w.WriteByte(':')
 	var num [20]byte
 	w.Write(strconv.AppendInt(num[:0], int64(h.Line), 10))

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/hooks"
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/spf13/cobra"
 )
 
@@ -121,7 +122,7 @@ func runHooks(opts *HooksOptions) error {
 		}
 		if err != nil {
 			// Status of every agent: one agent's unreadable file does not hide the others.
-			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+err.Error())
+			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+quote.Name(err.Error()))
 			failed = &ExitError{Code: exitCode(err), Err: err, Silent: true}
 		}
 	}

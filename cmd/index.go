@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/index"
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -72,7 +73,7 @@ func runIndex(opts *IndexOptions) error {
 	}
 	start := time.Now()
 	walker := index.NewWalker(dir)
-	files, err := expandWith(paths, opts.IO.ErrOut, true, walker.WalkDir)
+	files, err := expandWith(paths, opts.IO, opts.IO.ErrOut, true, walker.WalkDir)
 	if err != nil {
 		return err
 	}
@@ -104,7 +105,7 @@ func updateIndex(ios *IOStreams, g *GlobalOptions, dir string, files, roots []st
 	return index.Update(dir, files, roots, index.UpdateOptions{
 		Dirs:    walker.Seen,
 		Format:  format,
-		Warn:    func(err error) { fmt.Fprintln(ios.ErrOut, "ctxc: "+err.Error()) },
+		Warn:    func(err error) { fmt.Fprintln(ios.ErrOut, "ctxc: "+quote.Name(err.Error())) },
 		Planned: bar.plan,
 		Done:    bar.add,
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"sync/atomic"
 
 	"golang.org/x/term"
 )
@@ -16,6 +17,10 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	stdinTTY, stdoutTTY, stderrTTY bool
+
+	// walkFailed counts the folders below a command's arguments that could not be read (said
+	// on ErrOut when met): the files found elsewhere are done, and the run is partial (Run).
+	walkFailed atomic.Int32
 }
 
 // System returns the process's streams.

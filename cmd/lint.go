@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ctxc/ctxc/internal/lint"
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -60,7 +61,7 @@ func runLint(opts *LintOptions) error {
 	if err != nil {
 		return err
 	}
-	files, err := expandPaths(paths, opts.IO.ErrOut)
+	files, err := expandPaths(paths, opts.IO)
 	if err != nil {
 		return err
 	}
@@ -76,7 +77,7 @@ func runLint(opts *LintOptions) error {
 			if opts.Global.JSON {
 				enc.Encode(fileError{Type: "error", Path: p, Code: exitCode(err), Message: err.Error()})
 			}
-			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+err.Error())
+			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+quote.Name(err.Error()))
 			continue
 		}
 		found += len(probs)

@@ -9,6 +9,7 @@ import (
 	"runtime"
 
 	"github.com/ctxc/ctxc/internal/memory"
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -112,7 +113,7 @@ func runMemory(ctx context.Context, opts *MemoryOptions) error {
 	failed := 0
 	mo.Warn = func(path string, err error) {
 		failed++
-		fmt.Fprintln(opts.IO.ErrOut, "failed "+err.Error())
+		fmt.Fprintln(opts.IO.ErrOut, "failed "+quote.Name(err.Error()))
 	}
 	m, err := memory.Read(ctx, files, mo)
 	if err != nil {

@@ -4,8 +4,9 @@ import "context"
 
 // inOrder runs fn on the indexes 0..n-1 with jobs workers and yields the results in index order,
 // as soon as each is ready and all before it have been yielded: a command run over many files
-// reads them at once and still reports them in the order given. An interrupt stops the feeding;
-// the results yielded so far stay in order.
+// reads them at once and still reports them in the order given, whatever the number of jobs.
+// An interrupt stops the feeding: the results of the indexes already given to a worker are
+// still yielded, in order (the work they stand for was done), and no other.
 func inOrder[T any](ctx context.Context, n, jobs int, fn func(i int) T) <-chan T {
 	jobs = max(1, min(jobs, n))
 	results := make([]chan T, n)
@@ -19,6 +20,9 @@ func inOrder[T any](ctx context.Context, n, jobs int, fn func(i int) T) <-chan T
 			select {
 			case next <- i:
 			case <-ctx.Done():
+				for _, r := range results[i:] {
+					close(r) // never given to a worker: nothing to yield
+				}
 				return
 			}
 		}
@@ -34,12 +38,11 @@ func inOrder[T any](ctx context.Context, n, jobs int, fn func(i int) T) <-chan T
 	go func() {
 		defer close(out)
 		for i := range results {
-			select {
-			case r := <-results[i]:
-				out <- r
-			case <-ctx.Done():
+			r, ok := <-results[i]
+			if !ok {
 				return
 			}
+			out <- r
 		}
 	}()
 	return out

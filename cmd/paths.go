@@ -9,30 +9,48 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // expandPaths turns command-line paths into files: a directory stands for every *.jsonl below
 // it, every archived session *.jsonl.zst (ctxc archive), which the commands read decompressed,
-// and every OpenClaw store (transcript.StoreSessions) (recursively, in lexical order, not following
-// symlinked directories), a pattern with glob
-// characters that names no existing file is expanded, and "-" is standard input. A directory or
-// pattern that yields no file is not an error (an empty ~/.claude/projects is a normal first
-// run), but it is said: one line on errOut for each.
-func expandPaths(args []string, errOut io.Writer) ([]string, error) {
-	return expandSessions(args, errOut, true)
+// and every OpenClaw store (transcript.StoreSessions), by the rule of transcript.Finder
+// (recursively, in lexical order, following symbolic links, each file once; a loop of links and
+// a folder that cannot be read are said on errOut, the walk goes on, and an unreadable folder
+// makes the run partial: IOStreams.walkFailed); a pattern with glob characters that names no
+// existing file is expanded, and "-" is standard input. A directory or pattern that yields no
+// file is not an error (an empty ~/.claude/projects is a normal first run), but it is said: one
+// line on errOut for each.
+func expandPaths(args []string, ios *IOStreams) ([]string, error) {
+	return expandSessions(args, ios, true)
 }
 
 // expandSessions is expandPaths; without archived, a directory stands for its *.jsonl files only
 // (for the commands that write into the sessions they find: an archive named on the command
 // line is still given, and refused with the reason).
-func expandSessions(args []string, errOut io.Writer, archived bool) ([]string, error) {
-	return expandWith(args, errOut, archived, filepath.WalkDir)
+func expandSessions(args []string, ios *IOStreams, archived bool) ([]string, error) {
+	return expandWith(args, ios, ios.ErrOut, archived, filepath.WalkDir)
 }
 
 // expandWith is expandSessions walking directories with walk (filepath.WalkDir, or the
-// index's Walker, which reads a folder that did not change from the index's listing).
-func expandWith(args []string, errOut io.Writer, archived bool, walk func(string, fs.WalkDirFunc) error) ([]string, error) {
+// index's Walker, which reads a folder that did not change from the index's listing); a
+// directory or pattern that yields no file is said on say (io.Discard for folders looked in
+// on the user's behalf rather than named).
+func expandWith(args []string, ios *IOStreams, say io.Writer, archived bool, walk func(string, fs.WalkDirFunc) error) ([]string, error) {
+	finder := transcript.NewFinder(archived, walk)
+	out, err := expandArgs(args, say, finder)
+	for _, p := range finder.Problems {
+		fmt.Fprintln(ios.ErrOut, "ctxc: "+quote.Name(p.Error()))
+		if p.Unreadable() {
+			ios.walkFailed.Add(1)
+		}
+	}
+	return out, err
+}
+
+// expandArgs is expandWith's expansion of args by finder.
+func expandArgs(args []string, say io.Writer, finder *transcript.Finder) ([]string, error) {
 	var out []string
 	for _, a := range args {
 		if a == "-" {
@@ -46,10 +64,10 @@ func expandWith(args []string, errOut io.Writer, archived bool, walk func(string
 				return nil, &UsageError{fmt.Errorf("bad pattern %q: %w", a, gerr)}
 			}
 			if len(matches) == 0 {
-				fmt.Fprintf(errOut, "ctxc: %s: no file matches: no transcript found\n", a)
+				fmt.Fprintf(say, "ctxc: %s: no file matches: no transcript found\n", quote.Name(a))
 				continue
 			}
-			sub, err := expandWith(matches, errOut, archived, walk)
+			sub, err := expandArgs(matches, say, finder)
 			if err != nil {
 				return nil, err
 			}
@@ -68,12 +86,12 @@ func expandWith(args []string, errOut io.Writer, archived bool, walk func(string
 			out = append(out, sessions...)
 			continue
 		}
-		sessions, err := transcript.SessionsBelow(a, archived, walk)
+		sessions, again, err := finder.Below(a)
 		if err != nil {
 			return nil, err
 		}
-		if len(sessions) == 0 {
-			fmt.Fprintf(errOut, "ctxc: %s: no transcript found (no *.jsonl or *.jsonl.zst file in this directory or below it)\n", a)
+		if len(sessions) == 0 && again == 0 {
+			fmt.Fprintf(say, "ctxc: %s: no transcript found (no *.jsonl or *.jsonl.zst file in this directory or below it)\n", quote.Name(a))
 		}
 		out = append(out, sessions...)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ctxc/ctxc/internal/lint"
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -76,9 +77,9 @@ func runRepair(opts *RepairOptions) error {
 			return err
 		}
 	} else if !opts.Global.Quiet {
-		fmt.Fprintf(opts.IO.ErrOut, "%s %s: %d call(s) given a placeholder result, %d result(s) moved after their call, %d result(s) without a call left out, %d record(s) appended", status, opts.Path, res.Placeholders, res.Moved, res.Dropped, res.Records)
+		fmt.Fprintf(opts.IO.ErrOut, "%s %s: %d call(s) given a placeholder result, %d result(s) moved after their call, %d result(s) without a call left out, %d record(s) appended", status, quote.Name(opts.Path), res.Placeholders, res.Moved, res.Dropped, res.Records)
 		if opts.Output != "" && res.Path != "" {
-			fmt.Fprintf(opts.IO.ErrOut, " to the copy %s", res.Path)
+			fmt.Fprintf(opts.IO.ErrOut, " to the copy %s", quote.Name(res.Path))
 		}
 		fmt.Fprintln(opts.IO.ErrOut)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/config"
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -85,7 +86,7 @@ func Main(build BuildInfo) int {
 func Run(ctx context.Context, f *Factory, args []string) int {
 	root := NewRootCmd(f)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := walkedExit(root.ExecuteContext(ctx), f.IO)
 	var ee *ExitError
 	if ctx.Err() != nil && !(errors.As(err, &ee) && ee.Code == ExitInterrupted) {
 		// Whatever the interrupted work came back with (a read cut short, or nothing when the
@@ -101,7 +102,7 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 			b, _ := json.Marshal(map[string]any{"type": "exit_error", "code": code, "message": err.Error()})
 			fmt.Fprintln(f.IO.ErrOut, string(b))
 		} else {
-			fmt.Fprintln(f.IO.ErrOut, "ctxc: "+err.Error())
+			fmt.Fprintln(f.IO.ErrOut, "ctxc: "+quote.Name(err.Error()))
 			var ue *UsageError
 			if errors.As(err, &ue) {
 				fmt.Fprintln(f.IO.ErrOut, "Run 'ctxc --help' for usage.")
@@ -109,6 +110,17 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 		}
 	}
 	return code
+}
+
+// walkedExit is a command's result once the folders it could not read below its arguments
+// are counted: a success, or grep's "nothing matched", is a partial run (3), since files were
+// left unread; the folders were said when met.
+func walkedExit(err error, ios *IOStreams) error {
+	n := ios.walkFailed.Load()
+	if n == 0 || err != nil && !noMatch(err) {
+		return err
+	}
+	return &ExitError{Code: ExitPartial, Err: fmt.Errorf("%d folder(s) could not be read; the files found elsewhere were done", n)}
 }
 
 // NewRootCmd builds the command tree.

@@ -32,6 +32,10 @@ func TestMain(m *testing.M) {
 //	prefix A B          file B starts with all the bytes of file A (append-only check)
 //	gensessions DIR N   writes N small openai-format sessions into DIR
 //	sleep-until-old F   sets F's modification time to an hour ago (not live)
+//	deepfolder DIR      makes folders below DIR until their path is too long to open (unreadable
+//	                    by every user, root included: a test of an unreadable folder as root)
+//
+// The condition [root] holds when the tests run as root (who reads a chmod 000 folder).
 func TestScripts(t *testing.T) {
 	samples, _ := filepath.Abs("../../shared/samples")
 	example, _ := filepath.Abs("../testdata/example")
@@ -57,6 +61,8 @@ func TestScripts(t *testing.T) {
 				return err == nil, nil
 			case "ollama":
 				return os.Getenv("CTXC_TEST_OLLAMA_URL") != "", nil
+			case "root":
+				return os.Geteuid() == 0, nil
 			}
 			return false, nil
 		},
@@ -66,6 +72,7 @@ func TestScripts(t *testing.T) {
 			"prefix":          cmdPrefix,
 			"gensessions":     cmdGenSessions,
 			"sleep-until-old": cmdMakeOld,
+			"deepfolder":      cmdDeepFolder,
 		},
 		UpdateScripts: os.Getenv("UPDATE_GOLDEN") != "",
 	})
@@ -109,6 +116,27 @@ func cmdMakeOld(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("%v", err)
 		}
 	}
+}
+
+// cmdDeepFolder makes nested folders of long names below DIR, each made relative to its parent
+// (os.Root), until the path from DIR is longer than any system opens (4,096 bytes on Linux).
+func cmdDeepFolder(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: deepfolder DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(dir, 0o755))
+	r, err := os.OpenRoot(dir)
+	ts.Check(err)
+	name := strings.Repeat("d", 250)
+	for depth := 0; depth*(len(name)+1) <= 4096+len(name); depth++ {
+		ts.Check(r.Mkdir(name, 0o755))
+		sub, err := r.OpenRoot(name)
+		ts.Check(err)
+		r.Close()
+		r = sub
+	}
+	r.Close()
 }
 
 func cmdGenSessions(ts *testscript.TestScript, neg bool, args []string) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/index"
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -203,7 +204,7 @@ func (opts *SearchOptions) sessions(walker *index.Walker) (roots, files []string
 	} else if err := namedPathsExist(roots); err != nil {
 		return nil, nil, err
 	}
-	files, err = expandWith(roots, say, true, walker.WalkDir)
+	files, err = expandWith(roots, opts.IO, say, true, walker.WalkDir)
 	return roots, files, err
 }
 
@@ -272,7 +273,7 @@ func printResults(opts *SearchOptions, results []index.Result) error {
 		if !r.Time.IsZero() {
 			when = r.Time.Local().Format("2006-01-02 15:04") + "  "
 		}
-		fmt.Fprintf(w, "%s:%d  %s  %s%s  %.2f\n", r.Path, r.Line, r.Agent, when, r.Role, r.Score)
+		fmt.Fprintf(w, "%s:%d  %s  %s%s  %.2f\n", quote.Name(r.Path), r.Line, r.Agent, when, r.Role, r.Score)
 		fmt.Fprintf(w, "  %s\n", r.Snippet)
 		if r.Resume != "" {
 			fmt.Fprintf(w, "  resume: %s\n", r.Resume)

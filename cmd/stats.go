@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"text/tabwriter"
 
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -112,7 +113,7 @@ func runStats(opts *StatsOptions) error {
 	if err != nil {
 		return err
 	}
-	files, err := expandPaths(paths, opts.IO.ErrOut)
+	files, err := expandPaths(paths, opts.IO)
 	if err != nil {
 		return err
 	}
@@ -185,7 +186,7 @@ func printStats(opts *StatsOptions, files []string, ropts transcript.Options) (t
 			if opts.Global.JSON {
 				enc.Encode(fileError{Type: "error", Path: r.path, Code: exitCode(r.err), Message: r.err.Error()})
 			}
-			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+r.err.Error())
+			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+quote.Name(r.err.Error()))
 			continue
 		}
 		tot.add(r.st)
@@ -274,7 +275,7 @@ func printStatsTable(w io.Writer, rows []*transcript.Stats, tot statsTotals, win
 		if st.Usage != nil && st.Usage.LastContext > 0 {
 			rec = human(int64(st.Usage.LastContext))
 		}
-		fmt.Fprintf(tw, "%d\t%s\t %s\n", st.Markers+st.Compactions, rec, st.Path)
+		fmt.Fprintf(tw, "%d\t%s\t %s\n", st.Markers+st.Compactions, rec, quote.Name(st.Path))
 	}
 	if len(rows) > 1 {
 		// One cell per column, "-" where a total means nothing (a window's share, the context
@@ -291,7 +292,7 @@ func printStatsTable(w io.Writer, rows []*transcript.Stats, tot statsTotals, win
 		if len(st.Top) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "\nlargest messages in %s:\n", st.Path)
+		fmt.Fprintf(w, "\nlargest messages in %s:\n", quote.Name(st.Path))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "LINE\tROLE\tKIND\tTOKENS\t")
 		for _, t := range st.Top {

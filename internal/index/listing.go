@@ -45,8 +45,9 @@ func NewWalker(dir string) *Walker {
 	return w
 }
 
-// WalkDir calls fn for root and for every folder and regular file below it, as
-// filepath.WalkDir(root, fn) does for those (symbolic links and other files are not visited).
+// WalkDir calls fn for root and for every folder, regular file and symbolic link below it, as
+// filepath.WalkDir(root, fn) does for those, in the same order (other files are not visited;
+// links are not followed: the caller follows them, transcript.Finder).
 func (w *Walker) WalkDir(root string, fn fs.WalkDirFunc) error {
 	info, err := os.Lstat(root)
 	if err != nil || !info.IsDir() {
@@ -74,14 +75,27 @@ func (w *Walker) walk(path, abs string, d fs.DirEntry, mtime int64, fn fs.WalkDi
 		}
 		return err
 	}
-	names, err := w.list(abs, mtime)
+	names, links, err := w.list(abs, mtime)
 	if err != nil {
 		return fn(path, d, err)
 	}
 	join := w.paths.joiner(path)
 	dirs := lstatDirs(names, join)
+	linksBefore := func(name string) error { // (the links, in their place among the names)
+		for len(links) > 0 && (name == "" || links[0] < name) {
+			child := join(links[0])
+			links = links[1:]
+			if err := fn(child, linkEntry(child), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for _, name := range names {
 		base, isDir := strings.CutSuffix(name, "/")
+		if err := linksBefore(base); err != nil {
+			return err
+		}
 		if !isDir {
 			child := join(base)
 			if err := fn(child, fileEntry(child), nil); err != nil {
@@ -106,7 +120,7 @@ func (w *Walker) walk(path, abs string, d fs.DirEntry, mtime int64, fn fs.WalkDi
 			return err
 		}
 	}
-	return nil
+	return linksBefore("")
 }
 
 // childDir is a folder named in a listing, as lstat found it.
@@ -133,30 +147,33 @@ func lstatDirs(names []string, join func(string) string) []childDir {
 	return dirs
 }
 
-// list gives a folder's names (abs: its absolute path): the index's listing when the
-// folder's time is the listing's, else those read from the disk.
-func (w *Walker) list(abs string, mtime int64) ([]string, error) {
+// list gives a folder's names (abs: its absolute path) and the names of its symbolic links:
+// the index's listing when the folder's time is the listing's, else those read from the disk.
+// A listing holds no links: a folder with links is not kept, and is read each time.
+func (w *Walker) list(abs string, mtime int64) (names, links []string, err error) {
 	if l := w.known(abs); l != nil && l.MTime == mtime {
 		w.keep(abs, l)
-		return l.Names, nil
+		return l.Names, nil, nil
 	}
 	entries, err := os.ReadDir(abs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	names := make([]string, 0, len(entries))
+	names = make([]string, 0, len(entries))
 	for _, e := range entries {
 		switch {
 		case e.IsDir():
 			names = append(names, e.Name()+"/")
 		case e.Type().IsRegular():
 			names = append(names, e.Name())
+		case e.Type()&fs.ModeSymlink != 0:
+			links = append(links, e.Name())
 		}
 	}
-	if time.Unix(0, mtime).Before(w.start.Add(-racyWindow)) {
+	if len(links) == 0 && time.Unix(0, mtime).Before(w.start.Add(-racyWindow)) {
 		w.keep(abs, &Listing{MTime: mtime, Names: names})
 	}
-	return names, nil
+	return names, links, nil
 }
 
 // known finds the index's listing of the folder abs (nil: none).
@@ -186,6 +203,13 @@ func (e fileEntry) Type() fs.FileMode          { return 0 }
 func (e fileEntry) Info() (fs.FileInfo, error) { return os.Lstat(string(e)) }
 
 type dirEntry string
+
+type linkEntry string
+
+func (e linkEntry) Name() string               { return filepath.Base(string(e)) }
+func (e linkEntry) IsDir() bool                { return false }
+func (e linkEntry) Type() fs.FileMode          { return fs.ModeSymlink }
+func (e linkEntry) Info() (fs.FileInfo, error) { return os.Lstat(string(e)) }
 
 func (e dirEntry) Name() string               { return filepath.Base(string(e)) }
 func (e dirEntry) IsDir() bool                { return true }

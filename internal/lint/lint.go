@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/tidwall/gjson"
 )
@@ -30,7 +31,10 @@ type Problem struct {
 	Msg  string `json:"message"`
 }
 
-func (p Problem) String() string { return fmt.Sprintf("%s:%d: %s: %s", p.Path, p.Line, p.Kind, p.Msg) }
+// String is the problem as printed: the path as quote.Name prints it.
+func (p Problem) String() string {
+	return fmt.Sprintf("%s:%d: %s: %s", quote.Name(p.Path), p.Line, p.Kind, p.Msg)
+}
 
 // File checks the effective context of a file (as the agent would reload it) for what an API
 // rejects or what misleads the model: calls and results that do not pair up, duplicate ids,

@@ -37,10 +37,11 @@ func (o Options) search(in SearchIn) (SearchOut, error) {
 	if err != nil {
 		return out, err
 	}
-	files, cut, err := o.files(in.Paths)
+	files, cut, problems, err := o.files(in.Paths)
 	if err != nil {
 		return out, err
 	}
+	out.Errors = append(out.Errors, problems...)
 	dir := o.IndexDir
 	if dir == "" {
 		if dir, err = index.DefaultDir(); err != nil {

@@ -183,28 +183,33 @@ func (s *Server) version() string {
 
 // files expands paths as the command line does: a session of an OpenClaw store
 // (STORE#SESSION-ID) and a file as they are, a store for its sessions, a directory for every
-// session below it (transcript.Found: *.jsonl, archived *.jsonl.zst, OpenClaw stores; not the
-// files an agent keeps beside its sessions).
-func (o Options) files(paths []string) ([]string, bool, error) {
+// session below it (transcript.Finder: *.jsonl, archived *.jsonl.zst, OpenClaw stores, not the
+// files an agent keeps beside its sessions; links followed, each file once). problems are what
+// the walks went past (a folder that could not be read, a loop of links), for the result's
+// errors.
+func (o Options) files(paths []string) (files []string, cut bool, problems []string, err error) {
 	if len(paths) == 0 {
-		return nil, false, errors.New("paths: give at least one session file or directory")
+		return nil, false, nil, errors.New("paths: give at least one session file or directory")
 	}
-	var out []string
+	finder := transcript.NewFinder(true, filepath.WalkDir)
 	for _, p := range paths {
-		found, err := sessionsAt(p)
+		found, err := sessionsAt(finder, p)
 		if err != nil {
-			return nil, false, err
+			return nil, false, nil, err
 		}
-		out = append(out, found...)
+		files = append(files, found...)
 	}
-	if len(out) > o.maxFiles() {
-		return out[:o.maxFiles()], true, nil
+	for _, p := range finder.Problems {
+		problems = append(problems, p.Error())
 	}
-	return out, false, nil
+	if len(files) > o.maxFiles() {
+		return files[:o.maxFiles()], true, problems, nil
+	}
+	return files, false, problems, nil
 }
 
 // sessionsAt is what one path stands for (files).
-func sessionsAt(p string) ([]string, error) {
+func sessionsAt(finder *transcript.Finder, p string) ([]string, error) {
 	if openclawstore.IsSessionName(p) {
 		return []string{p}, nil // (read, or said missing, by the tool)
 	}
@@ -215,7 +220,8 @@ func sessionsAt(p string) ([]string, error) {
 	if !info.IsDir() {
 		return transcript.StoreSessions(p)
 	}
-	return transcript.SessionsBelow(p, true, filepath.WalkDir)
+	sessions, _, err := finder.Below(p)
+	return sessions, err
 }
 
 var errStop = errors.New("stop")
@@ -249,10 +255,11 @@ func (o Options) grep(ctx context.Context, in GrepIn) (GrepOut, error) {
 	if maxHits > 10000 {
 		return out, errors.New("max_hits: at most 10000")
 	}
-	files, cut, err := o.files(in.Paths)
+	files, cut, problems, err := o.files(in.Paths)
 	if err != nil {
 		return out, err
 	}
+	out.Errors = append(out.Errors, problems...)
 	size := 400 // the JSON around the hits, the note included
 	for _, f := range files {
 		if ctx.Err() != nil {
@@ -356,10 +363,11 @@ func cutText(s string, n int) string {
 
 func (o Options) stats(ctx context.Context, in StatsIn) (StatsOut, error) {
 	out := StatsOut{Files: []any{}}
-	files, cut, err := o.files(in.Paths)
+	files, cut, problems, err := o.files(in.Paths)
 	if err != nil {
 		return out, err
 	}
+	out.Errors = append(out.Errors, problems...)
 	size := 400 // the JSON around the files, the note included
 	for i, f := range files {
 		if ctx.Err() != nil {

@@ -1,10 +1,7 @@
 package transcript
 
 import (
-	"fmt"
-	"io/fs"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/openclawstore"
@@ -43,39 +40,4 @@ func StoreSessions(path string) ([]string, error) {
 		return []string{path}, nil
 	}
 	return openclawstore.ListSessions(path)
-}
-
-// SessionsBelow is what the folder dir stands for as an argument: the sessions of the files
-// Found below it by walk (filepath.WalkDir, or the index's walker), in lexical order, an
-// OpenClaw store standing for each of its sessions.
-func SessionsBelow(dir string, archived bool, walk func(string, fs.WalkDirFunc) error) ([]string, error) {
-	var found []string
-	err := walk(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return fmt.Errorf("%s: %w", p, err)
-		}
-		if !d.IsDir() && d.Type().IsRegular() && Found(p, d.Name(), archived) {
-			found = append(found, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if !sort.StringsAreSorted(found) { // (a walk's order, but for names such as "a.b" and "a/b")
-		sort.Strings(found)
-	}
-	out := make([]string, 0, len(found))
-	for _, p := range found {
-		if !openclawstore.NamedAsStore(p) {
-			out = append(out, p) // (StoreSessions' answer, without its slice)
-			continue
-		}
-		sessions, err := StoreSessions(p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sessions...)
-	}
-	return out, nil
 }

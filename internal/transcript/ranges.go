@@ -47,6 +47,12 @@ const (
 	ownLineMaxStep = 64 << 20
 )
 
+// inPlaceFrom: a line of a mapped file longer than this is read in place (mapPastWindow) rather
+// than copied on: a mapping per line costs more than a copy of a few hundred KB, and much less
+// than the copies and the doubled buffer of a line of 100 MB (stats of such a line: 270 → 134 MB
+// of peak RSS, 6–10 s → 1.0–1.7 s; docs/performance.md).
+const inPlaceFrom = 4 << 20
+
 // scanFileRanges is scanLines for a file that can be read at any offset: the file is split into ranges
 // of a few MB at line boundaries, and workers (one per core) read, validate and walk the lines
 // of each range in parallel: per line, the format's whole walk (the Claude Code and plain
@@ -425,14 +431,21 @@ func (rl *rangeLines) read(pos, need int) {
 
 // readPastWindow reads the line at buf[pos:], which goes on past the window (rarely: most end in
 // the slack), to its end into a buffer of its own (r.own), reused by later ranges once this one
-// is merged. It stops early once the line is over the cap (it is then refused whole) and at the
-// file's end (the line is unterminated); ok is false when a read fails (r.err).
+// is merged; past inPlaceFrom bytes, in place when the file is mapped (mapPastWindow). It stops
+// early once the line is over the cap (it is then refused whole) and at the file's end (the line
+// is unterminated); ok is false when a read fails (r.err).
 func (rl *rangeLines) readPastWindow(pos int) (line []byte, terminated, ok bool) {
 	r := rl.r
 	r.own = lineBufs.Get().(*[]byte)
 	own := append((*r.own)[:0], rl.buf[pos:]...)
 	at := rl.from + int64(len(rl.buf))
 	for at < rl.size {
+		if len(own) >= inPlaceFrom {
+			if line, terminated, ok := rl.mapPastWindow(pos); ok {
+				*r.own = own[:0]
+				return line, terminated, true
+			}
+		}
 		step := min(int64(max(len(own), ownLineMinStep)), rl.size-at, ownLineMaxStep)
 		k := len(own)
 		own = slices.Grow(own, int(step))[:k+int(step)]
@@ -452,6 +465,38 @@ func (rl *rangeLines) readPastWindow(pos int) (line []byte, terminated, ok bool)
 	}
 	*r.own = own
 	return own, terminated, true
+}
+
+// inPlace is a windowSource that can give a window of any length without copying it (a mapped
+// file): a line of 100 MB is then read where it is, its pages faulted in from the page cache as
+// the validator and the walk reach them, and none of it is held by the Go heap.
+type inPlace interface {
+	mapWindow(off int64, n int) ([]byte, func(), error)
+}
+
+// mapPastWindow is readPastWindow's read of the line at buf[pos:] in a window of its own, up
+// to its end or the cap, released with the range's window; ok is false when the source is not
+// mapped or mapping failed (the line is then copied).
+func (rl *rangeLines) mapPastWindow(pos int) (line []byte, terminated, ok bool) {
+	src, mapped := rl.src.(inPlace)
+	if !mapped {
+		return nil, false, false
+	}
+	off := rl.from + int64(pos)
+	n := min(rl.size-off, int64(max(rl.maxLine+maxLineEnd, lineReaderBuf))+1) // (one byte past the cap: overCap sees it)
+	data, release, err := src.mapWindow(off, int(n))
+	if err != nil {
+		return nil, false, false
+	}
+	if prev := rl.r.release; prev != nil {
+		rl.r.release = func() { prev(); release() }
+	} else {
+		rl.r.release = release
+	}
+	if k := bytes.IndexByte(data, '\n'); k >= 0 {
+		return data[:k+1], true, true
+	}
+	return data, false, true
 }
 
 // overCap tells whether a line of n bytes, its end included, is over the line cap, as

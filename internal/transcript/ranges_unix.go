@@ -51,3 +51,15 @@ func (s *mmapSource) window(off int64, n int) ([]byte, func(), error) {
 }
 
 func (s *mmapSource) readAt(b []byte, off int64) error { return s.fallback.readAt(b, off) }
+
+// mapWindow is window without the fallback: bytes [off, off+n) of the file, mapped, or the
+// error of the mapping (inPlace).
+func (s *mmapSource) mapWindow(off int64, n int) ([]byte, func(), error) {
+	at := s.base + off
+	start := at - at%s.page
+	data, err := syscall.Mmap(int(s.f.Fd()), start, int(at-start)+n, syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data[at-start:], func() { syscall.Munmap(data) }, nil
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/openclawstore"
+	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/tidwall/gjson"
 )
 
@@ -58,7 +59,8 @@ type Warning struct {
 	Msg  string
 }
 
-func (w Warning) String() string { return fmt.Sprintf("%s:%d: %s", w.Path, w.Line, w.Msg) }
+// String is the warning as printed: the path as quote.Name prints it.
+func (w Warning) String() string { return fmt.Sprintf("%s:%d: %s", quote.Name(w.Path), w.Line, w.Msg) }
 
 // DataError is bad input: a file that is not a transcript, or (with Strict) an invalid line.
 type DataError struct {
