@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/gofrs/flock"
 	"github.com/rogpeppe/go-internal/diff"
 )
@@ -31,6 +32,10 @@ type FileUpdate struct {
 // rename, keeping its mode, under a lock so that two updates at once do not lose one another.
 // A failure leaves the file as it was.
 func UpdateFile(path string, m *Memory, inputs []string, o Options, dryRun bool) (*FileUpdate, error) {
+	// Never a session read (the section would be written into it), a folder, or in a missing one.
+	if _, err := safewrite.CheckDest(path, inputs); err != nil {
+		return nil, err
+	}
 	target, err := resolve(path)
 	if err != nil {
 		return nil, err
