@@ -57,12 +57,19 @@ func (e *BusyError) Error() string {
 	return fmt.Sprintf("%s: changed while it was being compacted; nothing written (use --force to append anyway)", e.Path)
 }
 
-// LockPath is the sidecar lock of a transcript.
-func LockPath(path string) string { return path + ".ctxc.lock" }
+// LockPath is the sidecar lock of a transcript: beside the file a symbolic link names, so that
+// a run through the link and one through the file take the same lock.
+func LockPath(path string) string {
+	if t, err := filepath.EvalSymlinks(path); err == nil {
+		path = t
+	}
+	return path + ".ctxc.lock"
+}
 
 // Lock takes the sidecar lock without waiting.
 func Lock(path string) (unlock func(), err error) {
-	l := flock.New(LockPath(path))
+	lp := LockPath(path)
+	l := flock.New(lp)
 	ok, err := l.TryLock()
 	if err != nil {
 		return nil, fmt.Errorf("%s: taking lock: %w", path, err)
@@ -72,7 +79,7 @@ func Lock(path string) (unlock func(), err error) {
 	}
 	return func() {
 		l.Unlock()
-		os.Remove(LockPath(path))
+		os.Remove(lp)
 	}, nil
 }
 

@@ -232,3 +232,22 @@ func TestAppendAnotherWriterBetweenItsWrites(t *testing.T) {
 		t.Fatalf("after the refused undo: %q, want %q", got, want)
 	}
 }
+
+// TestLockThroughALink: a run through a symbolic link and one through the file it names take the
+// same lock.
+func TestLockThroughALink(t *testing.T) {
+	p := writeFile(t, "a\n")
+	link := filepath.Join(t.TempDir(), "link.jsonl")
+	if err := os.Symlink(p, link); err != nil {
+		t.Skip(err)
+	}
+	unlock, err := Lock(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	var be *BusyError
+	if _, err := Lock(link); !errors.As(err, &be) || be.Reason != ReasonLocked {
+		t.Fatalf("Lock through a link while the file is locked: %v, want busy (locked)", err)
+	}
+}
