@@ -136,7 +136,11 @@ func lock(path string) (func(), error) {
 func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".ctxc-memory-*.tmp")
 	if err != nil {
-		return err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the temporary file's name means nothing to the user
+		}
+		return fmt.Errorf("%s: cannot create a file in %s: %w", path, filepath.Dir(path), err)
 	}
 	ok := false
 	defer func() {
