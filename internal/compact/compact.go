@@ -584,7 +584,6 @@ func (j *job) writeNew(src *transcript.Source) error {
 			os.Remove(j.o.Output)
 			return err
 		}
-		safewrite.RecordOutput(j.o.Output)
 	}
 	j.out.Status = StatusCompacted
 	return nil
