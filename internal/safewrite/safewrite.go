@@ -1,8 +1,9 @@
 // Package safewrite owns how ctxc writes to a file an agent may be writing too (docs/design.md
 // §10): the sidecar lock that serializes ctxc processes, the live guard (a file modified within
 // the idle period is the agent's), one O_APPEND write followed by fsync, the undo of an append
-// whose reload check failed, and the atomic replacement of an output file. ctxc never rewrites
-// bytes already in a transcript.
+// whose reload check failed, and the atomic replacement of an output file; the checks of a file
+// written from inputs (output.go) and of the last line appended after (tail.go). ctxc never
+// rewrites bytes already in a transcript.
 package safewrite
 
 import (
