@@ -11,6 +11,7 @@ import (
 	"github.com/ctxc/ctxc/internal/archive"
 	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/quote"
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -106,6 +107,10 @@ func archiveSources(opts *ArchiveOptions) ([]archive.Source, error) {
 			continue
 		}
 		roots = append(roots, s)
+	}
+	// The archives must not land among the sessions they copy, nor the sessions inside DEST.
+	if err := safewrite.CheckApart(opts.Dest, roots); err != nil {
+		return nil, err
 	}
 	var out []archive.Source
 	for _, root := range roots {

@@ -51,6 +51,7 @@ type CompactOptions struct {
 	Jobs           int
 	Parallel       int
 	Force          bool
+	RepairTail     bool
 	Idle           time.Duration
 	Timeout        time.Duration
 	NowFlag        string
@@ -111,7 +112,8 @@ standard input.`,
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the plan (zones, tokens, whether the summarizer request fits) and write nothing")
 	fl.BoolVar(&opts.Check, "check", false, "write nothing; exit 1 if any file's effective context is over the threshold")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files compacted at once")
-	fl.BoolVar(&opts.Force, "force", false, "compact files modified in the last --idle period, and append even if the file grew meanwhile")
+	fl.BoolVar(&opts.Force, "force", false, "compact files modified in the last --idle period, append to a ctxc or message-list file even if it grew meanwhile (never to an agent's session), and let -o replace an existing file ctxc did not write")
+	fl.BoolVar(&opts.RepairTail, "repair-tail", false, "when a file's last line was cut short (no line end, not valid JSON), move it into FILE.ctxc-tail and compact instead of refusing")
 	fl.DurationVar(&opts.Idle, "idle", compact.DefaultIdle, "a file modified more recently is live and skipped")
 	intRange(fl, "jobs", 1, maxJobs, "")
 	durationRange(fl, "idle", 0, 365*24*time.Hour, "")
@@ -207,6 +209,7 @@ func runCompact(ctx context.Context, opts *CompactOptions) error {
 		return err
 	}
 	co.Output, co.OutputFormat, co.DryRun, co.Check, co.Force, co.Idle = opts.Output, opts.OutputFormat, opts.DryRun, opts.Check, opts.Force, opts.Idle
+	co.RepairTail = opts.RepairTail
 	co.Stdout = opts.IO.Out
 	if !opts.Check {
 		if err := useProvider(ctx, opts, &co); err != nil {
@@ -356,6 +359,9 @@ func (b *batch) report(path string, out *compact.Outcome, err error) {
 	switch out.Status {
 	case compact.StatusCompacted:
 		b.sum.Compacted++
+		if out.Output != "" && out.Output != "-" {
+			safewrite.RecordOutput(out.Output) // written again without --force while unchanged
+		}
 	case compact.StatusSkipped:
 		b.sum.Skipped++
 		b.sum.Reasons[out.Reason]++
@@ -474,6 +480,9 @@ func printOutcome(opts *CompactOptions, enc *json.Encoder, bar *progress, out *c
 			human(int64(out.TokensBefore)), human(int64(out.TokensAfter)), model))
 		if out.Session != "" {
 			bar.Println(w, fmt.Sprintf("new %s session %s: %s", out.Format, out.Session, out.Resume))
+		}
+		if out.TailAside != "" {
+			bar.Println(w, fmt.Sprintf("its cut last line was moved into %s", out.TailAside))
 		}
 	case out.Status == compact.StatusSkipped:
 		if opts.Global.Quiet {

@@ -95,6 +95,14 @@ func workCode(err error) (int, bool) {
 	if errors.As(err, &be) {
 		return ExitTempFail, true
 	}
+	var oe *safewrite.OutputError
+	if errors.As(err, &oe) {
+		return ExitUsage, true // an output that is an input, a folder, or a file ctxc did not write
+	}
+	var pl *safewrite.PartialLineError
+	if errors.As(err, &pl) {
+		return ExitData, true
+	}
 	var cu *compact.UsageError
 	if errors.As(err, &cu) {
 		return ExitUsage, true

@@ -3,13 +3,13 @@ package cmd
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
 
 	"github.com/ctxc/ctxc/internal/memory"
 	"github.com/ctxc/ctxc/internal/quote"
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -50,7 +50,8 @@ The output is Markdown for a memory file (--json: one JSON object per entry, the
 <!-- ctxc:memory:start --> and <!-- ctxc:memory:end -->, adding the section at the end the first
 time; text outside the markers is never changed, entries already in the section that these
 sessions do not hold are kept, and running it again over the same sessions changes nothing.
---dry-run prints the diff instead of writing.
+--dry-run prints the diff instead of writing; without --update it changes nothing (memory writes a file
+only with --update): the Markdown is printed as always.
 
 --llm asks the configured summarizer (--provider, --model, --endpoint, or the config file) to
 merge statements that say the same thing and phrase them shorter. Code checks every line it
@@ -71,7 +72,7 @@ were extracted. Commands and files are never given to the model.`,
 	}
 	fl := c.Flags()
 	fl.StringVar(&opts.Update, "update", "", "merge the memory into the ctxc section of this file (created if missing)")
-	fl.BoolVar(&opts.DryRun, "dry-run", false, "with --update: print the diff, write nothing")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "write nothing: with --update, print the diff; alone, print the Markdown (memory writes a file only with --update)")
 	fl.IntVar(&opts.MinCount, "min-count", 1, "leave out entries seen fewer times")
 	fl.IntVar(&opts.Max, "max", memory.DefaultMax, "entries per section (commands and files: at most 10)")
 	fl.StringVar(&opts.From, "from", "", "read the paths from this file, one per line (- for standard input)")
@@ -96,12 +97,15 @@ type memoryTotal struct {
 }
 
 func runMemory(ctx context.Context, opts *MemoryOptions) error {
-	if opts.DryRun && opts.Update == "" {
-		return &UsageError{errors.New("--dry-run goes with --update FILE")}
-	}
 	files, err := fileArgs(opts.IO, opts.Paths, opts.From, "memory", "memory reads files, not standard input; use --from - for a list of paths")
 	if err != nil {
 		return err
+	}
+	if opts.Update != "" {
+		// Refused before the sessions are read: the file to update is one of them, a folder, ...
+		if _, err := safewrite.CheckDest(opts.Update, files); err != nil {
+			return err
+		}
 	}
 	mo, err := memoryReadOptions(opts)
 	if err != nil {

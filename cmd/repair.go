@@ -15,9 +15,11 @@ type RepairOptions struct {
 	IO     *IOStreams
 	Global *GlobalOptions
 
-	Path   string
-	Output string
-	DryRun bool
+	Path       string
+	Output     string
+	DryRun     bool
+	Force      bool
+	RepairTail bool
 }
 
 // NewCmdRepair builds `ctxc repair`.
@@ -49,6 +51,8 @@ parent chain, a second summary) is printed, with exit status 1.`,
 	}
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write a repaired copy here instead of appending to FILE")
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would be written, write nothing")
+	c.Flags().BoolVar(&opts.Force, "force", false, "let -o replace an existing file ctxc did not write")
+	c.Flags().BoolVar(&opts.RepairTail, "repair-tail", false, "when FILE's last line was cut short (no line end, not valid JSON), move it into FILE.ctxc-tail and repair instead of refusing")
 	return c
 }
 
@@ -57,7 +61,7 @@ func runRepair(opts *RepairOptions) error {
 	if err != nil {
 		return &UsageError{err}
 	}
-	res, err := lint.Repair(opts.Path, lint.RepairOptions{Format: format, Output: opts.Output, DryRun: opts.DryRun})
+	res, err := lint.Repair(opts.Path, lint.RepairOptions{Format: format, Output: opts.Output, DryRun: opts.DryRun, Force: opts.Force, RepairTail: opts.RepairTail})
 	if err != nil {
 		return err
 	}
@@ -82,6 +86,9 @@ func runRepair(opts *RepairOptions) error {
 			fmt.Fprintf(opts.IO.ErrOut, " to the copy %s", quote.Name(res.Path))
 		}
 		fmt.Fprintln(opts.IO.ErrOut)
+		if res.TailAside != "" {
+			fmt.Fprintf(opts.IO.ErrOut, "its cut last line was moved into %s\n", res.TailAside)
+		}
 	}
 	if len(res.Left) > 0 && !opts.DryRun {
 		for _, p := range res.Left {

@@ -67,6 +67,7 @@ type Options struct {
 	DryRun        bool
 	Check         bool
 	Force         bool
+	RepairTail    bool // move a cut last line aside (safewrite.SetAsideTail) instead of refusing
 	Idle          time.Duration
 	Now           time.Time
 	Format        transcript.Format
@@ -167,8 +168,9 @@ type Outcome struct {
 	Redacted     int               `json:"redacted,omitempty"`
 	Tier         string            `json:"tier,omitempty"`
 	Cuts         int               `json:"cuts,omitempty"`
-	Session      string            `json:"session,omitempty"` // -o of an agent file: the new session's id
-	Resume       string            `json:"resume,omitempty"`  // how to resume it in its agent
+	Session      string            `json:"session,omitempty"`    // -o of an agent file: the new session's id
+	Resume       string            `json:"resume,omitempty"`     // how to resume it in its agent
+	TailAside    string            `json:"tail_aside,omitempty"` // --repair-tail: the file the cut last line was moved into
 	Plan         *Plan             `json:"plan,omitempty"`
 	// Ledger is the audit of the summary against the fact ledger (package ledger).
 	Ledger *ledger.Report `json:"ledger,omitempty"`
@@ -189,7 +191,7 @@ func (e *VerifyError) Error() string {
 
 // File compacts one transcript. It reads as the steps of a compaction; each format's records
 // are written by that format's transcript.Writer, so a new format never changes this function.
-func File(ctx context.Context, path string, o Options) (*Outcome, error) {
+func File(ctx context.Context, path string, o Options) (_ *Outcome, err error) {
 	if openclawstore.IsSessionName(path) {
 		return storeSession(ctx, path, o)
 	}
@@ -198,6 +200,7 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 		return j.out, err
 	}
 	defer j.release()
+	defer j.restoreTail(&err)
 	for _, step := range []func(context.Context) (done bool, err error){
 		j.lockFile,        // serialize ctxc runs on the file; note its size and time
 		j.loadContext,     // the effective context, large tool results read at their ends
@@ -206,11 +209,23 @@ func File(ctx context.Context, path string, o Options) (*Outcome, error) {
 		j.renderRecords,   // head and tail read back whole; the format's records
 		j.writeRecords,    // one append (or a new file), then reload and verify, undone on failure
 	} {
-		if done, err := step(ctx); done || err != nil {
+		var done bool
+		if done, err = step(ctx); done || err != nil {
 			return j.out, err
 		}
 	}
 	return j.out, nil
+}
+
+// restoreTail puts back a cut last line moved aside when the compaction failed after it:
+// the file is then as it was.
+func (j *job) restoreTail(err *error) {
+	if j.aside == nil || *err == nil {
+		return
+	}
+	if rerr := j.aside.Restore(); rerr != nil {
+		*err = fmt.Errorf("%w (and %v)", *err, rerr)
+	}
 }
 
 // storeSession compacts a session of an OpenClaw store (STORE#SESSION-ID), which is never
@@ -220,6 +235,11 @@ func storeSession(ctx context.Context, name string, o Options) (*Outcome, error)
 	failed := &Outcome{Type: "file", Path: name}
 	if o.Output == "" && !o.DryRun && !o.Check {
 		return failed, &openclawstore.ReadOnlyError{Name: name}
+	}
+	if store, _, ok := openclawstore.SplitName(name); ok && o.Output != "" && o.Output != "-" {
+		if err := safewrite.CheckOutput(o.Output, []string{store}, o.Force); err != nil {
+			return failed, err
+		}
 	}
 	tmp, cleanup, err := openclawstore.ExportTemp(name)
 	if err != nil {
@@ -263,6 +283,7 @@ type job struct {
 	source   middleHash
 	writer   transcript.Writer
 	comp     *transcript.Compaction
+	aside    *safewrite.AsideTail // a cut last line moved aside (--repair-tail)
 }
 
 func newJob(path string, o Options) (*job, error) {
@@ -283,6 +304,9 @@ func newJob(path string, o Options) (*job, error) {
 	}
 	if j.inPlace && o.OutputFormat == "ctxc" {
 		return j, &UsageError{Msg: "--output-format ctxc writes a new file: give -o FILE (a ctxc marker in an agent's own file would break it)"}
+	}
+	if o.Output != "" && o.Output != "-" {
+		return j, safewrite.CheckOutput(o.Output, []string{path}, o.Force)
 	}
 	return j, nil
 }
@@ -356,9 +380,36 @@ func (j *job) planZones(ctx context.Context) (bool, error) {
 	// threshold is just that, whether or not its agent is writing it (and a file ctxc compacted
 	// a moment ago is not reported as live on the next run).
 	if j.inPlace && !o.Force {
-		return false, j.before.CheckIdle(j.path, o.Idle) // wall clock, not --now
+		if err := j.before.CheckIdle(j.path, o.Idle); err != nil { // wall clock, not --now
+			return false, err
+		}
+	}
+	if j.inPlace {
+		return false, j.checkTail()
 	}
 	return false, nil
+}
+
+// checkTail refuses, before the summary is made, an append after a last line cut short (or, with
+// --repair-tail, moves that line aside); a file modified within the idle period (--force) may
+// have its agent in the middle of that line: retry later.
+func (j *job) checkTail() error {
+	err := safewrite.CheckTail(j.path)
+	var pe *safewrite.PartialLineError
+	switch {
+	case !errors.As(err, &pe):
+		return err
+	case j.before.CheckIdle(j.path, j.o.Idle) != nil:
+		return &safewrite.BusyError{Path: j.path, Reason: safewrite.ReasonWriting}
+	case !j.o.RepairTail:
+		return err
+	}
+	if j.aside, err = safewrite.SetAsideTail(j.path); err != nil {
+		return err
+	}
+	j.before, err = safewrite.Stat(j.path)
+	j.out.TailAside = j.aside.Aside
+	return err
 }
 
 func (j *job) summarizeMiddle(ctx context.Context) (bool, error) {
@@ -479,6 +530,10 @@ func (j *job) writeRecords(context.Context) (bool, error) {
 	if err != nil {
 		if ar.Bytes > 0 {
 			safewrite.Undo(j.path, ar)
+		}
+		var be *safewrite.BusyError
+		if errors.As(err, &be) && be.Reason == safewrite.ReasonChanged && j.format.Native() {
+			be.Agent = true
 		}
 		return false, err
 	}

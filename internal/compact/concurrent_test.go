@@ -196,6 +196,10 @@ func TestConcurrentWriterNative(t *testing.T) {
 			if !errors.As(err, &be) || be.Reason != "changed" {
 				t.Fatalf("%s force=%v: got %v (%+v), want busy (changed)", name, force, err, out)
 			}
+			// What the user reads does not send them back to the --force they just gave.
+			if !be.Agent || strings.Contains(err.Error(), "use --force") {
+				t.Fatalf("%s force=%v: %q: want the message of an agent's file, which --force does not append to", name, force, err)
+			}
 			after, _ := os.ReadFile(p)
 			if want := content + strings.Join(written, "\n") + "\n"; string(after) != want {
 				t.Fatalf("%s force=%v: the file is not the history plus the agent's lines", name, force)

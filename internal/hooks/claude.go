@@ -1,5 +1,7 @@
 package hooks
 
+import "os"
+
 // claudeCode installs a SessionStart hook with matcher "compact" in Claude Code's settings
 // (~/.claude/settings.json, or a project's .claude/settings.json given as Options.Path). Claude
 // Code runs it right after each compaction, manual or automatic, and adds what it prints as
@@ -7,7 +9,9 @@ package hooks
 //
 // Backups: before each change the file's previous content is copied to settings.json.ctxc-backup
 // (replacing an older backup), so the backup is always the file as it was just before ctxc's
-// last change. A file ctxc creates has no backup.
+// last change. A file ctxc creates has no backup; uninstalling removes it when nothing but ctxc's
+// entry was in it (no backup beside it, an empty object left), and gives a file the very bytes of
+// its backup when what is left means the same.
 type claudeCode struct{}
 
 func (claudeCode) Name() string { return "claude-code" }
@@ -70,9 +74,19 @@ func uninstallJSON(agent, path string, o Options) (Change, error) {
 		return ch, err
 	}
 	ch.Changed = true
+	created := createdByCtxc(path, isEmptyObject(out))
+	if created {
+		ch.Note = "the file was ctxc's: removed"
+	}
 	if o.DryRun {
 		ch.Preview = string(out)
 		return ch, nil
+	}
+	if created {
+		return ch, os.Remove(path)
+	}
+	if bak, ok := backupMeaning(path, out); ok {
+		out = bak // what is left means the file as it was before install: its very bytes
 	}
 	ch.Backup, err = writeFile(path, old, mode, exists, out, true)
 	return ch, err

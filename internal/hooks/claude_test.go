@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -119,10 +120,24 @@ func TestClaudeInstallShapes(t *testing.T) {
 			if err != nil || !ch.Changed {
 				t.Fatalf("uninstall %+v, %v", ch, err)
 			}
-			after, _ := os.ReadFile(path)
+			after, err := os.ReadFile(path)
+			if tc.missing {
+				// The file ctxc created is removed, and no backup is left of it.
+				if !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("the file ctxc created is still there after uninstall: %q, %v", after, err)
+				}
+				if _, err := os.Lstat(path + BackupSuffix); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("a backup is left of the file ctxc created: %v", err)
+				}
+				return
+			}
 			orig := tc.in
 			if strings.TrimSpace(orig) == "" {
-				orig = "{}"
+				// The user's blank file is blank again, byte for byte.
+				if string(after) != tc.in {
+					t.Errorf("uninstall left %q, want the original %q", after, tc.in)
+				}
+				return
 			}
 			if tc.uninstalled != "" {
 				orig = tc.uninstalled

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -194,9 +195,16 @@ func (c codex) Uninstall(o Options) (Change, error) {
 		return ch, nil
 	}
 	ch.Changed, ch.Note = true, "trust entry removed from "+ct
+	created := createdByCtxc(ct, len(bytes.TrimSpace(out)) == 0)
+	if created {
+		ch.Note = "removed " + ct + ", which held only ctxc's trust entry"
+	}
 	if o.DryRun {
 		ch.Preview += "\n# " + ct + ":\n" + string(out)
 		return ch, nil
+	}
+	if created {
+		return ch, os.Remove(ct)
 	}
 	_, err = writeFile(ct, old, mode, exists, out, true)
 	return ch, err

@@ -1,6 +1,8 @@
 package hooks
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,7 +121,12 @@ func TestCodexInstallFresh(t *testing.T) {
 	if _, err := (codex{}).Uninstall(o); err != nil {
 		t.Fatal(err)
 	}
-	if conf, _ := os.ReadFile(filepath.Join(home, ".codex", "config.toml")); len(conf) != 0 {
-		t.Errorf("config.toml after uninstall: %q", conf)
+	// Both files ctxc created are removed, without backups.
+	for _, name := range []string{"config.toml", "hooks.json"} {
+		for _, p := range []string{name, name + BackupSuffix} {
+			if _, err := os.Lstat(filepath.Join(home, ".codex", p)); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%s after uninstall: %v", p, err)
+			}
+		}
 	}
 }

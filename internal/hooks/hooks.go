@@ -5,12 +5,15 @@
 package hooks
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/safewrite"
@@ -213,6 +216,52 @@ func writeFile(path string, old []byte, mode fs.FileMode, exists bool, data []by
 		return bak, err
 	}
 	return bak, os.Chmod(target, mode)
+}
+
+// createdByCtxc reports whether the file at path is one ctxc created when it installed its hook,
+// and holds nothing else now (empty: what is left once ctxc's entries are removed is empty):
+// install backs up every file that existed, so a file without a backup beside it was created
+// by ctxc. A symbolic link is a user's.
+func createdByCtxc(path string, empty bool) bool {
+	if !empty {
+		return false
+	}
+	if info, err := os.Lstat(path); err != nil || !info.Mode().IsRegular() {
+		return false
+	}
+	_, err := os.Lstat(path + BackupSuffix)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// isEmptyObject reports whether data is a JSON object with no member (or blank).
+func isEmptyObject(data []byte) bool {
+	var v map[string]json.RawMessage
+	t := bytes.TrimSpace(data)
+	return len(t) == 0 || (json.Unmarshal(t, &v) == nil && len(v) == 0)
+}
+
+// backupMeaning returns the backup of path when it means what out means (the same JSON value,
+// numbers as written; a blank backup and an empty object alike): the file as it was before ctxc
+// changed it.
+func backupMeaning(path string, out []byte) ([]byte, bool) {
+	bak, err := os.ReadFile(path + BackupSuffix)
+	if err != nil {
+		return nil, false
+	}
+	if len(bytes.TrimSpace(bak)) == 0 {
+		return bak, isEmptyObject(out)
+	}
+	a, aerr := decodeJSON(bak)
+	b, berr := decodeJSON(out)
+	return bak, aerr == nil && berr == nil && reflect.DeepEqual(a, b)
+}
+
+func decodeJSON(data []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var v any
+	err := d.Decode(&v)
+	return v, err
 }
 
 // defaultPath is opts.Path, or the given path under the home.

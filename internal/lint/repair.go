@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -16,6 +17,11 @@ type RepairOptions struct {
 	Output string // "": append to the file itself; else write a copy with the repair there
 	Now    time.Time
 	DryRun bool
+	// Force lets Output replace an existing file ctxc did not write (safewrite.CheckOutput).
+	Force bool
+	// RepairTail moves a cut last line aside (safewrite.SetAsideTail) instead of refusing to
+	// append after it.
+	RepairTail bool
 }
 
 // RepairResult says what Repair did, and what lint still finds afterwards (problems repair
@@ -25,6 +31,8 @@ type RepairResult struct {
 	Format transcript.Format
 	Path   string // the file written (nothing when Data is nil or DryRun)
 	Left   []Problem
+	// TailAside is the file a cut last line was moved into (RepairTail).
+	TailAside string
 }
 
 // Repair appends to an agent's file (or to a copy, with Output) the agent's own records that
@@ -32,15 +40,28 @@ type RepairResult struct {
 // stay as they are.
 // An archived session (zstd) is never appended to: it is repaired into a copy (Output) or not
 // at all.
-func Repair(path string, opts RepairOptions) (*RepairResult, error) {
+func Repair(path string, opts RepairOptions) (_ *RepairResult, err error) {
 	if openclawstore.IsSessionName(path) {
 		return repairStoreSession(path, opts)
+	}
+	if opts.Output != "" && !opts.DryRun {
+		if err := safewrite.CheckOutput(opts.Output, []string{path}, opts.Force); err != nil {
+			return nil, err
+		}
 	}
 	unlock, before, err := lockSource(path, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+	var aside *safewrite.AsideTail
+	defer func() {
+		if aside != nil && err != nil {
+			if rerr := aside.Restore(); rerr != nil {
+				err = fmt.Errorf("%w (and %v)", err, rerr)
+			}
+		}
+	}()
 	res, msgs, err := transcript.LoadFile(path, transcript.Options{Format: opts.Format})
 	if err != nil {
 		return nil, err
@@ -74,18 +95,40 @@ func Repair(path string, opts RepairOptions) (*RepairResult, error) {
 				_, err := w.Write(plan.Data)
 				return err
 			})
-		} else {
+			if err == nil {
+				safewrite.RecordOutput(opts.Output)
+			}
+		} else if aside, before, err = checkTail(path, before, opts.RepairTail); err == nil {
 			_, err = safewrite.Append(path, before, func([][]byte) ([]byte, error) { return plan.Data, nil }, false, nil)
 		}
 		if err != nil {
 			return nil, err
 		}
 		out.Path = target
+		if aside != nil {
+			out.TailAside = aside.Aside
+		}
 	}
 	if out.Left, _, err = File(target, opts.Format); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// checkTail refuses to append after a last line cut short, or with repairTail moves that line
+// aside (and notes the file's new size).
+func checkTail(path string, before safewrite.FileState, repairTail bool) (*safewrite.AsideTail, safewrite.FileState, error) {
+	err := safewrite.CheckTail(path)
+	var pe *safewrite.PartialLineError
+	if !errors.As(err, &pe) || !repairTail {
+		return nil, before, err
+	}
+	aside, err := safewrite.SetAsideTail(path)
+	if err != nil {
+		return nil, before, err
+	}
+	before, err = safewrite.Stat(path)
+	return aside, before, err
 }
 
 // lockSource takes the file's lock and notes its size and time, for an append into it. An
@@ -150,6 +193,11 @@ func (l *lastByteWriter) Write(p []byte) (int, error) {
 func repairStoreSession(name string, opts RepairOptions) (*RepairResult, error) {
 	if opts.Output == "" && !opts.DryRun {
 		return nil, &openclawstore.ReadOnlyError{Name: name}
+	}
+	if store, _, ok := openclawstore.SplitName(name); ok && opts.Output != "" && !opts.DryRun {
+		if err := safewrite.CheckOutput(opts.Output, []string{store}, opts.Force); err != nil {
+			return nil, err
+		}
 	}
 	tmp, cleanup, err := openclawstore.ExportTemp(name)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/gofrs/flock"
 	"github.com/rogpeppe/go-internal/diff"
 )
@@ -31,6 +32,10 @@ type FileUpdate struct {
 // rename, keeping its mode, under a lock so that two updates at once do not lose one another.
 // A failure leaves the file as it was.
 func UpdateFile(path string, m *Memory, inputs []string, o Options, dryRun bool) (*FileUpdate, error) {
+	// Never a session read (the section would be written into it), a folder, or in a missing one.
+	if _, err := safewrite.CheckDest(path, inputs); err != nil {
+		return nil, err
+	}
 	target, err := resolve(path)
 	if err != nil {
 		return nil, err
@@ -131,7 +136,11 @@ func lock(path string) (func(), error) {
 func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".ctxc-memory-*.tmp")
 	if err != nil {
-		return err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the temporary file's name means nothing to the user
+		}
+		return fmt.Errorf("%s: cannot create a file in %s: %w", path, filepath.Dir(path), err)
 	}
 	ok := false
 	defer func() {

@@ -1,8 +1,9 @@
 // Package safewrite owns how ctxc writes to a file an agent may be writing too (docs/design.md
 // §10): the sidecar lock that serializes ctxc processes, the live guard (a file modified within
 // the idle period is the agent's), one O_APPEND write followed by fsync, the undo of an append
-// whose reload check failed, and the atomic replacement of an output file. ctxc never rewrites
-// bytes already in a transcript.
+// whose reload check failed, and the atomic replacement of an output file; the checks of a file
+// written from inputs (output.go) and of the last line appended after (tail.go). ctxc never
+// rewrites bytes already in a transcript.
 package safewrite
 
 import (
@@ -10,7 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -25,12 +28,17 @@ const (
 	ReasonLocked  = "locked"  // another ctxc holds the sidecar lock
 	ReasonLive    = "live"    // modified within the idle period: the agent may be writing it
 	ReasonChanged = "changed" // grew while it was being compacted
+	ReasonShrank  = "shrank"  // shorter than when it was read: rewritten by another program
+	ReasonWriting = "writing" // its last line is being written (no line end yet)
 )
 
 // BusyError says a file cannot be written now; retry later (exit 75).
 type BusyError struct {
 	Path   string
-	Reason string // ReasonLocked, ReasonLive or ReasonChanged
+	Reason string // ReasonLocked, ReasonLive, ReasonChanged, ReasonShrank or ReasonWriting
+	// Agent: the file is an agent's own session, which is never appended to after lines its
+	// agent wrote meanwhile, --force or not.
+	Agent bool
 }
 
 func (e *BusyError) Error() string {
@@ -39,16 +47,30 @@ func (e *BusyError) Error() string {
 		return fmt.Sprintf("%s: another ctxc is compacting it (lock %s held)", e.Path, LockPath(e.Path))
 	case ReasonLive:
 		return fmt.Sprintf("%s: modified recently, the agent may still be writing it (use --force to compact anyway)", e.Path)
+	case ReasonShrank:
+		return fmt.Sprintf("%s: shorter than when it was read (another program rewrote it); nothing written: run again", e.Path)
+	case ReasonWriting:
+		return fmt.Sprintf("%s: its last line is being written (no line end yet); nothing written: retry when the agent is idle", e.Path)
+	}
+	if e.Agent {
+		return fmt.Sprintf("%s: its agent wrote to it while it was being compacted; nothing written (even with --force, an agent's session is not appended to after its own new lines): retry when the agent is idle", e.Path)
 	}
 	return fmt.Sprintf("%s: changed while it was being compacted; nothing written (use --force to append anyway)", e.Path)
 }
 
-// LockPath is the sidecar lock of a transcript.
-func LockPath(path string) string { return path + ".ctxc.lock" }
+// LockPath is the sidecar lock of a transcript: beside the file a symbolic link names, so that
+// a run through the link and one through the file take the same lock.
+func LockPath(path string) string {
+	if t, err := filepath.EvalSymlinks(path); err == nil {
+		path = t
+	}
+	return path + ".ctxc.lock"
+}
 
 // Lock takes the sidecar lock without waiting.
 func Lock(path string) (unlock func(), err error) {
-	l := flock.New(LockPath(path))
+	lp := LockPath(path)
+	l := flock.New(lp)
 	ok, err := l.TryLock()
 	if err != nil {
 		return nil, fmt.Errorf("%s: taking lock: %w", path, err)
@@ -58,7 +80,7 @@ func Lock(path string) (unlock func(), err error) {
 	}
 	return func() {
 		l.Unlock()
-		os.Remove(LockPath(path))
+		os.Remove(lp)
 	}, nil
 }
 
@@ -118,7 +140,10 @@ func Append(path string, before FileState, build func(grown [][]byte) ([]byte, e
 	size := info.Size()
 	var grown [][]byte
 	if size != before.Size {
-		if !force || size < before.Size {
+		if size < before.Size {
+			return AppendResult{}, &BusyError{Path: path, Reason: ReasonShrank}
+		}
+		if !force {
 			return AppendResult{}, &BusyError{Path: path, Reason: ReasonChanged}
 		}
 		buf := make([]byte, size-before.Size)
@@ -127,18 +152,24 @@ func Append(path string, before FileState, build func(grown [][]byte) ([]byte, e
 		}
 		grown = completeLines(buf)
 	}
+	tail, err := readTail(f, size)
+	if err != nil {
+		return AppendResult{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if tail.cut {
+		if size != before.Size {
+			return AppendResult{}, &BusyError{Path: path, Reason: ReasonWriting}
+		}
+		return AppendResult{}, partialLine(f, path, tail)
+	}
 	data, err := build(grown)
 	if err != nil {
 		return AppendResult{}, err
 	}
-	if size > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, size-1); err != nil && !errors.Is(err, io.EOF) {
-			return AppendResult{}, err
-		}
-		if last[0] != '\n' {
-			data = append([]byte{'\n'}, data...)
-		}
+	if tail.unended {
+		// A complete record that lacks only its line end: the end goes first, so that the
+		// appended records are lines of their own.
+		data = append([]byte{'\n'}, data...)
 	}
 	n, err := f.Write(data)
 	// With O_APPEND the write lands at the end of the file as it is at that instant: the
@@ -242,15 +273,24 @@ func Undo(path string, ar AppendResult) error {
 }
 
 // WriteAtomic writes data to path through a temporary file in the same directory and a
-// rename, so that readers never see a half-written output.
+// rename, so that readers never see a half-written output. A symbolic link at path is followed:
+// the file it names is replaced, the link stays. Errors name path.
 func WriteAtomic(path string, write func(w io.Writer) error) error {
-	dir := "."
-	if i := lastSlash(path); i >= 0 {
-		dir = path[:i+1]
+	target := path
+	if t, err := filepath.EvalSymlinks(path); err == nil {
+		target = t
 	}
+	dir := filepath.Dir(target)
 	tmp, err := os.CreateTemp(dir, ".ctxc-*.tmp")
 	if err != nil {
-		return err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return &OutputError{Path: path, Msg: "the folder " + dir + " does not exist"}
+		}
+		return fmt.Errorf("%s: cannot create a file in %s: %w", path, dir, err)
 	}
 	ok := false
 	defer func() {
@@ -263,26 +303,31 @@ func WriteAtomic(path string, write func(w io.Writer) error) error {
 		return err
 	}
 	if err := tmp.Sync(); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err := tmp.Close(); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
+	if err := os.Rename(tmp.Name(), target); err != nil {
+		return fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
 	ok = true
 	return nil
 }
 
-func lastSlash(s string) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == '/' || s[i] == os.PathSeparator {
-			return i
-		}
+// unwrapPath is err without the *fs.PathError or *os.LinkError around it (the caller names the
+// path the user gave).
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
 	}
-	return -1
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }

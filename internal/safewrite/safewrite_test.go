@@ -36,9 +36,14 @@ func TestAppend(t *testing.T) {
 		force  bool
 		want   string
 		reason string // BusyError reason, "" for success
+		cut    int    // the line of a PartialLineError
+		shrink int64  // bytes cut off after Stat, before Append
 	}{
 		{name: "appends one block", start: "a\n", want: "a\nM\n"},
-		{name: "adds the missing line end first", start: "a", want: "a\nM\n"},
+		{name: "adds the missing line end of a complete record first", start: `{"a":1}`, want: "{\"a\":1}\nM\n"},
+		{name: "refuses to append after a cut last line", start: "a\n{\"b\":", want: "a\n{\"b\":", cut: 2},
+		{name: "refuses a last line being written, even with force", start: "a\n", grow: "{\"b\":", force: true, want: "a\n{\"b\":", reason: ReasonWriting},
+		{name: "refuses a file that shrank, even with force", start: "a\nb\n", shrink: 2, force: true, want: "a\n", reason: ReasonShrank},
 		{name: "empty file", start: "", want: "M\n"},
 		{name: "refuses a file that grew", start: "a\n", grow: "b\n", want: "a\nb\n", reason: ReasonChanged},
 		{name: "force appends after what grew", start: "a\n", grow: "b\n", force: true, want: "a\nb\nM\n"},
@@ -54,9 +59,17 @@ func TestAppend(t *testing.T) {
 				f.WriteString(tc.grow)
 				f.Close()
 			}
+			if tc.shrink > 0 {
+				os.Truncate(p, before.Size-tc.shrink)
+			}
 			_, err = Append(p, before, block, tc.force, nil)
 			var be *BusyError
+			var pe *PartialLineError
 			switch {
+			case tc.cut > 0:
+				if !errors.As(err, &pe) || pe.Line != tc.cut {
+					t.Fatalf("Append: %v, want a PartialLineError at line %d", err, tc.cut)
+				}
 			case tc.reason == "" && err != nil:
 				t.Fatalf("Append: %v", err)
 			case tc.reason != "" && (!errors.As(err, &be) || be.Reason != tc.reason):
@@ -72,7 +85,7 @@ func TestAppend(t *testing.T) {
 func TestAppendForcedGivesGrownLines(t *testing.T) {
 	p := writeFile(t, "a\n")
 	before, _ := Stat(p)
-	os.WriteFile(p, []byte("a\nb\nc\npartial"), 0o600)
+	os.WriteFile(p, []byte("a\nb\nc\n"), 0o600)
 	var got [][]byte
 	_, err := Append(p, before, func(grown [][]byte) ([]byte, error) { got = grown; return []byte("M\n"), nil }, true, nil)
 	if err != nil {
@@ -217,5 +230,24 @@ func TestAppendAnotherWriterBetweenItsWrites(t *testing.T) {
 	}
 	if got := read(t, p); got != want {
 		t.Fatalf("after the refused undo: %q, want %q", got, want)
+	}
+}
+
+// TestLockThroughALink: a run through a symbolic link and one through the file it names take the
+// same lock.
+func TestLockThroughALink(t *testing.T) {
+	p := writeFile(t, "a\n")
+	link := filepath.Join(t.TempDir(), "link.jsonl")
+	if err := os.Symlink(p, link); err != nil {
+		t.Skip(err)
+	}
+	unlock, err := Lock(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	var be *BusyError
+	if _, err := Lock(link); !errors.As(err, &be) || be.Reason != ReasonLocked {
+		t.Fatalf("Lock through a link while the file is locked: %v, want busy (locked)", err)
 	}
 }
