@@ -103,7 +103,7 @@ func firstLine(s string) string {
 func TestScore(t *testing.T) {
 	var c Compaction
 	led := ledgerOf(t)
-	score(&c, led, "we changed a.go", "", "[ctxc] note: never push to master")
+	score(&c, led, "we changed a.go", "", "[ctxc] note: never push to master", ledger.MatchOptions{})
 	if c.Total.Facts != 3 || c.Total.Kept != 1 || c.Total.Restored != 1 || len(c.Lost) != 1 || c.Lost[0].Text != "b.go" || c.Lost[0].Line != 7 {
 		t.Fatalf("%+v", c)
 	}
