@@ -172,6 +172,10 @@ func sentenceTerms(s string) termSentence {
 			continue
 		}
 		ts.terms[stem(w)] = true
+		// A file is also spoken of by its name without the extension: "notes.txt", "the notes".
+		if dot := strings.LastIndexByte(w, '.'); dot >= 3 && !strings.ContainsRune(w, '/') && isLetters(w[dot+1:]) {
+			ts.terms[stem(w[:dot])] = true
+		}
 	}
 	return ts
 }
@@ -184,4 +188,13 @@ func stem(w string) string {
 		}
 	}
 	return w
+}
+
+func isLetters(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return s != ""
 }
