@@ -214,16 +214,22 @@ func (p *prepared) held(text string) []bool {
 		items[f.Cat].WriteString(f.Text)
 		items[f.Cat].WriteString("\n")
 	}
-	var idx [NumCategories]*textIndex
-	out := make([]bool, len(p.facts))
+	var byCat [NumCategories][]int
 	for i, f := range p.facts {
-		if items[f.Cat].Len() == 0 {
+		byCat[f.Cat] = append(byCat[f.Cat], i)
+	}
+	out := make([]bool, len(p.facts))
+	for c, idx := range byCat {
+		if items[c].Len() == 0 || len(idx) == 0 {
 			continue
 		}
-		if idx[f.Cat] == nil {
-			idx[f.Cat] = p.match.index(items[f.Cat].String())
+		facts := make([]Fact, len(idx))
+		for j, i := range idx {
+			facts[j] = p.facts[i]
 		}
-		out[i] = p.match.how(f.Cat, f.Text, idx[f.Cat]) != Missing
+		for j, h := range p.match.match(items[c].String(), facts) {
+			out[idx[j]] = h != Missing
+		}
 	}
 	return out
 }

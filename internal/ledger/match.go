@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"strings"
+	"unicode/utf8"
 )
 
 // How says how a text holds a fact of the ledger: what a careful reader accepts as the fact
@@ -44,13 +45,10 @@ func Match(text string, l *Ledger, o MatchOptions) [NumCategories][]How {
 	if l == nil {
 		return out
 	}
-	m := factsMatcher(l.Facts(), o)
-	idx := m.index(text)
-	for c, facts := range l.ByCat {
-		out[c] = make([]How, len(facts))
-		for i, f := range facts {
-			out[c][i] = m.how(Category(c), f, idx)
-		}
+	facts := l.Facts()
+	hows := factsMatcher(facts, o).match(text, facts)
+	for c := range l.ByCat {
+		out[c], hows = hows[:len(l.ByCat[c])], hows[len(l.ByCat[c]):]
 	}
 	return out
 }
@@ -76,83 +74,228 @@ func factsMatcher(facts []Fact, o MatchOptions) *matcher {
 	return m
 }
 
-// how is how the indexed text holds fact f of category c.
-func (m *matcher) how(c Category, f string, idx *textIndex) How {
-	if strings.Contains(idx.norm, norm(f)) && (m.strict || !c.token() || idx.tokens[tokenKey(f)] || strings.ContainsAny(f, " \t")) {
-		return Verbatim
-	}
-	if m.strict {
-		return Missing
-	}
-	switch c {
-	case Modified, Read:
-		return m.file(f, idx)
-	case Ref:
-		return ref(f, idx)
-	case Rule, LastRequest, Request:
-		return restated(c, f, idx)
-	}
-	return Missing
-}
-
-// textIndex is a text prepared for matching: its normalized form, the tokens it holds (paths,
-// URLs, ids: lower case, trailing punctuation off), every component suffix of its path tokens,
-// and its sentences' key terms.
-type textIndex struct {
-	norm      string
-	tokens    map[string]bool
-	paths     map[string]How // a path token's key and its component suffixes: Verbatim for whole tokens, Relative for suffixes
-	urls      map[string]bool
-	hexes     []string
-	sentences []termSentence
-	byTerm    map[string][]int
-}
-
-func (m *matcher) index(text string) *textIndex {
-	idx := &textIndex{norm: norm(text), tokens: map[string]bool{}, paths: map[string]How{}, urls: map[string]bool{}}
-	if m.strict {
-		return idx
-	}
-	for _, tok := range splitTokens(text) {
-		idx.tokens[tok] = true
-		if u, ok := urlKey(tok); ok {
-			idx.urls[u] = true
-			continue
-		}
-		if isHex(tok) && len(tok) >= 7 {
-			idx.hexes = append(idx.hexes, tok)
-		}
-		k, _ := pathKey(tok)
-		if k == "" {
-			continue
-		}
-		idx.paths[k] = Verbatim
-		for i := 1; i < len(k); i++ {
-			if k[i] == '/' && idx.paths[k[i+1:]] == Missing {
-				idx.paths[k[i+1:]] = Relative
+// match tells how text holds each fact. The verbatim ones are found by containment; the others
+// in one pass over the text's words for paths, URLs and ids, and one over its sentences for
+// rules and requests, each looking only for what the remaining facts need (a tool output of
+// many megabytes costs a scan, not an index of every word).
+func (m *matcher) match(text string, facts []Fact) []How {
+	out := make([]How, len(facts))
+	n := norm(text)
+	var toks, texts []int
+	for i, f := range facts {
+		verbatim := strings.Contains(n, norm(f.Text))
+		switch {
+		case m.strict, f.Cat == Error:
+			if verbatim {
+				out[i] = Verbatim
 			}
+		case f.Cat.token():
+			if verbatim && strings.ContainsAny(f.Text, " \t") {
+				out[i] = Verbatim // a path with spaces is not one word of the text
+			} else {
+				toks = append(toks, i)
+			}
+		case verbatim:
+			out[i] = Verbatim
+		default:
+			texts = append(texts, i)
 		}
 	}
-	idx.indexSentences(text)
-	return idx
-}
-
-// splitTokens cuts a text into the words a path, URL or id can be: at spaces, quotes,
-// brackets and Markdown marks, lower-cased, without trailing punctuation or a :line suffix.
-func splitTokens(text string) []string {
-	fields := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return r <= ' ' || strings.ContainsRune("`\"'()[]{}<>,;|*\u201c\u201d\u2018\u2019", r)
-	})
-	out := fields[:0]
-	for _, f := range fields {
-		if f = tokenKey(f); f != "" {
-			out = append(out, f)
-		}
+	if len(toks) > 0 {
+		m.matchTokens(text, facts, toks, out)
+	}
+	if len(texts) > 0 {
+		matchRestated(text, n, facts, texts, out)
 	}
 	return out
 }
 
-// tokenKey is a word as splitTokens keeps it.
+// better reports whether way h is a better finding than was (verbatim first).
+func better(h, was How) bool { return h != Missing && (was == Missing || h < was) }
+
+// tokenTarget is what a word of the text means for one fact when its key is looked up.
+type tokenTarget struct {
+	fact int
+	kind uint8
+}
+
+// Kinds of tokenTarget.
+const (
+	wholePath  uint8 = iota // the word's path is the fact's path (or ends with it)
+	pathSuffix              // the word is a part that ends the fact's path
+	urlRef                  // the word is the fact's URL, written another way
+	idRef                   // the word is the fact's id
+	versionRef              // the word is the fact's version with or without its v
+)
+
+// matchTokens finds the path, URL and id facts of toks among the words of text.
+func (m *matcher) matchTokens(text string, facts []Fact, toks []int, out []How) {
+	lower := strings.ToLower(text)
+	want := map[string][]tokenTarget{}
+	var hexes []int
+	for _, i := range toks {
+		f := facts[i].Text
+		if facts[i].Cat == Ref {
+			if u, ok := urlKey(tokenKey(f)); ok {
+				want[u] = append(want[u], tokenTarget{i, urlRef})
+				continue
+			}
+			t := tokenKey(f)
+			want[t] = append(want[t], tokenTarget{i, idRef})
+			if v, ok := strings.CutPrefix(t, "v"); ok && v != "" && v[0] >= '0' && v[0] <= '9' {
+				want[v] = append(want[v], tokenTarget{i, versionRef})
+			} else if t != "" && t[0] >= '0' && t[0] <= '9' {
+				want["v"+t] = append(want["v"+t], tokenTarget{i, versionRef})
+			}
+			if isHex(t) && len(t) >= 7 {
+				hexes = append(hexes, i)
+			}
+			continue
+		}
+		k, _ := pathKey(f)
+		if k == "" || !strings.Contains(lower, k[strings.LastIndexByte(k, '/')+1:]) {
+			continue // every form of a path holds its base name
+		}
+		want[k] = append(want[k], tokenTarget{i, wholePath})
+		for j := 0; j < len(k); j++ {
+			if k[j] == '/' {
+				want[k[j+1:]] = append(want[k[j+1:]], tokenTarget{i, pathSuffix})
+			}
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	eachWord(lower, func(w string) {
+		if u, ok := urlKey(w); ok {
+			for _, t := range want[u] {
+				if t.kind == urlRef && w == tokenKey(facts[t.fact].Text) {
+					record(out, t.fact, Verbatim)
+				} else if t.kind == urlRef {
+					record(out, t.fact, SameRef)
+				}
+			}
+			return
+		}
+		for _, t := range want[w] {
+			switch t.kind {
+			case idRef:
+				record(out, t.fact, Verbatim)
+			case versionRef:
+				record(out, t.fact, SameRef)
+			}
+		}
+		for _, i := range hexes {
+			if h := tokenKey(facts[i].Text); len(w) >= 7 && isHex(w) && w != h && (strings.HasPrefix(h, w) || strings.HasPrefix(w, h)) {
+				record(out, i, SameRef) // a hash and its short form
+			}
+		}
+		m.pathWord(facts, out, want, w)
+	})
+}
+
+// pathWord looks a word up as a path: the fact's path in full or another form, a longer path
+// ending with it, or a part that ends it.
+func (m *matcher) pathWord(facts []Fact, out []How, want map[string][]tokenTarget, w string) {
+	if !strings.ContainsAny(w, "./\\") {
+		return
+	}
+	k, stripped := pathKey(w)
+	if k == "" {
+		return
+	}
+	for _, t := range want[k] {
+		switch t.kind {
+		case wholePath:
+			fk, fstripped := pathKey(facts[t.fact].Text)
+			if w == tokenKey(facts[t.fact].Text) || !stripped && !fstripped && fk == k {
+				record(out, t.fact, Verbatim)
+			} else {
+				record(out, t.fact, Relative) // ~/, ./, C: or \ forms of the same path
+			}
+		case pathSuffix:
+			fk, _ := pathKey(facts[t.fact].Text)
+			if !m.unique(fk, k) {
+				continue
+			}
+			if strings.Contains(k, "/") {
+				record(out, t.fact, Relative)
+			} else if nameLike(k) {
+				record(out, t.fact, Name)
+			}
+		}
+	}
+	for j := 0; j < len(k); j++ {
+		if k[j] != '/' {
+			continue
+		}
+		for _, t := range want[k[j+1:]] {
+			if t.kind != wholePath {
+				continue
+			}
+			fk, fstripped := pathKey(facts[t.fact].Text)
+			if !m.unique(fk, fk) {
+				continue
+			}
+			if fstripped {
+				record(out, t.fact, Relative)
+			} else {
+				record(out, t.fact, Verbatim) // the fact's own path ends a longer one (relative in the fact, absolute in the text)
+			}
+		}
+	}
+}
+
+// record records that fact i is held, in way h, unless it was found in a better way already.
+func record(out []How, i int, h How) {
+	if better(h, out[i]) {
+		out[i] = h
+	}
+}
+
+// eachWord calls fn with each word of a lower-cased text as a path, URL or id can be: cut at
+// spaces, quotes, brackets and Markdown marks, without trailing punctuation or a :line suffix.
+func eachWord(lower string, fn func(string)) {
+	start := -1
+	for i := 0; i < len(lower); {
+		c, size := lower[i], 1
+		sep := c < 0x80 && wordSep[c]
+		if c >= 0x80 {
+			var r rune
+			r, size = utf8.DecodeRuneInString(lower[i:])
+			sep = r == '\u201c' || r == '\u201d' || r == '\u2018' || r == '\u2019'
+		}
+		switch {
+		case sep && start >= 0:
+			if w := tokenKey(lower[start:i]); w != "" {
+				fn(w)
+			}
+			start = -1
+		case !sep && start < 0:
+			start = i
+		}
+		i += size
+	}
+	if start >= 0 {
+		if w := tokenKey(lower[start:]); w != "" {
+			fn(w)
+		}
+	}
+}
+
+// wordSep marks the ASCII bytes that end a word for eachWord: spaces and controls, quotes,
+// brackets, and Markdown's marks.
+var wordSep = func() (t [0x80]bool) {
+	for c := 0; c <= ' '; c++ {
+		t[c] = true
+	}
+	for _, c := range "`\"'()[]{}<>,;|*" {
+		t[c] = true
+	}
+	return t
+}()
+
+// tokenKey is a word as eachWord gives it.
 func tokenKey(s string) string {
 	s = strings.TrimRight(strings.ToLower(s), ".:!?")
 	s = strings.TrimLeft(s, ":")
@@ -201,46 +344,6 @@ func pathKey(p string) (key string, stripped bool) {
 	}
 }
 
-// file is how the text holds a file of the session other than verbatim: by a path that ends
-// the fact's (relative to the folder or project, or the whole path in another form), by a
-// longer path ending with it (a relative fact, the text's path absolute), or by its base name.
-// A partial path or name that another file of the session also ends with does not count.
-func (m *matcher) file(f string, idx *textIndex) How {
-	k, stripped := pathKey(f)
-	if k == "" {
-		return Missing
-	}
-	if h, ok := idx.paths[k]; ok {
-		if h == Verbatim && stripped {
-			return Relative // ~/, ./, C: or \ forms of the same path
-		}
-		switch {
-		case h == Verbatim:
-			return h
-		case m.unique(k, k) && !stripped:
-			return Verbatim // the fact's own path ends a longer one (relative in the fact, absolute in the text)
-		case m.unique(k, k):
-			return Relative
-		}
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] != '/' {
-			continue
-		}
-		suffix := k[i+1:]
-		if idx.paths[suffix] != Verbatim || !m.unique(k, suffix) {
-			continue
-		}
-		if strings.Contains(suffix, "/") {
-			return Relative
-		}
-		if nameLike(suffix) {
-			return Name
-		}
-	}
-	return Missing
-}
-
 // unique reports whether no file of the session other than k (and the same file in a longer
 // or shorter form) ends with suffix.
 func (m *matcher) unique(k, suffix string) bool {
@@ -264,32 +367,6 @@ func hasPathSuffix(p, s string) bool {
 // extension or a mark (README.md, .gitignore, test_2), not plain letters (Makefile, build).
 func nameLike(s string) bool {
 	return strings.ContainsAny(s, "._-0123456789")
-}
-
-// ref is how the text holds a URL or id other than verbatim: the same resource written
-// another way.
-func ref(f string, idx *textIndex) How {
-	if u, ok := urlKey(tokenKey(f)); ok {
-		if idx.urls[u] {
-			return SameRef
-		}
-		return Missing
-	}
-	t := tokenKey(f)
-	switch {
-	case idx.tokens[t]:
-		return SameRef // the same id, the text's trailing punctuation aside
-	case strings.HasPrefix(t, "v") && len(t) > 1 && t[1] >= '0' && t[1] <= '9' && idx.tokens[t[1:]],
-		t != "" && t[0] >= '0' && t[0] <= '9' && idx.tokens["v"+t]:
-		return SameRef // v1.2.3 and 1.2.3
-	case isHex(t) && len(t) >= 7:
-		for _, h := range idx.hexes {
-			if strings.HasPrefix(t, h) || strings.HasPrefix(h, t) {
-				return SameRef // a hash and its short form
-			}
-		}
-	}
-	return Missing
 }
 
 // urlKey is the form in which URLs are compared, when s is one: without the scheme, www., a

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -20,56 +21,100 @@ const requestShare = 2.0 / 3
 // minKeyTerms is the fewest key terms a sentence needs to count: "Thanks." says nothing to keep.
 const minKeyTerms = 2
 
-// termSentence is a sentence of a text: its key terms, whether it is negated, its numbers.
+// termSentence is a sentence: its key terms, whether it is negated, its numbers.
 type termSentence struct {
 	terms   map[string]bool
 	negated bool
 	numbers map[string]bool
 }
 
-func (idx *textIndex) indexSentences(text string) {
-	idx.byTerm = map[string][]int{}
-	for _, s := range sentences(text) {
-		ts := sentenceTerms(s)
-		if len(ts.terms) == 0 {
-			continue
-		}
-		n := len(idx.sentences)
-		idx.sentences = append(idx.sentences, ts)
-		for t := range ts.terms {
-			idx.byTerm[t] = append(idx.byTerm[t], n)
-		}
-	}
+// keySentence is a sentence of a fact that the text must keep, and whether it does.
+type keySentence struct {
+	fact int
+	termSentence
+	verbatim, kept bool
 }
 
-// restated is how the text holds a rule or request that it does not hold verbatim: Verbatim
-// when each sentence that matters is there word for word, Restated when some are in other words.
-func restated(c Category, f string, idx *textIndex) How {
-	key := keySentences(c, f)
-	if len(key) == 0 {
-		return Missing
-	}
-	kept, reworded := 0, false
-	for _, s := range key {
-		switch {
-		case strings.Contains(idx.norm, norm(s)):
-			kept++
-		case idx.restates(sentenceTerms(s)):
-			kept++
-			reworded = true
+// matchRestated finds, for the rule and request facts of texts (not held verbatim), whether
+// the text keeps each of their sentences that matter, word for word or restated: one pass over
+// the text's sentences, each read for the key terms some fact's sentence has.
+func matchRestated(text, n string, facts []Fact, texts []int, out []How) {
+	var keys []*keySentence
+	byTerm := map[string][]int{}
+	for _, i := range texts {
+		for _, s := range keySentences(facts[i].Cat, facts[i].Text) {
+			k := &keySentence{fact: i, termSentence: sentenceTerms(s)}
+			k.verbatim = strings.Contains(n, norm(s))
+			k.kept = k.verbatim
+			for t := range k.terms {
+				byTerm[t] = append(byTerm[t], len(keys))
+			}
+			keys = append(keys, k)
 		}
 	}
-	need := len(key)
-	if c != Rule {
-		need = max(1, int(float64(len(key))*requestShare+0.999))
+	shared := make([]int, len(keys))
+	var touched []int
+	eachSentence(text, func(s string) {
+		negated, terms := wantedTerms(s, byTerm)
+		if len(terms) < minKeyTerms {
+			return
+		}
+		touched = touched[:0]
+		for _, t := range terms {
+			for _, k := range byTerm[t] {
+				if shared[k] == 0 {
+					touched = append(touched, k)
+				}
+				shared[k]++
+			}
+		}
+		for _, k := range touched {
+			if ks := keys[k]; !ks.kept && ks.negated == negated && shared[k] >= needed(len(ks.terms)) && hasNumbers(terms, ks.numbers) {
+				ks.kept = true
+			}
+			shared[k] = 0
+		}
+	})
+	judge(facts, keys, out)
+}
+
+// judge says how each fact with key sentences is held: Verbatim when each sentence that matters
+// is there word for word, Restated when enough are (some in other words), else Missing.
+func judge(facts []Fact, keys []*keySentence, out []How) {
+	type tally struct{ all, kept, reworded int }
+	per := map[int]*tally{}
+	var order []int
+	for _, k := range keys {
+		t := per[k.fact]
+		if t == nil {
+			t = &tally{}
+			per[k.fact] = t
+			order = append(order, k.fact)
+		}
+		t.all++
+		if k.kept {
+			t.kept++
+		}
 	}
-	switch {
-	case kept < need:
-		return Missing
-	case reworded:
-		return Restated
+	for _, k := range keys {
+		if k.kept && !k.verbatim {
+			per[k.fact].reworded++
+		}
 	}
-	return Verbatim
+	for _, i := range order {
+		t := per[i]
+		need := t.all
+		if facts[i].Cat != Rule {
+			need = max(1, int(float64(t.all)*requestShare+0.999))
+		}
+		switch {
+		case t.kept < need:
+		case t.reworded > 0:
+			out[i] = Restated
+		default:
+			out[i] = Verbatim
+		}
+	}
 }
 
 // keySentences are the sentences of a fact that must be kept: for a rule those with a rule
@@ -94,36 +139,56 @@ func keySentences(c Category, f string) []string {
 	return all
 }
 
-// restates reports whether a sentence of the text restates s.
-func (idx *textIndex) restates(s termSentence) bool {
-	if len(s.terms) < minKeyTerms {
-		return false
-	}
-	need := int(float64(len(s.terms))*restateShare + 0.999)
-	shared := map[int]int{}
-	for t := range s.terms {
-		for _, i := range idx.byTerm[t] {
-			shared[i]++
-		}
-	}
-	for i, n := range shared {
-		if n < need {
-			continue
-		}
-		if o := idx.sentences[i]; o.negated == s.negated && hasAll(o.numbers, s.numbers) {
-			return true
-		}
-	}
-	return false
-}
+// needed is how many of n key terms a restatement keeps.
+func needed(n int) int { return int(float64(n)*restateShare + 0.999) }
 
-func hasAll(have, want map[string]bool) bool {
-	for k := range want {
-		if !have[k] {
+// hasNumbers reports whether terms hold every number.
+func hasNumbers(terms []string, numbers map[string]bool) bool {
+	for num := range numbers {
+		if !slices.Contains(terms, num) {
 			return false
 		}
 	}
 	return true
+}
+
+// eachSentence calls fn with each sentence of a text (split as sentences splits: at ., ! or ?
+// before a space, and at line breaks), without building the list.
+func eachSentence(text string, fn func(string)) {
+	start := 0
+	emit := func(end int) {
+		if s := strings.TrimSpace(text[start:end]); s != "" {
+			fn(s)
+		}
+		start = end
+	}
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '\n':
+			emit(i)
+		case (c == '.' || c == '!' || c == '?') && i+1 < len(text) && strings.IndexByte(" \t\r\n", text[i+1]) >= 0:
+			emit(i + 1)
+		}
+	}
+	emit(len(text))
+}
+
+// wantedTerms reads a sentence as sentenceTerms does, keeping only the terms in want (the
+// terms some fact's sentence has), each once, and whether the sentence is negated.
+func wantedTerms(s string, want map[string][]int) (negated bool, terms []string) {
+	add := func(t string) {
+		if _, ok := want[t]; ok && !slices.Contains(terms, t) {
+			terms = append(terms, t)
+		}
+	}
+	eachTerm(s, func(w string, neg bool) {
+		if neg {
+			negated = true
+			return
+		}
+		add(w)
+	})
+	return negated, terms
 }
 
 // negations make a sentence say the opposite ("don't" is read as "don" and "t"); "instead"
@@ -151,33 +216,55 @@ func init() {
 // numbers.
 func sentenceTerms(s string) termSentence {
 	ts := termSentence{terms: map[string]bool{}, numbers: map[string]bool{}}
-	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '_' || r == '/' || r == '-')
-	})
-	for _, w := range words {
-		w = strings.Trim(w, ".-/")
-		if w == "" {
-			continue
-		}
-		if negations[w] || strings.HasSuffix(w, "n't") {
+	eachTerm(s, func(w string, neg bool) {
+		switch {
+		case neg:
 			ts.negated = true
-			continue
-		}
-		if strings.ContainsAny(w, "0123456789") {
+		case strings.ContainsAny(w, "0123456789"):
 			ts.numbers[w] = true
 			ts.terms[w] = true
-			continue
+		default:
+			ts.terms[w] = true
 		}
-		if stopWords[w] || len(w) < 3 {
-			continue
-		}
-		ts.terms[stem(w)] = true
-		// A file is also spoken of by its name without the extension: "notes.txt", "the notes".
-		if dot := strings.LastIndexByte(w, '.'); dot >= 3 && !strings.ContainsRune(w, '/') && isLetters(w[dot+1:]) {
-			ts.terms[stem(w[:dot])] = true
+	})
+	return ts
+}
+
+// eachTerm calls fn with each key term of a sentence (a stemmed content word, or a word with a
+// digit as it is), or with neg set for a negation.
+func eachTerm(s string, fn func(term string, neg bool)) {
+	lower := strings.ToLower(s)
+	start := -1
+	word := func(w string) {
+		w = strings.Trim(w, ".-/")
+		switch {
+		case w == "":
+		case negations[w] || strings.HasSuffix(w, "n't"):
+			fn("", true)
+		case strings.ContainsAny(w, "0123456789"):
+			fn(w, false)
+		case stopWords[w] || len(w) < 3:
+		default:
+			fn(stem(w), false)
+			// A file is also spoken of by its name without the extension: "notes.txt", "the notes".
+			if dot := strings.LastIndexByte(w, '.'); dot >= 3 && !strings.ContainsRune(w, '/') && isLetters(w[dot+1:]) {
+				fn(stem(w[:dot]), false)
+			}
 		}
 	}
-	return ts
+	for i, r := range lower {
+		in := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '_' || r == '/' || r == '-'
+		switch {
+		case in && start < 0:
+			start = i
+		case !in && start >= 0:
+			word(lower[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		word(lower[start:])
+	}
 }
 
 // stem cuts a common English ending, so that "pushing", "pushed" and "pushes" are one term.
