@@ -104,3 +104,41 @@ func FuzzRefs(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMatch: whatever the fact and the text, matching does not fail; a fact is found in a text
+// that is the fact itself, verbatim; and a text fact (rule, request, error) that the strict rule
+// finds, the default finds verbatim too.
+func FuzzMatch(f *testing.F) {
+	f.Add(uint8(0), "Never push to main.", "The user does not want pushes to main.")
+	f.Add(uint8(2), "/Users/dev/app/tests/test_x.py", "see `tests/test_x.py:12` and x.py")
+	f.Add(uint8(2), `C:\work\a b\main.go`, "edited C:/work/a b/main.go")
+	f.Add(uint8(3), "https://example.com/a/?utm_source=x#top", "example.com/a")
+	f.Add(uint8(3), "3f9a1c2e8b7d", "commit 3f9a1c2.")
+	f.Add(uint8(4), "Use pnpm, not npm. Keep lines under 100 characters.", "pnpm instead of npm; lines under 100 characters")
+	f.Fuzz(func(t *testing.T, cat uint8, fact, text string) {
+		c := Category(cat % uint8(NumCategories))
+		fact = strings.TrimSpace(fact)
+		if norm(fact) == "" || c.token() && strings.ContainsAny(fact, "`\n\r") {
+			return // not a fact the ledger holds
+		}
+		l := &Ledger{}
+		l.ByCat[c] = []string{fact}
+		l.ByCat[Modified] = append(l.ByCat[Modified], "/p/other/util.go")
+		i := 0
+		if c == Modified {
+			i = 1
+			l.ByCat[Modified] = []string{"/p/other/util.go", fact}
+		}
+		if got := Match(text, l, MatchOptions{})[c][i]; got > Restated {
+			t.Fatalf("how %d", got)
+		}
+		if got := Match(fact, l, MatchOptions{})[c][i]; got != Verbatim {
+			t.Fatalf("%s fact %q in a text that is the fact: %s", c, fact, got)
+		}
+		if !c.token() && Match(text, l, MatchOptions{Strict: true})[c][i] == Verbatim {
+			if got := Match(text, l, MatchOptions{})[c][i]; got != Verbatim {
+				t.Fatalf("%s fact %q verbatim by the strict rule, %s by default, in %q", c, fact, got, text)
+			}
+		}
+	})
+}

@@ -80,6 +80,9 @@ func factsMatcher(facts []Fact, o MatchOptions) *matcher {
 // many megabytes costs a scan, not an index of every word).
 func (m *matcher) match(text string, facts []Fact) []How {
 	out := make([]How, len(facts))
+	if strings.TrimSpace(text) == "" {
+		return out // a note's empty summary, say
+	}
 	n := norm(text)
 	var toks, texts []int
 	for i, f := range facts {
