@@ -93,8 +93,8 @@ func (m *matcher) match(text string, facts []Fact) []How {
 				out[i] = Verbatim
 			}
 		case f.Cat.token():
-			if verbatim && strings.ContainsAny(f.Text, " \t") {
-				out[i] = Verbatim // a path with spaces is not one word of the text
+			if verbatim && (!oneWord(f.Text) || f.Cat != Ref && rootPath(f.Text)) {
+				out[i] = Verbatim // a path with spaces or quotes is not one word of the text; a root has no name
 			} else {
 				toks = append(toks, i)
 			}
@@ -200,9 +200,6 @@ func (m *matcher) matchTokens(text string, facts []Fact, toks []int, out []How) 
 // pathWord looks a word up as a path: the fact's path in full or another form, a longer path
 // ending with it, or a part that ends it.
 func (m *matcher) pathWord(facts []Fact, out []How, want map[string][]tokenTarget, w string) {
-	if !strings.ContainsAny(w, "./\\") {
-		return
-	}
 	k, stripped := pathKey(w)
 	if k == "" {
 		return
@@ -297,6 +294,24 @@ var wordSep = func() (t [0x80]bool) {
 	}
 	return t
 }()
+
+// rootPath reports whether a path names no file below a root ("/", "C:\\", "~/").
+func rootPath(p string) bool {
+	k, _ := pathKey(p)
+	return k == ""
+}
+
+// oneWord reports whether a fact is one word as eachWord reads words, so that it is found as
+// one.
+func oneWord(f string) bool {
+	lower := strings.ToLower(strings.TrimSpace(f))
+	n, same := 0, false
+	eachWord(lower, func(w string) {
+		n++
+		same = w == lower
+	})
+	return n == 1 && same
+}
 
 // tokenKey is a word as eachWord gives it.
 func tokenKey(s string) string {
