@@ -10,7 +10,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/ledger"
 )
 
@@ -18,7 +20,9 @@ import (
 // Codex, pi, Copilot CLI, droid, Gemini CLI and Qwen Code, and ctxc's with its extractive
 // summarizer), labelled kept or lost by reading the context after the compaction, each with its
 // reason. Files under testdata/ are in the repository; those under samples/ are read from
-// ../shared/samples when it is there.
+// ../shared/samples when it is there; "ctxc-extractive:" before a sample is ctxc's compaction of
+// it, made here (the sample cannot be copied in): --provider extractive --threshold 20000, the
+// other settings at their defaults, as ctxc eval's table in docs/compaction.md.
 const labelsPath = "../../testdata/audit-labels/labels.jsonl"
 
 type label struct {
@@ -52,7 +56,7 @@ func TestAuditAgreesWithLabels(t *testing.T) {
 	compactions := 0
 	for _, key := range sortedKeys(groups) {
 		ls := groups[key]
-		path := labelledFile(ls[0].File)
+		path := labelledFile(t, ls[0].File)
 		if path == "" {
 			t.Logf("%s: not here, its %d labels not counted", ls[0].File, len(ls))
 			continue
@@ -136,15 +140,41 @@ func readLabels(t *testing.T) map[string][]label {
 }
 
 // labelledFile is where a labelled file is ("" when a shared sample is not here).
-func labelledFile(name string) string {
-	if rest, ok := strings.CutPrefix(name, "samples/"); ok {
+func labelledFile(t *testing.T, name string) string {
+	t.Helper()
+	sample, ctxc := strings.CutPrefix(name, "ctxc-extractive:")
+	if rest, ok := strings.CutPrefix(sample, "samples/"); ok {
 		p := filepath.Join("..", "..", "..", "shared", "samples", rest)
 		if _, err := os.Stat(p); err != nil {
 			return ""
 		}
+		if ctxc {
+			return compactedCopy(t, p)
+		}
 		return p
 	}
 	return filepath.Join("..", "..", "testdata", name)
+}
+
+// compactedCopy is a copy of a session compacted in place by ctxc's extractive summarizer.
+func compactedCopy(t *testing.T, src string) string {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), filepath.Base(src))
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(p, old, old)
+	o := compact.Options{Threshold: 20000, Target: compact.DefaultTarget, Idle: compact.DefaultIdle, Now: time.Now(),
+		Zones: compact.ZoneOptions{KeepHead: 1, KeepTail: compact.DefaultKeepTail}}
+	if out, err := compact.File(context.Background(), p, o); err != nil || out.Status != compact.StatusCompacted {
+		t.Fatalf("compact %s: %+v %v", src, out, err)
+	}
+	return p
 }
 
 func compactionAt(t *testing.T, cs []Compaction, l label) *Compaction {
