@@ -134,6 +134,41 @@ const (
 // matchTokens finds the path, URL and id facts of toks among the words of text.
 func (m *matcher) matchTokens(text string, facts []Fact, toks []int, out []How) {
 	lower := strings.ToLower(text)
+	want, hexes := wantedWords(lower, facts, toks)
+	if len(want) == 0 {
+		return
+	}
+	eachWord(lower, func(w string) {
+		if u, ok := urlKey(w); ok {
+			for _, t := range want[u] {
+				if t.kind == urlRef && w == tokenKey(facts[t.fact].Text) {
+					record(out, t.fact, Verbatim)
+				} else if t.kind == urlRef {
+					record(out, t.fact, SameRef)
+				}
+			}
+			return
+		}
+		for _, t := range want[w] {
+			switch t.kind {
+			case idRef:
+				record(out, t.fact, Verbatim)
+			case versionRef:
+				record(out, t.fact, SameRef)
+			}
+		}
+		for _, i := range hexes {
+			if h := tokenKey(facts[i].Text); len(w) >= 7 && isHex(w) && w != h && (strings.HasPrefix(h, w) || strings.HasPrefix(w, h)) {
+				record(out, i, SameRef) // a hash and its short form
+			}
+		}
+		m.pathWord(facts, out, want, w)
+	})
+}
+
+// wantedWords is, for the path, URL and id facts of toks, the words (as keys) that would hold
+// each, and the facts that are hashes (held by a prefix too).
+func wantedWords(lower string, facts []Fact, toks []int) (map[string][]tokenTarget, []int) {
 	want := map[string][]tokenTarget{}
 	var hexes []int
 	for _, i := range toks {
@@ -166,35 +201,7 @@ func (m *matcher) matchTokens(text string, facts []Fact, toks []int, out []How) 
 			}
 		}
 	}
-	if len(want) == 0 {
-		return
-	}
-	eachWord(lower, func(w string) {
-		if u, ok := urlKey(w); ok {
-			for _, t := range want[u] {
-				if t.kind == urlRef && w == tokenKey(facts[t.fact].Text) {
-					record(out, t.fact, Verbatim)
-				} else if t.kind == urlRef {
-					record(out, t.fact, SameRef)
-				}
-			}
-			return
-		}
-		for _, t := range want[w] {
-			switch t.kind {
-			case idRef:
-				record(out, t.fact, Verbatim)
-			case versionRef:
-				record(out, t.fact, SameRef)
-			}
-		}
-		for _, i := range hexes {
-			if h := tokenKey(facts[i].Text); len(w) >= 7 && isHex(w) && w != h && (strings.HasPrefix(h, w) || strings.HasPrefix(w, h)) {
-				record(out, i, SameRef) // a hash and its short form
-			}
-		}
-		m.pathWord(facts, out, want, w)
-	})
+	return want, hexes
 }
 
 // pathWord looks a word up as a path: the fact's path in full or another form, a longer path
