@@ -29,8 +29,10 @@ func (h How) String() string {
 	return "unknown"
 }
 
-// MarshalText writes the way's name, for JSON.
-func (h How) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
+// MarshalText writes the way's name for JSON, as JSON names categories: relative_path.
+func (h How) MarshalText() ([]byte, error) {
+	return []byte(strings.ReplaceAll(h.String(), " ", "_")), nil
+}
 
 // MatchOptions choose how facts are looked for.
 type MatchOptions struct {
