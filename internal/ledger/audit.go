@@ -210,15 +210,21 @@ func presentSet(text string) map[Fact]bool {
 // its unambiguous name counts, a path in prose does not.
 func (p *prepared) held(text string) []bool {
 	var items [NumCategories]strings.Builder
+	same := map[Fact]bool{}
 	for _, f := range parse(text) {
 		items[f.Cat].WriteString(f.Text)
 		items[f.Cat].WriteString("\n")
-	}
-	var byCat [NumCategories][]int
-	for i, f := range p.facts {
-		byCat[f.Cat] = append(byCat[f.Cat], i)
+		same[Fact{Cat: f.Cat, Text: norm(f.Text)}] = true
 	}
 	out := make([]bool, len(p.facts))
+	// An item that is the fact itself holds it (most do: the carried section's); the others are
+	// matched against the category's items.
+	var byCat [NumCategories][]int
+	for i, f := range p.facts {
+		if out[i] = same[p.keys[i]]; !out[i] {
+			byCat[f.Cat] = append(byCat[f.Cat], i)
+		}
+	}
 	for c, idx := range byCat {
 		if items[c].Len() == 0 || len(idx) == 0 {
 			continue
@@ -328,16 +334,19 @@ func mergeFacts(got, facts [NumCategories]Counts) [NumCategories]Counts {
 	return got
 }
 
-// prepared is the ledger's facts with their rendered sizes, and how they are matched.
+// prepared is the ledger's facts with their normalized keys and rendered sizes, and how they
+// are matched.
 type prepared struct {
 	facts []Fact
+	keys  []Fact
 	sizes []int
 	match *matcher
 }
 
 func prepare(facts []Fact) *prepared {
-	p := &prepared{facts: facts, sizes: make([]int, len(facts)), match: factsMatcher(facts, MatchOptions{})}
+	p := &prepared{facts: facts, keys: make([]Fact, len(facts)), sizes: make([]int, len(facts)), match: factsMatcher(facts, MatchOptions{})}
 	for i, f := range facts {
+		p.keys[i] = Fact{Cat: f.Cat, Text: norm(f.Text)}
 		p.sizes[i] = estimate.Chars(renderFact(f))
 	}
 	return p

@@ -88,21 +88,17 @@ func (m *matcher) match(text string, facts []Fact) []How {
 	n := norm(text)
 	var toks, texts []int
 	for i, f := range facts {
-		verbatim := strings.Contains(n, norm(f.Text))
+		verbatim := func() bool { return strings.Contains(n, norm(f.Text)) }
 		switch {
 		case m.strict, f.Cat == Error:
-			if verbatim {
+			if verbatim() {
 				out[i] = Verbatim
 			}
-		case f.Cat.token():
-			if verbatim && (!oneWord(f.Text) || f.Cat != Ref && rootPath(f.Text)) {
-				out[i] = Verbatim // a path with spaces or quotes is not one word of the text; a root has no name
-			} else {
-				toks = append(toks, i)
-			}
-		case verbatim:
-			out[i] = Verbatim
-		default:
+		case f.Cat.token() && oneWord(f.Text) && (f.Cat == Ref || !rootPath(f.Text)):
+			toks = append(toks, i) // found verbatim or otherwise among the words
+		case verbatim():
+			out[i] = Verbatim // a path with spaces or quotes is not one word of the text; a root has no name
+		case !f.Cat.token():
 			texts = append(texts, i)
 		}
 	}
@@ -136,7 +132,7 @@ const (
 // matchTokens finds the path, URL and id facts of toks among the words of text.
 func (m *matcher) matchTokens(text string, facts []Fact, toks []int, out []How) {
 	lower := strings.ToLower(text)
-	want, hexes := wantedWords(lower, facts, toks)
+	want, hexes := wantedWords(facts, toks)
 	if len(want) == 0 {
 		return
 	}
@@ -170,7 +166,7 @@ func (m *matcher) matchTokens(text string, facts []Fact, toks []int, out []How) 
 
 // wantedWords is, for the path, URL and id facts of toks, the words (as keys) that would hold
 // each, and the facts that are hashes (held by a prefix too).
-func wantedWords(lower string, facts []Fact, toks []int) (map[string][]tokenTarget, []int) {
+func wantedWords(facts []Fact, toks []int) (map[string][]tokenTarget, []int) {
 	want := map[string][]tokenTarget{}
 	var hexes []int
 	for _, i := range toks {
@@ -193,8 +189,8 @@ func wantedWords(lower string, facts []Fact, toks []int) (map[string][]tokenTarg
 			continue
 		}
 		k, _ := pathKey(f)
-		if k == "" || !strings.Contains(lower, k[strings.LastIndexByte(k, '/')+1:]) {
-			continue // every form of a path holds its base name
+		if k == "" {
+			continue
 		}
 		want[k] = append(want[k], tokenTarget{i, wholePath})
 		for j := 0; j < len(k); j++ {
