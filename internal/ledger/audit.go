@@ -209,16 +209,19 @@ func presentSet(text string) map[Fact]bool {
 // the fact as people write it (Match): a modified file listed by its path in the project or by
 // its unambiguous name counts, a path in prose does not.
 func (p *prepared) held(text string) []bool {
+	// An item that is a fact itself holds it (most do: the carried section's); the others are
+	// matched against the category's items that are not facts themselves.
 	var items [NumCategories]strings.Builder
 	same := map[Fact]bool{}
 	for _, f := range parse(text) {
-		items[f.Cat].WriteString(f.Text)
-		items[f.Cat].WriteString("\n")
-		same[Fact{Cat: f.Cat, Text: norm(f.Text)}] = true
+		k := Fact{Cat: f.Cat, Text: norm(f.Text)}
+		same[k] = true
+		if !p.isKey[k] {
+			items[f.Cat].WriteString(f.Text)
+			items[f.Cat].WriteString("\n")
+		}
 	}
 	out := make([]bool, len(p.facts))
-	// An item that is the fact itself holds it (most do: the carried section's); the others are
-	// matched against the category's items.
 	var byCat [NumCategories][]int
 	for i, f := range p.facts {
 		if out[i] = same[p.keys[i]]; !out[i] {
@@ -339,14 +342,17 @@ func mergeFacts(got, facts [NumCategories]Counts) [NumCategories]Counts {
 type prepared struct {
 	facts []Fact
 	keys  []Fact
+	isKey map[Fact]bool
 	sizes []int
 	match *matcher
 }
 
 func prepare(facts []Fact) *prepared {
-	p := &prepared{facts: facts, keys: make([]Fact, len(facts)), sizes: make([]int, len(facts)), match: factsMatcher(facts, MatchOptions{})}
+	p := &prepared{facts: facts, keys: make([]Fact, len(facts)), isKey: make(map[Fact]bool, len(facts)),
+		sizes: make([]int, len(facts)), match: factsMatcher(facts, MatchOptions{})}
 	for i, f := range facts {
 		p.keys[i] = Fact{Cat: f.Cat, Text: norm(f.Text)}
+		p.isKey[p.keys[i]] = true
 		p.sizes[i] = estimate.Chars(renderFact(f))
 	}
 	return p
