@@ -43,6 +43,12 @@ compaction: facts kept per category, the facts lost verbatim with the line they 
 before and after. Facts that ctxc's guard put back inside Claude Code (its SessionStart note)
 are counted as restored, apart from what the agent kept.
 
+Facts are matched as people write them: a file by its full path, its path in the project or its
+base name when no other file of the session has it; a URL or id in another written form; a rule
+or request in other words that keep its key terms, negations and numbers. Each kept fact says how
+it was found (--json: "found"; the text output lists those not found verbatim). --strict counts
+only facts held verbatim (and refuses lines that are not valid JSON).
+
 A summary the agent stored encrypted (Codex's remote compaction) is reported as unreadable, not
 scored. --last audits only the newest compaction of each file. --min-recall R exits 1 when a
 compaction's context (with ctxc's notes) keeps less than R of its facts.`,
@@ -241,12 +247,45 @@ func printAudit(w io.Writer, c *audit.Compaction, maxLost int) {
 	if len(parts) > 0 {
 		fmt.Fprintln(w, "  "+strings.Join(parts, " · "))
 	}
+	printFound(w, c.Found, maxLost)
 	for i, l := range c.Lost {
 		if maxLost > 0 && i == maxLost {
 			fmt.Fprintf(w, "  … %d more lost facts (--max-lost 0 lists all)\n", len(c.Lost)-i)
 			break
 		}
 		fmt.Fprintf(w, "  lost %s (line %d): %s\n", l.Category, l.Line, oneLine(l.Text, 160))
+	}
+}
+
+// printFound prints how the kept facts were found: the count per way, then each fact kept in
+// another form than its own words (what a reader may want to check), at most max (0: all).
+func printFound(w io.Writer, found []audit.Found, max int) {
+	var n [ledger.Restated + 1]int
+	var other []audit.Found
+	for _, f := range found {
+		if f.How <= ledger.Restated {
+			n[f.How]++
+		}
+		if f.How != ledger.Verbatim {
+			other = append(other, f)
+		}
+	}
+	if len(other) == 0 {
+		return
+	}
+	var parts []string
+	for h, k := range n {
+		if k > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", k, ledger.How(h)))
+		}
+	}
+	fmt.Fprintln(w, "  found: "+strings.Join(parts, " · "))
+	for i, f := range other {
+		if max > 0 && i == max {
+			fmt.Fprintf(w, "  … %d more (--max-lost 0 lists all)\n", len(other)-i)
+			break
+		}
+		fmt.Fprintf(w, "  kept %s by %s (line %d): %s\n", f.Category, f.How, f.Line, oneLine(f.Text, 160))
 	}
 }
 

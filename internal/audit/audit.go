@@ -33,6 +33,8 @@ import (
 type Options struct {
 	Last   bool // only the newest compaction of each file
 	Format transcript.Format
+	// Strict refuses a line that is not valid JSON, and counts a fact as kept only when the
+	// context holds it verbatim (ledger.MatchOptions.Strict).
 	Strict bool
 	Warn   func(transcript.Warning)
 }
@@ -60,6 +62,14 @@ type Lost struct {
 	Line     int    `json:"line,omitempty"` // where it was in the file (0: unknown)
 }
 
+// Found is a fact the context after the compaction holds, and how it holds it.
+type Found struct {
+	Category string     `json:"category"`
+	Text     string     `json:"text"`
+	How      ledger.How `json:"how"`
+	Line     int        `json:"line,omitempty"` // where it was in the file (0: unknown)
+}
+
 // Who wrote a compaction.
 const (
 	ByAgent = "agent"
@@ -84,6 +94,8 @@ type Compaction struct {
 	Recall   float64 `json:"recall"`
 	WithNote float64 `json:"recall_with_note"`
 	Lost     []Lost  `json:"lost,omitempty"`
+	// Found lists the facts kept (by the context or ctxc's note), each with how it was found.
+	Found []Found `json:"found,omitempty"`
 
 	ByCat [ledger.NumCategories]Kept `json:"-"`
 }
@@ -153,28 +165,32 @@ func one(path string, r transcript.CompactionRecord, ropts transcript.Options) (
 		return c, nil
 	}
 	led := ledger.Build(compact.Items(before), ledger.Options{})
-	score(&c, led, Text(after), summary, notes)
+	score(&c, led, Text(after), summary, notes, ledger.MatchOptions{Strict: ropts.Strict})
 	return c, nil
 }
 
-// score fills the counts, the recalls and the lost facts.
-func score(c *Compaction, led *ledger.Ledger, context, summary, notes string) {
-	inContext := ledger.Found(context, led)
-	inSummary := ledger.Found(summary, led)
-	inNotes := ledger.Found(notes, led)
+// score fills the counts, the recalls, and the facts found and lost.
+func score(c *Compaction, led *ledger.Ledger, context, summary, notes string, mo ledger.MatchOptions) {
+	inContext := ledger.Match(context, led, mo)
+	inSummary := ledger.Match(summary, led, mo)
+	inNotes := ledger.Match(notes, led, mo)
 	for cat := range ledger.NumCategories {
 		k := &c.ByCat[cat]
+		name := ledger.Category(cat).String()
 		for i, fact := range led.ByCat[cat] {
 			k.Facts++
+			line := led.Line(ledger.Category(cat), i)
 			switch {
-			case inContext[cat][i]:
+			case inContext[cat][i] != ledger.Missing:
 				k.Kept++
-			case inNotes[cat][i]:
+				c.Found = append(c.Found, Found{Category: name, Text: fact, How: inContext[cat][i], Line: line})
+			case inNotes[cat][i] != ledger.Missing:
 				k.Restored++
+				c.Found = append(c.Found, Found{Category: name, Text: fact, How: inNotes[cat][i], Line: line})
 			default:
-				c.Lost = append(c.Lost, Lost{Category: ledger.Category(cat).String(), Text: fact, Line: led.Line(ledger.Category(cat), i)})
+				c.Lost = append(c.Lost, Lost{Category: name, Text: fact, Line: line})
 			}
-			if inSummary[cat][i] {
+			if inSummary[cat][i] != ledger.Missing {
 				k.Summary++
 			}
 		}
@@ -183,7 +199,7 @@ func score(c *Compaction, led *ledger.Ledger, context, summary, notes string) {
 			if c.Categories == nil {
 				c.Categories = map[string]Kept{}
 			}
-			c.Categories[ledger.Category(cat).String()] = *k
+			c.Categories[name] = *k
 		}
 	}
 	c.Recall, c.WithNote = 1, 1

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,7 +105,7 @@ func firstLine(s string) string {
 func TestScore(t *testing.T) {
 	var c Compaction
 	led := ledgerOf(t)
-	score(&c, led, "we changed a.go", "", "[ctxc] note: never push to master")
+	score(&c, led, "we changed a.go", "", "[ctxc] note: never push to master", ledger.MatchOptions{})
 	if c.Total.Facts != 3 || c.Total.Kept != 1 || c.Total.Restored != 1 || len(c.Lost) != 1 || c.Lost[0].Text != "b.go" || c.Lost[0].Line != 7 {
 		t.Fatalf("%+v", c)
 	}
@@ -118,4 +120,70 @@ func ledgerOf(t *testing.T) *ledger.Ledger {
 	l.ByCat[ledger.Rule], l.Lines[ledger.Rule] = []string{"never push to master"}, []int{2}
 	l.ByCat[ledger.Modified], l.Lines[ledger.Modified] = []string{"a.go", "b.go"}, []int{5, 7}
 	return l
+}
+
+// fixture2065 is a Claude Code 2.0.65 auto-compaction of a session that modified 11 files under
+// /Users/…/slopometry: its summary names them by their paths in the project or by their names.
+const fixture2065 = "../../testdata/fixtures/claude-2.0.65-auto-compact-relative-paths.jsonl"
+
+// TestAuditFilesAsSummariesNameThem: the audit names no file as lost that the summary names
+// (by its path in the project or its unambiguous name), and still names those it does not: the
+// same summary with two files taken out of it loses exactly those two.
+func TestAuditFilesAsSummariesNameThem(t *testing.T) {
+	lostFiles := func(path string) []string {
+		t.Helper()
+		cs, err := File(context.Background(), path, Options{})
+		if err != nil || len(cs) != 1 {
+			t.Fatalf("%d compactions, %v", len(cs), err)
+		}
+		if k := cs[0].ByCat[ledger.Modified]; k.Facts != 11 {
+			t.Fatalf("%d files modified in the ledger, want 11", k.Facts)
+		}
+		var lost []string
+		for _, l := range cs[0].Lost {
+			if l.Category == ledger.Modified.String() {
+				lost = append(lost, l.Text)
+			}
+		}
+		return lost
+	}
+	if lost := lostFiles(fixture2065); len(lost) != 0 {
+		t.Errorf("files named by the summary counted lost: %q", lost)
+	}
+	data, err := os.ReadFile(fixture2065)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := string(data)
+	for _, item := range []string{`   - formatters.py: format_plan_evolution renders the table.\n`, `   - transcript_saver.py: save_transcript copies the session file.\n`} {
+		if !strings.Contains(edited, item) {
+			t.Fatalf("the fixture's summary lacks %q", item)
+		}
+		edited = strings.Replace(edited, item, "", 1)
+	}
+	path := filepath.Join(t.TempDir(), "edited.jsonl")
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"/Users/dev/src/slopometry/src/slopometry/display/formatters.py", "/Users/dev/src/slopometry/src/slopometry/core/transcript_saver.py"}
+	if lost := lostFiles(path); !slices.Equal(lost, want) {
+		t.Errorf("lost %q, want %q", lost, want)
+	}
+}
+
+// TestAuditStrictIsVerbatim: with Strict the audit keeps the verbatim rule: the files the
+// summary names by their paths in the project or their names are lost.
+func TestAuditStrictIsVerbatim(t *testing.T) {
+	cs, err := File(context.Background(), fixture2065, Options{Strict: true})
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("%d compactions, %v", len(cs), err)
+	}
+	if k := cs[0].ByCat[ledger.Modified]; k.Kept != 0 || k.Facts != 11 {
+		t.Errorf("strict: files modified kept %d of %d, want 0 of 11", k.Kept, k.Facts)
+	}
+	for _, f := range cs[0].Found {
+		if f.How != ledger.Verbatim {
+			t.Errorf("strict: %s %q found by %s", f.Category, f.Text, f.How)
+		}
+	}
 }

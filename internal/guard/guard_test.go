@@ -178,3 +178,33 @@ func TestNoteOfWrittenCompaction(t *testing.T) {
 		t.Fatalf("note %s", out)
 	}
 }
+
+// TestCodexNoteSkipsWhatSummaryNames: Codex's note holds what its summary lost, matched as people
+// write facts: a file the summary names by its name is not repeated, the budget goes to the
+// others.
+func TestCodexNoteSkipsWhatSummaryNames(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/fixtures/codex-0.169-guarded-compact.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	compacted := strings.Join(lines[:27], "") // up to Codex's compacted line: the hook runs then
+	const said = `use the information in this summary to assist with your own analysis:\nOK"`
+	if strings.Count(compacted, said) != 2 { // the compacted line's message, and its copy in replacement_history
+		t.Fatal("the fixture's summary is not where it was")
+	}
+	note := func(summary string) (string, Outcome) {
+		t.Helper()
+		p := filepath.Join(t.TempDir(), "rollout.jsonl")
+		os.WriteFile(p, []byte(strings.ReplaceAll(compacted, said, strings.Replace(said, "OK", summary, 1))), 0o644)
+		out, oc := Codex(context.Background(), strings.NewReader(hookInput(p, "SessionStart", "compact")), Options{})
+		return string(out), oc
+	}
+	out, oc := note("Added a token bucket in limit.go.")
+	if oc.Action != "note" || oc.Carried != 1 || !strings.Contains(out, "internal/api/server.go") || strings.Contains(out, "limit.go") {
+		t.Errorf("summary naming limit.go: outcome %+v, note %s", oc, out)
+	}
+	if out, oc := note("Added a token bucket in `internal/api/limit.go`; server.go wires it in."); oc.Action != "skip" || out != "" {
+		t.Errorf("summary naming both files: outcome %+v, note %s", oc, out)
+	}
+}

@@ -204,6 +204,45 @@ func presentSet(text string) map[Fact]bool {
 	return m
 }
 
+// held tells, for each prepared fact, whether a summary holds it in the recognized form: an
+// item under a heading of the fact's category (what the next compaction reads back) that holds
+// the fact as people write it (Match): a modified file listed by its path in the project or by
+// its unambiguous name counts, a path in prose does not.
+func (p *prepared) held(text string) []bool {
+	// An item that is a fact itself holds it (most do: the carried section's); the others are
+	// matched against the category's items that are not facts themselves.
+	var items [NumCategories]strings.Builder
+	same := map[Fact]bool{}
+	for _, f := range parse(text) {
+		k := Fact{Cat: f.Cat, Text: norm(f.Text)}
+		same[k] = true
+		if !p.isKey[k] {
+			items[f.Cat].WriteString(f.Text)
+			items[f.Cat].WriteString("\n")
+		}
+	}
+	out := make([]bool, len(p.facts))
+	var byCat [NumCategories][]int
+	for i, f := range p.facts {
+		if out[i] = same[p.keys[i]]; !out[i] {
+			byCat[f.Cat] = append(byCat[f.Cat], i)
+		}
+	}
+	for c, idx := range byCat {
+		if items[c].Len() == 0 || len(idx) == 0 {
+			continue
+		}
+		facts := make([]Fact, len(idx))
+		for j, i := range idx {
+			facts[j] = p.facts[i]
+		}
+		for j, h := range p.match.match(items[c].String(), facts) {
+			out[idx[j]] = h != Missing
+		}
+	}
+	return out
+}
+
 // renderFact is a fact as one item of the carried section.
 func renderFact(f Fact) string {
 	if f.Cat.token() {
@@ -272,9 +311,9 @@ func Audit(summary string, l *Ledger, target int) (string, Report) {
 		// Not even the section's fixed parts fit: the summary's own text, cut, and no facts.
 		text = cutLines(lines, limit, "")
 		r = Report{}
-		pres := presentSet(text)
-		for _, f := range facts {
-			if pres[Fact{Cat: f.Cat, Text: norm(f.Text)}] {
+		pres := pf.held(text)
+		for i, f := range facts {
+			if pres[i] {
 				r.Present++
 				r.ByCat[f.Cat].Present++
 			} else {
@@ -298,17 +337,22 @@ func mergeFacts(got, facts [NumCategories]Counts) [NumCategories]Counts {
 	return got
 }
 
-// prepared is the ledger's facts with their normalized keys and rendered sizes.
+// prepared is the ledger's facts with their normalized keys and rendered sizes, and how they
+// are matched.
 type prepared struct {
 	facts []Fact
 	keys  []Fact
+	isKey map[Fact]bool
 	sizes []int
+	match *matcher
 }
 
 func prepare(facts []Fact) *prepared {
-	p := &prepared{facts: facts, keys: make([]Fact, len(facts)), sizes: make([]int, len(facts))}
+	p := &prepared{facts: facts, keys: make([]Fact, len(facts)), isKey: make(map[Fact]bool, len(facts)),
+		sizes: make([]int, len(facts)), match: factsMatcher(facts, MatchOptions{})}
 	for i, f := range facts {
 		p.keys[i] = Fact{Cat: f.Cat, Text: norm(f.Text)}
+		p.isKey[p.keys[i]] = true
 		p.sizes[i] = estimate.Chars(renderFact(f))
 	}
 	return p
@@ -378,9 +422,9 @@ type carried struct {
 func (p *prepared) missingFrom(body string) (*carried, Report) {
 	var rep Report
 	c := &carried{}
-	present := presentSet(body)
+	present := p.held(body)
 	for i, f := range p.facts {
-		if present[p.keys[i]] {
+		if present[i] {
 			rep.ByCat[f.Cat].Present++
 			rep.Present++
 		} else {
@@ -500,7 +544,7 @@ func cutLines(lines []string, limit int, note string) string {
 }
 
 // Check counts, per category, the ledger's facts found anywhere in a text (the whole reloaded
-// context, say), compared loosely: normalized containment, whatever the form.
+// context, say), whatever the form, matched as Found matches.
 func Check(text string, l *Ledger) [NumCategories][2]int {
 	var out [NumCategories][2]int
 	for c, found := range Found(text, l) {
@@ -515,17 +559,13 @@ func Check(text string, l *Ledger) [NumCategories][2]int {
 }
 
 // Found tells, for each fact of the ledger (in the order of ByCat), whether a text holds it,
-// compared as Check compares.
+// matched as people write facts (Match with the default options).
 func Found(text string, l *Ledger) [NumCategories][]bool {
 	var out [NumCategories][]bool
-	if l == nil {
-		return out
-	}
-	t := norm(text)
-	for c, facts := range l.ByCat {
-		out[c] = make([]bool, len(facts))
-		for i, f := range facts {
-			out[c][i] = strings.Contains(t, norm(f))
+	for c, hs := range Match(text, l, MatchOptions{}) {
+		out[c] = make([]bool, len(hs))
+		for i, h := range hs {
+			out[c][i] = h != Missing
 		}
 	}
 	return out

@@ -248,3 +248,29 @@ func TestWithout(t *testing.T) {
 		t.Fatalf("%+v", w)
 	}
 }
+
+// TestAuditHoldsFilesAsSummariesNameThem: ctxc's own carried section does not repeat a file the
+// summary lists under its heading by its path in the project or its unambiguous name; a file
+// named only in prose, or by a name two files share, is carried. What is counted present is
+// what the next compaction reads back, and that form still holds the file.
+func TestAuditHoldsFilesAsSummariesNameThem(t *testing.T) {
+	l := &Ledger{}
+	l.ByCat[Modified] = []string{"/home/dev/app/internal/api/limit.go", "/home/dev/app/README.md", "/home/dev/app/cmd/main.go",
+		"/home/dev/app/a/util.go", "/home/dev/app/b/util.go"}
+	body := "## Goal\nRate limiting; main.go wires it in.\n## Files modified\n- `internal/api/limit.go`: token bucket\n- README.md\n- `util.go`: helpers"
+	out, rep := Audit(body, l, 2000)
+	if c := rep.ByCat[Modified]; c.Present != 2 || c.Carried != 3 {
+		t.Errorf("files modified %+v, want 2 present (limit.go, README.md), 3 carried:\n%s", c, out)
+	}
+	for _, carried := range []string{"- `/home/dev/app/cmd/main.go`", "- `/home/dev/app/a/util.go`", "- `/home/dev/app/b/util.go`"} {
+		if !strings.Contains(out, carried) {
+			t.Errorf("%s not carried:\n%s", carried, out)
+		}
+	}
+	next := Build([]summarize.Item{{Role: "user", Kind: "summary", Text: out}}, Options{})
+	for i, ok := range Found(strings.Join(next.ByCat[Modified], "\n"), l)[Modified] {
+		if !ok {
+			t.Errorf("%s not read back by the next compaction: %q", l.ByCat[Modified][i], next.ByCat[Modified])
+		}
+	}
+}

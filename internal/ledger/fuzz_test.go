@@ -48,10 +48,10 @@ func FuzzBuild(f *testing.F) {
 			t.Fatalf("counts %+v for %d facts", rep.Counts, l.Len())
 		}
 		if rep.Dropped == 0 {
-			got := presentSet(out)
-			for _, fact := range l.Facts() {
-				if !got[Fact{Cat: fact.Cat, Text: norm(fact.Text)}] {
-					t.Fatalf("%s fact %q not read back from:\n%s", fact.Cat, fact.Text, out)
+			facts := l.Facts()
+			for i, ok := range prepare(facts).held(out) {
+				if !ok {
+					t.Fatalf("%s fact %q not read back from:\n%s", facts[i].Cat, facts[i].Text, out)
 				}
 			}
 		}
@@ -101,6 +101,44 @@ func FuzzRefs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := refs(s), refsTwoPass(s); !slices.Equal(got, want) {
 			t.Fatalf("refs(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+// FuzzMatch: whatever the fact and the text, matching does not fail; a fact is found in a text
+// that is the fact itself, verbatim; and a text fact (rule, request, error) that the strict rule
+// finds, the default finds verbatim too.
+func FuzzMatch(f *testing.F) {
+	f.Add(uint8(0), "Never push to main.", "The user does not want pushes to main.")
+	f.Add(uint8(2), "/Users/dev/app/tests/test_x.py", "see `tests/test_x.py:12` and x.py")
+	f.Add(uint8(2), `C:\work\a b\main.go`, "edited C:/work/a b/main.go")
+	f.Add(uint8(3), "https://example.com/a/?utm_source=x#top", "example.com/a")
+	f.Add(uint8(3), "3f9a1c2e8b7d", "commit 3f9a1c2.")
+	f.Add(uint8(4), "Use pnpm, not npm. Keep lines under 100 characters.", "pnpm instead of npm; lines under 100 characters")
+	f.Fuzz(func(t *testing.T, cat uint8, fact, text string) {
+		c := Category(cat % uint8(NumCategories))
+		fact = strings.TrimSpace(fact)
+		if norm(fact) == "" || c.token() && strings.ContainsAny(fact, "`\n\r") {
+			return // not a fact the ledger holds
+		}
+		l := &Ledger{}
+		l.ByCat[c] = []string{fact}
+		l.ByCat[Modified] = append(l.ByCat[Modified], "/p/other/util.go")
+		i := 0
+		if c == Modified {
+			i = 1
+			l.ByCat[Modified] = []string{"/p/other/util.go", fact}
+		}
+		if got := Match(text, l, MatchOptions{})[c][i]; got > Restated {
+			t.Fatalf("how %d", got)
+		}
+		if got := Match(fact, l, MatchOptions{})[c][i]; got != Verbatim {
+			t.Fatalf("%s fact %q in a text that is the fact: %s", c, fact, got)
+		}
+		if !c.token() && Match(text, l, MatchOptions{Strict: true})[c][i] == Verbatim {
+			if got := Match(text, l, MatchOptions{})[c][i]; got != Verbatim {
+				t.Fatalf("%s fact %q verbatim by the strict rule, %s by default, in %q", c, fact, got, text)
+			}
 		}
 	})
 }
