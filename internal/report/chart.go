@@ -40,7 +40,7 @@ func chart(s *Session, num int, points bool) template.HTML {
 	if s.Window > 0 {
 		fmt.Fprintf(&b, `<line class="window" x1="%d" x2="%d" y1="%.1f" y2="%.1f"><title>window: %s tokens (%s)</title></line><text class="wlabel" x="%d" y="%.1f">window %s</text>`,
 			padL, chartW-padR, y(float64(s.Window)), y(float64(s.Window)), human(int64(s.Window)), html.EscapeString(s.WindowFrom),
-			chartW-padR-4, y(float64(s.Window))-4, short(int64(s.Window)))
+			padL+4, y(float64(s.Window))-4, short(int64(s.Window)))
 	}
 	for k := range s.Compactions {
 		c := &s.Compactions[k]
@@ -89,6 +89,8 @@ func compactionTitle(c *Compaction) string {
 // short writes a token count as 12k or 1.2M.
 func short(n int64) string {
 	switch {
+	case n >= 1_000_000_000:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e9), ".0") + "B"
 	case n >= 1_000_000:
 		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e6), ".0") + "M"
 	case n >= 1000:

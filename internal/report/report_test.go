@@ -269,3 +269,11 @@ func TestWindowChoice(t *testing.T) {
 		}
 	}
 }
+
+func TestShortCounts(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1k", 12_345: "12k", 1_000_000: "1M", 1_250_000: "1.2M", 4_080_806_982: "4.1B"} {
+		if got := short(n); got != want {
+			t.Errorf("short(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
@@ -50,18 +51,36 @@ func Recorded(f transcript.Format) bool {
 	return f == transcript.FormatClaude || f == transcript.FormatCodex || f == transcript.FormatPi
 }
 
+// Session is what a session file says of itself and the responses it records.
+type Session struct {
+	ID        string    // the agent's session id ("" when it writes none)
+	Project   string    // the folder the agent worked in ("" when not recorded)
+	Start     time.Time // the first time a record gives (zero: none)
+	End       time.Time // the last response's time, else Start
+	Responses []Response
+}
+
 // File reads the responses a session file records (see Read).
 func File(path string, format transcript.Format) ([]Response, error) {
-	if !Recorded(format) {
-		return nil, nil
+	s, err := FileSession(path, format)
+	if err != nil {
+		return nil, err
 	}
+	return s.Responses, nil
+}
+
+// FileSession reads a session file's identity and the responses it records (see ReadSession).
+func FileSession(path string, format transcript.Format) (*Session, error) {
 	f, err := transcript.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return Read(f, format)
+	return ReadSession(f, format)
 }
+
+// describeLines is how many of a session's first lines are read for its id, folder and start.
+const describeLines = 64
 
 // Read reads the responses recorded in a session of the given format, in file order. Claude
 // Code writes a response's usage on each line of the response, its output tokens growing as the
@@ -69,31 +88,102 @@ func File(path string, format transcript.Format) ([]Response, error) {
 // last line (what ccusage counts too). Codex's token_count events give each
 // response's usage (a repeat whose running total did not change is not counted again) and its
 // turn_context the model. pi records usage on each assistant message. Lines that are not valid
-// JSON are skipped (stats and lint say which). Other formats record no usage: none.
+// JSON are skipped (stats and lint say which). Other formats record no usage: none. An unknown
+// format (a stream read before its format is known) is read by every rule: their records differ.
 func Read(r io.Reader, format transcript.Format) ([]Response, error) {
-	if !Recorded(format) {
+	if format != transcript.FormatUnknown && !Recorded(format) {
 		return nil, nil
 	}
-	lr := jsonl.NewLineReader(r)
-	rd := reader{format: format, seen: map[string]int{}}
+	s, err := ReadSession(r, format)
+	if err != nil {
+		return nil, err
+	}
+	return s.Responses, nil
+}
+
+// ReadSession is Read with what the session's first lines say of it: its id, its folder and its
+// first time (Claude Code's sessionId and cwd, Codex's session_meta, pi's and droid's session
+// record, Copilot CLI's session.start).
+func ReadSession(r io.Reader, format transcript.Format) (*Session, error) {
+	lr := lineReaders.Get().(*jsonl.LineReader)
+	lr.Reset(r)
+	defer func() { lr.Reset(nil); lineReaders.Put(lr) }()
+	rd := reader{seen: map[string]int{}, want: patterns(format)}
 	for {
 		l, err := lr.Next()
 		if errors.Is(err, io.EOF) {
-			return rd.out, nil
+			break
 		}
 		if err != nil {
-			return rd.out, err
+			return nil, err
 		}
-		rd.line(l)
+		if l.Num <= describeLines {
+			rd.describe(l.Bytes)
+		}
+		if len(rd.want) > 0 {
+			rd.line(l)
+		} else if l.Num > describeLines {
+			break
+		}
+	}
+	s := &rd.sess
+	s.Responses = rd.out
+	for _, r := range rd.out {
+		if !r.Time.IsZero() {
+			if s.Start.IsZero() || r.Time.Before(s.Start) {
+				s.Start = r.Time
+			}
+			if r.Time.After(s.End) {
+				s.End = r.Time
+			}
+		}
+	}
+	if s.End.IsZero() {
+		s.End = s.Start
+	}
+	return s, nil
+}
+
+// describe takes the session's id, folder and first time from a line that gives them.
+func (rd *reader) describe(b []byte) {
+	s := &rd.sess
+	if s.ID != "" && s.Project != "" && !s.Start.IsZero() || !jsonl.Valid(b) {
+		return
+	}
+	v := jsonl.Value(b)
+	id, cwd := v.Get("sessionId"), v.Get("cwd")
+	switch v.Get("type").Str() {
+	case "session_meta": // Codex
+		id, cwd = v.Get("payload").Get("id"), v.Get("payload").Get("cwd")
+	case "session", "session_start": // pi, droid
+		id = v.Get("id")
+	case "session.start": // Copilot CLI
+		d := v.Get("data")
+		id, cwd = d.Get("sessionId"), d.Get("context").Get("cwd")
+	}
+	if s.ID == "" && id.IsString() {
+		s.ID = id.Str()
+	}
+	if s.Project == "" && cwd.IsString() {
+		s.Project = cwd.Str()
+	}
+	if s.Start.IsZero() {
+		if at, err := time.Parse(time.RFC3339Nano, v.Get("timestamp").Str()); err == nil {
+			s.Start = at
+		}
 	}
 }
 
+// lineReaders keeps line readers and their buffers between files: an archive is thousands.
+var lineReaders = sync.Pool{New: func() any { return jsonl.NewLineReader(nil) }}
+
 type reader struct {
-	format  transcript.Format
+	want    [][]byte // a line holds one of these, or it records no usage
 	out     []Response
 	seen    map[string]int // Claude Code: message id:request id → index in out
 	model   string         // Codex: the model of the current turn
 	lastTot [2]int64       // Codex: the previous running total (input, total)
+	sess    Session
 }
 
 var (
@@ -102,36 +192,48 @@ var (
 	codexCount = []byte(`"token_count"`)
 )
 
+// patterns are the bytes a line of the format holds when it records usage or a model: only
+// those lines are parsed. An unknown format (a stream) is read by every rule.
+func patterns(f transcript.Format) [][]byte {
+	switch f {
+	case transcript.FormatClaude, transcript.FormatPi:
+		return [][]byte{usageKey}
+	case transcript.FormatCodex:
+		return [][]byte{codexModel, codexCount}
+	case transcript.FormatUnknown:
+		return [][]byte{usageKey, codexModel, codexCount}
+	}
+	return nil
+}
+
+// line reads one line by its record type: Claude Code's assistant records, pi's message
+// entries, Codex's turn contexts and token counts.
 func (rd *reader) line(l jsonl.Line) {
 	b := l.Bytes
-	switch rd.format {
-	case transcript.FormatCodex:
-		if !bytes.Contains(b, codexModel) && !bytes.Contains(b, codexCount) {
-			return
+	found := false
+	for _, p := range rd.want {
+		if found = bytes.Contains(b, p); found {
+			break
 		}
-	default:
-		if !bytes.Contains(b, usageKey) {
-			return
-		}
+	}
+	if !found {
+		return
 	}
 	if !jsonl.Valid(b) {
 		return
 	}
 	v := jsonl.Value(b)
-	switch rd.format {
-	case transcript.FormatClaude:
+	switch v.Get("type").Str() {
+	case "assistant":
 		rd.claude(l.Num, v)
-	case transcript.FormatCodex:
-		rd.codex(l.Num, v)
-	case transcript.FormatPi:
+	case "message":
 		rd.pi(l.Num, v)
+	case "turn_context", "event_msg":
+		rd.codex(l.Num, v)
 	}
 }
 
 func (rd *reader) claude(num int, v jsonl.Value) {
-	if v.Get("type").Str() != "assistant" {
-		return
-	}
 	msg := v.Get("message")
 	u := msg.Get("usage")
 	if !u.IsObject() {
@@ -163,9 +265,6 @@ func (rd *reader) codex(num int, v jsonl.Value) {
 			rd.model = m
 		}
 		return
-	case "event_msg":
-	default:
-		return
 	}
 	if p.Get("type").Str() != "token_count" {
 		return
@@ -188,9 +287,6 @@ func (rd *reader) codex(num int, v jsonl.Value) {
 }
 
 func (rd *reader) pi(num int, v jsonl.Value) {
-	if v.Get("type").Str() != "message" {
-		return
-	}
 	msg := v.Get("message")
 	u := msg.Get("usage")
 	if msg.Get("role").Str() != "assistant" || !u.IsObject() {
