@@ -264,9 +264,13 @@ func statsOne(ios *IOStreams, path string, ropts transcript.Options, prices *usa
 			rs = recordedOnly(res.Stats.Format, rs)
 		}
 	} else {
+		// The usage is read while the scan runs: a second read of the file, which the scan
+		// alone would leave a core idle for on a large session.
+		recorded := readUsage(path, ropts.Format)
 		res, err = transcript.ScanFile(path, ropts)
+		rs, uerr := recorded()
 		if err == nil {
-			rs, err = usage.File(path, res.Stats.Format)
+			rs, err = recordedOnly(res.Stats.Format, rs), uerr
 		}
 	}
 	if err != nil {

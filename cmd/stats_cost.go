@@ -37,6 +37,40 @@ func teeUsage(in io.Reader) (io.Reader, func() []usage.Response) {
 	}
 }
 
+// readUsage starts reading the responses a session file records and returns what waits for
+// them. Its format is known from its first lines (or --format); a format that records no usage
+// is not read further.
+func readUsage(path string, forced transcript.Format) func() ([]usage.Response, error) {
+	type result struct {
+		rs  []usage.Response
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		format, err := detect(path, forced)
+		if err != nil || !usage.Recorded(format) {
+			done <- result{nil, nil} // the scan says what is wrong with the file
+			return
+		}
+		rs, err := usage.File(path, format)
+		done <- result{rs, err}
+	}()
+	return func() ([]usage.Response, error) {
+		r := <-done
+		return r.rs, r.err
+	}
+}
+
+// detect is a session file's format (forced: --format).
+func detect(path string, forced transcript.Format) (transcript.Format, error) {
+	f, err := transcript.OpenFile(path)
+	if err != nil {
+		return transcript.FormatUnknown, err
+	}
+	defer f.Close()
+	return transcript.Detect(f, path, transcript.Options{Format: forced})
+}
+
 // recordedOnly keeps the responses of a stream whose format records usage.
 func recordedOnly(f transcript.Format, rs []usage.Response) []usage.Response {
 	if !usage.Recorded(f) {

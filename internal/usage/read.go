@@ -1,12 +1,11 @@
 package usage
 
 import (
-	"bytes"
-	"errors"
 	"io"
 	"sort"
-	"sync"
+	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -105,26 +104,9 @@ func Read(r io.Reader, format transcript.Format) ([]Response, error) {
 // first time (Claude Code's sessionId and cwd, Codex's session_meta, pi's and droid's session
 // record, Copilot CLI's session.start).
 func ReadSession(r io.Reader, format transcript.Format) (*Session, error) {
-	lr := lineReaders.Get().(*jsonl.LineReader)
-	lr.Reset(r)
-	defer func() { lr.Reset(nil); lineReaders.Put(lr) }()
 	rd := reader{seen: map[string]int{}, want: patterns(format)}
-	for {
-		l, err := lr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if l.Num <= describeLines {
-			rd.describe(l.Bytes)
-		}
-		if len(rd.want) > 0 {
-			rd.line(l)
-		} else if l.Num > describeLines {
-			break
-		}
+	if err := scanLines(r, rd.want, func(_ int, b []byte) { rd.describe(b) }, rd.line); err != nil {
+		return nil, err
 	}
 	s := &rd.sess
 	s.Responses = rd.out
@@ -150,7 +132,7 @@ func (rd *reader) describe(b []byte) {
 	if s.ID != "" && s.Project != "" && !s.Start.IsZero() || !jsonl.Valid(b) {
 		return
 	}
-	v := jsonl.Value(b)
+	v := view(b)
 	id, cwd := v.Get("sessionId"), v.Get("cwd")
 	switch v.Get("type").Str() {
 	case "session_meta": // Codex
@@ -162,10 +144,10 @@ func (rd *reader) describe(b []byte) {
 		id, cwd = d.Get("sessionId"), d.Get("context").Get("cwd")
 	}
 	if s.ID == "" && id.IsString() {
-		s.ID = id.Str()
+		s.ID = strings.Clone(id.Str())
 	}
 	if s.Project == "" && cwd.IsString() {
-		s.Project = cwd.Str()
+		s.Project = strings.Clone(cwd.Str())
 	}
 	if s.Start.IsZero() {
 		if at, err := time.Parse(time.RFC3339Nano, v.Get("timestamp").Str()); err == nil {
@@ -174,9 +156,6 @@ func (rd *reader) describe(b []byte) {
 	}
 }
 
-// lineReaders keeps line readers and their buffers between files: an archive is thousands.
-var lineReaders = sync.Pool{New: func() any { return jsonl.NewLineReader(nil) }}
-
 type reader struct {
 	want    [][]byte // a line holds one of these, or it records no usage
 	out     []Response
@@ -184,6 +163,15 @@ type reader struct {
 	model   string         // Codex: the model of the current turn
 	lastTot [2]int64       // Codex: the previous running total (input, total)
 	sess    Session
+	// lastModel is the model of the newest response, kept (the lines are views of the reader's
+	// buffer): responses of one model share its string.
+	lastModel string
+}
+
+// view is a line as a JSON value without copying it: valid until the next line is read. What is
+// kept of it is cloned.
+func view(b []byte) jsonl.Value {
+	return jsonl.Value(unsafe.String(unsafe.SliceData(b), len(b)))
 }
 
 var (
@@ -208,28 +196,18 @@ func patterns(f transcript.Format) [][]byte {
 
 // line reads one line by its record type: Claude Code's assistant records, pi's message
 // entries, Codex's turn contexts and token counts.
-func (rd *reader) line(l jsonl.Line) {
-	b := l.Bytes
-	found := false
-	for _, p := range rd.want {
-		if found = bytes.Contains(b, p); found {
-			break
-		}
-	}
-	if !found {
-		return
-	}
+func (rd *reader) line(num int, b []byte) {
 	if !jsonl.Valid(b) {
 		return
 	}
-	v := jsonl.Value(b)
+	v := view(b)
 	switch v.Get("type").Str() {
 	case "assistant":
-		rd.claude(l.Num, v)
+		rd.claude(num, v)
 	case "message":
-		rd.pi(l.Num, v)
+		rd.pi(num, v)
 	case "turn_context", "event_msg":
-		rd.codex(l.Num, v)
+		rd.codex(num, v)
 	}
 }
 
@@ -261,8 +239,8 @@ func (rd *reader) codex(num int, v jsonl.Value) {
 	p := v.Get("payload")
 	switch v.Get("type").Str() {
 	case "turn_context":
-		if m := p.Get("model").Str(); m != "" {
-			rd.model = m
+		if m := p.Get("model").Str(); m != "" && m != rd.model {
+			rd.model = strings.Clone(m)
 		}
 		return
 	}
@@ -302,7 +280,10 @@ func (rd *reader) add(num int, ts, model string, t Tokens) bool {
 	if t.zero() {
 		return false
 	}
-	r := Response{Line: num, Model: model, Tokens: t}
+	if model != rd.lastModel {
+		rd.lastModel = strings.Clone(model) // model is a view of the line
+	}
+	r := Response{Line: num, Model: rd.lastModel, Tokens: t}
 	if at, err := time.Parse(time.RFC3339Nano, ts); err == nil {
 		r.Time = at
 	}
