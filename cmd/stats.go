@@ -268,9 +268,9 @@ func statsOne(ios *IOStreams, path string, ropts transcript.Options, prices *usa
 		// alone would leave a core idle for on a large session.
 		recorded := readUsage(path, ropts.Format)
 		res, err = transcript.ScanFile(path, ropts)
-		rs, uerr := recorded()
+		got, uerr := recorded()
 		if err == nil {
-			rs, err = recordedOnly(res.Stats.Format, rs), uerr
+			rs, err = recordedOnly(res.Stats.Format, got), uerr
 		}
 	}
 	if err != nil {
