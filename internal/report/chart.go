@@ -7,11 +7,29 @@ import (
 	"strings"
 )
 
+// windowScale is how near its window a session's context must come for the chart to be drawn
+// to the window's scale.
+const windowScale = 0.25
+
+// WindowOnChart says whether the chart is drawn to the window's scale: the context came within
+// windowScale of it.
+func (s *Session) WindowOnChart() bool {
+	if s.Window <= 0 {
+		return false
+	}
+	for _, p := range s.Points {
+		if float64(p.Tokens) >= float64(s.Window)*windowScale {
+			return true
+		}
+	}
+	return false
+}
+
 // The chart's frame, in SVG user units (the SVG scales to the page's width).
 const (
 	chartW, chartH = 900, 240
 	padL, padR     = 64, 12
-	padT, padB     = 14, 28
+	padT, padB     = 18, 28
 )
 
 // chart draws a session's context per turn against its window: a line through the turns, a
@@ -20,9 +38,15 @@ const (
 func chart(s *Session, num int, points bool) template.HTML {
 	var b strings.Builder
 	turns := max(s.Turns, 1)
-	top := float64(s.Window)
+	peak := 0.0
 	for _, p := range s.Points {
-		top = max(top, float64(p.Tokens))
+		peak = max(peak, float64(p.Tokens))
+	}
+	// The window sets the scale unless the context never came near it: then the curve gets the
+	// height and the window is said above the frame, so that a small session is not a flat line.
+	top, windowShown := peak, s.WindowOnChart()
+	if windowShown {
+		top = max(top, float64(s.Window))
 	}
 	top = max(top*1.08, 1)
 	plotW, plotH := float64(chartW-padL-padR), float64(chartH-padT-padB)
@@ -37,7 +61,11 @@ func chart(s *Session, num int, points bool) template.HTML {
 			padL, chartW-padR, y(v), y(v), padL-6, y(v)+4, short(int64(v)))
 	}
 	fmt.Fprintf(&b, `<text class="axis" x="%d" y="%d">turns (%d)</text>`, padL+int(plotW)/2, chartH-6, s.Turns)
-	if s.Window > 0 {
+	if s.Window > 0 && !windowShown {
+		fmt.Fprintf(&b, `<text class="wlabel" x="%d" y="%d">window %s: off the scale, the context peaked at %.0f%% of it</text>`,
+			padL+4, padT-2, short(int64(s.Window)), peak/float64(s.Window)*100)
+	}
+	if windowShown {
 		fmt.Fprintf(&b, `<line class="window" x1="%d" x2="%d" y1="%.1f" y2="%.1f"><title>window: %s tokens (%s)</title></line><text class="wlabel" x="%d" y="%.1f">window %s</text>`,
 			padL, chartW-padR, y(float64(s.Window)), y(float64(s.Window)), human(int64(s.Window)), html.EscapeString(s.WindowFrom),
 			padL+4, y(float64(s.Window))-4, short(int64(s.Window)))
