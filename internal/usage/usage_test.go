@@ -23,7 +23,8 @@ func TestLookupNames(t *testing.T) {
 		{"claude-opus-4-6[1m]", 5},
 		{"Claude-Haiku-4-5-20251001", 1},
 		{"gpt-5-codex", 1.25},
-		{"claude-opus-4-8", -1}, // a newer model is not priced as an older one
+		{"claude-opus-4-9", -1}, // a newer model is not priced as an older one
+		{"gpt-5.5", -1},         // its long-context price is not per kind beyond 200k: not shipped
 		{"claude-fable-9", -1},
 		{"<synthetic>", -1},
 		{"", -1},
