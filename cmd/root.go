@@ -177,6 +177,7 @@ compaction appends to the file (or writes a new file with -o).`,
 		NewCmdCompact(f, nil),
 		NewCmdSummarize(f, nil),
 		NewCmdAudit(f, nil),
+		NewCmdReport(f, nil),
 		NewCmdEval(f, nil),
 		// Recall
 		NewCmdGrep(f, nil),

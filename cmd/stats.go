@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
+	"github.com/ctxc/ctxc/internal/usage"
 	"github.com/spf13/cobra"
 )
 
@@ -25,6 +26,7 @@ type StatsOptions struct {
 	Window int
 	Top    int
 	Jobs   int
+	Prices string
 }
 
 // NewCmdStats builds `ctxc stats`. runF replaces the run function in tests.
@@ -36,7 +38,11 @@ func NewCmdStats(f *Factory, runF func(*StatsOptions) error) *cobra.Command {
 		Long: `Print, per file: format, lines, invalid lines, messages by role, tool calls and results,
 characters, estimated tokens of the whole history and of the effective context (what the agent
 would send to the model now, after its last compaction), compactions, and the usage the agent
-recorded when it did.
+recorded when it did, and its cost: the recorded usage (input, output, cache writes and reads)
+priced per model from the price table that ships with ctxc (its date and source in
+docs/report.md) or --prices FILE; a model the table does not name is listed as unpriced, not
+guessed. On a terminal, WINDOW shows how full each session's window is as a bar (the window:
+--window, else the one the agent recorded, else its model's in the price table).
 
 PATH is a file, a directory (every *.jsonl below it), a glob, or - for standard input.
 
@@ -65,6 +71,7 @@ against real tokenizers (prose is over-estimated, code and JSON under-estimated)
 	intRange(c.Flags(), "window", minWindow, maxTokens, "no window")
 	intRange(c.Flags(), "top", 0, maxCount, "")
 	intRange(c.Flags(), "jobs", 1, maxJobs, "")
+	c.Flags().StringVar(&opts.Prices, "prices", "", "price table (JSON, as the shipped one) whose models replace or add to the shipped prices")
 	return c
 }
 
@@ -80,25 +87,29 @@ type fileError struct {
 type statsLine struct {
 	Type string `json:"type"`
 	*transcript.Stats
+	Cost *usage.Cost `json:"cost,omitempty"`
 }
 
 type statsTotals struct {
-	Type        string `json:"type"`
-	Files       int    `json:"files"`
-	Failed      int    `json:"failed"`
-	Lines       int    `json:"lines"`
-	BadLines    int    `json:"bad_lines"`
-	Messages    int    `json:"messages"`
-	ToolCalls   int    `json:"tool_calls"`
-	ToolResults int    `json:"tool_results"`
-	Chars       int64  `json:"chars"`
-	Tokens      int64  `json:"tokens"`
-	EffTokens   int64  `json:"effective_tokens"`
-	Bytes       int64  `json:"bytes"`
+	Type        string   `json:"type"`
+	Files       int      `json:"files"`
+	Failed      int      `json:"failed"`
+	Lines       int      `json:"lines"`
+	BadLines    int      `json:"bad_lines"`
+	Messages    int      `json:"messages"`
+	ToolCalls   int      `json:"tool_calls"`
+	ToolResults int      `json:"tool_results"`
+	Chars       int64    `json:"chars"`
+	Tokens      int64    `json:"tokens"`
+	EffTokens   int64    `json:"effective_tokens"`
+	Bytes       int64    `json:"bytes"`
+	CostUSD     float64  `json:"cost_usd"`
+	Unpriced    []string `json:"unpriced_models,omitempty"`
 
 	// The table's other columns, summed too so that every column of the totals row holds its
 	// own total (not in the JSON object: messages counts them all).
 	user, assistant, tool, compactions int
+	costed                             int // files with recorded usage, priced or not
 }
 
 // statsMemoryLimit is the Go heap target of `ctxc stats` (unless GOMEMLIMIT says otherwise):
@@ -125,7 +136,11 @@ func runStats(opts *StatsOptions) error {
 	if !opts.Global.Quiet {
 		ropts.Warn = func(w transcript.Warning) { fmt.Fprintln(opts.IO.ErrOut, "warning: "+w.String()) }
 	}
-	tot, lastErr, err := printStats(opts, files, ropts)
+	prices, err := statsPrices(opts.Prices)
+	if err != nil {
+		return err
+	}
+	tot, lastErr, err := printStats(opts, files, ropts, prices)
 	if err != nil {
 		return err
 	}
@@ -165,19 +180,20 @@ const statsGCPercent = 200
 type statsResult struct {
 	path string
 	st   *transcript.Stats
+	cost *usage.Cost
 	err  error
 }
 
 // printStats reads the files with opts.Jobs workers and prints them in the order given: a line
 // each with --json, else a table; then the totals.
-func printStats(opts *StatsOptions, files []string, ropts transcript.Options) (tot statsTotals, lastErr, err error) {
+func printStats(opts *StatsOptions, files []string, ropts transcript.Options, prices *usage.Prices) (tot statsTotals, lastErr, err error) {
 	enc := json.NewEncoder(opts.IO.Out)
 	enc.SetEscapeHTML(false)
 	tot = statsTotals{Type: "totals"}
-	var table []*transcript.Stats
+	var table []statsResult
 	read := func(i int) statsResult {
-		st, err := statsOne(opts.IO, files[i], ropts)
-		return statsResult{files[i], st, err}
+		st, cost, err := statsOne(opts.IO, files[i], ropts, prices)
+		return statsResult{files[i], st, cost, err}
 	}
 	for r := range inOrder(context.Background(), len(files), opts.Jobs, read) {
 		if r.err != nil {
@@ -190,19 +206,25 @@ func printStats(opts *StatsOptions, files []string, ropts transcript.Options) (t
 			continue
 		}
 		tot.add(r.st)
+		tot.addCost(r.cost)
 		if opts.Global.JSON {
-			if err := enc.Encode(statsLine{Type: "file", Stats: r.st}); err != nil {
+			if err := enc.Encode(statsLine{Type: "file", Stats: r.st, Cost: r.cost}); err != nil {
 				return tot, lastErr, err
 			}
 			continue
 		}
-		table = append(table, r.st)
+		table = append(table, r)
 	}
 	if opts.Global.JSON {
 		return tot, lastErr, enc.Encode(tot)
 	}
 	if len(table) > 0 {
-		printStatsTable(opts.IO.Out, table, tot, opts.Window > 0)
+		var bar func(*transcript.Stats, *usage.Cost) string
+		if opts.IO.IsStdoutTTY() {
+			bar = windowBar(opts.Window, prices)
+		}
+		printStatsTable(opts.IO.Out, table, tot, opts.Window > 0, bar)
+		printCostNote(opts.IO.Out, tot, prices)
 	}
 	return tot, lastErr, nil
 }
@@ -237,45 +259,69 @@ func readFromList(io *IOStreams, from string) ([]string, error) {
 	return readPathList(fh)
 }
 
-func statsOne(ios *IOStreams, path string, ropts transcript.Options) (*transcript.Stats, error) {
+func statsOne(ios *IOStreams, path string, ropts transcript.Options, prices *usage.Prices) (*transcript.Stats, *usage.Cost, error) {
 	var res *transcript.Result
 	var err error
+	var rs []usage.Response
 	if path == "-" {
 		in, done, derr := transcript.Decompressed(ios.In)
 		if derr != nil {
-			return nil, derr
+			return nil, nil, derr
 		}
 		defer done()
+		var wait func() []usage.Response
+		in, wait = teeUsage(in)
 		res, err = transcript.Scan(in, "<stdin>", ropts)
+		rs = wait()
+		if err == nil {
+			rs = recordedOnly(res.Stats.Format, rs)
+		}
 	} else {
+		// The usage is read while the scan runs: a second read of the file, which the scan
+		// alone would leave a core idle for on a large session.
+		recorded := readUsage(path, ropts.Format)
 		res, err = transcript.ScanFile(path, ropts)
+		got, uerr := recorded()
+		if err == nil {
+			rs, err = recordedOnly(res.Stats.Format, got), uerr
+		}
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return res.Stats, nil
+	return res.Stats, statsCost(res.Stats, rs, prices), nil
 }
 
-func printStatsTable(w io.Writer, rows []*transcript.Stats, tot statsTotals, window bool) {
+func printStatsTable(w io.Writer, results []statsResult, tot statsTotals, window bool, bar func(*transcript.Stats, *usage.Cost) string) {
+	rows := make([]*transcript.Stats, len(results))
+	for i, r := range results {
+		rows[i] = r.st
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	hdr := "FORMAT\tLINES\tBAD\tUSER\tASSIST\tTOOL\tCALLS\tTOKENS\tEFFECTIVE\t"
 	if window {
 		hdr += "WINDOW\t"
 	}
-	hdr += "COMPACTED\tRECORDED\t FILE"
+	if bar != nil {
+		hdr += "FULL\t"
+	}
+	hdr += "COMPACTED\tRECORDED\tCOST\t FILE"
 	fmt.Fprintln(tw, hdr)
-	for _, st := range rows {
+	for i, st := range rows {
 		m := st.Messages
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t", st.Format, st.Lines, st.BadLines,
 			m.User, m.Assistant, m.Tool, st.ToolCalls, human(st.Tokens), human(st.EffTokens))
 		if window {
 			fmt.Fprintf(tw, "%.0f%%\t", st.WindowPct)
 		}
+		if bar != nil {
+			fmt.Fprintf(tw, "%s\t", bar(st, results[i].cost))
+		}
 		rec := "-"
 		if st.Usage != nil && st.Usage.LastContext > 0 {
 			rec = human(int64(st.Usage.LastContext))
 		}
-		fmt.Fprintf(tw, "%d\t%s\t %s\n", st.Markers+st.Compactions, rec, quote.Name(st.Path))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t %s\n", st.Markers+st.Compactions, rec, costCell(results[i].cost), quote.Name(st.Path))
 	}
 	if len(rows) > 1 {
 		// One cell per column, "-" where a total means nothing (a window's share, the context
@@ -285,7 +331,10 @@ func printStatsTable(w io.Writer, rows []*transcript.Stats, tot statsTotals, win
 		if window {
 			fmt.Fprint(tw, "-\t")
 		}
-		fmt.Fprintf(tw, "%d\t-\t %d files\n", tot.compactions, tot.Files)
+		if bar != nil {
+			fmt.Fprint(tw, "-\t")
+		}
+		fmt.Fprintf(tw, "%d\t-\t%s\t %d files\n", tot.compactions, totalCostCell(tot), tot.Files)
 	}
 	tw.Flush()
 	for _, st := range rows {

@@ -1,0 +1,78 @@
+package usage
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
+)
+
+// byLineReader is what scanLines must give: jsonl's reader's lines that hold a pattern.
+func byLineReader(data []byte, want [][]byte) (heads, hits []string) {
+	lr := jsonl.NewLineReader(bytes.NewReader(data))
+	for {
+		l, err := lr.Next()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			return
+		}
+		if l.Num <= describeLines {
+			heads = append(heads, fmt.Sprintf("%d:%s", l.Num, l.Bytes))
+		}
+		if matches(l.Bytes, want) {
+			hits = append(hits, fmt.Sprintf("%d:%s", l.Num, l.Bytes))
+		}
+	}
+}
+
+func byScan(data []byte, want [][]byte) (heads, hits []string) {
+	scanLines(bytes.NewReader(data), want, func(n int, b []byte) {
+		if !jsonl.IsBlank(b) {
+			heads = append(heads, fmt.Sprintf("%d:%s", n, b))
+		}
+	}, func(n int, b []byte) {
+		hits = append(hits, fmt.Sprintf("%d:%s", n, b))
+	})
+	return
+}
+
+func sameLines(t *testing.T, name string, data []byte) {
+	t.Helper()
+	want := [][]byte{usageKey, codexCount}
+	h1, l1 := byLineReader(data, want)
+	h2, l2 := byScan(data, want)
+	if strings.Join(h1, "\n") != strings.Join(h2, "\n") || strings.Join(l1, "\n") != strings.Join(l2, "\n") {
+		t.Errorf("%s: scan gives heads %q lines %q; the line reader %q %q", name, h2, l2, h1, l1)
+	}
+}
+
+// TestScanLinesAsLineReader: the block scan numbers and cuts lines as jsonl's reader does.
+func TestScanLinesAsLineReader(t *testing.T) {
+	many := strings.Repeat(`{"x":1}`+"\n", 100) + `{"usage":2}` + "\n" + strings.Repeat("\n", 5) + `{"usage":3}` + "\r\n"
+	long := `{"usage":"` + strings.Repeat("a", scanBlock+100) + `"}` + "\n" + `{"usage":4}` + "\n"
+	for name, data := range map[string]string{
+		"empty":                  "",
+		"one line":               `{"usage":1}` + "\n",
+		"BOM, CRLF, blank lines": "\xEF\xBB\xBF" + `{"usage":1}` + "\r\n\n\n" + `{"token_count":1}` + "\n",
+		"unterminated last line": `{"usage":1}` + "\n" + `{"usage":2}`,
+		"after the first lines":  many,
+		"a line over a block":    long,
+		"two patterns on a line": `{"usage":1,"token_count":2}` + "\n" + `{"a":"usage"}` + "\n",
+	} {
+		sameLines(t, name, []byte(data))
+	}
+}
+
+func FuzzScanLines(f *testing.F) {
+	f.Add([]byte("{\"usage\":1}\n\n\r\n{\"token_count\":2}\r\n{\"usage\""))
+	f.Add([]byte("\xEF\xBB\xBF\"usage\"\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sameLines(t, "fuzz", data)
+	})
+}
