@@ -83,7 +83,7 @@ func runIndex(opts *IndexOptions) error {
 	if opts.Global.JSON {
 		return json.NewEncoder(opts.IO.Out).Encode(map[string]any{"type": "index", "index": dir, "files": st.Files,
 			"indexed": st.Indexed, "appended": st.Appended, "unchanged": st.Unchanged, "removed": st.Removed,
-			"failed": st.Failed, "messages": st.Messages, "bytes": st.Bytes, "rebuilt": st.Rebuilt,
+			"failed": st.Failed, "messages": st.Messages, "bytes": st.Bytes, "rebuilt": st.Rebuilt, "merged": st.Merged,
 			"seconds": time.Since(start).Seconds()})
 	}
 	if !opts.Global.Quiet {
@@ -105,6 +105,7 @@ func updateIndex(ios *IOStreams, g *GlobalOptions, dir string, files, roots []st
 		Dirs:    walker.Seen,
 		Format:  format,
 		Warn:    func(err error) { fmt.Fprintln(ios.ErrOut, "ctxc: "+err.Error()) },
+		Notice:  func(s string) { fmt.Fprintln(ios.ErrOut, "ctxc: "+s) },
 		Planned: bar.plan,
 		Done:    bar.add,
 	})
