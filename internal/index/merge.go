@@ -222,8 +222,30 @@ func mergeFiles(dir string, inputs []string, name string, live func(uint32) bool
 	return SegmentInfo{Name: name, Docs: int(m.ft.nDocs), Length: m.length, Text: m.text}, nil
 }
 
+// reserve sizes the merged sections' buffers once, from the inputs' sections (a list grows by
+// a few bytes at most when its first document's delta is renumbered): appending then never
+// copies a buffer into a larger one, so a merge holds its output once, not the copies left
+// behind by growth.
+func (m *merged) reserve(ins []*mergeInput) {
+	var terms, strs, posts, tris, triPost uint64
+	for _, in := range ins {
+		f := in.f
+		terms += f.nTerms
+		strs += f.posts - f.strs
+		posts += f.tris - f.posts + 5*f.nTerms
+		tris += f.nTris
+		triPost += f.files - f.triPost + 5*f.nTris
+	}
+	m.terms = make([]byte, 0, (terms+1)*termSize)
+	m.strs = make([]byte, 0, strs)
+	m.posts = make([]byte, 0, posts)
+	m.tris = make([]byte, 0, (tris+1)*triSize)
+	m.triPost = make([]byte, 0, triPost)
+}
+
 // write writes the merged segment, in the order of its sections (segment.go).
 func (m *merged) write(ins []*mergeInput, live func(uint32) bool) error {
+	m.reserve(ins)
 	w := m.w
 	w.WriteString(segMagic)
 	m.ft.docs = w.n
