@@ -314,3 +314,52 @@ func TestOlderLayoutSaysWhy(t *testing.T) {
 		t.Errorf("the update after the rebuild: %+v, %v, notices %q", st, err, notices)
 	}
 }
+
+// TestSearchDuringMerges: searches run while updates merge segments and remove the merged
+// ones; none fails, and each finds what the index held when it opened it.
+func TestSearchDuringMerges(t *testing.T) {
+	src := t.TempDir()
+	files := genArchive(t, src, 8)
+	lowerLimits(t, 2<<10)
+	dir := filepath.Join(t.TempDir(), "index")
+	if _, err := Update(dir, files, []string{src}, UpdateOptions{Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	failed := make(chan error, 1)
+	go func() {
+		defer close(failed)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			r, err := Open(dir)
+			if err != nil {
+				failed <- err
+				return
+			}
+			if res := r.Search(Query{Text: "quokka", Limit: 5}); len(res) == 0 {
+				failed <- fmt.Errorf("no result for quokka")
+			}
+			r.Close()
+		}
+	}()
+	merged := 0
+	for round := 0; round < 4*mergeFactor; round++ {
+		appendRaw(t, files[1+2*(round%4)], fmt.Sprintf(`{"role":"user","content":"round %d"}`+"\n", round))
+		st, err := Update(dir, files, []string{src}, UpdateOptions{Jobs: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		merged += st.Merged
+	}
+	close(stop)
+	if err := <-failed; err != nil {
+		t.Errorf("a search during the merges: %v", err)
+	}
+	if merged == 0 {
+		t.Errorf("no merge happened")
+	}
+}

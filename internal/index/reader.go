@@ -52,7 +52,7 @@ type Reader struct {
 func Open(dir string) (*Reader, error) {
 	for attempt := 1; ; attempt++ {
 		r, err := open(dir)
-		if err == nil || attempt == 4 || !errors.Is(err, os.ErrNotExist) {
+		if err == nil || attempt == 8 || !errors.Is(err, os.ErrNotExist) {
 			return r, err
 		}
 	}
