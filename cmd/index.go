@@ -30,7 +30,9 @@ func NewCmdIndex(f *Factory, runF func(*IndexOptions) error) *cobra.Command {
 ctxc search. Unchanged files are not read; a session that grew is read from where the index
 stopped (its appended lines only); a rewritten one is read again; files indexed under PATH that
 are gone are forgotten. The index is a folder of segment files and a manifest written last:
-an update that is killed leaves the index as it was before it.
+an update that is killed leaves the index as it was before it. Segments are merged as they
+accumulate, a few at a time, never the whole index; an index written by an older ctxc is
+rebuilt once, and the command says why.
 
 The index is the folder $XDG_CACHE_HOME/ctxc/index (~/.cache/ctxc/index) unless --db says
 otherwise.`,
