@@ -31,7 +31,9 @@ func NewCmdIndex(f *Factory, runF func(*IndexOptions) error) *cobra.Command {
 ctxc search. Unchanged files are not read; a session that grew is read from where the index
 stopped (its appended lines only); a rewritten one is read again; files indexed under PATH that
 are gone are forgotten. The index is a folder of segment files and a manifest written last:
-an update that is killed leaves the index as it was before it.
+an update that is killed leaves the index as it was before it. Segments are merged as they
+accumulate, a few at a time, never the whole index; an index written by an older ctxc is
+rebuilt once, and the command says why.
 
 The index is the folder $XDG_CACHE_HOME/ctxc/index (~/.cache/ctxc/index) unless --db says
 otherwise.`,
@@ -84,7 +86,7 @@ func runIndex(opts *IndexOptions) error {
 	if opts.Global.JSON {
 		return json.NewEncoder(opts.IO.Out).Encode(map[string]any{"type": "index", "index": dir, "files": st.Files,
 			"indexed": st.Indexed, "appended": st.Appended, "unchanged": st.Unchanged, "removed": st.Removed,
-			"failed": st.Failed, "messages": st.Messages, "bytes": st.Bytes, "rebuilt": st.Rebuilt,
+			"failed": st.Failed, "messages": st.Messages, "bytes": st.Bytes, "rebuilt": st.Rebuilt, "merged": st.Merged,
 			"seconds": time.Since(start).Seconds()})
 	}
 	if !opts.Global.Quiet {
@@ -106,6 +108,7 @@ func updateIndex(ios *IOStreams, g *GlobalOptions, dir string, files, roots []st
 		Dirs:    walker.Seen,
 		Format:  format,
 		Warn:    func(err error) { fmt.Fprintln(ios.ErrOut, "ctxc: "+quote.Name(err.Error())) },
+		Notice:  func(s string) { fmt.Fprintln(ios.ErrOut, "ctxc: "+s) },
 		Planned: bar.plan,
 		Done:    bar.add,
 	})

@@ -3,7 +3,9 @@ package index
 import (
 	"bufio"
 	"encoding/binary"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 
@@ -34,6 +36,7 @@ type builder struct {
 	masks   []escapeMask
 	text    int64 // bytes of raw text taken in
 	totalLn uint64
+	open    bool // lines of a file were added since the last endFile
 
 	set     *trigramSet
 	termBuf []byte
@@ -115,11 +118,12 @@ const blockSize = 16 << 10
 // trigrams, l.Num, l.Offset and l.Size for the place of its block. Lines come in file order.
 func (b *builder) addRaw(l jsonl.Line, file uint32) {
 	line := l.Bytes
+	b.open = true
 	b.set.add(line)
 	b.set.add(newline)
 	b.text += int64(len(line)) + 1
 	if b.inBlock == 0 {
-		b.filling = blockPlace{from: l.Offset, line: uint32(l.Num)}
+		b.filling = blockPlace{from: l.Offset, line: uint64(l.Num)}
 	}
 	b.filling.to = l.Offset + int64(l.Size)
 	b.inBlock += len(line) + 1
@@ -147,8 +151,12 @@ func (b *builder) endBlock(file uint32) {
 }
 
 // endFile records the last block and the escapes of the file whose lines were added since
-// the last.
+// the last (nothing when none were: a file whose lines all went to the segment before).
 func (b *builder) endFile(file uint32) {
+	if !b.open {
+		return
+	}
+	b.open = false
 	if b.inBlock > 0 || len(b.set.list) > 0 {
 		b.endBlock(file)
 	}
@@ -184,6 +192,9 @@ func (b *builder) write(path string) error {
 }
 
 func (b *builder) writeTo(w *countWriter) error {
+	if err := b.checkBounds(); err != nil {
+		return err
+	}
 	var ft segmentFooter
 	w.WriteString(segMagic)
 	ft.docs, ft.nDocs = w.n, uint64(len(b.docs))
@@ -215,7 +226,7 @@ func (b *builder) writeTo(w *countWriter) error {
 	for _, p := range b.places {
 		w.u64(uint64(p.from))
 		w.u64(uint64(p.to))
-		w.u32(p.line)
+		w.u64(p.line)
 	}
 	ft.sample = w.n
 	b.writeSample(w, order)
@@ -228,6 +239,20 @@ func (b *builder) writeTo(w *countWriter) error {
 		w.u64(v)
 	}
 	return w.err
+}
+
+// checkBounds checks what a segment counts in 32 bits: its documents (int32 ids while it is
+// built), its blocks, and its terms' bytes (string offsets). A segment's text bounds them
+// (segment.go); this says so rather than write a segment whose numbers wrapped.
+func (b *builder) checkBounds() error {
+	var strs uint64
+	for _, t := range b.strs {
+		strs += uint64(len(t))
+	}
+	if len(b.docs) > math.MaxInt32 || len(b.blocks) > math.MaxInt32 || strs > math.MaxUint32 {
+		return fmt.Errorf("a segment of %d bytes of text holds more than its 32-bit counts allow", b.text)
+	}
+	return nil
 }
 
 // writeSample writes every sampleStride-th term (in order): their offsets, then their bytes.
@@ -246,7 +271,7 @@ func (b *builder) writeSample(w *countWriter, order []int32) {
 func (b *builder) writeDocs(w *countWriter) {
 	for _, d := range b.docs {
 		w.u32(d.file)
-		w.u32(d.line)
+		w.u64(d.line)
 		w.u64(d.offset)
 		w.u32(d.time)
 		w.u32(d.role<<lengthBits | d.length)
@@ -376,4 +401,5 @@ func (c *countWriter) u64(v uint64) {
 func (b *builder) dropFile() {
 	b.set.reset()
 	b.inBlock = 0
+	b.open = false
 }

@@ -22,7 +22,7 @@ func FuzzSegment(f *testing.F) {
 		bl := newBuilder()
 		var at int64
 		for i, text := range []string{a, b} {
-			bl.addDoc(doc{file: 1, line: uint32(i + 1)}, []string{text})
+			bl.addDoc(doc{file: 1, line: uint64(i + 1)}, []string{text})
 			bl.addRaw(jsonl.Line{Bytes: []byte(text), Num: i + 1, Offset: at, Size: len(text) + 1}, 1)
 			at += int64(len(text)) + 1
 		}

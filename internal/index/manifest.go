@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,8 +18,15 @@ import (
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
 
-// schema is the version of the index's layout; an index of another version is rebuilt.
-const schema = 5
+// schema is the version of the index's layout; an index of another version is rebuilt. Layout
+// 6 records line numbers in 64 bits (documents and blocks), merges segments instead of
+// rebuilding the index past a count of them, and bounds the text of a segment.
+const schema = 6
+
+// maxManifest bounds a manifest's bytes: its table of ids and grep's view of it hold offsets
+// in 31 bits. A manifest takes about 250 bytes a session: this is some 8 million sessions, and
+// encode says so rather than write offsets that wrapped.
+const maxManifest = math.MaxInt32
 
 const manifestName = "manifest"
 
@@ -119,6 +127,9 @@ func readManifest(dir string) (*Manifest, error) {
 // decodeKept decodes the whole manifest of dir, read as data from the file that info states,
 // and keeps it for the process's next reads (when data is all of that file).
 func decodeKept(dir string, info os.FileInfo, data []byte) (*Manifest, error) {
+	if err := peekSchema(dir, data); err != nil {
+		return nil, err
+	}
 	m, err := decodeManifest(data)
 	if err != nil {
 		return nil, &IndexError{dir, fmt.Errorf("%s: %w", manifestName, err)}
@@ -136,7 +147,31 @@ func decodeKept(dir string, info os.FileInfo, data []byte) (*Manifest, error) {
 // checkSchema says that an index of another layout is to be rebuilt.
 func checkSchema(dir string, s int) error {
 	if s != schema {
-		return &IndexError{dir, fmt.Errorf("index layout %d, this ctxc reads %d (ctxc index rebuilds it)", s, schema)}
+		return &IndexError{dir, &LayoutError{Found: s}}
+	}
+	return nil
+}
+
+// LayoutError: the index was written in another layout than this ctxc's, by an older ctxc (or a
+// newer one); an update rebuilds it once, in this layout.
+type LayoutError struct{ Found int }
+
+func (e *LayoutError) Error() string {
+	if e.Found > schema {
+		return fmt.Sprintf("index layout %d of a newer ctxc, this ctxc reads %d (ctxc index rebuilds it)", e.Found, schema)
+	}
+	return fmt.Sprintf("index layout %d of an older ctxc, this ctxc reads %d (ctxc index rebuilds it once: "+
+		"layout %d holds archives past 4 GiB without rebuilding)", e.Found, schema, schema)
+}
+
+// peekSchema reads a manifest's schema, the number after its magic, before anything else of
+// it: the sections of another layout need not decode.
+func peekSchema(dir string, data []byte) error {
+	if len(data) <= len(manifestMagic) || string(data[:len(manifestMagic)]) != manifestMagic {
+		return nil // (not a manifest: said by the decoding)
+	}
+	if s, n := binary.Uvarint(data[len(manifestMagic):]); n > 0 {
+		return checkSchema(dir, int(s))
 	}
 	return nil
 }
@@ -202,8 +237,8 @@ func noManifest(dir string, err error) error {
 	return &IndexError{dir, ErrNoIndex}
 }
 
-// errOlderLayout: the folder holds the index of an older ctxc.
-var errOlderLayout = errors.New("index layout of an older ctxc (ctxc index rebuilds it)")
+// errOlderLayout: the folder holds the index of an older ctxc (a JSON manifest).
+var errOlderLayout = &LayoutError{Found: 1}
 
 // The manifest is binary, read by every query: its file entries are most of it, one per
 // session of the archive, and a search reads only those of its results (manifestFile). All
@@ -224,7 +259,7 @@ const trailerSize = 3*8 + 4
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
-// encode writes the manifest in its binary form.
+// encode writes the manifest in its binary form (commit checks it against maxManifest).
 func (m *Manifest) encode() []byte {
 	b := m.appendHead(append([]byte(nil), manifestMagic...))
 	filesAt := len(b)

@@ -62,10 +62,13 @@ func readManifestFile(f *os.File) (*manifestFile, error) {
 	}
 	mf := &manifestFile{f: f, info: info, layout: layout, byID: map[uint32]idEntry{}}
 	head := make([]byte, layout.filesAt)
-	mf.ids = make([]byte, layout.end-layout.idsAt)
 	if _, err := f.ReadAt(head, 0); err != nil {
 		return nil, err
 	}
+	if err := peekSchema(filepath.Dir(f.Name()), head); err != nil {
+		return nil, err // (another layout's sections need not be read)
+	}
+	mf.ids = make([]byte, layout.end-layout.idsAt)
 	if _, err := f.ReadAt(mf.ids, int64(layout.idsAt)); err != nil {
 		return nil, err
 	}

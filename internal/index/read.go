@@ -3,6 +3,7 @@ package index
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -21,7 +22,12 @@ type fileReader struct {
 	format transcript.Format
 	docs   int
 	texts  []string
+	// spill, after each line, writes the segment being filled once it is full (updater.spill).
+	spill func() error
 }
+
+// errSpill wraps the error of writing a segment while reading a file.
+var errSpill = errors.New("writing a segment")
 
 func (fr *fileReader) read(path string, from, size int64) error {
 	if err := fr.detect(path, from); err != nil {
@@ -49,6 +55,11 @@ func (fr *fileReader) read(path string, from, size int64) error {
 		}
 		fr.line(l)
 		done, lines = l.Offset+int64(l.Size), l.Num
+		if fr.spill != nil {
+			if err := fr.spill(); err != nil {
+				return fmt.Errorf("%w: %w", errSpill, err)
+			}
+		}
 	}
 	fr.e.Lines, fr.e.Done = lines, done
 	fr.e.Tail, err = tailHash(path, done)
@@ -104,7 +115,7 @@ func (fr *fileReader) line(l jsonl.Line) {
 		if len(fr.texts) == 0 {
 			continue
 		}
-		fr.b.addDoc(doc{file: fr.e.ID, line: uint32(num), offset: uint64(offset), time: at, role: roleCode(roleOf(m))}, fr.texts)
+		fr.b.addDoc(doc{file: fr.e.ID, line: uint64(num), offset: uint64(offset), time: at, role: roleCode(roleOf(m))}, fr.texts)
 		fr.docs++
 	}
 }

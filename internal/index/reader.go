@@ -1,6 +1,7 @@
 package index
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,7 +45,20 @@ type Reader struct {
 
 // Open opens the index in dir. Its manifest is read whole only when this process read it
 // already (an update just before); else in pieces, as a search needs it.
+//
+// An update that merged segments removes them once its manifest names the merged one: a
+// segment gone between reading the manifest and opening it means the manifest was just
+// replaced, and Open reads the new one (a few times at most; none of this waits).
 func Open(dir string) (*Reader, error) {
+	for attempt := 1; ; attempt++ {
+		r, err := open(dir)
+		if err == nil || attempt == 8 || !errors.Is(err, os.ErrNotExist) {
+			return r, err
+		}
+	}
+}
+
+func open(dir string) (*Reader, error) {
 	r := &Reader{Dir: dir}
 	if err := r.openManifest(); err != nil {
 		return nil, err

@@ -11,8 +11,8 @@ import (
 
 // A segment file, all integers little-endian:
 //
-//	magic "CTXCSEG4"
-//	docs     nDocs × docSize:  file u32, line u32, offset u64, time u32 (unix s), role<<28|length u32
+//	magic "CTXCSEG5"
+//	docs     nDocs × docSize:  file u32, line u64, offset u64, time u32 (unix s), role<<28|length u32
 //	terms    (nTerms+1) × 16:  string offset u32, df u32, postings offset u64 (the last: ends)
 //	strings  the terms' bytes, sorted
 //	postings per term: (doc delta uvarint, tf uvarint)...
@@ -20,9 +20,9 @@ import (
 //	tripost  per trigram: block deltas (uvarint)...
 //	files    nFiles × 20:      file u32, escape mask 2 × u64 (its bit 0: a compaction record)
 //	blocks   nBlocks × 4:      the file of each block
-//	places   nBlocks × 20:     where each block is in its file: the byte offset of its first line
+//	places   nBlocks × 24:     where each block is in its file: the byte offset of its first line
 //	         u64, the offset just past its last line's newline u64, and the 1-based number of
-//	         its first line u32 (blank lines count; those between blocks are in none)
+//	         its first line u64 (blank lines count; those between blocks are in none)
 //	sample   every sampleStride-th term: (nSample+1) × u32 offsets, then their bytes
 //	lengths  nDocs × u16:      each doc's length, at most 65,535
 //	footer   17 × u64: offsets of docs, terms, strings, postings, tris, tripost, files, blocks,
@@ -36,11 +36,11 @@ import (
 const segMagic = "CTXCSEG4"
 
 const (
-	docSize      = 24
+	docSize      = 28
 	termSize     = 16
 	triSize      = 12
 	fileSize     = 20
-	placeSize    = 20
+	placeSize    = 24
 	footerWords  = 17
 	lengthBits   = 28 // a doc's length (terms) in the low bits of its last word; its role above
 	maxLength    = 1<<lengthBits - 1
@@ -63,7 +63,7 @@ func roleCode(role string) uint32 {
 // doc is one message of a segment.
 type doc struct {
 	file   uint32
-	line   uint32
+	line   uint64 // 1-based, in its file
 	offset uint64 // the byte offset of its line in the (decompressed) file
 	time   uint32
 	role   uint32
@@ -193,9 +193,9 @@ func (s *segment) fail(err error) {
 }
 
 func decodeDoc(b []byte) doc {
-	rl := binary.LittleEndian.Uint32(b[20:])
-	return doc{file: binary.LittleEndian.Uint32(b), line: binary.LittleEndian.Uint32(b[4:]),
-		offset: binary.LittleEndian.Uint64(b[8:]), time: binary.LittleEndian.Uint32(b[16:]),
+	rl := binary.LittleEndian.Uint32(b[24:])
+	return doc{file: binary.LittleEndian.Uint32(b), line: binary.LittleEndian.Uint64(b[4:]),
+		offset: binary.LittleEndian.Uint64(b[12:]), time: binary.LittleEndian.Uint32(b[20:]),
 		role: rl >> lengthBits, length: rl & maxLength}
 }
 
@@ -323,7 +323,7 @@ func (s *segment) blockFile(i uint32) (uint32, bool) {
 // first of them line number line (1-based).
 type blockPlace struct {
 	from, to int64
-	line     uint32
+	line     uint64
 }
 
 // places reads the places of blocks first to last (inclusive) into buf; placeAt decodes them.
@@ -339,8 +339,8 @@ func (s *segment) places(buf []byte, first, last uint32) ([]byte, bool) {
 func placeAt(b []byte, i int) (blockPlace, bool) {
 	e := b[i*placeSize:]
 	p := blockPlace{from: int64(binary.LittleEndian.Uint64(e)), to: int64(binary.LittleEndian.Uint64(e[8:])),
-		line: binary.LittleEndian.Uint32(e[16:])}
-	return p, p.from >= 0 && p.to > p.from && p.line > 0
+		line: binary.LittleEndian.Uint64(e[16:])}
+	return p, p.from >= 0 && p.to > p.from && p.line > 0 && p.line < 1<<62
 }
 
 // trigrams reads the trigram table into buf, for trigramList.

@@ -28,7 +28,7 @@ func TestTermLookupAcrossTheSample(t *testing.T) {
 		if i%3 == 0 {
 			text += " common" // so that df differs: common is in a third of the documents
 		}
-		b.addDoc(doc{file: 1, line: uint32(i + 1), length: 1}, []string{text})
+		b.addDoc(doc{file: 1, line: uint64(i + 1), length: 1}, []string{text})
 		b.addRaw(jsonl.Line{Bytes: []byte(text), Num: i + 1, Offset: int64(i) * 100, Size: len(text) + 1}, 1)
 	}
 	b.endFile(1)

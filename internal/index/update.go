@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -21,6 +22,9 @@ type UpdateOptions struct {
 	Warn    func(error)       // a file that could not be indexed (it stays as it was)
 	Done    func(bytes int64) // progress: bytes of a file read
 	Planned func(bytes int64) // the bytes the update will read, said once before it starts
+	// Notice says what the user should know of the update (an index of an older layout
+	// rebuilt once, and why).
+	Notice func(string)
 	// Dirs are the listings of the folders walked to find the files (Walker.Seen): they
 	// replace those the index kept under the roots.
 	Dirs map[string]*Listing
@@ -31,14 +35,17 @@ type UpdateStats struct {
 	Files, Indexed, Appended, Unchanged, Removed, Failed int
 	Messages                                             int
 	Bytes                                                int64 // indexed: decompressed bytes of complete lines
-	Rebuilt                                              bool  // every file read again into new segments (past maxSegments)
+	Rebuilt                                              bool  // an index of another layout read again whole
+	Merged                                               int   // segments merged into fewer
 }
 
+// segmentText is the raw text after which a segment being built is written and a new one
+// started, within a file too (at a line's end): it bounds the memory of a build and, with the
+// longest line (jsonl.DefaultMaxLine), the text of a segment (segment.go). A variable for
+// tests.
+var segmentText int64 = 64 << 20
+
 const (
-	// segmentText is the raw text a segment covers at most: it bounds the memory of a build.
-	segmentText = 64 << 20
-	// maxSegments: past this many segments an update rebuilds the index into fewer.
-	maxSegments = 64
 	// tailBytes is the part of a file before its indexed end that must be unchanged for a
 	// grown file to be read as an append.
 	tailBytes = 4096
@@ -78,26 +85,39 @@ func Update(dir string, files, roots []string, opts UpdateOptions) (UpdateStats,
 		return UpdateStats{}, err
 	}
 	defer unlock()
-	m, err := readManifest(dir)
-	if err != nil {
-		var ie *IndexError
-		if !errors.As(err, &ie) || ie.Err != ErrNoIndex && !strings.Contains(ie.Err.Error(), "layout") {
-			return UpdateStats{}, err
-		}
-		m = newManifest()
-	} else {
-		m = m.clone()
+	u := &updater{dir: dir, opts: opts}
+	if err := u.open(); err != nil {
+		return UpdateStats{}, err
 	}
-	removeStrays(dir, m)
-	u := &updater{dir: dir, m: m, opts: opts}
+	removeStrays(dir, u.m)
 	jobs := u.plan(files, roots)
-	if len(m.Segments)+2 > maxSegments {
-		jobs = u.rebuildAll(files)
-	}
 	if err := u.run(jobs); err != nil {
 		return u.st, err
 	}
+	u.mergeSegments()
 	return u.st, u.commit()
+}
+
+// open reads the index's manifest to update (a clone: the one read may be shared), or starts
+// a new one: where there is none, or one of another layout (rebuilt once, saying why).
+func (u *updater) open() error {
+	m, err := readManifest(u.dir)
+	var le *LayoutError
+	switch {
+	case err == nil:
+		u.m = m.clone()
+	case errors.Is(err, ErrNoIndex):
+		u.m = newManifest()
+	case errors.As(err, &le):
+		u.m = newManifest()
+		u.st.Rebuilt = true
+		if u.opts.Notice != nil {
+			u.opts.Notice(fmt.Sprintf("index %s: rebuilding it: %v", u.dir, le))
+		}
+	default:
+		return err
+	}
+	return nil
 }
 
 type updater struct {
@@ -217,18 +237,6 @@ func (u *updater) keepListings(roots []string) {
 	}
 }
 
-// rebuildAll reads every file again into new segments, dropping the old ones.
-func (u *updater) rebuildAll(files []string) []job {
-	for _, s := range u.m.Segments {
-		u.old = append(u.old, s.Name)
-	}
-	u.m.Segments = nil
-	u.m.Files = map[string]*FileEntry{}
-	u.st = UpdateStats{Rebuilt: true}
-	u.changed = true
-	return u.plan(files, nil)
-}
-
 func (u *updater) fail(err error) {
 	u.st.Failed++
 	if u.opts.Warn != nil {
@@ -287,46 +295,68 @@ func (u *updater) run(jobs []job) error {
 
 // worker indexes the jobs it takes into segments of its own.
 func (u *updater) worker(ch <-chan job) error {
-	b := newBuilder()
+	fr := &fileReader{b: newBuilder()}
 	var failed error
 	for j := range ch {
 		if failed != nil {
 			continue // drain: the update fails as a whole
 		}
-		if err := u.index(b, j); err != nil {
-			failed = err
-			continue
-		}
-		if b.text >= segmentText {
-			failed = u.flush(b)
-			b = newBuilder()
-		}
+		failed = u.index(fr, j)
 	}
 	if failed != nil {
 		return failed
 	}
-	return u.flush(b)
+	return u.flush(fr.b)
 }
 
-// index reads one job's lines into b and records the file's new entry.
-func (u *updater) index(b *builder, j job) error {
+// spill writes the segment fr fills once it holds segmentText, and starts the next: between
+// files, or within one at a line's end (its lines then lie in two segments, as a grown file's
+// do).
+func (u *updater) spill(fr *fileReader) error {
+	if fr.b.text < segmentText {
+		return nil
+	}
+	if fr.e != nil {
+		fr.b.endFile(fr.e.ID)
+	}
+	if err := u.flush(fr.b); err != nil {
+		return err
+	}
+	fr.b = newBuilder()
+	return nil
+}
+
+// index reads one job's lines into fr's segment and records the file's new entry.
+func (u *updater) index(fr *fileReader, j job) error {
 	u.mu.Lock()
 	if j.from == 0 {
+		if u.m.NextFile == math.MaxUint32 {
+			u.mu.Unlock()
+			return fmt.Errorf("index %s: its file ids are spent (remove the index to rebuild it)", u.dir)
+		}
 		j.entry.ID = u.m.NextFile
 		u.m.NextFile++
 	}
 	u.mu.Unlock()
-	fr := &fileReader{b: b, e: j.entry, format: u.opts.Format}
+	fr.e, fr.format, fr.docs = j.entry, u.opts.Format, 0
+	fr.spill = func() error { return u.spill(fr) }
 	err := fr.read(j.path, j.from, j.info.Size())
+	b := fr.b
+	fr.e, fr.spill = nil, nil
 	if u.opts.Done != nil {
 		u.opts.Done(j.planned())
 	}
 	u.mu.Lock()
-	defer u.mu.Unlock()
 	if err != nil {
 		b.dropFile()
 		delete(u.m.Files, j.path) // read whole under a new id next time: what was read is dead
+		u.mu.Unlock()
+		if errors.Is(err, errSpill) {
+			return err // a segment could not be written: the update fails as a whole
+		}
+		u.mu.Lock()
 		u.fail(err)
+		u.mu.Unlock()
 		return nil
 	}
 	b.endFile(j.entry.ID)
@@ -339,7 +369,8 @@ func (u *updater) index(b *builder, j job) error {
 	} else {
 		u.st.Indexed++
 	}
-	return nil
+	u.mu.Unlock()
+	return u.spill(fr)
 }
 
 // flush writes b as a new segment (nothing when it is empty).
@@ -360,15 +391,16 @@ func (u *updater) flush(b *builder) error {
 	return nil
 }
 
-// commit names the new segments in the manifest, writes it, then removes what it no longer
-// names.
+// commit writes the manifest (which mergeSegments made name the new segments), then removes
+// the segments it no longer names.
 func (u *updater) commit() error {
-	sort.Slice(u.segs, func(i, j int) bool { return u.segs[i].Name < u.segs[j].Name })
-	u.m.Segments = append(u.m.Segments, u.segs...)
-	if !u.changed && len(u.segs) == 0 && u.m.raw != nil {
+	if !u.changed && u.m.raw != nil {
 		return nil // nothing changed: the manifest stays as it is
 	}
 	enc := u.m.encode()
+	if len(enc) > maxManifest {
+		return fmt.Errorf("index %s: its manifest would pass %d bytes (%d sessions): keep fewer sessions in one index (--db)", u.dir, maxManifest, len(u.m.Files))
+	}
 	if err := u.m.write(u.dir, enc); err != nil {
 		return err
 	}

@@ -23,10 +23,14 @@ func main() {
 	size := flag.Int64("size", 1<<30, "bytes to write in all")
 	out := flag.String("o", "archive", "folder to write the agents' folders into")
 	seed := flag.Int64("seed", 1, "random seed")
+	sessions := flag.Int("sessions", 0, "sessions to write (instead of -size)")
+	mean := flag.Int64("mean", 400_000, "the mean of a session's text beyond its least (bytes)")
+	least := flag.Int64("least", 20_000, "the least text of a session (bytes)")
 	flag.Parse()
 	g := newGen(*seed)
+	g.mean, g.least = float64(*mean), *least
 	var total int64
-	for i := 0; total < *size; i++ {
+	for i := 0; *sessions == 0 && total < *size || i < *sessions; i++ {
 		n, err := g.session(*out, i)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -53,6 +57,8 @@ type gen struct {
 	sessions  int
 	plantedIn map[string]int
 	start     time.Time
+	mean      float64 // a session's text: least + an exponential of this mean
+	least     int64
 }
 
 func newGen(seed int64) *gen {
@@ -146,7 +152,7 @@ func (g *gen) turns(target int64) []turn {
 
 // session writes session i in the format of its turn: Claude Code, Codex, pi or OpenAI.
 func (g *gen) session(out string, i int) (int64, error) {
-	target := int64(20_000 + g.r.ExpFloat64()*400_000)
+	target := g.least + int64(g.r.ExpFloat64()*g.mean)
 	ts := g.turns(target)
 	id := fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", g.r.Uint32(), g.r.Intn(1<<16), g.r.Intn(1<<12), g.r.Intn(1<<12), g.r.Int63n(1<<48))
 	at := g.start.Add(time.Duration(i) * 17 * time.Minute)
