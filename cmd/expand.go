@@ -72,6 +72,13 @@ func runExpand(opts *ExpandOptions) error {
 	}
 	switch opts.As {
 	case "openai", "anthropic":
+		var warn func(transcript.Warning)
+		if !opts.Global.Quiet {
+			warn = func(w transcript.Warning) { fmt.Fprintln(opts.IO.ErrOut, "warning: "+w.String()) }
+		}
+		if err := transcript.CheckUTF8(ex.Source, ex.Messages, opts.Global.Strict, warn); err != nil {
+			return err
+		}
 		return transcript.WriteMessages(opts.IO.Out, ex.Messages, transcript.OutputDialect(opts.As))
 	case "text":
 		w := bufio.NewWriter(opts.IO.Out)

@@ -96,6 +96,13 @@ func runLoad(opts *LoadOptions) error {
 			fmt.Fprintf(opts.IO.ErrOut, "note: %d tool result(s) without a preceding call were dropped\n", rep.DroppedResults)
 		}
 	}
+	shown := opts.Path
+	if shown == "-" {
+		shown = "<stdin>"
+	}
+	if err := transcript.CheckUTF8(shown, msgs, opts.Global.Strict, ropts.Warn); err != nil {
+		return err
+	}
 	return transcript.WriteMessages(opts.IO.Out, msgs, as)
 }
 

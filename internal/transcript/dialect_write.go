@@ -213,11 +213,51 @@ func WriteMessages(w io.Writer, ms []Message, as OutputDialect) error {
 	if err != nil {
 		return err
 	}
+	var valid []byte
 	for _, l := range lines {
-		bw.Write(l)
+		valid, _ = jsonl.AppendValidUTF8(valid[:0], l) // raw messages are copied as they were
+		bw.Write(valid)
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()
+}
+
+// CheckUTF8 is what a command that writes messages of the file path says about their invalid
+// UTF-8: with strict, a DataError at the line of the first message that has any; otherwise a
+// warning (when warn is set) with their count, as WriteMessages writes them as U+FFFD.
+func CheckUTF8(path string, ms []Message, strict bool, warn func(Warning)) error {
+	n, line := InvalidUTF8(ms)
+	switch {
+	case n == 0:
+		return nil
+	case strict:
+		return &DataError{Path: path, Line: line, Msg: "invalid UTF-8 in the message text"}
+	case warn != nil:
+		warn(Warning{Path: path, Line: line, Msg: fmt.Sprintf("%d byte(s) of invalid UTF-8 in the message text (the first here) written as U+FFFD", n)})
+	}
+	return nil
+}
+
+// InvalidUTF8 counts the bytes of the messages' text that are not valid UTF-8, which
+// WriteMessages writes as U+FFFD, and gives the file line of the first message that has any
+// (0: none).
+func InvalidUTF8(ms []Message) (n, line int) {
+	for i := range ms {
+		m := &ms[i]
+		k := 0
+		if m.Raw != nil {
+			k = jsonl.InvalidUTF8(unsafeString(m.Raw))
+		} else {
+			for _, b := range m.Blocks {
+				k += jsonl.InvalidUTF8(b.Text) + jsonl.InvalidUTF8(b.Args) + jsonl.InvalidUTF8(b.Name) + jsonl.InvalidUTF8(b.ID)
+			}
+		}
+		if k > 0 && line == 0 {
+			line = m.Line
+		}
+		n += k
+	}
+	return n, line
 }
 
 func marshal(v any) ([]byte, error) {
