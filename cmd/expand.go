@@ -67,8 +67,12 @@ func runExpand(opts *ExpandOptions) error {
 		return err
 	}
 	if !opts.Global.Quiet {
-		fmt.Fprintf(opts.IO.ErrOut, "%s:%d: %d message(s) from lines %d-%d of %s (sha256 checked)\n",
-			opts.Path, ex.Marker, len(ex.Messages), ex.From, ex.To, ex.Source)
+		checked := "sha256 checked"
+		if ex.Agent {
+			checked = expand.AgentNote
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "%s:%d: %d message(s) from lines %d-%d of %s (%s)\n",
+			opts.Path, ex.Marker, len(ex.Messages), ex.From, ex.To, ex.Source, checked)
 	}
 	switch opts.As {
 	case "openai", "anthropic":
