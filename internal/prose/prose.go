@@ -131,7 +131,48 @@ func Line(l string) bool {
 			return false
 		}
 	}
-	return !notProse().MatchString(t) && !syntaxHeavy(t)
+	return !notProse().MatchString(t[:min(len(t), notProseHead)]) && !jsonFragment(t) && !syntaxHeavy(t)
+}
+
+// notProseHead is how much of a line notProse, whose patterns all start at the line's start,
+// reads: a pasted line may be half a megabyte.
+const notProseHead = 256
+
+// jsonFragment: a line holding a JSON member (`"key": value`) or closing JSON containers
+// (`}]`, `},`), found in one pass.
+func jsonFragment(t string) bool {
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case '"':
+			j := skipSpaces(t, i+1)
+			if j < len(t) && t[j] == ':' {
+				k := skipSpaces(t, j+1)
+				if k < len(t) && (strings.IndexByte(`"{[-0123456789`, t[k]) >= 0 ||
+					strings.HasPrefix(t[k:], "true") || strings.HasPrefix(t[k:], "false") || strings.HasPrefix(t[k:], "null")) {
+					return true
+				}
+			}
+		case '}', ']':
+			if i > 0 && wordOrSpace(t[i-1]) {
+				continue
+			}
+			if k := skipSpaces(t, i+1); k < len(t) && strings.IndexByte(",}]", t[k]) >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func skipSpaces(t string, i int) int {
+	for i < len(t) && (t[i] == ' ' || t[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+func wordOrSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
 }
 
 // markdownHeading: "# Title", "## Notes" (a heading the user wrote), not "#!/bin/sh" or "#123".
@@ -175,8 +216,6 @@ var notProse = lazyRegexp(strings.Join([]string{
 	`^[\w./-]+\.\w+:\d+(?::\d+)?(?:[: ]|$)`,                // file:line: a compiler's or linter's message
 	`^(?:diff --git|index [0-9a-f]+\.\.|@@ |\+\+\+ |--- )`, // a diff
 	`^(?:✓|✗|✔|✘|×|│|├|└|┌|─|═|▶|►)`,                       // test runners' and tools' drawing
-	`"\s*:\s*(?:"|\d|true|false|null|\{|\[)`,               // a JSON member
-	`(?:^|[^\w\s])[}\]]\s*[,}\]]`,                          // closing JSON containers
 }, "|"))
 
 func lazyRegexp(expr string) func() *regexp.Regexp {
