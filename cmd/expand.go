@@ -69,11 +69,22 @@ func runExpand(opts *ExpandOptions) error {
 		return err
 	}
 	if !opts.Global.Quiet {
-		fmt.Fprintf(opts.IO.ErrOut, "%s:%d: %d message(s) from lines %d-%d of %s (sha256 checked)\n",
-			quote.Name(opts.Path), ex.Marker, len(ex.Messages), ex.From, ex.To, quote.Name(ex.Source))
+		checked := "sha256 checked"
+		if ex.Agent {
+			checked = expand.AgentNote
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "%s:%d: %d message(s) from lines %d-%d of %s (%s)\n",
+			quote.Name(opts.Path), ex.Marker, len(ex.Messages), ex.From, ex.To, quote.Name(ex.Source), checked)
 	}
 	switch opts.As {
 	case "openai", "anthropic":
+		var warn func(transcript.Warning)
+		if !opts.Global.Quiet {
+			warn = func(w transcript.Warning) { fmt.Fprintln(opts.IO.ErrOut, "warning: "+w.String()) }
+		}
+		if err := transcript.CheckUTF8(ex.Source, ex.Messages, opts.Global.Strict, warn); err != nil {
+			return err
+		}
 		return transcript.WriteMessages(opts.IO.Out, ex.Messages, transcript.OutputDialect(opts.As))
 	case "text":
 		w := bufio.NewWriter(opts.IO.Out)

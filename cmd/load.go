@@ -92,9 +92,19 @@ func runLoad(opts *LoadOptions) error {
 		if rep.Placeholders > 0 && !opts.Global.Quiet {
 			fmt.Fprintf(opts.IO.ErrOut, "note: %d tool call(s) without a result in the context were answered with a placeholder error result\n", rep.Placeholders)
 		}
+		if rep.Moved > 0 && !opts.Global.Quiet {
+			fmt.Fprintf(opts.IO.ErrOut, "note: %d message(s) between a tool call and its result were moved after the result\n", rep.Moved)
+		}
 		if rep.DroppedResults > 0 && !opts.Global.Quiet {
 			fmt.Fprintf(opts.IO.ErrOut, "note: %d tool result(s) without a preceding call were dropped\n", rep.DroppedResults)
 		}
+	}
+	shown := opts.Path
+	if shown == "-" {
+		shown = "<stdin>"
+	}
+	if err := transcript.CheckUTF8(shown, msgs, opts.Global.Strict, ropts.Warn); err != nil {
+		return err
 	}
 	return transcript.WriteMessages(opts.IO.Out, msgs, as)
 }

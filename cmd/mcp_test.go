@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,9 +56,16 @@ func TestMCPOverStdio(t *testing.T) {
 			t.Errorf("hit at line %v not in ctxc grep's", line)
 		}
 	}
+	// pi's own compactions: what the last one replaced is read back from the history.
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "expand", Arguments: map[string]any{"path": fixture}})
+	if err != nil || res.IsError {
+		t.Errorf("expand of pi's own compaction: %v %+v", err, res)
+	} else if out, _ := json.Marshal(res.StructuredContent); !strings.Contains(string(out), `"marker_line":14`) || !strings.Contains(string(out), "no digest") {
+		t.Errorf("expand of pi's own compaction: %s", out)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "expand", Arguments: map[string]any{"path": filepath.Join(dir, "none.jsonl")}})
 	if err != nil || !res.IsError {
-		t.Errorf("expand of a file without ctxc provenance: %v %+v", err, res)
+		t.Errorf("expand of a missing file: %v %+v", err, res)
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "grep", Arguments: map[string]any{"pattern": "a(", "paths": []string{fixture}}})
 	if err != nil || !res.IsError {

@@ -1,11 +1,14 @@
 package cmd
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/internal/agentcheck"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -70,6 +73,7 @@ func TestScripts(t *testing.T) {
 			"exitcode":        cmdExitCode,
 			"samefile":        cmdSameFile,
 			"prefix":          cmdPrefix,
+			"jsonlines":       cmdJSONLines,
 			"gensessions":     cmdGenSessions,
 			"sleep-until-old": cmdMakeOld,
 			"deepfolder":      cmdDeepFolder,
@@ -105,6 +109,23 @@ func cmdPrefix(ts *testscript.TestScript, neg bool, args []string) {
 	a, b := ts.ReadFile(args[0]), ts.ReadFile(args[1])
 	if strings.HasPrefix(b, a) == neg {
 		ts.Fatalf("%s starts with %s: %v, want %v", args[1], args[0], !neg, !neg)
+	}
+}
+
+// cmdJSONLines checks that every line of each file is valid JSON in valid UTF-8 (negated: that
+// some line is not).
+func cmdJSONLines(ts *testscript.TestScript, neg bool, args []string) {
+	for _, a := range args {
+		bad := ""
+		for i, l := range strings.Split(strings.TrimSuffix(ts.ReadFile(a), "\n"), "\n") {
+			if !utf8.ValidString(l) || !json.Valid([]byte(l)) {
+				bad = fmt.Sprintf("%s:%d: not valid UTF-8 JSON: %q", a, i+1, l)
+				break
+			}
+		}
+		if (bad == "") == neg {
+			ts.Fatalf("%s: every line valid UTF-8 JSON: %v, want %v (%s)", a, bad == "", !neg, bad)
+		}
 	}
 }
 

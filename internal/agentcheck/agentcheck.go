@@ -82,7 +82,8 @@ func tail(s string, n int) string {
 
 // Turn is one message of a context in a form both sides can be reduced to: its role (user,
 // assistant or tool) and its parts in order: "text:<trimmed text>", "call:<id>",
-// "result:<id>", "think:<digest of the signature>".
+// "result:<id>" followed by "output:<trimmed text of the result>" (a placeholder instead of the
+// output the agent sends is a difference), "think:<digest of the signature>".
 type Turn struct {
 	Role  string
 	Parts []string
@@ -131,7 +132,7 @@ func FromRequest(agent string, body []byte) ([]Turn, error) {
 		if err := json.Unmarshal(body, &req); err != nil {
 			return nil, err
 		}
-		return dropPrompt(responsesTurns(req.Input)), nil
+		return dropPrompt(resultsAfterCalls(responsesTurns(req.Input))), nil
 	case Pi:
 		var req struct {
 			Messages []chatMessage `json:"messages"`
@@ -271,13 +272,67 @@ func flatten(turns []Turn) []Turn {
 	for _, t := range turns {
 		for _, p := range t.Parts {
 			role := t.Role
-			if strings.HasPrefix(p, "result:") {
+			switch {
+			case strings.HasPrefix(p, "output:") && len(out) > 0:
+				out[len(out)-1].Parts = append(out[len(out)-1].Parts, p) // with its result
+				continue
+			case strings.HasPrefix(p, "result:"):
 				role = "tool"
 			}
 			out = append(out, Turn{Role: role, Parts: []string{p}})
 		}
 	}
 	return out
+}
+
+// resultParts are the parts of a tool result: its id and its text.
+func resultParts(id, text string) []string {
+	return []string{"result:" + id, "output:" + strings.TrimSpace(text)}
+}
+
+// resultsAfterCalls moves the turns that stand between a call and its result after the result,
+// as ctxc load does for the chat dialects (transcript.PairToolCalls): Codex sends a developer or
+// user message recorded while a call ran where it stands, which the Responses API accepts and
+// a Chat Completions request may not. The texts are compared all the same, in that order.
+func resultsAfterCalls(turns []Turn) []Turn {
+	last := map[string]int{} // call id → index of its last result
+	for i, t := range turns {
+		for _, p := range t.Parts {
+			if id, ok := strings.CutPrefix(p, "result:"); ok {
+				last[id] = i
+			}
+		}
+	}
+	var out, held []Turn
+	pending := map[string]bool{}
+	ahead := func(i int) bool {
+		for id := range pending {
+			if last[id] > i {
+				return true
+			}
+		}
+		return false
+	}
+	for i, t := range turns {
+		calls, results := false, false
+		for _, p := range t.Parts {
+			if id, ok := strings.CutPrefix(p, "call:"); ok {
+				calls, pending[id] = true, true
+			} else if id, ok := strings.CutPrefix(p, "result:"); ok {
+				results = true
+				delete(pending, id)
+			}
+		}
+		if !calls && !results && ahead(i) {
+			held = append(held, t)
+			continue
+		}
+		out = append(out, t)
+		if results && !ahead(i) {
+			out, held = append(out, held...), nil
+		}
+	}
+	return append(out, held...)
 }
 
 type anthropicMessage struct {
@@ -315,7 +370,7 @@ func anthropicTurns(agent string, ms []anthropicMessage) []Turn {
 				case "tool_use":
 					parts = append(parts, "call:"+b.ID)
 				case "tool_result":
-					parts = append(parts, "result:"+b.ToolUseID)
+					parts = append(parts, resultParts(b.ToolUseID, resultText(b.Content))...)
 				case "thinking":
 					parts = append(parts, "think:"+digest(b.Signature))
 				}
@@ -362,7 +417,7 @@ func chatTurns(ms []chatMessage) []Turn {
 	for _, m := range ms {
 		var parts []string
 		if m.Role == "tool" {
-			out = append(out, Turn{Role: "tool", Parts: []string{"result:" + m.ToolCallID}})
+			out = append(out, Turn{Role: "tool", Parts: resultParts(m.ToolCallID, chatText(m.Content))})
 			continue
 		}
 		if t := chatText(m.Content); t != "" {
@@ -398,6 +453,51 @@ func chatText(c json.RawMessage) string {
 	return strings.Join(out, "\n")
 }
 
+// resultText is the text of a tool_result's content: a string, or its blocks one per line, a
+// text block as its text and any other (an image) as its JSON, the form ctxc load gives a block
+// it has no text for. tool_reference blocks are left out on both sides: Claude Code sends only
+// those naming a tool it has now (docs/formats.md "Agents as judges"); so are the reminders it
+// adds to a result.
+func resultText(c json.RawMessage) string {
+	var s string
+	if json.Unmarshal(c, &s) == nil {
+		var keep []string
+		for _, l := range strings.Split(s, "\n") {
+			if !toolReference([]byte(l)) {
+				keep = append(keep, l)
+			}
+		}
+		return strings.TrimSpace(strings.Join(keep, "\n"))
+	}
+	var blocks []json.RawMessage
+	json.Unmarshal(c, &blocks)
+	var out []string
+	for _, raw := range blocks {
+		var b contentBlock
+		json.Unmarshal(raw, &b)
+		switch {
+		case b.Type == "text":
+			if t := strings.TrimSpace(b.Text); t != "" && !injectedText(ClaudeCode, "user", t) {
+				out = append(out, t) // (Claude Code adds reminders to a result as blocks of their own)
+			}
+		case !toolReference(raw):
+			var buf bytes.Buffer
+			if json.Compact(&buf, raw) == nil {
+				out = append(out, buf.String())
+			}
+		}
+	}
+	return strings.TrimSpace(strings.Join(out, "\n"))
+}
+
+// toolReference says whether b is a tool_reference block (Claude Code's deferred tools).
+func toolReference(b []byte) bool {
+	var blk struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal(b, &blk) == nil && blk.Type == "tool_reference"
+}
+
 // responsesTurns reduces a Responses API input list: one turn per item (reasoning left out, as
 // ctxc's chat output has no place for encrypted reasoning).
 func responsesTurns(items []json.RawMessage) []Turn {
@@ -408,6 +508,7 @@ func responsesTurns(items []json.RawMessage) []Turn {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
 			CallID  string          `json:"call_id"`
+			Output  json.RawMessage `json:"output"`
 		}
 		json.Unmarshal(raw, &it)
 		switch it.Type {
@@ -422,7 +523,7 @@ func responsesTurns(items []json.RawMessage) []Turn {
 		case "function_call", "custom_tool_call", "local_shell_call":
 			out = append(out, Turn{Role: "assistant", Parts: []string{"call:" + it.CallID}})
 		case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
-			out = append(out, Turn{Role: "tool", Parts: []string{"result:" + it.CallID}})
+			out = append(out, Turn{Role: "tool", Parts: resultParts(it.CallID, chatText(it.Output))})
 		case "compaction", "compaction_summary":
 			// An encrypted summary: ctxc's chat output says so in a note where it stands.
 			out = append(out, Turn{Role: "user", Parts: []string{"text:" + transcript.OpaqueSummaryNote}})

@@ -60,6 +60,74 @@ func TestCompare(t *testing.T) {
 	}
 }
 
+// TestCompareResultText: a tool result is compared by its text, not only its id: ctxc's
+// placeholder where the agent sends the real output is a difference, in every dialect. A message
+// Codex sends between a call and its output is expected after the output, where ctxc load puts
+// it for the chat dialects, and its text is compared there.
+func TestCompareResultText(t *testing.T) {
+	codexReq := `{"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"list"}]},
+		{"type":"function_call","call_id":"c1","name":"shell","arguments":"{}"},
+		{"type":"message","role":"developer","content":[{"type":"input_text","text":"<permissions instructions>never ask</permissions instructions>"}]},
+		{"type":"function_call_output","call_id":"c1","output":"main.go\ngo.mod"},
+		{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Two files."}]},
+		{"type":"message","role":"user","content":[{"type":"input_text","text":"Reply with OK."}]}]}`
+	load := `{"role":"user","content":"list"}
+{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"shell","arguments":"{}"}}]}
+{"role":"tool","tool_call_id":"c1","content":"main.go\ngo.mod"}
+{"role":"developer","content":"<permissions instructions>never ask</permissions instructions>"}
+{"role":"assistant","content":"Two files."}
+`
+	got, _ := FromRequest(Codex, []byte(codexReq))
+	want, _ := FromLoad(Codex, []byte(load))
+	if d := Compare(Codex, want, got); d != "" {
+		t.Fatalf("codex should agree: %s", d)
+	}
+	for _, bad := range []string{
+		strings.Replace(load, `"content":"main.go\ngo.mod"`, `"content":"[ctxc] No result was recorded for this tool call (the session was interrupted or the result is not part of the context)."`, 1),
+		strings.Replace(load, `never ask`, `always ask`, 1),
+	} {
+		w, _ := FromLoad(Codex, []byte(bad))
+		if Compare(Codex, w, got) == "" {
+			t.Errorf("codex should differ:\n%s", bad)
+		}
+	}
+
+	claudeReq := `{"messages":[{"role":"user","content":"read it"},
+		{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"line 1"}]}]},
+		{"role":"user","content":"Reply with OK."}]}`
+	claudeLoad := `{"role":"user","content":"read it"}
+{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{}}]}
+{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"line 1"}]}
+`
+	got, _ = FromRequest(ClaudeCode, []byte(claudeReq))
+	want, _ = FromLoad(ClaudeCode, []byte(claudeLoad))
+	if d := Compare(ClaudeCode, want, got); d != "" {
+		t.Fatalf("claude should agree: %s", d)
+	}
+	want, _ = FromLoad(ClaudeCode, []byte(strings.Replace(claudeLoad, `"content":"line 1"`, `"content":"line 2"`, 1)))
+	if Compare(ClaudeCode, want, got) == "" {
+		t.Error("claude: another result text should differ")
+	}
+
+	piReq := `{"messages":[{"role":"system","content":"sys"},{"role":"user","content":"run"},
+		{"role":"assistant","content":null,"tool_calls":[{"id":"b1","type":"function","function":{"name":"bash","arguments":"{}"}}]},
+		{"role":"tool","tool_call_id":"b1","content":"ok"},{"role":"user","content":"Reply with OK."}]}`
+	piLoad := `{"role":"user","content":"run"}
+{"role":"assistant","content":null,"tool_calls":[{"id":"b1","type":"function","function":{"name":"bash","arguments":"{}"}}]}
+{"role":"tool","tool_call_id":"b1","content":"ok"}
+`
+	got, _ = FromRequest(Pi, []byte(piReq))
+	want, _ = FromLoad(Pi, []byte(piLoad))
+	if d := Compare(Pi, want, got); d != "" {
+		t.Fatalf("pi should agree: %s", d)
+	}
+	want, _ = FromLoad(Pi, []byte(strings.Replace(piLoad, `"content":"ok"}`, `"content":"aborted"}`, 1)))
+	if Compare(Pi, want, got) == "" {
+		t.Error("pi: another result text should differ")
+	}
+}
+
 // TestCompareGeminiQwen: Gemini CLI's request is reduced without its <session_context>, with a
 // result it repeats once and the call ids it sends (no "<tool>__" prefix); Qwen Code's without
 // its system prompt and <system-reminder> parts.

@@ -166,7 +166,7 @@ func geminiRequestTurns(body []byte) ([]Turn, error) {
 					answered[id] = true
 					out = appendTurn(out, Turn{Role: role, Parts: parts})
 					parts = nil
-					out = append(out, Turn{Role: "tool", Parts: []string{"result:" + id}})
+					out = append(out, Turn{Role: "tool", Parts: resultParts(id, geminiOutput(p.Get("functionResponse.response")))})
 				}
 			case p.Get("thought").Bool():
 			case p.Get("text").Exists():
@@ -178,6 +178,21 @@ func geminiRequestTurns(body []byte) ([]Turn, error) {
 		out = appendTurn(out, Turn{Role: role, Parts: parts})
 	}
 	return dropPrompt(out), nil
+}
+
+// geminiOutput is the text of a function response as Gemini CLI sends it: its "output" string,
+// else its "error", else its JSON.
+func geminiOutput(r gjson.Result) string {
+	if o := r.Get("output"); o.Type == gjson.String {
+		return o.Str
+	}
+	if e := r.Get("error"); e.Exists() {
+		if e.Type == gjson.String {
+			return e.Str
+		}
+		return e.Raw
+	}
+	return r.Raw
 }
 
 // geminiIDs rewrites the call ids of turns reduced from `ctxc load` (which keeps the ids of the

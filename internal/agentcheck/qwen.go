@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/tidwall/gjson"
 )
 
@@ -89,7 +90,24 @@ func qwenRequestTurns(body []byte) ([]Turn, error) {
 		}
 		out = appendTurn(out, Turn{Role: "user", Parts: parts})
 	}
-	return dropPrompt(out), nil
+	return dropPrompt(qwenUnrecorded(out)), nil
+}
+
+// qwenUnrecordedNote opens the result Qwen Code sends, on resume, for a call its session holds
+// without a result (its own compression kept the call and not the result).
+const qwenUnrecordedNote = "Tool execution result was not recorded"
+
+// qwenUnrecorded compares Qwen Code's note for a call without a recorded result as ctxc's
+// placeholder: both say no result was recorded, in their own words (docs/formats.md, Qwen Code).
+func qwenUnrecorded(turns []Turn) []Turn {
+	for _, t := range turns {
+		for i, p := range t.Parts {
+			if strings.HasPrefix(p, "output:"+qwenUnrecordedNote) {
+				t.Parts[i] = "output:" + transcript.PlaceholderResult
+			}
+		}
+	}
+	return turns
 }
 
 // withoutInjected drops Qwen Code's injected text parts from a content.

@@ -63,11 +63,14 @@ func claudeRecordRole(s string, nodes []node, esc *uEscapes) (role string, msg i
 }
 
 // claudeRecordMember says whether a member of a record (key k, value v as written) other than
-// its type and message leaves it a record that claudeLine reads: a sidechain's or a compact
-// summary's is read by the decoder, and so is one with a subtype or ctxc's provenance.
+// its type and message leaves it a record that claudeLine reads: a sidechain's message is
+// searched as any other (a subagent file's conversation is all sidechain); a compact summary's
+// is read by the decoder, and so is one with a subtype or ctxc's provenance.
 func claudeRecordMember(k, v string) bool {
 	switch k {
-	case `"isSidechain"`, `"isCompactSummary"`:
+	case `"isSidechain"`:
+		return v == "false" || v == "true"
+	case `"isCompactSummary"`:
 		return v == "false"
 	case `"subtype"`, `"ctxc"`:
 		return false

@@ -98,3 +98,49 @@ func hexVal(c byte) (byte, bool) {
 	}
 	return 0, false
 }
+
+// AppendValidUTF8 appends the JSON text b with every byte that is not part of a valid UTF-8
+// sequence written as \ufffd, as AppendQuote writes it, and says how many bytes it replaced.
+// In valid JSON such a byte can only stand inside a string, where the escape means U+FFFD: the
+// text stays the same JSON, now valid UTF-8. Every JSON line ctxc writes from bytes it did not
+// quote itself (raw messages copied, records carried over) goes through here.
+func AppendValidUTF8(dst, b []byte) ([]byte, int) {
+	if utf8.Valid(b) {
+		return append(dst, b...), 0
+	}
+	n, start := 0, 0
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, b[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			n++
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	return append(dst, b[start:]...), n
+}
+
+// InvalidUTF8 counts the bytes of s that are not part of a valid UTF-8 sequence: those
+// AppendQuote and AppendValidUTF8 write as \ufffd.
+func InvalidUTF8(s string) int {
+	if utf8.ValidString(s) {
+		return 0
+	}
+	n := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			n++
+		}
+		i += size
+	}
+	return n
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ctxc/ctxc/internal/prose"
 	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/tidwall/gjson"
 )
@@ -261,7 +262,7 @@ func (b *builder) user(text string) {
 	}
 	b.requests.addAt(elide(t, b.o.MaxText), b.line)
 	b.last, b.lastLine = elide(t, b.o.MaxLast), b.line
-	if r, ok := ruleText(t, b.o.MaxText); ok {
+	if r, ok := ruleText(strings.TrimSpace(prose.Own(t)), b.o.MaxText); ok {
 		b.rules.addAt(r, b.line)
 	}
 	for _, r := range refs(t) {

@@ -1,6 +1,10 @@
 package ledger
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/ctxc/ctxc/internal/prose"
+)
 
 // The ledger's extraction rules, one message or tool call at a time, for readers that keep
 // facts across many sessions (package memory) rather than the ledger of one middle zone.
@@ -14,13 +18,14 @@ func Typed(text string) bool {
 
 // RuleSentences returns the sentences of a user's text that state a rule or preference (the
 // ledger's cues: always, never, don't, use, prefer, make sure...), each elided to max
-// characters, in order. A text the harness wrote has none.
+// characters, in order. A text the harness wrote has none, and what the user pasted (logs,
+// JSON, stack traces, code: prose.Own) neither.
 func RuleSentences(text string, max int) []string {
 	if !Typed(text) || !ruleCues().MatchString(text) {
 		return nil
 	}
 	var out []string
-	for _, s := range sentences(strings.TrimSpace(text)) {
+	for _, s := range sentences(strings.TrimSpace(prose.Own(text))) {
 		if ruleCues().MatchString(s) {
 			out = append(out, elide(s, max))
 		}

@@ -309,6 +309,9 @@ func (o Options) expand(in ExpandIn) (ExpandOut, error) {
 		return out, err
 	}
 	out.Marker, out.Source, out.FromLine, out.ToLine, out.Total, out.Offset = ex.Marker, ex.Source, ex.From, ex.To, len(ex.Messages), in.Offset
+	if ex.Agent {
+		out.Note = expand.AgentNote
+	}
 	size := 600 // the JSON around the messages, the source path and the note included
 	for i := in.Offset; i < len(ex.Messages); i++ {
 		m := &ex.Messages[i]

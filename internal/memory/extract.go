@@ -113,6 +113,9 @@ func (c *countReader) Read(p []byte) (int, error) {
 // appendRecord appends the observations of one decoded line. Text is copied: the record's
 // strings point into the line.
 func appendRecord(obs []observation, rec *transcript.Record) []observation {
+	if rec.Sidechain {
+		return obs // a subagent's prompt is the main agent's text, not the user's
+	}
 	for i := range rec.Messages {
 		m := &rec.Messages[i]
 		if m.Summary {

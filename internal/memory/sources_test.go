@@ -175,8 +175,8 @@ func ledgerRules(t *testing.T, path string) []ruleAt {
 			break
 		}
 		rec, ok := transcript.DecodeRecord(format, l.Bytes, l.Num)
-		if !ok {
-			continue
+		if !ok || rec.Sidechain {
+			continue // a subagent's prompt is the main agent's text, not the user's
 		}
 		var ms []transcript.Message
 		for _, m := range rec.Messages {

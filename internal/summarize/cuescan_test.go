@@ -79,7 +79,7 @@ func checkCueScan(t *testing.T, text string) {
 		t.Fatalf("errorLines(%q)\n got %q\nwant %q", text, got, want)
 	}
 	got = nil
-	for _, p := range collected(t, func(e *extractor) { e.scanProse(0, text, decisionSet, secDecisions) }) {
+	for _, p := range collected(t, func(e *extractor) { e.scanProse(0, text, text, decisionSet, secDecisions) }) {
 		switch p.sec {
 		case secCommands:
 			got = append(got, "cmd:"+p.text)

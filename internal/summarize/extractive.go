@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/internal/estimate"
+	"github.com/ctxc/ctxc/internal/prose"
 	"github.com/tidwall/gjson"
 )
 
@@ -329,7 +330,8 @@ func (e *extractor) userText(i int, it Item) {
 	}
 	e.lastUser = i
 	e.push(secRequests, i, oneLine(t, capRequest))
-	e.scanProse(i, clip(t, scanTextBytes), ruleSet, secRules)
+	t = clip(t, scanTextBytes)
+	e.scanProse(i, t, prose.Blank(t), ruleSet, secRules) // rules from the user's own prose only
 }
 
 func (e *extractor) assistantText(i int, it Item) {
@@ -338,13 +340,16 @@ func (e *extractor) assistantText(i int, it Item) {
 		return
 	}
 	e.lastAsst, e.lastCall = i, -1
-	e.scanProse(i, clip(t, scanTextBytes), decisionSet, secDecisions)
+	t = clip(t, scanTextBytes)
+	e.scanProse(i, t, t, decisionSet, secDecisions)
 }
 
 // scanProse collects cue sentences into sec, "$ command" lines, and path/identifier tokens. Each
-// line contributes the sentence around the first cue (in list order) that it contains.
-func (e *extractor) scanProse(i int, t string, cues *cueSet, sec section) {
-	e.lower = lowerASCII(e.lower, t)
+// line contributes the sentence around the first cue (in list order) that it contains. Cues are
+// looked for in own, t with what the cues must not be taken from blanked (prose.Blank: same
+// offsets).
+func (e *extractor) scanProse(i int, t, own string, cues *cueSet, sec section) {
+	e.lower = lowerASCII(e.lower, own)
 	e.hits.find(e.lower, cues)
 	for ls := 0; ls < len(t); {
 		ts, te, next := nextLine(t, ls)
@@ -358,7 +363,7 @@ func (e *extractor) scanProse(i int, t string, cues *cueSet, sec section) {
 		}
 		for ci := range cues.cues {
 			if k := e.hits.first(ci, ts, te); k >= 0 {
-				e.push(sec, i, oneLine(sentenceAround(line, k-ts), capSentence))
+				e.push(sec, i, oneLine(sentenceAround(own[ts:te], k-ts), capSentence))
 				break
 			}
 		}

@@ -244,8 +244,5 @@ func copilotRecord(v jsonl.Value) Record {
 	if len(m.Blocks) == 0 {
 		return Record{}
 	}
-	if f.sub() {
-		return Record{Sidechain: true}
-	}
-	return Record{Messages: []Message{m}}
+	return Record{Messages: []Message{m}, Sidechain: f.sub()}
 }

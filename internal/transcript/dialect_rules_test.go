@@ -109,6 +109,49 @@ func TestPairToolCallsRules(t *testing.T) {
 	}
 }
 
+// TestPairToolCallsMoves: a message that stands between calls and their results (Codex records
+// a developer or user message while a call runs) is moved after the results, which are all
+// kept: none is answered with a placeholder nor dropped as an orphan.
+func TestPairToolCallsMoves(t *testing.T) {
+	for _, tc := range []struct {
+		name                         string
+		in, want                     []string
+		moved, placeholders, dropped int
+	}{
+		{"a developer message between a call and its result",
+			[]string{"user: text", "assistant: call:a raw", "developer: text raw", "tool: result:a raw", "assistant: text raw"},
+			[]string{"user: text", "assistant: call:a raw", "tool: result:a raw", "developer: text raw", "assistant: text raw"}, 1, 0, 0},
+		{"messages between parallel calls and their results",
+			[]string{"assistant: call:a call:b", "developer: text", "user: text", "tool: result:a", "tool: result:b", "assistant: text"},
+			[]string{"assistant: call:a call:b", "tool: result:a", "tool: result:b", "developer: text", "user: text", "assistant: text"}, 2, 0, 0},
+		{"a message between each call and its result",
+			[]string{"assistant: call:a", "system: text", "tool: result:a", "assistant: call:b", "user: text", "tool: result:b"},
+			[]string{"assistant: call:a", "tool: result:a", "system: text", "assistant: call:b", "tool: result:b", "user: text"}, 2, 0, 0},
+		{"a result that never comes",
+			[]string{"assistant: call:a call:b", "developer: text", "tool: result:a", "user: text"},
+			[]string{"assistant: call:a call:b", "tool: result:a", "tool: result:b!", "developer: text", "user: text"}, 1, 1, 0},
+		{"a note between a tool_use and a tool_result given with text",
+			[]string{"assistant: call:a", "user: text", "user: result:a text raw", "assistant: text"},
+			[]string{"assistant: call:a", "user: result:a", "user: text", "user: text", "assistant: text"}, 1, 0, 0},
+		{"an assistant text between a call and its result",
+			[]string{"assistant: call:a", "assistant: text", "tool: result:a"},
+			[]string{"assistant: call:a", "tool: result:a", "assistant: text"}, 1, 0, 0},
+		{"the last result in, a call left open",
+			[]string{"assistant: call:a call:b", "developer: text", "tool: result:a"},
+			[]string{"assistant: call:a call:b", "tool: result:a", "tool: result:b!", "developer: text"}, 1, 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, rep := PairToolCalls(spec(tc.in...))
+			if got := unspec(out); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+			if rep.Moved != tc.moved || rep.Placeholders != tc.placeholders || rep.DroppedResults != tc.dropped {
+				t.Errorf("report %+v, want %d moved, %d placeholders, %d dropped", rep, tc.moved, tc.placeholders, tc.dropped)
+			}
+		})
+	}
+}
+
 // TestAnthropicLinesRules: the Messages API shape of a message list: user and assistant turns
 // alternating from the user's, tool results in front of a turn, what cannot be rebuilt left out.
 func TestAnthropicLinesRules(t *testing.T) {

@@ -48,42 +48,77 @@ const PlaceholderResult = "[ctxc] No result was recorded for this tool call (the
 type PairReport struct {
 	Placeholders   int // tool calls answered with PlaceholderResult
 	DroppedResults int // tool results without a preceding call, dropped
+	Moved          int // messages that stood between a call and its result, moved after the result
 }
 
 // PairToolCalls makes a message list valid for chat APIs: every tool result answers a call that
-// precedes it, and every call is answered before the conversation moves on. A call left
-// unanswered in the middle gets a placeholder error result right after its message; a result
-// with no call before it is dropped (an orphaned result is a hard 400 for every provider). Calls
-// still open at the very end (an interrupted session) are left as they are. Tool calls without
-// an id get a generated one.
+// precedes it, and every call is answered before the conversation moves on. A message that
+// stands between a call and its result (a developer or user message Codex recorded while the
+// call ran, a note between a tool_use and its tool_result) is moved after the results: no
+// result is lost to it. A call left unanswered in the middle gets a placeholder error result
+// right after its message; a result with no call before it is dropped (an orphaned result is a
+// hard 400 for every provider). Calls still open at the very end (an interrupted session) are
+// left as they are. Tool calls without an id get a generated one.
 func PairToolCalls(ms []Message) ([]Message, PairReport) {
-	p := callPairing{out: make([]Message, 0, len(ms))}
-	for _, m := range ms {
-		p.add(m)
+	p := callPairing{out: make([]Message, 0, len(ms)), lastResult: lastResults(ms)}
+	for i, m := range ms {
+		p.add(m, i)
 	}
+	p.release()
 	return p.out, p.rep
+}
+
+// lastResults gives, for each call id that a tool result answers, the index of the last message
+// holding such a result.
+func lastResults(ms []Message) map[string]int {
+	last := map[string]int{}
+	for i := range ms {
+		for _, b := range ms[i].Blocks {
+			if b.Kind == BlockToolResult && b.ID != "" {
+				last[b.ID] = i
+			}
+		}
+	}
+	return last
 }
 
 // generatedCallID is the id PairToolCalls gives the n-th call that has none (APIs match results
 // to calls by id).
 func generatedCallID(n int) string { return fmt.Sprintf("call_ctxc_%d", n) }
 
-// callPairing is a message list being made valid for chat APIs: the messages so far and the
-// calls among them still waiting for their result.
+// callPairing is a message list being made valid for chat APIs: the messages so far, the calls
+// among them still waiting for their result, and the messages held back until those results
+// are in.
 type callPairing struct {
-	out     []Message
-	pending []Block // calls not answered yet, in order
-	gen     int     // ids generated so far
-	rep     PairReport
+	out        []Message
+	pending    []Block // calls not answered yet, in order
+	held       []Message
+	lastResult map[string]int // lastResults of the whole list
+	gen        int            // ids generated so far
+	rep        PairReport
 }
 
-// add appends m, answering the pending calls with placeholders first where m shows that the
-// conversation has moved on past them.
-func (p *callPairing) add(m Message) {
+// add appends m, the i-th message, answering the pending calls with placeholders first where m
+// shows that the conversation has moved on past them; a message that only stands between
+// pending calls and their results, which come later, is held until they are in.
+func (p *callPairing) add(m Message, i int) {
 	hasCall, hasResult, hasOther := blockKinds(m.Blocks)
+	switch {
+	case !hasCall && !hasResult && p.resultsAhead(i):
+		p.held = append(p.held, m)
+		p.rep.Moved++
+		return
+	case hasResult && len(p.held) > 0 && (hasCall || hasOther):
+		// The results first, then what was held, then the rest of m.
+		res, rest := splitResults(m)
+		p.add(res, i)
+		p.add(rest, i)
+		return
+	}
 	if hasResult {
 		var left bool
 		if m, left = p.takeResults(m); !left {
+			p.settle(i)
 			return
 		}
 		if hasOther || hasCall {
@@ -97,6 +132,42 @@ func (p *callPairing) add(m Message) {
 		m = p.openCalls(m)
 	}
 	p.out = append(p.out, m)
+	if hasResult {
+		p.settle(i)
+	}
+}
+
+// resultsAhead says whether a pending call has a result after the i-th message.
+func (p *callPairing) resultsAhead(i int) bool {
+	for _, c := range p.pending {
+		if at, ok := p.lastResult[c.ID]; ok && at > i {
+			return true
+		}
+	}
+	return false
+}
+
+// settle, after the results of the i-th message: when no pending call has a result still to
+// come, the conversation goes on with what was held (the calls left get placeholders first).
+func (p *callPairing) settle(i int) {
+	if len(p.held) > 0 && !p.resultsAhead(i) {
+		p.flush()
+	}
+}
+
+// splitResults splits m into its tool results and its other blocks, two messages of its role.
+func splitResults(m Message) (res, rest Message) {
+	res, rest = m, m
+	res.Blocks, rest.Blocks = nil, nil
+	res.Raw, rest.Raw = nil, nil // no longer what was written
+	for _, b := range m.Blocks {
+		if b.Kind == BlockToolResult {
+			res.Blocks = append(res.Blocks, b)
+		} else {
+			rest.Blocks = append(rest.Blocks, b)
+		}
+	}
+	return res, rest
 }
 
 // blockKinds says what a message's blocks hold: tool calls, tool results, anything else.
@@ -170,19 +241,25 @@ func (p *callPairing) openCalls(m Message) Message {
 }
 
 // flush answers every pending call with a placeholder error result, in one tool message, so
-// that no call is left open when the conversation moves on.
+// that no call is left open when the conversation moves on; then come the messages held back.
 func (p *callPairing) flush() {
-	if len(p.pending) == 0 {
-		return
+	if len(p.pending) > 0 {
+		m := Message{Role: RoleTool}
+		for _, c := range p.pending {
+			m.Blocks = append(m.Blocks, Block{Kind: BlockToolResult, ID: c.ID, Name: c.Name, IsError: true,
+				Text: PlaceholderResult, Chars: estimate.Chars(PlaceholderResult)})
+			p.rep.Placeholders++
+		}
+		p.out = append(p.out, m)
+		p.pending = p.pending[:0]
 	}
-	m := Message{Role: RoleTool}
-	for _, c := range p.pending {
-		m.Blocks = append(m.Blocks, Block{Kind: BlockToolResult, ID: c.ID, Name: c.Name, IsError: true,
-			Text: PlaceholderResult, Chars: estimate.Chars(PlaceholderResult)})
-		p.rep.Placeholders++
-	}
-	p.out = append(p.out, m)
-	p.pending = p.pending[:0]
+	p.release()
+}
+
+// release appends the messages held back, in their order.
+func (p *callPairing) release() {
+	p.out = append(p.out, p.held...)
+	p.held = p.held[:0]
 }
 
 // indexCall is the position of the call with the given id among calls, -1 when none has it.
@@ -213,11 +290,51 @@ func WriteMessages(w io.Writer, ms []Message, as OutputDialect) error {
 	if err != nil {
 		return err
 	}
+	var valid []byte
 	for _, l := range lines {
-		bw.Write(l)
+		valid, _ = jsonl.AppendValidUTF8(valid[:0], l) // raw messages are copied as they were
+		bw.Write(valid)
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()
+}
+
+// CheckUTF8 is what a command that writes messages of the file path says about their invalid
+// UTF-8: with strict, a DataError at the line of the first message that has any; otherwise a
+// warning (when warn is set) with their count, as WriteMessages writes them as U+FFFD.
+func CheckUTF8(path string, ms []Message, strict bool, warn func(Warning)) error {
+	n, line := InvalidUTF8(ms)
+	switch {
+	case n == 0:
+		return nil
+	case strict:
+		return &DataError{Path: path, Line: line, Msg: "invalid UTF-8 in the message text"}
+	case warn != nil:
+		warn(Warning{Path: path, Line: line, Msg: fmt.Sprintf("%d byte(s) of invalid UTF-8 in the message text (the first here) written as U+FFFD", n)})
+	}
+	return nil
+}
+
+// InvalidUTF8 counts the bytes of the messages' text that are not valid UTF-8, which
+// WriteMessages writes as U+FFFD, and gives the file line of the first message that has any
+// (0: none).
+func InvalidUTF8(ms []Message) (n, line int) {
+	for i := range ms {
+		m := &ms[i]
+		k := 0
+		if m.Raw != nil {
+			k = jsonl.InvalidUTF8(unsafeString(m.Raw))
+		} else {
+			for _, b := range m.Blocks {
+				k += jsonl.InvalidUTF8(b.Text) + jsonl.InvalidUTF8(b.Args) + jsonl.InvalidUTF8(b.Name) + jsonl.InvalidUTF8(b.ID)
+			}
+		}
+		if k > 0 && line == 0 {
+			line = m.Line
+		}
+		n += k
+	}
+	return n, line
 }
 
 func marshal(v any) ([]byte, error) {

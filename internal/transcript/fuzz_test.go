@@ -2,11 +2,13 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
@@ -44,8 +46,14 @@ func checkReader(t *testing.T, data []byte, format Format) {
 		}
 		fixed, _ := PairToolCalls(msgs)
 		for _, as := range []OutputDialect{AsOpenAI, AsAnthropic, AsCtxc} {
-			if err := WriteMessages(io.Discard, fixed, as); err != nil {
+			var out bytes.Buffer
+			if err := WriteMessages(&out, fixed, as); err != nil {
 				t.Fatalf("WriteMessages %s: %v", as, err)
+			}
+			for _, l := range bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n")) {
+				if len(l) > 0 && (!utf8.Valid(l) || !json.Valid(l)) {
+					t.Fatalf("WriteMessages %s wrote a line that is not valid UTF-8 JSON: %q", as, l)
+				}
 			}
 		}
 	}
@@ -55,6 +63,8 @@ func FuzzGenericReader(f *testing.F) {
 	addSeeds(f, "../../testdata/fixtures/openai-*.jsonl", "../../testdata/fixtures/bom-*.jsonl")
 	f.Add([]byte(`{"role":"user","content":"a"}` + "\n" + `{"compact":"s","head":[{"role":"system","content":"x"}],"ctxc":{"tail_lines":1}}` + "\n" + `{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"n","input":{}}]}` + "\n"))
 	f.Add([]byte(`{"agent":"a","created_by":"u","created_at":"t"}` + "\n" + `{"message":{"role":"user","content":"hi"}}` + "\n" + `{"compact":"sum"}` + "\n"))
+	// Bytes that are not UTF-8, in text and in raw JSON a dialect copies (a tool call's input).
+	f.Add([]byte("{\"role\":\"user\",\"content\":\"caf\xe9\"}\n{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"n\",\"input\":{\"c\":\"\xff\xc3\"}}]}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, format := range []Format{FormatOpenAI, FormatAnthropic, FormatCtxc} {
 			checkReader(t, data, format)

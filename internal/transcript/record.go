@@ -23,7 +23,10 @@ type Record struct {
 	Meta *MarkerMeta
 	// TailLines, for a ctxc marker, is how many lines right after it copy the kept tail.
 	TailLines int
-	// Sidechain: a Claude Code subagent record (its messages are not in Messages).
+	// Sidechain: a subagent's record (Claude Code isSidechain:true, a Copilot CLI subagent's
+	// event). Its messages are in Messages: they are the whole conversation of a subagent
+	// file, which grep and search read as the history the file holds; a caller that wants only
+	// what the user and the main agent said (memory) leaves them out.
 	Sidechain bool
 }
 
@@ -207,13 +210,10 @@ func claudeRecord(v jsonl.Value) Record {
 	if (typ != "user" && typ != "assistant") || !msg.IsObject() {
 		return Record{}
 	}
-	if sidechain {
-		return Record{Sidechain: true}
-	}
 	c := claudeReader{}
 	m := c.message(msg, typ, searchText)
 	m.Summary = summary
-	return Record{Messages: []Message{m}}
+	return Record{Messages: []Message{m}, Sidechain: sidechain}
 }
 
 func codexRecord(v jsonl.Value) Record {

@@ -117,7 +117,15 @@ type scanner struct {
 	rd     formatReader
 	held   []bufferedLine // lines seen before the format is known
 	weak   Format
+	// Before the first valid line: the invalid lines' warnings, held until a valid line shows
+	// that the file is a transcript with a few bad lines (garbage gets one error instead).
+	preface  []Warning
+	anyValid bool
 }
+
+// garbageLines is how many lines that are not JSON, before any that is, make a file "not a
+// transcript": one error naming the file instead of a warning for each of its lines.
+const garbageLines = 16
 
 func newScanner(path string, opts Options, format Format) *scanner {
 	sc := &scanner{path: path, opts: opts, st: &Stats{Path: path, topN: opts.Top}}
@@ -159,8 +167,9 @@ func (sc *scanner) line(l *scanLine, valid bool) error {
 	st := sc.st
 	st.Lines++
 	if !valid {
-		return invalidLine(st, sc.path, l.Num, "not valid JSON", sc.opts)
+		return sc.invalid(l.Num, l.Bytes)
 	}
+	sc.valid()
 	doc := gjson.Parse(unsafeString(l.Bytes))
 	if sc.rd != nil {
 		sc.rd.add(l, doc, st)
@@ -226,7 +235,7 @@ func (sc *scanner) finishAt(pending *scanLine, size int64) (*Result, error) {
 		} else {
 			// Not the start of a JSON object: not a record being written, just bad data.
 			st.Lines++
-			if err := invalidLine(st, sc.path, p.Num, "not valid JSON", sc.opts); err != nil {
+			if err := sc.invalid(p.Num, p.Bytes); err != nil {
 				return nil, err
 			}
 		}
@@ -268,6 +277,79 @@ func scanFrom(lr *jsonl.LineReader, path string, opts Options, format Format) (*
 		}
 	}
 	return sc.finish(lr)
+}
+
+// invalid takes a line that is not valid JSON. After a valid line, it is a bad line of a
+// transcript (invalidLine). Before any: a first line that opens a JSON array or a pretty-printed
+// document says the file is not JSONL, and garbageLines such lines say it is not a transcript,
+// each in one error; fewer are held, warned about once a valid line follows.
+func (sc *scanner) invalid(num int, line []byte) error {
+	if sc.anyValid {
+		return invalidLine(sc.st, sc.path, num, "not valid JSON", sc.opts)
+	}
+	if len(sc.preface) == 0 {
+		if msg := notJSONL(line); msg != "" {
+			return &DataError{Path: sc.path, Line: num, Msg: msg}
+		}
+	}
+	if sc.opts.Strict {
+		return &DataError{Path: sc.path, Line: num, Msg: "not valid JSON"}
+	}
+	sc.st.badLine(num)
+	sc.preface = append(sc.preface, Warning{Path: sc.path, Line: num, Msg: "not valid JSON: skipped"})
+	if len(sc.preface) >= garbageLines {
+		return &DataError{Path: sc.path, Line: sc.preface[0].Line, Msg: garbageMsg()}
+	}
+	return nil
+}
+
+// garbage is the error of Detect for a file that line, not valid JSON, shows not to be a
+// transcript, as the scan says it (scanner.invalid); seen and bad count the valid and invalid
+// lines before it, firstBad the number of the first invalid one.
+func garbage(path string, l jsonl.Line, seen, bad, firstBad int) error {
+	switch {
+	case seen > 0:
+		return nil
+	case bad == 0:
+		if msg := notJSONL(l.Bytes); msg != "" {
+			return &DataError{Path: path, Line: l.Num, Msg: msg}
+		}
+	case bad+1 >= garbageLines:
+		return &DataError{Path: path, Line: firstBad, Msg: garbageMsg()}
+	}
+	return nil
+}
+
+// garbageMsg says that a file's first lines are not JSON.
+func garbageMsg() string {
+	return fmt.Sprintf("not a JSONL transcript (its first %d lines are not JSON)", garbageLines)
+}
+
+// valid notes a valid line: the warnings held for the invalid lines before it are given.
+func (sc *scanner) valid() {
+	if sc.anyValid {
+		return
+	}
+	sc.anyValid = true
+	if sc.opts.Warn != nil {
+		for _, w := range sc.preface {
+			sc.opts.Warn(w)
+		}
+	}
+	sc.preface = nil
+}
+
+// notJSONL says what a file whose first line is not valid JSON is, when that line shows it is
+// a JSON document written over several lines ("" when it does not).
+func notJSONL(first []byte) string {
+	b := bytes.TrimSpace(trimBOM(first))
+	switch {
+	case len(b) > 0 && b[0] == '[':
+		return "a JSON array (pretty-printed?), not a JSONL transcript (want one JSON object per line)"
+	case len(b) == 1 && b[0] == '{':
+		return "a pretty-printed JSON object, not a JSONL transcript (want one JSON object per line)"
+	}
+	return ""
 }
 
 func invalidLine(st *Stats, path string, num int, msg string, opts Options) error {
@@ -443,7 +525,7 @@ func Detect(r io.Reader, path string, opts Options) (Format, error) {
 		lr.SetMaxLine(opts.MaxLine)
 	}
 	weak := FormatUnknown
-	seen := 0
+	seen, bad, firstBad := 0, 0, 0
 	for seen < detectWindow {
 		l, err := lr.Next()
 		if err == io.EOF {
@@ -453,6 +535,13 @@ func Detect(r io.Reader, path string, opts Options) (Format, error) {
 			return FormatUnknown, fmt.Errorf("%s: %w", path, err)
 		}
 		if !jsonl.Valid(l.Bytes) {
+			if bad == 0 {
+				firstBad = l.Num
+			}
+			if err := garbage(path, l, seen, bad, firstBad); err != nil {
+				return FormatUnknown, err
+			}
+			bad++
 			continue
 		}
 		seen++

@@ -329,14 +329,15 @@ func (o *object) encode() []byte {
 	return b.Bytes()
 }
 
-// lines joins records into JSONL.
+// lines joins records into JSONL, valid UTF-8 (records carried over byte for byte may hold
+// bytes that are not: they are written as \ufffd, jsonl.AppendValidUTF8).
 func lines(recs [][]byte) []byte {
-	var b bytes.Buffer
+	var out []byte
 	for _, r := range recs {
-		b.Write(r)
-		b.WriteByte('\n')
+		out, _ = jsonl.AppendValidUTF8(out, r)
+		out = append(out, '\n')
 	}
-	return b.Bytes()
+	return out
 }
 
 // headText is the text of the head messages for formats that cannot keep the head by reference
