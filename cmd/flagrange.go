@@ -76,6 +76,10 @@ func (e *rangeError) Error() string {
 // says where each value came from.
 func checkRanges(fs *pflag.FlagSet, res *config.Resolved) error {
 	var first error
+	if fl := fs.Lookup("output"); fl != nil && fl.Changed && fl.Value.String() == "" {
+		// -o "" (an unset shell variable) would otherwise mean no -o at all: compact in place.
+		return &UsageError{errors.New("--output: empty: give a file name (- for standard output)")}
+	}
 	fs.VisitAll(func(fl *pflag.Flag) {
 		r, ok := fl.Annotations[rangeAnnotation]
 		if !ok || first != nil || len(r) != 3 {
