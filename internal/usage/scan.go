@@ -9,8 +9,16 @@ import (
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
-// scanBlock is how much of a session is read at once. Lines longer than a block grow it.
+// scanBlock is how much of a session is read at once. Lines longer than a block grow it, up to
+// longLine.
 const scanBlock = 1 << 20
+
+// longLine is the length past which a line is skipped unread, never held: usage is recorded on
+// the lines of a model's response (its output, bounded by the model's output limit, a few MB at
+// the most) or on small events, and a line this long is a tool's output (a 100 MB tool result):
+// holding it would cost its size again beside the scan's own reading of the file. A variable for
+// the tests.
+var longLine = 16 << 20
 
 var blocks = sync.Pool{New: func() any { b := make([]byte, scanBlock); return &b }}
 
@@ -44,12 +52,36 @@ func scanLines(r io.Reader, want [][]byte, head, line func(num int, b []byte)) e
 		case err != nil:
 			return err
 		}
-		if rest == len(buf) { // one line fills the block: make room
+		if rest == len(buf) && len(buf) >= longLine { // a tool's output: skip it, counted
+			var ended bool
+			if rest, ended, err = skipLine(r, buf); err != nil || ended {
+				return err // ended inside the line: an unterminated last line is not given
+			}
+			num++
+		} else if rest == len(buf) { // one line fills the block: make room
 			grown := make([]byte, 2*len(buf))
 			copy(grown, buf)
 			buf, *bp = grown, grown
 		}
 		carry = rest
+	}
+}
+
+// skipLine reads on through the rest of a line that fills buf, in buf, until its end, and moves
+// what follows the end to the start of buf: it returns how many bytes that is, or ended when the
+// input ends before the line does.
+func skipLine(r io.Reader, buf []byte) (rest int, ended bool, err error) {
+	for {
+		n, err := io.ReadFull(r, buf)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return copy(buf, buf[i+1:n]), false, nil
+		}
+		switch {
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			return 0, true, nil
+		case err != nil:
+			return 0, false, err
+		}
 	}
 }
 

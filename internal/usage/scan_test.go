@@ -76,3 +76,31 @@ func FuzzScanLines(f *testing.F) {
 		sameLines(t, "fuzz", data)
 	})
 }
+
+// TestScanSkipsLinesTooLongForAResponse: a line longer than longLine (a tool's output) is counted
+// but never held nor given, even when it holds a pattern; the lines after it keep their numbers.
+func TestScanSkipsLinesTooLongForAResponse(t *testing.T) {
+	defer func(n int) { longLine = n }(longLine)
+	longLine = 2 * scanBlock
+	huge := `{"type":"user","content":"` + strings.Repeat("x", 5*scanBlock) + `","usage":9}`
+	for name, tc := range map[string]struct {
+		data string
+		want []string
+	}{
+		"between responses": {`{"usage":1}` + "\n" + huge + "\n" + `{"usage":2}` + "\n", []string{"1", "3"}},
+		"last, unterminated": {`{"usage":1}` + "\n" + huge, []string{"1"}},
+		"first, then lines":  {huge + "\n\n" + `{"usage":3}` + "\r\n", []string{"3"}},
+		"under the limit":    {`{"usage":"` + strings.Repeat("y", scanBlock+10) + `"}` + "\n" + `{"usage":4}` + "\n", []string{"1", "2"}},
+	} {
+		var got []string
+		err := scanLines(strings.NewReader(tc.data), [][]byte{usageKey}, func(int, []byte) {}, func(n int, b []byte) {
+			if len(b) > longLine {
+				t.Errorf("%s: a line of %d bytes was given", name, len(b))
+			}
+			got = append(got, fmt.Sprint(n))
+		})
+		if err != nil || strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("%s: lines %v (err %v), want %v", name, got, err, tc.want)
+		}
+	}
+}
