@@ -87,7 +87,7 @@ func TestScanSkipsLinesTooLongForAResponse(t *testing.T) {
 		data string
 		want []string
 	}{
-		"between responses": {`{"usage":1}` + "\n" + huge + "\n" + `{"usage":2}` + "\n", []string{"1", "3"}},
+		"between responses":  {`{"usage":1}` + "\n" + huge + "\n" + `{"usage":2}` + "\n", []string{"1", "3"}},
 		"last, unterminated": {`{"usage":1}` + "\n" + huge, []string{"1"}},
 		"first, then lines":  {huge + "\n\n" + `{"usage":3}` + "\r\n", []string{"3"}},
 		"under the limit":    {`{"usage":"` + strings.Repeat("y", scanBlock+10) + `"}` + "\n" + `{"usage":4}` + "\n", []string{"1", "2"}},
