@@ -232,7 +232,9 @@ const (
 // the context being compacted, with the facts of ctxc's note at the previous compaction read
 // back, so that they survive this one too.
 func noteFor(path string, budget int) (note, error) {
-	ropts := transcript.Options{Windowed: true, MaxLine: maxLine}
+	// Each load reads a Claude Code session from its newest compaction on: the hook's time
+	// follows what came since, not the length of the history.
+	ropts := transcript.Options{Windowed: true, MaxLine: maxLine, FromNewestCompaction: true}
 	res, now, err := transcript.LoadFile(path, ropts)
 	if err != nil {
 		return note{}, err

@@ -133,6 +133,13 @@ func FindLastMarker(r io.ReaderAt, size int64) (off int64, line []byte, err erro
 
 // findLastMarker is FindLastMarker reading chunk bytes at a time.
 func findLastMarker(r io.ReaderAt, size int64, chunk int64) (off int64, line []byte, err error) {
+	return findLastLine(r, size, chunk, markerProbe, markerAt)
+}
+
+// findLastLine reads r backwards from size, chunk bytes at a time, and returns the offset and
+// content of the last line that holds probe and that at confirms (at returns -1 for a line it
+// does not take), or -1. An unterminated last line is never taken.
+func findLastLine(r io.ReaderAt, size, chunk int64, probe []byte, at func(r io.ReaderAt, start, end int64) (int64, []byte, error)) (off int64, line []byte, err error) {
 	// An unterminated last line is still being written: it is not a marker yet.
 	skipPending := false
 	if size > 0 {
@@ -143,8 +150,7 @@ func findLastMarker(r io.ReaderAt, size int64, chunk int64) (off int64, line []b
 		skipPending = last[0] != '\n'
 	}
 	buf := make([]byte, chunk)
-	var cur backLine
-	cur.end = size
+	cur := backLine{end: size, want: probe}
 	for end := size; end > 0; {
 		start := max(end-chunk, 0)
 		b := buf[:end-start]
@@ -162,7 +168,7 @@ func findLastMarker(r io.ReaderAt, size int64, chunk int64) (off int64, line []b
 			if skipPending {
 				skipPending = false
 			} else if cur.probe {
-				off, l, err := markerAt(r, lineStart, cur.end)
+				off, l, err := at(r, lineStart, cur.end)
 				if err != nil || off >= 0 {
 					return off, l, err
 				}
@@ -170,7 +176,7 @@ func findLastMarker(r io.ReaderAt, size int64, chunk int64) (off int64, line []b
 			if nl < 0 {
 				break
 			}
-			cur = backLine{end: start + int64(nl)}
+			cur = backLine{end: start + int64(nl), want: probe}
 			pos = nl
 		}
 		end = start
@@ -178,21 +184,22 @@ func findLastMarker(r io.ReaderAt, size int64, chunk int64) (off int64, line []b
 	return -1, nil, nil
 }
 
-// backLine is the line FindLastMarker is walking back over: where it ends (its terminator
-// excluded), whether the part read so far holds markerProbe, and that part's first bytes (a
-// probe may straddle two chunks).
+// backLine is the line findLastLine is walking back over: where it ends (its terminator
+// excluded), whether the part read so far holds the probe it wants, and that part's first bytes
+// (a probe may straddle two chunks).
 type backLine struct {
 	end   int64
+	want  []byte
 	probe bool
-	head  []byte // at most len(markerProbe)-1 bytes
+	head  []byte // at most len(want)-1 bytes
 }
 
 // prepend takes the part of the line that comes before what was read of it.
 func (l *backLine) prepend(part []byte) {
-	k := len(markerProbe) - 1
+	k := len(l.want) - 1
 	if !l.probe {
 		edge := part[max(len(part)-k, 0):]
-		l.probe = bytes.Contains(part, markerProbe) || bytes.Contains(append(append([]byte(nil), edge...), l.head...), markerProbe)
+		l.probe = bytes.Contains(part, l.want) || bytes.Contains(append(append([]byte(nil), edge...), l.head...), l.want)
 	}
 	if len(part) >= k {
 		l.head = append(l.head[:0], part[:k]...)

@@ -34,6 +34,12 @@ type Options struct {
 	// Compaction's check of what it wrote needs no line numbers.
 	Unnumbered bool
 
+	// FromNewestCompaction, for loads of a Claude Code session: read it from its newest
+	// compact_boundary when the context starts there (loadClaudeTail), instead of the whole
+	// file. The Stats then describe only the part read, and Warn hears only of its lines. The
+	// hook sets it: it needs the context since the newest compaction, and at once.
+	FromNewestCompaction bool
+
 	// Observe, if set, is called on the reading goroutine with each message of the plain
 	// message formats and Claude Code as its line is read, in file order, before the effective
 	// context is known (see HeadWatch). The message must not be kept.
@@ -594,6 +600,11 @@ func load(f *io.SectionReader, size int64, path string, opts Options) (*Result, 
 	format, err := Detect(io.NewSectionReader(f, 0, size), path, opts)
 	if err != nil {
 		return nil, nil, err
+	}
+	if format == FormatClaude && opts.FromNewestCompaction {
+		if res, msgs, ok, err := loadClaudeTail(f, size, size/2, path, opts); err != nil || ok {
+			return res, msgs, err
+		}
 	}
 	off := int64(-1)
 	if format.IsGeneric() || format == FormatUnknown {
