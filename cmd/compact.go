@@ -359,9 +359,6 @@ func (b *batch) report(path string, out *compact.Outcome, err error) {
 	switch out.Status {
 	case compact.StatusCompacted:
 		b.sum.Compacted++
-		if out.Output != "" && out.Output != "-" {
-			safewrite.RecordOutput(out.Output) // written again without --force while unchanged
-		}
 	case compact.StatusSkipped:
 		b.sum.Skipped++
 		b.sum.Reasons[out.Reason]++

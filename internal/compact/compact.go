@@ -584,6 +584,7 @@ func (j *job) writeNew(src *transcript.Source) error {
 			os.Remove(j.o.Output)
 			return err
 		}
+		safewrite.RecordOutput(j.o.Output) // ctxc's own output: written again without --force while unchanged
 	}
 	j.out.Status = StatusCompacted
 	return nil
