@@ -3,6 +3,7 @@ package compact
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/jsonl"
@@ -144,11 +145,11 @@ func ApplyCuts(ms []transcript.Message, cuts []transcript.Cut, path string) {
 		if b.Kind == transcript.BlockToolCall {
 			text = b.Args
 		}
-		r := []rune(text)
-		if len(r) <= CutHeadChars+CutTailChars {
+		head, tail, n := runeEnds(text, CutHeadChars, CutTailChars)
+		if n <= CutHeadChars+CutTailChars {
 			continue
 		}
-		short := string(r[:CutHeadChars]) + cutNote(len(r), m.Line, path) + string(r[len(r)-CutTailChars:])
+		short := head + cutNote(n, m.Line, path) + tail
 		if b.Kind == transcript.BlockToolCall {
 			// Arguments must stay JSON: the shortened text becomes a string value.
 			b.Args = string(jsonl.Quote(short))
@@ -164,6 +165,27 @@ func ApplyCuts(ms []transcript.Message, cuts []transcript.Cut, path string) {
 		m.Raw = nil
 		m.Edited = true
 	}
+}
+
+// runeEnds is text's first head and last tail code points and its count of them, each byte
+// that is not UTF-8 read as U+FFFD, as a conversion to []rune reads it, without that
+// conversion: four bytes a character of a 100 MB tool result, only to keep 1,800 of them.
+func runeEnds(text string, head, tail int) (string, string, int) {
+	n := utf8.RuneCountInString(text)
+	if n <= head+tail {
+		return "", "", n
+	}
+	var h, t strings.Builder
+	i := 0
+	for _, r := range text {
+		if i < head {
+			h.WriteRune(r)
+		} else if i >= n-tail {
+			t.WriteRune(r)
+		}
+		i++
+	}
+	return h.String(), t.String(), n
 }
 
 // CutSummary says what an emergency compaction cut, for stderr.

@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -61,5 +62,47 @@ func TestShrinkTailKeepsPairs(t *testing.T) {
 				t.Errorf("budget %d: the tail needs repair: %+v", budget, rep)
 			}
 		}
+	}
+}
+
+// TestRuneEnds: the ends of a text that an emergency cut keeps are those of its []rune
+// conversion (invalid bytes as U+FFFD, one each), whatever the text.
+func TestRuneEnds(t *testing.T) {
+	for _, text := range []string{
+		"", "short", strings.Repeat("é🙂x", 40), "ab\xffcd\xf0\x9f\x99ef\xed\xa0\x80gh" + strings.Repeat("日", 30) + "\xc3",
+		strings.Repeat("\x80", 50),
+	} {
+		for _, ends := range [][2]int{{0, 0}, {1, 1}, {3, 2}, {10, 5}, {200, 200}} {
+			r := []rune(text)
+			h, tl, n := runeEnds(text, ends[0], ends[1])
+			if n != len(r) {
+				t.Fatalf("runeEnds(%q) counts %d, []rune %d", text, n, len(r))
+			}
+			if n <= ends[0]+ends[1] {
+				continue
+			}
+			if h != string(r[:ends[0]]) || tl != string(r[n-ends[1]:]) {
+				t.Errorf("runeEnds(%q, %v) = %q, %q; want %q, %q", text, ends, h, tl, string(r[:ends[0]]), string(r[n-ends[1]:]))
+			}
+		}
+	}
+}
+
+// TestApplyCutsAllocates: cutting a tool result of 20 MB to its ends costs the shortened text,
+// not the text as runes (four bytes a character, 80 MB).
+func TestApplyCutsAllocates(t *testing.T) {
+	text := strings.Repeat("line é \"q\"\n", 20<<20/12)
+	ms := []transcript.Message{{Role: transcript.RoleTool, Line: 3, Blocks: []transcript.Block{{Kind: transcript.BlockToolResult, ID: "t1", Text: text}}}}
+	cuts := []transcript.Cut{{Msg: 0, Block: 0}}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	ApplyCuts(ms, cuts, "s.jsonl")
+	runtime.ReadMemStats(&after)
+	if got := ms[0].Blocks[0].Text; len(got) > 10000 || !strings.HasPrefix(got, "line é") {
+		t.Fatalf("not cut: %d bytes", len(got))
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("cutting a %d-byte text allocated %d bytes, want under 1 MiB", len(text), alloc)
 	}
 }

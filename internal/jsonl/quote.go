@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"io"
 	"math/bits"
 	"slices"
 	"unicode/utf8"
@@ -77,6 +78,39 @@ func AppendQuote(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// WriteQuote writes s as AppendQuote quotes it, in pieces of 64 KiB: a long text (a tool result
+// of 100 MB) goes out without a quoted copy of it whole in memory.
+func WriteQuote(w io.Writer, s string) error {
+	return writeQuote(w, s, 64<<10)
+}
+
+// writeQuote is WriteQuote in pieces of about piece bytes. A piece ends before the first byte
+// of a UTF-8 sequence (utf8.RuneStart), which no sequence before it can take as its own: each
+// piece quotes as it would inside the whole text, invalid bytes included.
+func writeQuote(w io.Writer, s string, piece int) error {
+	var buf []byte
+	if _, err := io.WriteString(w, `"`); err != nil {
+		return err
+	}
+	for i := 0; i < len(s); {
+		end := min(i+piece, len(s))
+		for end > i && end < len(s) && !utf8.RuneStart(s[end]) {
+			end--
+		}
+		if end == i { // a run of continuation bytes as long as a piece: end past it
+			for end = min(i+piece, len(s)); end < len(s) && !utf8.RuneStart(s[end]); end++ {
+			}
+		}
+		buf = AppendQuote(buf[:0], s[i:end])
+		if _, err := w.Write(buf[1 : len(buf)-1]); err != nil {
+			return err
+		}
+		i = end
+	}
+	_, err := io.WriteString(w, `"`)
+	return err
 }
 
 // HexByte is the byte two hex digits spell (the XX of a \u00XX escape); false when either is

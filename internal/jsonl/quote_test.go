@@ -3,6 +3,7 @@ package jsonl
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -61,6 +62,50 @@ func FuzzValidUTF8Output(f *testing.F) {
 		}
 		if !reflect.DeepEqual(in, got) {
 			t.Fatalf("AppendValidUTF8(%q) reads as %#v, the input as %#v", b, got, in)
+		}
+	})
+}
+
+// TestWriteQuoteInPieces: quoting a text piece by piece writes the bytes AppendQuote writes
+// for it whole, whatever the piece size: a piece never ends inside a UTF-8 sequence (which
+// would turn a valid character into \ufffd) nor changes how invalid bytes and U+2028 come out.
+func TestWriteQuoteInPieces(t *testing.T) {
+	texts := []string{
+		"",
+		"plain ascii text",
+		"café 日本 🙂 \u2028 \u2029 end",
+		"\"quoted\" \\ back\nslash\ttab\x01\x1f",
+		"caf\xe9 \xff\xfe \xf0\x9f\x99 cut \xed\xa0\x80 surrogate",
+		"\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80 a run of continuation bytes",
+		"\xf0\x90\x80\x80\x80\x80 a 4-byte character, then continuation bytes",
+		strings.Repeat("é🙂\u2028x\"", 50),
+	}
+	for _, s := range texts {
+		want := string(AppendQuote(nil, s))
+		for piece := 1; piece <= 9; piece++ {
+			var b strings.Builder
+			if err := writeQuote(&b, s, piece); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != want {
+				t.Errorf("writeQuote(%q, piece %d) = %s, want %s", s, piece, b.String(), want)
+			}
+		}
+	}
+}
+
+// FuzzWriteQuote: WriteQuote in pieces matches AppendQuote on any bytes.
+func FuzzWriteQuote(f *testing.F) {
+	for _, s := range []string{"a", "é🙂", "\xf0\x9f\x99\x80\x80", "\u2028\"\\"} {
+		f.Add([]byte(s), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, piece uint8) {
+		var out strings.Builder
+		if err := writeQuote(&out, string(b), int(piece)%16+1); err != nil {
+			t.Fatal(err)
+		}
+		if want := string(AppendQuote(nil, string(b))); out.String() != want {
+			t.Fatalf("writeQuote(%q, %d) = %s, want %s", b, int(piece)%16+1, out.String(), want)
 		}
 	})
 }

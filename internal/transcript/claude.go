@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/jsonl"
@@ -760,7 +761,8 @@ func preparseClaudeMessage(msg jsonl.Value, t textMode, det *scanLine) Message {
 	if t == windowedText {
 		t = withText // windows only where the line is detached (they refer to the file)
 	}
-	own := []byte(msg)
-	m, _ := anthropicMessageAt(jsonl.Value(unsafeString(own)), t)
+	// Parsed in place, then owned: the line's buffer is reused (or unmapped) after the walk.
+	m, _ := anthropicMessageAt(msg, t)
+	own(&m, inLine(unsafe.Slice(unsafe.StringData(string(msg)), len(msg)), 0))
 	return m
 }

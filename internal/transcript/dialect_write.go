@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/jsonl"
@@ -285,18 +286,104 @@ func WriteMessages(w io.Writer, ms []Message, as OutputDialect) error {
 	case AsCtxc:
 		lines, err = ctxcLines(ms)
 	default:
-		lines, err = openAILines(ms)
+		return writeOpenAI(bw, ms)
 	}
 	if err != nil {
 		return err
 	}
-	var valid []byte
-	for _, l := range lines {
-		valid, _ = jsonl.AppendValidUTF8(valid[:0], l) // raw messages are copied as they were
-		bw.Write(valid)
-		bw.WriteByte('\n')
+	var lw validLines
+	for i, l := range lines {
+		lw.write(bw, l)
+		lines[i] = nil // written: its memory can go
 	}
 	return bw.Flush()
+}
+
+// streamResultFrom: a tool result this long or longer is written in the openai shape straight
+// to the output, quoted piece by piece (jsonl.WriteQuote), never built as a line of its own:
+// the output of a 100 MB tool result costs 64 KiB, not a quoted copy of 100 MB and more.
+const streamResultFrom = 1 << 20
+
+// writeOpenAI writes ms in the openai shape: the messages' lines are built two halves at once
+// (convertAll), except the tool results of streamResultFrom bytes or more, written in order as
+// their turn comes. The bytes are those openAILines gives (a test checks).
+func writeOpenAI(bw *bufio.Writer, ms []Message) error {
+	per, err := convertAll(ms, func(m Message) ([][]byte, error) {
+		if streamsResult(&m) {
+			return nil, nil
+		}
+		return OpenAILine(m)
+	})
+	if err != nil {
+		return err
+	}
+	var lw validLines
+	for i := range ms {
+		if streamsResult(&ms[i]) {
+			per[i], err = streamOpenAIResults(bw, ms[i])
+			if err != nil {
+				return err
+			}
+		}
+		for _, l := range per[i] {
+			lw.write(bw, l)
+		}
+		per[i] = nil // written: its memory can go
+	}
+	return bw.Flush()
+}
+
+// streamsResult: m has a tool result of streamResultFrom bytes or more and is not copied as
+// written (OpenAILine copies a raw openai message whole).
+func streamsResult(m *Message) bool {
+	if m.Dialect == DialectOpenAI && m.Raw != nil {
+		return false
+	}
+	for i := range m.Blocks {
+		if m.Blocks[i].Kind == BlockToolResult && len(m.Blocks[i].Text) >= streamResultFrom {
+			return true
+		}
+	}
+	return false
+}
+
+// streamOpenAIResults writes m's tool results as OpenAILine does, one "tool" line each, the
+// text quoted piece by piece, and returns the lines of the rest of m (its text and calls),
+// which OpenAILine writes after the results.
+func streamOpenAIResults(bw *bufio.Writer, m Message) ([][]byte, error) {
+	rest := m
+	rest.Blocks = make([]Block, 0, len(m.Blocks))
+	for _, b := range m.Blocks {
+		if b.Kind != BlockToolResult {
+			rest.Blocks = append(rest.Blocks, b)
+			continue
+		}
+		bw.WriteString(`{"role":"tool","tool_call_id":`)
+		bw.Write(jsonl.Quote(b.ID))
+		bw.WriteString(`,"content":`)
+		if err := jsonl.WriteQuote(bw, b.Text); err != nil {
+			return nil, err
+		}
+		if _, err := bw.WriteString("}\n"); err != nil {
+			return nil, err
+		}
+	}
+	return OpenAILine(rest)
+}
+
+// validLines writes JSON lines with every byte that is not valid UTF-8 written as \ufffd
+// (jsonl.AppendValidUTF8): raw messages are copied as they were. A valid line, the usual one,
+// is written as it is, without a copy.
+type validLines struct{ buf []byte }
+
+func (v *validLines) write(bw *bufio.Writer, l []byte) {
+	if utf8.Valid(l) {
+		bw.Write(l)
+	} else {
+		v.buf, _ = jsonl.AppendValidUTF8(v.buf[:0], l)
+		bw.Write(v.buf)
+	}
+	bw.WriteByte('\n')
 }
 
 // CheckUTF8 is what a command that writes messages of the file path says about their invalid

@@ -148,14 +148,38 @@ func (l *scanLine) bytesOffset() int64 {
 // block and raw, the message's verbatim JSON (Raw; "" if none), become file spans for
 // Materialize.
 func detach(m *Message, line []byte, off int64, raw string) {
+	at := inLine(line, off)
+	for i := range m.Blocks {
+		b := &m.Blocks[i]
+		if b.Cut {
+			o, _ := at(b.src)
+			b.span, b.src = span{off: o, n: int32(len(b.src))}, ""
+		}
+	}
+	own(m, at)
+	if o, in := at(raw); in {
+		m.rawSpan, m.Raw = span{off: o, n: int32(len(raw))}, nil
+	}
+}
+
+// inLine tells whether a string lies in line (whose first byte is at off in the file), and
+// where in the file.
+func inLine(line []byte, off int64) func(string) (int64, bool) {
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(line)))
-	at := func(s string) (int64, bool) {
+	return func(s string) (int64, bool) {
 		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
 		if len(s) == 0 || p < base || p >= base+uintptr(len(line)) {
 			return 0, false
 		}
 		return off + int64(p-base), true
 	}
+}
+
+// own copies each string of m that lies in the line (at) so that m keeps none of the line's
+// bytes. A string decoded from escapes is m's already and is not copied again: a message
+// parsed in place and then owned holds one copy of its text, where parsing a copy of the line
+// held the copy and the decoded text besides.
+func own(m *Message, at func(string) (int64, bool)) {
 	clone := func(s string) string {
 		if _, in := at(s); in {
 			return strings.Clone(s)
@@ -165,14 +189,8 @@ func detach(m *Message, line []byte, off int64, raw string) {
 	m.Role, m.MsgID = Role(clone(string(m.Role))), clone(m.MsgID)
 	for i := range m.Blocks {
 		b := &m.Blocks[i]
-		if b.Cut {
-			o, _ := at(b.src)
-			b.span, b.src = span{off: o, n: int32(len(b.src))}, ""
-		}
 		b.Text, b.Tail, b.ID, b.Name, b.Args = clone(b.Text), clone(b.Tail), clone(b.ID), clone(b.Name), clone(b.Args)
-	}
-	if o, in := at(raw); in {
-		m.rawSpan, m.Raw = span{off: o, n: int32(len(raw))}, nil
+		b.Verbatim, b.src = clone(b.Verbatim), clone(b.src)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
@@ -245,27 +246,41 @@ type object struct {
 }
 
 func parseObject(b []byte) (*object, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	t, err := dec.Token()
-	if err != nil || t != json.Delim('{') {
+	i := jsonl.SkipSpace(unsafeString(b), 0)
+	if i >= len(b) || b[i] != '{' {
 		return nil, fmt.Errorf("not a JSON object")
 	}
-	o := &object{vals: map[string]json.RawMessage{}}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
+	n := i + jsonl.SkipValue(unsafeString(b[i:]), 0)
+	if n > len(b) || !jsonl.Valid(b[i:n]) {
+		// encoding/json says what is wrong, and where
+		var v json.RawMessage
+		if err := json.Unmarshal(b[i:], &v); err != nil {
 			return nil, err
 		}
-		k, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	// One copy of the object, its values slices of it: a record of a 100 MB tool result costs
+	// 100 MB, where encoding/json's decoder grew its buffer to read it and copied each value.
+	own := bytes.Clone(b[i:n])
+	o := &object{vals: map[string]json.RawMessage{}}
+	var err error
+	jsonl.Value(unsafeString(own)).Walk(func(key string, rest jsonl.Value) int {
+		v, n := rest.Prefix()
+		k := key
+		if strings.IndexByte(key, '\\') >= 0 || !utf8.ValidString(key) {
+			if uerr := json.Unmarshal([]byte(`"`+key+`"`), &k); uerr != nil && err == nil {
+				err = uerr
+			}
 		}
 		if _, dup := o.vals[k]; !dup {
 			o.keys = append(o.keys, k)
 		}
-		o.vals[k] = v
+		off := len(own) - len(rest)
+		o.vals[k] = json.RawMessage(own[off : off+len(v) : off+len(v)])
+		return n
+	})
+	if err != nil {
+		return nil, err
 	}
 	return o, nil
 }

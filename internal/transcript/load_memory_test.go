@@ -1,0 +1,136 @@
+package transcript
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
+)
+
+// longClaudeSession writes a Claude Code session whose third line is a tool result of n bytes
+// of text (escapes included when escaped), and returns its path and the length of that line.
+func longClaudeSession(t *testing.T, n int, escaped bool) (string, int) {
+	t.Helper()
+	unit := "abcdefghij klmnopq rstuvwxyz 0123456789 "
+	if escaped {
+		unit = "abcdefghij \"quoted\" \\ tab\t é\n"
+	}
+	text := strings.Repeat(unit, n/len(unit)+1)[:n]
+	lines := []any{
+		map[string]any{"type": "user", "uuid": "u1", "parentUuid": nil, "sessionId": "s", "message": map[string]any{"role": "user", "content": "read the big file"}},
+		map[string]any{"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s", "message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "t1", "name": "Read", "input": map[string]any{"path": "big"}}}}},
+		map[string]any{"type": "user", "uuid": "u2", "parentUuid": "a1", "sessionId": "s", "message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": "t1", "content": text}}}},
+		map[string]any{"type": "assistant", "uuid": "a2", "parentUuid": "u2", "sessionId": "s", "message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "done"}}}},
+	}
+	var buf bytes.Buffer
+	long := 0
+	for _, l := range lines {
+		b, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		long = max(long, len(b))
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	p := filepath.Join(t.TempDir(), "long.jsonl")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p, long
+}
+
+// TestLoadLongLineAllocates: a load of a session whose one line is a tool result of 20 MB, as
+// `ctxc load` runs it (load, repair, UTF-8 check, openai output), allocates about one copy of
+// that text (its decoded text) and what reading a line past its window takes, not the copies it
+// once made: the message parsed from a copy of the line, the quoted output line built whole
+// (grown twice), then copied again to be checked for UTF-8 — six times the line in all.
+func TestLoadLongLineAllocates(t *testing.T) {
+	for _, escaped := range []bool{false, true} {
+		t.Run(fmt.Sprintf("escaped=%v", escaped), func(t *testing.T) {
+			path, long := longClaudeSession(t, 20<<20, escaped)
+			var out countWriter
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, msgs, err := LoadFile(path, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs, _ = PairToolCalls(msgs)
+			if err := CheckUTF8(path, msgs, false, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteMessages(&out, msgs, AsOpenAI); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&after)
+			if out.n < int64(long)-1000 {
+				t.Fatalf("wrote %d bytes, the long line has %d", out.n, long)
+			}
+			alloc := after.TotalAlloc - before.TotalAlloc
+			t.Logf("line %d bytes, allocated %d (%.2f× the line)", long, alloc, float64(alloc)/float64(long))
+			if alloc > uint64(long)*7/4 {
+				t.Errorf("a load of a %d-byte line allocated %d bytes (%.2f× the line), want under 1.75×", long, alloc, float64(alloc)/float64(long))
+			}
+		})
+	}
+}
+
+type countWriter struct{ n int64 }
+
+func (w *countWriter) Write(b []byte) (int, error) { w.n += int64(len(b)); return len(b), nil }
+
+// TestWriteOpenAIStreamsLongResults: the openai output of messages with tool results long
+// enough to be streamed (streamResultFrom) is byte for byte the lines OpenAILine builds,
+// invalid UTF-8 and all, in the same order (results first, then the message's text and calls),
+// and a raw openai message is still copied as written.
+func TestWriteOpenAIStreamsLongResults(t *testing.T) {
+	long := strings.Repeat("é🙂 \"q\" \\ \n\t\u2028 caf\xe9 \xff ", streamResultFrom/20+1)
+	raw := append(append([]byte(`{"role":"tool","tool_call_id":"r1","content":"`), strings.Repeat("x\xff", streamResultFrom)...), `"}`...)
+	ms := []Message{
+		{Role: RoleUser, Blocks: []Block{{Kind: BlockText, Text: "hi"}}},
+		{Role: RoleAssistant, Blocks: []Block{{Kind: BlockToolCall, ID: "c1", Name: "Read", Args: `{"p":1}`}, {Kind: BlockToolCall, ID: "c2", Name: "Read", Args: `{}`}}},
+		{Role: RoleUser, Blocks: []Block{
+			{Kind: BlockToolResult, ID: "c1", Text: long},
+			{Kind: BlockText, Text: "and a note \xfe"},
+			{Kind: BlockToolResult, ID: "c2\xff", Text: "short"},
+			{Kind: BlockToolCall, ID: "c3", Name: "n", Args: "{}"},
+		}},
+		{Role: RoleTool, Blocks: []Block{{Kind: BlockToolResult, ID: "r1", Text: long}}, Raw: raw, Dialect: DialectOpenAI},
+		{Role: RoleTool, Blocks: []Block{{Kind: BlockToolResult, ID: "c4", Text: long[:streamResultFrom]}}},
+		{Role: RoleAssistant, Blocks: []Block{{Kind: BlockText, Text: "done"}}},
+	}
+	lines, err := openAILines(ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	for _, l := range lines {
+		v, _ := jsonl.AppendValidUTF8(nil, l)
+		want.Write(v)
+		want.WriteByte('\n')
+	}
+	var got bytes.Buffer
+	if err := WriteMessages(&got, ms, AsOpenAI); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		g, w := bufio.NewScanner(&got), bufio.NewScanner(&want)
+		g.Buffer(nil, 1<<26)
+		w.Buffer(nil, 1<<26)
+		for i := 1; g.Scan() && w.Scan(); i++ {
+			if !bytes.Equal(g.Bytes(), w.Bytes()) {
+				t.Fatalf("line %d differs: got %.200s…, want %.200s…", i, g.Bytes(), w.Bytes())
+			}
+		}
+		t.Fatalf("got %d bytes, want %d", got.Len(), want.Len())
+	}
+}
