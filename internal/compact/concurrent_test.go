@@ -88,6 +88,14 @@ func TestConcurrentWriter(t *testing.T) {
 				once.Do(func() {
 					wg.Add(1)
 					go agentWriter(t, p, stop, &wg, &written)
+					// The agent has written once before this returns, however late a loaded
+					// machine runs its goroutine: "live" means the file grew before ctxc looked.
+					for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+						if fi, err := os.Stat(p); err == nil && fi.Size() > int64(len(before)) {
+							break
+						}
+						time.Sleep(time.Millisecond)
+					}
 					time.Sleep(10 * time.Millisecond)
 				})
 			}
