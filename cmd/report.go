@@ -79,6 +79,8 @@ standard output.`,
 	fl.IntVar(&opts.Window, "window", 0, "context window in tokens of every session (default: each session's own)")
 	fl.StringVar(&opts.From, "from", "", "read the paths from this file, one per line (- for standard input)")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "sessions read at once")
+	intRange(fl, "window", minWindow, maxTokens, "each session's own")
+	intRange(fl, "jobs", 1, maxJobs, "")
 	return c
 }
 
