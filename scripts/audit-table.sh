@@ -16,7 +16,7 @@ files=("$@")
 if ((${#files[@]} == 0)); then
   files=(../shared/samples/pi/agent-sessions-v3-fixture-model-2-compactions.jsonl testdata/fixtures/claude-2.1.330-manual-compact-hook.jsonl testdata/fixtures/claude-2.1.330-guarded-compact.jsonl testdata/fixtures/codex-0.169-guarded-compact.jsonl
     testdata/fixtures/pi-v1-two-compactions.jsonl testdata/fixtures/claude-compact-boundary.jsonl
-    testdata/fixtures/claude-2.0.65-auto-compact-relative-paths.jsonl testdata/fixtures/claude-2.0.65-auto-compact-lossy.jsonl)
+    testdata/audit-labels/claude-2.0.65-auto-compact-relative-paths.jsonl testdata/audit-labels/claude-2.0.65-auto-compact-lossy.jsonl)
 fi
 echo "| session | compaction | by | rules | last request | files modified | refs | requests | errors | files read | kept |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"

@@ -124,7 +124,7 @@ func ledgerOf(t *testing.T) *ledger.Ledger {
 
 // fixture2065 is a Claude Code 2.0.65 auto-compaction of a session that modified 11 files under
 // /Users/…/slopometry: its summary names them by their paths in the project or by their names.
-const fixture2065 = "../../testdata/fixtures/claude-2.0.65-auto-compact-relative-paths.jsonl"
+const fixture2065 = "../../testdata/audit-labels/claude-2.0.65-auto-compact-relative-paths.jsonl"
 
 // TestAuditFilesAsSummariesNameThem: the audit names no file as lost that the summary names
 // (by its path in the project or its unambiguous name), and still names those it does not: the
