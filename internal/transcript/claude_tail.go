@@ -97,16 +97,9 @@ func preservedStart(f io.ReaderAt, from, off int64, pm gjson.Result) (int64, err
 // boundaryAt reads the line [start, end) and returns it when it is a main-chain
 // compact_boundary record (else -1).
 func boundaryAt(r io.ReaderAt, start, end int64) (int64, []byte, error) {
-	ln := make([]byte, end-start)
-	if _, err := r.ReadAt(ln, start); err != nil && err != io.EOF {
+	l, err := jsonLineAt(r, start, end)
+	if err != nil || l == nil {
 		return -1, nil, err
-	}
-	l := trimLine(ln)
-	if start == 0 {
-		l = trimBOM(l)
-	}
-	if !jsonl.Valid(l) {
-		return -1, nil, nil
 	}
 	doc := gjson.ParseBytes(l)
 	if doc.Get("type").Str != "system" || doc.Get("subtype").Str != "compact_boundary" || doc.Get("isSidechain").Bool() {

@@ -211,20 +211,31 @@ func (l *backLine) prepend(part []byte) {
 
 // markerAt reads the line [start, end) and returns it when it is a valid marker (else -1).
 func markerAt(r io.ReaderAt, start, end int64) (int64, []byte, error) {
+	l, err := jsonLineAt(r, start, end)
+	if err != nil || l == nil {
+		return -1, nil, err
+	}
+	if _, ok := parseMarkerDoc(gjson.ParseBytes(l), noText); ok {
+		return start, l, nil
+	}
+	return -1, nil, nil
+}
+
+// jsonLineAt reads the line [start, end) of r without its line end (and the file's BOM): nil
+// when it is not valid JSON.
+func jsonLineAt(r io.ReaderAt, start, end int64) ([]byte, error) {
 	ln := make([]byte, end-start)
 	if _, err := r.ReadAt(ln, start); err != nil && err != io.EOF {
-		return -1, nil, err
+		return nil, err
 	}
 	l := trimLine(ln)
 	if start == 0 {
 		l = trimBOM(l)
 	}
-	if jsonl.Valid(l) {
-		if _, ok := parseMarkerDoc(gjson.ParseBytes(l), noText); ok {
-			return start, l, nil
-		}
+	if !jsonl.Valid(l) {
+		return nil, nil
 	}
-	return -1, nil, nil
+	return l, nil
 }
 
 // Cut is one block an emergency compaction shortened.
