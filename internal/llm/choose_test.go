@@ -1,4 +1,4 @@
-package summarize
+package llm
 
 import (
 	"context"
@@ -80,9 +80,9 @@ func TestChoose(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (got.Completer != nil) != tc.completer || got.Redact != tc.redact || !strings.Contains(got.Note, tc.note) {
+			if (got.Client != nil) != tc.completer || got.Redact != tc.redact || !strings.Contains(got.Note, tc.note) {
 				t.Errorf("got completer=%v redact=%v note=%q; want completer=%v redact=%v note containing %q",
-					got.Completer != nil, got.Redact, got.Note, tc.completer, tc.redact, tc.note)
+					got.Client != nil, got.Redact, got.Note, tc.completer, tc.redact, tc.note)
 			}
 		})
 	}
