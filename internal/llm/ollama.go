@@ -331,36 +331,46 @@ func (o *Ollama) outcome(ctx context.Context, err error, hint *retryHint) attemp
 		e.Err = nil
 		return attemptOutcome{err: e}
 	case errors.As(err, &se):
-		e.Status, e.Msg, e.Err = se.StatusCode, snippet(se.ErrorMessage, 300), nil
-		if e.Msg == "" {
-			e.Msg = snippet(se.Status, 100)
-		}
-		switch code := se.StatusCode; {
-		case mentionsContextLength(se.ErrorMessage):
-			e.Kind = ContextLength
-		case code == http.StatusUnauthorized || code == http.StatusForbidden:
-			e.Kind = Auth
-		case code == http.StatusRequestEntityTooLarge:
-			e.Kind = ContextLength
-		case retryableStatus(code):
-			e.Kind = Unavailable
-			if hint.retryAfter != "" {
-				e.Msg += " (Retry-After: " + snippet(hint.retryAfter, 40) + ")"
-			}
-			return attemptOutcome{err: e, retry: true, retryAfter: hint.retryAfter}
-		case code >= 500:
-			e.Kind = Unavailable
-		default:
-			e.Kind = Rejected
-		}
-		return attemptOutcome{err: e}
+		return statusOutcome(e, se, hint)
 	}
 	if kind, msg, retry := transportKind(err); kind != 0 {
 		e.Kind, e.Msg = kind, msg
 		return attemptOutcome{err: e, retry: retry}
 	}
-	// What remains: the client's JSON decoding errors, a non-JSON line, an oversized line
-	// (bufio.ErrTooLong), a missing done, or an in-band {"error": ...} on a 200 reply.
+	return replyOutcome(e, err)
+}
+
+// statusOutcome classifies an error status of the server, e being the error to fill.
+func statusOutcome(e *EndpointError, se api.StatusError, hint *retryHint) attemptOutcome {
+	e.Status, e.Msg, e.Err = se.StatusCode, snippet(se.ErrorMessage, 300), nil
+	if e.Msg == "" {
+		e.Msg = snippet(se.Status, 100)
+	}
+	switch code := se.StatusCode; {
+	case mentionsContextLength(se.ErrorMessage):
+		e.Kind = ContextLength
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		e.Kind = Auth
+	case code == http.StatusRequestEntityTooLarge:
+		e.Kind = ContextLength
+	case retryableStatus(code):
+		e.Kind = Unavailable
+		if hint.retryAfter != "" {
+			e.Msg += " (Retry-After: " + snippet(hint.retryAfter, 40) + ")"
+		}
+		return attemptOutcome{err: e, retry: true, retryAfter: hint.retryAfter}
+	case code >= 500:
+		e.Kind = Unavailable
+	default:
+		e.Kind = Rejected
+	}
+	return attemptOutcome{err: e}
+}
+
+// replyOutcome classifies what remains once statuses and transport are ruled out: the client's
+// JSON decoding errors, a non-JSON line, an oversized line (bufio.ErrTooLong), a missing done,
+// or an in-band {"error": ...} on a 200 reply.
+func replyOutcome(e *EndpointError, err error) attemptOutcome {
 	switch {
 	case errors.Is(err, bufio.ErrTooLong):
 		e.Kind, e.Msg = BadResponse, "response line too large"
