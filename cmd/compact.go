@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/compact"
+	"github.com/ctxc/ctxc/internal/llm"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/summarize"
@@ -268,7 +269,7 @@ func useProvider(ctx context.Context, opts *CompactOptions, co *compact.Options)
 	if err != nil {
 		return err
 	}
-	co.Completer, co.Redact = prov.Completer, prov.Redact
+	co.Client, co.Redact = prov.Client, prov.Redact
 	if prov.Note != "" && !opts.Global.Quiet {
 		fmt.Fprintln(opts.IO.ErrOut, prov.Note)
 	}
@@ -562,13 +563,13 @@ func printSummary(opts *CompactOptions, enc *json.Encoder, s batchSummary, n int
 }
 
 // newProvider resolves the summarizer the flags choose, its requests watched (waitWatcher).
-func newProvider(ctx context.Context, opts *CompactOptions) (summarize.Chosen, error) {
-	ch, err := summarize.Choose(ctx, summarize.Choice{
+func newProvider(ctx context.Context, opts *CompactOptions) (llm.Chosen, error) {
+	ch, err := llm.Choose(ctx, llm.Choice{
 		Provider: opts.Provider, Model: opts.Model, Endpoint: opts.Endpoint, APIKeyEnv: opts.APIKeyEnv,
 		Getenv: opts.Getenv, Window: opts.SummaryWindow, Timeout: opts.Timeout,
 		Redact: opts.Redact, NoRedact: opts.NoRedact, DryRun: opts.DryRun,
 	})
-	ch.Completer = watchSummarizer(ch.Completer, opts.IO, opts.Global, opts.WaitNotice)
+	ch.Client = watchSummarizer(ch.Client, opts.IO, opts.Global, opts.WaitNotice)
 	return ch, err
 }
 

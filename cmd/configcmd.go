@@ -8,7 +8,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/config"
-	"github.com/ctxc/ctxc/internal/summarize"
+	"github.com/ctxc/ctxc/internal/llm"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -31,7 +31,7 @@ func showComputedDefaults(res *config.Resolved) {
 			}
 		case s.Key == "timeout" && s.Value == "0s":
 			s.Value = "auto"
-			s.Origin = summarize.RequestTimeout(0).String() + " + 1m per 16,000 characters sent"
+			s.Origin = llm.RequestTimeout(0).String() + " + 1m per 16,000 characters sent"
 		}
 	}
 }

@@ -8,9 +8,9 @@ import (
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/config"
 	"github.com/ctxc/ctxc/internal/hooks"
+	"github.com/ctxc/ctxc/internal/llm"
 	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/safewrite"
-	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
@@ -76,18 +76,18 @@ func exitCode(err error) int {
 
 // workCode maps the typed errors of the packages that do the work.
 func workCode(err error) (int, bool) {
-	var ee *summarize.EndpointError
+	var ee *llm.EndpointError
 	if errors.As(err, &ee) {
-		if ee.Kind == summarize.Unavailable {
+		if ee.Kind == llm.Unavailable {
 			return ExitUnavailable, true
 		}
 		return ExitFailure, true
 	}
-	var sc *summarize.ChoiceError
+	var sc *llm.ChoiceError
 	if errors.As(err, &sc) {
 		return ExitUsage, true
 	}
-	var sf *summarize.ConfigError
+	var sf *llm.ConfigError
 	if errors.As(err, &sf) {
 		return ExitConfig, true
 	}

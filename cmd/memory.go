@@ -212,12 +212,12 @@ func memoryRefiner(ctx context.Context, opts *MemoryOptions) (func([]memory.Entr
 			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+s)
 		}
 	}
-	if prov.Completer == nil {
+	if prov.Client == nil {
 		warn("--llm: no model configured (--model, or model: in the config file): the entries are as extracted")
 		return nil, nil
 	}
 	return func(es []memory.Entry) []memory.Entry {
-		out, rep, err := memory.Phrase(ctx, prov.Completer, es)
+		out, rep, err := memory.Phrase(ctx, prov.Client, es)
 		if err != nil {
 			warn("--llm: " + err.Error() + ": the entries are as extracted")
 			return es

@@ -84,7 +84,7 @@ func runSummarize(ctx context.Context, opts *SummarizeOptions) error {
 	if err != nil {
 		return err
 	}
-	o.Completer, o.Redact = prov.Completer, prov.Redact
+	o.Client, o.Redact = prov.Client, prov.Redact
 	if prov.Note != "" && !co.Global.Quiet {
 		fmt.Fprintln(co.IO.ErrOut, prov.Note)
 	}

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctxc/ctxc/internal/summarize"
+	"github.com/ctxc/ctxc/internal/llm"
 	"github.com/schollz/progressbar/v3"
 )
 
@@ -27,20 +27,20 @@ type waitWatcher struct {
 	notice time.Duration
 
 	mu      sync.Mutex
-	noticed map[summarize.Waiting]bool // (with Elapsed and Done zeroed) who was said to be slow
+	noticed map[llm.Waiting]bool // (with Elapsed and Done zeroed) who was said to be slow
 	bar     *progressbar.ProgressBar
 }
 
 // watchSummarizer returns c watched by a waitWatcher; notice 0 is waitNotice.
-func watchSummarizer(c summarize.Completer, ios *IOStreams, g *GlobalOptions, notice time.Duration) summarize.Completer {
+func watchSummarizer(c llm.Client, ios *IOStreams, g *GlobalOptions, notice time.Duration) llm.Client {
 	if c == nil {
 		return nil
 	}
 	if notice <= 0 {
 		notice = waitNotice
 	}
-	w := &waitWatcher{ios: ios, g: g, notice: notice, noticed: map[summarize.Waiting]bool{}}
-	return summarize.Watch(c, min(waitTick, notice), w.tick)
+	w := &waitWatcher{ios: ios, g: g, notice: notice, noticed: map[llm.Waiting]bool{}}
+	return llm.Watch(c, min(waitTick, notice), w.tick)
 }
 
 // showsProgress reports whether the time waited is drawn: on a terminal, without -q or --json.
@@ -48,7 +48,7 @@ func (w *waitWatcher) showsProgress() bool {
 	return w.ios.IsStderrTTY() && !w.g.Quiet && !w.g.JSON
 }
 
-func (w *waitWatcher) tick(ev summarize.Waiting) {
+func (w *waitWatcher) tick(ev llm.Waiting) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	who := ev
@@ -92,7 +92,7 @@ func (w *waitWatcher) clearBar() {
 }
 
 // describeSummarizer names a summarizer for people: provider, model and endpoint.
-func describeSummarizer(ev summarize.Waiting) string {
+func describeSummarizer(ev llm.Waiting) string {
 	s := ev.Provider + " model " + ev.Model
 	if ev.Endpoint != "" {
 		s += " at " + ev.Endpoint

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/ledger"
+	"github.com/ctxc/ctxc/internal/llm"
 	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/summarize"
@@ -72,8 +73,8 @@ type Options struct {
 	Now           time.Time
 	Format        transcript.Format
 	Strict        bool
-	Redact        bool                // replace secret-looking strings before sending text to the summarizer
-	Completer     summarize.Completer // nil: the extractive summarizer
+	Redact        bool       // replace secret-looking strings before sending text to the summarizer
+	Client        llm.Client // nil: the extractive summarizer
 	SummarizeOpts summarize.Options
 	Stdout        io.Writer // for Output "-"
 	Warn          func(transcript.Warning)
@@ -429,9 +430,9 @@ func (j *job) summarizeMiddle(ctx context.Context) (bool, error) {
 	ledgerDone := make(chan *ledger.Ledger, 1)
 	go func() { ledgerDone <- ledger.Build(req.Items, ledger.Options{}) }()
 	var err error
-	if j.o.Completer == nil {
+	if j.o.Client == nil {
 		j.sum = summarize.Extractive(req)
-	} else if j.sum, err = summarize.Summarize(ctx, j.o.Completer, req, j.summarizeOptions()); err != nil {
+	} else if j.sum, err = summarize.Summarize(ctx, j.o.Client, req, j.summarizeOptions()); err != nil {
 		<-hashDone
 		<-ledgerDone
 		return false, err
@@ -708,8 +709,8 @@ func zone(ms []transcript.Message) Zone {
 func fillWindow(ctx context.Context, p *Plan, msgs []transcript.Message, z Zones, o *Options) error {
 	req := summarize.Request{Items: Items(msgs[z.HeadEnd:z.TailStart]), TargetTokens: p.Target}
 	window := o.SummarizeOpts.Window
-	if window == 0 && o.Completer != nil {
-		w, err := o.Completer.Window(ctx)
+	if window == 0 && o.Client != nil {
+		w, err := o.Client.Window(ctx)
 		if err != nil {
 			return err
 		}

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/llm"
 	"github.com/ctxc/ctxc/internal/safewrite"
-	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/ctxc/ctxc/internal/testsessions"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/tidwall/gjson"
@@ -29,16 +29,16 @@ type slowCompleter struct {
 func (s slowCompleter) Provider() string                    { return "ollama" }
 func (s slowCompleter) Model() string                       { return "slow" }
 func (s slowCompleter) Window(context.Context) (int, error) { return 1 << 20, nil }
-func (s slowCompleter) Complete(ctx context.Context, system, user string, numCtx, maxOut int) (summarize.Completion, error) {
+func (s slowCompleter) Complete(ctx context.Context, _ []llm.Message, _ llm.Options) (llm.Reply, error) {
 	if s.onCall != nil {
 		s.onCall()
 	}
 	select {
 	case <-time.After(s.delay):
 	case <-ctx.Done():
-		return summarize.Completion{}, ctx.Err()
+		return llm.Reply{}, ctx.Err()
 	}
-	return summarize.Completion{Text: "## Summary\nThe user asked to refactor pkg/parse; steps 0-30 read the files."}, nil
+	return llm.Reply{Text: "## Summary\nThe user asked to refactor pkg/parse; steps 0-30 read the files."}, nil
 }
 
 // agentWriter appends complete lines the way an agent does (one write per line, O_APPEND)
@@ -104,7 +104,7 @@ func TestConcurrentWriter(t *testing.T) {
 			}
 			o := baseOptions()
 			o.Force = mode == "force"
-			o.Completer = slowCompleter{delay: 30 * time.Millisecond, onCall: startWriter}
+			o.Client = slowCompleter{delay: 30 * time.Millisecond, onCall: startWriter}
 			out, err := File(context.Background(), p, o)
 			startWriter()
 			time.Sleep(10 * time.Millisecond)
@@ -194,7 +194,7 @@ func TestConcurrentWriterNative(t *testing.T) {
 			}
 			o := baseOptions()
 			o.Force = force
-			o.Completer = slowCompleter{delay: 30 * time.Millisecond, onCall: start}
+			o.Client = slowCompleter{delay: 30 * time.Millisecond, onCall: start}
 			out, err := File(context.Background(), p, o)
 			start()
 			time.Sleep(10 * time.Millisecond)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/ledger"
-	"github.com/ctxc/ctxc/internal/summarize"
+	"github.com/ctxc/ctxc/internal/llm"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
@@ -21,9 +21,9 @@ type gibberish struct{ calls int }
 func (g *gibberish) Provider() string                        { return "ollama" }
 func (g *gibberish) Model() string                           { return "noise" }
 func (g *gibberish) Window(ctx context.Context) (int, error) { return 32768, nil }
-func (g *gibberish) Complete(ctx context.Context, system, user string, numCtx, maxOut int) (summarize.Completion, error) {
+func (g *gibberish) Complete(context.Context, []llm.Message, llm.Options) (llm.Reply, error) {
 	g.calls++
-	return summarize.Completion{Text: "quorble fent ax \u00e9liq tramm ossu vek " + strings.Repeat("blin ", g.calls%7), DoneReason: "stop"}, nil
+	return llm.Reply{Text: "quorble fent ax \u00e9liq tramm ossu vek " + strings.Repeat("blin ", g.calls%7), DoneReason: "stop"}, nil
 }
 
 // segment is the turns a generated agent appends between two compactions: the user sets a rule
@@ -75,13 +75,13 @@ func contextText(t *testing.T, path string) (string, int) {
 func TestTenCompactions(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		c    summarize.Completer
+		c    llm.Client
 	}{{"extractive", nil}, {"gibberish", &gibberish{}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			const target = 1500
 			path := writeOld(t, "grow.jsonl", `{"role":"system","content":"You are a coding agent."}`+"\n"+
 				`{"role":"user","content":"Build the service in ./svc."}`+"\n"+segment(0))
-			o := Options{Threshold: 5000, Target: target, Zones: ZoneOptions{KeepTail: 4}, Now: testNow, Force: true, Completer: tc.c}
+			o := Options{Threshold: 5000, Target: target, Zones: ZoneOptions{KeepTail: 4}, Now: testNow, Force: true, Client: tc.c}
 			for k := 1; k <= 10; k++ {
 				f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 				if err != nil {
@@ -124,7 +124,7 @@ func TestTenCompactions(t *testing.T) {
 // every fact is carried.
 func TestMarkerLedger(t *testing.T) {
 	path := writeOld(t, "m.jsonl", `{"role":"user","content":"Start."}`+"\n"+segment(0)+segment(1))
-	out, err := File(context.Background(), path, Options{Threshold: 3000, Target: 800, Zones: ZoneOptions{KeepTail: 2}, Now: testNow, Force: true, Completer: &gibberish{}})
+	out, err := File(context.Background(), path, Options{Threshold: 3000, Target: 800, Zones: ZoneOptions{KeepTail: 2}, Now: testNow, Force: true, Client: &gibberish{}})
 	if err != nil || out.Status != StatusCompacted {
 		t.Fatalf("%v %+v", err, out)
 	}
@@ -158,7 +158,8 @@ var (
 func (m *formModel) Provider() string                        { return "ollama" }
 func (m *formModel) Model() string                           { return "form" }
 func (m *formModel) Window(ctx context.Context) (int, error) { return 32768, nil }
-func (m *formModel) Complete(ctx context.Context, system, user string, numCtx, maxOut int) (summarize.Completion, error) {
+func (m *formModel) Complete(_ context.Context, msgs []llm.Message, _ llm.Options) (llm.Reply, error) {
+	system, user := msgs[0].Content, msgs[1].Content
 	m.sawForm = m.sawForm || strings.Contains(system, "## Files modified") && strings.Contains(system, "double quotes")
 	var b strings.Builder
 	b.WriteString("## Goal\n- build the service\n## User rules and preferences\n")
@@ -176,7 +177,7 @@ func (m *formModel) Complete(ctx context.Context, system, user string, numCtx, m
 			b.WriteString("- `" + p + "`: changed\n")
 		}
 	}
-	return summarize.Completion{Text: b.String(), DoneReason: "stop"}, nil
+	return llm.Reply{Text: b.String(), DoneReason: "stop"}, nil
 }
 
 // TestPresentNotCarried: a model that follows the prompt's form gets its facts counted as
@@ -184,7 +185,7 @@ func (m *formModel) Complete(ctx context.Context, system, user string, numCtx, m
 func TestPresentNotCarried(t *testing.T) {
 	path := writeOld(t, "p.jsonl", `{"role":"user","content":"Start."}`+"\n"+segment(0)+segment(1))
 	m := &formModel{}
-	out, err := File(context.Background(), path, Options{Threshold: 3000, Target: 1500, Zones: ZoneOptions{KeepTail: 2}, Now: testNow, Force: true, Completer: m})
+	out, err := File(context.Background(), path, Options{Threshold: 3000, Target: 1500, Zones: ZoneOptions{KeepTail: 2}, Now: testNow, Force: true, Client: m})
 	if err != nil || out.Status != StatusCompacted {
 		t.Fatalf("%v %+v", err, out)
 	}

@@ -55,7 +55,7 @@ type Provenance struct {
 }
 
 // Summarize writes the summary of an agent's compaction: the messages are read as the agent's
-// reader reads them, summarized by o's summarizer (the extractive one when o.Completer is nil)
+// reader reads them, summarized by o's summarizer (the extractive one when o.Client is nil)
 // within o's target, and audited against the fact ledger, so that the facts the summarizer
 // left out are carried verbatim.
 func Summarize(ctx context.Context, r SummaryRequest, o Options) (*SummaryResponse, error) {
@@ -79,9 +79,9 @@ func Summarize(ctx context.Context, r SummaryRequest, o Options) (*SummaryRespon
 	}
 	led := ledger.Build(items, ledger.Options{})
 	var sum summarize.Result
-	if o.Completer == nil {
+	if o.Client == nil {
 		sum = summarize.Extractive(req)
-	} else if sum, err = summarize.Summarize(ctx, o.Completer, req, o.SummarizeOpts); err != nil {
+	} else if sum, err = summarize.Summarize(ctx, o.Client, req, o.SummarizeOpts); err != nil {
 		return nil, err
 	}
 	_, rep := auditSummary(&sum, led, o.target())

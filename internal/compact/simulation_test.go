@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxc/ctxc/internal/summarize"
+	"github.com/ctxc/ctxc/internal/llm"
 )
 
 // The first segment's facts that must survive every compaction of a long-lived session.
@@ -59,11 +59,11 @@ func TestGrowthSimulation(t *testing.T) {
 	simulate(t, nil, 50)
 }
 
-func simulate(t *testing.T, c summarize.Completer, rounds int) {
+func simulate(t *testing.T, c llm.Client, rounds int) {
 	p := writeOld(t, "grow.jsonl", growTurns(0, 40))
 	o := baseOptions()
 	o.Threshold = 20000
-	o.Completer = c
+	o.Client = c
 	var table strings.Builder
 	table.WriteString("| round | before | after | tier | summary tokens |\n|---:|---:|---:|---|---:|\n")
 	compactions := 0
@@ -145,7 +145,7 @@ func TestIntegrationGrowthSimulation(t *testing.T) {
 	if url == "" || model == "" {
 		t.Skip("CTXC_TEST_OLLAMA_URL / CTXC_TEST_OLLAMA_MODEL not set")
 	}
-	c, err := summarize.NewOllama(summarize.OllamaConfig{Endpoint: url, Model: model, Timeout: 10 * time.Minute})
+	c, err := llm.NewOllama(llm.OllamaConfig{Endpoint: url, Model: model, Timeout: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func TestCutLastLine(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			o := baseOptions()
 			o.RepairTail = true
-			o.Completer = slowCompleter{delay: time.Minute, onCall: cancel}
+			o.Client = slowCompleter{delay: time.Minute, onCall: cancel}
 			if _, err := File(ctx, p, o); !errors.Is(err, context.Canceled) {
 				t.Fatalf("interrupted: %v", err)
 			}
@@ -45,7 +45,7 @@ func TestCutLastLine(t *testing.T) {
 				t.Fatalf("the aside file is left: %v", err)
 			}
 
-			o.Completer = nil
+			o.Client = nil
 			out, err := File(context.Background(), p, o)
 			if err != nil || out.Status != StatusCompacted || out.TailAside != safewrite.TailAsidePath(p) {
 				t.Fatalf("--repair-tail: %+v, %v", out, err)

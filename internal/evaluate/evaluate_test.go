@@ -10,7 +10,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/ledger"
-	"github.com/ctxc/ctxc/internal/summarize"
+	"github.com/ctxc/ctxc/internal/llm"
 )
 
 // mustKeep are the categories the context must keep whole.
@@ -38,7 +38,7 @@ func inputs(t *testing.T) []string {
 // evalAll evaluates every input under every setting and checks that each compacted context
 // keeps every rule, last request, modified file and URL/id of its ledger, and its summary
 // within the target. It returns how many files were compacted.
-func evalAll(t *testing.T, c summarize.Completer) int {
+func evalAll(t *testing.T, c llm.Client) int {
 	compacted := 0
 	for _, s := range settings {
 		for _, path := range inputs(t) {
@@ -47,7 +47,7 @@ func evalAll(t *testing.T, c summarize.Completer) int {
 				t.Fatal(err)
 			}
 			o := s.o
-			o.Completer = c
+			o.Client = c
 			o.Now = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 			r, err := File(context.Background(), path, o)
 			if err != nil {
@@ -98,7 +98,7 @@ func TestIntegrationSamples(t *testing.T) {
 	}
 	// The model runs on the CPU beside the rest of CI (-race, the agents): one request of a
 	// large chunk can take minutes there, which is slowness, not an outage.
-	c, err := summarize.NewOllama(summarize.OllamaConfig{Endpoint: url, Model: model, Timeout: 10 * time.Minute})
+	c, err := llm.NewOllama(llm.OllamaConfig{Endpoint: url, Model: model, Timeout: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/estimate"
-	"github.com/ctxc/ctxc/internal/summarize"
+	"github.com/ctxc/ctxc/internal/llm"
 )
 
 // A model may merge statements that say the same thing and phrase them shorter; code decides
@@ -53,7 +53,7 @@ type PhraseReport struct {
 
 // Phrase asks the model to merge and phrase the current statements of es and keeps what code
 // accepts. On any failure of the model the entries are returned as they were, with the error.
-func Phrase(ctx context.Context, c summarize.Completer, es []Entry) ([]Entry, PhraseReport, error) {
+func Phrase(ctx context.Context, c llm.Client, es []Entry) ([]Entry, PhraseReport, error) {
 	ids, prompt := phrasePrompt(es)
 	rep := PhraseReport{Statements: len(ids)}
 	if len(ids) < 2 {
@@ -69,7 +69,7 @@ func Phrase(ctx context.Context, c summarize.Completer, es []Entry) ([]Entry, Ph
 	}
 	// The answer is not longer than the notes it merges, with their ids.
 	answer := estimate.Tokens(prompt) + idTokens*len(ids) + minPhraseOut/16
-	comp, err := c.Complete(ctx, phraseSystem, prompt, window, min(phraseOut, window-in, answer))
+	comp, err := c.Complete(ctx, llm.Prompt(phraseSystem, prompt), llm.Options{NumCtx: window, MaxTokens: min(phraseOut, window-in, answer)})
 	if err != nil {
 		return es, rep, err
 	}

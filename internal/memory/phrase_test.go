@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxc/ctxc/internal/summarize"
+	"github.com/ctxc/ctxc/internal/llm"
 )
 
 // fakeModel answers every request with a fixed text.
@@ -20,9 +20,9 @@ type fakeModel struct {
 func (f *fakeModel) Provider() string                    { return "fake" }
 func (f *fakeModel) Model() string                       { return "fake" }
 func (f *fakeModel) Window(context.Context) (int, error) { return 8192, nil }
-func (f *fakeModel) Complete(_ context.Context, _, user string, _, _ int) (summarize.Completion, error) {
-	f.got = user
-	return summarize.Completion{Text: f.reply}, f.err
+func (f *fakeModel) Complete(_ context.Context, msgs []llm.Message, _ llm.Options) (llm.Reply, error) {
+	f.got = msgs[1].Content
+	return llm.Reply{Text: f.reply}, f.err
 }
 
 func phraseEntries() []Entry {
@@ -121,12 +121,12 @@ func TestIntegrationPhraseOllama(t *testing.T) {
 	if url == "" || model == "" {
 		t.Skip("CTXC_TEST_OLLAMA_URL/MODEL not set")
 	}
-	c, err := summarize.NewOllama(summarize.OllamaConfig{Endpoint: url, Model: model})
+	c, err := llm.NewOllama(llm.OllamaConfig{Endpoint: url, Model: model})
 	if err != nil {
 		t.Fatal(err)
 	}
 	es := phraseEntries()
-	out, rep, err := Phrase(context.Background(), cappedCompleter{c, tinyModelMaxOut}, es)
+	out, rep, err := Phrase(context.Background(), cappedClient{c, tinyModelMaxOut}, es)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,14 +149,15 @@ func TestIntegrationPhraseOllama(t *testing.T) {
 // reports as a failed model (the CLI then keeps the entries as extracted, with a warning).
 const tinyModelMaxOut = 48
 
-// cappedCompleter lowers every call's output cap to max.
-type cappedCompleter struct {
-	summarize.Completer
+// cappedClient lowers every call's output cap to max.
+type cappedClient struct {
+	llm.Client
 	max int
 }
 
-func (c cappedCompleter) Complete(ctx context.Context, system, user string, numCtx, maxOut int) (summarize.Completion, error) {
-	return c.Completer.Complete(ctx, system, user, numCtx, min(maxOut, c.max))
+func (c cappedClient) Complete(ctx context.Context, msgs []llm.Message, opts llm.Options) (llm.Reply, error) {
+	opts.MaxTokens = min(opts.MaxTokens, c.max)
+	return c.Client.Complete(ctx, msgs, opts)
 }
 
 func joinTexts(es []Entry) string {

@@ -1,225 +1,61 @@
 package summarize
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/ctxc/ctxc/internal/estimate"
+	"github.com/ctxc/ctxc/internal/llm"
+	"github.com/ctxc/ctxc/internal/llm/llmtest"
 )
 
-func TestMain(m *testing.M) {
-	// Retries in tests wait milliseconds, not seconds. Retry-After is still honoured as sent.
-	retryBase = time.Millisecond
-	os.Exit(m.Run())
-}
+// The model server of these tests is llmtest's fake; the clients are llm's, built here.
 
-// fakeCall is one chat request received by fakeServer, in either API's shape.
-type fakeCall struct {
-	API      string // "ollama" or "openai"
-	System   string
-	User     string
-	NumCtx   int // ollama options.num_ctx
-	MaxOut   int // ollama num_predict or openai max_tokens
-	Stream   any
-	Truncate any
-	Auth     string
-	Raw      map[string]any
-}
+var apis = []string{"ollama", "openai"}
 
-// fakeReply is what the fake answers. Zero value: 200 with a short valid summary.
-type fakeReply struct {
-	Status     int               // HTTP status (default 200)
-	Body       string            // raw body; when set, Text etc. are ignored
-	Header     map[string]string // extra headers
-	Text       *string           // content; nil means a default short summary
-	PromptEval int               // reported prompt tokens; 0 means the estimate of the prompt
-	DoneReason string            // default "stop"
-	Sleep      time.Duration     // delay before answering (stops early if the client leaves)
-	Huge       int               // write this many bytes of a JSON string as content
-}
-
-// fakeServer is an httptest server speaking enough of Ollama's native API and the OpenAI
-// chat-completions API for the providers under test.
-type fakeServer struct {
-	t      *testing.T
-	srv    *httptest.Server
-	window int
-	reply  func(n int, c fakeCall) fakeReply
-
-	mu    sync.Mutex
-	calls []fakeCall
-	shows int
-}
-
-func newFake(t *testing.T, window int, reply func(n int, c fakeCall) fakeReply) *fakeServer {
-	t.Helper()
-	f := &fakeServer{t: t, window: window, reply: reply}
-	if f.reply == nil {
-		f.reply = func(int, fakeCall) fakeReply { return fakeReply{} }
-	}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.handle))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *fakeServer) URL() string { return f.srv.URL }
-
-func (f *fakeServer) Calls() []fakeCall {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]fakeCall(nil), f.calls...)
-}
-
-func (f *fakeServer) handle(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case r.URL.Path == "/api/version":
-		fmt.Fprint(w, `{"version":"0.0.0-fake"}`)
-	case r.URL.Path == "/api/show":
-		f.mu.Lock()
-		f.shows++
-		f.mu.Unlock()
-		fmt.Fprintf(w, `{"parameters":"num_ctx 2048\ntemperature 0","model_info":{"general.architecture":"llama","llama.context_length":%d,"clip.context_length":7}}`, f.window)
-	case r.URL.Path == "/api/chat" || strings.HasSuffix(r.URL.Path, "/chat/completions"):
-		f.chat(w, r)
-	default:
-		http.NotFound(w, r)
-	}
-}
-
-func (f *fakeServer) chat(w http.ResponseWriter, r *http.Request) {
-	data, _ := io.ReadAll(r.Body)
-	var raw map[string]any
-	if err := json.Unmarshal(data, &raw); err != nil {
-		f.t.Errorf("fake: request body is not JSON: %v", err)
-	}
-	c := fakeCall{API: "openai", Raw: raw, Stream: raw["stream"], Truncate: raw["truncate"], Auth: r.Header.Get("Authorization")}
-	if r.URL.Path == "/api/chat" {
-		c.API = "ollama"
-	}
-	if msgs, ok := raw["messages"].([]any); ok {
-		for _, m := range msgs {
-			mm, _ := m.(map[string]any)
-			content, _ := mm["content"].(string)
-			switch mm["role"] {
-			case "system":
-				c.System = content
-			case "user":
-				c.User = content
-			}
-		}
-	}
-	if opts, ok := raw["options"].(map[string]any); ok {
-		c.NumCtx = toInt(opts["num_ctx"])
-		c.MaxOut = toInt(opts["num_predict"])
-	}
-	if mt, ok := raw["max_tokens"]; ok {
-		c.MaxOut = toInt(mt)
-	}
-	f.mu.Lock()
-	n := len(f.calls)
-	f.calls = append(f.calls, c)
-	f.mu.Unlock()
-
-	rep := f.reply(n, c)
-	if rep.Sleep > 0 {
-		select {
-		case <-time.After(rep.Sleep):
-		case <-r.Context().Done():
-			return
-		}
-	}
-	for k, v := range rep.Header {
-		w.Header().Set(k, v)
-	}
-	status := rep.Status
-	if status == 0 {
-		status = http.StatusOK
-	}
-	if rep.Huge > 0 {
-		w.WriteHeader(status)
-		if c.API == "ollama" {
-			io.WriteString(w, `{"message":{"role":"assistant","content":"`)
-		} else {
-			io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"`)
-		}
-		chunk := strings.Repeat("a", 64<<10)
-		for written := 0; written < rep.Huge; written += len(chunk) {
-			if _, err := io.WriteString(w, chunk); err != nil {
-				return // the client stopped reading: good
-			}
-		}
-		io.WriteString(w, `"}}]}`)
-		return
-	}
-	if rep.Body != "" || rep.Text == nil && status != http.StatusOK {
-		w.WriteHeader(status)
-		io.WriteString(w, rep.Body)
-		return
-	}
-	text := "## Goal\n- keep the fake summary short\n## Last user request\n- finish"
-	if rep.Text != nil {
-		text = *rep.Text
-	}
-	pe := rep.PromptEval
-	if pe == 0 {
-		pe = estimate.Tokens(c.System) + estimate.Tokens(c.User)
-	}
-	dr := rep.DoneReason
-	if dr == "" {
-		dr = "stop"
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	var body any
-	if c.API == "ollama" {
-		body = map[string]any{
-			"model": "fake", "created_at": "2026-01-01T00:00:00Z",
-			"message": map[string]any{"role": "assistant", "content": text},
-			"done":    true, "done_reason": dr, "prompt_eval_count": pe, "eval_count": estimate.Tokens(text),
-		}
-	} else {
-		body = map[string]any{
-			"id": "x", "object": "chat.completion",
-			"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": text}, "finish_reason": dr}},
-			"usage":   map[string]any{"prompt_tokens": pe, "completion_tokens": estimate.Tokens(text)},
-		}
-	}
-	json.NewEncoder(w).Encode(body)
-}
-
-func strp(s string) *string { return &s }
+const testKey = "sk-test-SECRET-KEY-0123456789abcdef"
 
 // newClient builds the provider under test against the fake.
-func newClient(t *testing.T, api, url string, mod func(*OllamaConfig, *OpenAIConfig)) Completer {
+func newClient(t *testing.T, api, url string, mod func(*llm.OllamaConfig, *llm.OpenAIConfig)) llm.Client {
 	t.Helper()
-	oc := OllamaConfig{Endpoint: url, Model: "fake-model", Timeout: 5 * time.Second}
-	ac := OpenAIConfig{BaseURL: url + "/v1/", APIKey: testKey, Model: "fake-model", Window: 8192, Timeout: 5 * time.Second}
+	oc := llm.OllamaConfig{Endpoint: url, Model: "fake-model", Timeout: 5 * time.Second}
+	ac := llm.OpenAIConfig{BaseURL: url + "/v1/", APIKey: testKey, Model: "fake-model", Window: 8192, Timeout: 5 * time.Second}
 	if mod != nil {
 		mod(&oc, &ac)
 	}
 	if api == "ollama" {
-		c, err := NewOllama(oc)
+		c, err := llm.NewOllama(oc)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return c
 	}
-	c, err := NewOpenAI(ac)
+	c, err := llm.NewOpenAI(ac)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
 }
 
-const testKey = "sk-test-SECRET-KEY-0123456789abcdef"
+// wantKind checks that err is an endpoint error of kind k that does not hold the API key.
+func wantKind(t *testing.T, err error, k llm.ErrorKind) *llm.EndpointError {
+	t.Helper()
+	var ee *llm.EndpointError
+	if !errors.As(err, &ee) {
+		t.Fatalf("error = %v (%T), want *llm.EndpointError of kind %v", err, err, k)
+	}
+	if ee.Kind != k {
+		t.Fatalf("kind = %v, want %v (error: %v)", ee.Kind, k, err)
+	}
+	if strings.Contains(err.Error(), testKey) {
+		t.Fatalf("error leaks the API key: %v", err)
+	}
+	return ee
+}
+
+var strp = llmtest.Strp
 
 // sampleItems is a small coding session.
 func sampleItems() []Item {

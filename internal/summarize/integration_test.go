@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ctxc/ctxc/internal/llm"
 )
 
 // Integration tests against a real Ollama server. They run when CTXC_TEST_OLLAMA_URL and
@@ -26,12 +28,12 @@ func integrationEnv(t *testing.T) (url, model string) {
 	return url, model
 }
 
-// recorder wraps a Completer and records every call. With maxOut > 0 it lowers the output
+// recorder wraps a Client and records every call. With maxOut > 0 it lowers the output
 // cap: past about 60 output tokens the tiny model falls into a loop and the server ends the reply
 // without done:true (Complete rightly reports BadResponse), so no prompt_eval_count would come
 // back to check.
 type recorder struct {
-	Completer
+	llm.Client
 	maxOut int
 	mu     sync.Mutex
 	calls  []recordedCall
@@ -43,22 +45,19 @@ type recordedCall struct {
 	err                                   error
 }
 
-func (r *recorder) Complete(ctx context.Context, system, user string, numCtx, maxOut int) (Completion, error) {
+func (r *recorder) Complete(ctx context.Context, msgs []llm.Message, opts llm.Options) (llm.Reply, error) {
 	if r.maxOut > 0 {
-		maxOut = min(maxOut, r.maxOut)
+		opts.MaxTokens = min(opts.MaxTokens, r.maxOut)
 	}
-	c, err := r.Completer.Complete(ctx, system, user, numCtx, maxOut)
+	c, err := r.Client.Complete(ctx, msgs, opts)
 	r.mu.Lock()
-	r.calls = append(r.calls, recordedCall{numCtx, maxOut, c.PromptEvalCount, c.EvalCount, c.DoneReason, err})
+	r.calls = append(r.calls, recordedCall{opts.NumCtx, opts.MaxTokens, c.Usage.PromptTokens, c.Usage.OutputTokens, c.DoneReason, err})
 	r.mu.Unlock()
 	return c, err
 }
 
-// sizesContext forwards the wrapped Completer's capability (a wrapper must not hide it).
-func (r *recorder) sizesContext() bool {
-	s, ok := r.Completer.(interface{ sizesContext() bool })
-	return ok && s.sizesContext()
-}
+// SizesContext forwards the wrapped Client's capability (a wrapper must not hide it).
+func (r *recorder) SizesContext() bool { return llm.SizesContext(r.Client) }
 
 func checkResult(t *testing.T, res Result, err error, provider, model string) {
 	t.Helper()
@@ -82,32 +81,15 @@ func checkResult(t *testing.T, res Result, err error, provider, model string) {
 
 func TestIntegrationOllama(t *testing.T) {
 	url, model := integrationEnv(t)
-	o, err := NewOllama(OllamaConfig{Endpoint: url, Model: model, Timeout: 2 * time.Minute})
+	o, err := llm.NewOllama(llm.OllamaConfig{Endpoint: url, Model: model, Timeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if !Reachable(ctx, url) {
-		t.Fatalf("Reachable(%s) = false", url)
-	}
-	w, err := o.Window(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w != 4096 || o.ModelfileNumCtx() != 2048 {
-		t.Errorf("window %d, Modelfile num_ctx %d; want the trained 4096 and 2048", w, o.ModelfileNumCtx())
-	}
-	// The wire protocol on its own: a short completion that reports its prompt size.
-	c, err := o.Complete(ctx, "You write notes.", "the user read the file and the test was done", 2048, 16)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Text == "" || c.PromptEvalCount <= 0 || c.PromptEvalCount >= 2048 || c.EvalCount > 16 || c.DoneReason == "" {
-		t.Errorf("completion = %+v", c)
-	}
+	// The client on its own (the wire protocol, the window) is llm's TestIntegrationOllamaClient.
 	// The whole pipeline, unmodified: the gibberish fails validation (or the server cuts the
 	// reply short), so a fallback is expected, but never an error.
-	rec := &recorder{Completer: o}
+	rec := &recorder{Client: o}
 	res, err := Summarize(ctx, rec, Request{Items: sampleItems(), TargetTokens: 200}, Options{Logf: t.Logf})
 	checkResult(t, res, err, "ollama", model)
 	if len(rec.calls) == 0 {
@@ -115,7 +97,7 @@ func TestIntegrationOllama(t *testing.T) {
 	}
 	checkCalls(t, rec.calls, 4096, false)
 	// Again with output short enough for the tiny model to finish its replies.
-	rec = &recorder{Completer: o, maxOut: 32}
+	rec = &recorder{Client: o, maxOut: 32}
 	res, err = Summarize(ctx, rec, Request{Items: sampleItems(), TargetTokens: 200}, Options{Logf: t.Logf})
 	checkResult(t, res, err, "ollama", model)
 	checkCalls(t, rec.calls, 4096, true)
@@ -133,7 +115,7 @@ func checkCalls(t *testing.T, calls []recordedCall, window int, wantAnswered boo
 			t.Errorf("call %d: num_ctx %d outside (0, %d]", i, c.numCtx, window)
 		}
 		if c.err != nil {
-			if !IsKind(c.err, ContextLength) && !IsKind(c.err, BadResponse) {
+			if !llm.IsKind(c.err, llm.ContextLength) && !llm.IsKind(c.err, llm.BadResponse) {
 				t.Errorf("call %d: unexpected error %v", i, c.err)
 			}
 			t.Logf("call %d: num_ctx %d: %v", i, c.numCtx, c.err)
@@ -156,18 +138,18 @@ func checkCalls(t *testing.T, calls []recordedCall, window int, wantAnswered boo
 func TestIntegrationOpenAICompatible(t *testing.T) {
 	url, model := integrationEnv(t)
 	// Ollama's /v1 cannot set num_ctx: the Modelfile's 2048 is the window there.
-	o, err := NewOpenAI(OpenAIConfig{BaseURL: url + "/v1", Model: model, Window: 2048, Timeout: 2 * time.Minute})
+	o, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: url + "/v1", Model: model, Window: 2048, Timeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{Completer: o}
+	rec := &recorder{Client: o}
 	res, err := Summarize(context.Background(), rec, Request{Items: sampleItems(), TargetTokens: 200}, Options{Logf: t.Logf})
 	checkResult(t, res, err, "openai", model)
 	if len(rec.calls) == 0 {
 		t.Fatal("no call reached the server")
 	}
 	for i, c := range rec.calls {
-		if c.err != nil && !IsKind(c.err, BadResponse) {
+		if c.err != nil && !llm.IsKind(c.err, llm.BadResponse) {
 			t.Errorf("call %d: %v", i, c.err)
 		}
 		t.Logf("call %d: prompt tokens %d, output %d, finish %q, err %v", i, c.promptEval, c.evalCount, c.done, c.err)
@@ -178,7 +160,7 @@ func TestIntegrationOpenAICompatible(t *testing.T) {
 // call may come back with prompt_eval_count equal to num_ctx (the mark of silent truncation).
 func TestIntegrationChunked(t *testing.T) {
 	url, model := integrationEnv(t)
-	o, err := NewOllama(OllamaConfig{Endpoint: url, Model: model, Timeout: 2 * time.Minute})
+	o, err := llm.NewOllama(llm.OllamaConfig{Endpoint: url, Model: model, Timeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +179,7 @@ func TestIntegrationChunked(t *testing.T) {
 	if plan.Fits || plan.Chunks < 2 {
 		t.Fatalf("test request is not bigger than the window: %+v", plan)
 	}
-	rec := &recorder{Completer: o, maxOut: 32}
+	rec := &recorder{Client: o, maxOut: 32}
 	res, err := Summarize(context.Background(), rec, req, Options{Logf: t.Logf})
 	checkResult(t, res, err, "ollama", model)
 	if res.Chunks < 2 {

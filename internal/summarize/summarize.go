@@ -1,8 +1,8 @@
 // Package summarize turns the middle zone of an agent transcript into a summary (docs/design.md §8).
 //
-// Three providers sit behind one pipeline: Ollama's native API, any OpenAI-compatible
-// chat-completions endpoint, and a deterministic extractive summarizer that needs no model. The
-// pipeline bounds what it sends (previews of tool output, notes for oversized items, chunks that
+// Two kinds of summarizer sit behind one pipeline: a model, reached through internal/llm (Ollama's
+// native API or any OpenAI-compatible chat-completions endpoint), and a deterministic extractive
+// summarizer that needs no model. The pipeline bounds what it sends (previews of tool output, notes for oversized items, chunks that
 // fit the model's window, merges of partial summaries), validates every reply, and escalates
 // normal prompt → aggressive prompt → extractive when a reply is unusable. It never truncates
 // silently: an over-long request is an error from the server (Ollama truncate:false) that leads to
@@ -10,7 +10,7 @@
 //
 // Failure semantics, for the CLI:
 //   - Unavailable (connection refused, timeout, DNS, 5xx or 429 after retries): Summarize returns
-//     the *EndpointError; nothing is written and the CLI exits 69.
+//     the *llm.EndpointError; nothing is written and the CLI exits 69.
 //   - Auth and Rejected (bad key, unknown model, refused redirect): returned as errors too; they
 //     are configuration problems that a fallback would hide.
 //   - BadResponse, ContextLength that re-chunking could not resolve, and summaries that fail
@@ -28,6 +28,7 @@ import (
 	"sync"
 
 	"github.com/ctxc/ctxc/internal/estimate"
+	"github.com/ctxc/ctxc/internal/llm"
 )
 
 // DefaultTargetTokens is the summary budget when Request.TargetTokens is 0 (seahorse's condensed
@@ -91,30 +92,10 @@ type Result struct {
 	PromptEvalCount int
 }
 
-// Completer is one LLM endpoint.
-type Completer interface {
-	Provider() string
-	Model() string
-	// Window returns the model's context window in tokens (ollama: /api/show model_info
-	// "*.context_length"; openai: configured, default 8192).
-	Window(ctx context.Context) (int, error)
-	// Complete sends a system prompt and one user message. numCtx is the context size to request
-	// (Ollama options.num_ctx; ignored by openai), maxOut the output token cap.
-	Complete(ctx context.Context, system, user string, numCtx, maxOut int) (Completion, error)
-}
-
-// Completion is one reply.
-type Completion struct {
-	Text            string
-	PromptEvalCount int // prompt tokens reported by the server, 0 if unknown
-	EvalCount       int // output tokens reported by the server, 0 if unknown
-	DoneReason      string
-}
-
 // Options tune one Summarize call.
 type Options struct {
 	MaxParallel int                              // concurrent LLM calls (--parallel), default 1
-	Window      int                              // override the window (0 = ask the Completer)
+	Window      int                              // override the window (0 = ask the Client)
 	Logf        func(format string, args ...any) // optional progress/debug lines
 	OnChunk     func(done, total int)            // optional progress callback
 	// Aggressive starts at the aggressive prompt (compaction's aggressive and emergency tiers).
@@ -160,8 +141,7 @@ func soft(err error) bool {
 	case errors.Is(err, errGiveUp), errors.Is(err, errLeafFailed), errors.As(err, &inv):
 		return true
 	}
-	k := kindOf(err)
-	return k == BadResponse || k == ContextLength
+	return llm.IsKind(err, llm.BadResponse) || llm.IsKind(err, llm.ContextLength)
 }
 
 func withDefaults(req Request) Request {
@@ -173,7 +153,7 @@ func withDefaults(req Request) Request {
 
 // Summarize runs previews → (chunking + merge when needed) → escalation normal → aggressive →
 // extractive, with validation. See the package comment for which errors it returns.
-func Summarize(ctx context.Context, c Completer, req Request, opts Options) (Result, error) {
+func Summarize(ctx context.Context, c llm.Client, req Request, opts Options) (Result, error) {
 	if c == nil {
 		return Result{}, errors.New("summarize: no completer")
 	}
@@ -193,26 +173,24 @@ func Summarize(ctx context.Context, c Completer, req Request, opts Options) (Res
 		window = w
 	}
 	r := &runner{
-		c:       c,
-		req:     req,
-		opts:    opts,
-		window:  window,
-		callSem: make(chan struct{}, max(opts.MaxParallel, 1)),
-	}
-	if s, ok := c.(interface{ sizesContext() bool }); ok {
-		r.sizesCtx = s.sizesContext()
+		c:        c,
+		req:      req,
+		opts:     opts,
+		window:   window,
+		callSem:  make(chan struct{}, max(opts.MaxParallel, 1)),
+		sizesCtx: llm.SizesContext(c),
 	}
 	return r.run(ctx)
 }
 
 // runner holds the state of one Summarize call.
 type runner struct {
-	c        Completer
+	c        llm.Client
 	req      Request
 	opts     Options
 	window   int
 	b        budget
-	sizesCtx bool // the Completer honours numCtx, so asking for more context can help
+	sizesCtx bool // the Client honours NumCtx, so asking for more context can help
 	callSem  chan struct{}
 
 	logMu       sync.Mutex // serializes Logf and OnChunk, and guards done/total
@@ -390,7 +368,7 @@ func (r *runner) leaf(ctx context.Context, units []unit, target, depth int) (pie
 		if err == nil {
 			return piece{text: text, level: l, step: l}, nil
 		}
-		if IsKind(err, ContextLength) {
+		if llm.IsKind(err, llm.ContextLength) {
 			ctxErr = err
 			break
 		}
@@ -467,7 +445,7 @@ func (r *runner) mergeCall(ctx context.Context, pieces []piece, target, depth in
 		if err == nil {
 			return piece{text: text, level: max(worst, l), step: l}, nil
 		}
-		if IsKind(err, ContextLength) {
+		if llm.IsKind(err, llm.ContextLength) {
 			ctxErr = err
 			break
 		}
@@ -515,7 +493,7 @@ func (r *runner) call(ctx context.Context, l level, t task, target int, user str
 	}
 	r.mu.Unlock()
 	if need > r.window {
-		return "", &EndpointError{Provider: r.c.Provider(), Kind: ContextLength,
+		return "", &llm.EndpointError{Provider: r.c.Provider(), Kind: llm.ContextLength,
 			Msg: "request of ~" + itoa(need) + " tokens would exceed the " + itoa(r.window) + "-token window; not sent"}
 	}
 	numCtx := numCtxFor(need, r.window)
@@ -528,22 +506,22 @@ func (r *runner) call(ctx context.Context, l level, t task, target int, user str
 		comp, err := r.complete(ctx, sys, user, numCtx, maxOut)
 		r.mu.Lock()
 		r.inputTokens += promptTokens
-		r.promptEval += comp.PromptEvalCount
-		if comp.PromptEvalCount > 0 {
-			r.ratio = max(r.ratio, float64(comp.PromptEvalCount)/float64(promptTokens))
+		r.promptEval += comp.Usage.PromptTokens
+		if comp.Usage.PromptTokens > 0 {
+			r.ratio = max(r.ratio, float64(comp.Usage.PromptTokens)/float64(promptTokens))
 		}
 		r.mu.Unlock()
 		r.logf("summarize: %s %s call: ~%d tokens in, num_ctx %d, max out %d; server: prompt %d, output %d, done %q",
-			l.promptID(), taskName(t), promptTokens, numCtx, maxOut, comp.PromptEvalCount, comp.EvalCount, comp.DoneReason)
+			l.promptID(), taskName(t), promptTokens, numCtx, maxOut, comp.Usage.PromptTokens, comp.Usage.OutputTokens, comp.DoneReason)
 		if err != nil {
-			if IsKind(err, ContextLength) && r.sizesCtx && numCtx < r.window && attempt == 0 {
+			if llm.IsKind(err, llm.ContextLength) && r.sizesCtx && numCtx < r.window && attempt == 0 {
 				r.mu.Lock()
 				r.boost = true
 				r.mu.Unlock()
 				r.logf("summarize: %v; retrying with num_ctx %d", err, r.window)
 				continue
 			}
-			if IsKind(err, BadResponse) {
+			if llm.IsKind(err, llm.BadResponse) {
 				r.recordFailure()
 			}
 			return "", err
@@ -569,14 +547,14 @@ func (r *runner) recordFailure() {
 
 // complete holds one slot of the call semaphore, so MaxParallel bounds concurrent requests
 // however deeply chunking and merging nest.
-func (r *runner) complete(ctx context.Context, sys, user string, numCtx, maxOut int) (Completion, error) {
+func (r *runner) complete(ctx context.Context, sys, user string, numCtx, maxOut int) (llm.Reply, error) {
 	select {
 	case r.callSem <- struct{}{}:
 	case <-ctx.Done():
-		return Completion{}, ctx.Err()
+		return llm.Reply{}, ctx.Err()
 	}
 	defer func() { <-r.callSem }()
-	return r.c.Complete(ctx, sys, user, numCtx, maxOut)
+	return r.c.Complete(ctx, llm.Prompt(sys, user), llm.Options{NumCtx: numCtx, MaxTokens: maxOut})
 }
 
 func taskName(t task) string {
@@ -624,12 +602,12 @@ loop:
 }
 
 // Plan tells, without calling anything, how the request would be sent to a model with this
-// window (0 means DefaultOpenAIWindow): estimated input tokens after previews, whether one call
+// window (0 means llm.DefaultOpenAIWindow): estimated input tokens after previews, whether one call
 // fits, how many chunks, and the num_ctx of the largest call.
 func Plan(req Request, window int) PlanInfo {
 	req = withDefaults(req)
 	if window <= 0 {
-		window = DefaultOpenAIWindow
+		window = llm.DefaultOpenAIWindow
 	}
 	if len(req.Items) == 0 {
 		return PlanInfo{Fits: true}

@@ -1,4 +1,4 @@
-package summarize
+package llm
 
 import (
 	"bufio"
@@ -17,9 +17,6 @@ import (
 
 	"github.com/ollama/ollama/api"
 )
-
-// DefaultOllamaEndpoint is used when no endpoint is configured.
-const DefaultOllamaEndpoint = "http://127.0.0.1:11434"
 
 // Defaults of the Ollama provider.
 const (
@@ -40,7 +37,7 @@ const (
 type OllamaConfig struct {
 	// Endpoint accepts the OLLAMA_HOST forms: "http://host:port[/path]", "host:port", "host",
 	// ":port". Without a scheme the port defaults to 11434; an unspecified bind address
-	// (0.0.0.0, ::) is replaced by loopback. Empty means DefaultOllamaEndpoint.
+	// (0.0.0.0, ::) is replaced by loopback. Empty means DefaultOllamaURL.
 	Endpoint string
 	Model    string
 	// Timeout bounds each HTTP call (0: RequestTimeout of its size; negative means none).
@@ -51,7 +48,7 @@ type OllamaConfig struct {
 	KeepAlive time.Duration
 }
 
-// Ollama is a Completer for Ollama's native /api/chat. It is used instead of Ollama's
+// Ollama is a Client of Ollama's native /api/chat. It is used instead of Ollama's
 // OpenAI-compatible /v1 because only the native API accepts options.num_ctx and truncate:false,
 // the two settings that make an over-long prompt an error instead of a silently cut transcript.
 type Ollama struct {
@@ -96,7 +93,7 @@ func NewOllama(cfg OllamaConfig) (*Ollama, error) {
 func OllamaURL(s string) (*url.URL, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		s = DefaultOllamaEndpoint
+		s = DefaultOllamaURL
 	}
 	defaultPort := "11434"
 	scheme, hostport, ok := strings.Cut(s, "://")
@@ -135,10 +132,10 @@ func OllamaURL(s string) (*url.URL, error) {
 	return &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port), Path: path}, nil
 }
 
-// Provider implements Completer.
+// Provider implements Client.
 func (o *Ollama) Provider() string { return "ollama" }
 
-// Model implements Completer.
+// Model implements Client.
 func (o *Ollama) Model() string { return o.model }
 
 // Endpoint is the normalized base URL (for messages).
@@ -234,68 +231,80 @@ func (o *Ollama) ModelfileNumCtx() int {
 	return o.modelfileCtx
 }
 
-// sizesContext tells Summarize that num_ctx is honoured, so retrying a ContextLength with a
-// larger num_ctx can help.
-func (o *Ollama) sizesContext() bool { return true }
+// SizesContext says that num_ctx is honoured, so retrying a ContextLength with a larger num_ctx
+// can help.
+func (o *Ollama) SizesContext() bool { return true }
 
-// Complete implements Completer with one non-streaming /api/chat call: num_ctx sized by the
+// Complete implements Client with one non-streaming /api/chat call: num_ctx sized by the
 // caller, truncate:false so an over-long prompt fails instead of losing its oldest part, thinking
-// off (a reasoning model would otherwise spend the output budget before writing the summary).
+// off (a reasoning model would otherwise spend the output budget before writing the reply).
 // A reply whose prompt_eval_count reached num_ctx is reported as ContextLength: servers too old
 // to know "truncate" cut the prompt silently, and that is the only trace it leaves.
-func (o *Ollama) Complete(ctx context.Context, system, user string, numCtx, maxOut int) (Completion, error) {
+func (o *Ollama) Complete(ctx context.Context, msgs []Message, opts Options) (Reply, error) {
+	req := o.chatRequest(msgs, opts)
+	var out Reply
+	ctx, cancel := requestContext(ctx, o.timeout, contentChars(msgs))
+	defer cancel()
+	err := withRetries(ctx, ollamaMaxRetries, func(ctx context.Context) attemptOutcome {
+		ctx, hint := withHint(ctx)
+		var err error
+		out, err = o.chat(ctx, req)
+		return o.outcome(ctx, err, hint)
+	})
+	if err != nil {
+		return Reply{}, err
+	}
+	if opts.NumCtx > 0 && out.Usage.PromptTokens >= opts.NumCtx {
+		return out, &EndpointError{Provider: "ollama", Endpoint: o.endpoint, Kind: ContextLength,
+			Msg: fmt.Sprintf("prompt_eval_count %d reached num_ctx %d: the server truncated the prompt", out.Usage.PromptTokens, opts.NumCtx)}
+	}
+	return out, nil
+}
+
+// chatRequest is the /api/chat body of one request.
+func (o *Ollama) chatRequest(msgs []Message, opts Options) *api.ChatRequest {
 	stream, truncate := false, false
-	req := &api.ChatRequest{
-		Model: o.model,
-		Messages: []api.Message{
-			{Role: "system", Content: system},
-			{Role: "user", Content: user},
-		},
+	messages := make([]api.Message, len(msgs))
+	for i, m := range msgs {
+		messages[i] = api.Message{Role: m.Role, Content: m.Content}
+	}
+	return &api.ChatRequest{
+		Model:     o.model,
+		Messages:  messages,
 		Stream:    &stream,
 		Truncate:  &truncate,
 		Think:     &api.ThinkValue{Value: false},
 		KeepAlive: &api.Duration{Duration: o.keepAlive},
 		Options: map[string]any{
-			"num_ctx":     numCtx,
-			"num_predict": maxOut,
+			"num_ctx":     opts.NumCtx,
+			"num_predict": opts.MaxTokens,
 			"temperature": ollamaTemperature,
 		},
 	}
-	var out Completion
-	ctx, cancel := requestContext(ctx, o.timeout, len(system)+len(user))
-	defer cancel()
-	err := withRetries(ctx, ollamaMaxRetries, func(ctx context.Context) attemptOutcome {
-		ctx, hint := withHint(ctx)
-		var text strings.Builder
-		out = Completion{}
-		done := false
-		err := o.client.Chat(ctx, req, func(r api.ChatResponse) error {
-			if text.Len()+len(r.Message.Content) > maxResponseBytes {
-				return errBodyTooLarge
-			}
-			text.WriteString(r.Message.Content)
-			if r.Done {
-				done = true
-				out.PromptEvalCount = r.PromptEvalCount
-				out.EvalCount = r.EvalCount
-				out.DoneReason = r.DoneReason
-			}
-			return nil
-		})
-		if err == nil && !done {
-			err = errIncomplete
+}
+
+// chat is one attempt: the reply read whole, its size capped, done:true required.
+func (o *Ollama) chat(ctx context.Context, req *api.ChatRequest) (Reply, error) {
+	var text strings.Builder
+	var out Reply
+	done := false
+	err := o.client.Chat(ctx, req, func(r api.ChatResponse) error {
+		if text.Len()+len(r.Message.Content) > maxResponseBytes {
+			return errBodyTooLarge
 		}
-		out.Text = text.String()
-		return o.outcome(ctx, err, hint)
+		text.WriteString(r.Message.Content)
+		if r.Done {
+			done = true
+			out.Usage = Usage{PromptTokens: r.PromptEvalCount, OutputTokens: r.EvalCount}
+			out.DoneReason = r.DoneReason
+		}
+		return nil
 	})
-	if err != nil {
-		return Completion{}, err
+	if err == nil && !done {
+		err = errIncomplete
 	}
-	if numCtx > 0 && out.PromptEvalCount >= numCtx {
-		return out, &EndpointError{Provider: "ollama", Endpoint: o.endpoint, Kind: ContextLength,
-			Msg: fmt.Sprintf("prompt_eval_count %d reached num_ctx %d: the server truncated the prompt", out.PromptEvalCount, numCtx)}
-	}
-	return out, nil
+	out.Text = text.String()
+	return out, err
 }
 
 // errIncomplete: a 200 reply that never said done:true (wrong shape, or cut short).
@@ -322,36 +331,46 @@ func (o *Ollama) outcome(ctx context.Context, err error, hint *retryHint) attemp
 		e.Err = nil
 		return attemptOutcome{err: e}
 	case errors.As(err, &se):
-		e.Status, e.Msg, e.Err = se.StatusCode, snippet(se.ErrorMessage, 300), nil
-		if e.Msg == "" {
-			e.Msg = snippet(se.Status, 100)
-		}
-		switch code := se.StatusCode; {
-		case mentionsContextLength(se.ErrorMessage):
-			e.Kind = ContextLength
-		case code == http.StatusUnauthorized || code == http.StatusForbidden:
-			e.Kind = Auth
-		case code == http.StatusRequestEntityTooLarge:
-			e.Kind = ContextLength
-		case retryableStatus(code):
-			e.Kind = Unavailable
-			if hint.retryAfter != "" {
-				e.Msg += " (Retry-After: " + snippet(hint.retryAfter, 40) + ")"
-			}
-			return attemptOutcome{err: e, retry: true, retryAfter: hint.retryAfter}
-		case code >= 500:
-			e.Kind = Unavailable
-		default:
-			e.Kind = Rejected
-		}
-		return attemptOutcome{err: e}
+		return statusOutcome(e, se, hint)
 	}
 	if kind, msg, retry := transportKind(err); kind != 0 {
 		e.Kind, e.Msg = kind, msg
 		return attemptOutcome{err: e, retry: retry}
 	}
-	// What remains: the client's JSON decoding errors, a non-JSON line, an oversized line
-	// (bufio.ErrTooLong), a missing done, or an in-band {"error": ...} on a 200 reply.
+	return replyOutcome(e, err)
+}
+
+// statusOutcome classifies an error status of the server, e being the error to fill.
+func statusOutcome(e *EndpointError, se api.StatusError, hint *retryHint) attemptOutcome {
+	e.Status, e.Msg, e.Err = se.StatusCode, snippet(se.ErrorMessage, 300), nil
+	if e.Msg == "" {
+		e.Msg = snippet(se.Status, 100)
+	}
+	switch code := se.StatusCode; {
+	case mentionsContextLength(se.ErrorMessage):
+		e.Kind = ContextLength
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		e.Kind = Auth
+	case code == http.StatusRequestEntityTooLarge:
+		e.Kind = ContextLength
+	case retryableStatus(code):
+		e.Kind = Unavailable
+		if hint.retryAfter != "" {
+			e.Msg += " (Retry-After: " + snippet(hint.retryAfter, 40) + ")"
+		}
+		return attemptOutcome{err: e, retry: true, retryAfter: hint.retryAfter}
+	case code >= 500:
+		e.Kind = Unavailable
+	default:
+		e.Kind = Rejected
+	}
+	return attemptOutcome{err: e}
+}
+
+// replyOutcome classifies what remains once statuses and transport are ruled out: the client's
+// JSON decoding errors, a non-JSON line, an oversized line (bufio.ErrTooLong), a missing done,
+// or an in-band {"error": ...} on a 200 reply.
+func replyOutcome(e *EndpointError, err error) attemptOutcome {
 	switch {
 	case errors.Is(err, bufio.ErrTooLong):
 		e.Kind, e.Msg = BadResponse, "response line too large"

@@ -1,4 +1,4 @@
-package summarize
+package llm
 
 import (
 	"context"
@@ -45,26 +45,26 @@ func TestChoose(t *testing.T) {
 	var choiceErr *ChoiceError
 	var configErr *ConfigError
 	for _, tc := range []struct {
-		name      string
-		c         Choice
-		completer bool
-		redact    bool
-		note      string // a part of Note
-		errAs     any
+		name   string
+		c      Choice
+		client bool
+		redact bool
+		note   string // a part of Note
+		errAs  any
 	}{
 		{name: "extractive", c: Choice{Provider: "extractive", Model: "m"}},
 		{name: "auto without a model", c: Choice{Provider: "auto", Endpoint: ollama.URL}, note: "no --model given"},
-		{name: "auto with ollama up", c: Choice{Provider: "auto", Model: "m", Endpoint: ollama.URL}, completer: true, note: "using ollama m"},
+		{name: "auto with ollama up", c: Choice{Provider: "auto", Model: "m", Endpoint: ollama.URL}, client: true, note: "using ollama m"},
 		{name: "auto with ollama down and no openai", c: Choice{Provider: "auto", Model: "m", Getenv: env("OLLAMA_HOST", down)}, note: "ollama not reachable"},
-		{name: "auto falls back to openai", c: Choice{Provider: "auto", Model: "m", Getenv: env("OLLAMA_HOST", down, "OPENAI_BASE_URL", "https://api.example.com/v1")}, completer: true, redact: true, note: "openai-compatible"},
+		{name: "auto falls back to openai", c: Choice{Provider: "auto", Model: "m", Getenv: env("OLLAMA_HOST", down, "OPENAI_BASE_URL", "https://api.example.com/v1")}, client: true, redact: true, note: "openai-compatible"},
 		{name: "dry run reaches for nothing", c: Choice{Provider: "auto", Model: "m", Endpoint: ollama.URL, DryRun: true}},
 		{name: "ollama needs a model", c: Choice{Provider: "ollama"}, errAs: &configErr},
 		{name: "openai needs a model", c: Choice{Provider: "openai"}, errAs: &configErr},
 		{name: "unknown provider", c: Choice{Provider: "gpt"}, errAs: &choiceErr},
-		{name: "loopback is not redacted", c: Choice{Provider: "ollama", Model: "m", Endpoint: ollama.URL}, completer: true},
-		{name: "loopback redacted on request", c: Choice{Provider: "ollama", Model: "m", Endpoint: ollama.URL, Redact: true}, completer: true, redact: true},
-		{name: "remote is redacted", c: Choice{Provider: "openai", Model: "m", Endpoint: "https://api.example.com/v1"}, completer: true, redact: true},
-		{name: "remote unredacted on request", c: Choice{Provider: "openai", Model: "m", Endpoint: "https://api.example.com/v1", NoRedact: true}, completer: true},
+		{name: "loopback is not redacted", c: Choice{Provider: "ollama", Model: "m", Endpoint: ollama.URL}, client: true},
+		{name: "loopback redacted on request", c: Choice{Provider: "ollama", Model: "m", Endpoint: ollama.URL, Redact: true}, client: true, redact: true},
+		{name: "remote is redacted", c: Choice{Provider: "openai", Model: "m", Endpoint: "https://api.example.com/v1"}, client: true, redact: true},
+		{name: "remote unredacted on request", c: Choice{Provider: "openai", Model: "m", Endpoint: "https://api.example.com/v1", NoRedact: true}, client: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.c.Getenv == nil {
@@ -80,9 +80,9 @@ func TestChoose(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (got.Completer != nil) != tc.completer || got.Redact != tc.redact || !strings.Contains(got.Note, tc.note) {
-				t.Errorf("got completer=%v redact=%v note=%q; want completer=%v redact=%v note containing %q",
-					got.Completer != nil, got.Redact, got.Note, tc.completer, tc.redact, tc.note)
+			if (got.Client != nil) != tc.client || got.Redact != tc.redact || !strings.Contains(got.Note, tc.note) {
+				t.Errorf("got client=%v redact=%v note=%q; want client=%v redact=%v note containing %q",
+					got.Client != nil, got.Redact, got.Note, tc.client, tc.redact, tc.note)
 			}
 		})
 	}

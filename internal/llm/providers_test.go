@@ -1,4 +1,4 @@
-package summarize
+package llm
 
 import (
 	"context"
@@ -10,13 +10,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxc/ctxc/internal/llm/llmtest"
 )
 
-var apis = []string{"ollama", "openai"}
-
-func complete(t *testing.T, c Completer) (Completion, error) {
+func complete(t *testing.T, c Client) (Reply, error) {
 	t.Helper()
-	return c.Complete(context.Background(), "system prompt", "<transcript>\nuser: hello\n</transcript>", 2048, 100)
+	return c.Complete(context.Background(), Prompt("system prompt", "<transcript>\nuser: hello\n</transcript>"), Options{NumCtx: 2048, MaxTokens: 100})
 }
 
 func wantKind(t *testing.T, err error, k ErrorKind) *EndpointError {
@@ -35,9 +35,9 @@ func wantKind(t *testing.T, err error, k ErrorKind) *EndpointError {
 }
 
 func TestOllamaRequestShape(t *testing.T) {
-	f := newFake(t, 4096, nil)
+	f := llmtest.NewServer(t, 4096, nil)
 	c := newClient(t, "ollama", f.URL(), nil)
-	if _, err := c.Complete(context.Background(), "SYS", "USER", 3072, 321); err != nil {
+	if _, err := c.Complete(context.Background(), Prompt("SYS", "USER"), Options{NumCtx: 3072, MaxTokens: 321}); err != nil {
 		t.Fatal(err)
 	}
 	calls := f.Calls()
@@ -70,9 +70,9 @@ func TestOllamaRequestShape(t *testing.T) {
 }
 
 func TestOpenAIRequestShape(t *testing.T) {
-	f := newFake(t, 0, nil)
+	f := llmtest.NewServer(t, 0, nil)
 	c := newClient(t, "openai", f.URL(), nil)
-	if _, err := c.Complete(context.Background(), "SYS", "USER", 3072, 321); err != nil {
+	if _, err := c.Complete(context.Background(), Prompt("SYS", "USER"), Options{NumCtx: 3072, MaxTokens: 321}); err != nil {
 		t.Fatal(err)
 	}
 	got := f.Calls()[0]
@@ -96,7 +96,7 @@ func TestOpenAIRequestShape(t *testing.T) {
 }
 
 func TestOllamaWindow(t *testing.T) {
-	f := newFake(t, 5000, nil)
+	f := llmtest.NewServer(t, 5000, nil)
 	c := newClient(t, "ollama", f.URL(), nil).(*Ollama)
 	for range 2 {
 		w, err := c.Window(context.Background())
@@ -104,8 +104,8 @@ func TestOllamaWindow(t *testing.T) {
 			t.Fatalf("Window = %d, %v; want 5000", w, err)
 		}
 	}
-	if f.shows != 1 {
-		t.Errorf("/api/show called %d times, want 1 (cached)", f.shows)
+	if f.Shows() != 1 {
+		t.Errorf("/api/show called %d times, want 1 (cached)", f.Shows())
 	}
 	if c.ModelfileNumCtx() != 2048 {
 		t.Errorf("ModelfileNumCtx = %d", c.ModelfileNumCtx())
@@ -138,7 +138,7 @@ func TestOllamaURL(t *testing.T) {
 }
 
 func TestReachable(t *testing.T) {
-	f := newFake(t, 4096, nil)
+	f := llmtest.NewServer(t, 4096, nil)
 	if !Reachable(context.Background(), f.URL()) {
 		t.Error("fake not reachable")
 	}
@@ -170,11 +170,9 @@ func TestRefused(t *testing.T) {
 			c := newClient(t, api, "http://"+addr, nil)
 			_, err := complete(t, c)
 			wantKind(t, err, Unavailable)
-			// Summarize does not escalate Unavailable to extractive.
-			res, err := Summarize(context.Background(), c, Request{Items: sampleItems()}, Options{Window: 8192})
-			wantKind(t, err, Unavailable)
-			if res.Text != "" {
-				t.Errorf("text on Unavailable: %q", res.Text)
+			_, err = c.Window(context.Background())
+			if api == "ollama" { // the OpenAI client asks nothing: its window is configured
+				wantKind(t, err, Unavailable)
 			}
 		})
 	}
@@ -183,7 +181,7 @@ func TestRefused(t *testing.T) {
 func TestTimeout(t *testing.T) {
 	for _, api := range apis {
 		t.Run(api, func(t *testing.T) {
-			f := newFake(t, 4096, func(int, fakeCall) fakeReply { return fakeReply{Sleep: 3 * time.Second} })
+			f := llmtest.NewServer(t, 4096, func(int, llmtest.Call) llmtest.Answer { return llmtest.Answer{Sleep: 3 * time.Second} })
 			c := newClient(t, api, f.URL(), func(o *OllamaConfig, a *OpenAIConfig) {
 				o.Timeout, a.Timeout = 150*time.Millisecond, 150*time.Millisecond
 			})
@@ -203,11 +201,11 @@ func TestTimeout(t *testing.T) {
 func TestRetryAfter429(t *testing.T) {
 	for _, api := range apis {
 		t.Run(api, func(t *testing.T) {
-			f := newFake(t, 4096, func(n int, _ fakeCall) fakeReply {
+			f := llmtest.NewServer(t, 4096, func(n int, _ llmtest.Call) llmtest.Answer {
 				if n == 0 {
-					return fakeReply{Status: 429, Body: `{"error":"slow down"}`, Header: map[string]string{"Retry-After": "1"}}
+					return llmtest.Answer{Status: 429, Body: `{"error":"slow down"}`, Header: map[string]string{"Retry-After": "1"}}
 				}
-				return fakeReply{}
+				return llmtest.Answer{}
 			})
 			c := newClient(t, api, f.URL(), nil)
 			start := time.Now()
@@ -231,8 +229,8 @@ func TestRetryAfter429(t *testing.T) {
 func TestRetryAfterTooLong(t *testing.T) {
 	for _, api := range apis {
 		t.Run(api, func(t *testing.T) {
-			f := newFake(t, 4096, func(int, fakeCall) fakeReply {
-				return fakeReply{Status: 503, Body: `{"error":"busy"}`, Header: map[string]string{"Retry-After": "3600"}}
+			f := llmtest.NewServer(t, 4096, func(int, llmtest.Call) llmtest.Answer {
+				return llmtest.Answer{Status: 503, Body: `{"error":"busy"}`, Header: map[string]string{"Retry-After": "3600"}}
 			})
 			c := newClient(t, api, f.URL(), nil)
 			_, err := complete(t, c)
@@ -252,8 +250,8 @@ func TestRetryAfterTooLong(t *testing.T) {
 func TestStatus5xx(t *testing.T) {
 	for _, api := range apis {
 		t.Run(api+"/500", func(t *testing.T) {
-			f := newFake(t, 4096, func(int, fakeCall) fakeReply {
-				return fakeReply{Status: 500, Body: `{"error":"llama runner process has terminated"}`}
+			f := llmtest.NewServer(t, 4096, func(int, llmtest.Call) llmtest.Answer {
+				return llmtest.Answer{Status: 500, Body: `{"error":"llama runner process has terminated"}`}
 			})
 			_, err := complete(t, newClient(t, api, f.URL(), nil))
 			wantKind(t, err, Unavailable)
@@ -262,11 +260,11 @@ func TestStatus5xx(t *testing.T) {
 			}
 		})
 		t.Run(api+"/502-then-ok", func(t *testing.T) {
-			f := newFake(t, 4096, func(n int, _ fakeCall) fakeReply {
+			f := llmtest.NewServer(t, 4096, func(n int, _ llmtest.Call) llmtest.Answer {
 				if n < 2 {
-					return fakeReply{Status: 502 + n} // 502, then 503 with an empty body
+					return llmtest.Answer{Status: 502 + n} // 502, then 503 with an empty body
 				}
-				return fakeReply{}
+				return llmtest.Answer{}
 			})
 			if _, err := complete(t, newClient(t, api, f.URL(), nil)); err != nil {
 				t.Fatal(err)
@@ -276,7 +274,7 @@ func TestStatus5xx(t *testing.T) {
 			}
 		})
 		t.Run(api+"/504-exhausted", func(t *testing.T) {
-			f := newFake(t, 4096, func(int, fakeCall) fakeReply { return fakeReply{Status: 504} })
+			f := llmtest.NewServer(t, 4096, func(int, llmtest.Call) llmtest.Answer { return llmtest.Answer{Status: 504} })
 			_, err := complete(t, newClient(t, api, f.URL(), nil))
 			wantKind(t, err, Unavailable)
 			if n := len(f.Calls()); n != 1+DefaultMaxRetries {
@@ -289,18 +287,16 @@ func TestStatus5xx(t *testing.T) {
 func TestAuthAndRejected(t *testing.T) {
 	for _, api := range apis {
 		t.Run(api, func(t *testing.T) {
-			f := newFake(t, 4096, func(_ int, c fakeCall) fakeReply {
+			f := llmtest.NewServer(t, 4096, func(_ int, c llmtest.Call) llmtest.Answer {
 				// An OpenAI-style server echoes the rejected key; Ollama has no key to echo.
-				return fakeReply{Status: 401, Body: `{"error":{"message":"Incorrect API key provided: ` + strings.TrimPrefix(c.Auth, "Bearer ") + `"}}`}
+				return llmtest.Answer{Status: 401, Body: `{"error":{"message":"Incorrect API key provided: ` + strings.TrimPrefix(c.Auth, "Bearer ") + `"}}`}
 			})
 			c := newClient(t, api, f.URL(), nil)
 			_, err := complete(t, c)
 			wantKind(t, err, Auth)
-			_, err = Summarize(context.Background(), c, Request{Items: sampleItems()}, Options{Window: 8192})
-			wantKind(t, err, Auth)
 
-			f = newFake(t, 4096, func(int, fakeCall) fakeReply {
-				return fakeReply{Status: 404, Body: `{"error":"model 'fake-model' not found"}`}
+			f = llmtest.NewServer(t, 4096, func(int, llmtest.Call) llmtest.Answer {
+				return llmtest.Answer{Status: 404, Body: `{"error":"model 'fake-model' not found"}`}
 			})
 			_, err = complete(t, newClient(t, api, f.URL(), nil))
 			wantKind(t, err, Rejected)
@@ -311,8 +307,8 @@ func TestAuthAndRejected(t *testing.T) {
 func TestContextLengthStatus(t *testing.T) {
 	for _, api := range apis {
 		t.Run(api, func(t *testing.T) {
-			f := newFake(t, 4096, func(int, fakeCall) fakeReply {
-				return fakeReply{Status: 400, Body: `{"error":{"message":"This model's maximum context length is 8192 tokens","code":"context_length_exceeded"}}`}
+			f := llmtest.NewServer(t, 4096, func(int, llmtest.Call) llmtest.Answer {
+				return llmtest.Answer{Status: 400, Body: `{"error":{"message":"This model's maximum context length is 8192 tokens","code":"context_length_exceeded"}}`}
 			})
 			_, err := complete(t, newClient(t, api, f.URL(), nil))
 			wantKind(t, err, ContextLength)
@@ -321,7 +317,7 @@ func TestContextLengthStatus(t *testing.T) {
 }
 
 func TestOllamaPromptEvalAtNumCtx(t *testing.T) {
-	f := newFake(t, 4096, func(_ int, c fakeCall) fakeReply { return fakeReply{PromptEval: c.NumCtx} })
+	f := llmtest.NewServer(t, 4096, func(_ int, c llmtest.Call) llmtest.Answer { return llmtest.Answer{PromptEval: c.NumCtx} })
 	_, err := complete(t, newClient(t, "ollama", f.URL(), nil))
 	wantKind(t, err, ContextLength)
 }
@@ -336,7 +332,7 @@ func TestGarbageAndWrongShape(t *testing.T) {
 	for _, api := range apis {
 		for _, body := range bodies[api] {
 			t.Run(api+"/"+body, func(t *testing.T) {
-				f := newFake(t, 4096, func(int, fakeCall) fakeReply { return fakeReply{Body: body} })
+				f := llmtest.NewServer(t, 4096, func(int, llmtest.Call) llmtest.Answer { return llmtest.Answer{Body: body} })
 				_, err := complete(t, newClient(t, api, f.URL(), nil))
 				wantKind(t, err, BadResponse)
 			})
@@ -347,7 +343,7 @@ func TestGarbageAndWrongShape(t *testing.T) {
 func TestHugeReply(t *testing.T) {
 	for _, api := range apis {
 		t.Run(api, func(t *testing.T) {
-			f := newFake(t, 4096, func(int, fakeCall) fakeReply { return fakeReply{Huge: 50 << 20} })
+			f := llmtest.NewServer(t, 4096, func(int, llmtest.Call) llmtest.Answer { return llmtest.Answer{Huge: 50 << 20} })
 			c := newClient(t, api, f.URL(), nil)
 			var before, after runtime.MemStats
 			runtime.GC()
@@ -369,7 +365,7 @@ func TestHugeReply(t *testing.T) {
 func TestRedirectToOtherHost(t *testing.T) {
 	for _, api := range apis {
 		t.Run(api, func(t *testing.T) {
-			other := newFake(t, 4096, nil)
+			other := llmtest.NewServer(t, 4096, nil)
 			redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				http.Redirect(w, r, other.URL()+r.URL.Path, http.StatusTemporaryRedirect)
 			}))
@@ -384,12 +380,12 @@ func TestRedirectToOtherHost(t *testing.T) {
 }
 
 func TestSameHostRedirectFollowed(t *testing.T) {
-	f := newFake(t, 4096, nil)
+	f := llmtest.NewServer(t, 4096, nil)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/old/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/v1/chat/completions", http.StatusPermanentRedirect)
 	})
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { f.handle(w, r) })
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { f.ServeHTTP(w, r) })
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	c := newClient(t, "openai", srv.URL, func(_ *OllamaConfig, a *OpenAIConfig) { a.BaseURL = srv.URL + "/old/v1" })
@@ -458,11 +454,13 @@ func TestOpenAIConfig(t *testing.T) {
 	}
 }
 
+// TestCancelledContext: a request whose context ends returns the context's error, not an
+// EndpointError (the command line says "interrupted", not "unavailable").
 func TestCancelledContext(t *testing.T) {
-	f := newFake(t, 4096, func(int, fakeCall) fakeReply { return fakeReply{Sleep: 2 * time.Second} })
+	f := llmtest.NewServer(t, 4096, func(int, llmtest.Call) llmtest.Answer { return llmtest.Answer{Sleep: 2 * time.Second} })
 	for _, api := range apis {
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		_, err := Summarize(ctx, newClient(t, api, f.URL(), nil), Request{Items: sampleItems()}, Options{Window: 8192})
+		_, err := newClient(t, api, f.URL(), nil).Complete(ctx, Prompt("s", "u"), Options{MaxTokens: 10})
 		cancel()
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%s: err = %v, want context.DeadlineExceeded", api, err)

@@ -1,4 +1,4 @@
-package summarize
+package llm
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Waiting is what a watcher hears while a request to a summarizer is in flight: who is asked,
+// Waiting is what a watcher hears while a request to a model is in flight: who is asked,
 // and for how long it has not answered. The last report of a request has Done set.
 type Waiting struct {
 	Provider, Model, Endpoint string
@@ -17,9 +17,9 @@ type Waiting struct {
 // Watch returns c with every request watched: while one is in flight (a completion, or the
 // question of the model's window), tick hears of it every interval, and once more when it ends.
 // tick may be called from several goroutines at once (requests in parallel). The watched
-// Completer behaves as c in every other way.
-func Watch(c Completer, interval time.Duration, tick func(Waiting)) Completer {
-	w := &watched{Completer: c, interval: interval, tick: tick}
+// Client behaves as c in every other way.
+func Watch(c Client, interval time.Duration, tick func(Waiting)) Client {
+	w := &watched{Client: c, interval: interval, tick: tick}
 	if e, ok := c.(interface{ Endpoint() string }); ok {
 		w.endpoint = e.Endpoint()
 	}
@@ -27,31 +27,28 @@ func Watch(c Completer, interval time.Duration, tick func(Waiting)) Completer {
 }
 
 type watched struct {
-	Completer
+	Client
 	endpoint string
 	interval time.Duration
 	tick     func(Waiting)
 }
 
-// sizesContext is the watched Completer's (Summarize asks it).
-func (w *watched) sizesContext() bool {
-	s, ok := w.Completer.(interface{ sizesContext() bool })
-	return ok && s.sizesContext()
-}
+// SizesContext is the watched Client's.
+func (w *watched) SizesContext() bool { return SizesContext(w.Client) }
 
-// Endpoint is the watched Completer's endpoint ("" when it has none).
+// Endpoint is the watched Client's endpoint ("" when it has none).
 func (w *watched) Endpoint() string { return w.endpoint }
 
-// Window implements Completer.
+// Window implements Client.
 func (w *watched) Window(ctx context.Context) (int, error) {
 	defer w.watch()()
-	return w.Completer.Window(ctx)
+	return w.Client.Window(ctx)
 }
 
-// Complete implements Completer.
-func (w *watched) Complete(ctx context.Context, system, user string, numCtx, maxOut int) (Completion, error) {
+// Complete implements Client.
+func (w *watched) Complete(ctx context.Context, msgs []Message, opts Options) (Reply, error) {
 	defer w.watch()()
-	return w.Completer.Complete(ctx, system, user, numCtx, maxOut)
+	return w.Client.Complete(ctx, msgs, opts)
 }
 
 // watch starts reporting one request and returns what ends it.

@@ -1,4 +1,4 @@
-package summarize
+package llm
 
 import (
 	"context"
@@ -27,12 +27,12 @@ type Choice struct {
 
 // Chosen is the summarizer a Choice resolves to.
 type Chosen struct {
-	Completer Completer // nil: the extractive summarizer
-	Redact    bool      // replace secret-looking strings before sending text to Completer
-	Note      string    // for the user: which summarizer runs and, for auto, why
+	Client Client // nil: the extractive summarizer
+	Redact bool   // replace secret-looking strings before sending text to Client
+	Note   string // for the user: which summarizer runs and, for auto, why
 }
 
-// DefaultOllamaURL is where Ollama listens unless told otherwise.
+// DefaultOllamaURL is where Ollama listens unless told otherwise (OLLAMA_HOST, --endpoint).
 const DefaultOllamaURL = "http://127.0.0.1:11434"
 
 // DefaultOpenAIURL is the OpenAI API, used by --provider openai without an endpoint.
@@ -103,7 +103,7 @@ func (c Choice) ollama(url string) (Chosen, error) {
 	if err != nil {
 		return Chosen{}, &ConfigError{err}
 	}
-	return Chosen{Completer: cl, Redact: c.redact(url)}, nil
+	return Chosen{Client: cl, Redact: c.redact(url)}, nil
 }
 
 func (c Choice) openAI(url string) (Chosen, error) {
@@ -118,7 +118,7 @@ func (c Choice) openAI(url string) (Chosen, error) {
 	if err != nil {
 		return Chosen{}, &ConfigError{err}
 	}
-	return Chosen{Completer: cl, Redact: c.redact(url)}, nil
+	return Chosen{Client: cl, Redact: c.redact(url)}, nil
 }
 
 // redact decides whether text is redacted before it is sent to url: always for endpoints off

@@ -1,4 +1,4 @@
-package summarize
+package llm
 
 import (
 	"context"
@@ -50,7 +50,7 @@ func (k ErrorKind) String() string {
 	return fmt.Sprintf("ErrorKind(%d)", int(k))
 }
 
-// EndpointError is every failure of a Completer that comes from the endpoint. Msg never contains
+// EndpointError is every failure of a Client that comes from the endpoint. Msg never contains
 // the API key: providers redact it before building the error.
 type EndpointError struct {
 	Provider string // "ollama" or "openai"

@@ -1,4 +1,4 @@
-package summarize
+package llm
 
 import (
 	"bytes"
@@ -43,7 +43,7 @@ type OpenAIConfig struct {
 	HTTPClient *http.Client
 }
 
-// OpenAI is a Completer for OpenAI-compatible servers, written on net/http: the API surface ctxc
+// OpenAI is a Client of OpenAI-compatible servers, written on net/http: the API surface ctxc
 // needs is one non-streaming POST, and an SDK would add megabytes and implicit environment reads.
 type OpenAI struct {
 	url        string // {base}/chat/completions
@@ -92,16 +92,16 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	}, nil
 }
 
-// Provider implements Completer.
+// Provider implements Client.
 func (o *OpenAI) Provider() string { return "openai" }
 
-// Model implements Completer.
+// Model implements Client.
 func (o *OpenAI) Model() string { return o.model }
 
 // Endpoint is the base URL (for messages).
 func (o *OpenAI) Endpoint() string { return o.endpoint }
 
-// Window implements Completer: the configured window (the API has no way to ask).
+// Window implements Client: the configured window (the API has no way to ask).
 func (o *OpenAI) Window(context.Context) (int, error) { return o.window, nil }
 
 type openaiMessage struct {
@@ -117,29 +117,33 @@ type openaiRequest struct {
 	Temperature float64         `json:"temperature"`
 }
 
-// Complete implements Completer. numCtx is ignored: the OpenAI API has no such setting (servers
-// such as Ollama's /v1 size the context from their own configuration). Retries happen only
-// before a response is accepted: on dial errors, 429 and 502-504, honouring Retry-After.
-func (o *OpenAI) Complete(ctx context.Context, system, user string, numCtx, maxOut int) (Completion, error) {
+// Complete implements Client. Options.NumCtx is ignored: the OpenAI API has no such setting
+// (servers such as Ollama's /v1 size the context from their own configuration). Retries happen
+// only before a response is accepted: on dial errors, 429 and 502-504, honouring Retry-After.
+func (o *OpenAI) Complete(ctx context.Context, msgs []Message, opts Options) (Reply, error) {
+	messages := make([]openaiMessage, len(msgs))
+	for i, m := range msgs {
+		messages[i] = openaiMessage(m)
+	}
 	body, err := json.Marshal(openaiRequest{
 		Model:       o.model,
-		Messages:    []openaiMessage{{Role: "system", Content: system}, {Role: "user", Content: user}},
-		MaxTokens:   maxOut,
+		Messages:    messages,
+		MaxTokens:   opts.MaxTokens,
 		Temperature: openaiTemperature,
 	})
 	if err != nil {
-		return Completion{}, err
+		return Reply{}, err
 	}
-	ctx, cancel := requestContext(ctx, o.timeout, len(system)+len(user))
+	ctx, cancel := requestContext(ctx, o.timeout, contentChars(msgs))
 	defer cancel()
-	var out Completion
+	var out Reply
 	err = withRetries(ctx, o.maxRetries, func(ctx context.Context) attemptOutcome {
 		var oc attemptOutcome
 		out, oc = o.attempt(ctx, body)
 		return oc
 	})
 	if err != nil {
-		return Completion{}, err
+		return Reply{}, err
 	}
 	return out, nil
 }
@@ -149,10 +153,34 @@ func (o *OpenAI) fail(kind ErrorKind, status int, msg string, err error) *Endpoi
 		Msg: redact(msg, o.key), Err: redactErr(err, o.key)}
 }
 
-func (o *OpenAI) attempt(ctx context.Context, body []byte) (Completion, attemptOutcome) {
+// attempt is one try: the request sent, the reply read whole, then accepted (2xx) or judged by
+// its status.
+func (o *OpenAI) attempt(ctx context.Context, body []byte) (Reply, attemptOutcome) {
+	resp, oc := o.send(ctx, body)
+	if resp == nil {
+		return Reply{}, oc
+	}
+	defer resp.Body.Close()
+	data, readErr := io.ReadAll(resp.Body)
+	if ctx.Err() != nil {
+		return Reply{}, attemptOutcome{err: ctx.Err()}
+	}
+	status := resp.StatusCode
+	if status >= 200 && status < 300 {
+		return o.accept(status, data, readErr)
+	}
+	msg := errorMessage(data)
+	if errors.Is(readErr, errBodyTooLarge) {
+		msg = "(error body larger than 8 MiB)"
+	}
+	return Reply{}, o.refused(status, msg, resp.Header.Get("Retry-After"))
+}
+
+// send posts the body; without a response, the outcome says why.
+func (o *OpenAI) send(ctx context.Context, body []byte) (*http.Response, attemptOutcome) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.url, bytes.NewReader(body))
 	if err != nil {
-		return Completion{}, attemptOutcome{err: o.fail(Rejected, 0, "cannot build request", err)}
+		return nil, attemptOutcome{err: o.fail(Rejected, 0, "cannot build request", err)}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
@@ -162,65 +190,61 @@ func (o *OpenAI) attempt(ctx context.Context, body []byte) (Completion, attemptO
 	resp, err := o.hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return Completion{}, attemptOutcome{err: ctx.Err()}
+			return nil, attemptOutcome{err: ctx.Err()}
 		}
 		kind, msg, retry := transportKind(err)
 		if kind == 0 {
 			kind, msg = Unavailable, "request failed"
 		}
-		return Completion{}, attemptOutcome{err: o.fail(kind, 0, msg, err), retry: retry}
+		return nil, attemptOutcome{err: o.fail(kind, 0, msg, err), retry: retry}
 	}
-	defer resp.Body.Close()
-	data, readErr := io.ReadAll(resp.Body)
-	if ctx.Err() != nil {
-		return Completion{}, attemptOutcome{err: ctx.Err()}
-	}
-	status := resp.StatusCode
-	if status >= 200 && status < 300 {
-		if readErr != nil {
-			kind, msg, _ := transportKind(readErr)
-			if kind == 0 {
-				kind, msg = Unavailable, "reading the response failed"
-			}
-			return Completion{}, attemptOutcome{err: o.fail(kind, status, msg, readErr)}
+	return resp, attemptOutcome{}
+}
+
+// accept decodes a 2xx reply, read whole unless readErr says otherwise.
+func (o *OpenAI) accept(status int, data []byte, readErr error) (Reply, attemptOutcome) {
+	if readErr != nil {
+		kind, msg, _ := transportKind(readErr)
+		if kind == 0 {
+			kind, msg = Unavailable, "reading the response failed"
 		}
-		c, derr := decodeOpenAI(data)
-		if derr != nil {
-			var de *decodeError
-			kind := BadResponse
-			if errors.As(derr, &de) {
-				kind = de.kind
-			}
-			return Completion{}, attemptOutcome{err: o.fail(kind, status, derr.Error(), nil)}
+		return Reply{}, attemptOutcome{err: o.fail(kind, status, msg, readErr)}
+	}
+	c, derr := decodeOpenAI(data)
+	if derr != nil {
+		var de *decodeError
+		kind := BadResponse
+		if errors.As(derr, &de) {
+			kind = de.kind
 		}
-		return c, attemptOutcome{}
+		return Reply{}, attemptOutcome{err: o.fail(kind, status, derr.Error(), nil)}
 	}
-	msg := errorMessage(data)
-	if errors.Is(readErr, errBodyTooLarge) {
-		msg = "(error body larger than 8 MiB)"
-	}
-	retryAfter := resp.Header.Get("Retry-After")
+	return c, attemptOutcome{}
+}
+
+// refused classifies an error status, msg being what its body said, and decides whether to retry.
+func (o *OpenAI) refused(status int, msg, retryAfter string) attemptOutcome {
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return Completion{}, attemptOutcome{err: o.fail(Auth, status, orStatus(msg, status), nil)}
+		return attemptOutcome{err: o.fail(Auth, status, orStatus(msg, status), nil)}
 	case status == http.StatusRequestEntityTooLarge, status < 500 && status != 429 && mentionsContextLength(msg):
-		return Completion{}, attemptOutcome{err: o.fail(ContextLength, status, orStatus(msg, status), nil)}
+		return attemptOutcome{err: o.fail(ContextLength, status, orStatus(msg, status), nil)}
 	case retryableStatus(status):
 		m := orStatus(msg, status)
 		if retryAfter != "" {
 			m += " (Retry-After: " + snippet(retryAfter, 40) + ")"
 		}
-		return Completion{}, attemptOutcome{err: o.fail(Unavailable, status, m, nil), retry: true, retryAfter: retryAfter}
+		return attemptOutcome{err: o.fail(Unavailable, status, m, nil), retry: true, retryAfter: retryAfter}
 	case status >= 500:
 		if mentionsContextLength(msg) {
-			return Completion{}, attemptOutcome{err: o.fail(ContextLength, status, msg, nil)}
+			return attemptOutcome{err: o.fail(ContextLength, status, msg, nil)}
 		}
-		return Completion{}, attemptOutcome{err: o.fail(Unavailable, status, orStatus(msg, status), nil)}
+		return attemptOutcome{err: o.fail(Unavailable, status, orStatus(msg, status), nil)}
 	case status == http.StatusNotFound:
-		return Completion{}, attemptOutcome{err: o.fail(Rejected, status,
+		return attemptOutcome{err: o.fail(Rejected, status,
 			orStatus(msg, status)+" (check the model name, and that the base URL ends in /v1)", nil)}
 	default:
-		return Completion{}, attemptOutcome{err: o.fail(Rejected, status, orStatus(msg, status), nil)}
+		return attemptOutcome{err: o.fail(Rejected, status, orStatus(msg, status), nil)}
 	}
 }
 
@@ -299,7 +323,7 @@ func (d *decodeError) Error() string { return d.msg }
 // decodeOpenAI parses a chat.completion body. It accepts content as a string or as an array of
 // {"type":"text","text":...} parts (some gateways), and reports an in-band {"error":...} on a
 // 200 reply. Anything else (no choices, null content, wrong types) is BadResponse.
-func decodeOpenAI(data []byte) (Completion, error) {
+func decodeOpenAI(data []byte) (Reply, error) {
 	var r struct {
 		Choices []struct {
 			Message *struct {
@@ -315,35 +339,34 @@ func decodeOpenAI(data []byte) (Completion, error) {
 		Error json.RawMessage `json:"error"`
 	}
 	if err := json.Unmarshal(data, &r); err != nil {
-		return Completion{}, &decodeError{BadResponse, "response is not a chat completion: " + snippet(err.Error(), 120)}
+		return Reply{}, &decodeError{BadResponse, "response is not a chat completion: " + snippet(err.Error(), 120)}
 	}
 	if msg := errorField(r.Error); msg != "" {
 		kind := BadResponse
 		if mentionsContextLength(msg) {
 			kind = ContextLength
 		}
-		return Completion{}, &decodeError{kind, "error in response: " + snippet(msg, 300)}
+		return Reply{}, &decodeError{kind, "error in response: " + snippet(msg, 300)}
 	}
 	if len(r.Choices) == 0 || r.Choices[0].Message == nil {
-		return Completion{}, &decodeError{BadResponse, "response has no choices[0].message"}
+		return Reply{}, &decodeError{BadResponse, "response has no choices[0].message"}
 	}
 	ch := r.Choices[0]
 	text, ok := contentText(ch.Message.Content)
 	if !ok {
 		if ch.Message.Refusal != nil && *ch.Message.Refusal != "" {
-			return Completion{}, &decodeError{BadResponse, "model refused: " + snippet(*ch.Message.Refusal, 200)}
+			return Reply{}, &decodeError{BadResponse, "model refused: " + snippet(*ch.Message.Refusal, 200)}
 		}
-		return Completion{}, &decodeError{BadResponse, "response has no choices[0].message.content"}
+		return Reply{}, &decodeError{BadResponse, "response has no choices[0].message.content"}
 	}
 	// The API always names why generation stopped. Without it the reply is unfinished: Ollama's
 	// /v1, for one, answers finish_reason null (and no usage) when generation was cut short.
 	if ch.FinishReason == nil || *ch.FinishReason == "" {
-		return Completion{}, &decodeError{BadResponse, "response has no finish_reason: the generation did not complete"}
+		return Reply{}, &decodeError{BadResponse, "response has no finish_reason: the generation did not complete"}
 	}
-	c := Completion{Text: text, DoneReason: *ch.FinishReason}
+	c := Reply{Text: text, DoneReason: *ch.FinishReason}
 	if r.Usage != nil {
-		c.PromptEvalCount = max(r.Usage.PromptTokens, 0)
-		c.EvalCount = max(r.Usage.CompletionTokens, 0)
+		c.Usage = Usage{PromptTokens: max(r.Usage.PromptTokens, 0), OutputTokens: max(r.Usage.CompletionTokens, 0)}
 	}
 	return c, nil
 }

@@ -1,0 +1,72 @@
+package llm
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+)
+
+// Integration tests against a real Ollama server. They run when CTXC_TEST_OLLAMA_URL and
+// CTXC_TEST_OLLAMA_MODEL are set (see ../shared/tools/ollama-test-server/up.sh): a tiny
+// random-weight model with a 4096-token trained context, a Modelfile num_ctx of 2048 and
+// num_predict 64. What they check is the wire protocol and the window; what a summary makes of
+// the replies is internal/summarize's integration tests.
+
+func integrationEnv(t *testing.T) (url, model string) {
+	t.Helper()
+	url, model = os.Getenv("CTXC_TEST_OLLAMA_URL"), os.Getenv("CTXC_TEST_OLLAMA_MODEL")
+	if url == "" || model == "" {
+		t.Skip("CTXC_TEST_OLLAMA_URL and CTXC_TEST_OLLAMA_MODEL not set")
+	}
+	return url, model
+}
+
+// TestIntegrationOllamaClient: the server is found, its trained window (not the Modelfile's
+// num_ctx) is the model's, and a short completion comes back with its usage.
+func TestIntegrationOllamaClient(t *testing.T) {
+	url, model := integrationEnv(t)
+	o, err := NewOllama(OllamaConfig{Endpoint: url, Model: model, Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if !Reachable(ctx, url) {
+		t.Fatalf("Reachable(%s) = false", url)
+	}
+	w, err := o.Window(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w != 4096 || o.ModelfileNumCtx() != 2048 {
+		t.Errorf("window %d, Modelfile num_ctx %d; want the trained 4096 and 2048", w, o.ModelfileNumCtx())
+	}
+	r, err := o.Complete(ctx, Prompt("You write notes.", "the user read the file and the test was done"), Options{NumCtx: 2048, MaxTokens: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Text == "" || r.Usage.PromptTokens <= 0 || r.Usage.PromptTokens >= 2048 || r.Usage.OutputTokens > 16 || r.DoneReason == "" {
+		t.Errorf("reply = %+v", r)
+	}
+}
+
+// TestIntegrationOpenAICompatibleClient: Ollama's /v1 answers the OpenAI client's request with a
+// reply and its usage, or, when the tiny model's words run past the cap, a BadResponse.
+func TestIntegrationOpenAICompatibleClient(t *testing.T) {
+	url, model := integrationEnv(t)
+	o, err := NewOpenAI(OpenAIConfig{BaseURL: url + "/v1", Model: model, Window: 2048, Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := o.Complete(context.Background(), Prompt("You write notes.", "the user read the file and the test was done"), Options{MaxTokens: 16})
+	if err != nil {
+		if !IsKind(err, BadResponse) {
+			t.Fatal(err)
+		}
+		t.Logf("cut short: %v", err)
+		return
+	}
+	if r.Text == "" || r.Usage.PromptTokens <= 0 || r.DoneReason == "" {
+		t.Errorf("reply = %+v", r)
+	}
+}
