@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 )
 
@@ -79,14 +80,17 @@ func (u *updater) mergeSegments() {
 	}
 	u.m.Segments = append(u.m.Segments, u.sortedNew()...)
 	u.segs = nil
-	live := make(map[uint32]bool, len(u.m.Files))
-	for _, e := range u.m.Files {
-		live[e.ID] = true
-	}
+	var live map[uint32]bool
 	for {
 		pick := nextMerge(u.m.Segments)
 		if pick == nil {
 			return
+		}
+		if live == nil {
+			live = u.liveIDs()
+			// The builders of the files read are gone: give their memory back before the
+			// merge maps its inputs, so that the peak is the larger of the two, not their sum.
+			debug.FreeOSMemory()
 		}
 		name := fmt.Sprintf("seg-%06d.idx", u.m.NextSeg)
 		u.m.NextSeg++
@@ -106,6 +110,16 @@ func (u *updater) mergeSegments() {
 		u.st.Merged += len(pick)
 		u.changed = true
 	}
+}
+
+// liveIDs is the set of the ids of the files the manifest names: documents of other ids are
+// dropped by a merge.
+func (u *updater) liveIDs() map[uint32]bool {
+	live := make(map[uint32]bool, len(u.m.Files))
+	for _, e := range u.m.Files {
+		live[e.ID] = true
+	}
+	return live
 }
 
 // sortedNew is the segments this update wrote, in the order of their names.

@@ -169,6 +169,9 @@ func joinReal(real, root, p string) string {
 		rel, ok = p, !filepath.IsAbs(p)
 	default:
 		rel, ok = strings.CutPrefix(p, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
+		if ok && real == root && plainName(rel) {
+			return p // a folder that is its own real path, and a name below it: p as it is
+		}
 	}
 	if !ok {
 		var err error
@@ -177,6 +180,20 @@ func joinReal(real, root, p string) string {
 		}
 	}
 	return filepath.Join(real, rel)
+}
+
+// plainName reports whether rel is one name, or names joined by single separators, none of
+// them "." or "..": joined to a clean folder, it gives a clean path.
+func plainName(rel string) bool {
+	if rel == "" || rel[len(rel)-1] == filepath.Separator {
+		return false
+	}
+	for _, n := range strings.Split(rel, string(filepath.Separator)) {
+		if n == "" || n == "." || n == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 // problem records the problem err of the path p once, by key, its real path: a folder or link

@@ -134,3 +134,25 @@ func TestFinderGoesPastAnUnreadableFolder(t *testing.T) {
 		t.Errorf("the folder given unreadable: %v, want its error", err)
 	}
 }
+
+// The real path of a path found below a walked folder: the path itself where the folder is
+// its own real path and the path is clean, else the real folder joined to what follows.
+func TestJoinReal(t *testing.T) {
+	for _, c := range []struct{ real, root, p, want string }{
+		{"/a/b", "/a/b", "/a/b/c.jsonl", "/a/b/c.jsonl"},
+		{"/a/b", "/a/b", "/a/b/d/e/c.jsonl", "/a/b/d/e/c.jsonl"},
+		{"/a/b", "/a/b", "/a/b", "/a/b"},
+		{"/a/b", "/a/b/", "/a/b/c.jsonl", "/a/b/c.jsonl"},
+		{"/a/b", "/a/b", "/a/b/d/../c.jsonl", "/a/b/c.jsonl"},
+		{"/a/b", "/a/b", "/a/b/./c.jsonl", "/a/b/c.jsonl"},
+		{"/a/b", "/a/b", "/a/b/d//c.jsonl", "/a/b/d/c.jsonl"},
+		{"/a/b", "/a/b", "/a/b/d/", "/a/b/d"},
+		{"/real/x", "/link", "/link/c.jsonl", "/real/x/c.jsonl"},
+		{"/real/x", "rel", "rel/d/c.jsonl", "/real/x/d/c.jsonl"},
+		{"/", "/", "/c.jsonl", "/c.jsonl"},
+	} {
+		if got := joinReal(c.real, c.root, c.p); got != c.want {
+			t.Errorf("joinReal(%q, %q, %q) = %q, want %q", c.real, c.root, c.p, got, c.want)
+		}
+	}
+}
