@@ -134,3 +134,92 @@ func TestWriteOpenAIStreamsLongResults(t *testing.T) {
 		t.Fatalf("got %d bytes, want %d", got.Len(), want.Len())
 	}
 }
+
+// longMessageList writes a plain message list (the OpenAI, Anthropic or ctxc dialect) whose
+// second line is an assistant message of n bytes of text, and returns its path and the length
+// of that line.
+func longMessageList(t *testing.T, dialect OutputDialect, n int) (string, int) {
+	t.Helper()
+	text := strings.Repeat("word ", n/5+1)[:n]
+	assistant := map[string]any{"role": "assistant", "content": text}
+	var lines []any
+	switch dialect {
+	case AsAnthropic:
+		// A thinking block makes it an Anthropic message (text blocks alone are OpenAI's too).
+		assistant["content"] = []any{map[string]any{"type": "thinking", "thinking": "so", "signature": "c2ln"}, map[string]any{"type": "text", "text": text}}
+	case AsCtxc:
+		lines = append(lines, map[string]any{"created_by": "ctxc", "created_at": "2026-01-02T03:04:05Z"})
+	}
+	lines = append(lines, map[string]any{"role": "user", "content": "start"}, assistant, map[string]any{"role": "user", "content": "end"})
+	var buf bytes.Buffer
+	long := 0
+	for _, l := range lines {
+		b, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		long = max(long, len(b))
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	p := filepath.Join(t.TempDir(), "long.jsonl")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p, long
+}
+
+// allocated is what fn allocates.
+func allocated(fn func()) uint64 {
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestMessageListLongLineAllocates: a plain message list (OpenAI, Anthropic, ctxc) whose one
+// message is 20 MB is read where it is, as an agent's session is: its statistics allocate a
+// small part of the line (besides the buffer of up to inPlaceFrom bytes a long line is read
+// into before it is mapped), and a load written back in the file's dialect about one copy of
+// it (the message, which outlives the mapped line). They once allocated four to six times the
+// line: format detection gathered the line into a buffer that doubled, and the scan copied it
+// again to hold it until the (weak) format of a message list was settled.
+func TestMessageListLongLineAllocates(t *testing.T) {
+	for _, dialect := range []OutputDialect{AsOpenAI, AsAnthropic, AsCtxc} {
+		t.Run(string(dialect), func(t *testing.T) {
+			path, long := longMessageList(t, dialect, 20<<20)
+			alloc := allocated(func() {
+				if _, err := ScanFile(path, Options{}); err != nil {
+					t.Fatal(err)
+				}
+			})
+			t.Logf("stats: line %d bytes, allocated %d (%.2f× the line)", long, alloc, float64(alloc)/float64(long))
+			if alloc > 2*inPlaceFrom+uint64(long)/8 {
+				t.Errorf("stats of a %d-byte line allocated %d bytes (%.2f× the line), want under 0.125× and twice %d", long, alloc, float64(alloc)/float64(long), inPlaceFrom)
+			}
+			var out countWriter
+			alloc = allocated(func() {
+				_, msgs, err := LoadFile(path, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				msgs, _ = PairToolCalls(msgs)
+				if err := CheckUTF8(path, msgs, false, nil); err != nil {
+					t.Fatal(err)
+				}
+				if err := WriteMessages(&out, msgs, dialect); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if out.n < int64(long)-1000 {
+				t.Fatalf("wrote %d bytes, the long line has %d", out.n, long)
+			}
+			t.Logf("load: line %d bytes, allocated %d (%.2f× the line)", long, alloc, float64(alloc)/float64(long))
+			if alloc > uint64(long)*7/4 {
+				t.Errorf("a load of a %d-byte line allocated %d bytes (%.2f× the line), want under 1.75×", long, alloc, float64(alloc)/float64(long))
+			}
+		})
+	}
+}

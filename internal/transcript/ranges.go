@@ -100,6 +100,9 @@ func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int6
 	rw := &rangeWork{src: newWindowSource(f), size: size, chunk: chunk, slack: min(rangeSlack, chunk/rangeSlackShare),
 		maxLine: maxLine, pre: pre, text: text, tokens: rangeTokens(workers, chunk)}
 	m := &rangeMerger{sc: newScanner(path, opts, opts.Format), path: path, ready: map[int]*rangeResult{}}
+	if src, ok := rw.src.(inPlace); ok {
+		m.sc.mapLine = src.mapWindow
+	}
 	done := make(chan struct{})
 	m.stop = func() { close(done) }
 	jobs := make(chan int)
@@ -128,7 +131,7 @@ func walkAheadFormat(f io.ReaderAt, size int64, path string, opts Options) (Form
 		text = noText
 		pre = opts.Format
 		if pre == FormatUnknown {
-			pre, _ = Detect(io.NewSectionReader(f, 0, size), path, opts)
+			pre, _ = detectAt(f, size, path, opts)
 		}
 	}
 	if pre != FormatClaude && !pre.IsGeneric() && (pre != FormatGemini || text != noText) {
@@ -242,6 +245,7 @@ func (m *rangeMerger) fail(err error) {
 func (m *rangeMerger) result(n int, size int64) (*Result, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	defer m.sc.releaseHeld() // held lines not settled: the scan failed
 	if m.err == nil && m.next < n {
 		m.err = errors.New("ranges: a range was never merged") // a bug, never silent
 	}
