@@ -135,9 +135,9 @@ func TestWriteOpenAIStreamsLongResults(t *testing.T) {
 	}
 }
 
-// longMessageList writes a plain message list (the OpenAI, Anthropic or ctxc dialect) whose
-// second line is an assistant message of n bytes of text, and returns its path and the length
-// of that line.
+// longMessageList writes a plain message list (the OpenAI, Anthropic or ctxc dialect, the
+// last with a marker) with an assistant message of n bytes of text, and returns its path and
+// the length of that message's line.
 func longMessageList(t *testing.T, dialect OutputDialect, n int) (string, int) {
 	t.Helper()
 	text := strings.Repeat("word ", n/5+1)[:n]
@@ -148,7 +148,9 @@ func longMessageList(t *testing.T, dialect OutputDialect, n int) (string, int) {
 		// A thinking block makes it an Anthropic message (text blocks alone are OpenAI's too).
 		assistant["content"] = []any{map[string]any{"type": "thinking", "thinking": "so", "signature": "c2ln"}, map[string]any{"type": "text", "text": text}}
 	case AsCtxc:
-		lines = append(lines, map[string]any{"created_by": "ctxc", "created_at": "2026-01-02T03:04:05Z"})
+		// A marker: a load reads the lines after it.
+		lines = append(lines, map[string]any{"created_by": "ctxc", "created_at": "2026-01-02T03:04:05Z"},
+			map[string]any{"compact": "what came before", "head": []any{}})
 	}
 	lines = append(lines, map[string]any{"role": "user", "content": "start"}, assistant, map[string]any{"role": "user", "content": "end"})
 	var buf bytes.Buffer
@@ -184,8 +186,9 @@ func allocated(fn func()) uint64 {
 // small part of the line (besides the buffer of up to inPlaceFrom bytes a long line is read
 // into before it is mapped), and a load written back in the file's dialect about one copy of
 // it (the message, which outlives the mapped line). They once allocated four to six times the
-// line: format detection gathered the line into a buffer that doubled, and the scan copied it
-// again to hold it until the (weak) format of a message list was settled.
+// line: format detection gathered the line into a buffer that doubled, the scan copied it
+// again to hold it until the (weak) format of a message list was settled, and the lines after
+// a marker were gathered as detection's were.
 func TestMessageListLongLineAllocates(t *testing.T) {
 	for _, dialect := range []OutputDialect{AsOpenAI, AsAnthropic, AsCtxc} {
 		t.Run(string(dialect), func(t *testing.T) {

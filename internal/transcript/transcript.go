@@ -712,12 +712,8 @@ func load(f *io.SectionReader, size int64, path string, opts Options) (*Result, 
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	lr := jsonl.NewLineReader(io.NewSectionReader(f, off, size-off))
-	lr.SetStart(off, lines)
-	if opts.MaxLine > 0 {
-		lr.SetMaxLine(opts.MaxLine)
-	}
-	res, err := scanFrom(lr, path, opts, FormatCtxc)
+	// Read in ranges as a whole file is: a long line after the marker is read in place.
+	res, err := scanFileRangesFrom(f, rangeStart{off: off, lines: lines, format: FormatCtxc}, size, path, opts)
 	if err != nil {
 		return nil, nil, err
 	}
