@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/testsessions"
 )
 
 // longClaudeSession writes a Claude Code session whose third line is a tool result of n bytes
@@ -224,5 +225,40 @@ func TestMessageListLongLineAllocates(t *testing.T) {
 				t.Errorf("a load of a %d-byte line allocated %d bytes (%.2f× the line), want under 1.75×", long, alloc, float64(alloc)/float64(long))
 			}
 		})
+	}
+}
+
+// TestArchivedLongLineAllocates: a load of an archived message list (held in memory, under
+// spillSize) whose one message is 20 MB allocates its decompressed text (in a buffer that
+// doubles: about three times the text in all) and one copy of the message, where it allocated
+// fifteen times the line: the text is now read in place (memSource), as a mapped file is,
+// where its windows and its long line were copied, and its buffer no longer grows past its
+// size to twice it.
+func TestArchivedLongLineAllocates(t *testing.T) {
+	plain, long := longMessageList(t, AsOpenAI, 20<<20)
+	data, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := plain + ".zst"
+	if err := os.WriteFile(path, testsessions.Archived(data, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out countWriter
+	alloc := allocated(func() {
+		_, msgs, err := LoadFile(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteMessages(&out, msgs, AsOpenAI); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if out.n < int64(long)-1000 {
+		t.Fatalf("wrote %d bytes, the long line has %d", out.n, long)
+	}
+	t.Logf("load: line %d bytes, allocated %d (%.2f× the line)", long, alloc, float64(alloc)/float64(long))
+	if alloc > uint64(long)*5 {
+		t.Errorf("a load of a %d-byte line allocated %d bytes (%.2f× the line), want under 5×", long, alloc, float64(alloc)/float64(long))
 	}
 }

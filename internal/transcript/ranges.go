@@ -568,6 +568,41 @@ type windowSource interface {
 	readAt(b []byte, off int64) error
 }
 
+// memSource gives the windows of a text held in memory (an archived session's, memText) in
+// place, as a mapped file's: no window and no long line is copied.
+type memSource struct {
+	f    io.ReaderAt
+	text memText
+	base int64 // offset of the reader's byte 0 in text
+}
+
+// newMemSource is the source of f's windows when f is a text in memory or a section of one.
+func newMemSource(f io.ReaderAt) (*memSource, bool) {
+	base := int64(0)
+	if sr, ok := f.(*io.SectionReader); ok {
+		var outer io.ReaderAt
+		outer, base, _ = sr.Outer()
+		f = outer
+	}
+	text, ok := f.(memText)
+	if !ok {
+		return nil, false
+	}
+	return &memSource{f: text, text: text, base: base}, true
+}
+
+func (s *memSource) window(off int64, n int) ([]byte, func(), error) { return s.mapWindow(off, n) }
+
+func (s *memSource) mapWindow(off int64, n int) ([]byte, func(), error) {
+	at := s.base + off
+	if at < 0 || n < 0 || at+int64(n) > int64(len(s.text)) {
+		return nil, nil, fmt.Errorf("reading at %d: %w", off, io.ErrUnexpectedEOF)
+	}
+	return s.text[at : at+int64(n) : at+int64(n)], func() {}, nil
+}
+
+func (s *memSource) readAt(b []byte, off int64) error { return readFull(s.f, b, s.base+off) }
+
 // readerSource reads windows with ReadAt into buffers it reuses.
 type readerSource struct {
 	f    io.ReaderAt
