@@ -38,20 +38,20 @@ func teeUsage(in io.Reader) (io.Reader, func() []usage.Response) {
 }
 
 // readUsage starts reading the responses a session file records and returns what waits for
-// them. Its format is known from its first lines (or --format); a format that records no usage
-// is not read further.
+// them. Its format is known from its first lines (or --format), read before the scan starts: a
+// first line of 100 MB read by both at once would be mapped twice, each read of it as much
+// memory as the line; a format that records no usage is not read further.
 func readUsage(path string, forced transcript.Format) func() ([]usage.Response, error) {
 	type result struct {
 		rs  []usage.Response
 		err error
 	}
+	format, err := detect(path, forced)
+	if err != nil || !usage.Recorded(format) {
+		return func() ([]usage.Response, error) { return nil, nil } // the scan says what is wrong with the file
+	}
 	done := make(chan result, 1)
 	go func() {
-		format, err := detect(path, forced)
-		if err != nil || !usage.Recorded(format) {
-			done <- result{nil, nil} // the scan says what is wrong with the file
-			return
-		}
 		rs, err := usage.File(path, format)
 		done <- result{rs, err}
 	}()
@@ -68,7 +68,7 @@ func detect(path string, forced transcript.Format) (transcript.Format, error) {
 		return transcript.FormatUnknown, err
 	}
 	defer f.Close()
-	return transcript.Detect(f, path, transcript.Options{Format: forced})
+	return transcript.DetectFile(f, transcript.Options{Format: forced})
 }
 
 // recordedOnly keeps the responses of a stream whose format records usage.

@@ -179,3 +179,85 @@ func IsBlank(b []byte) bool {
 	}
 	return true
 }
+
+// SliceReader reads the lines of a byte slice as a LineReader reads them from a stream, in
+// place: a line is the slice's own bytes, whatever its length, never gathered into a buffer
+// (a line of 100 MB of a mapped file is read where it is). bufSize is the buffer of the
+// LineReader it stands for, which checks the line cap only on a line its buffer cannot hold:
+// SliceReader does the same, so both give the same lines and the same errors.
+type SliceReader struct {
+	data    []byte
+	bufSize int
+	max     int
+	num     int
+	off     int
+	pending Line
+	err     error
+}
+
+// NewSliceReader returns a reader of the lines of data with the default line cap.
+func NewSliceReader(data []byte, bufSize int) *SliceReader {
+	return &SliceReader{data: data, bufSize: bufSize, max: DefaultMaxLine}
+}
+
+// SetMaxLine changes the line cap (for tests).
+func (sr *SliceReader) SetMaxLine(n int) { sr.max = n }
+
+// Next returns the next non-blank, terminated line, as LineReader.Next does. Its Bytes are
+// the slice's, valid as long as the slice is.
+func (sr *SliceReader) Next() (Line, error) {
+	for sr.err == nil {
+		start := sr.off
+		rest := sr.data[start:]
+		n, terminated := len(rest), false
+		if k := bytes.IndexByte(rest, '\n'); k >= 0 {
+			n, terminated = k+1, true
+		}
+		if sr.overCap(n, terminated) {
+			sr.err = &LineTooLongError{Line: sr.num + 1, Max: sr.max}
+			break
+		}
+		if n == 0 {
+			sr.err = io.EOF
+			break
+		}
+		sr.off += n
+		sr.num++
+		b := rest[:n]
+		if start == 0 && bytes.HasPrefix(b, BOM) {
+			b = b[len(BOM):]
+		}
+		if !terminated {
+			if len(bytes.TrimSpace(b)) > 0 {
+				sr.pending = Line{Num: sr.num, Offset: int64(start), Size: len(b), Bytes: b}
+			}
+			sr.err = io.EOF
+			break
+		}
+		b = b[:len(b)-1]
+		if k := len(b); k > 0 && b[k-1] == '\r' {
+			b = b[:k-1]
+		}
+		if !IsBlank(b) {
+			return Line{Num: sr.num, Offset: int64(start), Size: n, Bytes: b}, nil
+		}
+	}
+	return Line{}, sr.err
+}
+
+// overCap tells whether a line of n bytes (its newline included when terminated) is refused:
+// LineReader gathers a line its buffer cannot hold (bufio fills the buffer before it sees
+// the end of an unterminated one) and refuses it when it is over the cap.
+func (sr *SliceReader) overCap(n int, terminated bool) bool {
+	long := n > sr.bufSize
+	if !terminated {
+		long = n >= sr.bufSize
+	}
+	return long && n > sr.max+2
+}
+
+// Pending returns the unterminated last line, if any (after Next returned io.EOF).
+func (sr *SliceReader) Pending() (Line, bool) { return sr.pending, sr.pending.Bytes != nil }
+
+// Offset is the number of bytes consumed so far (including any pending line).
+func (sr *SliceReader) Offset() int64 { return int64(sr.off) }

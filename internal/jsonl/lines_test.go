@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -97,4 +98,43 @@ func TestResetReadsAnewAsANewReader(t *testing.T) {
 			t.Errorf("input %d: after Reset %q, a new reader %q", i, got, want)
 		}
 	}
+}
+
+// FuzzSliceReader holds SliceReader to LineReader's reading of the same bytes: the same lines,
+// numbers, offsets and sizes, the same pending tail and offset, the same line over the cap,
+// for buffers and caps small enough that lines cross them.
+func FuzzSliceReader(f *testing.F) {
+	f.Add([]byte("a\nb\r\n\n  \nc"), uint8(16), uint8(4))
+	f.Add([]byte("\xef\xbb\xbf{}\n"), uint8(16), uint8(200))
+	f.Add([]byte(strings.Repeat("x", 40)+"\n"+strings.Repeat("y", 17)), uint8(17), uint8(10))
+	f.Add([]byte(strings.Repeat("x", 16)+"\n"+strings.Repeat("y", 16)), uint8(16), uint8(3))
+	f.Add([]byte(""), uint8(16), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, size, maxLine uint8) {
+		bufSize := 16 + int(size)%64 // bufio's smallest buffer is 16 bytes
+		lr := NewLineReaderSize(struct{ io.Reader }{bytes.NewReader(data)}, int64(bufSize))
+		lr.SetMaxLine(int(maxLine))
+		sr := NewSliceReader(data, bufSize)
+		sr.SetMaxLine(int(maxLine))
+		for i := 0; ; i++ {
+			want, werr := lr.Next()
+			got, gerr := sr.Next()
+			if fmt.Sprint(gerr) != fmt.Sprint(werr) {
+				t.Fatalf("line %d: error %v, want %v", i, gerr, werr)
+			}
+			if got.Num != want.Num || got.Offset != want.Offset || got.Size != want.Size || !bytes.Equal(got.Bytes, want.Bytes) {
+				t.Fatalf("line %d: got %+v, want %+v", i, got, want)
+			}
+			if werr != nil {
+				break
+			}
+		}
+		wp, wok := lr.Pending()
+		gp, gok := sr.Pending()
+		if gok != wok || gp.Num != wp.Num || gp.Offset != wp.Offset || gp.Size != wp.Size || !bytes.Equal(gp.Bytes, wp.Bytes) {
+			t.Fatalf("pending %v %+v, want %v %+v", gok, gp, wok, wp)
+		}
+		if _, err := lr.Next(); err == io.EOF && sr.Offset() != lr.Offset() {
+			t.Fatalf("offset %d, want %d", sr.Offset(), lr.Offset())
+		}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/openclawstore"
@@ -182,18 +183,56 @@ func (f *File) ReaderAt() (io.ReaderAt, int64, error) {
 	if err := f.Rewind(); err != nil {
 		return nil, 0, err
 	}
-	var head bytes.Buffer
-	if _, err := head.ReadFrom(io.LimitReader(f, spillSize+1)); err != nil {
+	head, err := readUpTo(f, spillSize+1)
+	if err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", f.path, err)
 	}
-	if int64(head.Len()) <= spillSize {
-		f.text, f.textSize = bytes.NewReader(head.Bytes()), int64(head.Len())
+	if int64(len(head)) <= spillSize {
+		f.text, f.textSize = memText(head), int64(len(head))
 		return f.text, f.textSize, nil
 	}
-	if err := f.spill(head.Bytes()); err != nil {
+	if err := f.spill(head); err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", f.path, err)
 	}
 	return f.text, f.textSize, nil
+}
+
+// readUpTo reads r to its end or n bytes, whichever comes first, into a buffer that grows by
+// doubling but never past n bytes (bytes.Buffer's would hold twice what it read).
+func readUpTo(r io.Reader, n int64) ([]byte, error) {
+	buf := make([]byte, 0, min(n, 64<<10))
+	for int64(len(buf)) < n {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, int(min(int64(cap(buf)), n-int64(len(buf)))))
+		}
+		k, err := r.Read(buf[len(buf):min(int64(cap(buf)), n)])
+		buf = buf[:len(buf)+k]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return buf, nil
+}
+
+// memText is an archived session's text held in memory (ReaderAt): read at offsets, and read
+// in place by the range reader (memSource), as a mapped file is.
+type memText []byte
+
+func (m memText) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errors.New("negative offset")
+	}
+	if off >= int64(len(m)) {
+		return 0, io.EOF
+	}
+	n := copy(p, m[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
 }
 
 // spillSize is the largest archived session ReaderAt holds in memory (a variable for tests).

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/testsessions"
 )
 
 // longClaudeSession writes a Claude Code session whose third line is a tool result of n bytes
@@ -132,5 +133,132 @@ func TestWriteOpenAIStreamsLongResults(t *testing.T) {
 			}
 		}
 		t.Fatalf("got %d bytes, want %d", got.Len(), want.Len())
+	}
+}
+
+// longMessageList writes a plain message list (the OpenAI, Anthropic or ctxc dialect, the
+// last with a marker) with an assistant message of n bytes of text, and returns its path and
+// the length of that message's line.
+func longMessageList(t *testing.T, dialect OutputDialect, n int) (string, int) {
+	t.Helper()
+	text := strings.Repeat("word ", n/5+1)[:n]
+	assistant := map[string]any{"role": "assistant", "content": text}
+	var lines []any
+	switch dialect {
+	case AsAnthropic:
+		// A thinking block makes it an Anthropic message (text blocks alone are OpenAI's too).
+		assistant["content"] = []any{map[string]any{"type": "thinking", "thinking": "so", "signature": "c2ln"}, map[string]any{"type": "text", "text": text}}
+	case AsCtxc:
+		// A marker: a load reads the lines after it.
+		lines = append(lines, map[string]any{"created_by": "ctxc", "created_at": "2026-01-02T03:04:05Z"},
+			map[string]any{"compact": "what came before", "head": []any{}})
+	}
+	lines = append(lines, map[string]any{"role": "user", "content": "start"}, assistant, map[string]any{"role": "user", "content": "end"})
+	var buf bytes.Buffer
+	long := 0
+	for _, l := range lines {
+		b, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		long = max(long, len(b))
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	p := filepath.Join(t.TempDir(), "long.jsonl")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p, long
+}
+
+// allocated is what fn allocates.
+func allocated(fn func()) uint64 {
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestMessageListLongLineAllocates: a plain message list (OpenAI, Anthropic, ctxc) whose one
+// message is 20 MB is read where it is, as an agent's session is: its statistics allocate a
+// small part of the line (besides the buffer of up to inPlaceFrom bytes a long line is read
+// into before it is mapped), and a load written back in the file's dialect about one copy of
+// it (the message, which outlives the mapped line). They once allocated four to six times the
+// line: format detection gathered the line into a buffer that doubled, the scan copied it
+// again to hold it until the (weak) format of a message list was settled, and the lines after
+// a marker were gathered as detection's were.
+func TestMessageListLongLineAllocates(t *testing.T) {
+	for _, dialect := range []OutputDialect{AsOpenAI, AsAnthropic, AsCtxc} {
+		t.Run(string(dialect), func(t *testing.T) {
+			path, long := longMessageList(t, dialect, 20<<20)
+			alloc := allocated(func() {
+				if _, err := ScanFile(path, Options{}); err != nil {
+					t.Fatal(err)
+				}
+			})
+			t.Logf("stats: line %d bytes, allocated %d (%.2f× the line)", long, alloc, float64(alloc)/float64(long))
+			if alloc > 2*inPlaceFrom+uint64(long)/8 {
+				t.Errorf("stats of a %d-byte line allocated %d bytes (%.2f× the line), want under 0.125× and twice %d", long, alloc, float64(alloc)/float64(long), inPlaceFrom)
+			}
+			var out countWriter
+			alloc = allocated(func() {
+				_, msgs, err := LoadFile(path, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				msgs, _ = PairToolCalls(msgs)
+				if err := CheckUTF8(path, msgs, false, nil); err != nil {
+					t.Fatal(err)
+				}
+				if err := WriteMessages(&out, msgs, dialect); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if out.n < int64(long)-1000 {
+				t.Fatalf("wrote %d bytes, the long line has %d", out.n, long)
+			}
+			t.Logf("load: line %d bytes, allocated %d (%.2f× the line)", long, alloc, float64(alloc)/float64(long))
+			if alloc > uint64(long)*7/4 {
+				t.Errorf("a load of a %d-byte line allocated %d bytes (%.2f× the line), want under 1.75×", long, alloc, float64(alloc)/float64(long))
+			}
+		})
+	}
+}
+
+// TestArchivedLongLineAllocates: a load of an archived message list (held in memory, under
+// spillSize) whose one message is 20 MB allocates its decompressed text (in a buffer that
+// doubles: about three times the text in all) and one copy of the message, where it allocated
+// fifteen times the line: the text is now read in place (memSource), as a mapped file is,
+// where its windows and its long line were copied, and its buffer no longer grows past its
+// size to twice it.
+func TestArchivedLongLineAllocates(t *testing.T) {
+	plain, long := longMessageList(t, AsOpenAI, 20<<20)
+	data, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := plain + ".zst"
+	if err := os.WriteFile(path, testsessions.Archived(data, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out countWriter
+	alloc := allocated(func() {
+		_, msgs, err := LoadFile(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteMessages(&out, msgs, AsOpenAI); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if out.n < int64(long)-1000 {
+		t.Fatalf("wrote %d bytes, the long line has %d", out.n, long)
+	}
+	t.Logf("load: line %d bytes, allocated %d (%.2f× the line)", long, alloc, float64(alloc)/float64(long))
+	if alloc > uint64(long)*5 {
+		t.Errorf("a load of a %d-byte line allocated %d bytes (%.2f× the line), want under 5×", long, alloc, float64(alloc)/float64(long))
 	}
 }

@@ -88,18 +88,40 @@ type rangeResult struct {
 	errLine int          // for a jsonl.LineTooLongError: the line's index among the range's physical lines
 }
 
+// scanFileRangesFrom is scanFileRanges of the lines from byte at.off of the file on (the start
+// of a line), numbered after the at.lines lines before it and read as at.format: a load's lines
+// after the newest marker.
+func scanFileRangesFrom(f io.ReaderAt, at rangeStart, size int64, path string, opts Options) (*Result, error) {
+	return scanRangesAt(f, at, size, path, opts, rangeBytes, runtime.GOMAXPROCS(0))
+}
+
+// rangeStart is where a scan in ranges starts: a line's start, the number of lines before it,
+// and the format the lines are read as (FormatUnknown: detected from them).
+type rangeStart struct {
+	off    int64
+	lines  int
+	format Format
+}
+
 func scanRanges(f io.ReaderAt, size int64, path string, opts Options, chunk int64, workers int) (*Result, error) {
+	return scanRangesAt(f, rangeStart{format: opts.Format}, size, path, opts, chunk, workers)
+}
+
+func scanRangesAt(f io.ReaderAt, at rangeStart, size int64, path string, opts Options, chunk int64, workers int) (*Result, error) {
 	maxLine := jsonl.DefaultMaxLine
 	if opts.MaxLine > 0 {
 		maxLine = opts.MaxLine
 	}
 	workers = max(workers, 1)
 	pre, text := walkAheadFormat(f, size, path, opts)
-	n := int((size + chunk - 1) / chunk)
+	n := int((size - at.off + chunk - 1) / chunk)
 	// The tests' tiny ranges have no slack: their lines cross windows.
-	rw := &rangeWork{src: newWindowSource(f), size: size, chunk: chunk, slack: min(rangeSlack, chunk/rangeSlackShare),
+	rw := &rangeWork{src: newWindowSource(f), origin: at.off, size: size, chunk: chunk, slack: min(rangeSlack, chunk/rangeSlackShare),
 		maxLine: maxLine, pre: pre, text: text, tokens: rangeTokens(workers, chunk)}
-	m := &rangeMerger{sc: newScanner(path, opts, opts.Format), path: path, ready: map[int]*rangeResult{}}
+	m := &rangeMerger{sc: newScanner(path, opts, at.format), path: path, ready: map[int]*rangeResult{}, base: at.lines}
+	if src, ok := rw.src.(inPlace); ok {
+		m.sc.mapLine = src.mapWindow
+	}
 	done := make(chan struct{})
 	m.stop = func() { close(done) }
 	jobs := make(chan int)
@@ -128,7 +150,7 @@ func walkAheadFormat(f io.ReaderAt, size int64, path string, opts Options) (Form
 		text = noText
 		pre = opts.Format
 		if pre == FormatUnknown {
-			pre, _ = Detect(io.NewSectionReader(f, 0, size), path, opts)
+			pre, _ = detectAt(f, size, path, opts)
 		}
 	}
 	if pre != FormatClaude && !pre.IsGeneric() && (pre != FormatGemini || text != noText) {
@@ -242,6 +264,7 @@ func (m *rangeMerger) fail(err error) {
 func (m *rangeMerger) result(n int, size int64) (*Result, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	defer m.sc.releaseHeld() // held lines not settled: the scan failed
 	if m.err == nil && m.next < n {
 		m.err = errors.New("ranges: a range was never merged") // a bug, never silent
 	}
@@ -291,6 +314,7 @@ func (m *rangeMerger) merge(r *rangeResult) error {
 // rangeWork is what every range's work shares: the file, how it is cut, what is walked.
 type rangeWork struct {
 	src         windowSource
+	origin      int64 // where range 0 starts: the start of a line
 	size, chunk int64
 	slack       int64 // how far a window goes past its range
 	maxLine     int
@@ -301,7 +325,7 @@ type rangeWork struct {
 
 // work reads and walks range i (a worker's job); linesHint sizes its lines.
 func (w *rangeWork) work(i, linesHint int) (r *rangeResult) {
-	start := int64(i) * w.chunk
+	start := w.origin + int64(i)*w.chunk
 	end := min(start+w.chunk, w.size)
 	src, pre, text, tokens := w.src, w.pre, w.text, w.tokens
 	r = &rangeResult{lines: make([]scanLine, 0, linesHint)}
@@ -543,6 +567,41 @@ type windowSource interface {
 	window(off int64, n int) ([]byte, func(), error)
 	readAt(b []byte, off int64) error
 }
+
+// memSource gives the windows of a text held in memory (an archived session's, memText) in
+// place, as a mapped file's: no window and no long line is copied.
+type memSource struct {
+	f    io.ReaderAt
+	text memText
+	base int64 // offset of the reader's byte 0 in text
+}
+
+// newMemSource is the source of f's windows when f is a text in memory or a section of one.
+func newMemSource(f io.ReaderAt) (*memSource, bool) {
+	base := int64(0)
+	if sr, ok := f.(*io.SectionReader); ok {
+		var outer io.ReaderAt
+		outer, base, _ = sr.Outer()
+		f = outer
+	}
+	text, ok := f.(memText)
+	if !ok {
+		return nil, false
+	}
+	return &memSource{f: text, text: text, base: base}, true
+}
+
+func (s *memSource) window(off int64, n int) ([]byte, func(), error) { return s.mapWindow(off, n) }
+
+func (s *memSource) mapWindow(off int64, n int) ([]byte, func(), error) {
+	at := s.base + off
+	if at < 0 || n < 0 || at+int64(n) > int64(len(s.text)) {
+		return nil, nil, fmt.Errorf("reading at %d: %w", off, io.ErrUnexpectedEOF)
+	}
+	return s.text[at : at+int64(n) : at+int64(n)], func() {}, nil
+}
+
+func (s *memSource) readAt(b []byte, off int64) error { return readFull(s.f, b, s.base+off) }
 
 // readerSource reads windows with ReadAt into buffers it reuses.
 type readerSource struct {

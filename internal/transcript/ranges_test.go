@@ -9,11 +9,14 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
 // checkRanges reads data sequentially (scanLines, the reference) and in ranges of chunk bytes with
 // the given number of workers (from a file, whose windows are mapped, or from memory), and fails unless both give the same error or the same
-// statistics and the same messages, for stats and for a load (messages parsed while scanning).
+// statistics and the same messages, for stats and for a load (messages parsed while scanning),
+// and for a load from the second line on (checkRangesFrom).
 func checkRanges(t *testing.T, data []byte, opts Options, chunk int64, workers int) {
 	t.Helper()
 	file := fuzzFile
@@ -65,6 +68,50 @@ func checkRanges(t *testing.T, data []byte, opts Options, chunk int64, workers i
 		if !reflect.DeepEqual(wm, gm) {
 			t.Fatalf("keep %q chunk %d: messages differ:\nsequential %+v\nranges     %+v", keep, chunk, wm, gm)
 		}
+	}
+	checkRangesFrom(t, data, file, opts, chunk, workers)
+}
+
+// checkRangesFrom reads data from the start of its second line on, as a load reads the lines
+// after the newest marker: in ranges from there (scanRangesAt, the file's windows mapped) and,
+// the reference, line by line from there, and fails unless both give the same error or the
+// same statistics and messages.
+func checkRangesFrom(t *testing.T, data []byte, file *os.File, opts Options, chunk int64, workers int) {
+	t.Helper()
+	k := bytes.IndexByte(data, '\n')
+	if k < 0 || k+1 == len(data) {
+		return
+	}
+	at := rangeStart{off: int64(k + 1), lines: 1, format: FormatCtxc}
+	size := int64(len(data))
+	o := opts
+	o.keep = FormatOpenAI
+	var wantWarn, gotWarn []string
+	o.Warn = func(w Warning) { wantWarn = append(wantWarn, w.String()) }
+	lr := jsonl.NewLineReader(io.NewSectionReader(bytes.NewReader(data), at.off, size-at.off))
+	lr.SetStart(at.off, at.lines)
+	if opts.MaxLine > 0 {
+		lr.SetMaxLine(opts.MaxLine)
+	}
+	want, err1 := scanFrom(lr, "f", o, at.format)
+	o.Warn = func(w Warning) { gotWarn = append(gotWarn, w.String()) }
+	got, err2 := scanRangesAt(file, at, size, "f", o, chunk, workers)
+	if (err1 == nil) != (err2 == nil) || err1 != nil && err1.Error() != err2.Error() {
+		t.Fatalf("from %d, chunk %d: line by line error %v, ranges error %v", at.off, chunk, err1, err2)
+	}
+	if !reflect.DeepEqual(wantWarn, gotWarn) {
+		t.Fatalf("from %d, chunk %d: warnings differ:\n%q\n%q", at.off, chunk, wantWarn, gotWarn)
+	}
+	if err1 != nil {
+		return
+	}
+	if a, b := statsView(want.Stats), statsView(got.Stats); !reflect.DeepEqual(a, b) {
+		t.Fatalf("from %d, chunk %d: stats differ:\nline by line %+v\nranges       %+v", at.off, chunk, a, b)
+	}
+	wm, err1 := want.Messages(bytes.NewReader(data))
+	gm, err2 := got.Messages(bytes.NewReader(data))
+	if (err1 == nil) != (err2 == nil) || !reflect.DeepEqual(wm, gm) {
+		t.Fatalf("from %d, chunk %d: messages differ (%v, %v):\nline by line %+v\nranges       %+v", at.off, chunk, err1, err2, wm, gm)
 	}
 }
 

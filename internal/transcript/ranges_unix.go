@@ -8,9 +8,12 @@ import (
 	"syscall"
 )
 
-// newWindowSource maps the windows of a file (no copy of the page cache: the workers read the
+// newWindowSource reads a text in memory in place (memSource), maps the windows of a file (no copy of the page cache: the workers read the
 // cached pages themselves), or reads them when f is not a file or cannot be mapped.
 func newWindowSource(f io.ReaderAt) windowSource {
+	if ms, ok := newMemSource(f); ok {
+		return ms
+	}
 	rs := &readerSource{f: f, free: make(chan []byte, 8)}
 	file, _ := f.(*os.File)
 	base := int64(0)

@@ -110,8 +110,9 @@ type scanLine struct {
 }
 
 type bufferedLine struct {
-	line scanLine
-	data []byte
+	line    scanLine
+	data    []byte
+	release func() // unmaps data when it is a mapping of its own (scanner.hold)
 }
 
 // scanner holds the state of one pass over a file: detection, the format reader, statistics.
@@ -127,6 +128,9 @@ type scanner struct {
 	// that the file is a transcript with a few bad lines (garbage gets one error instead).
 	preface  []Warning
 	anyValid bool
+	// mapLine, when set, maps bytes of the file anew (the range reader of a mapped file sets
+	// it): a long line held before the format is known is then held as a mapping of its own.
+	mapLine func(off int64, n int) ([]byte, func(), error)
 }
 
 // garbageLines is how many lines that are not JSON, before any that is, make a file "not a
@@ -164,6 +168,36 @@ func (sc *scanner) settle(f Format) {
 		b.line.Bytes = b.data
 		sc.rd.add(&b.line, gjson.Parse(unsafeString(b.data)), sc.st)
 	}
+	sc.releaseHeld()
+}
+
+// hold keeps a line read before the format is known until settle reads it: its bytes are
+// those of a buffer that is reused (or a window that is unmapped), so hold copies them, or,
+// for a line of inPlaceFrom bytes or more when the file can be mapped anew (mapLine), maps
+// them: a copy of a line of 100 MB would be 100 MB more of heap.
+func (sc *scanner) hold(l *scanLine) bufferedLine {
+	held := bufferedLine{line: *l}
+	if held.line.pre != nil && held.line.pre.inPlace {
+		held.line.pre = nil // it points into the line's buffer: re-parsed from data
+	}
+	if len(l.Bytes) >= inPlaceFrom && sc.mapLine != nil {
+		if data, release, err := sc.mapLine(l.bytesOffset(), len(l.Bytes)); err == nil {
+			held.data, held.release = data, release
+			return held
+		}
+	}
+	held.data = append([]byte(nil), l.Bytes...)
+	return held
+}
+
+// releaseHeld lets the held lines go, unmapping those held as mappings: once settle has read
+// them, or when the scan ends in an error before.
+func (sc *scanner) releaseHeld() {
+	for _, b := range sc.held {
+		if b.release != nil {
+			b.release()
+		}
+	}
 	sc.held = nil
 }
 
@@ -191,11 +225,7 @@ func (sc *scanner) line(l *scanLine, valid bool) error {
 	if f != FormatUnknown && (sc.weak == FormatUnknown || strong) {
 		sc.weak = f
 	}
-	held := bufferedLine{line: *l, data: append([]byte(nil), l.Bytes...)}
-	if held.line.pre != nil && held.line.pre.inPlace {
-		held.line.pre = nil // it points into a buffer that is reused: re-parsed from data
-	}
-	sc.held = append(sc.held, held)
+	sc.held = append(sc.held, sc.hold(l))
 	if strong || len(sc.held) >= detectWindow {
 		sc.settle(sc.weak)
 	}
@@ -513,11 +543,19 @@ func mergeSplitAssistant(ms []Message) []Message {
 	return out
 }
 
-// detectReaders are Detect's line readers of 64 KB: a search of thousands of sessions detects
-// each one's format, and a fresh buffer for each was most of its page faults.
+// detectReaders are Detect's line readers of detectBuf bytes: a search of thousands of
+// sessions detects each one's format, and a fresh buffer for each was most of its page faults.
 var detectReaders = sync.Pool{New: func() any {
-	return jsonl.NewLineReaderSize(nil, 64<<10) // the first lines: the rest of a file is not read
+	return jsonl.NewLineReaderSize(nil, detectBuf) // the first lines: the rest of a file is not read
 }}
+
+const detectBuf = 64 << 10
+
+// lineSource is what detection reads lines from: a stream's LineReader, or a mapped file's
+// SliceReader.
+type lineSource interface {
+	Next() (jsonl.Line, error)
+}
 
 // Detect reads the start of r and returns the format its first records show.
 func Detect(r io.Reader, path string, opts Options) (Format, error) {
@@ -530,6 +568,47 @@ func Detect(r io.Reader, path string, opts Options) (Format, error) {
 	if opts.MaxLine > 0 {
 		lr.SetMaxLine(opts.MaxLine)
 	}
+	return detectLines(lr, path)
+}
+
+// detectAt is Detect of the first size bytes of f. A file of inPlaceFrom bytes or more that
+// can be mapped is read where it is (jsonl.SliceReader): its first lines may be one of 100 MB,
+// which Detect's buffer would gather, doubling, into copies several times its size.
+func detectAt(f io.ReaderAt, size int64, path string, opts Options) (Format, error) {
+	if opts.Format != FormatUnknown {
+		return opts.Format, nil
+	}
+	if size >= inPlaceFrom {
+		if src, ok := newWindowSource(f).(inPlace); ok {
+			if data, release, err := src.mapWindow(0, int(size)); err == nil {
+				defer release()
+				sr := jsonl.NewSliceReader(data, detectBuf)
+				if opts.MaxLine > 0 {
+					sr.SetMaxLine(opts.MaxLine)
+				}
+				var format Format
+				err := faultsAsErrors(path, func() (err error) {
+					format, err = detectLines(sr, path)
+					return err
+				})
+				return format, err
+			}
+		}
+	}
+	return Detect(io.NewSectionReader(f, 0, size), path, opts)
+}
+
+// DetectFile is Detect of an open session file from its start: a plain file is read in place
+// when it is large (detectAt), an archived one decompressed.
+func DetectFile(f *File, opts Options) (Format, error) {
+	if plain := f.Plain(); plain != nil {
+		return detectAt(plain, f.Info().Size(), f.path, opts)
+	}
+	return Detect(f, f.path, opts)
+}
+
+// detectLines reads lines from the start of a file until they show its format.
+func detectLines(lr lineSource, path string) (Format, error) {
 	weak := FormatUnknown
 	seen, bad, firstBad := 0, 0, 0
 	for seen < detectWindow {
@@ -597,7 +676,7 @@ func LoadFileUpTo(path string, size int64, opts Options) (*Result, []Message, er
 }
 
 func load(f *io.SectionReader, size int64, path string, opts Options) (*Result, []Message, error) {
-	format, err := Detect(io.NewSectionReader(f, 0, size), path, opts)
+	format, err := detectAt(f, size, path, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -633,12 +712,8 @@ func load(f *io.SectionReader, size int64, path string, opts Options) (*Result, 
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	lr := jsonl.NewLineReader(io.NewSectionReader(f, off, size-off))
-	lr.SetStart(off, lines)
-	if opts.MaxLine > 0 {
-		lr.SetMaxLine(opts.MaxLine)
-	}
-	res, err := scanFrom(lr, path, opts, FormatCtxc)
+	// Read in ranges as a whole file is: a long line after the marker is read in place.
+	res, err := scanFileRangesFrom(f, rangeStart{off: off, lines: lines, format: FormatCtxc}, size, path, opts)
 	if err != nil {
 		return nil, nil, err
 	}
