@@ -66,7 +66,7 @@ func (droidWriter) New(src *Source, c *Compaction) (Written, error) {
 	}
 	out := append([][]byte{h.encode(), e.encode()}, copies...)
 	return Written{Data: lines(out), Messages: 1 + len(c.Tail), Session: id,
-		Resume: fmt.Sprintf("place it as ~/.factory/sessions/<project folder with / as ->/%s.jsonl, then: droid exec -s %s", id, id)}, nil
+		Resume: fmt.Sprintf("place it as ~/.factory/sessions/<project folder with / as ->/%s.jsonl, then: %s", id, resumeHint(FormatDroid, id))}, nil
 }
 
 // droidCompaction is the compaction_state event; anchorID "" leaves the anchor out.

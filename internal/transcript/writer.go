@@ -222,6 +222,12 @@ func (s *Source) records(m *Message) ([][]byte, error) {
 }
 
 // newUUID is a random RFC 4122 version 4 UUID.
+// resumeHint is the command that resumes a written session, from the registry: its id
+// as it is, or for an agent that resumes a file, the word FILE where the file goes.
+func resumeHint(f Format, id string) string {
+	return f.Agent().ResumeCommand(id, "FILE", func(s string) string { return s })
+}
+
 func newUUID() string {
 	var b [16]byte
 	rand.Read(b[:])

@@ -1,0 +1,32 @@
+package agent
+
+// A message list may be written by any client, whose tools are named as it likes: its calls
+// are judged by every agent's names and by these, which clients of the APIs commonly use.
+var listTools = Tools{
+	Edit:     []string{"create_file", "write_file", "edit_file", "str_replace"},
+	Read:     []string{"read_file", "view"},
+	Patch:    []string{"applypatch"},
+	Shell:    []string{"run_terminal_cmd", "exec"},
+	PathKeys: []string{"file_path", "notebook_path", "path", "filePath", "filename", "file"},
+}
+
+var openAI = Agent{
+	Name:        "openai",
+	Description: "OpenAI Chat Completions messages, one a line",
+	Generic:     true,
+	Tools:       listTools,
+}
+
+var anthropic = Agent{
+	Name:        "anthropic",
+	Description: "Anthropic Messages API messages, one a line",
+	Generic:     true,
+	Tools:       listTools,
+}
+
+var ctxc = Agent{
+	Name:        "ctxc",
+	Description: "message lines with ctxc/crabtalk compaction markers",
+	Generic:     true,
+	Tools:       listTools,
+}
