@@ -54,6 +54,17 @@ func Names() []string {
 	return out
 }
 
+// AgentNames lists the names of the formats an agent writes (not a message list), in All's order.
+func AgentNames() []string {
+	var out []string
+	for _, a := range all {
+		if !a.Generic {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
 // Lookup finds a format by its name.
 func Lookup(name string) (Agent, bool) {
 	for i := range all {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/agent"
 	"io"
 	"strings"
 	"time"
@@ -72,11 +73,8 @@ func WriterFor(f Format, output string) Writer {
 
 // Native reports whether compaction of this format writes the agent's own records.
 func (f Format) Native() bool {
-	switch f {
-	case FormatClaude, FormatCodex, FormatPi, FormatCopilot, FormatDroid, FormatGemini, FormatQwen:
-		return true
-	}
-	return false
+	a, ok := agent.Lookup(string(f))
+	return ok && !a.Generic
 }
 
 // Source reads records of the file being compacted back by line number, for writers that copy
