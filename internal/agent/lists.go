@@ -10,23 +10,29 @@ var listTools = Tools{
 	PathKeys: []string{"file_path", "notebook_path", "path", "filePath", "filename", "file"},
 }
 
+// markerProbe is in every ctxc marker line: its "compact" member.
+const markerProbe = `"compact"`
+
 var openAI = Agent{
-	Name:        "openai",
-	Description: "OpenAI Chat Completions messages, one a line",
-	Generic:     true,
-	Tools:       listTools,
+	Name:            "openai",
+	Description:     "OpenAI Chat Completions messages, one a line",
+	Generic:         true,
+	Tools:           listTools,
+	CompactionProbe: markerProbe,
 }
 
 var anthropic = Agent{
-	Name:        "anthropic",
-	Description: "Anthropic Messages API messages, one a line",
-	Generic:     true,
-	Tools:       listTools,
+	Name:            "anthropic",
+	Description:     "Anthropic Messages API messages, one a line",
+	Generic:         true,
+	Tools:           listTools,
+	CompactionProbe: markerProbe,
 }
 
 var ctxc = Agent{
-	Name:        "ctxc",
-	Description: "message lines with ctxc/crabtalk compaction markers",
-	Generic:     true,
-	Tools:       listTools,
+	Name:            "ctxc",
+	Description:     "message lines with ctxc/crabtalk compaction markers",
+	Generic:         true,
+	Tools:           listTools,
+	CompactionProbe: markerProbe,
 }

@@ -1,6 +1,11 @@
 package transcript
 
-import "testing"
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // Every format the readers know is in the registry, and the registry has no other.
 func TestFormatsAreTheRegistry(t *testing.T) {
@@ -17,5 +22,33 @@ func TestFormatsAreTheRegistry(t *testing.T) {
 		if f, err := ParseFormat(string(known[i])); err != nil || f != known[i] {
 			t.Errorf("ParseFormat(%q) = %q, %v", known[i], f, err)
 		}
+	}
+}
+
+// Every compaction record of the fixtures holds its format's compaction probe, the one rule
+// grep lists compactions by (internal/agent).
+func TestCompactionRecordsHoldTheProbe(t *testing.T) {
+	paths, _ := filepath.Glob("../../testdata/fixtures/*.jsonl")
+	seen := map[Format]bool{}
+	for _, p := range paths {
+		res, err := ScanFile(p, Options{})
+		if err != nil {
+			continue
+		}
+		f := res.Stats.Format
+		data, _ := os.ReadFile(p)
+		for i, line := range bytes.Split(data, []byte("\n")) {
+			rec, ok := DecodeRecordTransient(f, line, i+1)
+			if !ok || !rec.Compaction {
+				continue
+			}
+			seen[f] = true
+			if !bytes.Contains(line, []byte(f.Agent().Probe())) {
+				t.Errorf("%s:%d: a %s compaction record without %q", p, i+1, f, f.Agent().Probe())
+			}
+		}
+	}
+	if len(seen) < 6 {
+		t.Errorf("compactions of %d formats in the fixtures, want the agents'", len(seen))
 	}
 }
