@@ -8,7 +8,10 @@
 // readers and writers, which are code, stay in transcript, keyed by the same names.
 package agent
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // Agent describes one format.
 type Agent struct {
@@ -40,9 +43,12 @@ const defaultCompactionProbe = "compact"
 
 // All lists every format, in the order --format's help names them. The slice is shared: read it,
 // never change it.
-func All() []Agent { return all }
+func All() []Agent { return all() }
 
-var all = []Agent{openAI, anthropic, ctxc, claudeCode, codex, pi, copilot, droid, geminiCLI, qwenCode}
+// all is made on first use: nothing is built as a process starts.
+var all = sync.OnceValue(func() []Agent {
+	return []Agent{openAI, anthropic, ctxc, claudeCode, codex, pi, copilot, droid, geminiCLI, qwenCode}
+})
 
 // Names lists the formats' names, in All's order.
 func Names() []string {
@@ -57,7 +63,7 @@ func Names() []string {
 // AgentNames lists the names of the formats an agent writes (not a message list), in All's order.
 func AgentNames() []string {
 	var out []string
-	for _, a := range all {
+	for _, a := range all() {
 		if !a.Generic {
 			out = append(out, a.Name)
 		}
@@ -67,9 +73,10 @@ func AgentNames() []string {
 
 // Lookup finds a format by its name.
 func Lookup(name string) (Agent, bool) {
-	for i := range all {
-		if all[i].Name == name {
-			return all[i], true
+	a := all()
+	for i := range a {
+		if a[i].Name == name {
+			return a[i], true
 		}
 	}
 	return Agent{}, false

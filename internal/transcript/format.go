@@ -108,24 +108,10 @@ type formatReader interface {
 }
 
 func newFormatReader(f Format) formatReader {
-	switch f {
-	case FormatClaude:
-		return newClaudeReader()
-	case FormatCodex:
-		return newCodexReader()
-	case FormatPi:
-		return newPiReader()
-	case FormatCopilot:
-		return newCopilotReader()
-	case FormatDroid:
-		return newDroidReader()
-	case FormatGemini:
-		return newGeminiReader()
-	case FormatQwen:
-		return newQwenReader()
-	default:
-		return newGenericReader(f)
+	if c, ok := codeOf(f); ok {
+		return c.reader()
 	}
+	return newGenericReader(f)
 }
 
 // detectLine classifies one valid JSON line. strong is true when the line alone decides the

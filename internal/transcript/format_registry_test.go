@@ -52,3 +52,13 @@ func TestCompactionRecordsHoldTheProbe(t *testing.T) {
 		t.Errorf("compactions of %d formats in the fixtures, want the agents'", len(seen))
 	}
 }
+
+// Each agent of the registry has its reader, decoder and writer here, and each message list
+// none (it is read by the generic reader and gets a ctxc marker).
+func TestEveryAgentHasItsCode(t *testing.T) {
+	for _, f := range Formats() {
+		if _, ok := codeOf(f); ok != !f.IsGeneric() {
+			t.Errorf("%s: code %v, generic %v", f, ok, f.IsGeneric())
+		}
+	}
+}

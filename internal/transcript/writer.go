@@ -52,21 +52,8 @@ func WriterFor(f Format, output string) Writer {
 	if output == "ctxc" {
 		return markerWriter{source: f}
 	}
-	switch f {
-	case FormatClaude:
-		return claudeWriter{}
-	case FormatCodex:
-		return codexWriter{}
-	case FormatPi:
-		return piWriter{}
-	case FormatCopilot:
-		return copilotWriter{}
-	case FormatDroid:
-		return droidWriter{}
-	case FormatGemini:
-		return geminiWriter{}
-	case FormatQwen:
-		return qwenWriter{}
+	if c, ok := codeOf(f); ok {
+		return c.writer
 	}
 	return markerWriter{source: f}
 }
