@@ -13,6 +13,20 @@ import (
 	"sync"
 )
 
+// The formats' names, as --format takes them.
+const (
+	OpenAI     = "openai"
+	Anthropic  = "anthropic"
+	Ctxc       = "ctxc"
+	ClaudeCode = "claude-code"
+	Codex      = "codex"
+	Pi         = "pi"
+	Copilot    = "copilot"
+	Droid      = "droid"
+	GeminiCLI  = "gemini-cli"
+	QwenCode   = "qwen-code"
+)
+
 // Agent describes one format.
 type Agent struct {
 	Name        string // as --format takes it

@@ -1,7 +1,7 @@
 package agent
 
 var claudeCode = Agent{
-	Name:        "claude-code",
+	Name:        ClaudeCode,
 	Description: "Claude Code sessions (~/.claude/projects)",
 	Resume:      "claude --resume",
 	Tools: Tools{

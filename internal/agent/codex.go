@@ -1,7 +1,7 @@
 package agent
 
 var codex = Agent{
-	Name:        "codex",
+	Name:        Codex,
 	Description: "Codex CLI rollouts (~/.codex/sessions)",
 	Resume:      "codex resume",
 	Tools: Tools{

@@ -1,7 +1,7 @@
 package agent
 
 var copilot = Agent{
-	Name:        "copilot",
+	Name:        Copilot,
 	Description: "GitHub Copilot CLI sessions (~/.copilot/session-state)",
 	// The form Copilot CLI itself prints when a session ends.
 	Resume: "copilot --resume=",

@@ -1,7 +1,7 @@
 package agent
 
 var droid = Agent{
-	Name:        "droid",
+	Name:        Droid,
 	Description: "Factory droid sessions (~/.factory/sessions)",
 	Resume:      "droid --resume",
 	Tools: Tools{

@@ -1,7 +1,7 @@
 package agent
 
 var geminiCLI = Agent{
-	Name:        "gemini-cli",
+	Name:        GeminiCLI,
 	Description: "Gemini CLI chats (~/.gemini/tmp/<project>/chats)",
 	// Gemini CLI keeps a project's sessions under a hash of its folder, which the session does
 	// not name: it is resumed from that folder.

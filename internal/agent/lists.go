@@ -14,7 +14,7 @@ var listTools = Tools{
 const markerProbe = `"compact"`
 
 var openAI = Agent{
-	Name:            "openai",
+	Name:            OpenAI,
 	Description:     "OpenAI Chat Completions messages, one a line",
 	Generic:         true,
 	Tools:           listTools,
@@ -22,7 +22,7 @@ var openAI = Agent{
 }
 
 var anthropic = Agent{
-	Name:            "anthropic",
+	Name:            Anthropic,
 	Description:     "Anthropic Messages API messages, one a line",
 	Generic:         true,
 	Tools:           listTools,
@@ -30,7 +30,7 @@ var anthropic = Agent{
 }
 
 var ctxc = Agent{
-	Name:            "ctxc",
+	Name:            Ctxc,
 	Description:     "message lines with ctxc/crabtalk compaction markers",
 	Generic:         true,
 	Tools:           listTools,

@@ -1,7 +1,7 @@
 package agent
 
 var pi = Agent{
-	Name:        "pi",
+	Name:        Pi,
 	Description: "pi and OpenClaw sessions (~/.pi/agent/sessions, OpenClaw's JSONL files and SQLite store)",
 	// pi opens a session by its file; OpenClaw's store sessions have no file (index's
 	// ResumeCommand leaves them out).

@@ -1,7 +1,7 @@
 package agent
 
 var qwenCode = Agent{
-	Name:        "qwen-code",
+	Name:        QwenCode,
 	Description: "Qwen Code chats (~/.qwen/projects/<project>/chats)",
 	Resume:      "qwen --resume",
 	Tools: Tools{

@@ -1,12 +1,12 @@
 package ledger
 
 import (
-	"github.com/ctxc/ctxc/internal/agent"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/prose"
 	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/tidwall/gjson"

@@ -1,9 +1,9 @@
 package ledger
 
 import (
-	"github.com/ctxc/ctxc/internal/agent"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/prose"
 )
 

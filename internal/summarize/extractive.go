@@ -2,7 +2,6 @@ package summarize
 
 import (
 	"bytes"
-	"github.com/ctxc/ctxc/internal/agent"
 	"runtime"
 	"sort"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/prose"
 	"github.com/tidwall/gjson"

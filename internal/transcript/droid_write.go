@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
@@ -120,7 +121,7 @@ func droidAnchor(src *Source, stop int) (id string, idx int, err error) {
 
 // droidCopies are the tail's message events under fresh ids, chained from parent.
 func droidCopies(src *Source, c *Compaction, parent string) ([][]byte, error) {
-	return copyTailRecords(src, c, "droid", parent, droidApplyEdits)
+	return copyTailRecords(src, c, agent.Droid, parent, droidApplyEdits)
 }
 
 // droidApplyEdits writes a cut tool result's text into a copy of its event.

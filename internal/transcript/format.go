@@ -15,16 +15,16 @@ type Format string
 // Formats (docs/design.md §3).
 const (
 	FormatUnknown   Format = ""
-	FormatOpenAI    Format = "openai"
-	FormatAnthropic Format = "anthropic"
-	FormatCtxc      Format = "ctxc"
-	FormatClaude    Format = "claude-code"
-	FormatCodex     Format = "codex"
-	FormatPi        Format = "pi"
-	FormatCopilot   Format = "copilot"
-	FormatDroid     Format = "droid"
-	FormatGemini    Format = "gemini-cli"
-	FormatQwen      Format = "qwen-code"
+	FormatOpenAI    Format = agent.OpenAI
+	FormatAnthropic Format = agent.Anthropic
+	FormatCtxc      Format = agent.Ctxc
+	FormatClaude    Format = agent.ClaudeCode
+	FormatCodex     Format = agent.Codex
+	FormatPi        Format = agent.Pi
+	FormatCopilot   Format = agent.Copilot
+	FormatDroid     Format = agent.Droid
+	FormatGemini    Format = agent.GeminiCLI
+	FormatQwen      Format = agent.QwenCode
 )
 
 // Formats lists the accepted --format values: the formats of the registry (internal/agent).
