@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/llm"
 	"github.com/ctxc/ctxc/internal/quote"
@@ -108,8 +109,9 @@ standard input.`,
 	}
 	fl := c.Flags()
 	addSummarizeFlags(c, opts)
-	fl.StringVarP(&opts.Output, "output", "o", "", "write the compacted context to a new file instead of appending (- for stdout): for claude-code, codex and pi files a new session of that agent (its id on stderr), else a ctxc file")
-	fl.StringVar(&opts.OutputFormat, "output-format", "native", "with -o: native (the agent's own session format for claude-code, codex and pi files) or ctxc (a ctxc marker file, readable by any client)")
+	agentFiles := strings.Join(agent.AgentNames(), ", ") + " files"
+	fl.StringVarP(&opts.Output, "output", "o", "", "write the compacted context to a new file instead of appending (- for stdout): for "+agentFiles+" a new session of that agent (its id on stderr), else a ctxc file")
+	fl.StringVar(&opts.OutputFormat, "output-format", "native", "with -o: native (the agent's own session format for "+agentFiles+") or ctxc (a ctxc marker file, readable by any client)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the plan (zones, tokens, whether the summarizer request fits) and write nothing")
 	fl.BoolVar(&opts.Check, "check", false, "write nothing; exit 1 if any file's effective context is over the threshold")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files compacted at once")

@@ -9,7 +9,6 @@ import (
 	"github.com/ctxc/ctxc/internal/config"
 	"github.com/ctxc/ctxc/internal/hooks"
 	"github.com/ctxc/ctxc/internal/llm"
-	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
@@ -115,17 +114,13 @@ func workCode(err error) (int, bool) {
 	if errors.As(err, &ua) {
 		return ExitUsage, true
 	}
-	var ro *openclawstore.ReadOnlyError
+	var ro *safewrite.ReadOnlyError
 	if errors.As(err, &ro) {
-		return ExitUsage, true
+		return ExitUsage, true // an archived session, or one of an OpenClaw store, given to a command that writes into it
 	}
 	var de *transcript.DataError
 	if errors.As(err, &de) {
 		return ExitData, true
-	}
-	var ar *transcript.ReadOnlyError
-	if errors.As(err, &ar) {
-		return ExitUsage, true // an archived session given to a command that writes into it
 	}
 	return 0, false
 }

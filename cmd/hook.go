@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/guard"
 	"github.com/spf13/cobra"
 )
@@ -46,7 +47,7 @@ runs the hook before it writes its compaction.
 A hook never breaks its agent: on any failure it prints nothing and exits 0, and says what
 happened in one line of $XDG_STATE_HOME/ctxc/hooks.log (~/.local/state/ctxc/hooks.log).`,
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: []string{"claude-code", "codex"},
+		ValidArgs: []string{agent.ClaudeCode, agent.Codex},
 		// The hook reads no configuration: a broken config file must not break the agent. Its
 		// flags, written by ctxc hooks install, are checked as every command's are.
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error { return checkRanges(c.Flags(), nil) },
@@ -71,9 +72,9 @@ func runHook(ctx context.Context, opts *HookOptions) error {
 	var stdout []byte
 	var out guard.Outcome
 	switch opts.Agent {
-	case "claude-code":
+	case agent.ClaudeCode:
 		stdout, out = guard.ClaudeCode(ctx, opts.IO.In, o)
-	case "codex":
+	case agent.Codex:
 		stdout, out = guard.Codex(ctx, opts.IO.In, o)
 	default:
 		return &UsageError{Err: fmt.Errorf("unknown agent %q: ctxc hook takes claude-code or codex", opts.Agent)}

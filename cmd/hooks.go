@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/hooks"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/spf13/cobra"
@@ -180,17 +181,17 @@ func resolvedExecutable() (string, error) {
 }
 
 // hooksAgentOptions sets the agent's path from --settings, --dir or $CODEX_HOME.
-func hooksAgentOptions(opts *HooksOptions, o hooks.Options, agent string) (hooks.Options, error) {
+func hooksAgentOptions(opts *HooksOptions, o hooks.Options, name string) (hooks.Options, error) {
 	switch {
-	case opts.Settings != "" && agent != "claude-code":
-		return o, &UsageError{fmt.Errorf("--settings is for claude-code; use --dir for %s", agent)}
-	case opts.Dir != "" && agent == "claude-code":
+	case opts.Settings != "" && name != agent.ClaudeCode:
+		return o, &UsageError{fmt.Errorf("--settings is for claude-code; use --dir for %s", name)}
+	case opts.Dir != "" && name == agent.ClaudeCode:
 		return o, &UsageError{fmt.Errorf("--dir is for codex and pi; use --settings FILE for claude-code")}
 	case opts.Settings != "":
 		o.Path = opts.Settings
 	case opts.Dir != "":
 		o.Path = opts.Dir
-	case agent == "codex":
+	case name == agent.Codex:
 		o.Path = opts.Getenv("CODEX_HOME")
 	}
 	if o.Path != "" {
@@ -238,7 +239,7 @@ func runHooksAgent(opts *HooksOptions, enc *json.Encoder, a hooks.Agent, o hooks
 
 func printHooksChange(opts *HooksOptions, ch hooks.Change, home string) {
 	what := "ctxc's SessionStart(compact) hook"
-	if ch.Agent == "pi" {
+	if ch.Agent == agent.Pi {
 		what = "ctxc's extension"
 	}
 	path := tildePath(ch.Path, home)

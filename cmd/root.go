@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/config"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/spf13/cobra"
@@ -166,7 +168,10 @@ compaction appends to the file (or writes a new file with -o).`,
 	pf.BoolVar(&f.Global.JSON, "json", false, "machine output: one JSON object per line on stdout")
 	pf.BoolVarP(&f.Global.Quiet, "quiet", "q", false, "print errors only")
 	pf.CountVarP(&f.Global.Verbose, "verbose", "v", "say more (repeat for more)")
-	pf.StringVar(&f.Global.Format, "format", "auto", "input format: auto, openai, anthropic, ctxc, claude-code, codex, pi")
+	pf.StringVar(&f.Global.Format, "format", "auto", "input format: "+strings.Join(formatNames(), ", "))
+	root.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return formatNames(), cobra.ShellCompDirectiveNoFileComp
+	})
 	pf.BoolVar(&f.Global.Strict, "strict", false, "treat a line that is not valid JSON as an error (exit 65)")
 
 	root.AddCommand(
@@ -240,4 +245,9 @@ func NewCmdVersion(f *Factory) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// formatNames are the values --format takes: auto (detect), then the registry's formats.
+func formatNames() []string {
+	return append([]string{"auto"}, agent.Names()...)
 }

@@ -15,14 +15,15 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // Agent names as resume.sh takes them.
 const (
-	ClaudeCode = "claude-code"
-	Codex      = "codex"
-	Pi         = "pi"
+	ClaudeCode = agent.ClaudeCode
+	Codex      = agent.Codex
+	Pi         = agent.Pi
 )
 
 // Prompt is the new prompt resume.sh sends after the resumed context.

@@ -8,12 +8,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/ctxc/ctxc/internal/agent"
 )
 
 // Agents beyond Claude Code, Codex and pi, as FromRequest and FromLoad name them.
 const (
-	Copilot = "copilot"
-	Droid   = "droid"
+	Copilot = agent.Copilot
+	Droid   = agent.Droid
 )
 
 // MoreAgent finds an agent installed by scripts/install-agents.sh (MoreBin): the path of its

@@ -7,13 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/tidwall/gjson"
 )
 
 // Gemini is Gemini CLI (npm @google/gemini-cli). It is pointed at the fake with
 // GOOGLE_GEMINI_BASE_URL and a GEMINI_API_KEY, the auth type "gemini-api-key" chosen in
 // ~/.gemini/settings.json (Gemini CLI refuses the base URL alone in a non-interactive run).
-const Gemini = "gemini-cli"
+const Gemini = agent.GeminiCLI
 
 // GeminiTool is the tool the fake asks Gemini CLI to call, with its argument.
 const GeminiTool = "list_directory"

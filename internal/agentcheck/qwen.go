@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/tidwall/gjson"
 )
@@ -14,7 +15,7 @@ import (
 // Qwen is Qwen Code (npm @qwen-code/qwen-code), a fork of Gemini CLI that speaks OpenAI Chat
 // Completions: it is pointed at the fake with OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL
 // and the flag --auth-type openai.
-const Qwen = "qwen-code"
+const Qwen = agent.QwenCode
 
 // QwenTool is the tool the fake asks Qwen Code to call.
 const QwenTool = "read_file"

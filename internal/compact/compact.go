@@ -233,32 +233,28 @@ func (j *job) restoreTail(err *error) {
 // written in place: with Output, DryRun or Check, its pi-format export is compacted, and a new
 // file names the session as its source (ctxc expand reads the span back from the store).
 func storeSession(ctx context.Context, name string, o Options) (*Outcome, error) {
-	failed := &Outcome{Type: "file", Path: name}
-	if o.Output == "" && !o.DryRun && !o.Check {
-		return failed, &openclawstore.ReadOnlyError{Name: name}
+	inPlace := o.Output == "" && !o.DryRun && !o.Check
+	output := o.Output
+	if output == "-" {
+		output = ""
 	}
-	if store, _, ok := openclawstore.SplitName(name); ok && o.Output != "" && o.Output != "-" {
-		if err := safewrite.CheckOutput(o.Output, []string{store}, o.Force); err != nil {
-			return failed, err
-		}
-	}
-	tmp, cleanup, err := openclawstore.ExportTemp(name)
-	if err != nil {
-		return failed, err
-	}
-	defer cleanup()
 	if abs, err := filepath.Abs(name); err == nil {
 		o.sourceName = abs
 	}
-	out, err := File(ctx, tmp, o)
+	out := &Outcome{Type: "file"} // what a failure before the compaction reports
+	err := openclawstore.RunExported(name, inPlace, output, o.Force, func(tmp string) error {
+		var err error
+		out, err = File(ctx, tmp, o)
+		var de *transcript.DataError
+		if errors.As(err, &de) && de.Path == tmp {
+			c := *de
+			c.Path = name
+			err = &c
+		}
+		return err
+	})
 	if out != nil {
 		out.Path = name
-	}
-	var de *transcript.DataError
-	if errors.As(err, &de) && de.Path == tmp {
-		c := *de
-		c.Path = name
-		err = &c
 	}
 	return out, err
 }
@@ -297,7 +293,7 @@ func newJob(path string, o Options) (*job, error) {
 	j.inPlace = o.Output == "" && !o.DryRun && !o.Check
 	j.archived = transcript.IsCompressed(path)
 	if j.inPlace && j.archived {
-		return j, &transcript.ReadOnlyError{Path: path, Hint: "use -o FILE to write a compacted copy"}
+		return j, transcript.ArchivedReadOnly(path, "use -o FILE to write a compacted copy")
 	}
 	j.ropts = transcript.Options{Format: o.Format, Strict: o.Strict, Warn: o.Warn}
 	if o.OutputFormat != "" && o.OutputFormat != "ctxc" && o.OutputFormat != "native" {

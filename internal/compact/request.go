@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/ledger"
 	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -94,7 +95,7 @@ func Summarize(ctx context.Context, r SummaryRequest, o Options) (*SummaryRespon
 // requestMessages reads the request's messages with the reader of their agent's format: they
 // are written as the entries of a session file of that format, which is then loaded.
 func requestMessages(r SummaryRequest) ([]transcript.Message, error) {
-	if r.Agent != "pi" {
+	if r.Agent != agent.Pi {
 		return nil, fmt.Errorf("ctxc summarize reads pi's messages (agent %q)", r.Agent)
 	}
 	var b bytes.Buffer

@@ -441,7 +441,7 @@ func markerProbe(f transcript.Format) probe {
 		return probe{}
 	}
 	p := &Pattern{}
-	p.setLit([]byte(`"compact"`), false)
+	p.setLit([]byte(f.Agent().Probe()), false)
 	return probe{p}
 }
 
@@ -564,24 +564,19 @@ func (g *grepper) report(m *transcript.Message, idx int, sn Snippet, match bool)
 	return g.emit(h)
 }
 
-// findCompactions lists the compaction records of a file (lines holding "compact" are decoded).
+// findCompactions lists the compaction records of a file (only the lines holding the format's
+// compaction probe are decoded).
 func findCompactions(path string, r io.ReaderAt, size int64, format transcript.Format) ([]compaction, error) {
 	return listCompactions(path, io.NewSectionReader(r, 0, size), size, format, false)
 }
 
 // listCompactions lists the compaction records of a file's text r (its first upTo bytes; all of
-// it when upTo < 0): the lines holding "compact" are decoded, or with every (DecodeAllEnv), all
-// lines.
+// it when upTo < 0): the lines holding the format's compaction probe (internal/agent) are
+// decoded, or with every (DecodeAllEnv), all lines.
 func listCompactions(path string, r io.Reader, upTo int64, format transcript.Format, every bool) ([]compaction, error) {
 	lr := jsonl.NewLineReader(r)
 	var out []compaction
-	probe := []byte("compact")
-	switch format { // compaction records that need not say "compact"
-	case transcript.FormatGemini:
-		probe = []byte(`"$set"`)
-	case transcript.FormatQwen:
-		probe = []byte("chat_compression")
-	}
+	probe := []byte(format.Agent().Probe()) // (the registry's: every compaction record holds it)
 	// The lines of record ids, for the compactions that keep records by id.
 	idKey := map[transcript.Format]string{transcript.FormatClaude: "uuid", transcript.FormatPi: "id"}[format]
 	lines := map[string]int{}

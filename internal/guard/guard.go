@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/audit"
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/estimate"
@@ -90,14 +91,14 @@ const noteFrame = NotePrefix + "This conversation was just compacted. Before it 
 // ClaudeCode runs one call of Claude Code's hook: in is the hook's stdin. It returns what to
 // print on stdout (nil for nothing) and what happened, and never fails.
 func ClaudeCode(ctx context.Context, in io.Reader, o Options) (stdout []byte, out Outcome) {
-	return run(ctx, "claude-code", in, o)
+	return run(ctx, agent.ClaudeCode, in, o)
 }
 
 // Codex runs one call of Codex's hook (Codex 0.169.0 reads the same SessionStart answer as
 // Claude Code, and runs the hook after it has written its compacted record: the note then
 // holds what its summary lost).
 func Codex(ctx context.Context, in io.Reader, o Options) (stdout []byte, out Outcome) {
-	return run(ctx, "codex", in, o)
+	return run(ctx, agent.Codex, in, o)
 }
 
 // run answers SessionStart(compact) with the note for the session, and anything else with

@@ -1,6 +1,10 @@
 package hooks
 
-import "os"
+import (
+	"os"
+
+	"github.com/ctxc/ctxc/internal/agent"
+)
 
 // claudeCode installs a SessionStart hook with matcher "compact" in Claude Code's settings
 // (~/.claude/settings.json, or a project's .claude/settings.json given as Options.Path). Claude
@@ -14,7 +18,7 @@ import "os"
 // its backup when what is left means the same.
 type claudeCode struct{}
 
-func (claudeCode) Name() string { return "claude-code" }
+func (claudeCode) Name() string { return agent.ClaudeCode }
 
 func (c claudeCode) path(o Options) string { return defaultPath(o, ".claude", "settings.json") }
 

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctxc/ctxc/internal/agent"
 )
 
 // codex installs a SessionStart hook with matcher "compact" in $CODEX_HOME/hooks.json (the
@@ -25,7 +27,7 @@ import (
 // removes exactly that block on uninstall. Backups as for Claude Code, for both files.
 type codex struct{}
 
-func (codex) Name() string { return "codex" }
+func (codex) Name() string { return agent.Codex }
 
 func (c codex) files(o Options) (hooksJSON, configTOML string) {
 	home := defaultPath(o, ".codex")

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctxc/ctxc/internal/agent"
 )
 
 // pi installs ctxc's extension, ctxc-compact.ts, in pi's extensions directory
@@ -26,7 +28,7 @@ const PiFile = "ctxc-compact.ts"
 // piHeader is the first line of the file ctxc writes.
 const piHeader = "// Installed by ctxc (ctxc hooks install pi); ctxc hooks uninstall pi removes it.\n"
 
-func (pi) Name() string { return "pi" }
+func (pi) Name() string { return agent.Pi }
 
 func (p pi) path(o Options) string {
 	return filepath.Join(defaultPath(o, ".pi", "agent", "extensions"), PiFile)

@@ -115,38 +115,12 @@ func ResumeCommand(agent, session, project, path string) string {
 	if project != "" {
 		cd = "cd " + shellQuote(project) + " && "
 	}
-	switch transcript.Format(agent) {
-	case transcript.FormatClaude:
-		if session != "" {
-			return cd + "claude --resume " + shellQuote(session)
-		}
-	case transcript.FormatCodex:
-		if session != "" {
-			return cd + "codex resume " + shellQuote(session)
-		}
-	case transcript.FormatPi:
-		if openclawstore.IsSessionName(path) {
-			return "" // OpenClaw resumes a session of its store by its session key, not by id
-		}
-		return cd + "pi --session " + shellQuote(path)
-	case transcript.FormatCopilot:
-		if session != "" {
-			return cd + "copilot --resume " + shellQuote(session)
-		}
-	case transcript.FormatDroid:
-		if session != "" {
-			return cd + "droid --resume " + shellQuote(session)
-		}
-	case transcript.FormatGemini:
-		// Gemini CLI keeps a project's sessions under a hash of its folder, which the session
-		// does not name: it is resumed from that folder, which the user knows.
-		if session != "" {
-			return cd + "gemini --resume " + shellQuote(session)
-		}
-	case transcript.FormatQwen:
-		if session != "" {
-			return cd + "qwen --resume " + shellQuote(session)
-		}
+	f := transcript.Format(agent)
+	if f == transcript.FormatPi && openclawstore.IsSessionName(path) {
+		return "" // OpenClaw resumes a session of its store by its session key, not by id
+	}
+	if c := f.Agent().ResumeCommand(session, path, shellQuote); c != "" {
+		return cd + c
 	}
 	return ""
 }

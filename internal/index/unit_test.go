@@ -102,7 +102,7 @@ func TestResumeCommand(t *testing.T) {
 		{"pi", "", "/w", "/s/it's.jsonl", `cd /w && pi --session '/s/it'\''s.jsonl'`},
 		{"claude-code", "", "", "/x.jsonl", ""},
 		{"openai", "", "", "/x.jsonl", ""},
-		{"copilot", "1111", "/w/proj", "/x/events.jsonl", "cd /w/proj && copilot --resume 1111"},
+		{"copilot", "1111", "/w/proj", "/x/events.jsonl", "cd /w/proj && copilot --resume=1111"},
 		{"droid", "6666", "/w/proj", "/x/6666.jsonl", "cd /w/proj && droid --resume 6666"},
 		{"gemini-cli", "5267", "", "/x/session.jsonl", "gemini --resume 5267"},
 		{"qwen-code", "6dcf", "/w/p", "/x/6dcf.jsonl", "cd /w/p && qwen --resume 6dcf"},

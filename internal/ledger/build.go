@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/prose"
 	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/tidwall/gjson"
@@ -435,23 +436,13 @@ func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// Tool names, lower-cased, by what their calls do.
-var (
-	editTools = map[string]bool{"edit": true, "multiedit": true, "write": true, "notebookedit": true,
-		"create_file": true, "write_file": true, "edit_file": true, "str_replace": true}
-	readTools  = map[string]bool{"read": true, "notebookread": true, "read_file": true, "view": true}
-	patchTools = map[string]bool{"apply_patch": true, "applypatch": true}
-	shellTools = map[string]bool{"bash": true, "shell": true, "exec_command": true, "local_shell": true,
-		"container.exec": true, "shell_command": true, "run_terminal_cmd": true, "exec": true}
-)
-
-var pathKeys = []string{"file_path", "notebook_path", "path", "filePath", "filename", "file"}
-
+// argPath is the file a call's arguments name, at the first of the agents' path keys that holds
+// one (internal/agent).
 func argPath(args string) string {
 	if !gjson.Valid(args) {
 		return ""
 	}
-	for _, k := range pathKeys {
+	for _, k := range agent.PathKeys() {
 		if v := gjson.Get(args, k); v.Type == gjson.String && strings.TrimSpace(v.Str) != "" {
 			return v.Str
 		}
@@ -459,22 +450,22 @@ func argPath(args string) string {
 	return ""
 }
 
+// toolCall notes the files a call changes or reads, by what the registry says its tool does.
 func (b *builder) toolCall(name, args string) {
-	lname := strings.ToLower(name)
-	switch {
-	case editTools[lname]:
+	switch agent.KindOf(name) {
+	case agent.EditTool:
 		if p := argPath(args); p != "" {
 			b.modified.addToken(p, b.line)
 		}
-	case readTools[lname]:
+	case agent.ReadTool:
 		if p := argPath(args); p != "" {
 			b.read.addToken(p, b.line)
 		}
-	case patchTools[lname]:
+	case agent.PatchTool:
 		for _, p := range patchFiles(patchInput(args)) {
 			b.modified.addToken(p, b.line)
 		}
-	case shellTools[lname]:
+	case agent.ShellTool:
 		for _, p := range shellWrites(args) {
 			b.modified.addToken(p, b.line)
 		}

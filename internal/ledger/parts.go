@@ -3,6 +3,7 @@ package ledger
 import (
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/prose"
 )
 
@@ -47,7 +48,7 @@ func ChangedFiles(name, args string) []string {
 
 // ShellScript is the script a shell tool call runs, and whether the call is a shell call.
 func ShellScript(name, args string) (string, bool) {
-	if !shellTools[strings.ToLower(name)] {
+	if agent.KindOf(name) != agent.ShellTool {
 		return "", false
 	}
 	argv, script := shellCommand(args)

@@ -136,7 +136,7 @@ func checkTail(path string, before safewrite.FileState, repairTail bool) (*safew
 func lockSource(path string, opts RepairOptions) (unlock func(), before safewrite.FileState, err error) {
 	if transcript.IsCompressed(path) {
 		if opts.Output == "" && !opts.DryRun {
-			return nil, before, &transcript.ReadOnlyError{Path: path, Hint: "use -o FILE to write a repaired copy"}
+			return nil, before, transcript.ArchivedReadOnly(path, "use -o FILE to write a repaired copy")
 		}
 		return func() {}, safewrite.FileState{Size: -1}, nil
 	}
@@ -191,18 +191,15 @@ func (l *lastByteWriter) Write(p []byte) (int, error) {
 // repairStoreSession repairs a session of an OpenClaw store (STORE#SESSION-ID), which is never
 // written in place: with Output or DryRun, its pi-format export is repaired.
 func repairStoreSession(name string, opts RepairOptions) (*RepairResult, error) {
-	if opts.Output == "" && !opts.DryRun {
-		return nil, &openclawstore.ReadOnlyError{Name: name}
+	output := opts.Output
+	if opts.DryRun {
+		output = ""
 	}
-	if store, _, ok := openclawstore.SplitName(name); ok && opts.Output != "" && !opts.DryRun {
-		if err := safewrite.CheckOutput(opts.Output, []string{store}, opts.Force); err != nil {
-			return nil, err
-		}
-	}
-	tmp, cleanup, err := openclawstore.ExportTemp(name)
-	if err != nil {
-		return nil, err
-	}
-	defer cleanup()
-	return Repair(tmp, opts)
+	var res *RepairResult
+	err := openclawstore.RunExported(name, opts.Output == "" && !opts.DryRun, output, opts.Force, func(tmp string) error {
+		var err error
+		res, err = Repair(tmp, opts)
+		return err
+	})
+	return res, err
 }

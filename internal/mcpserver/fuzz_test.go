@@ -25,7 +25,7 @@ func fuzzServer() *Server {
 			}
 			return GrepOut{Hits: []GrepHit{{Path: strings.Join(in.Paths, "\n"), Text: in.Pattern, Role: strings.Join(in.Roles, ",")}}}, ctx.Err()
 		}),
-		newTool("search", searchDescription, searchInSchema, searchOutSchema, func(_ context.Context, in SearchIn) (SearchOut, error) {
+		newTool("search", searchDescription, searchInSchema(), searchOutSchema, func(_ context.Context, in SearchIn) (SearchOut, error) {
 			return SearchOut{Note: in.Query + in.Since, Errors: in.Paths}, nil
 		}),
 		newTool("stats", statsDescription, statsInSchema, statsOutSchema, func(_ context.Context, in StatsIn) (StatsOut, error) {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ctxc/ctxc/internal/agent"
 )
 
 // The tools' JSON Schemas: what the MCP SDK's schema inference (github.com/google/jsonschema-go)
@@ -99,12 +101,18 @@ const grepOutSchema = `{
 	"additionalProperties": false
 }`
 
-const searchInSchema = `{
+// searchInSchema is the search tool's input schema: its "agent" names every format of the
+// registry (SearchIn's tag says the same: TestSchemasAreThoseOfTheTypes compares them).
+func searchInSchema() string {
+	return strings.Replace(searchInSchemaText, "{{agents}}", strings.Join(agent.Names(), ", "), 1)
+}
+
+const searchInSchemaText = `{
 	"type": "object",
 	"properties": {
 		"query": {"type": "string", "description": "words to find (ranked with BM25: rare words weigh more)"},
 		"paths": {"type": ["null", "array"], "items": {"type": "string"}, "description": "session files or directories: the index is brought up to date with them first, and only they are searched"},
-		"agent": {"type": "string", "description": "only sessions of this agent: claude-code, codex, pi, openai..."},
+		"agent": {"type": "string", "description": "only sessions of this format: {{agents}}"},
 		"project": {"type": "string", "description": "only sessions whose project folder contains this"},
 		"roles": {"type": ["null", "array"], "items": {"type": "string"}, "description": "only these roles: user, assistant, tool, system, summary"},
 		"since": {"type": "string", "description": "only messages at or after this RFC 3339 time"},

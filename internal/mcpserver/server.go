@@ -150,7 +150,7 @@ func NewServer(o Options) *Server {
 		newTool("expand", expandDescription, expandInSchema, expandOutSchema,
 			func(_ context.Context, in ExpandIn) (ExpandOut, error) { return o.expand(in) }),
 		newTool("grep", grepDescription, grepInSchema, grepOutSchema, o.grep),
-		newTool("search", searchDescription, searchInSchema, searchOutSchema,
+		newTool("search", searchDescription, searchInSchema(), searchOutSchema,
 			func(_ context.Context, in SearchIn) (SearchOut, error) { return o.search(in) }),
 		newTool("stats", statsDescription, statsInSchema, statsOutSchema, o.stats),
 	}}

@@ -2,16 +2,14 @@ package memory
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/ctxc/ctxc/internal/safewrite"
-	"github.com/gofrs/flock"
 	"github.com/rogpeppe/go-internal/diff"
 )
 
@@ -40,7 +38,7 @@ func UpdateFile(path string, m *Memory, inputs []string, o Options, dryRun bool)
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := lock(target)
+	unlock, err := safewrite.LockAside(target)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +72,10 @@ func UpdateFile(path string, m *Memory, inputs []string, o Options, dryRun bool)
 	if dryRun || !u.Changed {
 		return u, nil
 	}
-	return u, writeAtomic(target, next, mode)
+	return u, safewrite.WriteAtomicMode(target, mode, func(w io.Writer) error {
+		_, err := w.Write(next)
+		return err
+	})
 }
 
 // count says how many entries are new and how many were kept from the file alone.
@@ -116,54 +117,4 @@ func readMemoryFile(path string) (data []byte, mode fs.FileMode, exists bool, er
 	}
 	data, err = os.ReadFile(path)
 	return data, info.Mode().Perm(), true, err
-}
-
-// lock takes a lock of the memory file in the temporary directory (not beside the user's file).
-func lock(path string) (func(), error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256([]byte(abs))
-	l := flock.New(filepath.Join(os.TempDir(), "ctxc-memory-"+hex.EncodeToString(sum[:8])+".lock"))
-	if err := l.Lock(); err != nil {
-		return nil, fmt.Errorf("%s: locking: %w", path, err)
-	}
-	return func() { l.Unlock() }, nil
-}
-
-// writeAtomic replaces path with data through a temporary file in its directory.
-func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".ctxc-memory-*.tmp")
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the temporary file's name means nothing to the user
-		}
-		return fmt.Errorf("%s: cannot create a file in %s: %w", path, filepath.Dir(path), err)
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), mode); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	ok = true
-	return nil
 }

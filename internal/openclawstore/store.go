@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/safewrite"
 	_ "modernc.org/sqlite" // pure-Go SQLite
 )
 
@@ -58,12 +59,32 @@ type Session struct {
 // Name is the session's name for the commands: STORE#SESSION-ID.
 func (s Session) Name(store string) string { return store + Sep + s.ID }
 
-// ReadOnlyError says that ctxc does not write into an OpenClaw store.
-type ReadOnlyError struct{ Name string }
+// ReadOnly is the error of a command that writes into a session of an OpenClaw store: ctxc
+// only reads the store.
+func ReadOnly(name string) *safewrite.ReadOnlyError {
+	return &safewrite.ReadOnlyError{Path: name, Reason: "is a session of an OpenClaw SQLite store, which ctxc only reads",
+		Hint: "give -o OUT to write the result as a new pi-format session"}
+}
 
-func (e *ReadOnlyError) Error() string {
-	return fmt.Sprintf("%s: is a session of an OpenClaw SQLite store, which ctxc only reads; "+
-		"give -o OUT to write the result as a new pi-format session", e.Name)
+// RunExported runs a command that writes (compact, repair) on a session of a store, which ctxc
+// never writes into: inPlace (the command would write into the session) is a ReadOnly error; an
+// output file (-o; "" for none to check) is never the store; the command runs on the session
+// exported as a temporary pi file, removed after.
+func RunExported(name string, inPlace bool, output string, force bool, run func(tmp string) error) error {
+	if inPlace {
+		return ReadOnly(name)
+	}
+	if store, _, ok := SplitName(name); ok && output != "" {
+		if err := safewrite.CheckOutput(output, []string{store}, force); err != nil {
+			return err
+		}
+	}
+	tmp, cleanup, err := ExportTemp(name)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	return run(tmp)
 }
 
 // EventError is an event of the store that is not one JSON value.

@@ -223,3 +223,20 @@ func recordPath(abs string) (string, error) {
 	sum := sha256.Sum256([]byte(abs))
 	return filepath.Join(dir, "ctxc", "outputs", hex.EncodeToString(sum[:12])+".json"), nil
 }
+
+// ReadOnlyError says that a command that writes into a session was given one ctxc never writes
+// into (exit 2): an archived session, a session of an OpenClaw store. Reason says why, Hint
+// what to do instead.
+type ReadOnlyError struct {
+	Path   string
+	Reason string // such as "archived sessions are read-only"
+	Hint   string // such as "use -o FILE to write a compacted copy"
+}
+
+func (e *ReadOnlyError) Error() string {
+	msg := e.Path + ": " + e.Reason
+	if e.Hint != "" {
+		msg += "; " + e.Hint
+	}
+	return msg
+}

@@ -8,6 +8,8 @@ package safewrite
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -82,6 +84,22 @@ func Lock(path string) (unlock func(), err error) {
 		l.Unlock()
 		os.Remove(lp)
 	}, nil
+}
+
+// LockAside takes a lock of a user's own file (a memory file ctxc merges into), waiting for it:
+// it lives in the temporary directory, keyed by the file's absolute path, so that no sidecar
+// appears beside the user's file.
+func LockAside(path string) (unlock func(), err error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256([]byte(abs))
+	l := flock.New(filepath.Join(os.TempDir(), "ctxc-memory-"+hex.EncodeToString(sum[:8])+".lock"))
+	if err := l.Lock(); err != nil {
+		return nil, fmt.Errorf("%s: locking: %w", path, err)
+	}
+	return func() { l.Unlock() }, nil
 }
 
 // FileState is what a compaction saw of the file before summarizing.
@@ -276,6 +294,11 @@ func Undo(path string, ar AppendResult) error {
 // rename, so that readers never see a half-written output. A symbolic link at path is followed:
 // the file it names is replaced, the link stays. Errors name path.
 func WriteAtomic(path string, write func(w io.Writer) error) error {
+	return WriteAtomicMode(path, 0o644, write)
+}
+
+// WriteAtomicMode is WriteAtomic giving the file mode (a user's file replaced keeps its own).
+func WriteAtomicMode(path string, mode fs.FileMode, write func(w io.Writer) error) error {
 	target := path
 	if t, err := filepath.EvalSymlinks(path); err == nil {
 		target = t
@@ -308,7 +331,7 @@ func WriteAtomic(path string, write func(w io.Writer) error) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+	if err := os.Chmod(tmp.Name(), mode); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp.Name(), target); err != nil {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/prose"
 	"github.com/tidwall/gjson"
@@ -369,40 +370,23 @@ func (e *extractor) scanProse(i int, t, own string, cues *cueSet, sec section) {
 	e.scanTokens(i, t)
 }
 
-// shellTools are tool names whose arguments hold a shell command.
-var shellTools = []string{"bash", "shell", "terminal", "command", "exec", "powershell", "zsh"}
-
-func isShellTool(name string) bool {
-	n := strings.ToLower(name)
-	switch n {
-	case "sh", "run", "cmd", "execute":
-		return true
+// quotedPathKeys are the agents' path keys (internal/agent) as they appear in JSON.
+var quotedPathKeys = sync.OnceValue(func() []string {
+	var q []string
+	for _, k := range agent.PathKeys() {
+		q = append(q, `"`+k+`"`)
 	}
-	for _, s := range shellTools {
-		if strings.Contains(n, s) {
-			return true
-		}
-	}
-	return false
-}
-
-// pathKeys are the argument names agents use for the file a tool works on.
-// quotedArgKeys are pathKeys and "url" as they appear in JSON.
-var quotedArgKeys = func() (q [len(pathKeys) + 1]string) {
-	for i, k := range pathKeys {
-		q[i] = `"` + k + `"`
-	}
-	q[len(pathKeys)] = `"url"`
 	return q
-}()
+})
 
-var pathKeys = [...]string{"file_path", "path", "filePath", "filename", "file", "notebook_path", "target_file", "dir", "directory"}
-
+// toolCall lists a call's command when its tool is a shell, the file it works on when its tool
+// reads or writes one (the notion the ledger audits with: internal/agent), and a URL it names.
 func (e *extractor) toolCall(i int, it Item) {
 	e.lastCall = i
 	args := strings.TrimSpace(it.Text)
 	isObject := strings.HasPrefix(args, "{")
-	if isShellTool(it.Name) {
+	kind := agent.KindOf(it.Name)
+	if kind == agent.ShellTool {
 		if cmd := commandFromArgs(args, isObject); cmd != "" {
 			e.push(secCommands, i, oneLine(cmd, capCommand))
 			e.scanTokens(i, clip(cmd, scanArgsBytes))
@@ -414,14 +398,23 @@ func (e *extractor) toolCall(i int, it Item) {
 	}
 	// The arguments of an edit are kilobytes of code: look a key up only when its quoted name
 	// occurs at all (a substring search is much cheaper than a JSON walk).
-	var vals [len(pathKeys) + 1]gjson.Result // pathKeys, then "url"
-	for j, k := range quotedArgKeys {
-		if strings.Contains(args, k) {
-			vals[j] = gjson.Get(args, k[1:len(k)-1])
+	if kind == agent.EditTool || kind == agent.ReadTool {
+		e.callFiles(i, args)
+	}
+	if strings.Contains(args, `"url"`) {
+		if u := gjson.Get(args, "url"); u.Type == gjson.String && u.Str != "" {
+			e.push(secIdentifiers, i, oneLine(u.Str, capToken))
 		}
 	}
-	for _, v := range vals[:len(pathKeys)] {
-		switch {
+}
+
+// callFiles lists the files a call's arguments name at the agents' path keys.
+func (e *extractor) callFiles(i int, args string) {
+	for _, k := range quotedPathKeys() {
+		if !strings.Contains(args, k) {
+			continue
+		}
+		switch v := gjson.Get(args, k[1:len(k)-1]); {
 		case v.Type == gjson.String && v.Str != "":
 			e.push(secFiles, i, oneLine(v.Str, capToken))
 		case v.IsArray():
@@ -431,9 +424,6 @@ func (e *extractor) toolCall(i int, it Item) {
 				}
 			}
 		}
-	}
-	if u := vals[len(pathKeys)]; u.Type == gjson.String && u.Str != "" {
-		e.push(secIdentifiers, i, oneLine(u.Str, capToken))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/tidwall/gjson"
 )
@@ -283,13 +284,13 @@ func summaryLines(t string) []string {
 func callSummary(it Item) string {
 	args := strings.TrimSpace(it.Text)
 	obj := strings.HasPrefix(args, "{")
-	if isShellTool(it.Name) {
+	if agent.KindOf(it.Name) == agent.ShellTool {
 		if c := commandFromArgs(args, obj); c != "" {
 			return c
 		}
 	}
 	if obj {
-		for _, k := range pathKeys {
+		for _, k := range agent.PathKeys() {
 			if v := gjson.Get(args, k); v.Type == gjson.String && v.Str != "" {
 				return v.Str
 			}

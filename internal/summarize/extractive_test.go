@@ -244,10 +244,14 @@ func TestToolCallArgumentKeys(t *testing.T) {
 		files, ids []string
 	}{
 		{"Edit", `{"file_path":"/srv/app/main.go","old_string":"a\nb","new_string":"c"}`, []string{"/srv/app/main.go"}, nil},
-		{"MultiRead", `{"paths":["x"],"path":["a/b.go","c/d.py"],"file":"e.txt"}`, []string{"a/b.go", "c/d.py", "e.txt"}, nil},
+		{"Read", `{"paths":["x"],"path":["a/b.go","c/d.py"],"file":"e.txt"}`, []string{"a/b.go", "c/d.py", "e.txt"}, nil},
 		{"Fetch", `{"url":"https://example.com/x","file_path":""}`, nil, []string{"https://example.com/x"}},
-		{"Dup", `{"path":"first.go","path":"second.go","nested":{"path":"inner.go"}}`, []string{"first.go"}, nil},
+		{"edit", `{"path":"first.go","path":"second.go","nested":{"path":"inner.go"}}`, []string{"first.go"}, nil},
 		{"Odd", `{"path":12,"dir":null,"url":["u"]}`, nil, nil},
+		// A tool that neither reads nor writes a file names no file of the session, whatever
+		// its arguments' keys: the ledger judges a summary's files by the same tools.
+		{"Grep", `{"pattern":"TODO","path":"src"}`, nil, nil},
+		{"list_directory", `{"dir":"/srv/app"}`, nil, nil},
 	} {
 		pending := make([][]pendingPush, 1)
 		e := &extractor{collect: pending, items: []Item{{}}}
@@ -290,5 +294,23 @@ func TestExtractiveErrorLinesOfRecentResults(t *testing.T) {
 	}
 	if strings.Contains(got, "old failure in a successful run") {
 		t.Errorf("error line older than the last %d results searched:\n%s", errorScanResults, got)
+	}
+}
+
+// A shell is told by its whole name as the registry has it: "command" in "SlashCommand" or
+// "shell" in "shell_history" does not make a shell of a tool.
+func TestShellToolsByWholeName(t *testing.T) {
+	for name, shell := range map[string]bool{"Bash": true, "run_shell_command": true, "exec_command": true,
+		"SlashCommand": false, "shell_history": false} {
+		pending := make([][]pendingPush, 1)
+		e := &extractor{collect: pending, items: []Item{{}}}
+		e.toolCall(0, Item{Role: "assistant", Kind: "tool_call", Name: name, Text: `{"command":"make test"}`})
+		got := false
+		for _, p := range pending[0] {
+			got = got || p.sec == secCommands
+		}
+		if got != shell {
+			t.Errorf("%s: listed as a command %v, want %v", name, got, shell)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/openclawstore"
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -277,19 +278,11 @@ func (f *File) Section(off, n int64) (io.Reader, error) {
 	return io.LimitReader(f, n), nil
 }
 
-// ReadOnlyError says that a command that writes into a session was given an archived one:
+// ArchivedReadOnly is the error of a command that writes into a session given an archived one:
 // archives are copies that `ctxc archive` keeps verified frame by frame, and never rewritten.
-type ReadOnlyError struct {
-	Path string
-	Hint string // what to do instead, such as "use -o FILE to write a compacted copy"
-}
-
-func (e *ReadOnlyError) Error() string {
-	msg := fmt.Sprintf("%s: archived sessions are read-only", e.Path)
-	if e.Hint != "" {
-		msg += "; " + e.Hint
-	}
-	return msg
+// hint says what to do instead.
+func ArchivedReadOnly(path, hint string) *safewrite.ReadOnlyError {
+	return &safewrite.ReadOnlyError{Path: path, Reason: "archived sessions are read-only", Hint: hint}
 }
 
 // IsSessionName reports whether a file found in a directory walk is a session by its name: a

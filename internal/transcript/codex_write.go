@@ -51,8 +51,8 @@ func (codexWriter) New(src *Source, c *Compaction) (Written, error) {
 		return Written{}, err
 	}
 	return Written{Data: lines([][]byte{meta.encode(), line}), Messages: codexMessages(c), Session: id,
-		Resume: fmt.Sprintf("place it as $CODEX_HOME/sessions/%s/rollout-%s-%s.jsonl, then: codex resume %s",
-			c.Now.UTC().Format("2006/01/02"), c.Now.UTC().Format("2006-01-02T15-04-05"), id, id)}, nil
+		Resume: fmt.Sprintf("place it as $CODEX_HOME/sessions/%s/rollout-%s-%s.jsonl, then: %s",
+			c.Now.UTC().Format("2006/01/02"), c.Now.UTC().Format("2006-01-02T15-04-05"), id, resumeHint(FormatCodex, id))}, nil
 }
 
 // codexMessages is how many messages the written history reloads to: head, summary, tail.

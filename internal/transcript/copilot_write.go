@@ -59,7 +59,7 @@ func (copilotWriter) New(src *Source, c *Compaction) (Written, error) {
 		return Written{}, err
 	}
 	return Written{Data: lines(append([][]byte{h.encode()}, out...)), Messages: 1 + len(c.Tail), Session: id,
-		Resume: fmt.Sprintf("place it as ~/.copilot/session-state/%s/events.jsonl, then: copilot --resume=%s", id, id)}, nil
+		Resume: fmt.Sprintf("place it as ~/.copilot/session-state/%s/events.jsonl, then: %s", id, resumeHint(FormatCopilot, id))}, nil
 }
 
 // copilotEvents are the compaction event, child of parent, and the copies of the tail.

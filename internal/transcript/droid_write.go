@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
@@ -66,7 +67,7 @@ func (droidWriter) New(src *Source, c *Compaction) (Written, error) {
 	}
 	out := append([][]byte{h.encode(), e.encode()}, copies...)
 	return Written{Data: lines(out), Messages: 1 + len(c.Tail), Session: id,
-		Resume: fmt.Sprintf("place it as ~/.factory/sessions/<project folder with / as ->/%s.jsonl, then: droid exec -s %s", id, id)}, nil
+		Resume: fmt.Sprintf("place it as ~/.factory/sessions/<project folder with / as ->/%s.jsonl, then: %s", id, resumeHint(FormatDroid, id))}, nil
 }
 
 // droidCompaction is the compaction_state event; anchorID "" leaves the anchor out.
@@ -120,7 +121,7 @@ func droidAnchor(src *Source, stop int) (id string, idx int, err error) {
 
 // droidCopies are the tail's message events under fresh ids, chained from parent.
 func droidCopies(src *Source, c *Compaction, parent string) ([][]byte, error) {
-	return copyTailRecords(src, c, "droid", parent, droidApplyEdits)
+	return copyTailRecords(src, c, agent.Droid, parent, droidApplyEdits)
 }
 
 // droidApplyEdits writes a cut tool result's text into a copy of its event.

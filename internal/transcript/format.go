@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -14,21 +15,27 @@ type Format string
 // Formats (docs/design.md §3).
 const (
 	FormatUnknown   Format = ""
-	FormatOpenAI    Format = "openai"
-	FormatAnthropic Format = "anthropic"
-	FormatCtxc      Format = "ctxc"
-	FormatClaude    Format = "claude-code"
-	FormatCodex     Format = "codex"
-	FormatPi        Format = "pi"
-	FormatCopilot   Format = "copilot"
-	FormatDroid     Format = "droid"
-	FormatGemini    Format = "gemini-cli"
-	FormatQwen      Format = "qwen-code"
+	FormatOpenAI    Format = agent.OpenAI
+	FormatAnthropic Format = agent.Anthropic
+	FormatCtxc      Format = agent.Ctxc
+	FormatClaude    Format = agent.ClaudeCode
+	FormatCodex     Format = agent.Codex
+	FormatPi        Format = agent.Pi
+	FormatCopilot   Format = agent.Copilot
+	FormatDroid     Format = agent.Droid
+	FormatGemini    Format = agent.GeminiCLI
+	FormatQwen      Format = agent.QwenCode
 )
 
-// Formats lists the accepted --format values.
-var Formats = []Format{FormatOpenAI, FormatAnthropic, FormatCtxc, FormatClaude, FormatCodex, FormatPi,
-	FormatCopilot, FormatDroid, FormatGemini, FormatQwen}
+// Formats lists the accepted --format values: the formats of the registry (internal/agent).
+func Formats() []Format {
+	names := agent.Names()
+	out := make([]Format, len(names))
+	for i, n := range names {
+		out[i] = Format(n)
+	}
+	return out
+}
 
 // Wrapper is a fixed text a format's reader puts around what a line holds when it builds a
 // message (the agent's own framing of a summary it sends to the model): no line's raw bytes
@@ -62,21 +69,21 @@ func ParseFormat(s string) (Format, error) {
 	case "", "auto":
 		return FormatUnknown, nil
 	}
-	for _, f := range Formats {
-		if string(f) == s {
-			return f, nil
-		}
+	if _, ok := agent.Lookup(s); ok {
+		return Format(s), nil
 	}
-	names := make([]string, len(Formats))
-	for i, f := range Formats {
-		names[i] = string(f)
-	}
-	return FormatUnknown, fmt.Errorf("unknown format %q (want auto, %s)", s, strings.Join(names, ", "))
+	return FormatUnknown, fmt.Errorf("unknown format %q (want auto, %s)", s, strings.Join(agent.Names(), ", "))
+}
+
+// Agent is the format's descriptor in the registry (the zero Agent for FormatUnknown).
+func (f Format) Agent() agent.Agent {
+	a, _ := agent.Lookup(string(f))
+	return a
 }
 
 // IsGeneric reports whether the format is a plain message list that ctxc may append markers to.
 func (f Format) IsGeneric() bool {
-	return f == FormatOpenAI || f == FormatAnthropic || f == FormatCtxc
+	return f.Agent().Generic
 }
 
 // ref points at a line that contributes to the effective context. Lines are re-read by offset
@@ -101,24 +108,10 @@ type formatReader interface {
 }
 
 func newFormatReader(f Format) formatReader {
-	switch f {
-	case FormatClaude:
-		return newClaudeReader()
-	case FormatCodex:
-		return newCodexReader()
-	case FormatPi:
-		return newPiReader()
-	case FormatCopilot:
-		return newCopilotReader()
-	case FormatDroid:
-		return newDroidReader()
-	case FormatGemini:
-		return newGeminiReader()
-	case FormatQwen:
-		return newQwenReader()
-	default:
-		return newGenericReader(f)
+	if c, ok := codeOf(f); ok {
+		return c.reader()
 	}
+	return newGenericReader(f)
 }
 
 // detectLine classifies one valid JSON line. strong is true when the line alone decides the

@@ -52,8 +52,8 @@ func (geminiWriter) New(src *Source, c *Compaction) (Written, error) {
 		return Written{}, err
 	}
 	return Written{Data: lines([][]byte{header.encode(), line}), Messages: n, Session: id,
-		Resume: fmt.Sprintf("place it as ~/.gemini/tmp/<project>/chats/session-%s-%s.jsonl, then: gemini --resume %s",
-			c.Now.UTC().Format("2006-01-02T15-04"), id[:8], id)}, nil
+		Resume: fmt.Sprintf("place it as ~/.gemini/tmp/<project>/chats/session-%s-%s.jsonl, then: %s",
+			c.Now.UTC().Format("2006-01-02T15-04"), id[:8], resumeHint(FormatGemini, id))}, nil
 }
 
 // geminiSet renders the $set line and says how many messages it reloads to.

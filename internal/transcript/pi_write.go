@@ -199,7 +199,7 @@ func (piWriter) New(src *Source, c *Compaction) (Written, error) {
 	e := piCompaction(c, newHexID(8), parent, "firstKeptEntryId", firstKept)
 	out = append(out, e.encode())
 	return Written{Data: lines(out), Messages: 1 + len(c.Tail), Session: id,
-		Resume: "pi --session FILE"}, nil
+		Resume: resumeHint(FormatPi, "")}, nil
 }
 
 // entryIndex is a v1 pi entry's index: the count of entries (valid JSON lines) before line n.

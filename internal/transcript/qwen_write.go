@@ -51,7 +51,7 @@ func (qwenWriter) New(src *Source, c *Compaction) (Written, error) {
 		return Written{}, err
 	}
 	return Written{Data: lines([][]byte{rec}), Messages: n, Session: id,
-		Resume: fmt.Sprintf("place it as ~/.qwen/projects/<project>/chats/%s.jsonl, then in the project: qwen --resume %s", id, id)}, nil
+		Resume: fmt.Sprintf("place it as ~/.qwen/projects/<project>/chats/%s.jsonl, then in the project: %s", id, resumeHint(FormatQwen, id))}, nil
 }
 
 // qwenCompressionRecord renders the chat_compression record; like (a record of the session) gives

@@ -53,22 +53,9 @@ func decodeRecord(f Format, line []byte, num int, own bool) (rec Record, ok bool
 	}
 	doc := gjson.Parse(s)
 	v := jsonl.Value(doc.Raw)
-	switch f {
-	case FormatClaude:
-		rec = claudeRecord(v)
-	case FormatCodex:
-		rec = codexRecord(v)
-	case FormatPi:
-		rec = piRecord(v)
-	case FormatCopilot:
-		rec = copilotRecord(v)
-	case FormatDroid:
-		rec = droidRecord(v)
-	case FormatGemini:
-		rec = geminiRecord(v)
-	case FormatQwen:
-		rec = qwenRecord(v)
-	default:
+	if c, ok := codeOf(f); ok {
+		rec = c.record(v)
+	} else {
 		rec = genericRecord(doc)
 	}
 	for i := range rec.Messages {

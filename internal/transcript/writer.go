@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -51,32 +52,16 @@ func WriterFor(f Format, output string) Writer {
 	if output == "ctxc" {
 		return markerWriter{source: f}
 	}
-	switch f {
-	case FormatClaude:
-		return claudeWriter{}
-	case FormatCodex:
-		return codexWriter{}
-	case FormatPi:
-		return piWriter{}
-	case FormatCopilot:
-		return copilotWriter{}
-	case FormatDroid:
-		return droidWriter{}
-	case FormatGemini:
-		return geminiWriter{}
-	case FormatQwen:
-		return qwenWriter{}
+	if c, ok := codeOf(f); ok {
+		return c.writer
 	}
 	return markerWriter{source: f}
 }
 
 // Native reports whether compaction of this format writes the agent's own records.
 func (f Format) Native() bool {
-	switch f {
-	case FormatClaude, FormatCodex, FormatPi, FormatCopilot, FormatDroid, FormatGemini, FormatQwen:
-		return true
-	}
-	return false
+	a, ok := agent.Lookup(string(f))
+	return ok && !a.Generic
 }
 
 // Source reads records of the file being compacted back by line number, for writers that copy
@@ -222,6 +207,12 @@ func (s *Source) records(m *Message) ([][]byte, error) {
 }
 
 // newUUID is a random RFC 4122 version 4 UUID.
+// resumeHint is the command that resumes a written session, from the registry: its id
+// as it is, or for an agent that resumes a file, the word FILE where the file goes.
+func resumeHint(f Format, id string) string {
+	return f.Agent().ResumeCommand(id, "FILE", func(s string) string { return s })
+}
+
 func newUUID() string {
 	var b [16]byte
 	rand.Read(b[:])

@@ -1,0 +1,121 @@
+// Package agent is the registry of the session formats ctxc reads: for each, one descriptor of
+// the plain facts every package asks about (its --format name, a line that says what it is, the
+// command that resumes one of its sessions, the tools its agent calls on files and the argument
+// keys that hold their paths, the byte string a line holding one of its compaction records
+// contains). Each agent's descriptor is in its own file; All lists them in --format's order.
+//
+// It imports nothing of ctxc, so that every package may ask it, transcript included: the
+// readers and writers, which are code, stay in transcript, keyed by the same names.
+package agent
+
+import (
+	"strings"
+	"sync"
+)
+
+// The formats' names, as --format takes them.
+const (
+	OpenAI     = "openai"
+	Anthropic  = "anthropic"
+	Ctxc       = "ctxc"
+	ClaudeCode = "claude-code"
+	Codex      = "codex"
+	Pi         = "pi"
+	Copilot    = "copilot"
+	Droid      = "droid"
+	GeminiCLI  = "gemini-cli"
+	QwenCode   = "qwen-code"
+)
+
+// Agent describes one format.
+type Agent struct {
+	Name        string // as --format takes it
+	Description string // one line, for help texts and README's table
+	// Resume is the command that resumes a session, without its argument; "" when the format
+	// has none (a message list). ByPath says the argument is the file's path, not the session id.
+	Resume string
+	ByPath bool
+	// Generic is a plain message list, written by any client, that ctxc may append markers to.
+	Generic bool
+	// Tools are the names of the agent's tools, by what their calls do to files.
+	Tools Tools
+	// CompactionProbe is a byte string every line holding one of the format's compaction
+	// records contains: only those lines need decoding to list the compactions.
+	CompactionProbe string
+}
+
+// Tools are tool names as an agent writes them in its calls, by kind, and the keys of the
+// arguments that hold the file a call works on.
+type Tools struct {
+	Edit, Read, Patch, Shell []string
+	PathKeys                 []string
+}
+
+// defaultCompactionProbe is in every compaction record of most formats ("compact_boundary",
+// "compacted", "compaction", a ctxc marker's "compact").
+const defaultCompactionProbe = "compact"
+
+// All lists every format, in the order --format's help names them. The slice is shared: read it,
+// never change it.
+func All() []Agent { return all() }
+
+// all is made on first use: nothing is built as a process starts.
+var all = sync.OnceValue(func() []Agent {
+	return []Agent{openAI, anthropic, ctxc, claudeCode, codex, pi, copilot, droid, geminiCLI, qwenCode}
+})
+
+// Names lists the formats' names, in All's order.
+func Names() []string {
+	all := All()
+	out := make([]string, len(all))
+	for i, a := range all {
+		out[i] = a.Name
+	}
+	return out
+}
+
+// AgentNames lists the names of the formats an agent writes (not a message list), in All's order.
+func AgentNames() []string {
+	var out []string
+	for _, a := range all() {
+		if !a.Generic {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+// Lookup finds a format by its name.
+func Lookup(name string) (Agent, bool) {
+	a := all()
+	for i := range a {
+		if a[i].Name == name {
+			return a[i], true
+		}
+	}
+	return Agent{}, false
+}
+
+// ResumeCommand is the command that resumes a session given its id and its file's path ("" when
+// the format has none, or the argument it needs is unknown). argument is shell-quoted by quote.
+func (a Agent) ResumeCommand(session, path string, quote func(string) string) string {
+	arg := session
+	if a.ByPath {
+		arg = path
+	}
+	if a.Resume == "" || arg == "" {
+		return ""
+	}
+	if strings.HasSuffix(a.Resume, "=") {
+		return a.Resume + quote(arg)
+	}
+	return a.Resume + " " + quote(arg)
+}
+
+// Probe is CompactionProbe, or the default one.
+func (a Agent) Probe() string {
+	if a.CompactionProbe != "" {
+		return a.CompactionProbe
+	}
+	return defaultCompactionProbe
+}

@@ -1,0 +1,14 @@
+package agent
+
+var droid = Agent{
+	Name:        Droid,
+	Description: "Factory droid sessions (~/.factory/sessions)",
+	Resume:      "droid --resume",
+	Tools: Tools{
+		Edit:     []string{"Edit", "MultiEdit", "Create"},
+		Read:     []string{"Read"},
+		Patch:    []string{"ApplyPatch"},
+		Shell:    []string{"Execute"},
+		PathKeys: []string{"file_path"},
+	},
+}
