@@ -10,7 +10,8 @@ import (
 )
 
 // A summarizer that accepts a request and does not answer is not silent: on a terminal a line
-// on stderr counts the time waited, and after waitNotice without an answer one line says which
+// on stderr counts the time waited and the tokens of the reply received (the reply is then
+// streamed), and after waitNotice without an answer one line says which
 // model at which endpoint has not answered yet, on a terminal or not (a cron run's mail says why
 // it took long). The request itself is bounded by --timeout (docs/design.md §8).
 
@@ -40,7 +41,7 @@ func watchSummarizer(c llm.Client, ios *IOStreams, g *GlobalOptions, notice time
 		notice = waitNotice
 	}
 	w := &waitWatcher{ios: ios, g: g, notice: notice, noticed: map[llm.Waiting]bool{}}
-	return llm.Watch(c, min(waitTick, notice), w.tick)
+	return llm.Watch(c, llm.WatchOptions{Interval: min(waitTick, notice), Tick: w.tick, Tokens: w.showsProgress()})
 }
 
 // showsProgress reports whether the time waited is drawn: on a terminal, without -q or --json.
@@ -72,7 +73,7 @@ func (w *waitWatcher) tick(ev llm.Waiting) {
 				progressbar.OptionSetVisibility(true),
 			)
 		}
-		w.bar.Describe(fmt.Sprintf("waiting for %s: %s", describeSummarizer(ev), ev.Elapsed.Round(time.Second)))
+		w.bar.Describe(waitingLine(ev))
 		w.bar.Add(1)
 	}
 }
@@ -89,6 +90,16 @@ func (w *waitWatcher) clearBar() {
 	if w.bar != nil {
 		w.bar.Clear()
 	}
+}
+
+// waitingLine is the line drawn while a request is in flight: who, the time waited, and the
+// tokens of the reply received (its reply is streamed on a terminal).
+func waitingLine(ev llm.Waiting) string {
+	s := fmt.Sprintf("waiting for %s: %s", describeSummarizer(ev), ev.Elapsed.Round(time.Second))
+	if ev.Tokens > 0 {
+		s += fmt.Sprintf(", %d tokens received", ev.Tokens)
+	}
+	return s
 }
 
 // describeSummarizer names a summarizer for people: provider, model and endpoint.

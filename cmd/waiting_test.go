@@ -7,9 +7,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxc/ctxc/internal/llm/llmtest"
 )
 
 // silentEndpoint accepts every request and never answers it (until the client gives up).
@@ -88,5 +91,43 @@ func TestQuietSilentEndpoint(t *testing.T) {
 	}
 	if strings.Contains(errOut.String(), "not answered yet") || strings.Contains(errOut.String(), "waiting for") {
 		t.Errorf("-q printed progress: %s", errOut)
+	}
+}
+
+// TestStreamingSummarizerShowsTokens: on a terminal the reply is asked for streamed and the line
+// of the time waited counts the tokens received; through a pipe the request is sent whole, as
+// without the line.
+func TestStreamingSummarizerShowsTokens(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		t.Run(map[bool]string{false: "pipe", true: "terminal"}[tty], func(t *testing.T) {
+			words := strings.Repeat("word ", 12)
+			f := llmtest.NewServer(t, 8192, func(int, llmtest.Call) llmtest.Answer {
+				return llmtest.Answer{Text: llmtest.Strp("## Goal\n- " + words), PieceDelay: 40 * time.Millisecond}
+			})
+			dir := t.TempDir()
+			p := writeSession(t, dir, "s.jsonl", 12)
+			ios, _, _, errOut := TestStreams()
+			ios.SetTTY(false, false, tty)
+			fac := &Factory{IO: ios, Getenv: func(k string) string {
+				if k == "HOME" || k == "XDG_CONFIG_HOME" {
+					return dir
+				}
+				return ""
+			}, Now: time.Now, WaitNotice: 100 * time.Millisecond}
+			code := Run(context.Background(), fac, []string{"compact", "-o", filepath.Join(dir, "out.jsonl"), "--provider", "openai", "--model", "fake-model",
+				"--endpoint", f.URL() + "/v1", "--threshold", "2000", "--target", "300", p})
+			stderr := errOut.String()
+			if code != 0 {
+				t.Fatalf("exit %d; stderr: %s", code, stderr)
+			}
+			if got := strings.Contains(stderr, "tokens received"); got != tty {
+				t.Errorf("tokens received shown: %v, want %v: %q", got, tty, stderr)
+			}
+			for _, c := range f.Calls() {
+				if c.Stream != tty {
+					t.Errorf("stream asked %v, want %v", c.Stream, tty)
+				}
+			}
+		})
 	}
 }

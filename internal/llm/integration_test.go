@@ -70,3 +70,29 @@ func TestIntegrationOpenAICompatibleClient(t *testing.T) {
 		t.Errorf("reply = %+v", r)
 	}
 }
+
+// TestIntegrationStreamedReplies: the real server streams a reply to both clients when asked
+// (a terminal's progress line), every piece is counted, and the reply has its text, reason and
+// usage as a whole one has.
+func TestIntegrationStreamedReplies(t *testing.T) {
+	url, model := integrationEnv(t)
+	ol, err := NewOllama(OllamaConfig{Endpoint: url, Model: model, Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oa, err := NewOpenAI(OpenAIConfig{BaseURL: url + "/v1", Model: model, Window: 2048, Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []Client{ol, oa} {
+		pieces := 0
+		r, err := c.Complete(context.Background(), Prompt("You write notes.", "the user read the file and the test was done"),
+			Options{NumCtx: 2048, MaxTokens: 16, Received: func(n int) { pieces = n }})
+		if err != nil {
+			t.Fatalf("%s: %v", c.Provider(), err)
+		}
+		if r.Text == "" || pieces == 0 || pieces > 16 || r.DoneReason == "" || r.Usage.PromptTokens <= 0 {
+			t.Errorf("%s: %d pieces, reply %+v", c.Provider(), pieces, r)
+		}
+	}
+}

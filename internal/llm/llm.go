@@ -25,6 +25,10 @@ type Options struct {
 	NumCtx int
 	// MaxTokens caps the reply (Ollama's num_predict, OpenAI's max_tokens).
 	MaxTokens int
+	// Received, when set, asks for the reply streamed: it hears the count of pieces of the
+	// reply received so far (each about a token), as they arrive. Without it the reply is asked
+	// for whole, in one response.
+	Received func(tokens int)
 }
 
 // Usage is what the server reported of one request's tokens (0 when it did not say).

@@ -235,7 +235,7 @@ func (o *Ollama) ModelfileNumCtx() int {
 // can help.
 func (o *Ollama) SizesContext() bool { return true }
 
-// Complete implements Client with one non-streaming /api/chat call: num_ctx sized by the
+// Complete implements Client with one /api/chat call (streamed only for opts.Received): num_ctx sized by the
 // caller, truncate:false so an over-long prompt fails instead of losing its oldest part, thinking
 // off (a reasoning model would otherwise spend the output budget before writing the reply).
 // A reply whose prompt_eval_count reached num_ctx is reported as ContextLength: servers too old
@@ -248,7 +248,7 @@ func (o *Ollama) Complete(ctx context.Context, msgs []Message, opts Options) (Re
 	err := withRetries(ctx, ollamaMaxRetries, func(ctx context.Context) attemptOutcome {
 		ctx, hint := withHint(ctx)
 		var err error
-		out, err = o.chat(ctx, req)
+		out, err = o.chat(ctx, req, opts.Received)
 		return o.outcome(ctx, err, hint)
 	})
 	if err != nil {
@@ -263,7 +263,7 @@ func (o *Ollama) Complete(ctx context.Context, msgs []Message, opts Options) (Re
 
 // chatRequest is the /api/chat body of one request.
 func (o *Ollama) chatRequest(msgs []Message, opts Options) *api.ChatRequest {
-	stream, truncate := false, false
+	stream, truncate := opts.Received != nil, false
 	messages := make([]api.Message, len(msgs))
 	for i, m := range msgs {
 		messages[i] = api.Message{Role: m.Role, Content: m.Content}
@@ -283,16 +283,22 @@ func (o *Ollama) chatRequest(msgs []Message, opts Options) *api.ChatRequest {
 	}
 }
 
-// chat is one attempt: the reply read whole, its size capped, done:true required.
-func (o *Ollama) chat(ctx context.Context, req *api.ChatRequest) (Reply, error) {
+// chat is one attempt: the reply read whole (or its pieces as they come, each counted to
+// received), its size capped, done:true required.
+func (o *Ollama) chat(ctx context.Context, req *api.ChatRequest, received func(int)) (Reply, error) {
 	var text strings.Builder
 	var out Reply
 	done := false
+	pieces := 0
 	err := o.client.Chat(ctx, req, func(r api.ChatResponse) error {
 		if text.Len()+len(r.Message.Content) > maxResponseBytes {
 			return errBodyTooLarge
 		}
 		text.WriteString(r.Message.Content)
+		if received != nil && r.Message.Content != "" {
+			pieces++
+			received(pieces)
+		}
 		if r.Done {
 			done = true
 			out.Usage = Usage{PromptTokens: r.PromptEvalCount, OutputTokens: r.EvalCount}

@@ -110,11 +110,13 @@ type openaiMessage struct {
 }
 
 type openaiRequest struct {
-	Model       string          `json:"model"`
-	Messages    []openaiMessage `json:"messages"`
-	Stream      bool            `json:"stream"`
-	MaxTokens   int             `json:"max_tokens,omitempty"`
-	Temperature float64         `json:"temperature"`
+	Model    string          `json:"model"`
+	Messages []openaiMessage `json:"messages"`
+	Stream   bool            `json:"stream"`
+	// StreamOptions asks a streamed reply to end with its usage.
+	StreamOptions *streamOptions `json:"stream_options,omitempty"`
+	MaxTokens     int            `json:"max_tokens,omitempty"`
+	Temperature   float64        `json:"temperature"`
 }
 
 // Complete implements Client. Options.NumCtx is ignored: the OpenAI API has no such setting
@@ -125,12 +127,16 @@ func (o *OpenAI) Complete(ctx context.Context, msgs []Message, opts Options) (Re
 	for i, m := range msgs {
 		messages[i] = openaiMessage(m)
 	}
-	body, err := json.Marshal(openaiRequest{
+	req := openaiRequest{
 		Model:       o.model,
 		Messages:    messages,
 		MaxTokens:   opts.MaxTokens,
 		Temperature: openaiTemperature,
-	})
+	}
+	if opts.Received != nil {
+		req.Stream, req.StreamOptions = true, &streamOptions{IncludeUsage: true}
+	}
+	body, err := json.Marshal(req)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -139,7 +145,7 @@ func (o *OpenAI) Complete(ctx context.Context, msgs []Message, opts Options) (Re
 	var out Reply
 	err = withRetries(ctx, o.maxRetries, func(ctx context.Context) attemptOutcome {
 		var oc attemptOutcome
-		out, oc = o.attempt(ctx, body)
+		out, oc = o.attempt(ctx, body, opts.Received)
 		return oc
 	})
 	if err != nil {
@@ -154,13 +160,16 @@ func (o *OpenAI) fail(kind ErrorKind, status int, msg string, err error) *Endpoi
 }
 
 // attempt is one try: the request sent, the reply read whole, then accepted (2xx) or judged by
-// its status.
-func (o *OpenAI) attempt(ctx context.Context, body []byte) (Reply, attemptOutcome) {
+// its status. A streamed reply (received set, and the server streams) is read as it comes.
+func (o *OpenAI) attempt(ctx context.Context, body []byte, received func(int)) (Reply, attemptOutcome) {
 	resp, oc := o.send(ctx, body)
 	if resp == nil {
 		return Reply{}, oc
 	}
 	defer resp.Body.Close()
+	if received != nil && resp.StatusCode/100 == 2 && isEventStream(resp.Header.Get("Content-Type")) {
+		return o.acceptStream(ctx, resp, received)
+	}
 	data, readErr := io.ReadAll(resp.Body)
 	if ctx.Err() != nil {
 		return Reply{}, attemptOutcome{err: ctx.Err()}

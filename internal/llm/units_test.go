@@ -148,14 +148,14 @@ func TestWatchIsTheSameClient(t *testing.T) {
 		sizes bool
 	}{{ol, true}, {oa, false}} {
 		var ends int
-		w := Watch(tc.c, time.Hour, func(ev Waiting) {
+		w := Watch(tc.c, WatchOptions{Interval: time.Hour, Tick: func(ev Waiting) {
 			if ev.Done {
 				ends++
 			}
 			if ev.Provider != tc.c.Provider() || ev.Model != "m" || !strings.Contains(ev.Endpoint, "127.0.0.1:1") {
 				t.Errorf("%s: report %+v", tc.c.Provider(), ev)
 			}
-		})
+		}})
 		if got := SizesContext(w); got != tc.sizes {
 			t.Errorf("%s watched: SizesContext %v, want %v", tc.c.Provider(), got, tc.sizes)
 		}

@@ -40,6 +40,9 @@ type Answer struct {
 	DoneReason string            // default "stop"
 	Sleep      time.Duration     // delay before answering (stops early if the client leaves)
 	Huge       int               // write this many bytes of a JSON string as content
+	// PieceDelay: a streamed reply (the request asked stream:true) waits this long before each
+	// of its pieces (its words).
+	PieceDelay time.Duration
 }
 
 // Server is the fake: its /api/show reports window as the model's trained context length.
@@ -133,6 +136,8 @@ func (f *Server) chat(w http.ResponseWriter, r *http.Request) {
 	case rep.Body != "" || rep.Text == nil && status != http.StatusOK:
 		w.WriteHeader(status)
 		io.WriteString(w, rep.Body)
+	case c.Stream == true && status == http.StatusOK:
+		writeStream(w, r, c, rep)
 	default:
 		writeReply(w, status, c, rep)
 	}
@@ -190,18 +195,7 @@ func writeHuge(w http.ResponseWriter, status int, api string, size int) {
 
 // writeReply answers with a completion in the API's shape.
 func writeReply(w http.ResponseWriter, status int, c Call, rep Answer) {
-	text := "## Goal\n- keep the fake summary short\n## Last user request\n- finish"
-	if rep.Text != nil {
-		text = *rep.Text
-	}
-	pe := rep.PromptEval
-	if pe == 0 {
-		pe = estimate.Tokens(c.System) + estimate.Tokens(c.User)
-	}
-	dr := rep.DoneReason
-	if dr == "" {
-		dr = "stop"
-	}
+	text, dr, pe := replyParts(c, rep)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	var body any
@@ -219,6 +213,69 @@ func writeReply(w http.ResponseWriter, status int, c Call, rep Answer) {
 		}
 	}
 	json.NewEncoder(w).Encode(body)
+}
+
+// writeStream answers a streamed request in the API's shape, a word a piece: Ollama's lines of
+// JSON ending with done:true, or OpenAI's server-sent events ending with a finish_reason, the
+// usage and [DONE].
+func writeStream(w http.ResponseWriter, r *http.Request, c Call, rep Answer) {
+	text, dr, pe := replyParts(c, rep)
+	if c.API == "ollama" {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+	} else {
+		w.Header().Set("Content-Type", "text/event-stream")
+	}
+	flusher, _ := w.(http.Flusher)
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		if c.API == "ollama" {
+			fmt.Fprintf(w, "%s\n", b)
+		} else {
+			fmt.Fprintf(w, "data: %s\n\n", b)
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	for _, piece := range strings.SplitAfter(text, " ") {
+		if rep.PieceDelay > 0 {
+			select {
+			case <-time.After(rep.PieceDelay):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		if c.API == "ollama" {
+			send(map[string]any{"model": "fake", "message": map[string]any{"role": "assistant", "content": piece}, "done": false})
+		} else {
+			send(map[string]any{"object": "chat.completion.chunk", "choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": piece}, "finish_reason": nil}}})
+		}
+	}
+	if c.API == "ollama" {
+		send(map[string]any{"model": "fake", "message": map[string]any{"role": "assistant", "content": ""}, "done": true,
+			"done_reason": dr, "prompt_eval_count": pe, "eval_count": estimate.Tokens(text)})
+		return
+	}
+	send(map[string]any{"object": "chat.completion.chunk", "choices": []any{map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": dr}}})
+	send(map[string]any{"object": "chat.completion.chunk", "choices": []any{}, "usage": map[string]any{"prompt_tokens": pe, "completion_tokens": estimate.Tokens(text)}})
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// replyParts are the text, done reason and prompt tokens of an answer, defaults filled in.
+func replyParts(c Call, rep Answer) (text, doneReason string, promptTokens int) {
+	text = "## Goal\n- keep the fake summary short\n## Last user request\n- finish"
+	if rep.Text != nil {
+		text = *rep.Text
+	}
+	promptTokens = rep.PromptEval
+	if promptTokens == 0 {
+		promptTokens = estimate.Tokens(c.System) + estimate.Tokens(c.User)
+	}
+	doneReason = rep.DoneReason
+	if doneReason == "" {
+		doneReason = "stop"
+	}
+	return text, doneReason, promptTokens
 }
 
 // toInt reads a JSON number decoded into an any.
