@@ -177,11 +177,16 @@ func TestS3ArchiveRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	src, files := writeS3Sessions(t, dir, 3, 64<<10)
 	env := s3Env(t, filepath.Join(dir, "cache"))
-	s := archiveSummaryOf(t, runS3(t, env, "archive", "--json", src, addr))
+	store := s3Store(t, addr)
+	s := archiveSummaryOf(t, runS3(t, env, "archive", "--json", "--dry-run", src, addr))
+	if objs, err := store.List(context.Background()); err != nil || len(objs) != 0 || s.New != 3 {
+		t.Fatalf("a dry run: %d new, and the bucket holds %d objects (%v)", s.New, len(objs), err)
+	}
+	s = archiveSummaryOf(t, runS3(t, env, "archive", "--json", src, addr))
 	if s.New != 3 || *s.Uploaded != 3 {
 		t.Fatalf("first run: %d new, %d uploaded, want 3 and 3", s.New, *s.Uploaded)
 	}
-	checkRoundTrip(t, s3Store(t, addr), src, files)
+	checkRoundTrip(t, store, src, files)
 
 	other := s3Env(t, filepath.Join(dir, "other-cache"))
 	var st struct {

@@ -182,6 +182,9 @@ func (u *Uploader) put(ctx context.Context, name string, e *Entry) error {
 // manifest uploads the staging folder's manifest, so that the store says what it holds.
 func (u *Uploader) manifest(ctx context.Context) error {
 	b, err := os.ReadFile(filepath.Join(u.Stage, ManifestName))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // a dry run of a first archive: nothing staged
+	}
 	if err != nil {
 		return err
 	}
