@@ -254,6 +254,7 @@ func TestS3ArchiveKilledMidUpload(t *testing.T) {
 	if visible >= sessions {
 		t.Fatalf("all %d objects were uploaded before the kill", visible)
 	}
+	t.Logf("killed with %d of %d archives in the bucket", visible, sessions)
 	s := archiveSummaryOf(t, runS3(t, env, "archive", "--json", src, addr))
 	if *s.Uploaded != sessions-visible {
 		t.Fatalf("the run after the kill uploaded %d objects, %d were missing", *s.Uploaded, sessions-visible)
