@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/archive"
+	"github.com/ctxc/ctxc/internal/objstore"
 	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/safewrite"
@@ -92,7 +93,7 @@ func (o *ArchiveOptions) setArgs(args []string) error {
 
 // archiveSources finds the session files under each SRC and names their archives; a glob
 // stands for each file or directory it matches.
-func archiveSources(opts *ArchiveOptions) ([]archive.Source, error) {
+func archiveSources(opts *ArchiveOptions, dest string) ([]archive.Source, error) {
 	var roots []string
 	for _, s := range opts.Sources {
 		if _, err := os.Stat(s); err != nil && strings.ContainsAny(s, "*?[") {
@@ -109,7 +110,7 @@ func archiveSources(opts *ArchiveOptions) ([]archive.Source, error) {
 		roots = append(roots, s)
 	}
 	// The archives must not land among the sessions they copy, nor the sessions inside DEST.
-	if err := safewrite.CheckApart(opts.Dest, roots); err != nil {
+	if err := safewrite.CheckApart(dest, roots); err != nil {
 		return nil, err
 	}
 	var out []archive.Source
@@ -147,6 +148,8 @@ type archiveSummary struct {
 	Failed     int    `json:"failed"`
 	Bytes      int64  `json:"bytes"`
 	Compressed int64  `json:"compressed"`
+	Uploaded   *int   `json:"uploaded,omitempty"`       // objects sent to the store (s3:// only)
+	UpBytes    int64  `json:"uploaded_bytes,omitempty"` // their bytes
 	DryRun     bool   `json:"dry_run,omitempty"`
 }
 
@@ -166,15 +169,28 @@ func (s *archiveSummary) add(r archive.Result) {
 }
 
 func runArchive(ctx context.Context, opts *ArchiveOptions) error {
-	srcs, err := archiveSources(opts)
+	if objstore.IsURL(opts.Dest) {
+		return runArchiveS3(ctx, opts)
+	}
+	srcs, err := archiveSources(opts, opts.Dest)
 	if err != nil {
 		return err
 	}
-	a, err := archive.Open(opts.Dest, opts.DryRun)
+	sum, err := archiveInto(ctx, opts, opts.Dest, srcs)
 	if err != nil {
 		return err
 	}
+	printArchiveSummary(opts, sum)
+	return batchExit(ctx, sum.Failed, sum.Files)
+}
+
+// archiveInto archives the sources into the local folder dest, printing a line per file.
+func archiveInto(ctx context.Context, opts *ArchiveOptions, dest string, srcs []archive.Source) (archiveSummary, error) {
 	sum := archiveSummary{Type: "summary", Files: len(srcs), DryRun: opts.DryRun}
+	a, err := archive.Open(dest, opts.DryRun)
+	if err != nil {
+		return sum, err
+	}
 	refused := a.Prepare(srcs)
 	for _, s := range srcs {
 		if ctx.Err() != nil {
@@ -192,12 +208,8 @@ func runArchive(ctx context.Context, opts *ArchiveOptions) error {
 		sum.add(r)
 		if err := printArchiveResult(opts, r); err != nil {
 			a.Close()
-			return err
+			return sum, err
 		}
 	}
-	if err := a.Close(); err != nil {
-		return err
-	}
-	printArchiveSummary(opts, sum)
-	return batchExit(ctx, sum.Failed, sum.Files)
+	return sum, a.Close()
 }

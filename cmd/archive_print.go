@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ctxc/ctxc/internal/archive"
+	"github.com/ctxc/ctxc/internal/objstore"
 	"github.com/ctxc/ctxc/internal/quote"
 )
 
@@ -65,13 +66,25 @@ func printArchiveSummary(opts *ArchiveOptions, s archiveSummary) {
 	if s.DryRun {
 		what = "dry run, nothing written"
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "%s: %d file(s): %d new, %d grew, %d new version(s), %d unchanged, %d failed; %d bytes copied (%d compressed)\n",
-		what, s.Files, s.New, s.Grew, s.Versions, s.Unchanged, s.Failed, s.Bytes, s.Compressed)
+	up := ""
+	if s.Uploaded != nil {
+		up = fmt.Sprintf("; %d object(s) uploaded (%d bytes)", *s.Uploaded, s.UpBytes)
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "%s: %d file(s): %d new, %d grew, %d new version(s), %d unchanged, %d failed; %d bytes copied (%d compressed)%s\n",
+		what, s.Files, s.New, s.Grew, s.Versions, s.Unchanged, s.Failed, s.Bytes, s.Compressed, up)
 }
 
 // runArchiveVerify checks every archive in DEST against the manifest.
 func runArchiveVerify(opts *ArchiveOptions) error {
-	checks, err := archive.Verify(opts.Dest)
+	dest := opts.Dest
+	if objstore.IsURL(dest) {
+		dir, err := mirrorBucket(dest)
+		if err != nil {
+			return err
+		}
+		dest = dir
+	}
+	checks, err := archive.Verify(dest)
 	if err != nil {
 		return err
 	}

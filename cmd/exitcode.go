@@ -9,6 +9,7 @@ import (
 	"github.com/ctxc/ctxc/internal/config"
 	"github.com/ctxc/ctxc/internal/hooks"
 	"github.com/ctxc/ctxc/internal/llm"
+	"github.com/ctxc/ctxc/internal/objstore"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
@@ -122,7 +123,26 @@ func workCode(err error) (int, bool) {
 	if errors.As(err, &de) {
 		return ExitData, true
 	}
+	var se *objstore.StoreError
+	if errors.As(err, &se) {
+		return storeCode(se.Kind), true
+	}
 	return 0, false
+}
+
+// storeCode maps a store's refusal as the summarizer endpoint's are: a store that does not answer
+// is unavailable (69), refused credentials are configuration (78), a bucket that does not exist is
+// a bad destination (2).
+func storeCode(kind string) int {
+	switch kind {
+	case objstore.Unreachable:
+		return ExitUnavailable
+	case objstore.Denied:
+		return ExitConfig
+	case objstore.NoBucket:
+		return ExitUsage
+	}
+	return ExitFailure
 }
 
 // batchExit is the exit policy of a command run over many files, in one place: an interrupt

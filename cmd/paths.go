@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/objstore"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
@@ -56,6 +57,13 @@ func expandArgs(args []string, say io.Writer, finder *transcript.Finder) ([]stri
 		if a == "-" {
 			out = append(out, a)
 			continue
+		}
+		if objstore.IsURL(a) {
+			dir, err := mirrorBucket(a)
+			if err != nil {
+				return nil, err
+			}
+			a = dir
 		}
 		info, err := os.Stat(a)
 		if err != nil && strings.ContainsAny(a, "*?[") {

@@ -29,6 +29,13 @@ func newProgress(io *IOStreams, g *GlobalOptions, total int) *progress {
 	)}
 }
 
+// describe names what the bar counts.
+func (p *progress) describe(what string) {
+	if p.bar != nil {
+		p.bar.Describe(what)
+	}
+}
+
 // Add counts one file done.
 func (p *progress) Add() {
 	if p.bar != nil {
