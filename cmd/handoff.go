@@ -38,8 +38,8 @@ standard output.
 Messages keep their roles and order; tool calls and results take the target's own shapes under
 fresh ids; images, reasoning and items the target has no shape for are left out and counted on
 standard error. A conversation over the target's window (--window, default the agent's usual
-model's) is compacted on the way with ctxc's compaction (the same --provider flags as compact;
-extractive when none answers), never cut silently. SESSION is only read.`,
+model's) is compacted on the way with ctxc's compaction (extractive by default; the same --provider
+flags as compact), never cut silently. SESSION is only read.`,
 		Example: `  ctxc handoff --to codex ~/.claude/projects/-home-me-proj/SESSION.jsonl
   ctxc handoff --to pi --full -o moved.jsonl rollout.jsonl`,
 		Args: cobra.ExactArgs(1),
@@ -64,7 +64,7 @@ func NewCmdFork(f *Factory, runF func(*HandoffOptions) error) *cobra.Command {
 		Use:   "fork (--before-compaction N | --at LINE) [-o FILE] SESSION",
 		Short: "Write a session as it stood before a compaction, as a new session of the same agent",
 		Long: `Write the context SESSION's agent had before its compaction N (1 = the first, as ctxc expand
---list numbers them: the agent's own compactions and ctxc's), or just after line LINE, as a NEW
+--marker numbers them: the agent's own compactions and ctxc's), or just after line LINE, as a NEW
 session of the same agent (claude-code, codex or pi), where the agent finds it or at -o FILE,
 and print the command that resumes it. A context over the window is compacted again by ctxc on
 the way. SESSION is only read.`,
@@ -80,8 +80,8 @@ the way. SESSION is only read.`,
 	}
 	c.Flags().IntVar(&opts.Before, "before-compaction", 0, "the compaction to go back before (1 = the first)")
 	c.Flags().IntVar(&opts.At, "at", 0, "the line to go back to (the context just after it)")
-	intRange(c.Flags(), "before-compaction", 1, maxCount, "")
-	intRange(c.Flags(), "at", 1, maxTokens, "")
+	intRange(c.Flags(), "before-compaction", 1, maxCount, "not given")
+	intRange(c.Flags(), "at", 1, maxTokens, "not given")
 	c.MarkFlagsMutuallyExclusive("before-compaction", "at")
 	c.MarkFlagsOneRequired("before-compaction", "at")
 	addHandoffFlags(c, opts)
@@ -101,6 +101,10 @@ func addHandoffFlags(c *cobra.Command, opts *HandoffOptions) {
 	fl.StringVar(&opts.Compact.NowFlag, "now", "", "timestamp written in the new session (RFC 3339; also SOURCE_DATE_EPOCH)")
 	intRange(fl, "window", minWindow, maxTokens, "the agent's")
 	addProviderFlags(c, &opts.Compact)
+	// A compaction on the way is extractive unless a model is asked for: handing a session
+	// over needs no model.
+	opts.Compact.Provider = "extractive"
+	fl.Lookup("provider").DefValue = "extractive"
 }
 
 func runHandoff(ctx context.Context, opts *HandoffOptions) error {
@@ -111,7 +115,7 @@ func runHandoff(ctx context.Context, opts *HandoffOptions) error {
 	if err != nil {
 		return err
 	}
-	ho, err := handoffOptions(ctx, opts)
+	ho, err := handoffOptions(opts)
 	if err != nil {
 		return err
 	}
@@ -124,7 +128,7 @@ func runHandoff(ctx context.Context, opts *HandoffOptions) error {
 }
 
 func runFork(ctx context.Context, opts *HandoffOptions) error {
-	ho, err := handoffOptions(ctx, opts)
+	ho, err := handoffOptions(opts)
 	if err != nil {
 		return err
 	}
@@ -136,16 +140,13 @@ func runFork(ctx context.Context, opts *HandoffOptions) error {
 }
 
 // handoffOptions are the settings of the flags: where, when, and how to compact on the way.
-func handoffOptions(ctx context.Context, opts *HandoffOptions) (handoff.Options, error) {
+func handoffOptions(opts *HandoffOptions) (handoff.Options, error) {
 	co, err := compactOptions(&opts.Compact)
 	if err != nil {
 		return handoff.Options{}, err
 	}
 	now, err := opts.Compact.now()
 	if err != nil {
-		return handoff.Options{}, err
-	}
-	if err := useProvider(ctx, &opts.Compact, &co); err != nil {
 		return handoff.Options{}, err
 	}
 	home := opts.Compact.Getenv("HOME")
@@ -155,7 +156,8 @@ func handoffOptions(ctx context.Context, opts *HandoffOptions) (handoff.Options,
 		}
 	}
 	return handoff.Options{Output: opts.Compact.Output, Window: opts.Compact.Window, Now: now, Getenv: opts.Compact.Getenv,
-		Home: home, Format: co.Format, Compact: co}, nil
+		Home: home, Format: co.Format, Compact: co,
+		Summarizer: func(ctx context.Context, co *compact.Options) error { return useProvider(ctx, &opts.Compact, co) }}, nil
 }
 
 // printHandoff says what was written (stderr) and prints the resume command (stdout).

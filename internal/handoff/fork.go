@@ -12,7 +12,7 @@ import (
 )
 
 // Point is where a fork takes the conversation: before compaction Before (1 = the first, as
-// `ctxc expand --list` numbers them), or after line At.
+// `ctxc expand --marker` numbers them), or after line At.
 type Point struct {
 	Before int
 	At     int
@@ -53,7 +53,7 @@ func forkOffset(src string, format transcript.Format, p Point) (int64, error) {
 		return 0, err
 	}
 	if p.Before < 1 || p.Before > len(spans) {
-		return 0, &UsageError{Msg: fmt.Sprintf("%s: no compaction %d (the file has %d; ctxc expand --list lists them)", src, p.Before, len(spans))}
+		return 0, &UsageError{Msg: fmt.Sprintf("%s: no compaction %d (the file has %d)", src, p.Before, len(spans))}
 	}
 	return spans[p.Before-1].Start, nil
 }

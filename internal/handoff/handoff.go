@@ -36,6 +36,9 @@ type Options struct {
 	// Compact is how a conversation over the window is compacted on the way (its summarizer,
 	// zones and tiers); Output, Format, Window and Now are set here.
 	Compact compact.Options
+	// Summarizer puts the summarizer into the compaction's options, asked only when the
+	// conversation is over the window (nil: the extractive summarizer).
+	Summarizer func(context.Context, *compact.Options) error
 }
 
 // Result is the session written.
@@ -238,6 +241,11 @@ func compactOnTheWay(ctx context.Context, src string, data []byte, o Options) ([
 		return nil, "", nil, err
 	}
 	co := o.Compact
+	if o.Summarizer != nil {
+		if err := o.Summarizer(ctx, &co); err != nil {
+			return nil, "", nil, err
+		}
+	}
 	co.Output, co.OutputFormat, co.Format, co.Window, co.Now, co.Idle = out, "native", o.To, window(o), o.Now, 0
 	res, err := compact.File(ctx, in, co)
 	if err != nil {

@@ -1,0 +1,87 @@
+package cmd
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ctxc/ctxc/internal/agentcheck"
+)
+
+// handedText is what a handed-off session must carry to the target, in order: the text of the
+// user's messages and the text of the tool results. Ids differ (they are fresh), roles of
+// system text differ by target, and the target's own injected reminders are left out of both.
+func handedText(turns []agentcheck.Turn) []string {
+	var out []string
+	for _, t := range turns {
+		for _, p := range t.Parts {
+			switch {
+			case strings.HasPrefix(p, "output:"):
+				out = append(out, p)
+			case t.Role == "user" && strings.HasPrefix(p, "text:") && !strings.HasPrefix(p, "text:<system-reminder>"):
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// missingFrom returns the first of want that got does not hold in order after the ones before
+// it ("" when got holds them all, in order).
+func missingFrom(want, got []string) string {
+	j := 0
+	for _, w := range want {
+		k := slices.Index(got[j:], w)
+		if k < 0 {
+			return w
+		}
+		j += k + 1
+	}
+	return ""
+}
+
+// TestAgentHandoffResumes: every agent sample and fixture of Claude Code, Codex and pi, handed
+// off to each of the other two, is resumed by the real target agent, whose next request holds
+// the source's user messages and tool results' text in the order `ctxc load` gives them.
+func TestAgentHandoffResumes(t *testing.T) {
+	resume := agentTools(t)
+	var mu sync.Mutex
+	for agent, paths := range agentFiles(t) {
+		for _, p := range paths {
+			for _, to := range []string{agentcheck.ClaudeCode, agentcheck.Codex, agentcheck.Pi} {
+				if to == agent {
+					continue
+				}
+				t.Run(agent+"/"+filepath.Base(p)+"/to-"+to, func(t *testing.T) {
+					t.Parallel()
+					want := handedText(loadAs(t, agentcheck.Pi, p))
+					if len(want) == 0 {
+						t.Skip("no user message or tool result to hand off")
+					}
+					dir := t.TempDir()
+					out := filepath.Join(dir, "handed.jsonl")
+					code, _, errOut := runCLI(t, dir, "handoff", "-q", "--provider", "extractive", "--window", "100000000", "--to", to, "-o", out, p)
+					if code != 0 {
+						t.Fatalf("ctxc handoff --to %s %s: exit %d: %s", to, p, code, errOut)
+					}
+					var got []agentcheck.Turn
+					withAgentSlot(func() { got = agentTurns(t, resume, to, out) })
+					if miss := missingFrom(want, handedText(got)); miss != "" {
+						mu.Lock()
+						defer mu.Unlock()
+						t.Errorf("%s handed to %s: the agent's request lacks (in order) %q", p, to, clip(miss))
+					}
+				})
+			}
+		}
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
