@@ -82,8 +82,6 @@ the way. SESSION is only read.`,
 	c.Flags().IntVar(&opts.At, "at", 0, "the line to go back to (the context just after it)")
 	intRange(c.Flags(), "before-compaction", 1, maxCount, "not given")
 	intRange(c.Flags(), "at", 1, maxTokens, "not given")
-	c.MarkFlagsMutuallyExclusive("before-compaction", "at")
-	c.MarkFlagsOneRequired("before-compaction", "at")
 	addHandoffFlags(c, opts)
 	return c
 }
@@ -128,6 +126,9 @@ func runHandoff(ctx context.Context, opts *HandoffOptions) error {
 }
 
 func runFork(ctx context.Context, opts *HandoffOptions) error {
+	if (opts.Before > 0) == (opts.At > 0) {
+		return &UsageError{errors.New("give one of --before-compaction N and --at LINE")}
+	}
 	ho, err := handoffOptions(opts)
 	if err != nil {
 		return err

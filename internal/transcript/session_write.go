@@ -76,7 +76,8 @@ type sessionRender struct {
 }
 
 // keep leaves out the blocks no target takes (images, reasoning, opaque items) and the
-// messages left empty, counting them.
+// messages left empty, counting them; a summary left empty (encrypted) becomes
+// OpaqueSummaryNote.
 func (r *sessionRender) keep(ms []Message) []Message {
 	out := make([]Message, 0, len(ms))
 	for _, m := range ms {
@@ -96,6 +97,10 @@ func (r *sessionRender) keep(ms []Message) []Message {
 				r.dropped.Images += b.Images
 			}
 			bs = append(bs, b)
+		}
+		if len(bs) == 0 && m.Summary {
+			// A summary only its agent's provider can read: said, as ctxc load says it.
+			bs = []Block{{Kind: BlockText, Text: OpaqueSummaryNote, Chars: len(OpaqueSummaryNote)}}
 		}
 		if len(bs) == 0 {
 			continue

@@ -116,3 +116,21 @@ func TestRenderSessionUnknownTarget(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestRenderSessionEncryptedSummary: a summary only its provider can read is said to be there,
+// as ctxc load says it, in every target.
+func TestRenderSessionEncryptedSummary(t *testing.T) {
+	ms := []Message{
+		{Role: RoleUser, Summary: true, Blocks: []Block{{Kind: BlockOpaque, Text: `{"type":"compaction","encrypted_content":"x"}`}}},
+		{Role: RoleUser, Blocks: []Block{{Kind: BlockText, Text: "go on"}}},
+	}
+	for _, f := range SessionTargets {
+		w, d, err := RenderSession(f, &NewSession{Messages: ms, Cwd: "/w"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(w.Data), OpaqueSummaryNote) || d.Opaque != 1 {
+			t.Errorf("%s: no note of the encrypted summary (dropped %+v):\n%s", f, d, w.Data)
+		}
+	}
+}
