@@ -103,3 +103,41 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// TestAgentHandoffForkResumes: a fork before the first compaction of a Claude Code, Codex and pi
+// fixture is resumed by the agent itself, which sends the context `ctxc load` gives of the fork,
+// holding the messages that compaction replaced (`ctxc expand --marker 1`) in order.
+func TestAgentHandoffForkResumes(t *testing.T) {
+	resume := agentTools(t)
+	for agent, file := range map[string]string{
+		agentcheck.ClaudeCode: "../testdata/fixtures/claude-compact-boundary.jsonl",
+		agentcheck.Codex:      "../testdata/fixtures/codex-replacement-history.jsonl",
+		agentcheck.Pi:         "../testdata/fixtures/pi-v1-two-compactions.jsonl",
+	} {
+		t.Run(agent, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			out := filepath.Join(dir, "fork.jsonl")
+			code, _, errOut := runCLI(t, dir, "fork", "-q", "--before-compaction", "1", "-o", out, file)
+			if code != 0 {
+				t.Fatalf("ctxc fork %s: exit %d: %s", file, code, errOut)
+			}
+			var got []agentcheck.Turn
+			withAgentSlot(func() { got = agentTurns(t, resume, agent, out) })
+			if diff := agentcheck.Compare(agent, loadAs(t, agent, out), got); diff != "" {
+				t.Errorf("%s: ctxc load of the fork disagrees with %s:\n%s", file, agent, diff)
+			}
+			code, replaced, errOut := runCLI(t, dir, "expand", "-q", "--as", "openai", "--marker", "1", file)
+			if code != 0 {
+				t.Fatalf("ctxc expand %s: exit %d: %s", file, code, errOut)
+			}
+			want, err := agentcheck.FromLoad(agentcheck.Pi, []byte(replaced))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if miss := missingFrom(handedText(want), handedText(got)); miss != "" {
+				t.Errorf("%s: the fork's request lacks (in order) what compaction 1 replaced: %q", file, clip(miss))
+			}
+		})
+	}
+}
