@@ -109,8 +109,11 @@ func checkSource(src, out string) error {
 	} else if info.IsDir() {
 		return &UsageError{Msg: src + ": is a directory (give one session file)"}
 	}
-	if err := safewrite.CheckTail(src); err != nil {
-		return err
+	// An archived session (zstd) holds complete lines only: its tail is not checked as text.
+	if !transcript.IsCompressed(src) {
+		if err := safewrite.CheckTail(src); err != nil {
+			return err
+		}
 	}
 	if out != "" {
 		if _, err := safewrite.CheckDest(out, []string{src}); err != nil {
