@@ -251,6 +251,10 @@ func piSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped,
 	return Written{Data: lines(out), Messages: len(out) - 1, Session: id}, r.dropped, nil
 }
 
+// PiEmptyResult is the text of a tool result that has none, in a new pi session: pi sends an
+// empty result as "(see attached image)", which would mislead the model.
+const PiEmptyResult = "(no output)"
+
 // piMessages are the pi messages of one message: its tool results first, each a toolResult
 // message, then its text and calls as one user or assistant message.
 func piMessages(m *Message, r *sessionRender, names map[string]string, ms int64) []map[string]any {
@@ -268,12 +272,16 @@ func piMessages(m *Message, r *sessionRender, names map[string]string, ms int64)
 			names[b.ID] = b.Name
 			content = append(content, map[string]any{"type": "toolCall", "id": r.callID("call_", b.ID), "name": b.Name, "arguments": callArgs(b.Args)})
 		case BlockToolResult:
+			text := b.Text
+			if strings.TrimSpace(text) == "" {
+				text = PiEmptyResult
+			}
 			name := names[b.ID]
 			if name == "" {
 				name = b.Name
 			}
 			out = append(out, map[string]any{"role": "toolResult", "toolCallId": r.callID("call_", b.ID), "toolName": name,
-				"content": []map[string]string{{"type": "text", "text": b.Text}}, "isError": b.IsError, "timestamp": ms})
+				"content": []map[string]string{{"type": "text", "text": text}}, "isError": b.IsError, "timestamp": ms})
 		}
 	}
 	if len(content) == 0 {

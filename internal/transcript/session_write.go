@@ -94,7 +94,10 @@ func (r *sessionRender) keep(ms []Message) []Message {
 				r.dropped.Opaque++
 				continue
 			case BlockToolResult:
-				r.dropped.Images += b.Images
+				if b.Images > 0 {
+					r.dropped.Images += b.Images
+					b.Text = withImageNote(b.Text)
+				}
 			}
 			bs = append(bs, b)
 		}
@@ -109,6 +112,17 @@ func (r *sessionRender) keep(ms []Message) []Message {
 		out = append(out, m)
 	}
 	return out
+}
+
+// ImagesLeftOutNote ends a tool result whose images a new session could not take, so that the
+// model does not read an empty result as no output.
+const ImagesLeftOutNote = "[ctxc] The image(s) of this result were left out: the session was handed to an agent that cannot take them."
+
+func withImageNote(text string) string {
+	if strings.TrimSpace(text) == "" {
+		return ImagesLeftOutNote
+	}
+	return text + "\n\n" + ImagesLeftOutNote
 }
 
 // callID is the fresh id of the source's call id (prefix: the target's kind of id).

@@ -20,6 +20,8 @@ func handoffMessages() []Message {
 		{Role: RoleAssistant, Blocks: []Block{{Kind: BlockOpaque, Text: `{"type":"reasoning","encrypted_content":"x"}`}}},
 		{Role: RoleAssistant, Blocks: []Block{{Kind: BlockToolCall, ID: "c2", Name: "shell", Args: "ls -l"}}},
 		{Role: RoleUser, Blocks: []Block{{Kind: BlockText, Text: "Thanks"}}},
+		{Role: RoleAssistant, Blocks: []Block{{Kind: BlockToolCall, ID: "c3", Name: "true", Args: "{}"}}},
+		{Role: RoleTool, Blocks: []Block{{Kind: BlockToolResult, ID: "c3", Name: "true"}}},
 	}
 }
 
@@ -34,13 +36,13 @@ func TestRenderSessionMapping(t *testing.T) {
 		has  []string // shapes of the target in the file
 	}{
 		{FormatClaude,
-			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "user|tool:package main", "assistant|call:shell", "user|tool:" + PlaceholderResult, "user:Thanks"},
+			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "user|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "user|tool:" + PlaceholderResult, "user:Thanks", "assistant|call:true", "user|tool:"},
 			[]string{`"id":"toolu_`, `"type":"tool_use"`, `"tool_use_id":"toolu_`, `"type":"tool_result"`, `"input":{"input":"ls -l"}`, `"cwd":"/w"`}},
 		{FormatCodex,
-			[]string{"developer:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main", "assistant|call:shell", "tool|tool:" + PlaceholderResult, "user:Thanks"},
+			[]string{"developer:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:"},
 			[]string{`"type":"session_meta"`, `"name":"read","type":"function_call"`, `"call_id":"call_`, `"type":"function_call_output"`, `"cwd":"/w"`}},
 		{FormatPi,
-			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main", "assistant|call:shell", "tool|tool:" + PlaceholderResult, "user:Thanks"},
+			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:" + PiEmptyResult},
 			[]string{`"type":"session","version":3`, `"id":"call_`, `"type":"toolCall"`, `"role":"toolResult"`, `"toolName":"read"`, `"cwd":"/w"`}},
 	} {
 		t.Run(string(tc.to), func(t *testing.T) {
