@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/config"
+	"github.com/ctxc/ctxc/internal/handoff"
 	"github.com/ctxc/ctxc/internal/hooks"
 	"github.com/ctxc/ctxc/internal/llm"
 	"github.com/ctxc/ctxc/internal/objstore"
@@ -105,6 +106,10 @@ func workCode(err error) (int, bool) {
 	}
 	var cu *compact.UsageError
 	if errors.As(err, &cu) {
+		return ExitUsage, true
+	}
+	var hu *handoff.UsageError
+	if errors.As(err, &hu) {
 		return ExitUsage, true
 	}
 	var fe *hooks.FileError

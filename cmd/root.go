@@ -184,6 +184,8 @@ compaction appends to the file (or writes a new file with -o).`,
 		NewCmdAudit(f, nil),
 		NewCmdReport(f, nil),
 		NewCmdEval(f, nil),
+		NewCmdHandoff(f, nil),
+		NewCmdFork(f, nil),
 		// Recall
 		NewCmdGrep(f, nil),
 		NewCmdExpand(f, nil),

@@ -404,3 +404,73 @@ func claudeRenameMessageID(o *object, msgIDs map[string]string) {
 		o.set("message", json.RawMessage(m.encode()))
 	}
 }
+
+// claudeSession renders a new Claude Code session from messages: one record per message,
+// chained by parentUuid under a fresh session id. Tool results go first in their user record,
+// as the Messages API wants them; system and developer text becomes user text (Claude Code
+// records only user and assistant messages).
+func claudeSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error) {
+	id := newUUID()
+	now := rfc3339ms(s.Now)
+	parent := ""
+	var out [][]byte
+	for i := range ms {
+		msg := claudeMessage(&ms[i], r)
+		if msg == nil {
+			continue
+		}
+		o := &object{vals: map[string]json.RawMessage{}}
+		o.set("parentUuid", parentOrNil(parent))
+		o.set("isSidechain", false)
+		o.set("userType", "external")
+		o.set("cwd", s.Cwd)
+		o.set("sessionId", id)
+		o.set("type", msg["role"])
+		o.set("message", msg)
+		u := newUUID()
+		o.set("uuid", u)
+		o.set("timestamp", now)
+		parent = u
+		out = append(out, o.encode())
+	}
+	if len(out) == 0 {
+		return Written{}, r.dropped, fmt.Errorf("no message to write")
+	}
+	return Written{Data: lines(out), Messages: len(out), Session: id}, r.dropped, nil
+}
+
+// claudeMessage is the message of one record: nil when nothing of m is left to send.
+func claudeMessage(m *Message, r *sessionRender) map[string]any {
+	var results, rest []any
+	calls := false
+	for _, b := range m.Blocks {
+		switch b.Kind {
+		case BlockText:
+			if strings.TrimSpace(b.Text) != "" {
+				rest = append(rest, map[string]any{"type": "text", "text": b.Text})
+			}
+		case BlockToolCall:
+			calls = true
+			rest = append(rest, map[string]any{"type": "tool_use", "id": r.callID("toolu_", b.ID), "name": b.Name, "input": callArgs(b.Args)})
+		case BlockToolResult:
+			results = append(results, map[string]any{"type": "tool_result", "tool_use_id": r.callID("toolu_", b.ID), "content": b.Text, "is_error": b.IsError})
+		}
+	}
+	content := append(results, rest...)
+	if len(content) == 0 {
+		return nil
+	}
+	role := userOrAssistant(m.Role)
+	if role == RoleUser {
+		return map[string]any{"role": "user", "content": content}
+	}
+	stop := "end_turn"
+	if calls {
+		stop = "tool_use"
+	}
+	return map[string]any{"id": "msg_ctxc_" + newHexID(24), "type": "message", "role": "assistant", "content": content, "stop_reason": stop}
+}
+
+// ClaudeProjectDir is the folder name under ~/.claude/projects that Claude Code keeps the
+// sessions of working directory cwd in.
+func ClaudeProjectDir(cwd string) string { return claudeProjectDir(cwd) }

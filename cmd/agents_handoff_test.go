@@ -1,0 +1,153 @@
+package cmd
+
+import (
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ctxc/ctxc/internal/agentcheck"
+	"github.com/ctxc/ctxc/internal/transcript"
+)
+
+// handedText is what a handed-off session must carry to the target, in order: the text of the
+// user's messages and the text of the tool results. Ids differ (they are fresh), roles of
+// system text differ by target, and the target's own injected reminders are left out of both.
+func handedText(turns []agentcheck.Turn) []string {
+	var out []string
+	for _, t := range turns {
+		for _, p := range t.Parts {
+			switch {
+			case strings.HasPrefix(p, "output:"):
+				out = append(out, p)
+			case t.Role == "user" && strings.HasPrefix(p, "text:") && !strings.HasPrefix(p, "text:<system-reminder>"):
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// missingFrom returns the first of want that got does not hold in order after the ones before
+// it ("" when got holds them all, in order).
+func missingFrom(want, got []string) string {
+	j := 0
+	for _, w := range want {
+		k := slices.IndexFunc(got[j:], func(g string) bool { return sameHanded(w, g) })
+		if k < 0 {
+			return w
+		}
+		j += k + 1
+	}
+	return ""
+}
+
+// codexCut is how Codex shortens a long tool output when it sends it: its middle replaced by
+// "…N chars truncated…" (its own rule; the session file holds the output whole).
+var codexCut = regexp.MustCompile(`…\d+ chars truncated…`)
+
+// sameHanded: got is want, or want with its middle cut as Codex cuts it.
+func sameHanded(want, got string) bool {
+	if want == got {
+		return true
+	}
+	// An empty result in a new pi session says it has no output.
+	if want == "output:" && got == "output:"+transcript.PiEmptyResult {
+		return true
+	}
+	// A result whose images were left out says so after its text.
+	if strings.HasPrefix(got, "output:") && strings.HasSuffix(got, transcript.ImagesLeftOutNote) &&
+		strings.TrimSpace(strings.TrimSuffix(got, transcript.ImagesLeftOutNote)) == want {
+		return true
+	}
+	loc := codexCut.FindStringIndex(got)
+	if loc == nil || !strings.HasPrefix(want, "output:") {
+		return false
+	}
+	head, tail := got[:loc[0]], got[loc[1]:]
+	return len(got) < len(want) && strings.HasPrefix(want, head) && strings.HasSuffix(want, tail)
+}
+
+// TestAgentHandoffResumes: every agent sample and fixture of Claude Code, Codex and pi, handed
+// off to each of the other two, is resumed by the real target agent, whose next request holds
+// the source's user messages and tool results' text in the order `ctxc load` gives them.
+func TestAgentHandoffResumes(t *testing.T) {
+	resume := agentTools(t)
+	var mu sync.Mutex
+	for agent, paths := range agentFiles(t) {
+		for _, p := range paths {
+			for _, to := range []string{agentcheck.ClaudeCode, agentcheck.Codex, agentcheck.Pi} {
+				if to == agent {
+					continue
+				}
+				t.Run(agent+"/"+filepath.Base(p)+"/to-"+to, func(t *testing.T) {
+					t.Parallel()
+					want := handedText(loadAs(t, agentcheck.Pi, p))
+					if len(want) == 0 {
+						t.Skip("no user message or tool result to hand off")
+					}
+					dir := t.TempDir()
+					out := filepath.Join(dir, "handed.jsonl")
+					code, _, errOut := runCLI(t, dir, "handoff", "-q", "--provider", "extractive", "--window", "100000000", "--to", to, "-o", out, p)
+					if code != 0 {
+						t.Fatalf("ctxc handoff --to %s %s: exit %d: %s", to, p, code, errOut)
+					}
+					var got []agentcheck.Turn
+					withAgentSlot(func() { got = agentTurns(t, resume, to, out) })
+					if miss := missingFrom(want, handedText(got)); miss != "" {
+						mu.Lock()
+						defer mu.Unlock()
+						t.Errorf("%s handed to %s: the agent's request lacks (in order) %q", p, to, clip(miss))
+					}
+				})
+			}
+		}
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
+
+// TestAgentHandoffForkResumes: a fork before the first compaction of a Claude Code, Codex and pi
+// fixture is resumed by the agent itself, which sends the context `ctxc load` gives of the fork,
+// holding the messages that compaction replaced (`ctxc expand --marker 1`) in order.
+func TestAgentHandoffForkResumes(t *testing.T) {
+	resume := agentTools(t)
+	for agent, file := range map[string]string{
+		agentcheck.ClaudeCode: "../testdata/fixtures/claude-compact-boundary.jsonl",
+		agentcheck.Codex:      "../testdata/fixtures/codex-replacement-history.jsonl",
+		agentcheck.Pi:         "../testdata/fixtures/pi-v1-two-compactions.jsonl",
+	} {
+		t.Run(agent, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			out := filepath.Join(dir, "fork.jsonl")
+			code, _, errOut := runCLI(t, dir, "fork", "-q", "--before-compaction", "1", "-o", out, file)
+			if code != 0 {
+				t.Fatalf("ctxc fork %s: exit %d: %s", file, code, errOut)
+			}
+			var got []agentcheck.Turn
+			withAgentSlot(func() { got = agentTurns(t, resume, agent, out) })
+			if diff := agentcheck.Compare(agent, loadAs(t, agent, out), got); diff != "" {
+				t.Errorf("%s: ctxc load of the fork disagrees with %s:\n%s", file, agent, diff)
+			}
+			code, replaced, errOut := runCLI(t, dir, "expand", "-q", "--as", "openai", "--marker", "1", file)
+			if code != 0 {
+				t.Fatalf("ctxc expand %s: exit %d: %s", file, code, errOut)
+			}
+			want, err := agentcheck.FromLoad(agentcheck.Pi, []byte(replaced))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if miss := missingFrom(handedText(want), handedText(got)); miss != "" {
+				t.Errorf("%s: the fork's request lacks (in order) what compaction 1 replaced: %q", file, clip(miss))
+			}
+		})
+	}
+}
