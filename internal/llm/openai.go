@@ -333,29 +333,12 @@ func (d *decodeError) Error() string { return d.msg }
 // {"type":"text","text":...} parts (some gateways), and reports an in-band {"error":...} on a
 // 200 reply. Anything else (no choices, null content, wrong types) is BadResponse.
 func decodeOpenAI(data []byte) (Reply, error) {
-	var r struct {
-		Choices []struct {
-			Message *struct {
-				Content json.RawMessage `json:"content"`
-				Refusal *string         `json:"refusal"`
-			} `json:"message"`
-			FinishReason *string `json:"finish_reason"`
-		} `json:"choices"`
-		Usage *struct {
-			PromptTokens     int `json:"prompt_tokens"`
-			CompletionTokens int `json:"completion_tokens"`
-		} `json:"usage"`
-		Error json.RawMessage `json:"error"`
-	}
+	var r openaiBody
 	if err := json.Unmarshal(data, &r); err != nil {
 		return Reply{}, &decodeError{BadResponse, "response is not a chat completion: " + snippet(err.Error(), 120)}
 	}
-	if msg := errorField(r.Error); msg != "" {
-		kind := BadResponse
-		if mentionsContextLength(msg) {
-			kind = ContextLength
-		}
-		return Reply{}, &decodeError{kind, "error in response: " + snippet(msg, 300)}
+	if de := inBandError(r.Error); de != nil {
+		return Reply{}, de
 	}
 	if len(r.Choices) == 0 || r.Choices[0].Message == nil {
 		return Reply{}, &decodeError{BadResponse, "response has no choices[0].message"}
@@ -373,11 +356,50 @@ func decodeOpenAI(data []byte) (Reply, error) {
 	if ch.FinishReason == nil || *ch.FinishReason == "" {
 		return Reply{}, &decodeError{BadResponse, "response has no finish_reason: the generation did not complete"}
 	}
-	c := Reply{Text: text, DoneReason: *ch.FinishReason}
-	if r.Usage != nil {
-		c.Usage = Usage{PromptTokens: max(r.Usage.PromptTokens, 0), OutputTokens: max(r.Usage.CompletionTokens, 0)}
+	return Reply{Text: text, DoneReason: *ch.FinishReason, Usage: r.Usage.usage()}, nil
+}
+
+// openaiBody is what ctxc reads of a chat completion, whole (choices[0].message) or one chunk
+// of a streamed one (choices[0].delta).
+type openaiBody struct {
+	Choices []struct {
+		Message      *openaiText `json:"message"`
+		Delta        *openaiText `json:"delta"`
+		FinishReason *string     `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *openaiUsage    `json:"usage"`
+	Error json.RawMessage `json:"error"`
+}
+
+type openaiText struct {
+	Content json.RawMessage `json:"content"`
+	Refusal *string         `json:"refusal"`
+}
+
+type openaiUsage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// usage is the reply's usage (zero when the server did not say).
+func (u *openaiUsage) usage() Usage {
+	if u == nil {
+		return Usage{}
 	}
-	return c, nil
+	return Usage{PromptTokens: max(u.PromptTokens, 0), OutputTokens: max(u.CompletionTokens, 0)}
+}
+
+// inBandError is the error a 2xx reply carries in its body ({"error":...}), nil when none.
+func inBandError(raw json.RawMessage) *decodeError {
+	msg := errorField(raw)
+	if msg == "" {
+		return nil
+	}
+	kind := BadResponse
+	if mentionsContextLength(msg) {
+		kind = ContextLength
+	}
+	return &decodeError{kind, "error in response: " + snippet(msg, 300)}
 }
 
 func contentText(raw json.RawMessage) (string, bool) {

@@ -29,22 +29,6 @@ func isEventStream(contentType string) bool {
 	return err == nil && mt == "text/event-stream"
 }
 
-// openaiChunk is what ctxc reads of one event.
-type openaiChunk struct {
-	Choices []struct {
-		Delta *struct {
-			Content json.RawMessage `json:"content"`
-			Refusal *string         `json:"refusal"`
-		} `json:"delta"`
-		FinishReason *string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-	} `json:"usage"`
-	Error json.RawMessage `json:"error"`
-}
-
 // streamed is a reply being assembled from its chunks.
 type streamed struct {
 	text    strings.Builder
@@ -127,19 +111,15 @@ func (st *streamed) add(data []byte, received func(int)) error {
 	if string(data) == "[DONE]" {
 		return errStreamDone // (what may follow is not read)
 	}
-	var c openaiChunk
+	var c openaiBody
 	if err := json.Unmarshal(data, &c); err != nil {
 		return &decodeError{BadResponse, "streamed response is not a chat completion chunk: " + snippet(err.Error(), 120)}
 	}
-	if msg := errorField(c.Error); msg != "" {
-		kind := BadResponse
-		if mentionsContextLength(msg) {
-			kind = ContextLength
-		}
-		return &decodeError{kind, "error in response: " + snippet(msg, 300)}
+	if de := inBandError(c.Error); de != nil {
+		return de
 	}
 	if c.Usage != nil {
-		st.reply.Usage = Usage{PromptTokens: max(c.Usage.PromptTokens, 0), OutputTokens: max(c.Usage.CompletionTokens, 0)}
+		st.reply.Usage = c.Usage.usage()
 	}
 	if len(c.Choices) == 0 {
 		return nil // (the usage chunk has none)
