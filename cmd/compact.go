@@ -93,10 +93,15 @@ else extractive). A summary that is empty, looks like an error, or is longer tha
 rejected: the aggressive prompt is tried, then the extractive summarizer; the marker records which
 ran.
 
+Instructions (--instructions TEXT or @FILE; by default the "Compact Instructions" section of the
+project's CLAUDE.md or AGENTS.md) go to the model, and the files, commands in backquotes and
+quoted words they name that the middle holds are kept verbatim by code, whatever the summarizer.
+
 PATH is a file, a directory (every *.jsonl below it), or a glob; --from - reads paths from
 standard input.`,
 		Example: `  ctxc compact --provider extractive session.jsonl
   ctxc compact --dry-run --json session.jsonl
+  ctxc compact --instructions @keep.md session.jsonl
   ctxc compact --provider ollama --model llama3.2 --window 8192 ~/archive/
   find ~/archive -name '*.jsonl' -mtime +1 | ctxc compact --from - -j 2
   ctxc compact --check --threshold 50000 testdata/fixtures/
