@@ -59,6 +59,8 @@ type CompactOptions struct {
 	NowFlag        string
 	NoRedact       bool
 	Redact         bool
+	Instructions   string // text, or @FILE
+	NoInstructions bool
 }
 
 // NewCmdCompact builds `ctxc compact`.
@@ -91,10 +93,15 @@ else extractive). A summary that is empty, looks like an error, or is longer tha
 rejected: the aggressive prompt is tried, then the extractive summarizer; the marker records which
 ran.
 
+Instructions (--instructions TEXT or @FILE; by default the "Compact Instructions" section of the
+project's CLAUDE.md or AGENTS.md) go to the model, and the files, commands in backquotes and
+quoted words they name that the middle holds are kept verbatim by code, whatever the summarizer.
+
 PATH is a file, a directory (every *.jsonl below it), or a glob; --from - reads paths from
 standard input.`,
 		Example: `  ctxc compact --provider extractive session.jsonl
   ctxc compact --dry-run --json session.jsonl
+  ctxc compact --instructions @keep.md session.jsonl
   ctxc compact --provider ollama --model llama3.2 --window 8192 ~/archive/
   find ~/archive -name '*.jsonl' -mtime +1 | ctxc compact --from - -j 2
   ctxc compact --check --threshold 50000 testdata/fixtures/
@@ -109,6 +116,7 @@ standard input.`,
 	}
 	fl := c.Flags()
 	addSummarizeFlags(c, opts)
+	addInstructionsFlags(c, opts)
 	agentFiles := strings.Join(agent.AgentNames(), ", ") + " files"
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the compacted context to a new file instead of appending (- for stdout): for "+agentFiles+" a new session of that agent (its id on stderr), else a ctxc file")
 	fl.StringVar(&opts.OutputFormat, "output-format", "native", "with -o: native (the agent's own session format for "+agentFiles+") or ctxc (a ctxc marker file, readable by any client)")
@@ -214,12 +222,16 @@ func runCompact(ctx context.Context, opts *CompactOptions) error {
 	co.Output, co.OutputFormat, co.DryRun, co.Check, co.Force, co.Idle = opts.Output, opts.OutputFormat, opts.DryRun, opts.Check, opts.Force, opts.Idle
 	co.RepairTail = opts.RepairTail
 	co.Stdout = opts.IO.Out
+	var instr *instructionSource
 	if !opts.Check {
+		if instr, err = newInstructionSource(opts, co.Format); err != nil {
+			return err
+		}
 		if err := useProvider(ctx, opts, &co); err != nil {
 			return err
 		}
 	}
-	return runBatch(ctx, opts, files, co)
+	return runBatch(ctx, opts, files, co, instr)
 }
 
 // fileArgs expands the path arguments (and --from) of command what, which reads files: "-" is
@@ -281,9 +293,18 @@ func useProvider(ctx context.Context, opts *CompactOptions, co *compact.Options)
 	return nil
 }
 
-// runBatch compacts files with opts.Jobs workers and reports per file and in total.
-func runBatch(ctx context.Context, opts *CompactOptions, files []string, co compact.Options) error {
+// runBatch compacts files with opts.Jobs workers, each with the instructions instr gives it
+// (nil: none), and reports per file and in total.
+func runBatch(ctx context.Context, opts *CompactOptions, files []string, co compact.Options, instr *instructionSource) error {
 	b := newBatch(opts, len(files))
+	b.instr = instr
+	if instr != nil && !opts.Global.Quiet {
+		instr.say = func(s string) {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			b.bar.Println(opts.IO.ErrOut, s)
+		}
+	}
 	stop, cancel := context.WithCancel(ctx)
 	defer cancel()
 	b.stop = cancel
@@ -309,6 +330,7 @@ type batch struct {
 	enc   *json.Encoder
 	bar   *progress
 	stop  context.CancelFunc // stops the run (a dead endpoint)
+	instr *instructionSource // the instructions of each file's compaction (nil: none)
 
 	mu          sync.Mutex
 	sum         batchSummary
@@ -336,7 +358,7 @@ func (b *batch) compactAll(stop context.Context, files []string, co compact.Opti
 	done := map[string]bool{}
 	i := 0
 	for r := range inOrder(stop, len(files), jobs, func(i int) result {
-		out, err := compact.File(stop, files[i], co)
+		out, err := b.compactOne(stop, files[i], co)
 		return result{out, err}
 	}) {
 		p := files[i]
@@ -345,6 +367,18 @@ func (b *batch) compactAll(stop context.Context, files []string, co compact.Opti
 		done[p] = r.err == nil || !errors.Is(r.err, context.Canceled)
 	}
 	return done
+}
+
+// compactOne compacts one file with its instructions.
+func (b *batch) compactOne(ctx context.Context, path string, co compact.Options) (*compact.Outcome, error) {
+	if b.instr != nil {
+		text, err := b.instr.For(path)
+		if err != nil {
+			return nil, err
+		}
+		co.Instructions = text
+	}
+	return compact.File(ctx, path, co)
 }
 
 // report counts and prints the outcome of one file.

@@ -99,6 +99,7 @@ func addHandoffFlags(c *cobra.Command, opts *HandoffOptions) {
 	fl.StringVar(&opts.Compact.NowFlag, "now", "", "timestamp written in the new session (RFC 3339; also SOURCE_DATE_EPOCH)")
 	intRange(fl, "window", minWindow, maxTokens, "the agent's")
 	addProviderFlags(c, &opts.Compact)
+	addInstructionsFlags(c, &opts.Compact)
 	// A compaction on the way is extractive unless a model is asked for: handing a session
 	// over needs no model.
 	opts.Compact.Provider = "extractive"
@@ -156,9 +157,29 @@ func handoffOptions(opts *HandoffOptions) (handoff.Options, error) {
 			return handoff.Options{}, err
 		}
 	}
+	instr, err := newInstructionSource(&opts.Compact, co.Format)
+	if err != nil {
+		return handoff.Options{}, err
+	}
+	if !opts.Compact.Global.Quiet {
+		instr.say = func(s string) { fmt.Fprintln(opts.Compact.IO.ErrOut, s) }
+	}
 	return handoff.Options{Output: opts.Compact.Output, Window: opts.Compact.Window, Now: now, Getenv: opts.Compact.Getenv,
 		Home: home, Format: co.Format, Compact: co,
-		Summarizer: func(ctx context.Context, co *compact.Options) error { return useProvider(ctx, &opts.Compact, co) }}, nil
+		Summarizer: func(ctx context.Context, co *compact.Options) error {
+			return compactOnTheWay(ctx, opts, instr, co)
+		}}, nil
+}
+
+// compactOnTheWay puts the summarizer and the instructions of the session's project into the
+// options of a compaction on the way.
+func compactOnTheWay(ctx context.Context, opts *HandoffOptions, instr *instructionSource, co *compact.Options) error {
+	text, err := instr.For(opts.Path)
+	if err != nil {
+		return err
+	}
+	co.Instructions = text
+	return useProvider(ctx, &opts.Compact, co)
 }
 
 // printHandoff says what was written (stderr) and prints the resume command (stdout).

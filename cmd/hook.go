@@ -38,7 +38,9 @@ tokens. The agent puts that note after its summary and sends it with the next re
                whole ledger of the conversation being compacted.
   codex:       Codex runs it after it wrote its compacted record: the note carries the facts
                of the context before the compaction that its summary lost.
-Other events do nothing.
+The terms that the "Compact Instructions" section of the project's CLAUDE.md or AGENTS.md (in the
+hook input's cwd) names and the conversation holds are facts of the note too. Other events do
+nothing.
 
 With --memory FILE, ctxc first merges the memory of the session (ctxc memory) into FILE's ctxc
 section; a relative FILE is taken from the session's folder (the hook input's cwd). Claude Code

@@ -76,8 +76,11 @@ type Options struct {
 	Redact        bool       // replace secret-looking strings before sending text to the summarizer
 	Client        llm.Client // nil: the extractive summarizer
 	SummarizeOpts summarize.Options
-	Stdout        io.Writer // for Output "-"
-	Warn          func(transcript.Warning)
+	// Instructions are the user's instructions for the compaction: sent to the model, and the
+	// terms they name that occur in the middle are kept by the fact ledger.
+	Instructions string
+	Stdout       io.Writer // for Output "-"
+	Warn         func(transcript.Warning)
 
 	sourceName string // with Output: the source the new file names (the file read is its copy)
 }
@@ -411,7 +414,7 @@ func (j *job) checkTail() error {
 
 func (j *job) summarizeMiddle(ctx context.Context) (bool, error) {
 	middle := j.msgs[j.z.HeadEnd:j.z.TailStart]
-	req := summarize.Request{Items: Items(middle), TargetTokens: j.plan.Target}
+	req := summarize.Request{Items: Items(middle), TargetTokens: j.plan.Target, Instructions: j.o.Instructions}
 	if j.o.Redact {
 		j.out.Redacted = RedactItems(req.Items)
 	}
@@ -424,7 +427,7 @@ func (j *job) summarizeMiddle(ctx context.Context) (bool, error) {
 	go func() { hashDone <- hashSpan(j.path, j.res, j.plan.Middle.FromLine, tailLine, j.spec) }()
 	// The fact ledger depends on the middle only: built while the summary is written.
 	ledgerDone := make(chan *ledger.Ledger, 1)
-	go func() { ledgerDone <- ledger.Build(req.Items, ledger.Options{}) }()
+	go func() { ledgerDone <- ledger.Build(req.Items, ledger.Options{Instructions: j.o.Instructions}) }()
 	var err error
 	if j.o.Client == nil {
 		j.sum = summarize.Extractive(req)
@@ -703,7 +706,7 @@ func zone(ms []transcript.Message) Zone {
 
 // fillWindow adds to a dry-run plan how the summarizer request would be sent.
 func fillWindow(ctx context.Context, p *Plan, msgs []transcript.Message, z Zones, o *Options) error {
-	req := summarize.Request{Items: Items(msgs[z.HeadEnd:z.TailStart]), TargetTokens: p.Target}
+	req := summarize.Request{Items: Items(msgs[z.HeadEnd:z.TailStart]), TargetTokens: p.Target, Instructions: o.Instructions}
 	window := o.SummarizeOpts.Window
 	if window == 0 && o.Client != nil {
 		w, err := o.Client.Window(ctx)

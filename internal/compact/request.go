@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/ledger"
@@ -74,11 +75,12 @@ func Summarize(ctx context.Context, r SummaryRequest, o Options) (*SummaryRespon
 	if len(items) == 0 {
 		return nil, errors.New("nothing to summarize: no message and no previous summary")
 	}
-	req := summarize.Request{Items: items, TargetTokens: o.target()}
+	instructions := joinInstructions(o.Instructions, r.CustomInstructions)
+	req := summarize.Request{Items: items, TargetTokens: o.target(), Instructions: instructions}
 	if o.Redact {
 		RedactItems(req.Items)
 	}
-	led := ledger.Build(items, ledger.Options{})
+	led := ledger.Build(items, ledger.Options{Instructions: instructions})
 	var sum summarize.Result
 	if o.Client == nil {
 		sum = summarize.Extractive(req)
@@ -90,6 +92,16 @@ func Summarize(ctx context.Context, r SummaryRequest, o Options) (*SummaryRespon
 		Messages: len(msgs), Ledger: markerLedger(rep)}
 	return &SummaryResponse{Summary: sum.Text, FirstKeptEntryID: r.FirstKeptEntryID, TokensBefore: r.TokensBefore,
 		Details: map[string]any{"ctxc": p}}, nil
+}
+
+// joinInstructions is the instructions of a compaction: ctxc's own (--instructions, the
+// project's section) and the agent's request's (the text a user typed after /compact).
+func joinInstructions(own, request string) string {
+	own, request = strings.TrimSpace(own), strings.TrimSpace(request)
+	if own == "" || request == "" {
+		return own + request
+	}
+	return own + "\n\n" + request
 }
 
 // requestMessages reads the request's messages with the reader of their agent's format: they

@@ -120,7 +120,10 @@ func run(ctx context.Context, agent string, in io.Reader, o Options) (stdout []b
 	if o.Memory != "" {
 		out.Memory = flushMemory(ctx, input, o)
 	}
-	note, err := withTimeout(ctx, time.Until(deadline), func() (note, error) { return noteFor(input.TranscriptPath, o.budget()) })
+	instructions := projectInstructions(input.Cwd)
+	note, err := withTimeout(ctx, time.Until(deadline), func() (note, error) {
+		return noteFor(input.TranscriptPath, instructions, o.budget())
+	})
 	if err != nil {
 		return nil, failed(out, err)
 	}
@@ -232,7 +235,7 @@ const (
 // not written yet (Claude Code writes it after the hook), the note holds the whole ledger of
 // the context being compacted, with the facts of ctxc's note at the previous compaction read
 // back, so that they survive this one too.
-func noteFor(path string, budget int) (note, error) {
+func noteFor(path, instructions string, budget int) (note, error) {
 	// Each load reads a Claude Code session from its newest compaction on: the hook's time
 	// follows what came since, not the length of the history.
 	ropts := transcript.Options{Windowed: true, MaxLine: maxLine, FromNewestCompaction: true}
@@ -240,7 +243,7 @@ func noteFor(path string, budget int) (note, error) {
 	if err != nil {
 		return note{}, err
 	}
-	led, basis, err := ledgerFor(path, res.Stats, now, ropts)
+	led, basis, err := ledgerFor(path, res.Stats, now, ropts, ledger.Options{Instructions: instructions})
 	if err != nil {
 		return note{}, err
 	}
@@ -255,8 +258,22 @@ func noteFor(path string, budget int) (note, error) {
 	return n, nil
 }
 
-// ledgerFor is the ledger the note carries (see noteFor).
-func ledgerFor(path string, st *transcript.Stats, now []transcript.Message, ropts transcript.Options) (*ledger.Ledger, string, error) {
+// projectInstructions are the compaction instructions of the session's project folder cwd (its
+// CLAUDE.md's or AGENTS.md's "Compact Instructions" section): the terms they name are facts of
+// the note too. A file that cannot be read gives none: a hook never breaks its agent.
+func projectInstructions(cwd string) string {
+	if cwd == "" {
+		return ""
+	}
+	text, _, err := compact.ProjectInstructions(cwd)
+	if err != nil {
+		return ""
+	}
+	return text
+}
+
+// ledgerFor is the ledger the note carries (see noteFor), built with lo.
+func ledgerFor(path string, st *transcript.Stats, now []transcript.Message, ropts transcript.Options, lo ledger.Options) (*ledger.Ledger, string, error) {
 	if n := len(st.Records); n > 0 {
 		last := st.Records[n-1]
 		_, after, err := transcript.LoadFileUpTo(path, last.End, ropts)
@@ -269,7 +286,7 @@ func ledgerFor(path string, st *transcript.Stats, now []transcript.Message, ropt
 				return nil, "", err
 			}
 			after, _ = audit.SplitNotes(after)
-			return ledger.Build(compact.Items(before), ledger.Options{}).Without(audit.Text(after)), basisLost, nil
+			return ledger.Build(compact.Items(before), lo).Without(audit.Text(after)), basisLost, nil
 		}
 	}
 	// The notes of earlier compactions are read back as summaries: their facts stay in the ledger.
@@ -285,7 +302,7 @@ func ledgerFor(path string, st *transcript.Stats, now []transcript.Message, ropt
 	if notes != "" {
 		items = append([]summarize.Item{{Role: "user", Kind: "summary", Text: notes}}, items...)
 	}
-	return ledger.Build(items, ledger.Options{}), basisLedger, nil
+	return ledger.Build(items, lo), basisLedger, nil
 }
 
 // Log appends one line about a hook call to the log file at path (the directory is created);

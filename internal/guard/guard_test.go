@@ -208,3 +208,37 @@ func TestCodexNoteSkipsWhatSummaryNames(t *testing.T) {
 		t.Errorf("summary naming both files: outcome %+v, note %s", oc, out)
 	}
 }
+
+// The project's "Compact Instructions" section (in the hook input's cwd) names what else the
+// note keeps: a command that the ledger does not take by default is carried once it is named.
+func TestNoteFollowsProjectInstructions(t *testing.T) {
+	const command = "go vet ./... && go test -race ./internal/cache/"
+	dir := t.TempDir()
+	input := func() string {
+		b, _ := json.Marshal(map[string]string{"session_id": "s1", "transcript_path": example, "cwd": dir,
+			"hook_event_name": "SessionStart", "source": "compact"})
+		return string(b)
+	}
+	note := func() string {
+		out, oc := ClaudeCode(context.Background(), strings.NewReader(input()), Options{Budget: 4000})
+		var got struct {
+			H struct {
+				Context string `json:"additionalContext"`
+			} `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal(out, &got); oc.Action != "note" || err != nil {
+			t.Fatalf("outcome %+v, %v", oc, err)
+		}
+		return got.H.Context
+	}
+	if strings.Contains(note(), "go vet ./...") {
+		t.Fatal("the test tests nothing: the default note carries the command")
+	}
+	md := "# kvstore\n\n## Compact Instructions\n\nKeep the `" + command + "` command.\n"
+	if err := os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := note(); !strings.Contains(got, command) {
+		t.Errorf("the note lacks the command the instructions name:\n%s", got)
+	}
+}

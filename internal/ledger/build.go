@@ -26,6 +26,9 @@ type Options struct {
 	MaxRead      int // files read kept (the newest); default 20
 	MaxRefs      int // URLs, ids and versions kept (the newest); default 40
 	MaxErrors    int // unresolved errors kept (the newest); default 5
+	// Instructions are the user's instructions for the compaction: the terms they name that
+	// occur in the middle are facts too (instructed.go).
+	Instructions string
 }
 
 func (o Options) withDefaults() Options {
@@ -151,7 +154,9 @@ func Build(items []summarize.Item, o Options) *Ledger {
 			b.toolResult(it)
 		}
 	}
-	return b.ledger()
+	l := b.ledger()
+	l.instructed(InstructedTerms(o.Instructions), items)
+	return l
 }
 
 func (b *builder) ledger() *Ledger {

@@ -66,7 +66,7 @@ type budget struct {
 // The chunk target is chosen so that any two chunk summaries (each up to 1.5× their target) fit
 // together in one merge call: merging then always makes progress, and the merge tree is at most
 // log2(chunks) deep.
-func newBudget(window, target int, language string) (b budget, ok bool) {
+func newBudget(window, target int, language, instructions string) (b budget, ok bool) {
 	b.window = window
 	t := target
 	if tmax := (window/outputShare - 64) * 2 / 3; t > tmax {
@@ -75,7 +75,7 @@ func newBudget(window, target int, language string) (b budget, ok bool) {
 	b.finalTarget = t
 	for _, l := range []level{levelNormal, levelAggressive} {
 		for _, k := range []task{taskSummarize, taskMerge} {
-			b.sysTokens = max(b.sysTokens, estimate.Tokens(systemPrompt(l, k, max(t, 1), language))+2)
+			b.sysTokens = max(b.sysTokens, estimate.Tokens(systemPrompt(l, k, max(t, 1), language, instructions))+2)
 		}
 	}
 	b.wrapTokens = estimate.Tokens(transcriptOpen+transcriptClose) + max(estimate.Tokens(summarizeAsk), estimate.Tokens(mergeAsk))

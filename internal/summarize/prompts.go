@@ -159,8 +159,9 @@ Keep user rules, decisions and why, unfinished work, unresolved errors, the iden
 // summary was rejected (often for length), so it aims well inside the limit.
 const aggressiveShare = 0.6
 
-// systemPrompt renders the instructions for one call.
-func systemPrompt(l level, t task, target int, language string) string {
+// systemPrompt renders the instructions for one call, the user's instructions for the
+// compaction (if any) in a delimited section at the end.
+func systemPrompt(l level, t task, target int, language, instructions string) string {
 	var tmpl, sections string
 	switch {
 	case l == levelNormal && t == taskSummarize:
@@ -182,7 +183,25 @@ func systemPrompt(l level, t task, target int, language string) string {
 		"{WORDS}", strconv.Itoa(max(ask*3/4, 1)),
 		"{SECTIONS}", sections,
 		"{LEDGER}", ledgerForm,
-	).Replace(tmpl)
+	).Replace(tmpl) + userInstructions(instructions)
+}
+
+// Delimiters of the user's instructions for a compaction in the system prompt.
+const (
+	instructionsOpen  = "<compaction_instructions>\n"
+	instructionsClose = "\n</compaction_instructions>"
+)
+
+// userInstructions is the section of the system prompt that carries the user's instructions for
+// this compaction ("" without any). The text cannot close its own section early.
+func userInstructions(instructions string) string {
+	text := strings.TrimSpace(instructions)
+	if text == "" {
+		return ""
+	}
+	text = strings.ReplaceAll(text, strings.TrimSpace(instructionsClose), "</compaction-instructions>")
+	return "\n\nThe user's instructions for this compaction:\n" + instructionsOpen + text + instructionsClose +
+		"\nFollow them within the hard limit above; keep what they ask to keep."
 }
 
 func languageLine(language string) string {

@@ -66,6 +66,9 @@ type Request struct {
 	Items        []Item
 	TargetTokens int    // summary budget in tokens (default DefaultTargetTokens)
 	Language     string // optional; otherwise the prompt asks for the conversation's language
+	// Instructions are the user's instructions for this compaction, sent in a delimited section
+	// of the system prompt (optional).
+	Instructions string
 }
 
 // Result describes the summary and how it was made; the caller records these fields in the
@@ -229,7 +232,7 @@ func (r *runner) progress(doneDelta, total int) {
 }
 
 func (r *runner) run(ctx context.Context) (Result, error) {
-	b, ok := newBudget(r.window, r.req.TargetTokens, r.req.Language)
+	b, ok := newBudget(r.window, r.req.TargetTokens, r.req.Language, r.req.Instructions)
 	if !ok {
 		r.logf("summarize: a %d-token window is too small for an LLM summary; using the extractive summarizer", r.window)
 		return r.extractiveResult(), nil
@@ -483,7 +486,7 @@ const calibrationMargin = 1.1
 // non-Latin text). After a ContextLength from an endpoint that honours num_ctx, the same request
 // is retried once with the whole window, and later calls use the whole window too.
 func (r *runner) call(ctx context.Context, l level, t task, target int, user string, inChars int) (string, error) {
-	sys := systemPrompt(l, t, target, r.req.Language)
+	sys := systemPrompt(l, t, target, r.req.Language, r.req.Instructions)
 	promptTokens := estimate.Tokens(sys) + estimate.Tokens(user) + templateOverhead
 	maxOut := maxOutFor(target)
 	need := needFor(promptTokens, maxOut)
@@ -612,7 +615,7 @@ func Plan(req Request, window int) PlanInfo {
 	if len(req.Items) == 0 {
 		return PlanInfo{Fits: true}
 	}
-	b, ok := newBudget(window, req.TargetTokens, req.Language)
+	b, ok := newBudget(window, req.TargetTokens, req.Language, req.Instructions)
 	if !ok {
 		return PlanInfo{InputTokens: itemTokens(req.Items)}
 	}

@@ -119,7 +119,7 @@ func TestFitUnit(t *testing.T) {
 
 func TestBudget(t *testing.T) {
 	for _, w := range []int{1536, 2048, 4096, 8192, 32768, 200000} {
-		b, ok := newBudget(w, 2000, "")
+		b, ok := newBudget(w, 2000, "", "")
 		if !ok {
 			t.Errorf("window %d rejected", w)
 			continue
@@ -137,7 +137,7 @@ func TestBudget(t *testing.T) {
 			t.Errorf("window %d: two chunk summaries (%d) exceed the merge cap %d", w, two, b.finalCap)
 		}
 	}
-	if _, ok := newBudget(700, 2000, ""); ok {
+	if _, ok := newBudget(700, 2000, "", ""); ok {
 		t.Error("700-token window accepted")
 	}
 	if n := numCtxFor(1500, 8192); n != 2048 {
@@ -182,7 +182,7 @@ func TestValidate(t *testing.T) {
 func TestSystemPrompts(t *testing.T) {
 	for _, l := range []level{levelNormal, levelAggressive} {
 		for _, k := range []task{taskSummarize, taskMerge} {
-			p := systemPrompt(l, k, 1000, "")
+			p := systemPrompt(l, k, 1000, "", "")
 			for _, want := range []string{"data", "language the user writes", "## Last user request", "No preamble"} {
 				if !strings.Contains(p, want) && !(want == "data" && strings.Contains(p, "material")) {
 					t.Errorf("level %d task %d lacks %q", l, k, want)
@@ -196,7 +196,7 @@ func TestSystemPrompts(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(systemPrompt(levelAggressive, taskSummarize, 1000, ""), "600 tokens") {
+	if !strings.Contains(systemPrompt(levelAggressive, taskSummarize, 1000, "", ""), "600 tokens") {
 		t.Error("aggressive prompt does not ask for less")
 	}
 }

@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"bufio"
 	"io"
 	"sort"
 	"strings"
@@ -76,6 +77,47 @@ func FileSession(path string, format transcript.Format) (*Session, error) {
 	}
 	defer f.Close()
 	return ReadSession(f, format)
+}
+
+// FileProject is the project folder a session file records (Claude Code's cwd, Codex's
+// session_meta, pi's session record...), read from its first lines only: "" when it records none.
+func FileProject(path string, format transcript.Format) (string, error) {
+	f, err := transcript.OpenFile(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	s, err := ReadSession(&firstLines{r: bufio.NewReader(f), left: describeLines}, format)
+	if err != nil {
+		return "", err
+	}
+	return s.Project, nil
+}
+
+// firstLines reads whole lines of r until left lines were read, then reports the end.
+type firstLines struct {
+	r    *bufio.Reader
+	left int
+	rest []byte // the unread part of the line being read
+}
+
+func (l *firstLines) Read(p []byte) (int, error) {
+	if len(l.rest) == 0 {
+		if l.left == 0 {
+			return 0, io.EOF
+		}
+		line, err := l.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			l.rest = line // a long line: the rest of it comes in the next reads
+		} else if err != nil && len(line) == 0 {
+			return 0, err
+		} else {
+			l.rest, l.left = line, l.left-1
+		}
+	}
+	n := copy(p, l.rest)
+	l.rest = l.rest[n:]
+	return n, nil
 }
 
 // describeLines is how many of a session's first lines are read for its id, folder and start.

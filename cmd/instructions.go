@@ -1,0 +1,107 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/ctxc/ctxc/internal/compact"
+	"github.com/ctxc/ctxc/internal/quote"
+	"github.com/ctxc/ctxc/internal/transcript"
+	"github.com/ctxc/ctxc/internal/usage"
+	"github.com/spf13/cobra"
+)
+
+// addInstructionsFlags adds the flags that give a compaction its instructions.
+func addInstructionsFlags(c *cobra.Command, opts *CompactOptions) {
+	fl := c.Flags()
+	fl.StringVar(&opts.Instructions, "instructions", "", `instructions for the compaction, or @FILE to read them from FILE (default: the "`+compact.InstructionsHeading+`" section of the project's CLAUDE.md or AGENTS.md)`)
+	fl.BoolVar(&opts.NoInstructions, "no-instructions", false, "follow no instructions, not even the project's")
+	c.MarkFlagsMutuallyExclusive("instructions", "no-instructions")
+}
+
+// instructionSource tells the instructions each file's compaction follows: those of the flag, or
+// the section of the file's project (the folder the session records, else the current one).
+type instructionSource struct {
+	fixed   string // the flag's; "" with byProject
+	from    string // where the flag's came from, as said on stderr
+	project bool   // the project's section by default
+	format  transcript.Format
+	say     func(string) // nil: quiet
+
+	mu    sync.Mutex
+	byDir map[string]string // project folder → its instructions
+	told  map[string]bool   // sources already named on stderr
+}
+
+// newInstructionSource reads the flags: @FILE is read now, a missing FILE is a usage error.
+func newInstructionSource(opts *CompactOptions, format transcript.Format) (*instructionSource, error) {
+	s := &instructionSource{format: format, byDir: map[string]string{}, told: map[string]bool{}}
+	switch {
+	case opts.NoInstructions:
+		return s, nil
+	case strings.HasPrefix(opts.Instructions, "@"):
+		name := opts.Instructions[1:]
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, &UsageError{fmt.Errorf("--instructions @%s: %w", name, errors.Unwrap(err))}
+		}
+		s.fixed, s.from = string(data), quote.Name(name)
+	case opts.Instructions != "":
+		s.fixed, s.from = opts.Instructions, "--instructions"
+	default:
+		s.project = true
+	}
+	if strings.TrimSpace(s.fixed) == "" && !s.project && opts.Instructions != "" {
+		return nil, &UsageError{fmt.Errorf("--instructions %s: no instructions in it", s.from)}
+	}
+	return s, nil
+}
+
+// For is the instructions of the compaction of path ("" for none).
+func (s *instructionSource) For(path string) (string, error) {
+	if !s.project {
+		s.tell(s.from)
+		return s.fixed, nil
+	}
+	dir := s.projectOf(path)
+	s.mu.Lock()
+	text, ok := s.byDir[dir]
+	s.mu.Unlock()
+	if ok {
+		return text, nil
+	}
+	text, file, err := compact.ProjectInstructions(dir)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	s.byDir[dir] = text
+	s.mu.Unlock()
+	if file != "" {
+		s.tell(fmt.Sprintf("the %q section of %s", compact.InstructionsHeading, quote.Name(file)))
+	}
+	return text, nil
+}
+
+// projectOf is the project folder of session path: the one it records, else the current one.
+func (s *instructionSource) projectOf(path string) string {
+	if p, err := usage.FileProject(path, s.format); err == nil && p != "" {
+		return p
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
+
+// tell names a source of instructions on stderr, once.
+func (s *instructionSource) tell(from string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.say == nil || from == "" || s.told[from] {
+		return
+	}
+	s.told[from] = true
+	s.say("instructions: " + from)
+}
