@@ -45,7 +45,7 @@ func numericFlags(t *testing.T) []numericFlag {
 // is wrong.
 var requiredArgs = map[string][]string{
 	"grep": {"x", "s.jsonl"}, "search": {"x"}, "expand": {"s.jsonl"}, "hook": {"claude-code"},
-	"hooks install": {"claude-code"},
+	"hooks install": {"claude-code"}, "handoff": {"--to", "codex", "s.jsonl"}, "fork": {"s.jsonl"},
 }
 
 // outOfRange returns values just outside a flag's declared range: below its lowest and above its

@@ -205,7 +205,24 @@ compaction appends to the file (or writes a new file with -o).`,
 		NewCmdMan(f),
 		NewCmdVersion(f),
 	)
+	argsAreUsage(root)
 	return root
+}
+
+// argsAreUsage makes a wrong count or kind of arguments a usage error (exit 2), as a wrong flag
+// is, for every command below c: cobra's validators return plain errors.
+func argsAreUsage(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return &UsageError{err}
+			}
+			return nil
+		}
+	}
+	for _, s := range c.Commands() {
+		argsAreUsage(s)
+	}
 }
 
 // addConfigKeys records every flag of every command as a valid config-file key, whichever
