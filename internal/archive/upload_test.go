@@ -35,7 +35,7 @@ func stagedSessions(t *testing.T, n int) (stage string, srcs []Source) {
 	stage = filepath.Join(dir, "stage")
 	for i := range n {
 		p := filepath.Join(dir, fmt.Sprintf("s%d.jsonl", i))
-		os.WriteFile(p, []byte(fmt.Sprintf(`{"role":"user","content":"session %d"}`+"\n", i)), 0o644)
+		os.WriteFile(p, []byte(fmt.Sprintf(`{"role":"user","content":"conversation %d"}`+"\n", i)), 0o644)
 		srcs = append(srcs, Source{Path: p, Name: fmt.Sprintf("s/s%d.jsonl.zst", i)})
 	}
 	archiveAll(t, stage, srcs...)
@@ -121,7 +121,7 @@ func TestMirrorDownloadsOnlyWhatChanged(t *testing.T) {
 		t.Fatalf("first mirror: %d downloads, want 2 archives and the manifest", store.gets)
 	}
 	mustVerify(t, mirror)
-	if got := decodeFile(t, filepath.Join(mirror, srcs[0].Name)); !bytes.Contains(got, []byte("session 0")) {
+	if got := decodeFile(t, filepath.Join(mirror, srcs[0].Name)); !bytes.Contains(got, []byte("conversation 0")) {
 		t.Fatalf("mirrored archive decodes to %q", got)
 	}
 	store.gets = 0

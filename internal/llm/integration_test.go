@@ -2,9 +2,10 @@ package llm
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
+
+	"github.com/ctxc/ctxc/internal/llm/llmtest"
 )
 
 // Integration tests against a real Ollama server. They run when CTXC_TEST_OLLAMA_URL and
@@ -15,11 +16,7 @@ import (
 
 func integrationEnv(t *testing.T) (url, model string) {
 	t.Helper()
-	url, model = os.Getenv("CTXC_TEST_OLLAMA_URL"), os.Getenv("CTXC_TEST_OLLAMA_MODEL")
-	if url == "" || model == "" {
-		t.Skip("CTXC_TEST_OLLAMA_URL and CTXC_TEST_OLLAMA_MODEL not set")
-	}
-	return url, model
+	return llmtest.Ollama(t)
 }
 
 // TestIntegrationOllamaClient: the server is found, its trained window (not the Modelfile's

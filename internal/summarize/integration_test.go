@@ -3,13 +3,13 @@ package summarize
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ctxc/ctxc/internal/llm"
+	"github.com/ctxc/ctxc/internal/llm/llmtest"
 )
 
 // Integration tests against a real Ollama server. They run when CTXC_TEST_OLLAMA_URL and
@@ -21,11 +21,7 @@ import (
 
 func integrationEnv(t *testing.T) (url, model string) {
 	t.Helper()
-	url, model = os.Getenv("CTXC_TEST_OLLAMA_URL"), os.Getenv("CTXC_TEST_OLLAMA_MODEL")
-	if url == "" || model == "" {
-		t.Skip("CTXC_TEST_OLLAMA_URL and CTXC_TEST_OLLAMA_MODEL not set")
-	}
-	return url, model
+	return llmtest.Ollama(t)
 }
 
 // recorder wraps a Client and records every call. With maxOut > 0 it lowers the output

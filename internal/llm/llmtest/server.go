@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -284,4 +285,16 @@ func toInt(v any) int {
 		return int(n)
 	}
 	return 0
+}
+
+// Ollama is the real Ollama test server the integration tests use: its URL and model, from
+// CTXC_TEST_OLLAMA_URL and CTXC_TEST_OLLAMA_MODEL (../shared/tools/ollama-test-server/up.sh
+// prints them); the test is skipped when they are not set.
+func Ollama(t *testing.T) (url, model string) {
+	t.Helper()
+	url, model = os.Getenv("CTXC_TEST_OLLAMA_URL"), os.Getenv("CTXC_TEST_OLLAMA_MODEL")
+	if url == "" || model == "" {
+		t.Skip("CTXC_TEST_OLLAMA_URL and CTXC_TEST_OLLAMA_MODEL not set")
+	}
+	return url, model
 }
