@@ -69,6 +69,9 @@ func (w *waitWatcher) tick(ev llm.Waiting) {
 			w.bar = progressbar.NewOptions(-1,
 				progressbar.OptionSetWriter(w.ios.ErrOut),
 				progressbar.OptionSpinnerType(14),
+				// drawn only from tick, under w.mu: the bar's own redrawing goroutine would
+				// write stderr beside Clear and beside the command's own lines
+				progressbar.OptionSetSpinnerChangeInterval(0),
 				progressbar.OptionClearOnFinish(),
 				progressbar.OptionSetVisibility(true),
 			)

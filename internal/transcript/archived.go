@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/openclawstore"
@@ -204,7 +203,7 @@ func readUpTo(r io.Reader, n int64) ([]byte, error) {
 	buf := make([]byte, 0, min(n, 64<<10))
 	for int64(len(buf)) < n {
 		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, int(min(int64(cap(buf)), n-int64(len(buf)))))
+			buf = growBytes(buf, int(min(int64(cap(buf)), n-int64(len(buf)))))
 		}
 		k, err := r.Read(buf[len(buf):min(int64(cap(buf)), n)])
 		buf = buf[:len(buf)+k]
@@ -216,6 +215,18 @@ func readUpTo(r io.Reader, n int64) ([]byte, error) {
 		}
 	}
 	return buf, nil
+}
+
+// growBytes returns b with room for n more bytes, moved once to a new array when it has not.
+// (slices.Grow would do the same, but a build with the race detector allocates its appended
+// zeroes apart, doubling what a long line costs there.)
+func growBytes(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	nb := make([]byte, len(b), len(b)+n)
+	copy(nb, b)
+	return nb
 }
 
 // memText is an archived session's text held in memory (ReaderAt): read at offsets, and read

@@ -7,7 +7,6 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"sync"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
@@ -472,7 +471,7 @@ func (rl *rangeLines) readPastWindow(pos int) (line []byte, terminated, ok bool)
 		}
 		step := min(int64(max(len(own), ownLineMinStep)), rl.size-at, ownLineMaxStep)
 		k := len(own)
-		own = slices.Grow(own, int(step))[:k+int(step)]
+		own = growBytes(own, int(step))[:k+int(step)]
 		*r.own = own
 		if err := rl.src.readAt(own[k:], at); err != nil {
 			r.err, r.errLine = err, len(r.lines)
