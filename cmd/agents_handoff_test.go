@@ -70,15 +70,80 @@ func sameHanded(want, got string) bool {
 	return len(got) < len(want) && strings.HasPrefix(want, head) && strings.HasSuffix(want, tail)
 }
 
-// TestAgentHandoffResumes: every agent sample and fixture of Claude Code, Codex and pi, handed
-// off to each of the other two, is resumed by the real target agent, whose next request holds
-// the source's user messages and tool results' text in the order `ctxc load` gives them.
-func TestAgentHandoffResumes(t *testing.T) {
+// handoffSources are the sessions handed off in the matrix: the samples and fixtures of Claude
+// Code, Codex and pi, and the fixtures Gemini CLI, Qwen Code and Copilot CLI wrote.
+func handoffSources(t *testing.T) map[string][]string {
+	files := agentFiles(t)
+	for agent, pattern := range map[string]string{
+		agentcheck.Gemini:  "../testdata/fixtures/gemini-*.jsonl",
+		agentcheck.Qwen:    "../testdata/fixtures/qwen-*.jsonl",
+		agentcheck.Copilot: "../testdata/fixtures/copilot-*.jsonl",
+	} {
+		ms, _ := filepath.Glob(pattern)
+		files[agent] = append(files[agent], ms...)
+	}
+	return files
+}
+
+// handoffTargets are the agents a session is handed to, each resuming a session file in its own
+// way: a function giving the request it sends. A target not installed skips the test (which CI
+// counts as a failure).
+func handoffTargets(t *testing.T) map[string]func(t *testing.T, path string) []agentcheck.Turn {
 	resume := agentTools(t)
+	byResumeSh := func(agent string) func(*testing.T, string) []agentcheck.Turn {
+		return func(t *testing.T, path string) []agentcheck.Turn { return agentTurns(t, resume, agent, path) }
+	}
+	more := func(agent string) func(*testing.T, string) []agentcheck.Turn {
+		return func(t *testing.T, path string) []agentcheck.Turn {
+			h := moreAgent(t, agent)
+			return requestTurns(t, agent, func() ([]byte, error) { return h.ResumeRequest(path) })
+		}
+	}
+	return map[string]func(*testing.T, string) []agentcheck.Turn{
+		agentcheck.ClaudeCode: byResumeSh(agentcheck.ClaudeCode),
+		agentcheck.Codex:      byResumeSh(agentcheck.Codex),
+		agentcheck.Pi:         byResumeSh(agentcheck.Pi),
+		agentcheck.Gemini:     more(agentcheck.Gemini),
+		agentcheck.Qwen:       more(agentcheck.Qwen),
+		agentcheck.Copilot: func(t *testing.T, path string) []agentcheck.Turn {
+			bin, ok := agentcheck.MoreAgent("copilot")
+			if !ok {
+				agentcheck.Skip(t, "copilot not installed (eval \"$(scripts/install-agents.sh)\")")
+			}
+			h, err := agentcheck.NewCopilotHome(bin, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close()
+			return requestTurns(t, agentcheck.Copilot, func() ([]byte, error) { return h.CopilotResumeRequest(path) })
+		},
+	}
+}
+
+// requestTurns reduces the request send gets from the agent.
+func requestTurns(t *testing.T, agent string, send func() ([]byte, error)) []agentcheck.Turn {
+	t.Helper()
+	body, err := send()
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns, err := agentcheck.FromRequest(agent, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return turns
+}
+
+// TestAgentHandoffResumes: every agent sample and fixture of Claude Code, Codex, pi, Gemini CLI,
+// Qwen Code and Copilot CLI, handed off to each of the other five, is resumed by the real target
+// agent, whose next request holds the source's user messages and tool results' text in the order
+// `ctxc load` gives them.
+func TestAgentHandoffResumes(t *testing.T) {
+	targets := handoffTargets(t)
 	var mu sync.Mutex
-	for agent, paths := range agentFiles(t) {
+	for agent, paths := range handoffSources(t) {
 		for _, p := range paths {
-			for _, to := range []string{agentcheck.ClaudeCode, agentcheck.Codex, agentcheck.Pi} {
+			for to, resume := range targets {
 				if to == agent {
 					continue
 				}
@@ -95,7 +160,7 @@ func TestAgentHandoffResumes(t *testing.T) {
 						t.Fatalf("ctxc handoff --to %s %s: exit %d: %s", to, p, code, errOut)
 					}
 					var got []agentcheck.Turn
-					withAgentSlot(func() { got = agentTurns(t, resume, to, out) })
+					withAgentSlot(func() { got = resume(t, out) })
 					if miss := missingFrom(want, handedText(got)); miss != "" {
 						mu.Lock()
 						defer mu.Unlock()
@@ -114,15 +179,19 @@ func clip(s string) string {
 	return s
 }
 
-// TestAgentHandoffForkResumes: a fork before the first compaction of a Claude Code, Codex and pi
-// fixture is resumed by the agent itself, which sends the context `ctxc load` gives of the fork,
-// holding the messages that compaction replaced (`ctxc expand --marker 1`) in order.
+// TestAgentHandoffForkResumes: a fork before the first compaction of a Claude Code, Codex, pi,
+// Gemini CLI, Qwen Code and Copilot CLI fixture is resumed by the agent itself, which sends the
+// context `ctxc load` gives of the fork, holding the messages that compaction replaced (`ctxc
+// expand --marker 1`) in order.
 func TestAgentHandoffForkResumes(t *testing.T) {
-	resume := agentTools(t)
+	targets := handoffTargets(t)
 	for agent, file := range map[string]string{
 		agentcheck.ClaudeCode: "../testdata/fixtures/claude-compact-boundary.jsonl",
 		agentcheck.Codex:      "../testdata/fixtures/codex-replacement-history.jsonl",
 		agentcheck.Pi:         "../testdata/fixtures/pi-v1-two-compactions.jsonl",
+		agentcheck.Gemini:     "../testdata/fixtures/gemini-compressed.jsonl",
+		agentcheck.Qwen:       "../testdata/fixtures/qwen-0.24-own-compression.jsonl",
+		agentcheck.Copilot:    "../testdata/fixtures/copilot-compacted.jsonl",
 	} {
 		t.Run(agent, func(t *testing.T) {
 			t.Parallel()
@@ -133,7 +202,7 @@ func TestAgentHandoffForkResumes(t *testing.T) {
 				t.Fatalf("ctxc fork %s: exit %d: %s", file, code, errOut)
 			}
 			var got []agentcheck.Turn
-			withAgentSlot(func() { got = agentTurns(t, resume, agent, out) })
+			withAgentSlot(func() { got = targets[agent](t, out) })
 			if diff := agentcheck.Compare(agent, loadAs(t, agent, out), got); diff != "" {
 				t.Errorf("%s: ctxc load of the fork disagrees with %s:\n%s", file, agent, diff)
 			}

@@ -44,6 +44,15 @@ func TestRenderSessionMapping(t *testing.T) {
 		{FormatPi,
 			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:" + PiEmptyResult},
 			[]string{`"type":"session","version":3`, `"id":"call_`, `"type":"toolCall"`, `"role":"toolResult"`, `"toolName":"read"`, `"cwd":"/w"`}},
+		{FormatGemini,
+			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:"},
+			[]string{`"projectHash":"` + GeminiProjectHash("/w") + `"`, `"functionCall":{"args":{"path":"main.go"},"id":"call_`, `"functionResponse":{"id":"call_`, `"name":"read","response":{"output":"package main`, `"type":"gemini"`}},
+		{FormatQwen,
+			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:"},
+			[]string{`"type":"tool_result"`, `"functionCall":{"args":{"path":"main.go"},"id":"call_`, `"name":"read","response":{"output":"package main`, `"cwd":"/w"`, `"parentUuid":null`}},
+		{FormatCopilot,
+			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:"},
+			[]string{`"type":"session.start"`, `"context":{"cwd":"/w"}`, `"toolRequests":[{"arguments":{"path":"main.go"},"name":"read","toolCallId":"call_`, `"type":"tool.execution_complete"`, `"arguments":{"input":"ls -l"}`}},
 	} {
 		t.Run(string(tc.to), func(t *testing.T) {
 			w, d, err := RenderSession(tc.to, &NewSession{Messages: handoffMessages(), Cwd: "/w", Now: now})
@@ -113,8 +122,8 @@ func readBack(ms []Message) []string {
 // TestRenderSessionUnknownTarget: a format no new session is written in is an error naming the
 // targets.
 func TestRenderSessionUnknownTarget(t *testing.T) {
-	_, _, err := RenderSession(FormatGemini, &NewSession{Messages: handoffMessages()})
-	if err == nil || !strings.Contains(err.Error(), "claude-code, codex, pi") {
+	_, _, err := RenderSession(FormatDroid, &NewSession{Messages: handoffMessages()})
+	if err == nil || !strings.Contains(err.Error(), "claude-code, codex, pi, gemini-cli, qwen-code, copilot") {
 		t.Fatalf("err = %v", err)
 	}
 }
