@@ -101,7 +101,7 @@ func addHandoffFlags(c *cobra.Command, opts *HandoffOptions) {
 	fl.StringVar(&opts.Compact.NowFlag, "now", "", "timestamp written in the new session (RFC 3339; also SOURCE_DATE_EPOCH)")
 	intRange(fl, "window", minWindow, maxTokens, "the agent's")
 	addProviderFlags(c, &opts.Compact)
-	addInstructionsFlags(c, &opts.Compact)
+	addInstructionsFlags(c, &opts.Compact.Instructions, &opts.Compact.NoInstructions)
 	// A compaction on the way is extractive unless a model is asked for: handing a session
 	// over needs no model.
 	opts.Compact.Provider = "extractive"
@@ -159,7 +159,7 @@ func handoffOptions(opts *HandoffOptions) (handoff.Options, error) {
 			return handoff.Options{}, err
 		}
 	}
-	instr, err := newInstructionSource(&opts.Compact, co.Format)
+	instr, err := newInstructionSource(opts.Compact.Instructions, opts.Compact.NoInstructions, co.Format)
 	if err != nil {
 		return handoff.Options{}, err
 	}
