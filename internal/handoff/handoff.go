@@ -175,10 +175,12 @@ func History(src string, format transcript.Format) ([]transcript.Message, error)
 	return out, nil
 }
 
-// write renders msgs as a new session of o.To, compacts it when it is over the window, and
-// writes it where the agent finds it (or at o.Output).
+// write renders msgs as a new session of o.To, its calls as the target's own tools where it has
+// their kind, compacts it when it is over the window, and writes it where the agent finds it (or
+// at o.Output).
 func write(ctx context.Context, src string, format transcript.Format, msgs []transcript.Message, o Options) (*Result, error) {
 	cwd := project(src, format)
+	msgs = mapTools(msgs, format, o.To)
 	w, dropped, err := transcript.RenderSession(o.To, &transcript.NewSession{Messages: msgs, Cwd: cwd, Now: o.Now})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)

@@ -105,3 +105,47 @@ func TestHistoryUndoesCompactions(t *testing.T) {
 		t.Errorf("first message %q", ms[0].TextContent())
 	}
 }
+
+// TestMapTools: a call of a shell, read, write, edit or search tool takes the target's tool of
+// that kind, its arguments under the target's keys, and its result the target's tool name; a
+// call of a tool the target has no kind for, or without what its kind needs, is kept as it is.
+func TestMapTools(t *testing.T) {
+	call := func(id, name, args string) transcript.Message {
+		return transcript.Message{Role: transcript.RoleAssistant, Blocks: []transcript.Block{{Kind: transcript.BlockToolCall, ID: id, Name: name, Args: args}}}
+	}
+	result := func(id, name string) transcript.Message {
+		return transcript.Message{Role: transcript.RoleTool, Blocks: []transcript.Block{{Kind: transcript.BlockToolResult, ID: id, Name: name, Text: "ok"}}}
+	}
+	for _, tc := range []struct {
+		from, to transcript.Format
+		name     string
+		args     string
+		want     string // name and arguments after
+	}{
+		{transcript.FormatClaude, transcript.FormatPi, "Bash", `{"command":"go test ./...","description":"run the tests"}`, `bash {"command":"go test ./..."}`},
+		{transcript.FormatClaude, transcript.FormatCopilot, "Edit", `{"file_path":"/w/a.go","old_string":"x","new_string":"y"}`, `edit {"new_str":"y","old_str":"x","path":"/w/a.go"}`},
+		{transcript.FormatPi, transcript.FormatGemini, "read", `{"path":"/w/a.go"}`, `read_file {"file_path":"/w/a.go"}`},
+		{transcript.FormatCopilot, transcript.FormatClaude, "create", `{"path":"/w/n.md","file_text":"hi"}`, `Write {"content":"hi","file_path":"/w/n.md"}`},
+		{transcript.FormatQwen, transcript.FormatGemini, "grep_search", `{"pattern":"TODO","path":"/w"}`, `grep_search {"dir_path":"/w","pattern":"TODO"}`},
+		{transcript.FormatCodex, transcript.FormatQwen, "shell", `{"command":["bash","-lc","ls -l"]}`, `run_shell_command {"command":"ls -l"}`},
+		{transcript.FormatCodex, transcript.FormatClaude, "shell", `{"command":["ls","-l"]}`, `Bash {"command":"ls -l"}`},
+		{transcript.FormatGemini, transcript.FormatCodex, "run_shell_command", `{"command":"make"}`, `shell {"command":["bash","-lc","make"]}`},
+		// Codex has no read tool; a tool no agent shares; a call without its path.
+		{transcript.FormatClaude, transcript.FormatCodex, "Read", `{"file_path":"/w/a.go"}`, `Read {"file_path":"/w/a.go"}`},
+		{transcript.FormatClaude, transcript.FormatPi, "WebSearch", `{"query":"go"}`, `WebSearch {"query":"go"}`},
+		{transcript.FormatClaude, transcript.FormatPi, "Read", `{"offset":3}`, `Read {"offset":3}`},
+	} {
+		msgs := []transcript.Message{call("c1", tc.name, tc.args), result("c1", tc.name)}
+		got := mapTools(msgs, tc.from, tc.to)
+		c, r := got[0].Blocks[0], got[1].Blocks[0]
+		if s := c.Name + " " + c.Args; s != tc.want {
+			t.Errorf("%s %s to %s: %s, want %s", tc.from, tc.name, tc.to, s, tc.want)
+		}
+		if r.Name != c.Name {
+			t.Errorf("%s %s to %s: the result is named %s, its call %s", tc.from, tc.name, tc.to, r.Name, c.Name)
+		}
+		if msgs[0].Blocks[0].Name != tc.name {
+			t.Errorf("the source's messages changed")
+		}
+	}
+}
