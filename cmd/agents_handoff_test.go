@@ -30,16 +30,54 @@ func handedText(turns []agentcheck.Turn) []string {
 	return out
 }
 
-// missingFrom returns the first of want that got does not hold in order after the ones before
-// it ("" when got holds them all, in order).
-func missingFrom(want, got []string) string {
-	j := 0
-	for _, w := range want {
-		k := slices.IndexFunc(got[j:], func(g string) bool { return sameHanded(w, g) })
-		if k < 0 {
-			return w
+// handedGroups is handedText of the source's turns in groups that must come in order: a user
+// text alone, and the results of one assistant message's calls together, in any order (a target
+// sends the results of parallel calls in the order of the calls, the source may hold them in the
+// order they came back).
+func handedGroups(turns []agentcheck.Turn) [][]string {
+	var out [][]string
+	open := false // the last group is results still taking the results after it
+	for _, t := range turns {
+		if t.Role != "tool" {
+			open = false
 		}
-		j += k + 1
+		for _, p := range handedText([]agentcheck.Turn{t}) {
+			isOutput := strings.HasPrefix(p, "output:")
+			if isOutput && open {
+				out[len(out)-1] = append(out[len(out)-1], p)
+				continue
+			}
+			out = append(out, []string{p})
+			open = isOutput && t.Role == "tool"
+		}
+	}
+	return out
+}
+
+// missingFrom returns the first of want that got does not hold in order after the groups before
+// it ("" when got holds them all, in order).
+func missingFrom(want [][]string, got []string) string {
+	j := 0
+	for _, group := range want {
+		used := map[int]bool{}
+		end := j
+		for _, w := range group {
+			k := slices.IndexFunc(got[j:], func(g string) bool { return sameHanded(w, g) })
+			for k >= 0 && used[j+k] {
+				next := slices.IndexFunc(got[j+k+1:], func(g string) bool { return sameHanded(w, g) })
+				if next < 0 {
+					k = -1
+					break
+				}
+				k += next + 1
+			}
+			if k < 0 {
+				return w
+			}
+			used[j+k] = true
+			end = max(end, j+k+1)
+		}
+		j = end
 	}
 	return ""
 }
@@ -149,7 +187,7 @@ func TestAgentHandoffResumes(t *testing.T) {
 				}
 				t.Run(agent+"/"+filepath.Base(p)+"/to-"+to, func(t *testing.T) {
 					t.Parallel()
-					want := handedText(loadAs(t, agentcheck.Pi, p))
+					want := handedGroups(loadAs(t, agentcheck.Pi, p))
 					if len(want) == 0 {
 						t.Skip("no user message or tool result to hand off")
 					}
@@ -214,7 +252,7 @@ func TestAgentHandoffForkResumes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if miss := missingFrom(handedText(want), handedText(got)); miss != "" {
+			if miss := missingFrom(handedGroups(want), handedText(got)); miss != "" {
 				t.Errorf("%s: the fork's request lacks (in order) what compaction 1 replaced: %q", file, clip(miss))
 			}
 		})
