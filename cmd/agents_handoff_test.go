@@ -1,6 +1,9 @@
 package cmd
 
 import (
+	"bytes"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -257,4 +260,89 @@ func TestAgentHandoffForkResumes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAgentHandoffPlaced: a session handed to Gemini CLI, Qwen Code and Copilot CLI without -o
+// lands where the agent finds it (its home, the project's folder, Gemini CLI's project registry,
+// or, for a project Gemini CLI never ran in, the folder it moves to the project's name), and the
+// agent resumes it by the id of the printed command, in the project the command goes to.
+func TestAgentHandoffPlaced(t *testing.T) {
+	src := "../testdata/fixtures/pi-long-tools.jsonl"
+	resumed := func(t *testing.T, home, proj, to string) string {
+		t.Helper()
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cwd, _ := json.Marshal(proj)
+		session := filepath.Join(t.TempDir(), "pi.jsonl")
+		if err := os.WriteFile(session, bytes.Replace(data, []byte(`"cwd":"/w"`), []byte(`"cwd":`+string(cwd)), 1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runCLIEnv(t, home, nil, "handoff", "-q", "--to", to, session)
+		if code != 0 {
+			t.Fatalf("ctxc handoff --to %s: exit %d: %s", to, code, errOut)
+		}
+		cmd := strings.TrimSpace(out)
+		if !strings.HasPrefix(cmd, "cd "+proj+" && ") {
+			t.Fatalf("resume command %q does not go to the project %s", cmd, proj)
+		}
+		fields := strings.Fields(cmd)
+		id := fields[len(fields)-1]
+		_, id, _ = strings.Cut(id, "=")
+		if id == "" {
+			id = fields[len(fields)-1]
+		}
+		return id
+	}
+	want := handedGroups(loadAs(t, agentcheck.Pi, src))
+	check := func(t *testing.T, agent string, body []byte, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := agentcheck.FromRequest(agent, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if miss := missingFrom(want, handedText(got)); miss != "" {
+			t.Errorf("%s resumed the placed session without (in order) %q", agent, clip(miss))
+		}
+	}
+	for _, tc := range []struct {
+		name, agent  string
+		unregistered bool
+	}{
+		{"gemini-cli", agentcheck.Gemini, false},
+		{"gemini-cli-new-project", agentcheck.Gemini, true},
+		{"qwen-code", agentcheck.Qwen, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := moreAgent(t, tc.agent)
+			if tc.unregistered {
+				if err := os.Remove(filepath.Join(h.Home, ".gemini", "projects.json")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			id := resumed(t, h.Home, h.Proj, tc.agent)
+			var body []byte
+			var err error
+			withAgentSlot(func() { body, err = h.ResumeByID(id) })
+			check(t, tc.agent, body, err)
+		})
+	}
+	t.Run("copilot", func(t *testing.T) {
+		bin, ok := agentcheck.MoreAgent("copilot")
+		if !ok {
+			agentcheck.Skip(t, "copilot not installed (eval \"$(scripts/install-agents.sh)\")")
+		}
+		h, err := agentcheck.NewCopilotHome(bin, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close()
+		id := resumed(t, h.Home, h.Proj, agentcheck.Copilot)
+		withAgentSlot(func() { err = h.CopilotPrompt(id, agentcheck.Prompt) })
+		check(t, agentcheck.Copilot, h.Fake.Last(), err)
+	})
 }
