@@ -37,7 +37,7 @@ honoured), or at -o FILE. The command that resumes it is printed on
 standard output.
 
 Messages keep their roles and order; tool calls and results take the target's own shapes under
-fresh ids; images, reasoning and items the target has no shape for are left out and counted on
+fresh ids, a call of a shell, read, write, edit or search tool the target's own tool of that kind; images, reasoning and items the target has no shape for are left out and counted on
 standard error. A conversation over the target's window (--window, default the agent's usual
 model's) is compacted on the way with ctxc's compaction (extractive by default; the same --provider
 flags as compact), never cut silently. SESSION is only read.`,
