@@ -131,6 +131,7 @@ func handoffSources(t *testing.T) map[string][]string {
 // counts as a failure).
 func handoffTargets(t *testing.T) map[string]func(t *testing.T, path string) []agentcheck.Turn {
 	resume := agentTools(t)
+	moreAgentsInstalled(t)
 	byResumeSh := func(agent string) func(*testing.T, string) []agentcheck.Turn {
 		return func(t *testing.T, path string) []agentcheck.Turn { return agentTurns(t, resume, agent, path) }
 	}
@@ -158,6 +159,17 @@ func handoffTargets(t *testing.T) map[string]func(t *testing.T, path string) []a
 			defer h.Close()
 			return requestTurns(t, agentcheck.Copilot, func() ([]byte, error) { return h.CopilotResumeRequest(path) })
 		},
+	}
+}
+
+// moreAgentsInstalled skips the whole test (which CI counts as a failure) unless Gemini CLI, Qwen
+// Code and Copilot CLI are installed.
+func moreAgentsInstalled(t *testing.T) {
+	t.Helper()
+	for _, cmd := range []string{"gemini", "qwen", "copilot"} {
+		if _, ok := agentcheck.MoreBin(cmd); !ok {
+			agentcheck.Skip(t, cmd+" not installed (eval \"$(scripts/install-agents.sh)\")")
+		}
 	}
 }
 
@@ -267,6 +279,7 @@ func TestAgentHandoffForkResumes(t *testing.T) {
 // or, for a project Gemini CLI never ran in, the folder it moves to the project's name), and the
 // agent resumes it by the id of the printed command, in the project the command goes to.
 func TestAgentHandoffPlaced(t *testing.T) {
+	moreAgentsInstalled(t)
 	src := "../testdata/fixtures/pi-long-tools.jsonl"
 	resumed := func(t *testing.T, home, proj, to string) string {
 		t.Helper()
