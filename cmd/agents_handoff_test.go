@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/ctxc/ctxc/internal/agentcheck"
+	"github.com/ctxc/ctxc/internal/compact"
+	"github.com/ctxc/ctxc/internal/handoff"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
@@ -203,18 +205,34 @@ func TestAgentHandoffResumes(t *testing.T) {
 				t.Run(agent+"/"+filepath.Base(p)+"/to-"+to, func(t *testing.T) {
 					t.Parallel()
 					want := handedGroups(loadAs(t, agentcheck.Pi, p))
+					if to == agentcheck.Gemini {
+						want = withoutGeminiCommands(want)
+					}
 					if len(want) == 0 {
 						t.Skip("no user message or tool result to hand off")
 					}
+					window := []string{"--window", "100000000"}
+					over := overWindow(t, p, to)
+					if over {
+						// Handed over whole, a history over the target's window is cut by the target
+						// itself (Copilot CLI leaves out its oldest turns): at the target's window it
+						// is compacted on the way, and the target sends its last user message, in
+						// the summary or after it.
+						window, want = nil, lastUserText(want)
+					}
 					dir := t.TempDir()
 					out := filepath.Join(dir, "handed.jsonl")
-					code, _, errOut := runCLI(t, dir, "handoff", "-q", "--provider", "extractive", "--window", "100000000", "--to", to, "-o", out, p)
+					code, _, errOut := runCLI(t, dir, append([]string{"handoff", "-q", "--provider", "extractive", "--to", to, "-o", out, p}, window...)...)
 					if code != 0 {
 						t.Fatalf("ctxc handoff --to %s %s: exit %d: %s", to, p, code, errOut)
 					}
 					var got []agentcheck.Turn
 					withAgentSlot(func() { got = resume(t, out) })
-					if miss := missingFrom(want, handedText(got)); miss != "" {
+					sent := handedText(got)
+					if over && len(want) == 1 && strings.Contains(strings.Join(sent, "\n"), strings.TrimPrefix(want[0][0], "text:")) {
+						return
+					}
+					if miss := missingFrom(want, sent); miss != "" {
 						mu.Lock()
 						defer mu.Unlock()
 						t.Errorf("%s handed to %s: the agent's request lacks (in order) %q", p, to, clip(miss))
@@ -223,6 +241,45 @@ func TestAgentHandoffResumes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// withoutGeminiCommands leaves out the user texts Gemini CLI takes for its commands on resume
+// (a text starting with "/" or "?"): written, and said on stderr, but not sent by Gemini CLI.
+func withoutGeminiCommands(groups [][]string) [][]string {
+	var out [][]string
+	for _, g := range groups {
+		if text, ok := strings.CutPrefix(g[0], "text:"); ok && (strings.HasPrefix(strings.TrimSpace(text), "/") || strings.HasPrefix(strings.TrimSpace(text), "?")) {
+			continue
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// overWindow: the effective context of path is over the compaction threshold of agent to's
+// default window.
+func overWindow(t *testing.T, path, to string) bool {
+	t.Helper()
+	_, msgs, err := transcript.LoadFile(path, transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i := range msgs {
+		n += msgs[i].Tokens()
+	}
+	co := compact.Options{Window: handoff.DefaultWindow[transcript.Format(to)]}
+	return n > co.EffectiveThreshold()
+}
+
+// lastUserText is the last user text of groups, alone.
+func lastUserText(groups [][]string) [][]string {
+	for i := len(groups) - 1; i >= 0; i-- {
+		if strings.HasPrefix(groups[i][0], "text:") {
+			return groups[i : i+1]
+		}
+	}
+	return nil
 }
 
 func clip(s string) string {

@@ -181,6 +181,9 @@ func geminiSession(ms []Message, s *NewSession, r *sessionRender) (Written, Drop
 	header.set("kind", "main")
 	out := [][]byte{header.encode()}
 	for _, m := range r.freshCalls(ms, "call_") {
+		if m.Role != RoleAssistant && geminiIgnoredUserText(m.TextContent()) && !hasResults(m) {
+			r.dropped.Unsent++
+		}
 		rec, err := geminiRender(&m, now)
 		if err != nil {
 			return Written{}, r.dropped, err
@@ -198,4 +201,20 @@ func geminiSession(ms []Message, s *NewSession, r *sessionRender) (Written, Drop
 func GeminiProjectHash(cwd string) string {
 	sum := sha256.Sum256([]byte(cwd))
 	return hex.EncodeToString(sum[:])
+}
+
+// geminiIgnoredUserText: a user message Gemini CLI leaves out of the history it resumes (its
+// convertSessionToClientHistory): its text, trimmed, starts with "/" or "?" (a command).
+func geminiIgnoredUserText(text string) bool {
+	t := strings.TrimSpace(text)
+	return strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?")
+}
+
+func hasResults(m Message) bool {
+	for _, b := range m.Blocks {
+		if b.Kind == BlockToolResult {
+			return true
+		}
+	}
+	return false
 }

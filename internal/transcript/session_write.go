@@ -21,17 +21,21 @@ type Dropped struct {
 	Images   int // images (their data is not in the message model)
 	Thinking int // reasoning: its signature or encryption binds it to the model that wrote it
 	Opaque   int // items the target has no shape for (encrypted reasoning, unknown items)
+	// Unsent are user messages written but which the target, when it resumes, takes for its own
+	// commands and does not send (Gemini CLI: a text starting with "/" or "?").
+	Unsent int
 }
 
 // Any reports whether anything was dropped.
-func (d Dropped) Any() bool { return d.Images+d.Thinking+d.Opaque > 0 }
+func (d Dropped) Any() bool { return d.Images+d.Thinking+d.Opaque+d.Unsent > 0 }
 
 func (d Dropped) String() string {
 	var parts []string
 	for _, p := range []struct {
 		n    int
 		what string
-	}{{d.Images, "image(s)"}, {d.Thinking, "reasoning block(s)"}, {d.Opaque, "item(s) of no shape the target takes"}} {
+	}{{d.Images, "image(s)"}, {d.Thinking, "reasoning block(s)"}, {d.Opaque, "item(s) of no shape the target takes"},
+		{d.Unsent, "user message(s) the target takes for its commands on resume"}} {
 		if p.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
 		}

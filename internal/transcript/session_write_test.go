@@ -145,3 +145,27 @@ func TestRenderSessionEncryptedSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderSessionGeminiCommands: a user message Gemini CLI takes for one of its commands on
+// resume (a text starting with "/" or "?") is written, and counted as one the target will not
+// send.
+func TestRenderSessionGeminiCommands(t *testing.T) {
+	ms := []Message{
+		{Role: RoleUser, Blocks: []Block{{Kind: BlockText, Text: " /mode"}}},
+		{Role: RoleUser, Blocks: []Block{{Kind: BlockText, Text: "?"}}},
+		{Role: RoleUser, Blocks: []Block{{Kind: BlockText, Text: "fix a/b.go"}}},
+	}
+	w, d, err := RenderSession(FormatGemini, &NewSession{Messages: ms, Cwd: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Unsent != 2 || !strings.Contains(d.String(), "2 user message(s) the target takes for its commands") {
+		t.Errorf("dropped %+v (%s), want 2 unsent", d, d)
+	}
+	if !strings.Contains(string(w.Data), `"text":" /mode"`) {
+		t.Errorf("the command's text is not written:\n%s", w.Data)
+	}
+	if _, d, _ := RenderSession(FormatQwen, &NewSession{Messages: ms, Cwd: "/w"}); d.Unsent != 0 {
+		t.Errorf("Qwen Code: %d unsent, want 0", d.Unsent)
+	}
+}
