@@ -6,7 +6,6 @@ package objstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -99,8 +98,3 @@ func (e *StoreError) Error() string {
 
 func (e *StoreError) Unwrap() error { return e.Err }
 
-// IsKind says whether err is a StoreError of kind.
-func IsKind(err error, kind string) bool {
-	var se *StoreError
-	return errors.As(err, &se) && se.Kind == kind
-}
