@@ -82,6 +82,9 @@ type StoreError struct {
 	Store string
 	Kind  string
 	Err   error
+
+	status int    // the HTTP status of a refusal, 0 when no answer came
+	code   string // S3's error code, "" when none
 }
 
 func (e *StoreError) Error() string {
