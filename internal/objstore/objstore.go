@@ -100,4 +100,3 @@ func (e *StoreError) Error() string {
 }
 
 func (e *StoreError) Unwrap() error { return e.Err }
-

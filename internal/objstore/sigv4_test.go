@@ -27,8 +27,8 @@ func TestSignMatchesAWSExamples(t *testing.T) {
 		},
 		{
 			name: "put an object", method: "PUT", url: "https://examplebucket.s3.amazonaws.com/test$file.text",
-			headers: map[string]string{"Date": "Fri, 24 May 2013 00:00:00 GMT", "X-Amz-Storage-Class": "REDUCED_REDUNDANCY"},
-			payload: hexSHA256([]byte("Welcome to Amazon S3.")),
+			headers:       map[string]string{"Date": "Fri, 24 May 2013 00:00:00 GMT", "X-Amz-Storage-Class": "REDUCED_REDUNDANCY"},
+			payload:       hexSHA256([]byte("Welcome to Amazon S3.")),
 			wantSigned:    "date;host;x-amz-content-sha256;x-amz-date;x-amz-storage-class",
 			wantSignature: "98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd",
 		},
