@@ -109,3 +109,29 @@ func TestNoCredentials(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// FuzzReadSection: any config file is read without a panic, and a key it returns was written
+// in the section asked for.
+func FuzzReadSection(f *testing.F) {
+	f.Add("[default]\nregion = eu-west-1\n[profile x]\n  nested = 1\nkey=v\n", "default")
+	f.Add("[profile team]\ns3 =\n  endpoint_url = http://x\nendpoint_url=http://y\n", "profile team")
+	f.Add("key = outside\n[", "")
+	f.Fuzz(func(t *testing.T, text, section string) {
+		path := filepath.Join(t.TempDir(), "config")
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		keys, found, err := readSection(path, section)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !found && len(keys) > 0 {
+			t.Fatalf("keys %v from a section not found", keys)
+		}
+		for k, v := range keys {
+			if !strings.Contains(text, k) && !strings.Contains(strings.ToLower(text), k) || !strings.Contains(text, v) {
+				t.Fatalf("key %q = %q is not in the file", k, v)
+			}
+		}
+	})
+}

@@ -159,6 +159,9 @@ func (s *S3) Stat(ctx context.Context, key string) (Object, bool, error) {
 // Put writes the object with one PutObject: S3 makes it visible only once it is whole, and it
 // keeps it only when the body's SHA-256 is the one signed.
 func (s *S3) Put(ctx context.Context, key string, body io.ReadSeeker, size int64, meta map[string]string) (string, error) {
+	if size > maxPut {
+		return "", s.failed(key, fmt.Errorf("%d bytes: S3 takes at most 5 GiB in one PutObject, and ctxc uploads an object whole", size))
+	}
 	sum, err := hashBody(body, size)
 	if err != nil {
 		return "", s.failed(key, err)
@@ -187,6 +190,10 @@ func (s *S3) Get(ctx context.Context, key string, w io.Writer) error {
 	}
 	return nil
 }
+
+// maxPut is the most one PutObject takes (S3's limit); an archived session past it (some 25 GB of
+// session text) is refused before it is read, rather than by the server after it was sent.
+var maxPut int64 = 5 << 30
 
 // hashBody is the hex SHA-256 of size bytes of body, read from its start; body is left at its
 // start.

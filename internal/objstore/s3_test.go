@@ -158,3 +158,17 @@ func TestS3RequestsAreSigned(t *testing.T) {
 		t.Errorf("requests:\n%s\nwant:\n%s", strings.Join(seen, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestS3PutTooLarge: an object past S3's limit for one PutObject is refused before anything is
+// sent, saying why.
+func TestS3PutTooLarge(t *testing.T) {
+	var calls atomic.Int32
+	s := fakeS3(t, func(w http.ResponseWriter, r *http.Request) { calls.Add(1) }, nil)
+	old := maxPut
+	maxPut = 8
+	defer func() { maxPut = old }()
+	_, err := s.Put(context.Background(), "k", bytes.NewReader([]byte("nine bytes")), 10, nil)
+	if err == nil || !strings.Contains(err.Error(), "at most 5 GiB") || calls.Load() != 0 {
+		t.Fatalf("err %v after %d requests", err, calls.Load())
+	}
+}
