@@ -188,7 +188,7 @@ func archiveSummaryOf(t *testing.T, out string) archiveSummary {
 
 // TestS3ArchiveRoundTrip archives sessions into a real S3 server: each object decodes to its
 // session byte for byte, and stats and grep read the bucket as a local archive from another
-// machine's cache.
+// machine's cache, and index and search it.
 func TestS3ArchiveRoundTrip(t *testing.T) {
 	addr := s3Bucket(t)
 	dir := t.TempDir()
@@ -216,6 +216,11 @@ func TestS3ArchiveRoundTrip(t *testing.T) {
 	}
 	if out := runS3(t, other, "grep", "conversation 1 ", addr); !strings.Contains(out, "s01.jsonl.zst") {
 		t.Fatalf("grep of the bucket does not find conversation 1:\n%s", out)
+	}
+	db := filepath.Join(dir, "index")
+	runS3(t, other, "index", "--db", db, addr)
+	if out := runS3(t, other, "search", "--db", db, "conversation", addr); !strings.Contains(out, ".jsonl.zst") {
+		t.Fatalf("search of the bucket finds nothing:\n%s", out)
 	}
 }
 

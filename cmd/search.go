@@ -13,7 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/index"
+	"github.com/ctxc/ctxc/internal/objstore"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
@@ -201,11 +203,30 @@ func (opts *SearchOptions) sessions(walker *index.Walker) (roots, files []string
 		// The agents' folders are looked in because they might hold sessions: one that is empty
 		// (an agent installed and never used) is no news.
 		say = io.Discard
+	} else if roots, err = mirroredRoots(roots); err != nil {
+		return nil, nil, err
 	} else if err := namedPathsExist(roots); err != nil {
 		return nil, nil, err
 	}
 	files, err = expandWith(roots, opts.IO, say, true, walker.WalkDir)
 	return roots, files, err
+}
+
+// mirroredRoots gives each s3://BUCKET/PREFIX among paths as its local mirror, brought up to
+// date, which the index then lists and reads as a folder of archived sessions.
+func mirroredRoots(paths []string) ([]string, error) {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = p
+		if objstore.IsURL(p) {
+			dir, err := mirrorBucket(p)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = dir
+		}
+	}
+	return out, nil
 }
 
 // namedPathsExist checks that every PATH the user named is there (a glob that matches nothing
@@ -219,17 +240,15 @@ func namedPathsExist(paths []string) error {
 	return nil
 }
 
-// agentSessionDirs are the folders where the agents ctxc reads keep their sessions, those that
-// exist.
+// agentSessionDirs are the folders where the agents ctxc reads keep their sessions (the
+// registry's), those that exist.
 func agentSessionDirs() []string {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return nil
 	}
 	var out []string
-	for _, d := range [][]string{{".claude", "projects"}, {".codex", "sessions"}, {".pi", "agent", "sessions"},
-		{".copilot", "session-state"}, {".factory", "sessions"}, {".gemini", "tmp"}, {".qwen", "projects"}, {".openclaw", "agents"}} {
-		p := filepath.Join(append([]string{home}, d...)...)
+	for _, p := range agent.SessionDirs(home) {
 		if info, err := os.Stat(p); err == nil && info.IsDir() {
 			out = append(out, p)
 		}

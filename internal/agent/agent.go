@@ -9,6 +9,7 @@
 package agent
 
 import (
+	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -31,6 +32,9 @@ const (
 type Agent struct {
 	Name        string // as --format takes it
 	Description string // one line, for help texts and README's table
+	// Homes are the folders, under the user's home, where the agent keeps its sessions (each a
+	// path's elements): where `ctxc search` looks when given no PATH.
+	Homes [][]string
 	// Resume is the command that resumes a session, without its argument; "" when the format
 	// has none (a message list). ByPath says the argument is the file's path, not the session id.
 	Resume string
@@ -70,6 +74,17 @@ func Names() []string {
 	out := make([]string, len(all))
 	for i, a := range all {
 		out[i] = a.Name
+	}
+	return out
+}
+
+// SessionDirs are the folders under home where the agents keep their sessions, in All's order.
+func SessionDirs(home string) []string {
+	var out []string
+	for _, a := range all() {
+		for _, h := range a.Homes {
+			out = append(out, filepath.Join(append([]string{home}, h...)...))
+		}
 	}
 	return out
 }
