@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/klauspost/compress/zstd"
@@ -53,7 +54,7 @@ func NameFor(root, file string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	base := filepath.Base(abs)
+	base := escapeBytes(filepath.Base(abs))
 	if filepath.Clean(root) == filepath.Clean(file) {
 		return base + ".zst", nil
 	}
@@ -61,7 +62,34 @@ func NameFor(root, file string) (string, error) {
 	if err != nil || !filepath.IsLocal(rel) {
 		return "", fmt.Errorf("%s is not below %s", file, root)
 	}
-	return path.Join(base, filepath.ToSlash(rel)) + ".zst", nil
+	return path.Join(base, escapeBytes(filepath.ToSlash(rel))) + ".zst", nil
+}
+
+// escapeBytes writes each byte of s that is not part of valid UTF-8 as %XX, so that a name or
+// path holds in the manifest's JSON (which would turn the byte into U+FFFD, a name no file has)
+// and in an S3 key (valid UTF-8 only). Valid text, "%" included, is kept as it is: a name is
+// changed only where it could not be kept.
+func escapeBytes(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			fmt.Fprintf(&b, "%%%02X", s[i])
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// sourceOf is how the manifest names a session file: its absolute path, escaped (escapeBytes).
+func sourceOf(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	return escapeBytes(abs), err
 }
 
 // Archiver archives sources into one destination directory. It holds the destination's lock
@@ -108,7 +136,7 @@ func Open(dest string, dryRun bool) (*Archiver, error) {
 func (a *Archiver) Prepare(srcs []Source) map[string]error {
 	errs := map[string]error{}
 	for _, s := range srcs {
-		abs, err := filepath.Abs(s.Path)
+		abs, err := sourceOf(s.Path)
 		if err != nil {
 			errs[s.Name] = err
 			continue

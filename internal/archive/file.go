@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 )
 
 // checkSpan is how many bytes at each end of the archived part are compared with the source
@@ -34,7 +33,7 @@ func (a *Archiver) File(src Source) (Result, error) {
 	if !st.Mode().IsRegular() {
 		return res, fmt.Errorf("%s: not a regular file", src.Path)
 	}
-	abs, err := filepath.Abs(src.Path)
+	abs, err := sourceOf(src.Path)
 	if err != nil {
 		return res, err
 	}
