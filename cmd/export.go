@@ -147,6 +147,9 @@ func exportDest(ctx context.Context, opts *ExportOptions) (export.Options, strin
 		return export.Options{}, "", &UsageError{err}
 	}
 	eo := export.Options{Format: format, Redact: !opts.NoRedact, DryRun: opts.DryRun, Prices: prices}
+	if !opts.Global.Quiet {
+		eo.Warn = func(w transcript.Warning) { fmt.Fprintln(opts.IO.ErrOut, "warning: "+w.String()) }
+	}
 	if !objstore.IsURL(opts.Dest) {
 		return eo, opts.Dest, nil
 	}

@@ -410,3 +410,29 @@ func TestS3ExportParquet(t *testing.T) {
 		t.Errorf("second export sent %d parts: %+v", len(again), second)
 	}
 }
+
+// TestExportBadInputNamesFileAndLine: a file that is not a session fails alone, named, the
+// others exported; a line that is not JSON is a warning naming the file and the line, its
+// session exported without it.
+func TestExportBadInputNamesFileAndLine(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "sessions")
+	os.Mkdir(src, 0o755)
+	garbage := strings.Repeat("this is not json\n", 20)
+	os.WriteFile(filepath.Join(src, "a-garbage.jsonl"), []byte(garbage), 0o644)
+	os.WriteFile(filepath.Join(src, "b-one-bad-line.jsonl"), []byte(`{"role":"user","content":"hi"}`+"\n{oops\n"+`{"role":"assistant","content":"hello"}`+"\n"), 0o644)
+	dest := filepath.Join(dir, "out")
+	_, errOut, code := runInProcess(t, []string{"export", "--parquet", dest, src})
+	if code == 0 {
+		t.Fatalf("exit 0 with a file that is not a session\n%s", errOut)
+	}
+	if !strings.Contains(errOut, "a-garbage.jsonl") {
+		t.Errorf("the bad file is not named:\n%s", errOut)
+	}
+	if !strings.Contains(errOut, "b-one-bad-line.jsonl:2:") {
+		t.Errorf("the bad line is not named:\n%s", errOut)
+	}
+	if !strings.Contains(errOut, "1 new, 0 changed, 0 unchanged, 1 failed") {
+		t.Errorf("summary: %s", errOut)
+	}
+}

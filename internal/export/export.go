@@ -44,6 +44,8 @@ type Options struct {
 	Store objstore.Store
 	// Now is the export's time (exported_at); time.Now when nil.
 	Now func() time.Time
+	// Warn hears of each line of a session skipped as not valid JSON (its file and line).
+	Warn func(transcript.Warning)
 }
 
 // Source is one session file and its name in the tables (as ctxc archive names it).
@@ -90,7 +92,6 @@ type Exporter struct {
 // state is what DEST's last exports were, per session name.
 type state struct {
 	Version  int                     `json:"version"`
-	Schema   int                     `json:"schema_version"`
 	Sessions map[string]sessionState `json:"sessions"`
 }
 
@@ -100,6 +101,7 @@ type sessionState struct {
 	Size   int64    `json:"size"`
 	MTime  int64    `json:"mtime_ns"`
 	Redact bool     `json:"redact"`
+	Schema int      `json:"schema_version"` // of the parts written
 	Parts  []string `json:"parts"`
 }
 
@@ -136,7 +138,7 @@ func Open(dest string, o Options) (*Exporter, error) {
 
 // readState reads DEST's state; none yet is an empty one.
 func readState(dest string) (*state, error) {
-	st := &state{Version: stateVersion, Schema: SchemaVersion, Sessions: map[string]sessionState{}}
+	st := &state{Version: stateVersion, Sessions: map[string]sessionState{}}
 	b, err := os.ReadFile(filepath.Join(dest, StateName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, nil
@@ -182,7 +184,7 @@ func (e *Exporter) File(ctx context.Context, src Source) (Result, error) {
 		return r, err
 	}
 	e.removeStale(prev.Parts, r.Parts)
-	e.state.Sessions[src.Name] = sessionState{Path: src.Path, Size: size, MTime: mtime, Redact: e.opts.Redact, Parts: r.Parts}
+	e.state.Sessions[src.Name] = sessionState{Path: src.Path, Size: size, MTime: mtime, Redact: e.opts.Redact, Schema: SchemaVersion, Parts: r.Parts}
 	e.dirty = true
 	return r, nil
 }
@@ -190,7 +192,7 @@ func (e *Exporter) File(ctx context.Context, src Source) (Result, error) {
 // unchanged says whether a session's last export still stands: same file, same redaction, same
 // schema.
 func (e *Exporter) unchanged(prev sessionState, size, mtime int64) bool {
-	return prev.Size == size && prev.MTime == mtime && prev.Redact == e.opts.Redact && e.state.Schema == SchemaVersion
+	return prev.Size == size && prev.MTime == mtime && prev.Redact == e.opts.Redact && prev.Schema == SchemaVersion
 }
 
 // writeParts writes the session's part of every table that has rows for it, and sends each to

@@ -30,7 +30,7 @@ type session struct {
 // readSession reads one session file into its rows: the messages stats counts, with their text
 // and time, the usage it records, priced, and the audit of its compactions.
 func readSession(ctx context.Context, src Source, o *Options, now time.Time) (*session, error) {
-	ropts := transcript.Options{Format: o.Format}
+	ropts := transcript.Options{Format: o.Format, Warn: o.Warn}
 	res, counted, err := transcript.ScanCounted(src.Path, ropts)
 	if err != nil {
 		return nil, err
