@@ -43,7 +43,7 @@ var kinds = []Kind{
 	{Name: "aws-secret-key", Matches: "AWS secret access keys: 40 characters after aws_secret_access_key (any case, = or :)",
 		Pattern: `(?i)aws_?secret_?(?:access_?)?key[\s"'\\]*[:=][\s"'\\]*([A-Za-z0-9/+]{40})\b`, Group: 1, Hints: []string{"secret"}},
 	{Name: "github-token", Matches: "GitHub tokens: ghp_, gho_, ghu_, ghs_, ghr_ and github_pat_",
-		Pattern: `\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`, Hints: []string{"gh", "github_pat_"}},
+		Pattern: `\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`, Hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
 	{Name: "slack-token", Matches: "Slack tokens: xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxo-",
 		Pattern: `\bxox[abposr]-[A-Za-z0-9-]{10,}`, Hints: []string{"xox"}},
 	{Name: "google-api-key", Matches: "Google API keys: AIza followed by 35 characters",
