@@ -38,12 +38,13 @@ type Result struct {
 	Source     string `json:"path"`
 	Archive    string `json:"archive"`
 	Status     string `json:"status"`
-	Bytes      int64  `json:"bytes"`             // plain bytes copied
-	Compressed int64  `json:"compressed"`        // bytes appended to the archive
-	Held       int64  `json:"held,omitempty"`    // bytes of an unfinished last line left for the next run
-	Kept       string `json:"kept,omitempty"`    // the old version's archive, for StatusVersion
-	Note       string `json:"note,omitempty"`    // why a new version was started, or what was repaired
-	Warning    bool   `json:"warning,omitempty"` // Note reports damage found in the archive
+	Bytes      int64  `json:"bytes"`              // plain bytes copied
+	Compressed int64  `json:"compressed"`         // bytes appended to the archive
+	Held       int64  `json:"held,omitempty"`     // bytes of an unfinished last line left for the next run
+	Kept       string `json:"kept,omitempty"`     // the old version's archive, for StatusVersion
+	Note       string `json:"note,omitempty"`     // why a new version was started, or what was repaired
+	Warning    bool   `json:"warning,omitempty"`  // Note reports damage found in the archive
+	Redacted   int    `json:"redacted,omitempty"` // secrets replaced in the bytes copied (Redact)
 }
 
 // NameFor is the archive name of file found under root (a directory or the file itself): the
@@ -95,6 +96,11 @@ func sourceOf(p string) (string, error) {
 // Archiver archives sources into one destination directory. It holds the destination's lock
 // from Open to Close.
 type Archiver struct {
+	// Redact replaces the secrets inside the JSON string values of the lines archived
+	// (redact.JSONLine): the archive is then no byte-exact copy, and a session archived one way
+	// is not continued the other.
+	Redact bool
+
 	dest     string
 	dryRun   bool
 	man      *Manifest

@@ -49,6 +49,9 @@ func (a *Archiver) File(src Source) (Result, error) {
 	if e, err = a.checkPrefix(f, src.Name, abs, e, size, &res); err != nil {
 		return res, err
 	}
+	if err := a.checkRedaction(src.Path, e); err != nil {
+		return res, err
+	}
 	end, err := lastLineEnd(f, e.Archived, size)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", src.Path, err)
@@ -78,6 +81,22 @@ func (a *Archiver) File(src Source) (Result, error) {
 	}
 	e.Size, e.MTimeNs = size, mtime
 	return res, a.save(false)
+}
+
+// checkRedaction refuses to continue an archive redacted otherwise than this run asks, and
+// marks a new one as this run redacts it.
+func (a *Archiver) checkRedaction(path string, e *Entry) error {
+	if e.Compressed == 0 {
+		e.Redacted = a.Redact
+		return nil
+	}
+	switch {
+	case e.Redacted && !a.Redact:
+		return fmt.Errorf("%s: its archive is redacted: archive it with --redact, or into another DEST", path)
+	case !e.Redacted && a.Redact:
+		return fmt.Errorf("%s: its archive is a byte-exact copy: archive it without --redact, or into another DEST", path)
+	}
+	return nil
 }
 
 // settle brings the archive file back to what the manifest records: the bytes of a frame a
