@@ -23,8 +23,9 @@ type KeyValue struct {
 	Key, Value string
 }
 
-// pageSize is the size of a page's values past which the page ends, at the next row.
-const pageSize = 1 << 20
+// pageSize is the size of a page's values past which the page ends, at the next row (a
+// variable so that tests can make pages of a few rows).
+var pageSize = 1 << 20
 
 // CreatedBy is what a file's footer says wrote it.
 const CreatedBy = "ctxc"
