@@ -62,8 +62,6 @@ type schema struct {
 	columns  []column
 }
 
-var timeType = reflect.TypeFor[time.Time]()
-
 // schemaOf builds the schema of a struct type. Its exported fields are the columns, each
 // named by its `parquet:"NAME"` tag: int32, int64, float64, string (STRING) and time.Time
 // (TIMESTAMP in milliseconds, UTC) are required columns, a pointer to one of them an optional
@@ -147,7 +145,7 @@ func leafOf(name string, t reflect.Type) (element, column, error) {
 		t = t.Elem()
 	}
 	switch {
-	case t == timeType:
+	case t == reflect.TypeFor[time.Time]():
 		e.typ, e.converted, e.logical = typeInt64, convertedTimestamp, logicalTimestampMillis
 		c.isTime = true
 	case t.Kind() == reflect.Int32:

@@ -2,6 +2,7 @@ package parquet
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 )
@@ -35,5 +36,20 @@ func TestWriteRefusesWhatItCannotWrite(t *testing.T) {
 	check("not a struct", Write(&buf, []int{1}), "not of a struct")
 	if buf.Len() != 0 {
 		t.Fatalf("%d bytes written", buf.Len())
+	}
+}
+
+// TestWriteRefusesAPageTooLarge: a value past what a page header can say is an error naming
+// its column, not a header that lies.
+func TestWriteRefusesAPageTooLarge(t *testing.T) {
+	defer func(was int) { maxPageSize = was }(maxPageSize)
+	maxPageSize = 1000
+	type row struct {
+		A int64  `parquet:"a"`
+		S string `parquet:"s"`
+	}
+	err := Write(io.Discard, []row{{1, "short"}, {2, strings.Repeat("x", 2000)}})
+	if err == nil || !strings.Contains(err.Error(), "column s: a page of 2013 bytes") {
+		t.Fatalf("%v", err)
 	}
 }

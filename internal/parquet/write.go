@@ -8,10 +8,12 @@ package parquet
 import (
 	"bufio"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
 	"math/bits"
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,13 +29,25 @@ type KeyValue struct {
 // variable so that tests can make pages of a few rows).
 var pageSize = 1 << 20
 
+// maxPageSize is the largest page a page header can say (an i32; a variable for the tests).
+var maxPageSize = math.MaxInt32
+
 // CreatedBy is what a file's footer says wrote it.
 const CreatedBy = "ctxc"
 
-// encoder is the zstd encoder of every page, made when the first file is written.
-var encoder = sync.OnceValues(func() (*zstd.Encoder, error) {
-	return zstd.NewWriter(nil, zstd.WithZeroFrames(true), zstd.WithEncoderConcurrency(1))
-})
+// The zstd encoder of every page, made when the first file is written (nothing at start).
+var (
+	encoderOnce sync.Once
+	zstdEncoder *zstd.Encoder
+	encoderErr  error
+)
+
+func encoder() (*zstd.Encoder, error) {
+	encoderOnce.Do(func() {
+		zstdEncoder, encoderErr = zstd.NewWriter(nil, zstd.WithZeroFrames(true), zstd.WithEncoderConcurrency(1))
+	})
+	return zstdEncoder, encoderErr
+}
 
 // Write writes rows as one Parquet file to w: the columns of T (see schemaOf) in one row
 // group, and meta as the file's key-value metadata.
@@ -79,6 +93,13 @@ func (f *file) write(p []byte) {
 	n, err := f.w.Write(p)
 	f.off += int64(n)
 	f.err = err
+}
+
+// fail keeps the first error; nothing is written after it.
+func (f *file) fail(err error) {
+	if f.err == nil {
+		f.err = err
+	}
 }
 
 // chunkMeta is what the footer says of one column chunk.
@@ -183,6 +204,11 @@ func (f *file) writePage(m *chunkMeta, p *page) {
 		body = appendLevelsBlock(body, p.defs, m.column.maxDef)
 	}
 	body = append(body, p.values...)
+	if len(body) > maxPageSize {
+		f.fail(fmt.Errorf("parquet: column %s: a page of %d bytes, over the %d a page header can say",
+			strings.Join(m.column.path, "."), len(body), maxPageSize))
+		return
+	}
 	f.buf = f.enc.EncodeAll(body, f.buf[:0])
 	header := encodePageHeader(p.n, len(body), len(f.buf))
 	f.write(header)
