@@ -6,9 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/ctxc/ctxc/internal/parquet"
 	"github.com/ctxc/ctxc/internal/safewrite"
-	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
 // SchemaVersionKey is the key of the schema version in every file's key-value metadata.
@@ -21,14 +20,6 @@ func writePart[T any](path string, rows []T) error {
 		return err
 	}
 	return safewrite.WriteAtomic(path, func(w io.Writer) error {
-		pw := parquet.NewGenericWriter[T](w, parquet.Compression(&zstd.Codec{}),
-			parquet.KeyValueMetadata(SchemaVersionKey, strconv.Itoa(SchemaVersion)),
-			// The bounds of a message's text would copy a whole message into the footer (8% of
-			// the files): no query filters on them.
-			parquet.SkipPageBounds("text"))
-		if _, err := pw.Write(rows); err != nil {
-			return err
-		}
-		return pw.Close()
+		return parquet.Write(w, rows, parquet.KeyValue{Key: SchemaVersionKey, Value: strconv.Itoa(SchemaVersion)})
 	})
 }
