@@ -25,6 +25,7 @@ const (
 	Droid      = "droid"
 	GeminiCLI  = "gemini-cli"
 	QwenCode   = "qwen-code"
+	Opencode   = "opencode"
 )
 
 // Agent describes one format.
@@ -61,7 +62,7 @@ func All() []Agent { return all() }
 
 // all is made on first use: nothing is built as a process starts.
 var all = sync.OnceValue(func() []Agent {
-	return []Agent{openAI, anthropic, ctxc, claudeCode, codex, pi, copilot, droid, geminiCLI, qwenCode}
+	return []Agent{openAI, anthropic, ctxc, claudeCode, codex, pi, copilot, droid, geminiCLI, qwenCode, opencode}
 })
 
 // Names lists the formats' names, in All's order.
