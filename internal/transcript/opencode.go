@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
@@ -117,8 +118,9 @@ func (r *opencodeReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 		st.countMessage(&msgs[i])
 		tokens += msgs[i].Tokens()
 	}
+	// (the ids are copied: the line's bytes may be a mapped window, gone after the scan)
 	m := opencodeMsg{at: ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens), msgs: int32(len(msgs))},
-		id: info.id, parentID: info.parentID, user: info.role == "user"}
+		id: strings.Clone(info.id), parentID: strings.Clone(info.parentID), user: info.role == "user"}
 	if info.role == "assistant" && info.summary {
 		m.summaryOfParentID = true
 		m.summaryDone = info.finished && !info.err.Exists()
@@ -130,7 +132,7 @@ func (r *opencodeReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 		if p, ok := opencodeCompactionPart(f.parts); ok {
 			m.compaction = true
 			if t := p.Get("tail_start_id"); t.IsString() {
-				m.tailStart, m.hasTailStart = t.Str(), true
+				m.tailStart, m.hasTailStart = strings.Clone(t.Str()), true
 			}
 			st.Compactions++
 			st.addRecord(l)
