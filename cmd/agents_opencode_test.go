@@ -28,10 +28,13 @@ func opencodeHome(t *testing.T) *agentcheck.AgentHome {
 	return h
 }
 
-// opencodeSession has opencode write a session and compact it; it returns the session's id.
+// opencodeSession has opencode write a session and compact it; it returns the session's id. The
+// first prompt is padded over the tokens opencode keeps of recent turns (2,250 in a window of
+// 10,000), so that its compaction keeps the second turn as its tail (tail_start_id).
 func opencodeSession(t *testing.T, h *agentcheck.AgentHome) string {
 	t.Helper()
-	if err := h.OpencodeRun("", "Look at the project "+agentcheck.ToolWord); err != nil {
+	pad := " Notes for this step: " + strings.Repeat("the build must stay green; ", 500)
+	if err := h.OpencodeRun("", "Look at the project "+agentcheck.ToolWord+pad); err != nil {
 		t.Fatal(err)
 	}
 	names, err := opencodestore.ListSessions(h.OpencodeStore())
@@ -50,8 +53,8 @@ func opencodeSession(t *testing.T, h *agentcheck.AgentHome) string {
 }
 
 // opencodeRows is what a store's rows hold for a session, counted in SQL: user messages, tool
-// parts and compaction parts.
-type opencodeRows struct{ users, tools, compactions int }
+// parts, compaction parts and those that keep a tail.
+type opencodeRows struct{ users, tools, compactions, tails int }
 
 func countOpencodeRows(t *testing.T, store, id string) opencodeRows {
 	t.Helper()
@@ -62,9 +65,10 @@ func countOpencodeRows(t *testing.T, store, id string) opencodeRows {
 	defer db.Close()
 	var c opencodeRows
 	for q, n := range map[string]*int{
-		`SELECT count(*) FROM message WHERE session_id = ? AND json_extract(data, '$.role') = 'user'`:    &c.users,
-		`SELECT count(*) FROM part WHERE session_id = ? AND json_extract(data, '$.type') = 'tool'`:       &c.tools,
-		`SELECT count(*) FROM part WHERE session_id = ? AND json_extract(data, '$.type') = 'compaction'`: &c.compactions,
+		`SELECT count(*) FROM message WHERE session_id = ? AND json_extract(data, '$.role') = 'user'`:          &c.users,
+		`SELECT count(*) FROM part WHERE session_id = ? AND json_extract(data, '$.type') = 'tool'`:             &c.tools,
+		`SELECT count(*) FROM part WHERE session_id = ? AND json_extract(data, '$.type') = 'compaction'`:       &c.compactions,
+		`SELECT count(*) FROM part WHERE session_id = ? AND json_extract(data, '$.tail_start_id') IS NOT NULL`: &c.tails,
 	} {
 		if err := db.QueryRow(q, id).Scan(n); err != nil {
 			t.Fatal(err)
@@ -85,7 +89,7 @@ func TestAgentOpencodeSession(t *testing.T) {
 	c := countOpencodeRows(t, store, id)
 	t.Logf("%+v; the store: %+v", st, c)
 	if st.Format != "opencode" || st.Messages.User != c.users || st.ToolCalls != c.tools || st.ToolResults != c.tools ||
-		st.Compactions != c.compactions || c.compactions != 1 || c.tools != 1 {
+		st.Compactions != c.compactions || c.compactions != 1 || c.tails != 1 || c.tools != 1 {
 		t.Errorf("stats of the session opencode wrote: %+v; its store holds %+v", st, c)
 	}
 	body, err := h.OpencodeResumeRequest(id)
@@ -100,7 +104,10 @@ func TestAgentOpencodeSession(t *testing.T) {
 	if diff := agentcheck.Compare(h.Agent, want, got); diff != "" {
 		t.Errorf("ctxc load disagrees with opencode (%d agent turns, %d ctxc turns):\n%s", len(got), len(want), diff)
 	}
-	if len(got) == 0 || st.EffMessages != len(want) {
-		t.Errorf("opencode resumed %d turns; ctxc loads %d, its stats say %d", len(got), len(want), st.EffMessages)
+	if len(got) == 0 {
+		t.Error("opencode resumed an empty context")
+	}
+	if code, out, _ := runCLI(t, t.TempDir(), "load", "-q", name); code != 0 || strings.Count(out, "\n") != st.EffMessages {
+		t.Errorf("ctxc load (exit %d) gives %d messages, its stats say %d", code, strings.Count(out, "\n"), st.EffMessages)
 	}
 }

@@ -31,6 +31,20 @@ import (
 // by default ~/.local/share). A build of another release channel names it opencode-CHANNEL.db.
 const FileName = "opencode.db"
 
+// DefaultPath is where opencode keeps its store: opencode/opencode.db in XDG_DATA_HOME, by
+// default ~/.local/share ("" when neither is known).
+func DefaultPath() string {
+	data := os.Getenv("XDG_DATA_HOME")
+	if data == "" || !filepath.IsAbs(data) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		data = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(data, "opencode", FileName)
+}
+
 // Sep separates the store's path from a session id in a session's name: STORE#SESSION-ID.
 const Sep = "#"
 
