@@ -60,6 +60,9 @@ func Wrappers(f Format) []Wrapper {
 			mid(copilotUserMsgOpen), mid(copilotUserMsgClose)}
 	case FormatDroid:
 		return []Wrapper{head(droidSummaryHead), tail(droidSummaryTail), head(droidSerializeHead), tail(droidSerializeTail)}
+	case FormatOpencode: // texts opencode sends for parts that hold none
+		return []Wrapper{{Text: opencodeCompactionPrompt}, {Text: opencodeSubtaskPrompt}, {Text: opencodeClearedResult},
+			{Text: opencodeInterrupted}}
 	}
 	return nil
 }
