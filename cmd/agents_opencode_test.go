@@ -53,8 +53,8 @@ func opencodeSession(t *testing.T, h *agentcheck.AgentHome) string {
 }
 
 // opencodeRows is what a store's rows hold for a session, counted in SQL: user messages, tool
-// parts, compaction parts and those that keep a tail.
-type opencodeRows struct{ users, tools, compactions, tails int }
+// parts, compaction parts and those that keep a tail, and steps that recorded their usage.
+type opencodeRows struct{ users, tools, compactions, tails, steps int }
 
 func countOpencodeRows(t *testing.T, store, id string) opencodeRows {
 	t.Helper()
@@ -69,6 +69,7 @@ func countOpencodeRows(t *testing.T, store, id string) opencodeRows {
 		`SELECT count(*) FROM part WHERE session_id = ? AND json_extract(data, '$.type') = 'tool'`:             &c.tools,
 		`SELECT count(*) FROM part WHERE session_id = ? AND json_extract(data, '$.type') = 'compaction'`:       &c.compactions,
 		`SELECT count(*) FROM part WHERE session_id = ? AND json_extract(data, '$.tail_start_id') IS NOT NULL`: &c.tails,
+		`SELECT count(*) FROM part WHERE session_id = ? AND json_extract(data, '$.type') = 'step-finish'`:      &c.steps,
 	} {
 		if err := db.QueryRow(q, id).Scan(n); err != nil {
 			t.Fatal(err)
@@ -89,7 +90,8 @@ func TestAgentOpencodeSession(t *testing.T) {
 	c := countOpencodeRows(t, store, id)
 	t.Logf("%+v; the store: %+v", st, c)
 	if st.Format != "opencode" || st.Messages.User != c.users || st.ToolCalls != c.tools || st.ToolResults != c.tools ||
-		st.Compactions != c.compactions || c.compactions != 1 || c.tails != 1 || c.tools != 1 {
+		st.Compactions != c.compactions || c.compactions != 1 || c.tails != 1 || c.tools != 1 ||
+		st.Usage == nil || st.Usage.Responses != c.steps {
 		t.Errorf("stats of the session opencode wrote: %+v; its store holds %+v", st, c)
 	}
 	body, err := h.OpencodeResumeRequest(id)

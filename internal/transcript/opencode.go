@@ -121,6 +121,9 @@ func (r *opencodeReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 	// (the ids are copied: the line's bytes may be a mapped window, gone after the scan)
 	m := opencodeMsg{at: ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens), msgs: int32(len(msgs))},
 		id: strings.Clone(info.id), parentID: strings.Clone(info.parentID), user: info.role == "user"}
+	if info.role == "assistant" {
+		opencodeUsage(f.parts, st)
+	}
 	if info.role == "assistant" && info.summary {
 		m.summaryOfParentID = true
 		m.summaryDone = info.finished && !info.err.Exists()
@@ -139,6 +142,24 @@ func (r *opencodeReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 		}
 	}
 	r.msgs = append(r.msgs, m)
+}
+
+// opencodeUsage counts the usage an assistant message recorded: one response per step, in its
+// step-finish part (tokens: input, output, reasoning, cache read and write).
+func opencodeUsage(parts jsonl.Value, st *Stats) {
+	parts.Each(func(_ string, p jsonl.Value) bool {
+		if p.Get("type").Str() != "step-finish" {
+			return true
+		}
+		t := p.Get("tokens")
+		cache := t.Get("cache")
+		u := Usage{Input: int(t.Get("input").Int()), Output: int(t.Get("output").Int() + t.Get("reasoning").Int()),
+			CacheRead: int(cache.Get("read").Int()), CacheWrite: int(cache.Get("write").Int())}
+		if u.Total() > 0 {
+			st.countUsage("", u, true)
+		}
+		return true
+	})
 }
 
 // opencodeCompactionPart is a message's first compaction part.

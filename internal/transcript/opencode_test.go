@@ -148,3 +148,15 @@ func concat(parts ...any) []string {
 	}
 	return out
 }
+
+// TestOpencodeRecordedUsage: one response per step-finish part.
+func TestOpencodeRecordedUsage(t *testing.T) {
+	res, err := ScanFile("../../testdata/fixtures/opencode-1.18-tool.jsonl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := res.Stats.Usage
+	if u == nil || u.Responses != 2 || u.InputTokens != 200 || u.OutputTokens != 10 || u.LastContext != 100 {
+		t.Errorf("recorded usage %+v", u)
+	}
+}
