@@ -24,3 +24,14 @@ func TestOpencodeResponses(t *testing.T) {
 		}
 	}
 }
+
+// TestOpencodeSession: the session's id and project folder, from its messages' info.
+func TestOpencodeSession(t *testing.T) {
+	s, err := FileSession("../../testdata/fixtures/opencode-1.18-tool.jsonl", transcript.FormatOpencode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ID != "ses_ddda26219ffeuyiU5usHydCG74" || s.Project != "/tmp/oc-explore/proj" || s.Start.IsZero() {
+		t.Errorf("session %+v", s)
+	}
+}

@@ -186,6 +186,12 @@ func (rd *reader) describe(b []byte) {
 		d := v.Get("data")
 		id, cwd = d.Get("sessionId"), d.Get("context").Get("cwd")
 	}
+	if info := v.Get("info"); info.IsObject() { // opencode: a message's info
+		id, cwd = info.Get("sessionID"), info.Get("path").Get("cwd")
+		if ms := info.Get("time").Get("created").Int(); s.Start.IsZero() && ms > 0 {
+			s.Start = time.UnixMilli(ms).UTC()
+		}
+	}
 	if s.ID == "" && id.IsString() {
 		s.ID = strings.Clone(id.Str())
 	}
