@@ -10,9 +10,9 @@ import (
 
 	"github.com/ctxc/ctxc/internal/archive"
 	"github.com/ctxc/ctxc/internal/objstore"
-	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/safewrite"
+	"github.com/ctxc/ctxc/internal/sessionstore"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -128,7 +128,7 @@ func archiveSources(opts *ArchiveOptions, dest string) ([]archive.Source, error)
 			return nil, err
 		}
 		for _, f := range files {
-			if openclawstore.IsSessionName(f) {
+			if sessionstore.IsSessionName(f) {
 				continue // archives hold files: an OpenClaw store is not one
 			}
 			if transcript.IsCompressed(f) {

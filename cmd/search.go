@@ -16,6 +16,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/index"
 	"github.com/ctxc/ctxc/internal/objstore"
+	"github.com/ctxc/ctxc/internal/opencodestore"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
@@ -53,9 +54,8 @@ resumes the session in its agent.
 The search reads the index (ctxc index). Before it searches, it brings the index up to date
 with PATH (files, folders, globs; by default the agents' own session folders that exist:
 ~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions, ~/.copilot/session-state,
-~/.factory/sessions, ~/.gemini/tmp, ~/.qwen/projects, ~/.openclaw/agents), reading only what
-changed, with a
-progress bar on a terminal; --no-update searches the index as it is. With PATH, only the
+~/.factory/sessions, ~/.gemini/tmp, ~/.qwen/projects, ~/.openclaw/agents, and opencode's
+$XDG_DATA_HOME/opencode/opencode.db), reading only what changed, with a progress bar on a terminal; --no-update searches the index as it is. With PATH, only the
 sessions under PATH are searched.
 
 Words are letters and digits, compared ignoring case; common words (the, and, of...) are left
@@ -241,7 +241,8 @@ func namedPathsExist(paths []string) error {
 }
 
 // agentSessionDirs are the folders where the agents ctxc reads keep their sessions (the
-// registry's), those that exist.
+// registry's), those that exist, and opencode's store (a file: its data folder also holds clones
+// of repositories).
 func agentSessionDirs() []string {
 	home, err := os.UserHomeDir()
 	if err != nil {
@@ -252,6 +253,9 @@ func agentSessionDirs() []string {
 		if info, err := os.Stat(p); err == nil && info.IsDir() {
 			out = append(out, p)
 		}
+	}
+	if p := opencodestore.DefaultPath(); p != "" && opencodestore.IsStoreFile(p) {
+		out = append(out, p)
 	}
 	return out
 }

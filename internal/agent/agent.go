@@ -26,6 +26,7 @@ const (
 	Droid      = "droid"
 	GeminiCLI  = "gemini-cli"
 	QwenCode   = "qwen-code"
+	Opencode   = "opencode"
 )
 
 // Agent describes one format.
@@ -43,6 +44,9 @@ type Agent struct {
 	Generic bool
 	// Tools are the names of the agent's tools, by what their calls do to files.
 	Tools Tools
+	// CtxcOutput: `compact -o` writes a ctxc-format file for this agent's sessions, the agent
+	// taking no session ctxc writes (opencode keeps its sessions in its database).
+	CtxcOutput bool
 	// CompactionProbe is a byte string every line holding one of the format's compaction
 	// records contains: only those lines need decoding to list the compactions.
 	CompactionProbe string
@@ -65,7 +69,7 @@ func All() []Agent { return all() }
 
 // all is made on first use: nothing is built as a process starts.
 var all = sync.OnceValue(func() []Agent {
-	return []Agent{openAI, anthropic, ctxc, claudeCode, codex, pi, copilot, droid, geminiCLI, qwenCode}
+	return []Agent{openAI, anthropic, ctxc, claudeCode, codex, pi, copilot, droid, geminiCLI, qwenCode, opencode}
 })
 
 // Names lists the formats' names, in All's order.
@@ -94,6 +98,18 @@ func AgentNames() []string {
 	var out []string
 	for _, a := range all() {
 		if !a.Generic {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+// NativeOutputNames lists the formats whose `compact -o` writes a new session of the agent, in
+// All's order.
+func NativeOutputNames() []string {
+	var out []string
+	for _, a := range all() {
+		if !a.Generic && !a.CtxcOutput {
 			out = append(out, a.Name)
 		}
 	}

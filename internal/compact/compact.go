@@ -21,8 +21,8 @@ import (
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/ledger"
 	"github.com/ctxc/ctxc/internal/llm"
-	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/safewrite"
+	"github.com/ctxc/ctxc/internal/sessionstore"
 	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
@@ -196,7 +196,7 @@ func (e *VerifyError) Error() string {
 // File compacts one transcript. It reads as the steps of a compaction; each format's records
 // are written by that format's transcript.Writer, so a new format never changes this function.
 func File(ctx context.Context, path string, o Options) (_ *Outcome, err error) {
-	if openclawstore.IsSessionName(path) {
+	if sessionstore.IsSessionName(path) {
 		return storeSession(ctx, path, o)
 	}
 	j, err := newJob(path, o)
@@ -245,7 +245,7 @@ func storeSession(ctx context.Context, name string, o Options) (*Outcome, error)
 		o.sourceName = abs
 	}
 	out := &Outcome{Type: "file"} // what a failure before the compaction reports
-	err := openclawstore.RunExported(name, inPlace, output, o.Force, func(tmp string) error {
+	err := sessionstore.RunExported(name, inPlace, output, o.Force, func(tmp string) error {
 		var err error
 		out, err = File(ctx, tmp, o)
 		var de *transcript.DataError

@@ -10,8 +10,8 @@ import (
 	"unsafe"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
-	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/quote"
+	"github.com/ctxc/ctxc/internal/sessionstore"
 	"github.com/tidwall/gjson"
 )
 
@@ -747,8 +747,8 @@ func ScanFile(path string, opts Options) (*Result, error) {
 // Stat states a session file as OpenFile would open it: os.Stat, or the export of an OpenClaw
 // store's session.
 func Stat(path string) (os.FileInfo, error) {
-	if openclawstore.IsSessionName(path) {
-		return openclawstore.StatSession(path)
+	if sessionstore.IsSessionName(path) {
+		return sessionstore.StatSession(path)
 	}
 	return os.Stat(path)
 }
