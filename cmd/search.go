@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/ctxc/ctxc/internal/objstore"
 	"github.com/ctxc/ctxc/internal/opencodestore"
 	"github.com/ctxc/ctxc/internal/quote"
+	"github.com/ctxc/ctxc/internal/sessionstore"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -249,13 +251,13 @@ func agentSessionDirs() []string {
 		return nil
 	}
 	var out []string
-	for _, p := range agent.SessionDirs(home) {
-		if info, err := os.Stat(p); err == nil && info.IsDir() {
+	for _, p := range append(agent.SessionDirs(home), opencodestore.DefaultPath()) {
+		if slices.Contains(out, p) {
+			continue
+		}
+		if info, err := os.Stat(p); err == nil && (info.IsDir() || sessionstore.IsStoreFile(p)) {
 			out = append(out, p)
 		}
-	}
-	if p := opencodestore.DefaultPath(); p != "" && opencodestore.IsStoreFile(p) {
-		out = append(out, p)
 	}
 	return out
 }

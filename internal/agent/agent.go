@@ -33,8 +33,8 @@ const (
 type Agent struct {
 	Name        string // as --format takes it
 	Description string // one line, for help texts and README's table
-	// Homes are the folders, under the user's home, where the agent keeps its sessions (each a
-	// path's elements): where `ctxc search` looks when given no PATH.
+	// Homes are the folders (or the store file), under the user's home, where the agent keeps
+	// its sessions, each a path's elements: where `ctxc search` looks when given no PATH.
 	Homes [][]string
 	// Resume is the command that resumes a session, without its argument; "" when the format
 	// has none (a message list). ByPath says the argument is the file's path, not the session id.

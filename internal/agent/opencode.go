@@ -6,8 +6,11 @@ package agent
 var opencode = Agent{
 	Name:        Opencode,
 	Description: "opencode sessions (~/.local/share/opencode/opencode.db, as STORE#SESSION-ID)",
-	Resume:      "opencode --session",
-	CtxcOutput:  true,
+	// Its store file alone: the data folder also holds clones of repositories. (Under another
+	// XDG_DATA_HOME, search's defaults find it through opencodestore.DefaultPath.)
+	Homes:      [][]string{{".local", "share", "opencode", "opencode.db"}},
+	Resume:     "opencode --session",
+	CtxcOutput: true,
 	Tools: Tools{
 		Edit:     []string{"edit", "write", "multiedit"},
 		Read:     []string{"read"},
