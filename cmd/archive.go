@@ -10,9 +10,9 @@ import (
 
 	"github.com/ctxc/ctxc/internal/archive"
 	"github.com/ctxc/ctxc/internal/objstore"
-	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/safewrite"
+	"github.com/ctxc/ctxc/internal/sessionstore"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -26,6 +26,7 @@ type ArchiveOptions struct {
 	Dest    string
 	Verify  bool
 	DryRun  bool
+	Redact  bool
 }
 
 // NewCmdArchive builds `ctxc archive`. runF replaces the run function in tests.
@@ -49,6 +50,12 @@ other ctxc commands read them as they are (stats, load, grep, audit, expand, lin
 DEST as a directory); their line numbers are those of the decompressed session. Archives are
 read-only: compact and repair write a copy with -o.
 
+--redact replaces API keys, tokens, private keys, passwords and connection strings inside the
+JSON string values of the lines archived by a typed placeholder ([REDACTED:KIND:HASH]): every
+line stays valid JSON and every command reads the session as before; the source is unchanged.
+A session archived with --redact is continued only with it (docs/team-archive.md lists the
+patterns).
+
 --verify DEST reads every archive back and checks it against the manifest (exit 1 on a mismatch).`,
 		Example: `  ctxc archive ~/.claude/projects ~/.codex/sessions ~/sessions-archive
   ctxc archive --verify ~/sessions-archive
@@ -69,6 +76,7 @@ read-only: compact and repair write a copy with -o.
 	}
 	c.Flags().BoolVar(&opts.Verify, "verify", false, "read every archive in DEST back and check it against the manifest")
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would be copied; write nothing")
+	c.Flags().BoolVar(&opts.Redact, "redact", false, "replace secrets inside the lines' JSON string values (the archive is then no byte-exact copy)")
 	return c
 }
 
@@ -120,7 +128,7 @@ func archiveSources(opts *ArchiveOptions, dest string) ([]archive.Source, error)
 			return nil, err
 		}
 		for _, f := range files {
-			if openclawstore.IsSessionName(f) {
+			if sessionstore.IsSessionName(f) {
 				continue // archives hold files: an OpenClaw store is not one
 			}
 			if transcript.IsCompressed(f) {
@@ -148,6 +156,7 @@ type archiveSummary struct {
 	Failed     int    `json:"failed"`
 	Bytes      int64  `json:"bytes"`
 	Compressed int64  `json:"compressed"`
+	Redacted   int    `json:"redacted,omitempty"`       // secrets replaced (--redact)
 	Uploaded   *int   `json:"uploaded,omitempty"`       // objects sent to the store (s3:// only)
 	UpBytes    int64  `json:"uploaded_bytes,omitempty"` // their bytes
 	DryRun     bool   `json:"dry_run,omitempty"`
@@ -166,6 +175,7 @@ func (s *archiveSummary) add(r archive.Result) {
 	}
 	s.Bytes += r.Bytes
 	s.Compressed += r.Compressed
+	s.Redacted += r.Redacted
 }
 
 func runArchive(ctx context.Context, opts *ArchiveOptions) error {
@@ -191,6 +201,7 @@ func archiveInto(ctx context.Context, opts *ArchiveOptions, dest string, srcs []
 	if err != nil {
 		return sum, err
 	}
+	a.Redact = opts.Redact
 	refused := a.Prepare(srcs)
 	for _, s := range srcs {
 		if ctx.Err() != nil {

@@ -117,7 +117,7 @@ standard input.`,
 	fl := c.Flags()
 	addSummarizeFlags(c, opts)
 	addInstructionsFlags(c, &opts.Instructions, &opts.NoInstructions)
-	agentFiles := strings.Join(agent.AgentNames(), ", ") + " files"
+	agentFiles := strings.Join(agent.NativeOutputNames(), ", ") + " files"
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the compacted context to a new file instead of appending (- for stdout): for "+agentFiles+" a new session of that agent (its id on stderr), else a ctxc file")
 	fl.StringVar(&opts.OutputFormat, "output-format", "native", "with -o: native (the agent's own session format for "+agentFiles+") or ctxc (a ctxc marker file, readable by any client)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the plan (zones, tokens, whether the summarizer request fits) and write nothing")
@@ -514,6 +514,9 @@ func printOutcome(opts *CompactOptions, enc *json.Encoder, bar *progress, out *c
 			human(int64(out.TokensBefore)), human(int64(out.TokensAfter)), model))
 		if out.Session != "" {
 			bar.Println(w, fmt.Sprintf("new %s session %s: %s", out.Format, out.Session, out.Resume))
+		}
+		if a := out.Format.Agent(); out.Output != "" && out.Output != "-" && a.CtxcOutput {
+			bar.Println(w, fmt.Sprintf("%s is a ctxc-format file: %s cannot import it", quote.Name(out.Output), a.Name))
 		}
 		if out.TailAside != "" {
 			bar.Println(w, fmt.Sprintf("its cut last line was moved into %s", out.TailAside))

@@ -41,9 +41,6 @@ func TestStreams() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
 	return &IOStreams{In: in, Out: out, ErrOut: errOut}, in, out, errOut
 }
 
-// IsStdinTTY reports whether standard input is a terminal.
-func (s *IOStreams) IsStdinTTY() bool { return s.stdinTTY }
-
 // IsStdoutTTY reports whether standard output is a terminal.
 func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
 

@@ -193,6 +193,7 @@ compaction appends to the file (or writes a new file with -o).`,
 		NewCmdSearch(f, nil),
 		NewCmdMCP(f, nil),
 		NewCmdArchive(f, nil),
+		NewCmdExport(f, nil),
 		// Structure
 		NewCmdLint(f, nil),
 		NewCmdRepair(f, nil),

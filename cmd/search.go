@@ -9,12 +9,17 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/index"
+	"github.com/ctxc/ctxc/internal/objstore"
+	"github.com/ctxc/ctxc/internal/opencodestore"
 	"github.com/ctxc/ctxc/internal/quote"
+	"github.com/ctxc/ctxc/internal/sessionstore"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -51,9 +56,8 @@ resumes the session in its agent.
 The search reads the index (ctxc index). Before it searches, it brings the index up to date
 with PATH (files, folders, globs; by default the agents' own session folders that exist:
 ~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions, ~/.copilot/session-state,
-~/.factory/sessions, ~/.gemini/tmp, ~/.qwen/projects, ~/.openclaw/agents), reading only what
-changed, with a
-progress bar on a terminal; --no-update searches the index as it is. With PATH, only the
+~/.factory/sessions, ~/.gemini/tmp, ~/.qwen/projects, ~/.openclaw/agents, and opencode's
+$XDG_DATA_HOME/opencode/opencode.db), reading only what changed, with a progress bar on a terminal; --no-update searches the index as it is. With PATH, only the
 sessions under PATH are searched.
 
 Words are letters and digits, compared ignoring case; common words (the, and, of...) are left
@@ -201,11 +205,30 @@ func (opts *SearchOptions) sessions(walker *index.Walker) (roots, files []string
 		// The agents' folders are looked in because they might hold sessions: one that is empty
 		// (an agent installed and never used) is no news.
 		say = io.Discard
+	} else if roots, err = mirroredRoots(roots); err != nil {
+		return nil, nil, err
 	} else if err := namedPathsExist(roots); err != nil {
 		return nil, nil, err
 	}
 	files, err = expandWith(roots, opts.IO, say, true, walker.WalkDir)
 	return roots, files, err
+}
+
+// mirroredRoots gives each s3://BUCKET/PREFIX among paths as its local mirror, brought up to
+// date, which the index then lists and reads as a folder of archived sessions.
+func mirroredRoots(paths []string) ([]string, error) {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = p
+		if objstore.IsURL(p) {
+			dir, err := mirrorBucket(p)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = dir
+		}
+	}
+	return out, nil
 }
 
 // namedPathsExist checks that every PATH the user named is there (a glob that matches nothing
@@ -219,18 +242,20 @@ func namedPathsExist(paths []string) error {
 	return nil
 }
 
-// agentSessionDirs are the folders where the agents ctxc reads keep their sessions, those that
-// exist.
+// agentSessionDirs are the folders where the agents ctxc reads keep their sessions (the
+// registry's), those that exist, and opencode's store (a file: its data folder also holds clones
+// of repositories).
 func agentSessionDirs() []string {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return nil
 	}
 	var out []string
-	for _, d := range [][]string{{".claude", "projects"}, {".codex", "sessions"}, {".pi", "agent", "sessions"},
-		{".copilot", "session-state"}, {".factory", "sessions"}, {".gemini", "tmp"}, {".qwen", "projects"}, {".openclaw", "agents"}} {
-		p := filepath.Join(append([]string{home}, d...)...)
-		if info, err := os.Stat(p); err == nil && info.IsDir() {
+	for _, p := range append(agent.SessionDirs(home), opencodestore.DefaultPath()) {
+		if slices.Contains(out, p) {
+			continue
+		}
+		if info, err := os.Stat(p); err == nil && (info.IsDir() || sessionstore.IsStoreFile(p)) {
 			out = append(out, p)
 		}
 	}

@@ -9,6 +9,7 @@
 package agent
 
 import (
+	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -25,12 +26,16 @@ const (
 	Droid      = "droid"
 	GeminiCLI  = "gemini-cli"
 	QwenCode   = "qwen-code"
+	Opencode   = "opencode"
 )
 
 // Agent describes one format.
 type Agent struct {
 	Name        string // as --format takes it
 	Description string // one line, for help texts and README's table
+	// Homes are the folders (or the store file), under the user's home, where the agent keeps
+	// its sessions, each a path's elements: where `ctxc search` looks when given no PATH.
+	Homes [][]string
 	// Resume is the command that resumes a session, without its argument; "" when the format
 	// has none (a message list). ByPath says the argument is the file's path, not the session id.
 	Resume string
@@ -39,6 +44,9 @@ type Agent struct {
 	Generic bool
 	// Tools are the names of the agent's tools, by what their calls do to files.
 	Tools Tools
+	// CtxcOutput: `compact -o` writes a ctxc-format file for this agent's sessions, the agent
+	// taking no session ctxc writes (opencode keeps its sessions in its database).
+	CtxcOutput bool
 	// CompactionProbe is a byte string every line holding one of the format's compaction
 	// records contains: only those lines need decoding to list the compactions.
 	CompactionProbe string
@@ -61,7 +69,7 @@ func All() []Agent { return all() }
 
 // all is made on first use: nothing is built as a process starts.
 var all = sync.OnceValue(func() []Agent {
-	return []Agent{openAI, anthropic, ctxc, claudeCode, codex, pi, copilot, droid, geminiCLI, qwenCode}
+	return []Agent{openAI, anthropic, ctxc, claudeCode, codex, pi, copilot, droid, geminiCLI, qwenCode, opencode}
 })
 
 // Names lists the formats' names, in All's order.
@@ -74,11 +82,34 @@ func Names() []string {
 	return out
 }
 
+// SessionDirs are the folders under home where the agents keep their sessions, in All's order.
+func SessionDirs(home string) []string {
+	var out []string
+	for _, a := range all() {
+		for _, h := range a.Homes {
+			out = append(out, filepath.Join(append([]string{home}, h...)...))
+		}
+	}
+	return out
+}
+
 // AgentNames lists the names of the formats an agent writes (not a message list), in All's order.
 func AgentNames() []string {
 	var out []string
 	for _, a := range all() {
 		if !a.Generic {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+// NativeOutputNames lists the formats whose `compact -o` writes a new session of the agent, in
+// All's order.
+func NativeOutputNames() []string {
+	var out []string
+	for _, a := range all() {
+		if !a.Generic && !a.CtxcOutput {
 			out = append(out, a.Name)
 		}
 	}

@@ -40,6 +40,19 @@ func TestEveryAgentResumes(t *testing.T) {
 	}
 }
 
+// TestEveryAgentHasHomes: every agent names where it keeps its sessions, for search's
+// defaults; a message list, written by any client, has no such place.
+func TestEveryAgentHasHomes(t *testing.T) {
+	for _, a := range All() {
+		if a.Generic != (len(a.Homes) == 0) {
+			t.Errorf("%s: generic %v, homes %v", a.Name, a.Generic, a.Homes)
+		}
+	}
+	if dirs := SessionDirs("/h"); len(dirs) < len(AgentNames()) || dirs[0] != "/h/.claude/projects" {
+		t.Errorf("session folders %v", dirs)
+	}
+}
+
 func TestResumeCommand(t *testing.T) {
 	q := func(s string) string { return "'" + s + "'" }
 	cases := []struct{ name, session, path, want string }{

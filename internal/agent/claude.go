@@ -3,6 +3,7 @@ package agent
 var claudeCode = Agent{
 	Name:        ClaudeCode,
 	Description: "Claude Code sessions (~/.claude/projects)",
+	Homes:       [][]string{{".claude", "projects"}},
 	Resume:      "claude --resume",
 	Tools: Tools{
 		Edit:     []string{"Edit", "MultiEdit", "Write", "NotebookEdit"},

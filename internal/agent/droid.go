@@ -3,6 +3,7 @@ package agent
 var droid = Agent{
 	Name:        Droid,
 	Description: "Factory droid sessions (~/.factory/sessions)",
+	Homes:       [][]string{{".factory", "sessions"}},
 	Resume:      "droid --resume",
 	Tools: Tools{
 		Edit:     []string{"Edit", "MultiEdit", "Create"},

@@ -3,6 +3,7 @@ package agent
 var geminiCLI = Agent{
 	Name:        GeminiCLI,
 	Description: "Gemini CLI chats (~/.gemini/tmp/<project>/chats)",
+	Homes:       [][]string{{".gemini", "tmp"}},
 	// Gemini CLI keeps a project's sessions under a hash of its folder, which the session does
 	// not name: it is resumed from that folder.
 	Resume: "gemini --resume",

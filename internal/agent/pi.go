@@ -3,6 +3,7 @@ package agent
 var pi = Agent{
 	Name:        Pi,
 	Description: "pi and OpenClaw sessions (~/.pi/agent/sessions, OpenClaw's JSONL files and SQLite store)",
+	Homes:       [][]string{{".pi", "agent", "sessions"}, {".openclaw", "agents"}},
 	// pi opens a session by its file; OpenClaw's store sessions have no file (index's
 	// ResumeCommand leaves them out).
 	Resume: "pi --session",

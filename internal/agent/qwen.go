@@ -3,6 +3,7 @@ package agent
 var qwenCode = Agent{
 	Name:        QwenCode,
 	Description: "Qwen Code chats (~/.qwen/projects/<project>/chats)",
+	Homes:       [][]string{{".qwen", "projects"}},
 	Resume:      "qwen --resume",
 	Tools: Tools{
 		Edit:     []string{"write_file", "edit"},

@@ -40,12 +40,6 @@ func KindOf(name string) ToolKind {
 	return toolKinds()[strings.ToLower(name)]
 }
 
-// TouchesFile reports whether a tool's calls read or write the file named by one of PathKeys.
-func TouchesFile(name string) bool {
-	k := KindOf(name)
-	return k == EditTool || k == ReadTool
-}
-
 // PathKeys are the argument keys that hold the file a call works on, of every agent, in the
 // order they are tried.
 var PathKeys = sync.OnceValue(func() []string {

@@ -152,6 +152,8 @@ func FromRequest(agent string, body []byte) ([]Turn, error) {
 		return geminiRequestTurns(body)
 	case Qwen:
 		return qwenRequestTurns(body)
+	case Opencode:
+		return opencodeRequestTurns(body)
 	}
 	return nil, fmt.Errorf("unknown agent %q", agent)
 }
@@ -246,7 +248,7 @@ func FromLoad(agent string, jsonl []byte) ([]Turn, error) {
 			turns = turns[1:]
 		}
 		return turns, nil
-	case Codex, Pi, Copilot, Droid, Gemini, Qwen:
+	case Codex, Pi, Copilot, Droid, Gemini, Qwen, Opencode:
 		ms := make([]chatMessage, len(lines))
 		for i, l := range lines {
 			if err := json.Unmarshal(l, &ms[i]); err != nil {

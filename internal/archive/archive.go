@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/klauspost/compress/zstd"
@@ -37,12 +38,13 @@ type Result struct {
 	Source     string `json:"path"`
 	Archive    string `json:"archive"`
 	Status     string `json:"status"`
-	Bytes      int64  `json:"bytes"`             // plain bytes copied
-	Compressed int64  `json:"compressed"`        // bytes appended to the archive
-	Held       int64  `json:"held,omitempty"`    // bytes of an unfinished last line left for the next run
-	Kept       string `json:"kept,omitempty"`    // the old version's archive, for StatusVersion
-	Note       string `json:"note,omitempty"`    // why a new version was started, or what was repaired
-	Warning    bool   `json:"warning,omitempty"` // Note reports damage found in the archive
+	Bytes      int64  `json:"bytes"`              // plain bytes copied
+	Compressed int64  `json:"compressed"`         // bytes appended to the archive
+	Held       int64  `json:"held,omitempty"`     // bytes of an unfinished last line left for the next run
+	Kept       string `json:"kept,omitempty"`     // the old version's archive, for StatusVersion
+	Note       string `json:"note,omitempty"`     // why a new version was started, or what was repaired
+	Warning    bool   `json:"warning,omitempty"`  // Note reports damage found in the archive
+	Redacted   int    `json:"redacted,omitempty"` // secrets replaced in the bytes copied (Redact)
 }
 
 // NameFor is the archive name of file found under root (a directory or the file itself): the
@@ -53,7 +55,7 @@ func NameFor(root, file string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	base := filepath.Base(abs)
+	base := escapeBytes(filepath.Base(abs))
 	if filepath.Clean(root) == filepath.Clean(file) {
 		return base + ".zst", nil
 	}
@@ -61,12 +63,44 @@ func NameFor(root, file string) (string, error) {
 	if err != nil || !filepath.IsLocal(rel) {
 		return "", fmt.Errorf("%s is not below %s", file, root)
 	}
-	return path.Join(base, filepath.ToSlash(rel)) + ".zst", nil
+	return path.Join(base, escapeBytes(filepath.ToSlash(rel))) + ".zst", nil
+}
+
+// escapeBytes writes each byte of s that is not part of valid UTF-8 as %XX, so that a name or
+// path holds in the manifest's JSON (which would turn the byte into U+FFFD, a name no file has)
+// and in an S3 key (valid UTF-8 only). Valid text, "%" included, is kept as it is: a name is
+// changed only where it could not be kept.
+func escapeBytes(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			fmt.Fprintf(&b, "%%%02X", s[i])
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// sourceOf is how the manifest names a session file: its absolute path, escaped (escapeBytes).
+func sourceOf(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	return escapeBytes(abs), err
 }
 
 // Archiver archives sources into one destination directory. It holds the destination's lock
 // from Open to Close.
 type Archiver struct {
+	// Redact replaces the secrets inside the JSON string values of the lines archived
+	// (redact.JSONLine): the archive is then no byte-exact copy, and a session archived one way
+	// is not continued the other.
+	Redact bool
+
 	dest     string
 	dryRun   bool
 	man      *Manifest
@@ -108,7 +142,7 @@ func Open(dest string, dryRun bool) (*Archiver, error) {
 func (a *Archiver) Prepare(srcs []Source) map[string]error {
 	errs := map[string]error{}
 	for _, s := range srcs {
-		abs, err := filepath.Abs(s.Path)
+		abs, err := sourceOf(s.Path)
 		if err != nil {
 			errs[s.Name] = err
 			continue

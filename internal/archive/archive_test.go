@@ -284,9 +284,40 @@ func TestNameFor(t *testing.T) {
 	for _, c := range []struct{ root, file, want string }{
 		{"/home/me/.claude/projects", "/home/me/.claude/projects/-p/a.jsonl", "projects/-p/a.jsonl.zst"},
 		{"/x/s.jsonl", "/x/s.jsonl", "s.jsonl.zst"},
+		// A byte outside UTF-8 is written %XX (the manifest is JSON, an S3 key UTF-8); valid
+		// text, "%" included, is kept.
+		{"/r\xfe", "/r\xfe/a\xffb%25€.jsonl", "r%FE/a%FFb%25€.jsonl.zst"},
 	} {
 		if got, err := NameFor(c.root, c.file); err != nil || got != c.want {
 			t.Errorf("NameFor(%q, %q) = %q, %v; want %q", c.root, c.file, got, err, c.want)
 		}
+	}
+}
+
+// TestNameOutsideUTF8: a session whose file name is not valid UTF-8 is archived once, found
+// unchanged on the next run (its manifest entry names it, where JSON would have turned the byte
+// into U+FFFD and every run archived a new version), and verifies.
+func TestNameOutsideUTF8(t *testing.T) {
+	dir, dest := t.TempDir(), t.TempDir()
+	p := filepath.Join(dir, "proj", "bad\xffname.jsonl")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(`{"role":"user","content":"hi"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	name, err := NameFor(dir, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := archiveAll(t, dest, Source{p, name})[0]; r.Status != StatusNew {
+		t.Fatalf("first run: %+v", r)
+	}
+	for run := 2; run <= 3; run++ {
+		if r := archiveAll(t, dest, Source{p, name})[0]; r.Status != StatusUnchanged {
+			t.Fatalf("run %d: %+v", run, r)
+		}
+	}
+	mustVerify(t, dest)
+	if got := decodeFile(t, filepath.Join(dest, filepath.FromSlash(name))); string(got) != `{"role":"user","content":"hi"}`+"\n" {
+		t.Fatalf("the archive holds %q", got)
 	}
 }

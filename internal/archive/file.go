@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 )
 
 // checkSpan is how many bytes at each end of the archived part are compared with the source
@@ -34,7 +33,7 @@ func (a *Archiver) File(src Source) (Result, error) {
 	if !st.Mode().IsRegular() {
 		return res, fmt.Errorf("%s: not a regular file", src.Path)
 	}
-	abs, err := filepath.Abs(src.Path)
+	abs, err := sourceOf(src.Path)
 	if err != nil {
 		return res, err
 	}
@@ -48,6 +47,9 @@ func (a *Archiver) File(src Source) (Result, error) {
 		return res, nil
 	}
 	if e, err = a.checkPrefix(f, src.Name, abs, e, size, &res); err != nil {
+		return res, err
+	}
+	if err := a.checkRedaction(src.Path, e); err != nil {
 		return res, err
 	}
 	end, err := lastLineEnd(f, e.Archived, size)
@@ -79,6 +81,22 @@ func (a *Archiver) File(src Source) (Result, error) {
 	}
 	e.Size, e.MTimeNs = size, mtime
 	return res, a.save(false)
+}
+
+// checkRedaction refuses to continue an archive redacted otherwise than this run asks, and
+// marks a new one as this run redacts it.
+func (a *Archiver) checkRedaction(path string, e *Entry) error {
+	if e.Compressed == 0 {
+		e.Redacted = a.Redact
+		return nil
+	}
+	switch {
+	case e.Redacted && !a.Redact:
+		return fmt.Errorf("%s: its archive is redacted: archive it with --redact, or into another DEST", path)
+	case !e.Redacted && a.Redact:
+		return fmt.Errorf("%s: its archive is a byte-exact copy: archive it without --redact, or into another DEST", path)
+	}
+	return nil
 }
 
 // settle brings the archive file back to what the manifest records: the bytes of a frame a

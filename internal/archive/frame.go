@@ -44,7 +44,13 @@ func (a *Archiver) appendFrame(src *os.File, name string, e *Entry, end int64, r
 	if err != nil {
 		return err
 	}
-	frameSum, n, err := a.writeFrame(out, zsum, io.NewSectionReader(src, e.Archived, end-e.Archived), plain)
+	var in io.Reader = io.NewSectionReader(src, e.Archived, end-e.Archived)
+	var red *redactingReader
+	if e.Redacted {
+		red = newRedactingReader(in)
+		in = red
+	}
+	frameSum, plainLen, n, err := a.writeFrame(out, zsum, in, plain)
 	if err == nil {
 		err = out.Sync()
 	}
@@ -55,7 +61,7 @@ func (a *Archiver) appendFrame(src *os.File, name string, e *Entry, end int64, r
 		err = syncDir(filepath.Dir(p))
 	}
 	if err == nil {
-		err = a.checkFrame(p, e.Compressed, n, frameSum, end-e.Archived)
+		err = a.checkFrame(p, e.Compressed, n, frameSum, plainLen)
 	}
 	if err != nil {
 		if terr := os.Truncate(p, e.Compressed); terr != nil {
@@ -68,6 +74,10 @@ func (a *Archiver) appendFrame(src *os.File, name string, e *Entry, end int64, r
 		return err
 	}
 	e.Archived, e.Compressed, e.Frames = end, e.Compressed+n, e.Frames+1
+	if red != nil {
+		e.Plain += plainLen
+		res.Redacted = red.redacted
+	}
 	e.SHA256, e.PlainState = hex.EncodeToString(plain.Sum(nil)), saveHash(plain)
 	e.ZstSHA256, e.ZstState = hex.EncodeToString(zsum.Sum(nil)), saveHash(zsum)
 	e.Head, e.Tail = head, tail
@@ -77,18 +87,20 @@ func (a *Archiver) appendFrame(src *os.File, name string, e *Entry, end int64, r
 }
 
 // writeFrame compresses r as one frame onto out, feeding the compressed bytes to zsum and the
-// plain bytes to plain; it returns the SHA-256 of this frame's plain bytes and the frame's length.
-func (a *Archiver) writeFrame(out io.Writer, zsum hash.Hash, r io.Reader, plain hash.Hash) ([]byte, int64, error) {
+// plain bytes to plain; it returns the SHA-256 and the length of this frame's plain bytes and the
+// frame's length.
+func (a *Archiver) writeFrame(out io.Writer, zsum hash.Hash, r io.Reader, plain hash.Hash) ([]byte, int64, int64, error) {
 	cw := &countWriter{w: io.MultiWriter(out, zsum)}
 	a.enc.Reset(cw)
 	frame := sha256.New()
-	if _, err := io.Copy(a.enc, io.TeeReader(r, io.MultiWriter(plain, frame))); err != nil {
-		return nil, 0, err
+	plainLen, err := io.Copy(a.enc, io.TeeReader(r, io.MultiWriter(plain, frame)))
+	if err != nil {
+		return nil, 0, 0, err
 	}
 	if err := a.enc.Close(); err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
-	return frame.Sum(nil), cw.n, nil
+	return frame.Sum(nil), plainLen, cw.n, nil
 }
 
 // checkFrame decodes the frame at p[off:off+n] and compares it with what was read from the source.

@@ -52,6 +52,18 @@ type Entry struct {
 	ZstState   []byte `json:"zst_state"`          // the SHA-256 state after the archive file's bytes
 	Replaced   string `json:"replaced,omitempty"` // for an old version: why a new one was started
 	Damaged    bool   `json:"damaged,omitempty"`  // the file was found shorter than recorded: not verifiable
+	// Redacted: the archive holds the session with its secrets replaced (archive --redact);
+	// Plain is then the length of its decoded bytes, which differs from Archived.
+	Redacted bool  `json:"redacted,omitempty"`
+	Plain    int64 `json:"plain,omitempty"`
+}
+
+// PlainLen is the length the archive file decodes to.
+func (e *Entry) PlainLen() int64 {
+	if e.Redacted {
+		return e.Plain
+	}
+	return e.Archived
 }
 
 // ManifestError says the manifest cannot be used; it names the file.

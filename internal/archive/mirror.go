@@ -84,5 +84,5 @@ func download(ctx context.Context, store objstore.Store, key, p string) error {
 // MirrorDir is the local mirror of a store: $XDG_CACHE_HOME/ctxc/archive-mirror/<a digest of
 // the endpoint and the address>.
 func MirrorDir(endpoint, store string) (string, error) {
-	return cacheDir("archive-mirror", endpoint, store)
+	return CacheDir("archive-mirror", endpoint, store)
 }

@@ -227,11 +227,12 @@ func sha256Hex(b []byte) string {
 // $XDG_CACHE_HOME/ctxc/archive-stage/<a digest of the endpoint and the address>, so that the same
 // bucket name on two endpoints is two folders.
 func StageDir(endpoint, store string) (string, error) {
-	return cacheDir("archive-stage", endpoint, store)
+	return CacheDir("archive-stage", endpoint, store)
 }
 
-// cacheDir is $XDG_CACHE_HOME/ctxc/KIND/<a digest of the endpoint and the address>.
-func cacheDir(kind, endpoint, store string) (string, error) {
+// CacheDir is $XDG_CACHE_HOME/ctxc/KIND/<a digest of the endpoint and the address>: the local
+// folder of one kind (a staging folder, a mirror) for one bucket's address.
+func CacheDir(kind, endpoint, store string) (string, error) {
 	base := os.Getenv("XDG_CACHE_HOME")
 	if base == "" {
 		home, err := os.UserHomeDir()

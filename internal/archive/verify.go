@@ -94,8 +94,8 @@ func verifyOne(dec *zstd.Decoder, p string, e *Entry) string {
 	if err != nil {
 		return "does not decode: " + err.Error()
 	}
-	if got := hex.EncodeToString(ph.Sum(nil)); n != e.Archived || got != e.SHA256 {
-		return fmt.Sprintf("decodes to %d bytes (sha256 %.12s), the manifest records %d (sha256 %.12s)", n, got, e.Archived, e.SHA256)
+	if got := hex.EncodeToString(ph.Sum(nil)); n != e.PlainLen() || got != e.SHA256 {
+		return fmt.Sprintf("decodes to %d bytes (sha256 %.12s), the manifest records %d (sha256 %.12s)", n, got, e.PlainLen(), e.SHA256)
 	}
 	if st.Size() > e.Compressed {
 		return fmt.Sprintf("note: %d bytes after the last recorded frame (an interrupted run; the next run cuts them)", st.Size()-e.Compressed)

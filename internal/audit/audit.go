@@ -21,7 +21,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/ledger"
@@ -164,7 +163,7 @@ func one(path string, r transcript.CompactionRecord, ropts transcript.Options) (
 		c.Unreadable = why
 		return c, nil
 	}
-	led := ledger.Build(compact.Items(before), ledger.Options{})
+	led := ledger.Build(transcript.Flatten(before), ledger.Options{})
 	score(&c, led, Text(after), summary, notes, ledger.MatchOptions{Strict: ropts.Strict})
 	return c, nil
 }

@@ -21,8 +21,8 @@ import (
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/ledger"
 	"github.com/ctxc/ctxc/internal/llm"
-	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/safewrite"
+	"github.com/ctxc/ctxc/internal/sessionstore"
 	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
@@ -196,7 +196,7 @@ func (e *VerifyError) Error() string {
 // File compacts one transcript. It reads as the steps of a compaction; each format's records
 // are written by that format's transcript.Writer, so a new format never changes this function.
 func File(ctx context.Context, path string, o Options) (_ *Outcome, err error) {
-	if openclawstore.IsSessionName(path) {
+	if sessionstore.IsSessionName(path) {
 		return storeSession(ctx, path, o)
 	}
 	j, err := newJob(path, o)
@@ -245,7 +245,7 @@ func storeSession(ctx context.Context, name string, o Options) (*Outcome, error)
 		o.sourceName = abs
 	}
 	out := &Outcome{Type: "file"} // what a failure before the compaction reports
-	err := openclawstore.RunExported(name, inPlace, output, o.Force, func(tmp string) error {
+	err := sessionstore.RunExported(name, inPlace, output, o.Force, func(tmp string) error {
 		var err error
 		out, err = File(ctx, tmp, o)
 		var de *transcript.DataError
@@ -414,7 +414,7 @@ func (j *job) checkTail() error {
 
 func (j *job) summarizeMiddle(ctx context.Context) (bool, error) {
 	middle := j.msgs[j.z.HeadEnd:j.z.TailStart]
-	req := summarize.Request{Items: Items(middle), TargetTokens: j.plan.Target, Instructions: j.o.Instructions}
+	req := summarize.Request{Items: transcript.Flatten(middle), TargetTokens: j.plan.Target, Instructions: j.o.Instructions}
 	if j.o.Redact {
 		j.out.Redacted = RedactItems(req.Items)
 	}
@@ -706,7 +706,7 @@ func zone(ms []transcript.Message) Zone {
 
 // fillWindow adds to a dry-run plan how the summarizer request would be sent.
 func fillWindow(ctx context.Context, p *Plan, msgs []transcript.Message, z Zones, o *Options) error {
-	req := summarize.Request{Items: Items(msgs[z.HeadEnd:z.TailStart]), TargetTokens: p.Target, Instructions: o.Instructions}
+	req := summarize.Request{Items: transcript.Flatten(msgs[z.HeadEnd:z.TailStart]), TargetTokens: p.Target, Instructions: o.Instructions}
 	window := o.SummarizeOpts.Window
 	if window == 0 && o.Client != nil {
 		w, err := o.Client.Window(ctx)
@@ -724,53 +724,6 @@ func fillWindow(ctx context.Context, p *Plan, msgs []transcript.Message, z Zones
 	p.SummarizerWindow = window
 	p.SummarizerInput, p.Fits, p.Chunks = info.InputTokens, info.Fits, info.Chunks
 	return nil
-}
-
-// Items turns the middle zone into summarizer input; a tool call and its results share a group
-// so that chunking never separates them.
-func Items(ms []transcript.Message) []summarize.Item {
-	n := 0
-	for i := range ms {
-		n += len(ms[i].Blocks)
-	}
-	items := make([]summarize.Item, 0, n)
-	callGroup := map[string]int{}
-	for i := range ms {
-		m := &ms[i]
-		group := i + 1
-		for _, b := range m.Blocks {
-			if b.Kind == transcript.BlockToolResult {
-				if g, ok := callGroup[b.ID]; ok {
-					group = g
-				}
-			}
-		}
-		for _, b := range m.Blocks {
-			it := summarize.Item{Role: string(m.Role), Line: m.Line, Group: group, Name: b.Name, Chars: b.Chars}
-			switch b.Kind {
-			case transcript.BlockText:
-				it.Kind, it.Text = "text", b.Text
-				if m.Summary {
-					it.Kind = "summary"
-				}
-			case transcript.BlockThinking:
-				it.Kind, it.Text = "thinking", b.Text
-			case transcript.BlockToolCall:
-				it.Kind, it.Text = "tool_call", b.Args
-				if b.ID != "" {
-					callGroup[b.ID] = group
-				}
-			case transcript.BlockToolResult:
-				it.Kind, it.Text, it.Tail, it.IsError = "tool_result", b.Text, b.Tail, b.IsError
-			case transcript.BlockImage:
-				it.Kind, it.Text, it.Chars = "text", "[image]", 0
-			default:
-				continue
-			}
-			items = append(items, it)
-		}
-	}
-	return items
 }
 
 // materialize reads back what the windowed load left out of the messages that are written.

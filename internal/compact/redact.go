@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ctxc/ctxc/internal/summarize"
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // Secret shapes replaced before transcript text leaves the machine (on by default for endpoints
@@ -63,7 +63,7 @@ func Redact(s string) (string, int) {
 }
 
 // RedactItems redacts every item's text in place and returns the number of replacements.
-func RedactItems(items []summarize.Item) int {
+func RedactItems(items []transcript.Item) int {
 	total := 0
 	for i := range items {
 		var n int

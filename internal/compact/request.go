@@ -65,12 +65,12 @@ func Summarize(ctx context.Context, r SummaryRequest, o Options) (*SummaryRespon
 	if err != nil {
 		return nil, err
 	}
-	items := Items(msgs)
+	items := transcript.Flatten(msgs)
 	for i := range items {
 		items[i].Line = 0 // the lines of a request are not lines of the agent's file
 	}
 	if r.PreviousSummary != "" {
-		items = append([]summarize.Item{{Role: "user", Kind: "summary", Text: r.PreviousSummary}}, items...)
+		items = append([]transcript.Item{{Role: "user", Kind: "summary", Text: r.PreviousSummary}}, items...)
 	}
 	if len(items) == 0 {
 		return nil, errors.New("nothing to summarize: no message and no previous summary")

@@ -120,12 +120,6 @@ func meets(lit string, w transcript.Wrapper) bool {
 	return false
 }
 
-// Regexp is the pattern's regexp.
-func (p *Pattern) Regexp() *regexp.Regexp { return p.re }
-
-// Prefiltered reports whether the pattern has a byte-level prefilter.
-func (p *Pattern) Prefiltered() bool { return p.lit != nil }
-
 // Literal is the prefilter's literal (nil: none): every line that matches holds it in its raw
 // bytes (ignoring ASCII case when the pattern does), or spells one of its characters as a
 // \u00XX escape. The index chooses the files to read by it.

@@ -31,7 +31,6 @@ import (
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/ledger"
-	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/tidwall/gjson"
 )
@@ -297,7 +296,7 @@ func ledgerFor(path string, st *transcript.Stats, now []transcript.Message, ropt
 				return nil, "", err
 			}
 			after, _ = audit.SplitNotes(after)
-			return ledger.Build(compact.Items(before), lo).Without(audit.Text(after)), basisLost, nil
+			return ledger.Build(transcript.Flatten(before), lo).Without(audit.Text(after)), basisLost, nil
 		}
 	}
 	// The notes of earlier compactions are read back as summaries: their facts stay in the ledger.
@@ -309,9 +308,9 @@ func ledgerFor(path string, st *transcript.Stats, now []transcript.Message, ropt
 		}
 		notes = prev + notes
 	}
-	items := compact.Items(msgs)
+	items := transcript.Flatten(msgs)
 	if notes != "" {
-		items = append([]summarize.Item{{Role: "user", Kind: "summary", Text: notes}}, items...)
+		items = append([]transcript.Item{{Role: "user", Kind: "summary", Text: notes}}, items...)
 	}
 	return ledger.Build(items, lo), basisLedger, nil
 }

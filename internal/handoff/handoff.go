@@ -20,6 +20,7 @@ import (
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/index"
 	"github.com/ctxc/ctxc/internal/safewrite"
+	"github.com/ctxc/ctxc/internal/sessionstore"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/ctxc/ctxc/internal/usage"
 )
@@ -108,15 +109,16 @@ func Session(ctx context.Context, src string, o Options) (*Result, error) {
 }
 
 // checkSource refuses a source whose last line is still being written, and an output that is
-// the source.
+// the source. A session of an agent's store (STORE#SESSION-ID) is stated as it is exported.
 func checkSource(src, out string) error {
-	if info, err := os.Stat(src); err != nil {
+	if info, err := transcript.Stat(src); err != nil {
 		return err
 	} else if info.IsDir() {
 		return &UsageError{Msg: src + ": is a directory (give one session file)"}
 	}
-	// An archived session (zstd) holds complete lines only: its tail is not checked as text.
-	if !transcript.IsCompressed(src) {
+	// An archived session (zstd) and a store's export hold complete lines only: their tail is
+	// not checked as text.
+	if !transcript.IsCompressed(src) && !sessionstore.IsSessionName(src) {
 		if err := safewrite.CheckTail(src); err != nil {
 			return err
 		}

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/ctxc/ctxc/internal/openclawstore"
+	"github.com/ctxc/ctxc/internal/sessionstore"
 )
 
 // prestat states the indexed files below the folders grep's walker walks, while it walks them:
@@ -42,7 +42,7 @@ func (p *prestat) stat(s *statter, n int) {
 		return
 	}
 	path := p.view.pathAt(n)
-	if openclawstore.IsSessionName(path) || p.claimed[n].Swap(true) {
+	if sessionstore.IsSessionName(path) || p.claimed[n].Swap(true) {
 		return // (a session of an OpenClaw store is stated through its store, later)
 	}
 	p.st[n], p.err[n] = s.stat(path)

@@ -134,6 +134,9 @@ func (fr *fileReader) describe(d gjson.Result) {
 	case "session.start": // Copilot CLI
 		id, cwd = d.Get("data.sessionId"), d.Get("data.context.cwd")
 	}
+	if info := d.Get("info"); info.IsObject() { // opencode: a message's info
+		id, cwd = info.Get("sessionID"), info.Get("path.cwd")
+	}
 	if fr.e.Session == "" && id.Type == gjson.String {
 		fr.e.Session = id.String()
 	}
@@ -145,9 +148,13 @@ func (fr *fileReader) describe(d gjson.Result) {
 	}
 }
 
-// lineTime is a record's timestamp in unix seconds (0: none).
+// lineTime is a record's timestamp in unix seconds (0: none): its "timestamp", or the time an
+// opencode message was created.
 func lineTime(d gjson.Result) uint32 {
 	ts := d.Get("timestamp")
+	if !ts.Exists() {
+		ts = d.Get("info.time.created")
+	}
 	switch ts.Type {
 	case gjson.String:
 		if t, err := time.Parse(time.RFC3339Nano, ts.String()); err == nil && t.Unix() > 0 {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/grep"
-	"github.com/ctxc/ctxc/internal/openclawstore"
+	"github.com/ctxc/ctxc/internal/sessionstore"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
@@ -286,7 +286,7 @@ func whole(e *indexedState) grep.Ranges {
 func blockRanges(path string, e *indexedState, h *held) grep.Ranges {
 	format := transcript.Format(e.format)
 	if h.escaped || e.compressed || !format.Native() && h.compactions || len(h.blocks) == 0 ||
-		openclawstore.IsSessionName(path) {
+		sessionstore.IsSessionName(path) {
 		return whole(e)
 	}
 	sort.Slice(h.blocks, func(i, j int) bool { return h.blocks[i].From < h.blocks[j].From })
@@ -339,7 +339,7 @@ func statOn(wg *sync.WaitGroup, workers, lo, hi int, stat func(s *statter, i int
 
 // file stats one file.
 func (s *statter) file(path string) (fileStat, error) {
-	if openclawstore.IsSessionName(path) {
+	if sessionstore.IsSessionName(path) {
 		info, err := transcript.Stat(path)
 		if err != nil {
 			return fileStat{}, err

@@ -106,6 +106,7 @@ func TestResumeCommand(t *testing.T) {
 		{"droid", "6666", "/w/proj", "/x/6666.jsonl", "cd /w/proj && droid --resume 6666"},
 		{"gemini-cli", "5267", "", "/x/session.jsonl", "gemini --resume 5267"},
 		{"qwen-code", "6dcf", "/w/p", "/x/6dcf.jsonl", "cd /w/p && qwen --resume 6dcf"},
+		{"opencode", "ses_dd", "/w/p", "/d/opencode.db#ses_dd", "cd /w/p && opencode --session ses_dd"},
 	}
 	for _, c := range cases {
 		if got := ResumeCommand(c.agent, c.session, c.project, c.path); got != c.want {
@@ -123,6 +124,7 @@ func TestSessionDetails(t *testing.T) {
 		{"codex-bare.jsonl", "codex", "", ""},
 		{"gemini-0.61-tool-resumed.jsonl", "gemini-cli", "5267ac08-f37b-4dba-8b75-03516e6d5b17", ""},
 		{"qwen-0.24-tool-resumed.jsonl", "qwen-code", "6dcf41ac-0efc-4c99-a20c-424ba1470c63", "/tmp/TestAgentQwenSession530154303/001/proj"},
+		{"opencode-1.18-tool.jsonl", "opencode", "ses_ddda26219ffeuyiU5usHydCG74", "/tmp/oc-explore/proj"},
 	}
 	for _, c := range cases {
 		p := filepath.Join("..", "..", "testdata", "fixtures", c.fixture)

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/ctxc/ctxc/internal/estimate"
-	"github.com/ctxc/ctxc/internal/summarize"
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 func sample() *Ledger {
@@ -137,7 +137,7 @@ func TestAuditPriority(t *testing.T) {
 // TestRepeatedCompaction: the facts of an audited summary are read back when that summary is
 // in the next middle zone, and survive a summarizer that writes nothing useful.
 func TestRepeatedCompaction(t *testing.T) {
-	items := []summarize.Item{
+	items := []transcript.Item{
 		user("Never use global state."),
 		call("Edit", `{"file_path":"one.go"}`),
 		user("first task"),
@@ -153,7 +153,7 @@ func TestRepeatedCompaction(t *testing.T) {
 		if rep.Dropped != 0 {
 			t.Fatalf("round %d: dropped %+v", round, rep.Counts)
 		}
-		items = []summarize.Item{
+		items = []transcript.Item{
 			{Role: "user", Kind: "summary", Text: summary},
 			call("write", `{"path":"round`+string(rune('a'+round))+`.ts"}`),
 			user("task of round " + string(rune('a'+round))),
@@ -267,7 +267,7 @@ func TestAuditHoldsFilesAsSummariesNameThem(t *testing.T) {
 			t.Errorf("%s not carried:\n%s", carried, out)
 		}
 	}
-	next := Build([]summarize.Item{{Role: "user", Kind: "summary", Text: out}}, Options{})
+	next := Build([]transcript.Item{{Role: "user", Kind: "summary", Text: out}}, Options{})
 	for i, ok := range Found(strings.Join(next.ByCat[Modified], "\n"), l)[Modified] {
 		if !ok {
 			t.Errorf("%s not read back by the next compaction: %q", l.ByCat[Modified][i], next.ByCat[Modified])

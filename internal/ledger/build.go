@@ -8,7 +8,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/prose"
-	"github.com/ctxc/ctxc/internal/summarize"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/tidwall/gjson"
 )
 
@@ -133,7 +133,7 @@ func (l *list) newest(n int) ([]string, []int) {
 }
 
 // Build extracts the ledger of a middle zone from the summarizer's input items.
-func Build(items []summarize.Item, o Options) *Ledger {
+func Build(items []transcript.Item, o Options) *Ledger {
 	b := &builder{o: o.withDefaults(), calls: map[int]string{}}
 	for i := range items {
 		it := &items[i]

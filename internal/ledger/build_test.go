@@ -5,14 +5,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxc/ctxc/internal/summarize"
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
-func call(name, args string) summarize.Item {
-	return summarize.Item{Role: "assistant", Kind: "tool_call", Name: name, Text: args}
+func call(name, args string) transcript.Item {
+	return transcript.Item{Role: "assistant", Kind: "tool_call", Name: name, Text: args}
 }
 
-func user(text string) summarize.Item { return summarize.Item{Role: "user", Kind: "text", Text: text} }
+func user(text string) transcript.Item {
+	return transcript.Item{Role: "user", Kind: "text", Text: text}
+}
 
 // TestModifiedPerFormat: the edit tools of each agent, with their argument shapes as the
 // agents write them.
@@ -20,27 +22,27 @@ func TestModifiedPerFormat(t *testing.T) {
 	patch := "*** Begin Patch\n*** Add File: docs/new.md\n+hello\n*** Update File: src/app.py\n@@\n-a\n+b\n*** Move to: src/app2.py\n*** Delete File: old/gone.txt\n*** End Patch\n"
 	tests := []struct {
 		name  string
-		items []summarize.Item
+		items []transcript.Item
 		want  []string
 	}{
-		{"claude Edit", []summarize.Item{call("Edit", `{"file_path":"/repo/a.go","old_string":"x","new_string":"y"}`)}, []string{"/repo/a.go"}},
-		{"claude MultiEdit", []summarize.Item{call("MultiEdit", `{"file_path":"/repo/b.go","edits":[]}`)}, []string{"/repo/b.go"}},
-		{"claude Write", []summarize.Item{call("Write", `{"file_path":"/repo/c.md","content":"x"}`)}, []string{"/repo/c.md"}},
-		{"claude NotebookEdit", []summarize.Item{call("NotebookEdit", `{"notebook_path":"/repo/n.ipynb","new_source":"x"}`)}, []string{"/repo/n.ipynb"}},
-		{"claude Read is not a change", []summarize.Item{call("Read", `{"file_path":"/repo/r.go"}`)}, nil},
-		{"codex apply_patch custom tool", []summarize.Item{call("apply_patch", patch)}, []string{"docs/new.md", "src/app.py", "src/app2.py", "old/gone.txt"}},
-		{"codex apply_patch function args", []summarize.Item{call("apply_patch", `{"input":"*** Begin Patch\n*** Update File: x/y.rs\n*** End Patch"}`)}, []string{"x/y.rs"}},
-		{"codex shell argv apply_patch", []summarize.Item{call("shell", `{"command":["apply_patch","*** Begin Patch\n*** Add File: z.txt\n+z\n*** End Patch\n"],"workdir":"."}`)}, []string{"z.txt"}},
-		{"codex shell heredoc apply_patch", []summarize.Item{call("shell", `{"command":["bash","-lc","apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: pkg/m.go\n@@\n-a > b.txt\n+c\n*** End Patch\nEOF"]}`)}, []string{"pkg/m.go"}},
-		{"codex shell read only", []summarize.Item{call("shell", `{"command":["bash","-lc","sed -n '1,200p' packages/services/src/types.ts"],"workdir":"."}`)}, nil},
-		{"codex exec_command redirect", []summarize.Item{call("exec_command", `{"cmd":"echo hi > out/log.txt 2>&1 && cat x | tee -a notes.md"}`)}, []string{"out/log.txt", "notes.md"}},
-		{"codex local_shell", []summarize.Item{call("local_shell", `{"type":"exec","command":["bash","-lc","touch a.txt"]}`)}, []string{"a.txt"}},
-		{"pi edit", []summarize.Item{call("edit", `{"path":"packages/tui/src/x.ts","oldText":"a","newText":"b"}`)}, []string{"packages/tui/src/x.ts"}},
-		{"pi write", []summarize.Item{call("write", `{"path":"~/.pi/agent/themes/custom.json","content":"{}"}`)}, []string{"~/.pi/agent/themes/custom.json"}},
-		{"pi bash sed -i macOS", []summarize.Item{call("bash", `{"command":"sed -i '' 's/new Editor()/new Editor(t)/g' packages/tui/test/editor.test.ts"}`)}, []string{"packages/tui/test/editor.test.ts"}},
-		{"pi bash heredoc cat", []summarize.Item{call("bash", `{"command":"cat > /tmp/fix.py << 'EOF'\nimport x > y\nEOF\npython3 /tmp/fix.py"}`)}, []string{"/tmp/fix.py"}},
-		{"dedup keeps newest position", []summarize.Item{call("Edit", `{"file_path":"a"}`), call("Edit", `{"file_path":"b"}`), call("Write", `{"file_path":"a"}`)}, []string{"b", "a"}},
-		{"malformed args", []summarize.Item{call("Edit", `{"file_path":`), call("write", `[]`)}, nil},
+		{"claude Edit", []transcript.Item{call("Edit", `{"file_path":"/repo/a.go","old_string":"x","new_string":"y"}`)}, []string{"/repo/a.go"}},
+		{"claude MultiEdit", []transcript.Item{call("MultiEdit", `{"file_path":"/repo/b.go","edits":[]}`)}, []string{"/repo/b.go"}},
+		{"claude Write", []transcript.Item{call("Write", `{"file_path":"/repo/c.md","content":"x"}`)}, []string{"/repo/c.md"}},
+		{"claude NotebookEdit", []transcript.Item{call("NotebookEdit", `{"notebook_path":"/repo/n.ipynb","new_source":"x"}`)}, []string{"/repo/n.ipynb"}},
+		{"claude Read is not a change", []transcript.Item{call("Read", `{"file_path":"/repo/r.go"}`)}, nil},
+		{"codex apply_patch custom tool", []transcript.Item{call("apply_patch", patch)}, []string{"docs/new.md", "src/app.py", "src/app2.py", "old/gone.txt"}},
+		{"codex apply_patch function args", []transcript.Item{call("apply_patch", `{"input":"*** Begin Patch\n*** Update File: x/y.rs\n*** End Patch"}`)}, []string{"x/y.rs"}},
+		{"codex shell argv apply_patch", []transcript.Item{call("shell", `{"command":["apply_patch","*** Begin Patch\n*** Add File: z.txt\n+z\n*** End Patch\n"],"workdir":"."}`)}, []string{"z.txt"}},
+		{"codex shell heredoc apply_patch", []transcript.Item{call("shell", `{"command":["bash","-lc","apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: pkg/m.go\n@@\n-a > b.txt\n+c\n*** End Patch\nEOF"]}`)}, []string{"pkg/m.go"}},
+		{"codex shell read only", []transcript.Item{call("shell", `{"command":["bash","-lc","sed -n '1,200p' packages/services/src/types.ts"],"workdir":"."}`)}, nil},
+		{"codex exec_command redirect", []transcript.Item{call("exec_command", `{"cmd":"echo hi > out/log.txt 2>&1 && cat x | tee -a notes.md"}`)}, []string{"out/log.txt", "notes.md"}},
+		{"codex local_shell", []transcript.Item{call("local_shell", `{"type":"exec","command":["bash","-lc","touch a.txt"]}`)}, []string{"a.txt"}},
+		{"pi edit", []transcript.Item{call("edit", `{"path":"packages/tui/src/x.ts","oldText":"a","newText":"b"}`)}, []string{"packages/tui/src/x.ts"}},
+		{"pi write", []transcript.Item{call("write", `{"path":"~/.pi/agent/themes/custom.json","content":"{}"}`)}, []string{"~/.pi/agent/themes/custom.json"}},
+		{"pi bash sed -i macOS", []transcript.Item{call("bash", `{"command":"sed -i '' 's/new Editor()/new Editor(t)/g' packages/tui/test/editor.test.ts"}`)}, []string{"packages/tui/test/editor.test.ts"}},
+		{"pi bash heredoc cat", []transcript.Item{call("bash", `{"command":"cat > /tmp/fix.py << 'EOF'\nimport x > y\nEOF\npython3 /tmp/fix.py"}`)}, []string{"/tmp/fix.py"}},
+		{"dedup keeps newest position", []transcript.Item{call("Edit", `{"file_path":"a"}`), call("Edit", `{"file_path":"b"}`), call("Write", `{"file_path":"a"}`)}, []string{"b", "a"}},
+		{"malformed args", []transcript.Item{call("Edit", `{"file_path":`), call("write", `[]`)}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,7 +83,7 @@ ls`, []string{"gen.txt"}},
 }
 
 func TestUserFacts(t *testing.T) {
-	items := []summarize.Item{
+	items := []transcript.Item{
 		user("<environment_context>\n<cwd>/repo</cwd>\n</environment_context>"),
 		user("Caveat: The messages below were generated by the user while running local commands."),
 		user("/model"),
@@ -113,7 +115,7 @@ func TestUserFacts(t *testing.T) {
 
 func TestRequestBudgetAndElision(t *testing.T) {
 	long := strings.Repeat("word ", 2000)
-	items := []summarize.Item{user("first request"), user("second request"), user(long), user("last one")}
+	items := []transcript.Item{user("first request"), user("second request"), user(long), user("last one")}
 	l := Build(items, Options{RequestChars: 2010, MaxText: 2000})
 	reqs := l.ByCat[Request]
 	if len(reqs) != 1 || !strings.Contains(reqs[0], " […] ") {
@@ -125,10 +127,10 @@ func TestRequestBudgetAndElision(t *testing.T) {
 }
 
 func TestUnresolvedErrors(t *testing.T) {
-	res := func(group int, text string, isErr bool) summarize.Item {
-		return summarize.Item{Role: "tool", Kind: "tool_result", Group: group, Text: text, IsError: isErr}
+	res := func(group int, text string, isErr bool) transcript.Item {
+		return transcript.Item{Role: "tool", Kind: "tool_result", Group: group, Text: text, IsError: isErr}
 	}
-	items := []summarize.Item{
+	items := []transcript.Item{
 		user("build it"),
 		{Role: "assistant", Kind: "tool_call", Name: "Bash", Group: 1, Text: `{"command":"go build"}`},
 		res(1, "compiling\n./main.go:3: undefined: foo\n", true),
@@ -154,16 +156,16 @@ func TestUnresolvedErrors(t *testing.T) {
 // TestFactLines: each fact keeps the source line it was last seen on, beside it, in every
 // category (the audit names where a lost fact was).
 func TestFactLines(t *testing.T) {
-	at := func(it summarize.Item, line int) summarize.Item { it.Line = line; return it }
-	items := []summarize.Item{
+	at := func(it transcript.Item, line int) transcript.Item { it.Line = line; return it }
+	items := []transcript.Item{
 		at(user("Always run the tests with -race. See https://example.com/a"), 3),
 		at(call("Edit", `{"file_path":"a.go"}`), 5),
 		at(call("Read", `{"file_path":"r.go"}`), 6),
-		at(summarize.Item{Role: "tool", Kind: "tool_result", Name: "Bash", Text: "error: boom", IsError: true}, 7),
+		at(transcript.Item{Role: "tool", Kind: "tool_result", Name: "Bash", Text: "error: boom", IsError: true}, 7),
 		at(user("now fix the bug"), 9),
 		at(call("Edit", `{"file_path":"b.go"}`), 11),
 		at(call("Write", `{"file_path":"a.go"}`), 12),
-		at(summarize.Item{Role: "tool", Kind: "tool_result", Name: "Bash", Text: "error: again", IsError: true}, 13),
+		at(transcript.Item{Role: "tool", Kind: "tool_result", Name: "Bash", Text: "error: again", IsError: true}, 13),
 	}
 	l := Build(items, Options{})
 	want := map[Category]map[string]int{

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctxc/ctxc/internal/estimate"
-	"github.com/ctxc/ctxc/internal/summarize"
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 var fuzzTools = []string{"Edit", "MultiEdit", "Write", "NotebookEdit", "apply_patch", "shell", "exec_command", "edit", "write", "bash", "read", "Read"}
@@ -21,7 +21,7 @@ func FuzzBuild(f *testing.F) {
 	f.Add(uint8(5), `{"command":["bash","-lc","cat > f.txt <<'EOF'\n> g\nEOF\nsed -i '' s/a/b/ h.go"]}`, "always `tabs`", "## User rules\n- \"always `tabs`\"\n  x", "", 3000)
 	f.Add(uint8(8), `{"path":"~/.pi/x.json"}`, "\"quoted\"\n\n  indented\n- bullet\n## heading", "> q\n> r", "", 10)
 	f.Fuzz(func(t *testing.T, tool uint8, args, text, summary, errText string, target int) {
-		items := []summarize.Item{
+		items := []transcript.Item{
 			{Role: "user", Kind: "summary", Text: summary},
 			{Role: "user", Kind: "text", Text: text},
 			{Role: "assistant", Kind: "tool_call", Name: fuzzTools[int(tool)%len(fuzzTools)], Text: args, Group: 1},

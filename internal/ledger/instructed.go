@@ -3,7 +3,7 @@ package ledger
 import (
 	"strings"
 
-	"github.com/ctxc/ctxc/internal/summarize"
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // Instructed facts: what the user's instructions for a compaction ask to keep that code can
@@ -93,7 +93,7 @@ func pathLike(w string) bool {
 
 // instructed adds to l the terms that occur in the items, as the conversation spells them,
 // that l does not hold yet.
-func (l *Ledger) instructed(terms []string, items []summarize.Item) {
+func (l *Ledger) instructed(terms []string, items []transcript.Item) {
 	if len(terms) == 0 {
 		return
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxc/ctxc/internal/summarize"
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 func TestInstructedTerms(t *testing.T) {
@@ -34,7 +34,7 @@ func TestInstructedTerms(t *testing.T) {
 // The terms the instructions name that the middle holds become facts, spelled as the
 // conversation spells them, with the line they were first seen on; the ones the middle never mentions, or the ledger holds already, do not.
 func TestBuildKeepsInstructedTerms(t *testing.T) {
-	items := []summarize.Item{
+	items := []transcript.Item{
 		{Role: "user", Kind: "text", Text: "By the way, the design notes live in docs/DESIGN-notes.md.", Line: 4},
 		{Role: "assistant", Kind: "tool_call", Name: "Bash", Text: `{"command":"make release-check"}`, Line: 5},
 		{Role: "assistant", Kind: "tool_call", Name: "Edit", Text: `{"file_path":"src/app.go","old_string":"a","new_string":"b"}`, Line: 6},

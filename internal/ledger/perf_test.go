@@ -2,12 +2,12 @@ package ledger
 
 import (
 	"fmt"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ctxc/ctxc/internal/estimate"
-	"github.com/ctxc/ctxc/internal/summarize"
 )
 
 // TestLargeInputs: a hostile earlier summary with 5,000 facts and a 500 KB user message are
@@ -23,7 +23,7 @@ func TestLargeInputs(t *testing.T) {
 		fmt.Fprintf(&sum, "- \"never do thing number %d\"\n", i)
 	}
 	big := strings.Repeat("You must always log. Here is a pasted log line with v1.2.3 and https://x.example/a. ", 6000)
-	items := []summarize.Item{{Role: "user", Kind: "summary", Text: sum.String()}, {Role: "user", Kind: "text", Text: big}}
+	items := []transcript.Item{{Role: "user", Kind: "summary", Text: sum.String()}, {Role: "user", Kind: "text", Text: big}}
 	start := time.Now()
 	l := Build(items, Options{})
 	out, rep := Audit(sum.String(), l, 2000)

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/ledger"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
@@ -81,7 +80,7 @@ func TestSamplesModified(t *testing.T) {
 			if len(msgs) == 0 {
 				t.Skip("no effective context (a side-chain file)")
 			}
-			l := ledger.Build(compact.Items(msgs), ledger.Options{})
+			l := ledger.Build(transcript.Flatten(msgs), ledger.Options{})
 			want := editedPaths(t, file)
 			total += len(want)
 			for _, p := range want {

@@ -3,12 +3,12 @@ package ledger
 import (
 	"strings"
 
-	"github.com/ctxc/ctxc/internal/summarize"
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // toolResult tracks errors: an error result stays unresolved until a later result of the same
 // tool succeeds (or the user speaks again).
-func (b *builder) toolResult(it *summarize.Item) {
+func (b *builder) toolResult(it *transcript.Item) {
 	name := it.Name
 	if name == "" {
 		name = b.calls[it.Group]

@@ -6,8 +6,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/safewrite"
+	"github.com/ctxc/ctxc/internal/sessionstore"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
@@ -41,7 +41,7 @@ type RepairResult struct {
 // An archived session (zstd) is never appended to: it is repaired into a copy (Output) or not
 // at all.
 func Repair(path string, opts RepairOptions) (_ *RepairResult, err error) {
-	if openclawstore.IsSessionName(path) {
+	if sessionstore.IsSessionName(path) {
 		return repairStoreSession(path, opts)
 	}
 	if opts.Output != "" && !opts.DryRun {
@@ -196,7 +196,7 @@ func repairStoreSession(name string, opts RepairOptions) (*RepairResult, error) 
 		output = ""
 	}
 	var res *RepairResult
-	err := openclawstore.RunExported(name, opts.Output == "" && !opts.DryRun, output, opts.Force, func(tmp string) error {
+	err := sessionstore.RunExported(name, opts.Output == "" && !opts.DryRun, output, opts.Force, func(tmp string) error {
 		var err error
 		res, err = Repair(tmp, opts)
 		return err

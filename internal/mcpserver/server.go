@@ -21,7 +21,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/expand"
 	"github.com/ctxc/ctxc/internal/grep"
-	"github.com/ctxc/ctxc/internal/openclawstore"
+	"github.com/ctxc/ctxc/internal/sessionstore"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
@@ -210,7 +210,7 @@ func (o Options) files(paths []string) (files []string, cut bool, problems []str
 
 // sessionsAt is what one path stands for (files).
 func sessionsAt(finder *transcript.Finder, p string) ([]string, error) {
-	if openclawstore.IsSessionName(p) {
+	if sessionstore.IsSessionName(p) {
 		return []string{p}, nil // (read, or said missing, by the tool)
 	}
 	info, err := os.Stat(p)

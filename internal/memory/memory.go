@@ -116,17 +116,6 @@ type Memory struct {
 	Bytes   int64 // bytes read
 }
 
-// Of returns the entries of one kind.
-func (m *Memory) Of(k Kind) []Entry {
-	var out []Entry
-	for _, e := range m.Entries {
-		if e.Kind == k {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 // newer orders sources newest first: by time, then by file and line.
 func newer(a, b Source) int {
 	if c := b.Time.Compare(a.Time); c != 0 {

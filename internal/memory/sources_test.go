@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/ledger"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -184,7 +183,7 @@ func ledgerRules(t *testing.T, path string) []ruleAt {
 				ms = append(ms, m)
 			}
 		}
-		led := ledger.Build(compact.Items(ms), ledger.Options{})
+		led := ledger.Build(transcript.Flatten(ms), ledger.Options{})
 		for i, r := range led.ByCat[ledger.Rule] {
 			out = append(out, ruleAt{r, led.Line(ledger.Rule, i)})
 		}

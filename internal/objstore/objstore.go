@@ -6,7 +6,6 @@ package objstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -83,6 +82,9 @@ type StoreError struct {
 	Store string
 	Kind  string
 	Err   error
+
+	status int    // the HTTP status of a refusal, 0 when no answer came
+	code   string // S3's error code, "" when none
 }
 
 func (e *StoreError) Error() string {
@@ -98,9 +100,3 @@ func (e *StoreError) Error() string {
 }
 
 func (e *StoreError) Unwrap() error { return e.Err }
-
-// IsKind says whether err is a StoreError of kind.
-func IsKind(err error, kind string) bool {
-	var se *StoreError
-	return errors.As(err, &se) && se.Kind == kind
-}

@@ -2,6 +2,7 @@ package summarize
 
 import (
 	"fmt"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"strconv"
 	"strings"
 
@@ -103,7 +104,7 @@ type unit struct {
 // groupSpans splits items into units. Items of one Group normally sit together, but if a group
 // reappears later (interleaved parallel tool calls) the unit stretches to its last item, so a
 // group is never split however the orchestrator numbered it. Linear time.
-func groupSpans(items []Item) [][2]int {
+func groupSpans(items []transcript.Item) [][2]int {
 	last := make(map[int]int)
 	for i, it := range items {
 		if it.Group != 0 {
@@ -126,7 +127,7 @@ func groupSpans(items []Item) [][2]int {
 
 // prepare renders the items with previews, replaces items over the item cap with notes, and
 // groups them into units no bigger than unitCap. It reports how many items became notes.
-func prepare(items []Item, itemCap, unitCap int) (units []unit, omitted int) {
+func prepare(items []transcript.Item, itemCap, unitCap int) (units []unit, omitted int) {
 	rs := make([]rendered, len(items))
 	for i, it := range items {
 		r := renderItem(i, it)
@@ -153,7 +154,7 @@ func prepare(items []Item, itemCap, unitCap int) (units []unit, omitted int) {
 
 // fitUnit shrinks a unit that cannot be split: first its largest items become notes, and if
 // notes alone are still too many, the whole unit becomes one note. Nothing is dropped silently.
-func fitUnit(u unit, items []Item, unitCap int) (unit, int) {
+func fitUnit(u unit, items []transcript.Item, unitCap int) (unit, int) {
 	rs := append([]rendered(nil), u.items...)
 	noted := make([]bool, len(rs))
 	omitted := 0

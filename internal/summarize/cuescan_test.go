@@ -2,6 +2,7 @@ package summarize
 
 import (
 	"bytes"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"reflect"
 	"strings"
 	"testing"
@@ -64,7 +65,7 @@ func refProse(t string, cues []string) []string {
 func collected(t *testing.T, run func(e *extractor)) []pendingPush {
 	t.Helper()
 	pending := make([][]pendingPush, 1)
-	e := &extractor{collect: pending, items: []Item{{}}}
+	e := &extractor{collect: pending, items: []transcript.Item{{}}}
 	run(e)
 	return pending[0]
 }
@@ -153,7 +154,7 @@ func TestPreviewEndsMatchesPreview(t *testing.T) {
 		"  \n" + strings.Repeat("line of output — 日本語\n", 3000) + "FAIL: last line\n\t ",
 		strings.Repeat("x", 40000), // no line breaks
 	} {
-		it := Item{Kind: "tool_result", Text: s[:ToolEndBytes], Tail: s[len(s)-ToolEndBytes:], Chars: len([]rune(s))}
+		it := transcript.Item{Kind: "tool_result", Text: s[:ToolEndBytes], Tail: s[len(s)-ToolEndBytes:], Chars: len([]rune(s))}
 		if got, want := previewBody(it), preview(strings.TrimSpace(s), toolResultHead, toolResultTail); got != want {
 			t.Errorf("previewEnds:\n%q\nwant\n%q", got, want)
 		}

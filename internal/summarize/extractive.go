@@ -2,6 +2,7 @@ package summarize
 
 import (
 	"bytes"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"runtime"
 	"sort"
 	"strings"
@@ -183,10 +184,10 @@ type extractor struct {
 	hits        cueHits
 	// errorScanFrom: tool results before this item are not searched for error lines.
 	errorScanFrom int
-	items         []Item
+	items         []transcript.Item
 }
 
-func newExtractor(items []Item, target int) *extractor {
+func newExtractor(items []transcript.Item, target int) *extractor {
 	// Enough candidates to fill any budget: a target of T tokens holds about T/10 short lines.
 	ring := min(max(target/10, 64), 4096)
 	e := &extractor{lastUser: -1, lastAsst: -1, lastCall: -1, lastSummary: -1, items: items}
@@ -228,7 +229,7 @@ func Extractive(req Request) Result {
 				}
 				for i := lo; i < min(lo+block, len(req.Items)); i++ {
 					it := req.Items[i]
-					charsOf[i] = it.chars()
+					charsOf[i] = it.Size()
 					we.add(i, it)
 				}
 			}
@@ -259,7 +260,7 @@ func Extractive(req Request) Result {
 const errorScanResults = 1000
 
 // errorScanFrom is the index of the first item whose output is searched for error lines.
-func errorScanFrom(items []Item) int {
+func errorScanFrom(items []transcript.Item) int {
 	n := 0
 	for i := len(items) - 1; i >= 0; i-- {
 		if it := &items[i]; (it.Kind == "tool_result" || it.Role == "tool") && !it.IsError {
@@ -287,7 +288,7 @@ func (e *extractor) push(s section, item int, text string) {
 }
 
 // mark updates the "last" markers as add does, without reading the text.
-func (e *extractor) mark(i int, it Item) {
+func (e *extractor) mark(i int, it transcript.Item) {
 	switch {
 	case it.Kind == "summary":
 		e.lastSummary = i
@@ -305,7 +306,7 @@ func (e *extractor) mark(i int, it Item) {
 	}
 }
 
-func (e *extractor) add(i int, it Item) {
+func (e *extractor) add(i int, it transcript.Item) {
 	switch {
 	case it.Kind == "summary":
 		e.lastSummary = i
@@ -322,7 +323,7 @@ func (e *extractor) add(i int, it Item) {
 	}
 }
 
-func (e *extractor) userText(i int, it Item) {
+func (e *extractor) userText(i int, it transcript.Item) {
 	t := strings.TrimSpace(it.Text)
 	if t == "" {
 		return
@@ -333,7 +334,7 @@ func (e *extractor) userText(i int, it Item) {
 	e.scanProse(i, t, prose.Blank(t), ruleSet, secRules) // rules from the user's own prose only
 }
 
-func (e *extractor) assistantText(i int, it Item) {
+func (e *extractor) assistantText(i int, it transcript.Item) {
 	t := strings.TrimSpace(it.Text)
 	if t == "" {
 		return
@@ -381,7 +382,7 @@ var quotedPathKeys = sync.OnceValue(func() []string {
 
 // toolCall lists a call's command when its tool is a shell, the file it works on when its tool
 // reads or writes one (the notion the ledger audits with: internal/agent), and a URL it names.
-func (e *extractor) toolCall(i int, it Item) {
+func (e *extractor) toolCall(i int, it transcript.Item) {
 	e.lastCall = i
 	args := strings.TrimSpace(it.Text)
 	isObject := strings.HasPrefix(args, "{")
@@ -461,7 +462,7 @@ func isShellName(s string) bool {
 	return false
 }
 
-func (e *extractor) toolResult(i int, it Item) {
+func (e *extractor) toolResult(i int, it transcript.Item) {
 	t := it.Text
 	name := it.Name
 	if name == "" {
@@ -513,7 +514,7 @@ const ToolEndBytes = 8 << 10
 
 // scanWindows returns the parts of a tool result to search: all of it when short, else its head
 // and tail. An item read only at its ends (Item.Tail) has at least that much of each.
-func scanWindows(it Item) (head, tail string) {
+func scanWindows(it transcript.Item) (head, tail string) {
 	t, end := it.Text, it.Tail
 	if end == "" {
 		if len(t) <= toolScanBytes {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/estimate"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/tidwall/gjson"
 )
 
@@ -281,7 +282,7 @@ func summaryLines(t string) []string {
 	return out
 }
 
-func callSummary(it Item) string {
+func callSummary(it transcript.Item) string {
 	args := strings.TrimSpace(it.Text)
 	obj := strings.HasPrefix(args, "{")
 	if agent.KindOf(it.Name) == agent.ShellTool {

@@ -2,6 +2,7 @@ package summarize
 
 import (
 	"fmt"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -12,7 +13,7 @@ import (
 )
 
 // genSession builds a deterministic synthetic agent session of about size bytes.
-func genSession(seed uint64, size int) []Item {
+func genSession(seed uint64, size int) []transcript.Item {
 	r := rand.New(rand.NewPCG(seed, 7))
 	words := strings.Fields("the a reader parser config token window chunk merge file test build error value " +
 		"function module package server client request response context stream output input because instead")
@@ -26,22 +27,22 @@ func genSession(seed uint64, size int) []Item {
 		}
 		return b.String()
 	}
-	var items []Item
+	var items []transcript.Item
 	total, line, group := 0, 0, 0
 	for total < size {
 		line++
-		var it Item
+		var it transcript.Item
 		switch k := r.IntN(10); {
 		case k < 2:
-			it = Item{Role: "user", Kind: "text", Text: "Please " + sentence(12) + ". Never " + sentence(4) + ". See internal/pkg" + fmt.Sprint(r.IntN(50)) + "/file.go"}
+			it = transcript.Item{Role: "user", Kind: "text", Text: "Please " + sentence(12) + ". Never " + sentence(4) + ". See internal/pkg" + fmt.Sprint(r.IntN(50)) + "/file.go"}
 		case k < 4:
-			it = Item{Role: "assistant", Kind: "text", Text: "We decided to " + sentence(10) + " because " + sentence(8) + ".\nNext I run parseConfig() on ./data/x" + fmt.Sprint(r.IntN(99)) + ".json"}
+			it = transcript.Item{Role: "assistant", Kind: "text", Text: "We decided to " + sentence(10) + " because " + sentence(8) + ".\nNext I run parseConfig() on ./data/x" + fmt.Sprint(r.IntN(99)) + ".json"}
 		case k < 5:
-			it = Item{Role: "assistant", Kind: "thinking", Text: sentence(80)}
+			it = transcript.Item{Role: "assistant", Kind: "thinking", Text: sentence(80)}
 		default:
 			group++
 			cmd := fmt.Sprintf(`{"command":"go test ./pkg%d/ -run Test%d"}`, r.IntN(30), r.IntN(1000))
-			items = append(items, Item{Role: "assistant", Kind: "tool_call", Name: "Bash", Text: cmd, Group: group, Line: line})
+			items = append(items, transcript.Item{Role: "assistant", Kind: "tool_call", Name: "Bash", Text: cmd, Group: group, Line: line})
 			total += len(cmd)
 			line++
 			var out strings.Builder
@@ -52,21 +53,21 @@ func genSession(seed uint64, size int) []Item {
 					out.WriteString(sentence(9) + "\n")
 				}
 			}
-			it = Item{Role: "tool", Kind: "tool_result", Name: "Bash", Text: out.String(), IsError: r.IntN(6) == 0, Group: group}
+			it = transcript.Item{Role: "tool", Kind: "tool_result", Name: "Bash", Text: out.String(), IsError: r.IntN(6) == 0, Group: group}
 		}
 		it.Line = line
 		items = append(items, it)
 		total += len(it.Text)
 	}
-	items = append(items, Item{Role: "user", Kind: "text", Text: "LAST REQUEST: ship the reader refactor and tag v1.2.3", Line: line + 1})
+	items = append(items, transcript.Item{Role: "user", Kind: "text", Text: "LAST REQUEST: ship the reader refactor and tag v1.2.3", Line: line + 1})
 	return items
 }
 
 func TestExtractiveDeterministic(t *testing.T) {
-	for _, items := range [][]Item{sampleItems(), bigItems(50, 800), genSession(1, 300_000)} {
+	for _, items := range [][]transcript.Item{sampleItems(), bigItems(50, 800), genSession(1, 300_000)} {
 		for _, target := range []int{40, 300, 2000} {
 			a := Extractive(Request{Items: items, TargetTokens: target})
-			b := Extractive(Request{Items: append([]Item(nil), items...), TargetTokens: target})
+			b := Extractive(Request{Items: append([]transcript.Item(nil), items...), TargetTokens: target})
 			if a.Text != b.Text {
 				t.Fatalf("target %d: output differs between runs", target)
 			}
@@ -78,7 +79,7 @@ func TestExtractiveDeterministic(t *testing.T) {
 }
 
 func TestExtractiveWithinTarget(t *testing.T) {
-	inputs := map[string][]Item{"sample": sampleItems(), "big": bigItems(50, 800), "session": genSession(2, 500_000)}
+	inputs := map[string][]transcript.Item{"sample": sampleItems(), "big": bigItems(50, 800), "session": genSession(2, 500_000)}
 	for name, items := range inputs {
 		for _, target := range []int{25, 60, 150, 500, 2000, 8000} {
 			res := Extractive(Request{Items: items, TargetTokens: target})
@@ -129,7 +130,7 @@ func TestExtractiveLastRequestAlways(t *testing.T) {
 }
 
 func TestExtractiveEarlierSummaryAndCodex(t *testing.T) {
-	items := []Item{
+	items := []transcript.Item{
 		{Role: "user", Kind: "summary", Text: "## Goal\n- migrate the db to sqlite\n## Decisions\n- none\n- keep WAL mode because of concurrent readers", Line: 2},
 		{Role: "assistant", Kind: "tool_call", Name: "shell", Text: `{"command":["bash","-lc","sqlite3 app.db .schema"]}`, Line: 3},
 		{Role: "tool", Kind: "tool_result", Name: "shell", Text: "Error: unable to open database file", IsError: true, Line: 4},
@@ -164,7 +165,7 @@ func TestExtractiveLinear(t *testing.T) {
 		t.Skip("timing test")
 	}
 	small, large := genSession(4, 1_000_000), genSession(4, 8_000_000)
-	timeIt := func(items []Item) time.Duration {
+	timeIt := func(items []transcript.Item) time.Duration {
 		best := time.Duration(1 << 62)
 		for range 3 {
 			runtime.GC()
@@ -254,8 +255,8 @@ func TestToolCallArgumentKeys(t *testing.T) {
 		{"list_directory", `{"dir":"/srv/app"}`, nil, nil},
 	} {
 		pending := make([][]pendingPush, 1)
-		e := &extractor{collect: pending, items: []Item{{}}}
-		e.toolCall(0, Item{Role: "assistant", Kind: "tool_call", Name: tc.name, Text: tc.args})
+		e := &extractor{collect: pending, items: []transcript.Item{{}}}
+		e.toolCall(0, transcript.Item{Role: "assistant", Kind: "tool_call", Name: tc.name, Text: tc.args})
 		var files, ids []string
 		for _, p := range pending[0] {
 			switch p.sec {
@@ -272,8 +273,8 @@ func TestToolCallArgumentKeys(t *testing.T) {
 }
 
 func TestExtractiveErrorLinesOfRecentResults(t *testing.T) {
-	var items []Item
-	items = append(items, Item{Role: "user", Kind: "text", Text: "fix the build"})
+	var items []transcript.Item
+	items = append(items, transcript.Item{Role: "user", Kind: "text", Text: "fix the build"})
 	for i := 0; i < errorScanResults+500; i++ {
 		out := "ok"
 		isErr := false
@@ -285,8 +286,8 @@ func TestExtractiveErrorLinesOfRecentResults(t *testing.T) {
 		case errorScanResults + 400:
 			out = "error: recent failure"
 		}
-		items = append(items, Item{Role: "assistant", Kind: "tool_call", Name: "Bash", Text: `{"command":"make"}`, Group: i + 2},
-			Item{Role: "tool", Kind: "tool_result", Name: "Bash", Text: out, IsError: isErr, Group: i + 2})
+		items = append(items, transcript.Item{Role: "assistant", Kind: "tool_call", Name: "Bash", Text: `{"command":"make"}`, Group: i + 2},
+			transcript.Item{Role: "tool", Kind: "tool_result", Name: "Bash", Text: out, IsError: isErr, Group: i + 2})
 	}
 	got := Extractive(Request{Items: items, TargetTokens: 4000}).Text
 	if !strings.Contains(got, "error: recent failure") || !strings.Contains(got, "fatal: old failed call") {
@@ -303,8 +304,8 @@ func TestShellToolsByWholeName(t *testing.T) {
 	for name, shell := range map[string]bool{"Bash": true, "run_shell_command": true, "exec_command": true,
 		"SlashCommand": false, "shell_history": false} {
 		pending := make([][]pendingPush, 1)
-		e := &extractor{collect: pending, items: []Item{{}}}
-		e.toolCall(0, Item{Role: "assistant", Kind: "tool_call", Name: name, Text: `{"command":"make test"}`})
+		e := &extractor{collect: pending, items: []transcript.Item{{}}}
+		e.toolCall(0, transcript.Item{Role: "assistant", Kind: "tool_call", Name: name, Text: `{"command":"make test"}`})
 		got := false
 		for _, p := range pending[0] {
 			got = got || p.sec == secCommands

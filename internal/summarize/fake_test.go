@@ -3,6 +3,7 @@ package summarize
 import (
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"strings"
 	"testing"
 	"time"
@@ -58,8 +59,8 @@ func wantKind(t *testing.T, err error, k llm.ErrorKind) *llm.EndpointError {
 var strp = llmtest.Strp
 
 // sampleItems is a small coding session.
-func sampleItems() []Item {
-	return []Item{
+func sampleItems() []transcript.Item {
+	return []transcript.Item{
 		{Role: "user", Kind: "text", Text: "Please fix the failing test in estimate/estimate_test.go. Never touch go.mod.", Line: 3},
 		{Role: "assistant", Kind: "text", Text: "I'll run the tests first because the failure message matters.", Line: 4},
 		{Role: "assistant", Kind: "tool_call", Name: "Bash", Text: `{"command":"go test ./estimate/"}`, Group: 1, Line: 5},
@@ -73,18 +74,18 @@ func sampleItems() []Item {
 }
 
 // bigItems makes n tool exchanges of about size characters each, groups numbered from 1.
-func bigItems(n, size int) []Item {
-	var items []Item
+func bigItems(n, size int) []transcript.Item {
+	var items []transcript.Item
 	line := 1
-	items = append(items, Item{Role: "user", Kind: "text", Text: "Refactor the reader package and keep the API stable.", Line: line})
+	items = append(items, transcript.Item{Role: "user", Kind: "text", Text: "Refactor the reader package and keep the API stable.", Line: line})
 	for i := 1; i <= n; i++ {
 		line++
-		items = append(items, Item{Role: "assistant", Kind: "tool_call", Name: "Bash", Text: fmt.Sprintf(`{"command":"cat file%d.go"}`, i), Group: i, Line: line})
+		items = append(items, transcript.Item{Role: "assistant", Kind: "tool_call", Name: "Bash", Text: fmt.Sprintf(`{"command":"cat file%d.go"}`, i), Group: i, Line: line})
 		line++
 		body := strings.Repeat(fmt.Sprintf("line %d of output from the tool call number %d\n", i, i), size/45+1)
-		items = append(items, Item{Role: "tool", Kind: "tool_result", Name: "Bash", Text: body[:min(size, len(body))], Group: i, Line: line})
+		items = append(items, transcript.Item{Role: "tool", Kind: "tool_result", Name: "Bash", Text: body[:min(size, len(body))], Group: i, Line: line})
 	}
 	line++
-	items = append(items, Item{Role: "user", Kind: "text", Text: "Finally, run the whole test suite.", Line: line})
+	items = append(items, transcript.Item{Role: "user", Kind: "text", Text: "Finally, run the whole test suite.", Line: line})
 	return items
 }

@@ -3,6 +3,7 @@ package summarize
 import (
 	"context"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"strings"
 	"sync"
 	"testing"
@@ -161,15 +162,15 @@ func TestIntegrationChunked(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Words from the model's vocabulary, so its tokenizer and chars/4 roughly agree.
-	var items []Item
-	items = append(items, Item{Role: "user", Kind: "text", Text: "read the file and fix the test", Line: 1})
+	var items []transcript.Item
+	items = append(items, transcript.Item{Role: "user", Kind: "text", Text: "read the file and fix the test", Line: 1})
 	for i := 1; i <= 30; i++ {
 		items = append(items,
-			Item{Role: "assistant", Kind: "tool_call", Name: "read", Text: fmt.Sprintf(`{"path":"file%d.go"}`, i), Group: i, Line: 2 * i},
-			Item{Role: "tool", Kind: "tool_result", Name: "read", Group: i, Line: 2*i + 1,
+			transcript.Item{Role: "assistant", Kind: "tool_call", Name: "read", Text: fmt.Sprintf(`{"path":"file%d.go"}`, i), Group: i, Line: 2 * i},
+			transcript.Item{Role: "tool", Kind: "tool_result", Name: "read", Group: i, Line: 2*i + 1,
 				Text: strings.Repeat("the server read the data and the client write the output to the file and the test was done. ", 20)})
 	}
-	items = append(items, Item{Role: "user", Kind: "text", Text: "now run the build", Line: 100})
+	items = append(items, transcript.Item{Role: "user", Kind: "text", Text: "now run the build", Line: 100})
 	req := Request{Items: items, TargetTokens: 300}
 	plan := Plan(req, 4096)
 	if plan.Fits || plan.Chunks < 2 {

@@ -2,6 +2,7 @@ package summarize
 
 import (
 	"fmt"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"strconv"
 	"strings"
 	"unicode"
@@ -35,7 +36,7 @@ type rendered struct {
 }
 
 // label describes an item's speaker and kind, e.g. "assistant → tool_call Bash".
-func label(it Item) string {
+func label(it transcript.Item) string {
 	role := it.Role
 	if role == "" {
 		role = "unknown"
@@ -66,7 +67,7 @@ func label(it Item) string {
 	return role + " (" + it.Kind + ")"
 }
 
-func prefix(it Item) string {
+func prefix(it transcript.Item) string {
 	if it.Line > 0 {
 		return "[line " + strconv.Itoa(it.Line) + "] " + label(it) + ": "
 	}
@@ -74,7 +75,7 @@ func prefix(it Item) string {
 }
 
 // previewBody applies the per-kind head+tail preview to an item's text.
-func previewBody(it Item) string {
+func previewBody(it transcript.Item) string {
 	if it.Tail != "" {
 		return previewEnds(it, toolResultHead, toolResultTail)
 	}
@@ -91,14 +92,14 @@ func previewBody(it Item) string {
 }
 
 // renderItem renders one item with previews applied and delimiters neutralized.
-func renderItem(index int, it Item) rendered {
+func renderItem(index int, it transcript.Item) rendered {
 	text := prefix(it) + neutralize(previewBody(it)) + "\n"
 	return rendered{index: index, text: text, tokens: estimate.Tokens(text)}
 }
 
 // omitNote replaces an item too large for the summarizer's budget. The note says plainly that
 // something was left out and shows its beginning, so the summary can still mention it.
-func omitNote(index int, it Item, tokens int) rendered {
+func omitNote(index int, it transcript.Item, tokens int) rendered {
 	glimpse := headRunes(strings.TrimSpace(it.Text), noteGlimpse)
 	text := prefix(it) + fmt.Sprintf("[ctxc omitted this item: about %d tokens, more than one request can hold. It began: %s …]\n",
 		tokens, neutralize(strings.Join(strings.Fields(glimpse), " ")))
@@ -118,7 +119,7 @@ func preview(s string, head, tail int) string {
 
 // previewEnds is preview for an item read only at its ends (Item.Tail): the same cuts, with
 // the length of the whole taken from Item.Chars.
-func previewEnds(it Item, head, tail int) string {
+func previewEnds(it transcript.Item, head, tail int) string {
 	start := strings.TrimLeftFunc(it.Text, unicode.IsSpace)
 	end := strings.TrimRightFunc(it.Tail, unicode.IsSpace)
 	n := it.Chars - utf8.RuneCountInString(it.Text[:len(it.Text)-len(start)]) - utf8.RuneCountInString(it.Tail[len(end):])

@@ -24,6 +24,7 @@ package summarize
 import (
 	"context"
 	"errors"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"strconv"
 	"sync"
 
@@ -35,35 +36,9 @@ import (
 // target, docs/design.md §9).
 const DefaultTargetTokens = 2000
 
-// Item is one piece of the middle zone to summarize, in conversation order.
-type Item struct {
-	Role string // "system", "developer", "user", "assistant", "tool"
-	Kind string // "text", "thinking", "tool_call", "tool_result", "summary" (a previous ctxc summary)
-	Name string // tool name for tool_call/tool_result
-	Text string // text; for tool_call the arguments JSON; for tool_result the result text
-	// Tail, when set, is the end of a tool result of which Text holds only the beginning (the
-	// reader decoded just its ends; Chars counts the whole). Each part must hold at least
-	// ToolEndBytes, the most any preview or scan reads.
-	Tail    string
-	IsError bool // tool_result error
-	Group   int  // items with the same non-zero Group stay in the same chunk
-	Line    int  // source line number, for notes
-	// Chars is the code-point count of Name + Text when the caller already knows it (the
-	// transcript reader counts while parsing); 0 means count here.
-	Chars int
-}
-
-// chars is the item's size by the estimate's rule.
-func (it *Item) chars() int {
-	if it.Chars > 0 {
-		return it.Chars
-	}
-	return estimate.Chars(it.Text) + estimate.Chars(it.Name)
-}
-
 // Request is one summarization job.
 type Request struct {
-	Items        []Item
+	Items        []transcript.Item
 	TargetTokens int    // summary budget in tokens (default DefaultTargetTokens)
 	Language     string // optional; otherwise the prompt asks for the conversation's language
 	// Instructions are the user's instructions for this compaction, sent in a delimited section
@@ -638,10 +613,10 @@ func Plan(req Request, window int) PlanInfo {
 	return info
 }
 
-func itemTokens(items []Item) int {
+func itemTokens(items []transcript.Item) int {
 	n := 0
 	for _, it := range items {
-		n += estimate.FromChars(it.chars())
+		n += estimate.FromChars(it.Size())
 	}
 	return n
 }

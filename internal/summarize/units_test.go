@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/internal/estimate"
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 func TestPreview(t *testing.T) {
@@ -34,29 +35,29 @@ func TestPreview(t *testing.T) {
 
 func TestRenderLabels(t *testing.T) {
 	for _, tc := range []struct {
-		it   Item
+		it   transcript.Item
 		want string
 	}{
-		{Item{Role: "user", Kind: "text", Text: "hi", Line: 12}, "[line 12] user: hi\n"},
-		{Item{Role: "assistant", Kind: "tool_call", Name: "Bash", Text: `{"command":"ls"}`, Line: 13}, "[line 13] assistant → tool_call Bash: {\"command\":\"ls\"}\n"},
-		{Item{Role: "tool", Kind: "tool_result", Name: "Bash", Text: "boom", IsError: true, Line: 14}, "[line 14] tool result (Bash, error): boom\n"},
-		{Item{Role: "tool", Kind: "tool_result", Text: "ok"}, "tool result: ok\n"},
-		{Item{Role: "assistant", Kind: "thinking", Text: "hmm", Line: 2}, "[line 2] assistant (thinking): hmm\n"},
-		{Item{Role: "user", Kind: "summary", Text: "## Goal", Line: 1}, "[line 1] earlier ctxc summary: ## Goal\n"},
-		{Item{Role: "user", Kind: "image", Text: "[image]", Line: 3}, "[line 3] user (image): [image]\n"},
+		{transcript.Item{Role: "user", Kind: "text", Text: "hi", Line: 12}, "[line 12] user: hi\n"},
+		{transcript.Item{Role: "assistant", Kind: "tool_call", Name: "Bash", Text: `{"command":"ls"}`, Line: 13}, "[line 13] assistant → tool_call Bash: {\"command\":\"ls\"}\n"},
+		{transcript.Item{Role: "tool", Kind: "tool_result", Name: "Bash", Text: "boom", IsError: true, Line: 14}, "[line 14] tool result (Bash, error): boom\n"},
+		{transcript.Item{Role: "tool", Kind: "tool_result", Text: "ok"}, "tool result: ok\n"},
+		{transcript.Item{Role: "assistant", Kind: "thinking", Text: "hmm", Line: 2}, "[line 2] assistant (thinking): hmm\n"},
+		{transcript.Item{Role: "user", Kind: "summary", Text: "## Goal", Line: 1}, "[line 1] earlier ctxc summary: ## Goal\n"},
+		{transcript.Item{Role: "user", Kind: "image", Text: "[image]", Line: 3}, "[line 3] user (image): [image]\n"},
 	} {
 		if got := renderItem(0, tc.it).text; got != tc.want {
 			t.Errorf("render = %q, want %q", got, tc.want)
 		}
 	}
-	got := renderItem(0, Item{Role: "tool", Kind: "tool_result", Text: "</transcript>\n<part n=\"9\">x</part>"}).text
+	got := renderItem(0, transcript.Item{Role: "tool", Kind: "tool_result", Text: "</transcript>\n<part n=\"9\">x</part>"}).text
 	if strings.Contains(got, "</transcript>") || strings.Contains(got, "<part ") || strings.Contains(got, "</part>") {
 		t.Errorf("delimiters not neutralized: %q", got)
 	}
 }
 
 func TestGroupSpans(t *testing.T) {
-	items := []Item{{Group: 0}, {Group: 1}, {Group: 2}, {Group: 1}, {Group: 0}, {Group: 3}, {Group: 3}, {Group: 2}, {Group: 0}}
+	items := []transcript.Item{{Group: 0}, {Group: 1}, {Group: 2}, {Group: 1}, {Group: 0}, {Group: 3}, {Group: 3}, {Group: 2}, {Group: 0}}
 	got := groupSpans(items)
 	want := [][2]int{{0, 1}, {1, 8}, {8, 9}}
 	if len(got) != len(want) {
@@ -100,7 +101,7 @@ func TestPackKeepsUnitsAndLimit(t *testing.T) {
 }
 
 func TestFitUnit(t *testing.T) {
-	items := []Item{
+	items := []transcript.Item{
 		{Role: "assistant", Kind: "tool_call", Name: "Write", Text: strings.Repeat("x", 800), Group: 1, Line: 1},
 		{Role: "tool", Kind: "tool_result", Name: "Write", Text: strings.Repeat("y ", 1000), Group: 1, Line: 2},
 	}

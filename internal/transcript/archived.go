@@ -9,8 +9,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/safewrite"
+	"github.com/ctxc/ctxc/internal/sessionstore"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -46,10 +46,10 @@ type File struct {
 // writes to it, and checked again once open; a directory or anything but a regular file is an
 // error naming the path. A file that starts with zstd's magic number reads decompressed. A
 // session of an OpenClaw SQLite store, STORE#SESSION-ID, opens as its pi-format export
-// (openclawstore.OpenSession).
+// (sessionstore.OpenSession).
 func OpenFile(path string) (*File, error) {
-	if openclawstore.IsSessionName(path) {
-		f, info, err := openclawstore.OpenSession(path)
+	if sessionstore.IsSessionName(path) {
+		f, info, err := sessionstore.OpenSession(path)
 		if err != nil {
 			return nil, err
 		}

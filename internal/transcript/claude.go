@@ -362,6 +362,12 @@ func (c *claudeReader) addSide(l *scanLine, doc gjson.Result, st *Stats) {
 			}
 		}
 		c.sideSt = &Stats{Path: st.Path, topN: st.topN}
+		if st.onCounted != nil {
+			c.sideSt.onCounted = func(m Counted) {
+				m.Sidechain = true
+				st.onCounted(m)
+			}
+		}
 	}
 	c.side.add(l, doc, c.sideSt)
 }

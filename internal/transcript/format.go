@@ -25,6 +25,7 @@ const (
 	FormatDroid     Format = agent.Droid
 	FormatGemini    Format = agent.GeminiCLI
 	FormatQwen      Format = agent.QwenCode
+	FormatOpencode  Format = agent.Opencode
 )
 
 // Formats lists the accepted --format values: the formats of the registry (internal/agent).
@@ -59,6 +60,9 @@ func Wrappers(f Format) []Wrapper {
 			mid(copilotUserMsgOpen), mid(copilotUserMsgClose)}
 	case FormatDroid:
 		return []Wrapper{head(droidSummaryHead), tail(droidSummaryTail), head(droidSerializeHead), tail(droidSerializeTail)}
+	case FormatOpencode: // texts opencode sends for parts that hold none
+		return []Wrapper{{Text: opencodeCompactionPrompt}, {Text: opencodeSubtaskPrompt}, {Text: opencodeClearedResult},
+			{Text: opencodeInterrupted}}
 	}
 	return nil
 }
@@ -136,6 +140,8 @@ type lineMembers struct {
 	// Gemini CLI and Qwen Code: "$set", "$rewindTo", "projectHash", "systemPayload" and
 	// whether the "message" object has "parts".
 	set, rewindTo, projectHash, systemPayload, messageParts jsonl.Value
+	// opencode (as internal/opencodestore exports it): "info" and "parts".
+	info, parts jsonl.Value
 }
 
 // walkMembers reads an object line's lineMembers in one walk, where a gjson.Get per key read
@@ -185,6 +191,10 @@ func walkMembers(v jsonl.Value) (m lineMembers, sure bool) {
 			at = &m.projectHash
 		case "systemPayload":
 			at = &m.systemPayload
+		case "info":
+			at = &m.info
+		case "parts":
+			at = &m.parts
 		default:
 			if strings.IndexByte(k, '\\') >= 0 {
 				sure = false
@@ -223,7 +233,7 @@ func gjsonMembers(doc gjson.Result) lineMembers {
 		leafUUID: get("leafUuid"), compact: get("compact"), createdBy: get("created_by"), createdAt: get("created_at"),
 		messages: get("messages"), role: get("role"), message: get("message"), messageRole: get("message.role"),
 		set: get("$set"), rewindTo: get("$rewindTo"), projectHash: get("projectHash"), systemPayload: get("systemPayload"),
-		messageParts: get("message.parts")}
+		messageParts: get("message.parts"), info: get("info"), parts: get("parts")}
 }
 
 // detect tells an object line's format (v: the line) from its members.
@@ -237,6 +247,8 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 		return FormatCopilot, true, nil
 	case typ == "session" && has(m.id):
 		return FormatPi, true, nil
+	case m.info.IsObject() && m.parts.IsArray():
+		return FormatOpencode, true, nil
 	case has(m.payload) && has(m.timestamp) && codexItemTypes[typ]:
 		return FormatCodex, true, nil
 	case has(m.recordType) || (has(m.instructions) && has(m.id) && has(m.timestamp)):

@@ -22,6 +22,7 @@ var agentCodes = []agentCode{
 	{FormatDroid, func() formatReader { return newDroidReader() }, droidRecord, droidWriter{}},
 	{FormatGemini, func() formatReader { return newGeminiReader() }, geminiRecord, geminiWriter{}},
 	{FormatQwen, func() formatReader { return newQwenReader() }, qwenRecord, qwenWriter{}},
+	{FormatOpencode, func() formatReader { return newOpencodeReader() }, opencodeRecord, opencodeWriter{}},
 }
 
 // codeOf is the agent code of a format (ok false for a message list or an unknown format).

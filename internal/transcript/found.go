@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ctxc/ctxc/internal/openclawstore"
+	"github.com/ctxc/ctxc/internal/sessionstore"
 )
 
 // Found says whether a regular file met in a directory walk (path, its base name) is read as
@@ -13,7 +13,7 @@ import (
 // that walks a directory, on the command line or through MCP, finds the same files.
 func Found(path, name string, archived bool) bool {
 	session := strings.HasSuffix(name, ".jsonl") || archived && IsSessionName(name)
-	return (session || name == openclawstore.FileName) && !AgentAside(path)
+	return (session || sessionstore.FoundAsStore(name)) && !AgentAside(path)
 }
 
 // AgentAside: a JSONL file an agent keeps beside its sessions (Qwen Code's usage logs under
@@ -36,8 +36,8 @@ func AgentAside(path string) bool {
 // with a transcript_events table; in a directory, agents/<agent>/agent/openclaw-agent.sqlite)
 // stands for each of its sessions, named STORE#SESSION-ID; any other file for itself.
 func StoreSessions(path string) ([]string, error) {
-	if !openclawstore.IsStoreFile(path) {
+	if !sessionstore.IsStoreFile(path) {
 		return []string{path}, nil
 	}
-	return openclawstore.ListSessions(path)
+	return sessionstore.ListSessions(path)
 }

@@ -87,6 +87,13 @@ func FuzzDroidReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatDroid) })
 }
 
+// FuzzOpencodeReader: opencode's messages as internal/opencodestore exports them, the reload
+// rule (filterCompacted) included.
+func FuzzOpencodeReader(f *testing.F) {
+	addSeeds(f, "../../testdata/fixtures/opencode-*.jsonl")
+	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatOpencode) })
+}
+
 // FuzzMarker: FindLastMarker, reading backwards, agrees with a forward scan for the last line
 // that parses as a marker; and LoadFile's fast path gives the same context as a full scan.
 func FuzzMarker(f *testing.F) {

@@ -239,9 +239,9 @@ func (r *geminiReader) apply(l *scanLine, p *geminiPre, off int64, size int32, s
 	}
 	d := r.ids.at(i)
 	if seen {
-		r.uncount(st, d.c)
+		r.uncount(st, d.c, int(d.line))
 	}
-	r.count(st, p.c)
+	r.count(st, p.c, l.Num)
 	d.c, d.off, d.size, d.line = p.c, off, size, int32(l.Num)
 	if d.pos < 0 {
 		d.pos = int32(len(r.entries))
@@ -277,10 +277,11 @@ func geminiUsage(t jsonl.Value) Usage {
 	return Usage{Input: int(max(in-cached, 0)), Output: int(out + thoughts), CacheRead: int(cached)}
 }
 
-func (r *geminiReader) count(st *Stats, c geminiCounted) {
+func (r *geminiReader) count(st *Stats, c geminiCounted, line int) {
 	for i := 0; i < int(c.n); i++ {
 		st.Messages.add(geminiRoles[c.roles[i]])
 		st.Tokens += int64(c.tokens[i])
+		st.counted(Counted{Line: line, Role: geminiRoles[c.roles[i]], Tokens: int(c.tokens[i])})
 	}
 	st.ToolCalls += int(c.calls)
 	st.ToolResults += int(c.results)
@@ -288,10 +289,11 @@ func (r *geminiReader) count(st *Stats, c geminiCounted) {
 	st.Chars += c.chars
 }
 
-func (r *geminiReader) uncount(st *Stats, c geminiCounted) {
+func (r *geminiReader) uncount(st *Stats, c geminiCounted, line int) {
 	for i := 0; i < int(c.n); i++ {
 		st.Messages.sub(geminiRoles[c.roles[i]])
 		st.Tokens -= int64(c.tokens[i])
+		st.counted(Counted{Line: line, Role: geminiRoles[c.roles[i]], Tokens: -int(c.tokens[i]), Retracted: true})
 	}
 	st.ToolCalls -= int(c.calls)
 	st.ToolResults -= int(c.results)

@@ -88,6 +88,8 @@ type Stats struct {
 	top    topHeap
 	topN   int
 	dedupe map[string]struct{} // provider response ids already counted for usage
+	// onCounted is Options.Counted: told of each message as it is counted.
+	onCounted func(Counted)
 }
 
 const maxBadLineNums = 20
@@ -127,6 +129,9 @@ func (st *Stats) badLine(n int) {
 func (st *Stats) countMessage(m *Message) {
 	st.Messages.add(statsRole(m))
 	st.countContent(m)
+	if st.onCounted != nil {
+		st.counted(Counted{Line: m.Line, Role: statsRole(m), Tokens: m.Tokens(), Tools: toolNames(m)})
+	}
 }
 
 // countContent adds a message's content without counting a new message: used for the further
@@ -138,7 +143,11 @@ func (st *Stats) countContinuation(m *Message, prevChars int) {
 	st.Images += m.Images()
 	chars := m.Chars()
 	st.Chars += int64(chars)
-	st.Tokens += int64(continuationTokens(m, prevChars))
+	tok := continuationTokens(m, prevChars)
+	st.Tokens += int64(tok)
+	if st.onCounted != nil {
+		st.counted(Counted{Line: m.Line, Role: m.Role, Tokens: tok, Tools: toolNames(m), Continues: true})
+	}
 }
 
 // continuationTokens is what one more line of a split response adds to the response's estimate.

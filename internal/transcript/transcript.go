@@ -10,8 +10,8 @@ import (
 	"unsafe"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
-	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/quote"
+	"github.com/ctxc/ctxc/internal/sessionstore"
 	"github.com/tidwall/gjson"
 )
 
@@ -44,6 +44,10 @@ type Options struct {
 	// message formats and Claude Code as its line is read, in file order, before the effective
 	// context is known (see HeadWatch). The message must not be kept.
 	Observe func(m *Message, l *jsonl.Line)
+
+	// Counted, if set, is told of each message of the whole history as the statistics count
+	// it (see Counted), in file order; ScanFile then reads the file in one pass.
+	Counted func(Counted)
 
 	// keep, set by load, is the format whose messages are parsed with their text during the
 	// scan (by the pipeline's validators) and kept, so the lines need not be read twice.
@@ -138,7 +142,7 @@ type scanner struct {
 const garbageLines = 16
 
 func newScanner(path string, opts Options, format Format) *scanner {
-	sc := &scanner{path: path, opts: opts, st: &Stats{Path: path, topN: opts.Top}}
+	sc := &scanner{path: path, opts: opts, st: &Stats{Path: path, topN: opts.Top, onCounted: opts.Counted}}
 	if format != FormatUnknown {
 		sc.settle(format)
 	}
@@ -734,7 +738,7 @@ func ScanFile(path string, opts Options) (*Result, error) {
 	if f.Compressed() {
 		return Scan(f, path, opts)
 	}
-	if size := f.Info().Size(); size >= minRangesFile {
+	if size := f.Info().Size(); size >= minRangesFile && opts.Counted == nil {
 		return scanFileRanges(f.Plain(), size, path, opts)
 	}
 	return scanLines(f, path, opts)
@@ -743,8 +747,8 @@ func ScanFile(path string, opts Options) (*Result, error) {
 // Stat states a session file as OpenFile would open it: os.Stat, or the export of an OpenClaw
 // store's session.
 func Stat(path string) (os.FileInfo, error) {
-	if openclawstore.IsSessionName(path) {
-		return openclawstore.StatSession(path)
+	if sessionstore.IsSessionName(path) {
+		return sessionstore.StatSession(path)
 	}
 	return os.Stat(path)
 }

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ctxc/ctxc/internal/openclawstore"
+	"github.com/ctxc/ctxc/internal/sessionstore"
 )
 
 // ErrLinkLoop is the problem of a symbolic link to a folder it is in: it is not followed.
@@ -224,7 +224,7 @@ func (f *Finder) sessions(files []found) ([]string, int, error) {
 	}
 	out := make([]string, 0, len(paths))
 	for _, p := range paths {
-		if !openclawstore.NamedAsStore(p) {
+		if !sessionstore.NamedAsStore(p) {
 			out = append(out, p) // (StoreSessions' answer, without its slice)
 			continue
 		}

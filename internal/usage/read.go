@@ -48,7 +48,8 @@ type Response struct {
 
 // Formats whose usage Read understands: the agents that record it per response with its model.
 func Recorded(f transcript.Format) bool {
-	return f == transcript.FormatClaude || f == transcript.FormatCodex || f == transcript.FormatPi
+	return f == transcript.FormatClaude || f == transcript.FormatCodex || f == transcript.FormatPi ||
+		f == transcript.FormatOpencode
 }
 
 // Session is what a session file says of itself and the responses it records.
@@ -185,6 +186,12 @@ func (rd *reader) describe(b []byte) {
 		d := v.Get("data")
 		id, cwd = d.Get("sessionId"), d.Get("context").Get("cwd")
 	}
+	if info := v.Get("info"); info.IsObject() { // opencode: a message's info
+		id, cwd = info.Get("sessionID"), info.Get("path").Get("cwd")
+		if ms := info.Get("time").Get("created").Int(); s.Start.IsZero() && ms > 0 {
+			s.Start = time.UnixMilli(ms).UTC()
+		}
+	}
 	if s.ID == "" && id.IsString() {
 		s.ID = strings.Clone(id.Str())
 	}
@@ -220,6 +227,7 @@ var (
 	usageKey   = []byte(`"usage"`)
 	codexModel = []byte(`"turn_context"`)
 	codexCount = []byte(`"token_count"`)
+	stepFinish = []byte(`"step-finish"`)
 )
 
 // patterns are the bytes a line of the format holds when it records usage or a model: only
@@ -230,8 +238,10 @@ func patterns(f transcript.Format) [][]byte {
 		return [][]byte{usageKey}
 	case transcript.FormatCodex:
 		return [][]byte{codexModel, codexCount}
+	case transcript.FormatOpencode:
+		return [][]byte{stepFinish}
 	case transcript.FormatUnknown:
-		return [][]byte{usageKey, codexModel, codexCount}
+		return [][]byte{usageKey, codexModel, codexCount, stepFinish}
 	}
 	return nil
 }
@@ -243,6 +253,10 @@ func (rd *reader) line(num int, b []byte) {
 		return
 	}
 	v := view(b)
+	if info := v.Get("info"); info.IsObject() {
+		rd.opencode(num, info, v.Get("parts"))
+		return
+	}
 	switch v.Get("type").Str() {
 	case "assistant":
 		rd.claude(num, v)
@@ -315,6 +329,30 @@ func (rd *reader) pi(num int, v jsonl.Value) {
 	t := Tokens{Input: u.Get("input").Int(), Output: u.Get("output").Int(),
 		CacheRead: u.Get("cacheRead").Int(), CacheWrite: u.Get("cacheWrite").Int()}
 	rd.add(num, v.Get("timestamp").Str(), msg.Get("model").Str(), t)
+}
+
+// opencode reads an opencode message: each of its steps is one response, whose usage its
+// step-finish part records (tokens: input, output, reasoning, cache read and write), of the
+// message's model, at the time the message was created (milliseconds).
+func (rd *reader) opencode(num int, info, parts jsonl.Value) {
+	if info.Get("role").Str() != "assistant" {
+		return
+	}
+	model := info.Get("modelID").Str()
+	at := time.UnixMilli(info.Get("time").Get("created").Int()).UTC()
+	parts.Each(func(_ string, p jsonl.Value) bool {
+		if p.Get("type").Str() != "step-finish" {
+			return true
+		}
+		u := p.Get("tokens")
+		cache := u.Get("cache")
+		t := Tokens{Input: u.Get("input").Int(), Output: u.Get("output").Int() + u.Get("reasoning").Int(),
+			CacheRead: cache.Get("read").Int(), CacheWrite: cache.Get("write").Int()}
+		if rd.add(num, "", model, t) && at.Unix() > 0 {
+			rd.out[len(rd.out)-1].Time = at
+		}
+		return true
+	})
 }
 
 // add appends a response, unless it records no token (an aborted turn, a synthetic message).

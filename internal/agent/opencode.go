@@ -1,0 +1,21 @@
+package agent
+
+// opencode keeps its sessions in SQLite (~/.local/share/opencode/opencode.db), which ctxc reads
+// as STORE#SESSION-ID (internal/opencodestore); its TUI resumes one with --session ID. ctxc
+// writes no session of it: `compact -o` of one is a ctxc-format file.
+var opencode = Agent{
+	Name:        Opencode,
+	Description: "opencode sessions (~/.local/share/opencode/opencode.db, as STORE#SESSION-ID)",
+	// Its store file alone: the data folder also holds clones of repositories. (Under another
+	// XDG_DATA_HOME, search's defaults find it through opencodestore.DefaultPath.)
+	Homes:      [][]string{{".local", "share", "opencode", "opencode.db"}},
+	Resume:     "opencode --session",
+	CtxcOutput: true,
+	Tools: Tools{
+		Edit:     []string{"edit", "write", "multiedit"},
+		Read:     []string{"read"},
+		Patch:    []string{"apply_patch", "patch"},
+		Shell:    []string{"bash"},
+		PathKeys: []string{"filePath"},
+	},
+}

@@ -1,0 +1,13 @@
+package opencodestore
+
+import "os"
+
+// anonymousTempFile is a temporary file whose name is removed as soon as it is open.
+func anonymousTempFile() (*os.File, error) {
+	f, err := os.CreateTemp("", "ctxc-opencode-session-*.jsonl")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(f.Name())
+	return f, nil
+}

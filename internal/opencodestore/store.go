@@ -1,0 +1,410 @@
+// Package opencodestore reads opencode's SQLite store (opencode 1.2 and later:
+// ~/.local/share/opencode/opencode.db, or $XDG_DATA_HOME/opencode/opencode.db; tables session,
+// message and part, each row's "data" a JSON object) without ever holding up the opencode that
+// writes it: read-only, in short batches. Each session becomes one message a line, as opencode's
+// own MessageV2.WithParts ({"info":{...},"parts":[...]}, the message's and its parts' data with
+// their ids put back), in the order opencode reads them, for the opencode reader of
+// internal/transcript. A session is named STORE#SESSION-ID (docs/formats.md).
+package opencodestore
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/safewrite"
+	_ "modernc.org/sqlite" // pure-Go SQLite
+)
+
+// FileName is the name of opencode's store, in its data folder (opencode/ under XDG_DATA_HOME,
+// by default ~/.local/share). A build of another release channel names it opencode-CHANNEL.db.
+const FileName = "opencode.db"
+
+// DefaultPath is where opencode keeps its store: opencode/opencode.db in XDG_DATA_HOME, by
+// default ~/.local/share ("" when neither is known).
+func DefaultPath() string {
+	data := os.Getenv("XDG_DATA_HOME")
+	if data == "" || !filepath.IsAbs(data) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		data = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(data, "opencode", FileName)
+}
+
+// Sep separates the store's path from a session id in a session's name: STORE#SESSION-ID.
+const Sep = "#"
+
+// BusyTimeout is how long a read waits for a lock opencode holds: short, since a reader that
+// waits never delays the writer (opencode runs the store in WAL mode).
+const BusyTimeout = 5 * time.Second
+
+// batchRows bounds one read: each batch of messages (and their parts) is its own read
+// transaction, so that a snapshot is held only as long as it takes to copy them out.
+const batchRows = 256
+
+// sqliteMagic opens every SQLite database file.
+var sqliteMagic = []byte("SQLite format 3\x00")
+
+// Store is one open store, read-only.
+type Store struct {
+	Path string
+	db   *sql.DB
+}
+
+// Session is one session of a store: its id and how many messages it holds.
+type Session struct {
+	ID       string
+	Messages int
+}
+
+// Name is the session's name for the commands: STORE#SESSION-ID.
+func (s Session) Name(store string) string { return store + Sep + s.ID }
+
+// ReadOnly is the error of a command that writes into a session of an opencode store: ctxc only
+// reads the store.
+func ReadOnly(name string) *safewrite.ReadOnlyError {
+	return &safewrite.ReadOnlyError{Path: name, Reason: "is a session of opencode's SQLite store, which ctxc only reads",
+		Hint: "give -o OUT to write the result as a new ctxc-format session"}
+}
+
+// RunExported runs a command that writes (compact, repair) on a session of a store, which ctxc
+// never writes into: inPlace (the command would write into the session) is a ReadOnly error; an
+// output file (-o; "" for none to check) is never the store; the command runs on the session
+// exported as a temporary file, removed after.
+func RunExported(name string, inPlace bool, output string, force bool, run func(tmp string) error) error {
+	if inPlace {
+		return ReadOnly(name)
+	}
+	if store, _, ok := SplitName(name); ok && output != "" {
+		if err := safewrite.CheckOutput(output, []string{store, store + "-wal", store + "-shm"}, force); err != nil {
+			return err
+		}
+	}
+	tmp, cleanup, err := ExportTemp(name)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	return run(tmp)
+}
+
+// RowError is a row of the store whose data is not one JSON object.
+type RowError struct {
+	Store, Session string
+	Table, ID      string
+	Msg            string
+}
+
+func (e *RowError) Error() string {
+	return fmt.Sprintf("%s%s%s: %s %s: %s", e.Store, Sep, e.Session, e.Table, e.ID, e.Msg)
+}
+
+// NamedAsStore reports whether path has a store's name (opencode.db, opencode-CHANNEL.db): only
+// such a file is opened to be checked by IsStoreFile.
+func NamedAsStore(path string) bool {
+	b := filepath.Base(path)
+	return b == FileName || (strings.HasPrefix(b, "opencode-") && strings.HasSuffix(b, ".db"))
+}
+
+// IsStoreFile reports whether path is a regular file with a store's name that starts as an
+// SQLite database: a candidate store, checked for its tables when opened.
+func IsStoreFile(path string) bool {
+	if !NamedAsStore(path) {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return false
+	}
+	head := make([]byte, len(sqliteMagic))
+	if _, err := io.ReadFull(f, head); err != nil {
+		return false
+	}
+	return bytes.Equal(head, sqliteMagic)
+}
+
+// SplitName splits a session's name into the store's path and the session id. ok is false
+// when name is not STORE#SESSION-ID with STORE an existing store file (a file whose name
+// contains # is a file, not a session).
+func SplitName(name string) (store, session string, ok bool) {
+	i := strings.LastIndex(name, Sep)
+	if i <= 0 || i == len(name)-len(Sep) {
+		return "", "", false
+	}
+	store, session = name[:i], name[i+len(Sep):]
+	if !NamedAsStore(store) {
+		return "", "", false
+	}
+	if _, err := os.Stat(name); err == nil {
+		return "", "", false
+	}
+	if !IsStoreFile(store) {
+		return "", "", false
+	}
+	return store, session, true
+}
+
+// IsSessionName reports whether name addresses one session of a store.
+func IsSessionName(name string) bool {
+	_, _, ok := SplitName(name)
+	return ok
+}
+
+// dsn is how a store is opened so that the opencode writing it never waits on ctxc: mode=ro
+// (SQLite opens the file read-only: no journal is created, no WAL checkpoint run, not even on
+// close), query_only as a second lock on writes, and a short busy_timeout.
+func dsn(path string) string {
+	u := url.URL{Scheme: "file", Path: path}
+	if abs, err := filepath.Abs(path); err == nil {
+		u.Path = abs
+	}
+	q := url.Values{}
+	q.Add("mode", "ro")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
+	q.Add("_pragma", "query_only(1)")
+	return u.String() + "?" + q.Encode()
+}
+
+// Open opens a store read-only and checks that it has opencode's message and part tables.
+func Open(path string) (*Store, error) {
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	s := &Store{Path: path, db: db}
+	var n int
+	err = db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('session', 'message', 'part')`).Scan(&n)
+	if err == nil && n != 3 {
+		err = errors.New("not an opencode store (no session, message and part tables)")
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Close closes the store.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Sessions lists the sessions that have messages, in the order they began (then by id).
+func (s *Store) Sessions() ([]Session, error) {
+	rows, err := s.db.Query(`SELECT session_id, count(*) FROM message
+		GROUP BY session_id ORDER BY min(time_created), session_id`)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	defer rows.Close()
+	var out []Session
+	for rows.Next() {
+		var ss Session
+		if err := rows.Scan(&ss.ID, &ss.Messages); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Path, err)
+		}
+		out = append(out, ss)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	return out, nil
+}
+
+// ListSessions opens a store and lists its sessions' names.
+func ListSessions(path string) ([]string, error) {
+	s, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	sessions, err := s.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(sessions))
+	for i, ss := range sessions {
+		names[i] = ss.Name(path)
+	}
+	return names, nil
+}
+
+// message is one message row and its parts' rows, as stored.
+type message struct {
+	id      string
+	created int64
+	data    string
+	parts   []part
+}
+
+type part struct {
+	id, data string
+}
+
+// Export writes one session, one message a line ({"info":{...},"parts":[...]}), in the order
+// opencode reads them: by time created, then id; each message's parts by id. It returns the
+// number of messages. A row whose data is not a JSON object is a RowError naming the store,
+// session, table and id.
+func (s *Store) Export(ctx context.Context, session string, w io.Writer) (int, error) {
+	n := 0
+	var after *message
+	for {
+		batch, err := s.readBatch(ctx, session, after)
+		if err != nil {
+			return n, fmt.Errorf("%s%s%s: %w", s.Path, Sep, session, err)
+		}
+		for i := range batch {
+			line, err := encodeMessage(session, &batch[i])
+			if err != nil {
+				err.Store = s.Path
+				return n, err
+			}
+			if _, err := w.Write(line); err != nil {
+				return n, err
+			}
+			n++
+		}
+		if len(batch) < batchRows {
+			break
+		}
+		after = &batch[len(batch)-1]
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("%s%s%s: no such session in this store: %w", s.Path, Sep, session, fs.ErrNotExist)
+	}
+	return n, nil
+}
+
+// readBatch copies up to batchRows messages after `after` (nil: from the first) and their parts
+// out of the store in one short read transaction.
+func (s *Store) readBatch(ctx context.Context, session string, after *message) ([]message, error) {
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	var rows *sql.Rows
+	if after == nil {
+		rows, err = tx.QueryContext(ctx, `SELECT id, time_created, data FROM message WHERE session_id = ?
+			ORDER BY time_created, id LIMIT ?`, session, batchRows)
+	} else {
+		rows, err = tx.QueryContext(ctx, `SELECT id, time_created, data FROM message WHERE session_id = ?
+			AND (time_created > ? OR (time_created = ? AND id > ?)) ORDER BY time_created, id LIMIT ?`,
+			session, after.created, after.created, after.id, batchRows)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []message
+	for rows.Next() {
+		var m message
+		if err := rows.Scan(&m.id, &m.created, &m.data); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	return out, readParts(ctx, tx, session, out)
+}
+
+// readParts reads the parts of the messages of a batch.
+func readParts(ctx context.Context, tx *sql.Tx, session string, msgs []message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	at := make(map[string]int, len(msgs))
+	args := []any{session}
+	for i, m := range msgs {
+		at[m.id] = i
+		args = append(args, m.id)
+	}
+	q := `SELECT id, message_id, data FROM part WHERE session_id = ? AND message_id IN (?` +
+		strings.Repeat(", ?", len(msgs)-1) + `) ORDER BY message_id, id`
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p part
+		var msg string
+		if err := rows.Scan(&p.id, &msg, &p.data); err != nil {
+			return err
+		}
+		if i, ok := at[msg]; ok {
+			msgs[i].parts = append(msgs[i].parts, p)
+		}
+	}
+	return rows.Err()
+}
+
+// encodeMessage is one message's line: its data with "id" and "sessionID" put back as opencode
+// does when it reads the row, and its parts' data with "id", "sessionID" and "messageID".
+func encodeMessage(session string, m *message) ([]byte, *RowError) {
+	var b bytes.Buffer
+	b.WriteString(`{"info":`)
+	if err := withIDs(&b, m.data, "id", m.id, "sessionID", session); err != nil {
+		return nil, &RowError{Session: session, Table: "message", ID: m.id, Msg: err.Error()}
+	}
+	b.WriteString(`,"parts":[`)
+	for i, p := range m.parts {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := withIDs(&b, p.data, "id", p.id, "sessionID", session, "messageID", m.id); err != nil {
+			return nil, &RowError{Session: session, Table: "part", ID: p.id, Msg: err.Error()}
+		}
+	}
+	b.WriteString("]}\n")
+	return b.Bytes(), nil
+}
+
+// withIDs writes a row's data, a JSON object, with the given members (key, value pairs) after
+// its own, on one line.
+func withIDs(b *bytes.Buffer, data string, kv ...string) error {
+	d := strings.TrimSpace(data)
+	if !jsonl.Valid([]byte(d)) || !jsonl.Value(d).IsObject() {
+		return errors.New("data is not a JSON object")
+	}
+	if strings.ContainsAny(d, "\r\n") { // (a line break in an object is white space between tokens)
+		var c bytes.Buffer
+		if err := json.Compact(&c, []byte(d)); err != nil {
+			return err
+		}
+		d = c.String()
+	}
+	inner := strings.TrimSpace(d[1 : len(d)-1])
+	b.WriteByte('{')
+	b.WriteString(inner)
+	for i := 0; i+1 < len(kv); i += 2 {
+		if i > 0 || inner != "" {
+			b.WriteByte(',')
+		}
+		b.Write(jsonl.Quote(kv[i]))
+		b.WriteByte(':')
+		b.Write(jsonl.Quote(kv[i+1]))
+	}
+	b.WriteByte('}')
+	return nil
+}

@@ -1,0 +1,71 @@
+// Package sessionstore is where the commands meet the agents that keep their sessions in an
+// SQLite store rather than in files: OpenClaw (internal/openclawstore) and opencode
+// (internal/opencodestore). A store stands for its sessions, each named STORE#SESSION-ID and
+// opened as a file that no other program sees, in the format its store's package exports; each
+// function here asks the store package the name belongs to.
+package sessionstore
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/ctxc/ctxc/internal/openclawstore"
+	"github.com/ctxc/ctxc/internal/opencodestore"
+)
+
+// IsSessionName reports whether name addresses one session of a store.
+func IsSessionName(name string) bool {
+	return openclawstore.IsSessionName(name) || opencodestore.IsSessionName(name)
+}
+
+// OpenSession exports one session of a store into an open file positioned at its start.
+func OpenSession(name string) (*os.File, fs.FileInfo, error) {
+	if opencodestore.IsSessionName(name) {
+		return opencodestore.OpenSession(name)
+	}
+	return openclawstore.OpenSession(name)
+}
+
+// StatSession states a session as OpenSession would open it.
+func StatSession(name string) (fs.FileInfo, error) {
+	if opencodestore.IsSessionName(name) {
+		return opencodestore.StatSession(name)
+	}
+	return openclawstore.StatSession(name)
+}
+
+// RunExported runs a command that writes (compact, repair) on a session of a store, which ctxc
+// never writes into: in place is a ReadOnly error; the command runs on the session exported as a
+// temporary file.
+func RunExported(name string, inPlace bool, output string, force bool, run func(tmp string) error) error {
+	if opencodestore.IsSessionName(name) {
+		return opencodestore.RunExported(name, inPlace, output, force, run)
+	}
+	return openclawstore.RunExported(name, inPlace, output, force, run)
+}
+
+// NamedAsStore reports whether path has the name of a store: only such a file is opened to be
+// checked by IsStoreFile.
+func NamedAsStore(path string) bool {
+	return openclawstore.NamedAsStore(path) || opencodestore.NamedAsStore(path)
+}
+
+// FoundAsStore reports whether a file named name, met in a walk, is a store's: OpenClaw's
+// openclaw-agent.sqlite, opencode's opencode.db.
+func FoundAsStore(name string) bool {
+	return name == openclawstore.FileName || opencodestore.NamedAsStore(filepath.Base(name))
+}
+
+// IsStoreFile reports whether path is a store.
+func IsStoreFile(path string) bool {
+	return openclawstore.IsStoreFile(path) || opencodestore.IsStoreFile(path)
+}
+
+// ListSessions opens a store and lists its sessions' names.
+func ListSessions(path string) ([]string, error) {
+	if opencodestore.IsStoreFile(path) {
+		return opencodestore.ListSessions(path)
+	}
+	return openclawstore.ListSessions(path)
+}

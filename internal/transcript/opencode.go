@@ -1,0 +1,450 @@
+package transcript
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/tidwall/gjson"
+)
+
+// opencodeReader reads opencode sessions as internal/opencodestore exports them from opencode's
+// SQLite store (opencode.db, tables message and part): one message a line, in the order opencode
+// reads them (time created, then id), as opencode's own MessageV2.WithParts, {"info":{...},
+// "parts":[...]} (docs/formats.md, opencode).
+//
+// Conversation (opencode 1.18.33, MessageV2.toModelMessages): a user message sends its text
+// parts (not "ignored", not empty) and its files; a "compaction" part is sent as the text
+// "What did we do so far?", a "subtask" part as "The following tool was executed by the user".
+// An assistant message is cut into steps at its "step-start" parts: each step is an assistant
+// message of its reasoning, text and tool calls, then a tool message of the calls' results (a
+// "tool" part's state: completed gives its output, or "[Old tool result content cleared]" once
+// opencode pruned it; error its error; pending or running "[Tool execution was interrupted]").
+// An assistant message with an error is not sent, unless it was aborted after it said something.
+//
+// Compaction: a user message with a "compaction" part, answered by an assistant message with
+// "summary":true (the summary, written by the compaction agent) whose parentID is that user
+// message. Reload rule (MessageV2.filterCompacted): read from the newest message back, stop at
+// the newest compaction whose summary finished without an error; when its part names a
+// tail_start_id, the messages from that one up to the compaction are kept after the summary.
+type opencodeReader struct {
+	msgs []opencodeMsg // every message, in file order
+}
+
+// opencodeMsg is what the reload rule needs of one message line.
+type opencodeMsg struct {
+	at                ref
+	id, parentID      string
+	user              bool
+	summaryDone       bool   // an assistant summary that finished without an error
+	compaction        bool   // a user message with a compaction part
+	tailStart         string // the compaction part's tail_start_id
+	hasTailStart      bool
+	summaryOfParentID bool // an assistant summary (finished or not)
+}
+
+// The texts opencode sends for parts that hold no text of their own (MessageV2.toModelMessages).
+const (
+	opencodeCompactionPrompt = "What did we do so far?"
+	opencodeSubtaskPrompt    = "The following tool was executed by the user"
+	opencodeClearedResult    = "[Old tool result content cleared]"
+	opencodeInterrupted      = "[Tool execution was interrupted]"
+	opencodeAborted          = "MessageAbortedError"
+)
+
+func newOpencodeReader() *opencodeReader { return &opencodeReader{} }
+
+// opencodeFields are the members of a line the reader uses.
+type opencodeFields struct {
+	info, parts jsonl.Value
+}
+
+func opencodeLineFields(v jsonl.Value) opencodeFields {
+	var f opencodeFields
+	v.Each(func(k string, val jsonl.Value) bool {
+		switch k {
+		case "info":
+			f.info = val
+		case "parts":
+			f.parts = val
+		}
+		return true
+	})
+	return f
+}
+
+// opencodeInfo is what a message's info says.
+type opencodeInfo struct {
+	id, role, parentID string
+	summary, finished  bool
+	err                jsonl.Value
+}
+
+func opencodeInfoOf(info jsonl.Value) opencodeInfo {
+	var i opencodeInfo
+	info.Each(func(k string, v jsonl.Value) bool {
+		switch k {
+		case "id":
+			i.id = v.Str()
+		case "role":
+			i.role = v.Str()
+		case "parentID":
+			i.parentID = v.Str()
+		case "summary":
+			i.summary = v.Bool()
+		case "finish":
+			i.finished = v.IsString() && v.Str() != ""
+		case "error":
+			if !v.IsNull() {
+				i.err = v
+			}
+		}
+		return true
+	})
+	return i
+}
+
+func (r *opencodeReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+	v := jsonl.Value(doc.Raw)
+	f := opencodeLineFields(v)
+	if !f.info.IsObject() {
+		return
+	}
+	info := opencodeInfoOf(f.info)
+	msgs := opencodeMessages(info, f.parts, noText)
+	tokens := 0
+	for i := range msgs {
+		msgs[i].Line = l.Num
+		st.countMessage(&msgs[i])
+		tokens += msgs[i].Tokens()
+	}
+	// (the ids are copied: the line's bytes may be a mapped window, gone after the scan)
+	m := opencodeMsg{at: ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens), msgs: int32(len(msgs))},
+		id: strings.Clone(info.id), parentID: strings.Clone(info.parentID), user: info.role == "user"}
+	if info.role == "assistant" {
+		opencodeUsage(f.parts, st)
+	}
+	if info.role == "assistant" && info.summary {
+		m.summaryOfParentID = true
+		m.summaryDone = info.finished && !info.err.Exists()
+		if n := len(st.Records); n > 0 {
+			st.extendRecord(l)
+		}
+	}
+	if m.user {
+		if p, ok := opencodeCompactionPart(f.parts); ok {
+			m.compaction = true
+			if t := p.Get("tail_start_id"); t.IsString() {
+				m.tailStart, m.hasTailStart = strings.Clone(t.Str()), true
+			}
+			st.Compactions++
+			st.addRecord(l)
+		}
+	}
+	r.msgs = append(r.msgs, m)
+}
+
+// opencodeUsage counts the usage an assistant message recorded: one response per step, in its
+// step-finish part (tokens: input, output, reasoning, cache read and write).
+func opencodeUsage(parts jsonl.Value, st *Stats) {
+	parts.Each(func(_ string, p jsonl.Value) bool {
+		if p.Get("type").Str() != "step-finish" {
+			return true
+		}
+		t := p.Get("tokens")
+		cache := t.Get("cache")
+		u := Usage{Input: int(t.Get("input").Int()), Output: int(t.Get("output").Int() + t.Get("reasoning").Int()),
+			CacheRead: int(cache.Get("read").Int()), CacheWrite: int(cache.Get("write").Int())}
+		if u.Total() > 0 {
+			st.countUsage("", u, true)
+		}
+		return true
+	})
+}
+
+// opencodeCompactionPart is a message's first compaction part.
+func opencodeCompactionPart(parts jsonl.Value) (jsonl.Value, bool) {
+	var out jsonl.Value
+	parts.Each(func(_ string, p jsonl.Value) bool {
+		if p.Get("type").Str() == "compaction" {
+			out = p
+			return false
+		}
+		return true
+	})
+	return out, out != ""
+}
+
+func (r *opencodeReader) finish(st *Stats) []ref {
+	st.Format = FormatOpencode
+	kept := opencodeFilterCompacted(r.msgs)
+	refs := make([]ref, 0, len(kept))
+	for _, m := range kept {
+		if m.at.msgs > 0 {
+			refs = append(refs, m.at)
+		}
+	}
+	return refs
+}
+
+// opencodeFilterCompacted is opencode's MessageV2.filterCompacted over the messages in file
+// order: the messages it sends, in the order it sends them.
+func opencodeFilterCompacted(all []opencodeMsg) []opencodeMsg {
+	var kept []opencodeMsg // newest first, as opencode collects them
+	summarized := map[string]bool{}
+	tail, inTail := "", false
+	for i := len(all) - 1; i >= 0; i-- {
+		m := all[i]
+		kept = append(kept, m)
+		if inTail {
+			if m.id == tail {
+				break
+			}
+			continue
+		}
+		if m.user && summarized[m.id] {
+			if !m.compaction {
+				continue
+			}
+			if !m.hasTailStart || m.tailStart == "" {
+				break
+			}
+			tail, inTail = m.tailStart, true
+			if m.id == tail {
+				break
+			}
+			continue
+		}
+		if m.summaryDone {
+			summarized[m.parentID] = true
+		}
+	}
+	for i, j := 0, len(kept)-1; i < j; i, j = i+1, j-1 {
+		kept[i], kept[j] = kept[j], kept[i]
+	}
+	return opencodeTailAfterSummary(kept)
+}
+
+// opencodeTailAfterSummary moves the kept tail of the newest compaction that names one after its
+// summary: compaction, summary, tail, then what came after the summary.
+func opencodeTailAfterSummary(kept []opencodeMsg) []opencodeMsg {
+	w := -1
+	for i := len(kept) - 1; i >= 0; i-- {
+		if kept[i].user && kept[i].compaction && kept[i].hasTailStart {
+			w = i
+			break
+		}
+	}
+	if w < 0 {
+		return kept
+	}
+	comp := kept[w]
+	s := -1
+	for i := w + 1; i < len(kept); i++ {
+		if !kept[i].user && kept[i].summaryOfParentID && kept[i].parentID == comp.id {
+			s = i
+			break
+		}
+	}
+	t := -1
+	if comp.tailStart != "" {
+		for i := range kept {
+			if kept[i].id == comp.tailStart {
+				t = i
+				break
+			}
+		}
+	}
+	if t < 0 || t >= w || s <= w {
+		return kept
+	}
+	out := make([]opencodeMsg, 0, len(kept))
+	out = append(out, kept[w:s+1]...)
+	out = append(out, kept[t:w]...)
+	return append(out, kept[s+1:]...)
+}
+
+func (r *opencodeReader) materialize(b []byte, x ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(unsafeString(b)).Raw)
+	f := opencodeLineFields(v)
+	if !f.info.IsObject() {
+		return nil, fmt.Errorf("not an opencode message")
+	}
+	msgs := opencodeMessages(opencodeInfoOf(f.info), f.parts, withText)
+	for i := range msgs {
+		msgs[i].Line = x.lineNum()
+	}
+	return msgs, nil
+}
+
+// opencodeMessages are the messages opencode sends for one of its messages.
+func opencodeMessages(info opencodeInfo, parts jsonl.Value, text textMode) []Message {
+	if text == windowedText {
+		text = withText // (a tool's output is one part of a line: read whole)
+	}
+	switch info.role {
+	case "user":
+		m := opencodeUser(parts, text)
+		if len(m.Blocks) == 0 {
+			return nil
+		}
+		return []Message{m}
+	case "assistant":
+		if info.err.Exists() && !opencodeAbortedAfterOutput(info.err, parts) {
+			return nil
+		}
+		msgs := opencodeAssistant(parts, text)
+		if info.summary {
+			for i := range msgs {
+				msgs[i].Summary = true
+			}
+		}
+		return msgs
+	}
+	return nil
+}
+
+// opencodeAbortedAfterOutput: an aborted assistant message is still sent when it has a part
+// other than step-start and reasoning.
+func opencodeAbortedAfterOutput(err, parts jsonl.Value) bool {
+	if err.Get("name").Str() != opencodeAborted {
+		return false
+	}
+	found := false
+	parts.Each(func(_ string, p jsonl.Value) bool {
+		switch p.Get("type").Str() {
+		case "step-start", "reasoning":
+			return true
+		}
+		found = true
+		return false
+	})
+	return found
+}
+
+func opencodeUser(parts jsonl.Value, text textMode) Message {
+	m := Message{Role: RoleUser}
+	parts.Each(func(_ string, p jsonl.Value) bool {
+		switch p.Get("type").Str() {
+		case "text":
+			if t := p.Get("text"); !p.Get("ignored").Bool() && t.IsString() && t != `""` {
+				m.Blocks = append(m.Blocks, textBlockV(BlockText, t, text))
+			}
+		case "file":
+			if b, ok := opencodeFile(p, text); ok {
+				m.Blocks = append(m.Blocks, b)
+			}
+		case "compaction":
+			m.Blocks = append(m.Blocks, literalBlock(opencodeCompactionPrompt, text))
+		case "subtask":
+			m.Blocks = append(m.Blocks, literalBlock(opencodeSubtaskPrompt, text))
+		}
+		return true
+	})
+	return m
+}
+
+// opencodeFile is a file part as opencode sends it: not a text file or a folder (their text is
+// in the synthetic text parts beside them); an image counts as one.
+func opencodeFile(p jsonl.Value, text textMode) (Block, bool) {
+	mime := p.Get("mime").Str()
+	if mime == "text/plain" || mime == "application/x-directory" {
+		return Block{}, false
+	}
+	if len(mime) > 6 && mime[:6] == "image/" {
+		return Block{Kind: BlockImage, Images: 1}, true
+	}
+	return opaqueBlockV(p, text), true
+}
+
+// literalBlock is a text block of a fixed text.
+func literalBlock(s string, text textMode) Block {
+	b := Block{Kind: BlockText}
+	if text != searchText {
+		b.Chars = len([]rune(s))
+	}
+	if text.on() {
+		b.Text = s
+	}
+	return b
+}
+
+// opencodeAssistant cuts an assistant message into its steps: per step an assistant message and
+// the tool message of its results.
+func opencodeAssistant(parts jsonl.Value, text textMode) []Message {
+	var out []Message
+	a, t := Message{Role: RoleAssistant}, Message{Role: RoleTool}
+	flush := func() {
+		if len(a.Blocks) > 0 {
+			out = append(out, a)
+		}
+		if len(t.Blocks) > 0 {
+			out = append(out, t)
+		}
+		a, t = Message{Role: RoleAssistant}, Message{Role: RoleTool}
+	}
+	parts.Each(func(_ string, p jsonl.Value) bool {
+		switch p.Get("type").Str() {
+		case "step-start":
+			flush()
+		case "text":
+			if v := p.Get("text"); v.IsString() && v != `""` {
+				a.Blocks = append(a.Blocks, textBlockV(BlockText, v, text))
+			}
+		case "reasoning":
+			if v := p.Get("text"); v.IsString() && v != `""` {
+				a.Blocks = append(a.Blocks, textBlockV(BlockThinking, v, text))
+			}
+		case "tool":
+			call, result := opencodeTool(p, text)
+			a.Blocks = append(a.Blocks, call)
+			t.Blocks = append(t.Blocks, result)
+		}
+		return true
+	})
+	flush()
+	return out
+}
+
+// opencodeTool is a tool part's call and its result.
+func opencodeTool(p jsonl.Value, text textMode) (call, result Block) {
+	id, name := p.Get("callID").Str(), p.Get("tool").Str()
+	state := p.Get("state")
+	call = toolCallBlockV(id, name, state.Get("input"), text)
+	switch state.Get("status").Str() {
+	case "completed":
+		if state.Get("time").Get("compacted").Exists() {
+			result = literalBlock(opencodeClearedResult, text)
+		} else {
+			result = textBlockV(BlockToolResult, state.Get("output"), text)
+		}
+	case "error":
+		md := state.Get("metadata")
+		if out := md.Get("output"); md.Get("interrupted").Bool() && out.IsString() {
+			result = textBlockV(BlockToolResult, out, text)
+		} else {
+			result = textBlockV(BlockToolResult, state.Get("error"), text)
+			result.IsError = true
+		}
+	default:
+		result = literalBlock(opencodeInterrupted, text)
+		result.IsError = true
+	}
+	result.Kind, result.ID, result.Name = BlockToolResult, id, name
+	return call, result
+}
+
+// opencodeRecord is one message line seen on its own (ctxc grep): a compaction's user message is
+// the compaction record.
+func opencodeRecord(v jsonl.Value) Record {
+	f := opencodeLineFields(v)
+	if !f.info.IsObject() {
+		return Record{}
+	}
+	info := opencodeInfoOf(f.info)
+	rec := Record{Messages: opencodeMessages(info, f.parts, searchText)}
+	if info.role == "user" {
+		_, rec.Compaction = opencodeCompactionPart(f.parts)
+	}
+	return rec
+}

@@ -1,0 +1,21 @@
+package transcript
+
+import (
+	"github.com/ctxc/ctxc/internal/safewrite"
+)
+
+// opencodeWriter: opencode keeps its sessions in its SQLite store, which ctxc never writes into,
+// so there is nothing to append to (a session is compacted with -o, on its export). A new file
+// is a ctxc-format file (a marker that holds the head and the summary, then the tail): opencode's
+// own import (`opencode import FILE`) takes one JSON document of a session and its messages,
+// which ctxc does not write yet.
+type opencodeWriter struct{}
+
+func (opencodeWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
+	return Written{}, &safewrite.ReadOnlyError{Path: src.Path, Reason: "is an opencode session, which ctxc only reads",
+		Hint: "give -o OUT to write the result as a new ctxc-format session"}
+}
+
+func (opencodeWriter) New(src *Source, c *Compaction) (Written, error) {
+	return markerWriter{source: FormatOpencode}.New(src, c)
+}
