@@ -116,7 +116,7 @@ standard input.`,
 	}
 	fl := c.Flags()
 	addSummarizeFlags(c, opts)
-	addInstructionsFlags(c, opts)
+	addInstructionsFlags(c, &opts.Instructions, &opts.NoInstructions)
 	agentFiles := strings.Join(agent.NativeOutputNames(), ", ") + " files"
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the compacted context to a new file instead of appending (- for stdout): for "+agentFiles+" a new session of that agent (its id on stderr), else a ctxc file")
 	fl.StringVar(&opts.OutputFormat, "output-format", "native", "with -o: native (the agent's own session format for "+agentFiles+") or ctxc (a ctxc marker file, readable by any client)")
@@ -224,7 +224,7 @@ func runCompact(ctx context.Context, opts *CompactOptions) error {
 	co.Stdout = opts.IO.Out
 	var instr *instructionSource
 	if !opts.Check {
-		if instr, err = newInstructionSource(opts, co.Format); err != nil {
+		if instr, err = newInstructionSource(opts.Instructions, opts.NoInstructions, co.Format); err != nil {
 			return err
 		}
 		if err := useProvider(ctx, opts, &co); err != nil {

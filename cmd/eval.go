@@ -39,7 +39,9 @@ tail); tokens before and after, the summary's size against the target, and the t
 
 A file under the threshold is reported as skipped. --min-recall R exits 1 when a compacted
 file's context keeps less than R of its facts; --min-summary-recall R does the same for the
-summary alone: a CI gate for a model or prompt change.`,
+summary alone: a CI gate for a model or prompt change. The compactions follow the instructions
+compact follows (--instructions TEXT or @FILE, else the "Compact Instructions" section of each
+session's project; --no-instructions for none), and the terms they name are facts measured.`,
 		Example: `  ctxc eval --provider extractive --threshold 20000 ../samples/
   ctxc eval --provider ollama --model llama3.2 --json session.jsonl
   ctxc eval --min-recall 1 --min-summary-recall 0.5 --model qwen3:4b testdata/fixtures/`,
@@ -53,6 +55,7 @@ summary alone: a CI gate for a model or prompt change.`,
 	}
 	fl := c.Flags()
 	addSummarizeFlags(c, co)
+	addInstructionsFlags(c, &co.Instructions, &co.NoInstructions)
 	fl.Float64Var(&opts.MinRecall, "min-recall", 0, "exit 1 if a compacted file's context keeps less than this share of its facts (0-1)")
 	fl.Float64Var(&opts.MinSummaryRecall, "min-summary-recall", 0, "exit 1 if a summary alone keeps less than this share of its facts (0-1)")
 	floatRange(fl, "min-recall", 0, 1)
@@ -91,9 +94,16 @@ func runEval(ctx context.Context, opts *EvalOptions) error {
 	if err := useProvider(ctx, co, &copts); err != nil {
 		return err
 	}
+	instr, err := newInstructionSource(co.Instructions, co.NoInstructions, copts.Format)
+	if err != nil {
+		return err
+	}
+	if !co.Global.Quiet {
+		instr.say = func(s string) { fmt.Fprintln(co.IO.ErrOut, s) }
+	}
 	enc := json.NewEncoder(co.IO.Out)
 	enc.SetEscapeHTML(false)
-	results, sum, firstErr, unavailable := evalFiles(ctx, opts, files, copts, enc)
+	results, sum, firstErr, unavailable := evalFiles(ctx, opts, files, copts, instr, enc)
 	if co.Global.JSON {
 		enc.Encode(sum)
 	} else {
@@ -118,14 +128,14 @@ func runEval(ctx context.Context, opts *EvalOptions) error {
 
 // evalFiles evaluates the files one after the other (stopping at an interrupt or a dead
 // endpoint), writing each result with --json, and totals them.
-func evalFiles(ctx context.Context, opts *EvalOptions, files []string, copts compact.Options, enc *json.Encoder) (results []*evaluate.Result, sum evalSummary, firstErr error, unavailable bool) {
+func evalFiles(ctx context.Context, opts *EvalOptions, files []string, copts compact.Options, instr *instructionSource, enc *json.Encoder) (results []*evaluate.Result, sum evalSummary, firstErr error, unavailable bool) {
 	co := &opts.Compact
 	sum = evalSummary{Type: "summary", Files: len(files)}
 	for _, path := range files {
 		if ctx.Err() != nil {
 			break
 		}
-		r, err := evaluate.File(ctx, path, copts)
+		r, err := evalFile(ctx, path, copts, instr)
 		if err != nil {
 			sum.Failed++
 			firstErr = firstOf(firstErr, err)
@@ -148,6 +158,16 @@ func evalFiles(ctx context.Context, opts *EvalOptions, files []string, copts com
 		sum.SummaryRecall = float64(sum.Summary) / float64(sum.Facts)
 	}
 	return results, sum, firstErr, unavailable
+}
+
+// evalFile evaluates one file's compaction under its instructions.
+func evalFile(ctx context.Context, path string, copts compact.Options, instr *instructionSource) (*evaluate.Result, error) {
+	text, err := instr.For(path)
+	if err != nil {
+		return nil, err
+	}
+	copts.Instructions = text
+	return evaluate.File(ctx, path, copts)
 }
 
 // add counts one file's evaluation.

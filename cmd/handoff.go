@@ -30,13 +30,14 @@ func NewCmdHandoff(f *Factory, runF func(*HandoffOptions) error) *cobra.Command 
 		Use:   "handoff --to AGENT [-o FILE] [--full] SESSION",
 		Short: "Write a session as a new session of another agent, and print how to resume it",
 		Long: `Write the effective context of SESSION (what ctxc load gives), or with --full its whole history
-(every compaction undone), as a NEW session of AGENT (claude-code, codex or pi), in the folder
-where that agent finds its sessions for the project ($CLAUDE_CONFIG_DIR, $CODEX_HOME and
-$PI_CODING_AGENT_DIR are honoured), or at -o FILE. The command that resumes it is printed on
+(every compaction undone), as a NEW session of AGENT (claude-code, codex, pi, gemini-cli, qwen-code or copilot), in the
+folder where that agent finds its sessions for the project ($CLAUDE_CONFIG_DIR, $CODEX_HOME,
+$PI_CODING_AGENT_DIR, $GEMINI_CLI_HOME, $QWEN_RUNTIME_DIR, $QWEN_HOME and $COPILOT_HOME are
+honoured), or at -o FILE. The command that resumes it is printed on
 standard output.
 
 Messages keep their roles and order; tool calls and results take the target's own shapes under
-fresh ids; images, reasoning and items the target has no shape for are left out and counted on
+fresh ids, a call of a shell, read, write, edit or search tool the target's own tool of that kind; images, reasoning and items the target has no shape for are left out and counted on
 standard error. A conversation over the target's window (--window, default the agent's usual
 model's) is compacted on the way with ctxc's compaction (extractive by default; the same --provider
 flags as compact), never cut silently. SESSION is only read.`,
@@ -51,7 +52,7 @@ flags as compact), never cut silently. SESSION is only read.`,
 			return runHandoff(c.Context(), opts)
 		},
 	}
-	c.Flags().StringVar(&opts.To, "to", "", "the agent to hand the session to: claude-code, codex or pi")
+	c.Flags().StringVar(&opts.To, "to", "", "the agent to hand the session to: claude-code, codex, pi, gemini-cli, qwen-code or copilot")
 	c.Flags().BoolVar(&opts.Full, "full", false, "the whole history, every compaction undone, instead of the effective context")
 	addHandoffFlags(c, opts)
 	return c
@@ -65,7 +66,8 @@ func NewCmdFork(f *Factory, runF func(*HandoffOptions) error) *cobra.Command {
 		Short: "Write a session as it stood before a compaction, as a new session of the same agent",
 		Long: `Write the context SESSION's agent had before its compaction N (1 = the first, as ctxc expand
 --marker numbers them: the agent's own compactions and ctxc's), or just after line LINE, as a NEW
-session of the same agent (claude-code, codex or pi), where the agent finds it or at -o FILE,
+session of the same agent (claude-code, codex, pi, gemini-cli, qwen-code or copilot), where the
+agent finds it or at -o FILE,
 and print the command that resumes it. A context over the window is compacted again by ctxc on
 the way. SESSION is only read.`,
 		Example: `  ctxc fork --before-compaction 1 ~/.pi/agent/sessions/--home-me-proj--/SESSION.jsonl`,
@@ -95,11 +97,11 @@ func newHandoffOptions(f *Factory) *HandoffOptions {
 func addHandoffFlags(c *cobra.Command, opts *HandoffOptions) {
 	fl := c.Flags()
 	fl.StringVarP(&opts.Compact.Output, "output", "o", "", "write the new session here instead of the agent's sessions folder")
-	fl.IntVar(&opts.Compact.Window, "window", 0, "the target agent's context window in tokens (default: claude-code 200000, codex 272000, pi 128000)")
+	fl.IntVar(&opts.Compact.Window, "window", 0, "the target agent's context window in tokens (default: claude-code 200000, codex 272000, pi 128000, gemini-cli 1048576, qwen-code 262144, copilot 128000)")
 	fl.StringVar(&opts.Compact.NowFlag, "now", "", "timestamp written in the new session (RFC 3339; also SOURCE_DATE_EPOCH)")
 	intRange(fl, "window", minWindow, maxTokens, "the agent's")
 	addProviderFlags(c, &opts.Compact)
-	addInstructionsFlags(c, &opts.Compact)
+	addInstructionsFlags(c, &opts.Compact.Instructions, &opts.Compact.NoInstructions)
 	// A compaction on the way is extractive unless a model is asked for: handing a session
 	// over needs no model.
 	opts.Compact.Provider = "extractive"
@@ -108,7 +110,7 @@ func addHandoffFlags(c *cobra.Command, opts *HandoffOptions) {
 
 func runHandoff(ctx context.Context, opts *HandoffOptions) error {
 	if opts.To == "" {
-		return &UsageError{errors.New("--to AGENT is required (claude-code, codex or pi)")}
+		return &UsageError{errors.New("--to AGENT is required (claude-code, codex, pi, gemini-cli, qwen-code or copilot)")}
 	}
 	to, err := handoff.ParseTarget(opts.To)
 	if err != nil {
@@ -157,7 +159,7 @@ func handoffOptions(opts *HandoffOptions) (handoff.Options, error) {
 			return handoff.Options{}, err
 		}
 	}
-	instr, err := newInstructionSource(&opts.Compact, co.Format)
+	instr, err := newInstructionSource(opts.Compact.Instructions, opts.Compact.NoInstructions, co.Format)
 	if err != nil {
 		return handoff.Options{}, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/guard"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
 
@@ -19,6 +20,9 @@ type HookOptions struct {
 	Budget  int
 	Timeout time.Duration
 	Memory  string
+	// Instructions and NoInstructions replace the project's Compact Instructions section.
+	Instructions   string
+	NoInstructions bool
 }
 
 // NewCmdHook builds `ctxc hook`, the command an agent runs (installed by `ctxc hooks install`).
@@ -39,8 +43,8 @@ tokens. The agent puts that note after its summary and sends it with the next re
   codex:       Codex runs it after it wrote its compacted record: the note carries the facts
                of the context before the compaction that its summary lost.
 The terms that the "Compact Instructions" section of the project's CLAUDE.md or AGENTS.md (in the
-hook input's cwd) names and the conversation holds are facts of the note too. Other events do
-nothing.
+hook input's cwd) names and the conversation holds are facts of the note too (--instructions TEXT
+or @FILE in its place; --no-instructions for none). Other events do nothing.
 
 With --memory FILE, ctxc first merges the memory of the session (ctxc memory) into FILE's ctxc
 section; a relative FILE is taken from the session's folder (the hook input's cwd). Claude Code
@@ -66,11 +70,21 @@ happened in one line of $XDG_STATE_HOME/ctxc/hooks.log (~/.local/state/ctxc/hook
 	intRange(c.Flags(), "budget", 1, maxTokens, "")
 	durationRange(c.Flags(), "timeout", time.Millisecond, 24*time.Hour, "")
 	c.Flags().StringVar(&opts.Memory, "memory", "", "merge the session's memory into this file first (relative: from the session's folder)")
+	addInstructionsFlags(c, &opts.Instructions, &opts.NoInstructions)
 	return c
 }
 
 func runHook(ctx context.Context, opts *HookOptions) error {
 	o := guard.Options{Budget: opts.Budget, Timeout: opts.Timeout, Memory: opts.Memory}
+	if opts.Instructions != "" || opts.NoInstructions {
+		text, err := hookInstructions(opts)
+		if err != nil {
+			// A hook never breaks its agent: the failure is logged, nothing printed.
+			guard.Log(guard.LogPath(opts.Getenv), opts.Now(), guard.Outcome{Agent: opts.Agent, Action: "error", Detail: err.Error()})
+			return nil
+		}
+		o.Instructions = &text
+	}
 	var stdout []byte
 	var out guard.Outcome
 	switch opts.Agent {
@@ -86,4 +100,13 @@ func runHook(ctx context.Context, opts *HookOptions) error {
 		opts.IO.Out.Write(stdout)
 	}
 	return nil
+}
+
+// hookInstructions are the instructions of the flags (@FILE read now; none with --no-instructions).
+func hookInstructions(opts *HookOptions) (string, error) {
+	instr, err := newInstructionSource(opts.Instructions, opts.NoInstructions, transcript.FormatUnknown)
+	if err != nil {
+		return "", err
+	}
+	return instr.Here()
 }

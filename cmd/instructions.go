@@ -15,10 +15,10 @@ import (
 )
 
 // addInstructionsFlags adds the flags that give a compaction its instructions.
-func addInstructionsFlags(c *cobra.Command, opts *CompactOptions) {
+func addInstructionsFlags(c *cobra.Command, instructions *string, none *bool) {
 	fl := c.Flags()
-	fl.StringVar(&opts.Instructions, "instructions", "", `instructions for the compaction, or @FILE to read them from FILE (default: the "`+compact.InstructionsHeading+`" section of the project's CLAUDE.md or AGENTS.md)`)
-	fl.BoolVar(&opts.NoInstructions, "no-instructions", false, "follow no instructions, not even the project's")
+	fl.StringVar(instructions, "instructions", "", `instructions for the compaction, or @FILE to read them from FILE (default: the "`+compact.InstructionsHeading+`" section of the project's CLAUDE.md or AGENTS.md)`)
+	fl.BoolVar(none, "no-instructions", false, "follow no instructions, not even the project's")
 	c.MarkFlagsMutuallyExclusive("instructions", "no-instructions")
 }
 
@@ -37,24 +37,24 @@ type instructionSource struct {
 }
 
 // newInstructionSource reads the flags: @FILE is read now, a missing FILE is a usage error.
-func newInstructionSource(opts *CompactOptions, format transcript.Format) (*instructionSource, error) {
+func newInstructionSource(instructions string, none bool, format transcript.Format) (*instructionSource, error) {
 	s := &instructionSource{format: format, byDir: map[string]string{}, told: map[string]bool{}}
 	switch {
-	case opts.NoInstructions:
+	case none:
 		return s, nil
-	case strings.HasPrefix(opts.Instructions, "@"):
-		name := opts.Instructions[1:]
+	case strings.HasPrefix(instructions, "@"):
+		name := instructions[1:]
 		data, err := os.ReadFile(name)
 		if err != nil {
 			return nil, &UsageError{fmt.Errorf("--instructions @%s: %w", name, errors.Unwrap(err))}
 		}
 		s.fixed, s.from = string(data), quote.Name(name)
-	case opts.Instructions != "":
-		s.fixed, s.from = opts.Instructions, "--instructions"
+	case instructions != "":
+		s.fixed, s.from = instructions, "--instructions"
 	default:
 		s.project = true
 	}
-	if strings.TrimSpace(s.fixed) == "" && !s.project && opts.Instructions != "" {
+	if strings.TrimSpace(s.fixed) == "" && !s.project && instructions != "" {
 		return nil, &UsageError{fmt.Errorf("--instructions %s: no instructions in it", s.from)}
 	}
 	return s, nil
@@ -66,7 +66,22 @@ func (s *instructionSource) For(path string) (string, error) {
 		s.tell(s.from)
 		return s.fixed, nil
 	}
-	dir := s.projectOf(path)
+	return s.ofProject(s.projectOf(path))
+}
+
+// Here is the instructions of a compaction of the project ctxc runs in (the current folder):
+// what an agent's plugin, run there, asks ctxc to summarize.
+func (s *instructionSource) Here() (string, error) {
+	if !s.project {
+		s.tell(s.from)
+		return s.fixed, nil
+	}
+	wd, _ := os.Getwd()
+	return s.ofProject(wd)
+}
+
+// ofProject is the section of project folder dir, read once.
+func (s *instructionSource) ofProject(dir string) (string, error) {
 	s.mu.Lock()
 	text, ok := s.byDir[dir]
 	s.mu.Unlock()

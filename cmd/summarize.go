@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/summarize"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
 
@@ -42,6 +43,9 @@ The summary is written by the configured summarizer (--provider, --model, --endp
 config file; the extractive one when no model is configured), within --budget (or --target)
 tokens (8,000 by default: an agent's summaries are larger than a marker's), the previous summary read first so that its facts are carried again; then the fact
 ledger of the messages is checked against it and every fact it left out is appended verbatim.
+Instructions (--instructions TEXT or @FILE; by default the "Compact Instructions" section of the
+CLAUDE.md or AGENTS.md of the folder ctxc runs in; --no-instructions for none) come first, the
+request's custom_instructions after them.
 On any failure ctxc prints nothing on stdout and exits non-zero: the agent compacts on its own.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -55,6 +59,7 @@ On any failure ctxc prints nothing on stdout and exits non-zero: the agent compa
 		},
 	}
 	addSummarizeFlags(c, &opts.Compact)
+	addInstructionsFlags(c, &opts.Compact.Instructions, &opts.Compact.NoInstructions)
 	c.Flags().IntVar(&opts.Budget, "budget", 0, "summary size in tokens (default 8000; the same as --target; set by ctxc hooks install --budget)")
 	intRange(c.Flags(), "budget", 1, maxTokens, "8000")
 	return c
@@ -80,6 +85,9 @@ func runSummarize(ctx context.Context, opts *SummarizeOptions) error {
 	if opts.Budget > 0 {
 		o.Target = opts.Budget
 	}
+	if o.Instructions, err = summaryInstructions(co); err != nil {
+		return err
+	}
 	prov, err := newProvider(ctx, co)
 	if err != nil {
 		return err
@@ -95,4 +103,17 @@ func runSummarize(ctx context.Context, opts *SummarizeOptions) error {
 	enc := json.NewEncoder(co.IO.Out)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(resp)
+}
+
+// summaryInstructions are the instructions of the summary an agent asks for: --instructions, or
+// the project's section (the folder the agent runs ctxc in); the request's own are added to them.
+func summaryInstructions(co *CompactOptions) (string, error) {
+	instr, err := newInstructionSource(co.Instructions, co.NoInstructions, transcript.FormatUnknown)
+	if err != nil {
+		return "", err
+	}
+	if !co.Global.Quiet {
+		instr.say = func(s string) { fmt.Fprintln(co.IO.ErrOut, s) }
+	}
+	return instr.Here()
 }

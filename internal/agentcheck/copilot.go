@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ctxc/ctxc/internal/agent"
+	"github.com/tidwall/gjson"
 )
 
 // Agents beyond Claude Code, Codex and pi, as FromRequest and FromLoad name them.
@@ -101,4 +103,27 @@ func (h *ChatHome) CopilotPrompt(resume, prompt string) error {
 // CopilotSessions lists the session files Copilot wrote: session-state/<id>/events.jsonl.
 func (h *ChatHome) CopilotSessions() ([]string, error) {
 	return filepath.Glob(filepath.Join(h.Home, ".copilot", "session-state", "*", "events.jsonl"))
+}
+
+// CopilotResumeRequest places a copy of session where Copilot CLI looks for it
+// (session-state/<its session.start's sessionId>/events.jsonl), resumes it with the prompt Prompt
+// and returns the body of the request of that turn.
+func (h *ChatHome) CopilotResumeRequest(session string) ([]byte, error) {
+	data, err := os.ReadFile(session)
+	if err != nil {
+		return nil, err
+	}
+	first, _, _ := strings.Cut(string(data), "\n")
+	id := gjson.Get(first, "data.sessionId").Str
+	if id == "" {
+		return nil, fmt.Errorf("%s: no session.start with a sessionId on the first line", session)
+	}
+	if err := copyFile(session, filepath.Join(h.Home, ".copilot", "session-state", id, "events.jsonl")); err != nil {
+		return nil, err
+	}
+	h.Fake.Reset()
+	if err := h.CopilotPrompt(id, Prompt); err != nil {
+		return nil, err
+	}
+	return h.Fake.Last(), nil
 }

@@ -95,15 +95,12 @@ func (h *AgentHome) ResumeRequest(session string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var dst, part string
-	var ends func([]byte) bool
+	var dst string
 	switch h.Agent {
 	case Gemini:
 		dst = filepath.Join(h.geminiChats(), "session-2026-01-01T00-00-"+id[:min(8, len(id))]+".jsonl")
-		part, ends = ":streamGenerateContent", geminiEndsWithPrompt
 	case Qwen:
 		dst = filepath.Join(h.qwenChats(), id+".jsonl")
-		part, ends = "/chat/completions", qwenEndsWithPrompt
 	}
 	if err := copyFile(session, dst); err != nil {
 		return nil, err
@@ -113,6 +110,16 @@ func (h *AgentHome) ResumeRequest(session string) ([]byte, error) {
 		if err := qwenMoveCwd(dst, h.Proj); err != nil {
 			return nil, err
 		}
+	}
+	return h.ResumeByID(id)
+}
+
+// ResumeByID resumes the session id the agent finds in its home with the prompt Prompt and
+// returns the body of the request of that turn.
+func (h *AgentHome) ResumeByID(id string) ([]byte, error) {
+	part, ends := ":streamGenerateContent", geminiEndsWithPrompt
+	if h.Agent == Qwen {
+		part, ends = "/chat/completions", qwenEndsWithPrompt
 	}
 	if err := h.Prompt(id, Prompt); err != nil {
 		return nil, err

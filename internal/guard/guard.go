@@ -54,6 +54,9 @@ type Options struct {
 	// into before the note is made; a relative path is taken from the session's folder (the
 	// hook input's cwd).
 	Memory string
+	// Instructions, when not nil, are the compaction's instructions in place of the project's
+	// "Compact Instructions" section ("" for none): the terms they name are facts of the note.
+	Instructions *string
 }
 
 // Input is the part of a hook's JSON input the guard reads.
@@ -119,7 +122,7 @@ func run(ctx context.Context, agent string, in io.Reader, o Options) (stdout []b
 	if o.Memory != "" {
 		out.Memory = flushMemory(ctx, input, o)
 	}
-	instructions := projectInstructions(input.Cwd)
+	instructions := o.instructions(input.Cwd)
 	note, err := withTimeout(ctx, time.Until(deadline), func() (note, error) {
 		return noteFor(input.TranscriptPath, instructions, o.budget())
 	})
@@ -255,6 +258,14 @@ func noteFor(path, instructions string, budget int) (note, error) {
 		n.text, n.carried = noteFrame+body, rep.Carried
 	}
 	return n, nil
+}
+
+// instructions are the compaction's instructions: those given, else the project's.
+func (o Options) instructions(cwd string) string {
+	if o.Instructions != nil {
+		return *o.Instructions
+	}
+	return projectInstructions(cwd)
 }
 
 // projectInstructions are the compaction instructions of the session's project folder cwd (its

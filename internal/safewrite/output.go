@@ -41,7 +41,8 @@ func CheckDest(path string, inputs []string) (fs.FileInfo, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
+		// A path through a file, or a folder that cannot be searched: nothing can be written there.
+		return nil, &OutputError{Path: path, Msg: "cannot be written: " + unwrapPath(err).Error()}
 	}
 	if info.IsDir() {
 		return nil, &OutputError{Path: path, Msg: "is a directory: give a file name"}

@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -313,6 +314,9 @@ func WriteAtomicMode(path string, mode fs.FileMode, write func(w io.Writer) erro
 		if errors.Is(err, fs.ErrNotExist) {
 			return &OutputError{Path: path, Msg: "the folder " + dir + " does not exist"}
 		}
+		if unwritableFolder(err) {
+			return &OutputError{Path: path, Msg: "cannot create a file in " + dir + ": " + err.Error()}
+		}
 		return fmt.Errorf("%s: cannot create a file in %s: %w", path, dir, err)
 	}
 	ok := false
@@ -343,6 +347,12 @@ func WriteAtomicMode(path string, mode fs.FileMode, write func(w io.Writer) erro
 
 // unwrapPath is err without the *fs.PathError or *os.LinkError around it (the caller names the
 // path the user gave).
+// unwritableFolder: err says a folder takes no new file (its permissions, a read-only file
+// system, a file where a folder should be): an output the user must put elsewhere.
+func unwritableFolder(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.ENOTDIR)
+}
+
 func unwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

@@ -1,6 +1,8 @@
 package transcript
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -161,4 +163,58 @@ func geminiRecord(v jsonl.Value) Record {
 		rec.Meta = metaOf(v.Get("ctxc"))
 	}
 	return rec
+}
+
+// geminiSession writes a new Gemini CLI session: the header (a fresh session id, the projectHash
+// Gemini CLI gives the project: the SHA-256 of its folder), then one message record a line, as
+// geminiRender renders a compaction's messages (a model message's calls as functionCall parts, a
+// result as a user message of functionResponse parts named after their call). System and
+// developer text becomes user text: Gemini CLI rebuilds its own system instruction.
+func geminiSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error) {
+	id := newUUID()
+	now := rfc3339ms(s.Now)
+	header := &object{vals: map[string]json.RawMessage{}}
+	header.set("sessionId", id)
+	header.set("projectHash", GeminiProjectHash(s.Cwd))
+	header.set("startTime", now)
+	header.set("lastUpdated", now)
+	header.set("kind", "main")
+	out := [][]byte{header.encode()}
+	for _, m := range r.freshCalls(ms, "call_") {
+		if m.Role != RoleAssistant && geminiIgnoredUserText(m.TextContent()) && !hasResults(m) {
+			r.dropped.Unsent++
+		}
+		rec, err := geminiRender(&m, now)
+		if err != nil {
+			return Written{}, r.dropped, err
+		}
+		out = append(out, rec)
+	}
+	if len(out) == 1 {
+		return Written{}, r.dropped, fmt.Errorf("no message to write")
+	}
+	return Written{Data: lines(out), Messages: len(out) - 1, Session: id}, r.dropped, nil
+}
+
+// GeminiProjectHash is the projectHash Gemini CLI records for project folder cwd (and the name of
+// the folder under ~/.gemini/tmp it kept the project's chats in before its project registry).
+func GeminiProjectHash(cwd string) string {
+	sum := sha256.Sum256([]byte(cwd))
+	return hex.EncodeToString(sum[:])
+}
+
+// geminiIgnoredUserText: a user message Gemini CLI leaves out of the history it resumes (its
+// convertSessionToClientHistory): its text, trimmed, starts with "/" or "?" (a command).
+func geminiIgnoredUserText(text string) bool {
+	t := strings.TrimSpace(text)
+	return strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?")
+}
+
+func hasResults(m Message) bool {
+	for _, b := range m.Blocks {
+		if b.Kind == BlockToolResult {
+			return true
+		}
+	}
+	return false
 }

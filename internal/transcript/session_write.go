@@ -21,17 +21,21 @@ type Dropped struct {
 	Images   int // images (their data is not in the message model)
 	Thinking int // reasoning: its signature or encryption binds it to the model that wrote it
 	Opaque   int // items the target has no shape for (encrypted reasoning, unknown items)
+	// Unsent are user messages written but which the target, when it resumes, takes for its own
+	// commands and does not send (Gemini CLI: a text starting with "/" or "?").
+	Unsent int
 }
 
 // Any reports whether anything was dropped.
-func (d Dropped) Any() bool { return d.Images+d.Thinking+d.Opaque > 0 }
+func (d Dropped) Any() bool { return d.Images+d.Thinking+d.Opaque+d.Unsent > 0 }
 
 func (d Dropped) String() string {
 	var parts []string
 	for _, p := range []struct {
 		n    int
 		what string
-	}{{d.Images, "image(s)"}, {d.Thinking, "reasoning block(s)"}, {d.Opaque, "item(s) of no shape the target takes"}} {
+	}{{d.Images, "image(s)"}, {d.Thinking, "reasoning block(s)"}, {d.Opaque, "item(s) of no shape the target takes"},
+		{d.Unsent, "user message(s) the target takes for its commands on resume"}} {
 		if p.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
 		}
@@ -40,7 +44,7 @@ func (d Dropped) String() string {
 }
 
 // SessionTargets are the formats RenderSession writes.
-var SessionTargets = []Format{FormatClaude, FormatCodex, FormatPi}
+var SessionTargets = []Format{FormatClaude, FormatCodex, FormatPi, FormatGemini, FormatQwen, FormatCopilot}
 
 // RenderSession writes s as a new session file of format f: the session's text, its id and
 // what f could not take. Tool calls and results are paired first (PairToolCalls), so that every
@@ -56,6 +60,12 @@ func RenderSession(f Format, s *NewSession) (Written, Dropped, error) {
 		return codexSession(ms, s, r)
 	case FormatPi:
 		return piSession(ms, s, r)
+	case FormatGemini:
+		return geminiSession(ms, s, r)
+	case FormatQwen:
+		return qwenSession(ms, s, r)
+	case FormatCopilot:
+		return copilotSession(ms, s, r)
 	}
 	return Written{}, Dropped{}, fmt.Errorf("no new %s session can be written (targets: %s)", f, targetNames())
 }
@@ -157,4 +167,31 @@ func userOrAssistant(r Role) Role {
 		return RoleAssistant
 	}
 	return RoleUser
+}
+
+// freshCalls is ms with every call and result under a fresh id (prefix: the target's kind of
+// id), and every result named after its call: the formats of the Gemini API name a function
+// response by its function.
+func (r *sessionRender) freshCalls(ms []Message, prefix string) []Message {
+	names := map[string]string{}
+	out := make([]Message, len(ms))
+	for i, m := range ms {
+		bs := make([]Block, len(m.Blocks))
+		for j, b := range m.Blocks {
+			switch b.Kind {
+			case BlockToolCall:
+				names[b.ID] = b.Name
+				b.ID = r.callID(prefix, b.ID)
+			case BlockToolResult:
+				if n, ok := names[b.ID]; ok && b.Name == "" {
+					b.Name = n
+				}
+				b.ID = r.callID(prefix, b.ID)
+			}
+			bs[j] = b
+		}
+		m.Blocks = bs
+		out[i] = m
+	}
+	return out
 }

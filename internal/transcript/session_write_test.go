@@ -44,6 +44,15 @@ func TestRenderSessionMapping(t *testing.T) {
 		{FormatPi,
 			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:" + PiEmptyResult},
 			[]string{`"type":"session","version":3`, `"id":"call_`, `"type":"toolCall"`, `"role":"toolResult"`, `"toolName":"read"`, `"cwd":"/w"`}},
+		{FormatGemini,
+			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:"},
+			[]string{`"projectHash":"` + GeminiProjectHash("/w") + `"`, `"functionCall":{"args":{"path":"main.go"},"id":"call_`, `"functionResponse":{"id":"call_`, `"name":"read","response":{"output":"package main`, `"type":"gemini"`}},
+		{FormatQwen,
+			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:"},
+			[]string{`"type":"tool_result"`, `"functionCall":{"args":{"path":"main.go"},"id":"call_`, `"name":"read","response":{"output":"package main`, `"cwd":"/w"`, `"parentUuid":null`}},
+		{FormatCopilot,
+			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:"},
+			[]string{`"type":"session.start"`, `"context":{"cwd":"/w"}`, `"toolRequests":[{"arguments":{"path":"main.go"},"name":"read","toolCallId":"call_`, `"type":"tool.execution_complete"`, `"arguments":{"input":"ls -l"}`}},
 	} {
 		t.Run(string(tc.to), func(t *testing.T) {
 			w, d, err := RenderSession(tc.to, &NewSession{Messages: handoffMessages(), Cwd: "/w", Now: now})
@@ -113,8 +122,8 @@ func readBack(ms []Message) []string {
 // TestRenderSessionUnknownTarget: a format no new session is written in is an error naming the
 // targets.
 func TestRenderSessionUnknownTarget(t *testing.T) {
-	_, _, err := RenderSession(FormatGemini, &NewSession{Messages: handoffMessages()})
-	if err == nil || !strings.Contains(err.Error(), "claude-code, codex, pi") {
+	_, _, err := RenderSession(FormatDroid, &NewSession{Messages: handoffMessages()})
+	if err == nil || !strings.Contains(err.Error(), "claude-code, codex, pi, gemini-cli, qwen-code, copilot") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -134,5 +143,29 @@ func TestRenderSessionEncryptedSummary(t *testing.T) {
 		if !strings.Contains(string(w.Data), OpaqueSummaryNote) || d.Opaque != 1 {
 			t.Errorf("%s: no note of the encrypted summary (dropped %+v):\n%s", f, d, w.Data)
 		}
+	}
+}
+
+// TestRenderSessionGeminiCommands: a user message Gemini CLI takes for one of its commands on
+// resume (a text starting with "/" or "?") is written, and counted as one the target will not
+// send.
+func TestRenderSessionGeminiCommands(t *testing.T) {
+	ms := []Message{
+		{Role: RoleUser, Blocks: []Block{{Kind: BlockText, Text: " /mode"}}},
+		{Role: RoleUser, Blocks: []Block{{Kind: BlockText, Text: "?"}}},
+		{Role: RoleUser, Blocks: []Block{{Kind: BlockText, Text: "fix a/b.go"}}},
+	}
+	w, d, err := RenderSession(FormatGemini, &NewSession{Messages: ms, Cwd: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Unsent != 2 || !strings.Contains(d.String(), "2 user message(s) the target takes for its commands") {
+		t.Errorf("dropped %+v (%s), want 2 unsent", d, d)
+	}
+	if !strings.Contains(string(w.Data), `"text":" /mode"`) {
+		t.Errorf("the command's text is not written:\n%s", w.Data)
+	}
+	if _, d, _ := RenderSession(FormatQwen, &NewSession{Messages: ms, Cwd: "/w"}); d.Unsent != 0 {
+		t.Errorf("Qwen Code: %d unsent, want 0", d.Unsent)
 	}
 }
