@@ -1,8 +1,8 @@
 //go:build !linux
 
-package openclawstore
+package storefiles
 
 import "os"
 
 // anonymousFile is a temporary file, removed at once where the system allows it.
-func anonymousFile() (*os.File, error) { return anonymousTempFile() }
+func anonymousFile(kind string) (*os.File, error) { return anonymousTempFile(kind) }

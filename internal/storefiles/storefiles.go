@@ -1,0 +1,226 @@
+// Package storefiles reads the sessions of an agent's SQLite store as files: each session,
+// named STORE#SESSION-ID, exported into a file no other program sees (OpenSession), stated
+// without being opened (StatSession: the sizes of all of a store's sessions measured together,
+// once for each state of the store), or exported into a private temporary file for a command
+// that works on a file of its own (ExportTemp). What a store is, how its sessions are named and
+// how one is exported is its own package's (internal/openclawstore, internal/opencodestore):
+// each gives a Kind.
+package storefiles
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Store is an open store, read-only.
+type Store interface {
+	// SessionIDs lists the ids of the store's sessions.
+	SessionIDs() ([]string, error)
+	// Export writes one session as JSONL lines to w; it returns how many it wrote.
+	Export(ctx context.Context, session string, w io.Writer) (int, error)
+	Close() error
+}
+
+// Kind is one agent's store, as its package describes it.
+type Kind struct {
+	Name  string                                             // the agent, in temporary files' names
+	Split func(name string) (store, session string, ok bool) // STORE#SESSION-ID
+	Open  func(store string) (Store, error)
+}
+
+// OpenSession exports one session, named STORE#SESSION-ID, into an open file that no other
+// program sees (a memory file on Linux, an unlinked temporary file elsewhere), positioned at its
+// start, so that every reader of session files reads it as it reads a session file on disk. The
+// FileInfo has the session's name, the exported size and the time the store last changed.
+func (k *Kind) OpenSession(name string) (*os.File, fs.FileInfo, error) {
+	store, session, ok := k.Split(name)
+	if !ok {
+		return nil, nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	s, err := k.Open(store)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer s.Close()
+	f, err := anonymousFile(k.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := s.Export(context.Background(), session, f); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	info, err := f.Stat()
+	if err == nil {
+		_, err = f.Seek(0, 0)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, sessionInfo{name: name, size: info.Size(), mod: storeModTime(store)}, nil
+}
+
+// StatSession states a session as OpenSession would open it. The sizes of all the sessions of
+// a store are measured together (sizesOf), once for each state of the store in a process: an
+// update of the index, or a grep of it, states every session of an archive, and exporting each
+// one on its own, with the store opened again for each, made that one store open per session.
+func (k *Kind) StatSession(name string) (fs.FileInfo, error) {
+	store, session, ok := k.Split(name)
+	if !ok {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	}
+	st, err := k.sizesOf(store)
+	if err != nil {
+		return nil, err
+	}
+	size, ok := st.sizes[session]
+	if !ok {
+		if err := st.errs[session]; err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: no such session in this store: %w", name, fs.ErrNotExist)
+	}
+	return sessionInfo{name: name, size: size, mod: st.mod}, nil
+}
+
+// storeSizes are the exported sizes of a store's sessions (errs: the sessions that could not be
+// exported, and why), measured when the store was in the state key says.
+type storeSizes struct {
+	key   [4]int64 // the store's and its -wal file's size and time
+	mod   time.Time
+	sizes map[string]int64
+	errs  map[string]error
+}
+
+var measured = struct {
+	sync.Mutex
+	by map[string]*storeSizes
+}{by: map[string]*storeSizes{}}
+
+// sizesOf measures the sessions of store by exporting each (as OpenSession does) into a
+// counter, unless this process measured the store in the state it is in.
+func (k *Kind) sizesOf(store string) (*storeSizes, error) {
+	measured.Lock()
+	defer measured.Unlock()
+	key := storeKey(store)
+	if st := measured.by[store]; st != nil && st.key == key {
+		return st, nil
+	}
+	s, err := k.Open(store)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	sessions, err := s.SessionIDs()
+	if err != nil {
+		return nil, err
+	}
+	st := &storeSizes{key: key, mod: keyTime(key), sizes: map[string]int64{}, errs: map[string]error{}}
+	for _, id := range sessions {
+		var c counter
+		if _, err := s.Export(context.Background(), id, &c); err != nil {
+			st.errs[id] = err
+			continue
+		}
+		st.sizes[id] = int64(c)
+	}
+	if key == storeKey(store) { // (a store that changed meanwhile is measured again next time)
+		measured.by[store] = st
+	}
+	return st, nil
+}
+
+// storeKey is the state of a store as its files show it: their sizes and times.
+func storeKey(store string) [4]int64 {
+	var k [4]int64
+	for i, p := range []string{store, store + "-wal"} {
+		if info, err := os.Stat(p); err == nil {
+			k[2*i], k[2*i+1] = info.Size(), info.ModTime().UnixNano()
+		}
+	}
+	return k
+}
+
+// counter counts the bytes written to it.
+type counter int64
+
+func (c *counter) Write(p []byte) (int, error) {
+	*c += counter(len(p))
+	return len(p), nil
+}
+
+// storeModTime is when the store last changed: its file or, in WAL mode, its -wal file.
+func storeModTime(store string) time.Time { return keyTime(storeKey(store)) }
+
+// keyTime is the later of the two times of a storeKey (zero when neither file was found).
+func keyTime(k [4]int64) time.Time {
+	if ns := max(k[1], k[3]); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
+}
+
+// sessionInfo is the FileInfo of an exported session.
+type sessionInfo struct {
+	name string
+	size int64
+	mod  time.Time
+}
+
+func (i sessionInfo) Name() string       { return i.name }
+func (i sessionInfo) Size() int64        { return i.size }
+func (i sessionInfo) Mode() fs.FileMode  { return 0o400 }
+func (i sessionInfo) ModTime() time.Time { return i.mod }
+func (i sessionInfo) IsDir() bool        { return false }
+func (i sessionInfo) Sys() any           { return nil }
+
+// ExportTemp exports one session, named STORE#SESSION-ID, as a JSONL file in its store's format, in a new
+// private temporary directory, for the commands that work on a file of their own (a compaction
+// written with -o): the store is never written. cleanup removes the directory.
+func (k *Kind) ExportTemp(name string) (path string, cleanup func(), err error) {
+	store, session, ok := k.Split(name)
+	if !ok {
+		return "", nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	dir, err := os.MkdirTemp("", "ctxc-"+k.Name+"-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(dir) }
+	path = filepath.Join(dir, "session.jsonl")
+	if err := k.exportTo(store, session, path); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return path, cleanup, nil
+}
+
+// exportTo writes one session of a store into a new file.
+func (k *Kind) exportTo(store, session, path string) error {
+	s, err := k.Open(store)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	_, err = s.Export(context.Background(), session, w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
