@@ -6,20 +6,17 @@
 package openclawstore
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/ctxc/ctxc/internal/safewrite"
+	"github.com/ctxc/ctxc/internal/storefiles"
 	_ "modernc.org/sqlite" // pure-Go SQLite
 )
 
@@ -27,7 +24,7 @@ import (
 const FileName = "openclaw-agent.sqlite"
 
 // Sep separates the store's path from a session id in a session's name: STORE#SESSION-ID.
-const Sep = "#"
+const Sep = storefiles.Sep
 
 // BusyTimeout is how long a read waits for a lock OpenClaw holds (a rollback-journal commit):
 // short, since a reader that waits never delays the writer, and a long wait means a stuck one.
@@ -40,9 +37,6 @@ const (
 	batchRows  = 256
 	batchBytes = 8 << 20
 )
-
-// sqliteMagic opens every SQLite database file.
-var sqliteMagic = []byte("SQLite format 3\x00")
 
 // Store is one open store, read-only.
 type Store struct {
@@ -66,27 +60,6 @@ func ReadOnly(name string) *safewrite.ReadOnlyError {
 		Hint: "give -o OUT to write the result as a new pi-format session"}
 }
 
-// RunExported runs a command that writes (compact, repair) on a session of a store, which ctxc
-// never writes into: inPlace (the command would write into the session) is a ReadOnly error; an
-// output file (-o; "" for none to check) is never the store; the command runs on the session
-// exported as a temporary pi file, removed after.
-func RunExported(name string, inPlace bool, output string, force bool, run func(tmp string) error) error {
-	if inPlace {
-		return ReadOnly(name)
-	}
-	if store, _, ok := SplitName(name); ok && output != "" {
-		if err := safewrite.CheckOutput(output, []string{store}, force); err != nil {
-			return err
-		}
-	}
-	tmp, cleanup, err := ExportTemp(name)
-	if err != nil {
-		return err
-	}
-	defer cleanup()
-	return run(tmp)
-}
-
 // EventError is an event of the store that is not one JSON value.
 type EventError struct {
 	Store   string
@@ -100,74 +73,13 @@ func (e *EventError) Error() string {
 	return fmt.Sprintf("%s%s%s: event seq %d (rowid %d): %s", e.Store, Sep, e.Session, e.Seq, e.RowID, e.Msg)
 }
 
-// IsStoreFile reports whether path is a regular file that starts as an SQLite database and
-// is named *.sqlite: a candidate store, checked for its table when opened.
-func IsStoreFile(path string) bool {
-	if !NamedAsStore(path) {
-		return false
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return false
-	}
-	head := make([]byte, len(sqliteMagic))
-	if _, err := io.ReadFull(f, head); err != nil {
-		return false
-	}
-	return bytes.Equal(head, sqliteMagic)
-}
-
 // NamedAsStore reports whether path has a store's name (*.sqlite): only such a file is opened
 // to be checked by IsStoreFile.
 func NamedAsStore(path string) bool { return strings.HasSuffix(path, ".sqlite") }
 
-// SplitName splits a session's name into the store's path and the session id. ok is false
-// when name is not STORE#SESSION-ID with STORE an existing store file (a file whose name
-// contains # is a file, not a session).
-func SplitName(name string) (store, session string, ok bool) {
-	i := strings.LastIndex(name, Sep)
-	if i <= 0 || i == len(name)-len(Sep) {
-		return "", "", false
-	}
-	if _, err := os.Stat(name); err == nil {
-		return "", "", false
-	}
-	store, session = name[:i], name[i+len(Sep):]
-	if !IsStoreFile(store) {
-		return "", "", false
-	}
-	return store, session, true
-}
-
-// IsSessionName reports whether name addresses one session of a store.
-func IsSessionName(name string) bool {
-	_, _, ok := SplitName(name)
-	return ok
-}
-
-// dsn is how a store is opened so that the OpenClaw writing it never waits on ctxc:
-// mode=ro (SQLite opens the file read-only: no journal is ever created, no hot journal rolled
-// back, no WAL checkpoint run, not even on close), query_only as a second lock on writes, and a
-// short busy_timeout for the moments a rollback-journal commit holds the file.
-func dsn(path string) string {
-	u := url.URL{Scheme: "file", Path: path}
-	if abs, err := filepath.Abs(path); err == nil {
-		u.Path = abs
-	}
-	q := url.Values{}
-	q.Add("mode", "ro")
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
-	q.Add("_pragma", "query_only(1)")
-	return u.String() + "?" + q.Encode()
-}
-
 // Open opens a store read-only and checks that it has OpenClaw's transcript_events table.
 func Open(path string) (*Store, error) {
-	db, err := sql.Open("sqlite", dsn(path))
+	db, err := sql.Open("sqlite", storefiles.ReadOnlyDSN(path, BusyTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -208,24 +120,6 @@ func (s *Store) Sessions() ([]Session, error) {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
 	return out, nil
-}
-
-// ListSessions opens a store and lists its sessions' names.
-func ListSessions(path string) ([]string, error) {
-	s, err := Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	sessions, err := s.Sessions()
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, len(sessions))
-	for i, ss := range sessions {
-		names[i] = ss.Name(path)
-	}
-	return names, nil
 }
 
 // row is one transcript_events row as stored.

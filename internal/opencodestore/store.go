@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
+	"github.com/ctxc/ctxc/internal/storefiles"
 	_ "modernc.org/sqlite" // pure-Go SQLite
 )
 
@@ -46,7 +46,7 @@ func DefaultPath() string {
 }
 
 // Sep separates the store's path from a session id in a session's name: STORE#SESSION-ID.
-const Sep = "#"
+const Sep = storefiles.Sep
 
 // BusyTimeout is how long a read waits for a lock opencode holds: short, since a reader that
 // waits never delays the writer (opencode runs the store in WAL mode).
@@ -55,9 +55,6 @@ const BusyTimeout = 5 * time.Second
 // batchRows bounds one read: each batch of messages (and their parts) is its own read
 // transaction, so that a snapshot is held only as long as it takes to copy them out.
 const batchRows = 256
-
-// sqliteMagic opens every SQLite database file.
-var sqliteMagic = []byte("SQLite format 3\x00")
 
 // Store is one open store, read-only.
 type Store struct {
@@ -81,27 +78,6 @@ func ReadOnly(name string) *safewrite.ReadOnlyError {
 		Hint: "give -o OUT to write the result as a new ctxc-format session"}
 }
 
-// RunExported runs a command that writes (compact, repair) on a session of a store, which ctxc
-// never writes into: inPlace (the command would write into the session) is a ReadOnly error; an
-// output file (-o; "" for none to check) is never the store; the command runs on the session
-// exported as a temporary file, removed after.
-func RunExported(name string, inPlace bool, output string, force bool, run func(tmp string) error) error {
-	if inPlace {
-		return ReadOnly(name)
-	}
-	if store, _, ok := SplitName(name); ok && output != "" {
-		if err := safewrite.CheckOutput(output, []string{store, store + "-wal", store + "-shm"}, force); err != nil {
-			return err
-		}
-	}
-	tmp, cleanup, err := ExportTemp(name)
-	if err != nil {
-		return err
-	}
-	defer cleanup()
-	return run(tmp)
-}
-
 // RowError is a row of the store whose data is not one JSON object.
 type RowError struct {
 	Store, Session string
@@ -120,72 +96,9 @@ func NamedAsStore(path string) bool {
 	return b == FileName || (strings.HasPrefix(b, "opencode-") && strings.HasSuffix(b, ".db"))
 }
 
-// IsStoreFile reports whether path is a regular file with a store's name that starts as an
-// SQLite database: a candidate store, checked for its tables when opened.
-func IsStoreFile(path string) bool {
-	if !NamedAsStore(path) {
-		return false
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return false
-	}
-	head := make([]byte, len(sqliteMagic))
-	if _, err := io.ReadFull(f, head); err != nil {
-		return false
-	}
-	return bytes.Equal(head, sqliteMagic)
-}
-
-// SplitName splits a session's name into the store's path and the session id. ok is false
-// when name is not STORE#SESSION-ID with STORE an existing store file (a file whose name
-// contains # is a file, not a session).
-func SplitName(name string) (store, session string, ok bool) {
-	i := strings.LastIndex(name, Sep)
-	if i <= 0 || i == len(name)-len(Sep) {
-		return "", "", false
-	}
-	store, session = name[:i], name[i+len(Sep):]
-	if !NamedAsStore(store) {
-		return "", "", false
-	}
-	if _, err := os.Stat(name); err == nil {
-		return "", "", false
-	}
-	if !IsStoreFile(store) {
-		return "", "", false
-	}
-	return store, session, true
-}
-
-// IsSessionName reports whether name addresses one session of a store.
-func IsSessionName(name string) bool {
-	_, _, ok := SplitName(name)
-	return ok
-}
-
-// dsn is how a store is opened so that the opencode writing it never waits on ctxc: mode=ro
-// (SQLite opens the file read-only: no journal is created, no WAL checkpoint run, not even on
-// close), query_only as a second lock on writes, and a short busy_timeout.
-func dsn(path string) string {
-	u := url.URL{Scheme: "file", Path: path}
-	if abs, err := filepath.Abs(path); err == nil {
-		u.Path = abs
-	}
-	q := url.Values{}
-	q.Add("mode", "ro")
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
-	q.Add("_pragma", "query_only(1)")
-	return u.String() + "?" + q.Encode()
-}
-
 // Open opens a store read-only and checks that it has opencode's message and part tables.
 func Open(path string) (*Store, error) {
-	db, err := sql.Open("sqlite", dsn(path))
+	db, err := sql.Open("sqlite", storefiles.ReadOnlyDSN(path, BusyTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -226,24 +139,6 @@ func (s *Store) Sessions() ([]Session, error) {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
 	return out, nil
-}
-
-// ListSessions opens a store and lists its sessions' names.
-func ListSessions(path string) ([]string, error) {
-	s, err := Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	sessions, err := s.Sessions()
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, len(sessions))
-	for i, ss := range sessions {
-		names[i] = ss.Name(path)
-	}
-	return names, nil
 }
 
 // message is one message row and its parts' rows, as stored.

@@ -30,9 +30,10 @@ type Store interface {
 
 // Kind is one agent's store, as its package describes it.
 type Kind struct {
-	Name  string                                             // the agent, in temporary files' names
-	Split func(name string) (store, session string, ok bool) // STORE#SESSION-ID
-	Open  func(store string) (Store, error)
+	Name         string                 // the agent, in temporary files' names
+	NamedAsStore func(path string) bool // a store's file name: only such a file is opened to be checked
+	Open         func(store string) (Store, error)
+	ReadOnly     func(name string) error // the error of a command that would write into a session
 }
 
 // OpenSession exports one session, named STORE#SESSION-ID, into an open file that no other
@@ -40,7 +41,7 @@ type Kind struct {
 // start, so that every reader of session files reads it as it reads a session file on disk. The
 // FileInfo has the session's name, the exported size and the time the store last changed.
 func (k *Kind) OpenSession(name string) (*os.File, fs.FileInfo, error) {
-	store, session, ok := k.Split(name)
+	store, session, ok := k.SplitName(name)
 	if !ok {
 		return nil, nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
@@ -73,7 +74,7 @@ func (k *Kind) OpenSession(name string) (*os.File, fs.FileInfo, error) {
 // update of the index, or a grep of it, states every session of an archive, and exporting each
 // one on its own, with the store opened again for each, made that one store open per session.
 func (k *Kind) StatSession(name string) (fs.FileInfo, error) {
-	store, session, ok := k.Split(name)
+	store, session, ok := k.SplitName(name)
 	if !ok {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 	}
@@ -186,7 +187,7 @@ func (i sessionInfo) Sys() any           { return nil }
 // private temporary directory, for the commands that work on a file of their own (a compaction
 // written with -o): the store is never written. cleanup removes the directory.
 func (k *Kind) ExportTemp(name string) (path string, cleanup func(), err error) {
-	store, session, ok := k.Split(name)
+	store, session, ok := k.SplitName(name)
 	if !ok {
 		return "", nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
