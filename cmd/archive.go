@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/ctxc/ctxc/internal/archive"
 	"github.com/ctxc/ctxc/internal/objstore"
@@ -102,20 +99,9 @@ func (o *ArchiveOptions) setArgs(args []string) error {
 // archiveSources finds the session files under each SRC and names their archives; a glob
 // stands for each file or directory it matches.
 func archiveSources(opts *ArchiveOptions, dest string) ([]archive.Source, error) {
-	var roots []string
-	for _, s := range opts.Sources {
-		if _, err := os.Stat(s); err != nil && strings.ContainsAny(s, "*?[") {
-			m, gerr := filepath.Glob(s)
-			if gerr != nil {
-				return nil, &UsageError{fmt.Errorf("bad pattern %q: %w", s, gerr)}
-			}
-			if len(m) == 0 {
-				fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: no file matches: no transcript found\n", quote.Name(s))
-			}
-			roots = append(roots, m...)
-			continue
-		}
-		roots = append(roots, s)
+	roots, err := sourceRoots(opts.Sources, opts.IO.ErrOut)
+	if err != nil {
+		return nil, err
 	}
 	// The archives must not land among the sessions they copy, nor the sessions inside DEST.
 	if err := safewrite.CheckApart(dest, roots); err != nil {

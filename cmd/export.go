@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/archive"
@@ -168,20 +166,9 @@ func exportDest(ctx context.Context, opts *ExportOptions) (export.Options, strin
 // exportSources finds the session files under each SRC and names them as ctxc archive does
 // (without .zst: an archived session and its source are one session).
 func exportSources(opts *ExportOptions, dest string) ([]export.Source, error) {
-	var roots []string
-	for _, s := range opts.Sources {
-		if _, err := os.Stat(s); err != nil && strings.ContainsAny(s, "*?[") {
-			m, gerr := filepath.Glob(s)
-			if gerr != nil {
-				return nil, &UsageError{fmt.Errorf("bad pattern %q: %w", s, gerr)}
-			}
-			if len(m) == 0 {
-				fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: no file matches: no transcript found\n", quote.Name(s))
-			}
-			roots = append(roots, m...)
-			continue
-		}
-		roots = append(roots, s)
+	roots, err := sourceRoots(opts.Sources, opts.IO.ErrOut)
+	if err != nil {
+		return nil, err
 	}
 	if err := safewrite.CheckApart(dest, roots); err != nil {
 		return nil, err

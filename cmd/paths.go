@@ -143,3 +143,24 @@ func gatherPaths(ios *IOStreams, args []string, from, what string) ([]string, er
 	}
 	return paths, nil
 }
+
+// sourceRoots are the SRC arguments of archive and export: each as it is, or a glob (one that
+// names no existing path) as every path it matches, one that matches nothing said on say.
+func sourceRoots(sources []string, say io.Writer) ([]string, error) {
+	var roots []string
+	for _, s := range sources {
+		if _, err := os.Stat(s); err != nil && strings.ContainsAny(s, "*?[") {
+			m, gerr := filepath.Glob(s)
+			if gerr != nil {
+				return nil, &UsageError{fmt.Errorf("bad pattern %q: %w", s, gerr)}
+			}
+			if len(m) == 0 {
+				fmt.Fprintf(say, "ctxc: %s: no file matches: no transcript found\n", quote.Name(s))
+			}
+			roots = append(roots, m...)
+			continue
+		}
+		roots = append(roots, s)
+	}
+	return roots, nil
+}
