@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/archive"
@@ -26,6 +27,7 @@ type ExportOptions struct {
 	NoRedact bool
 	DryRun   bool
 	Prices   string
+	Jobs     int
 }
 
 // NewCmdExport builds `ctxc export`. runF replaces the run function in tests.
@@ -66,6 +68,8 @@ read. The schema, the patterns and example queries: docs/team-archive.md.`,
 	c.Flags().BoolVar(&opts.NoRedact, "no-redact", false, "keep secrets in the text as they are")
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would be exported; write nothing")
 	c.Flags().StringVar(&opts.Prices, "prices", "", "price table (JSON, as the shipped one) whose models replace or add to the shipped prices")
+	c.Flags().IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "sessions exported at once (the output stays in the order of the files)")
+	intRange(c.Flags(), "jobs", 1, maxJobs, "")
 	return c
 }
 
@@ -145,9 +149,6 @@ func exportDest(ctx context.Context, opts *ExportOptions) (export.Options, strin
 		return export.Options{}, "", &UsageError{err}
 	}
 	eo := export.Options{Format: format, Redact: !opts.NoRedact, DryRun: opts.DryRun, Prices: prices}
-	if !opts.Global.Quiet {
-		eo.Warn = func(w transcript.Warning) { fmt.Fprintln(opts.IO.ErrOut, "warning: "+w.String()) }
-	}
 	if !objstore.IsURL(opts.Dest) {
 		return eo, opts.Dest, nil
 	}
@@ -200,22 +201,62 @@ func exportInto(ctx context.Context, opts *ExportOptions, dest string, eo export
 	}
 	bar := newProgress(opts.IO, opts.Global, len(srcs))
 	bar.describe("exporting")
-	for _, s := range srcs {
-		if ctx.Err() != nil {
-			break
+	type exported struct {
+		src export.Source
+		r   export.Result
+		err error
+	}
+	// Sessions are exported at once, but the files of one session name (a session and its
+	// archive, or one under two SRCs) in turn, in the order given, so that the last one given
+	// is what DEST holds, as in a run on one core.
+	groups := sameName(srcs)
+	done := inOrder(ctx, len(groups), opts.Jobs, func(g int) []exported {
+		var out []exported
+		for _, i := range groups[g] {
+			if ctx.Err() != nil {
+				break
+			}
+			r, err := e.File(ctx, srcs[i])
+			out = append(out, exported{srcs[i], r, err})
 		}
-		r, err := e.File(ctx, s)
-		bar.Add()
-		if err != nil {
-			sum.Failed++
-			printExportError(opts, bar, s.Path, err)
-			continue
+		return out
+	})
+	for xs := range done {
+		for _, x := range xs {
+			bar.Add()
+			if !opts.Global.Quiet {
+				for _, w := range x.r.Warnings {
+					bar.Println(opts.IO.ErrOut, "warning: "+w.String())
+				}
+			}
+			if x.err != nil {
+				sum.Failed++
+				printExportError(opts, bar, x.src.Path, x.err)
+				continue
+			}
+			sum.add(x.r)
+			printExportResult(opts, bar, x.r)
 		}
-		sum.add(r)
-		printExportResult(opts, bar, r)
 	}
 	bar.Finish()
 	return sum, e.Close(ctx)
+}
+
+// sameName groups the indexes of sources by their session name, in the order of each name's
+// first source.
+func sameName(srcs []export.Source) [][]int {
+	var groups [][]int
+	at := map[string]int{}
+	for i, s := range srcs {
+		g, ok := at[s.Name]
+		if !ok {
+			g = len(groups)
+			at[s.Name] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	return groups
 }
 
 // printExportResult prints one session: every one with --json, those written otherwise.

@@ -436,3 +436,83 @@ func TestExportBadInputNamesFileAndLine(t *testing.T) {
 		t.Errorf("summary: %s", errOut)
 	}
 }
+
+// TestExportJobsWriteWhatOneJobWrites: sessions exported at once write the parts, the state and
+// the output of a run on one core, in the order of the files; the files of one session name (a
+// session and its archive) are exported in turn, the last given last.
+func TestExportJobsWriteWhatOneJobWrites(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "sessions")
+	os.Mkdir(src, 0o755)
+	fixtures, _ := filepath.Glob(filepath.Join("..", "testdata", "fixtures", "*.jsonl"))
+	if len(fixtures) < 8 {
+		t.Fatalf("%d fixtures", len(fixtures))
+	}
+	for _, f := range fixtures {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(src, filepath.Base(f)), b, 0o644)
+	}
+	// One session twice: as itself and as its archive (one session name).
+	plain, _ := os.ReadFile(filepath.Join(src, "codex-bare.jsonl"))
+	enc, _ := zstd.NewWriter(nil)
+	os.WriteFile(filepath.Join(src, "codex-bare.jsonl.zst"), enc.EncodeAll(plain, nil), 0o644)
+
+	export := func(jobs string) (dest, out string) {
+		dest = filepath.Join(dir, "out-"+jobs)
+		out, errOut, code := runInProcess(t, []string{"export", "--json", "-j", jobs, "--parquet", dest, src})
+		if code != 0 && code != 3 {
+			t.Fatalf("-j %s: exit %d\n%s", jobs, code, errOut)
+		}
+		return dest, out
+	}
+	one, outOne := export("1")
+	many, outMany := export("4")
+	if outOne != outMany {
+		t.Errorf("the output of -j 4 is not that of -j 1:\n%s\n---\n%s", outMany, outOne)
+	}
+	parts := func(dest string) map[string]string {
+		got := map[string]string{}
+		filepath.WalkDir(dest, func(p string, d os.DirEntry, err error) error {
+			rel, _ := filepath.Rel(dest, p)
+			// The sessions table holds the time of the export.
+			if err != nil || d.IsDir() || strings.HasPrefix(rel, "sessions"+string(filepath.Separator)) {
+				return err
+			}
+			b, _ := os.ReadFile(p)
+			got[rel] = string(b)
+			return nil
+		})
+		return got
+	}
+	a, b := parts(one), parts(many)
+	if len(a) < 10 || len(a) != len(b) {
+		t.Fatalf("%d parts with -j 1, %d with -j 4", len(a), len(b))
+	}
+	for rel, content := range a {
+		if b[rel] != content {
+			t.Errorf("%s differs between -j 1 and -j 4", rel)
+		}
+	}
+	var st struct {
+		Sessions map[string]struct{ Path string } `json:"sessions"`
+	}
+	raw, _ := os.ReadFile(filepath.Join(many, ".ctxc-export.json"))
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for name, s := range st.Sessions {
+		if strings.HasSuffix(name, "codex-bare.jsonl") {
+			found = true
+			if !strings.HasSuffix(s.Path, "codex-bare.jsonl.zst") {
+				t.Errorf("the session given twice holds %q, not the last given (its archive)", s.Path)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no session codex-bare.jsonl in the state: %s", raw)
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/ctxc/ctxc/internal/objstore"
@@ -44,8 +45,6 @@ type Options struct {
 	Store objstore.Store
 	// Now is the export's time (exported_at); time.Now when nil.
 	Now func() time.Time
-	// Warn hears of each line of a session skipped as not valid JSON (its file and line).
-	Warn func(transcript.Warning)
 }
 
 // Source is one session file and its name in the tables (as ctxc archive names it).
@@ -77,16 +76,22 @@ type Result struct {
 	Redacted    int      `json:"redacted"`
 	Parts       []string `json:"parts,omitempty"` // written, relative to DEST
 	Bytes       int64    `json:"bytes"`           // Parquet bytes written
+
+	// Warnings are the lines of the session skipped as not valid JSON (file and line each).
+	Warnings []transcript.Warning `json:"-"`
 }
 
 // Exporter exports sessions into one destination folder, holding its lock from Open to Close.
+// File may be called for several sessions at once.
 type Exporter struct {
 	dest   string
 	opts   Options
-	state  *state
 	unlock func()
 	now    time.Time
-	dirty  bool
+
+	mu    sync.Mutex // guards state and dirty
+	state *state
+	dirty bool
 }
 
 // state is what DEST's last exports were, per session name.
@@ -163,7 +168,9 @@ func (e *Exporter) File(ctx context.Context, src Source) (Result, error) {
 	if err != nil {
 		return r, err
 	}
+	e.mu.Lock()
 	prev, known := e.state.Sessions[src.Name]
+	e.mu.Unlock()
 	if known {
 		r.Status = StatusChanged
 		if e.unchanged(prev, size, mtime) {
@@ -172,6 +179,9 @@ func (e *Exporter) File(ctx context.Context, src Source) (Result, error) {
 		}
 	}
 	s, err := readSession(ctx, src, &e.opts, e.now)
+	if s != nil {
+		r.Warnings = s.warnings
+	}
 	if err != nil {
 		return r, err
 	}
@@ -184,8 +194,10 @@ func (e *Exporter) File(ctx context.Context, src Source) (Result, error) {
 		return r, err
 	}
 	e.removeStale(prev.Parts, r.Parts)
+	e.mu.Lock()
 	e.state.Sessions[src.Name] = sessionState{Path: src.Path, Size: size, MTime: mtime, Redact: e.opts.Redact, Schema: SchemaVersion, Parts: r.Parts}
 	e.dirty = true
+	e.mu.Unlock()
 	return r, nil
 }
 

@@ -25,15 +25,17 @@ type session struct {
 	usage       []UsageRow
 	compactions []CompactionRow
 	redacted    int
+	warnings    []transcript.Warning
 }
 
 // readSession reads one session file into its rows: the messages stats counts, with their text
 // and time, the usage it records, priced, and the audit of its compactions.
 func readSession(ctx context.Context, src Source, o *Options, now time.Time) (*session, error) {
-	ropts := transcript.Options{Format: o.Format, Warn: o.Warn}
+	var warnings []transcript.Warning
+	ropts := transcript.Options{Format: o.Format, Warn: func(w transcript.Warning) { warnings = append(warnings, w) }}
 	res, counted, err := transcript.ScanCounted(src.Path, ropts)
 	if err != nil {
-		return nil, err
+		return &session{warnings: warnings}, err
 	}
 	st := res.Stats
 	info, err := usage.FileSession(src.Path, st.Format)
@@ -56,6 +58,7 @@ func readSession(ctx context.Context, src Source, o *Options, now time.Time) (*s
 	start := sessionStart(info, s.messages, src.Path)
 	s.date = start.UTC().Format(time.DateOnly)
 	s.sessions = []SessionRow{sessionRow(src.Name, st, info, o.Prices, s.redacted, now)}
+	s.warnings = warnings
 	return s, nil
 }
 
