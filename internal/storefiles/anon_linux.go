@@ -2,6 +2,7 @@ package storefiles
 
 import (
 	"os"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -14,4 +15,9 @@ func anonymousFile(kind string) (*os.File, error) {
 		return anonymousTempFile(kind)
 	}
 	return os.NewFile(uintptr(fd), name), nil
+}
+
+// reopen opens f's file again, with an offset of its own.
+func reopen(f *os.File) (*os.File, error) {
+	return os.Open("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
 }

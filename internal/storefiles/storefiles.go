@@ -45,6 +45,10 @@ func (k *Kind) OpenSession(name string) (*os.File, fs.FileInfo, error) {
 	if !ok {
 		return nil, nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
+	key := storeKey(store)
+	if f, size, ok := reopenKept(name, key); ok {
+		return f, sessionInfo{name: name, size: size, mod: keyTime(key)}, nil
+	}
 	s, err := k.Open(store)
 	if err != nil {
 		return nil, nil, err
@@ -66,7 +70,10 @@ func (k *Kind) OpenSession(name string) (*os.File, fs.FileInfo, error) {
 		f.Close()
 		return nil, nil, err
 	}
-	return f, sessionInfo{name: name, size: info.Size(), mod: storeModTime(store)}, nil
+	if key == storeKey(store) { // (an export of a store that changed meanwhile is not kept)
+		f = keep(name, key, f, info.Size())
+	}
+	return f, sessionInfo{name: name, size: info.Size(), mod: keyTime(key)}, nil
 }
 
 // StatSession states a session as OpenSession would open it. The sizes of all the sessions of
