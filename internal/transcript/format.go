@@ -26,6 +26,7 @@ const (
 	FormatGemini    Format = agent.GeminiCLI
 	FormatQwen      Format = agent.QwenCode
 	FormatOpencode  Format = agent.Opencode
+	FormatAider     Format = agent.Aider
 )
 
 // Formats lists the accepted --format values: the formats of the registry (internal/agent).
@@ -249,6 +250,8 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 		return FormatPi, true, nil
 	case m.info.IsObject() && m.parts.IsArray():
 		return FormatOpencode, true, nil
+	case typ == aiderRecordType:
+		return FormatAider, true, nil
 	case has(m.payload) && has(m.timestamp) && codexItemTypes[typ]:
 		return FormatCodex, true, nil
 	case has(m.recordType) || (has(m.instructions) && has(m.id) && has(m.timestamp)):
