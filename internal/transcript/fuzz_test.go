@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ctxc/ctxc/internal/aiderhist"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -92,6 +93,20 @@ func FuzzDroidReader(f *testing.F) {
 func FuzzOpencodeReader(f *testing.F) {
 	addSeeds(f, "../../testdata/fixtures/opencode-*.jsonl")
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatOpencode) })
+}
+
+// FuzzAiderReader: Aider's chat history as internal/aiderhist exports it.
+func FuzzAiderReader(f *testing.F) {
+	for _, p := range []string{"../../testdata/aider/zen-mcp-server/.aider.chat.history.md"} {
+		if md, err := os.ReadFile(p); err == nil {
+			var out bytes.Buffer
+			if _, err := aiderhist.Export(bytes.NewReader(md), &out); err == nil {
+				f.Add(out.Bytes())
+			}
+		}
+	}
+	f.Add([]byte(`{"type":"aider","role":"user","content":"a"}` + "\n" + `{"type":"aider","role":"assistant","content":5}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatAider) })
 }
 
 // FuzzMarker: FindLastMarker, reading backwards, agrees with a forward scan for the last line
