@@ -28,6 +28,7 @@ const (
 	QwenCode   = "qwen-code"
 	Opencode   = "opencode"
 	Aider      = "aider"
+	Openhands  = "openhands"
 )
 
 // Agent describes one format.
@@ -72,6 +73,7 @@ func All() []Agent { return all() }
 var all = sync.OnceValue(func() []Agent {
 	return []Agent{openAI, anthropic, ctxc, claudeCode, codex, pi, copilot, droid, geminiCLI, qwenCode, opencode,
 		aider,
+		openhands,
 	}
 })
 

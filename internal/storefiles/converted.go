@@ -2,22 +2,27 @@ package storefiles
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
 
-// Converted is an agent's session file that is not JSONL (Aider's Markdown chat history): the
-// commands read it as its JSONL export, made anew at each read, as they read a session of a
-// store; ctxc never writes into it.
+// Converted is an agent's session file that is not JSONL (Aider's Markdown chat history, an
+// OpenHands conversation's state and its folder of events): the commands read it as its JSONL
+// export, made anew at each read, as they read a session of a store; ctxc never writes into it.
 type Converted struct {
 	Name     string                               // the agent, in temporary files' names
 	Export   func(path string, w io.Writer) error // the file's JSONL export
 	ReadOnly func(path string) error              // the error of a command that would write into it
+	// Beside, if set, lists other paths the export reads (a folder of events): their sizes
+	// and times are part of the state StatFile measures the export in.
+	Beside func(path string) []string
 }
 
 // OpenFile exports the file into an open file that no other program sees, positioned at its
@@ -58,6 +63,21 @@ var converted = struct {
 
 type convertedSize struct {
 	size, mod, export int64
+	beside            string // the sizes and times of the paths Beside lists
+}
+
+// besideKey is the state of the paths Beside lists.
+func (c *Converted) besideKey(path string) string {
+	if c.Beside == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range c.Beside(path) {
+		if info, err := os.Stat(p); err == nil {
+			fmt.Fprintf(&b, "%d.%d;", info.Size(), info.ModTime().UnixNano())
+		}
+	}
+	return b.String()
 }
 
 // StatFile states the file as OpenFile would open it: its export's size, measured once for each
@@ -72,8 +92,8 @@ func (c *Converted) StatFile(path string) (fs.FileInfo, error) {
 	}
 	converted.Lock()
 	defer converted.Unlock()
-	key := convertedSize{size: info.Size(), mod: info.ModTime().UnixNano()}
-	if got, ok := converted.by[path]; ok && got.size == key.size && got.mod == key.mod {
+	key := convertedSize{size: info.Size(), mod: info.ModTime().UnixNano(), beside: c.besideKey(path)}
+	if got, ok := converted.by[path]; ok && got.size == key.size && got.mod == key.mod && got.beside == key.beside {
 		return sessionInfo{name: path, size: got.export, mod: info.ModTime()}, nil
 	}
 	var n counter

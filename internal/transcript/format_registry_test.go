@@ -12,6 +12,7 @@ func TestFormatsAreTheRegistry(t *testing.T) {
 	known := []Format{FormatOpenAI, FormatAnthropic, FormatCtxc, FormatClaude, FormatCodex, FormatPi,
 		FormatCopilot, FormatDroid, FormatGemini, FormatQwen, FormatOpencode,
 		FormatAider,
+		FormatOpenhands,
 	}
 	got := Formats()
 	if len(got) != len(known) {
