@@ -78,8 +78,7 @@ func NamedAsStore(path string) bool {
 // FoundAsStore reports whether a file named name, met in a walk, is a store's: OpenClaw's
 // openclaw-agent.sqlite, opencode's opencode.db.
 func FoundAsStore(name string) bool {
-	return name == openclawstore.FileName || opencodestore.NamedAsStore(filepath.Base(name)) || aiderhist.Named(name) ||
-		openhandsconv.Named(name)
+	return name == openclawstore.FileName || opencodestore.NamedAsStore(filepath.Base(name)) || aiderhist.Named(name)
 }
 
 // IsStoreFile reports whether path is a store.

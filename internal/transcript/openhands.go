@@ -182,6 +182,8 @@ func openhandsMessage(v jsonl.Value, kind string, text textMode) (Message, bool)
 		return openhandsAction(v, text), true
 	case "ObservationEvent", "UserRejectObservation", "AgentErrorEvent":
 		return openhandsObservation(v, kind, text), true
+	case "CondensationSummaryEvent": // (the SDK makes it from a Condensation; read if written)
+		return openhandsSummary(v.Get("summary"), text), true
 	}
 	return Message{}, false
 }
