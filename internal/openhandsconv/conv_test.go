@@ -101,3 +101,31 @@ func FuzzExport(f *testing.F) {
 		}
 	})
 }
+
+// TestStatFollowsTheEvents: a conversation is stated as its export, measured again when its
+// events folder changes though base_state.json did not (the SDK writes each event as a file).
+func TestStatFollowsTheEvents(t *testing.T) {
+	dir := t.TempDir()
+	ev := filepath.Join(dir, EventsDir)
+	os.MkdirAll(ev, 0o755)
+	state := filepath.Join(dir, StateFile)
+	os.WriteFile(state, []byte(`{}`), 0o644)
+	os.WriteFile(filepath.Join(ev, "event-00000-aaaaaaaa.json"), []byte(`{"kind":"A"}`), 0o644)
+	before, err := StatSession(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(ev, "event-00001-bbbbbbbb.json"), []byte(`{"kind":"B"}`), 0o644)
+	after, err := StatSession(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, info, err := OpenSession(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if after.Size() == before.Size() || after.Size() != info.Size() {
+		t.Errorf("stated %d, then %d bytes; opened %d", before.Size(), after.Size(), info.Size())
+	}
+}
