@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/agent"
+	"github.com/ctxc/ctxc/internal/aiderhist"
 	"github.com/ctxc/ctxc/internal/index"
 	"github.com/ctxc/ctxc/internal/objstore"
 	"github.com/ctxc/ctxc/internal/opencodestore"
@@ -251,11 +252,11 @@ func agentSessionDirs() []string {
 		return nil
 	}
 	var out []string
-	for _, p := range append(agent.SessionDirs(home), opencodestore.DefaultPath()) {
+	for _, p := range append(append(agent.SessionDirs(home), opencodestore.DefaultPath()), aiderhist.DefaultPaths()...) {
 		if slices.Contains(out, p) {
 			continue
 		}
-		if info, err := os.Stat(p); err == nil && (info.IsDir() || sessionstore.IsStoreFile(p)) {
+		if info, err := os.Stat(p); err == nil && (info.IsDir() || sessionstore.IsStoreFile(p) || sessionstore.IsSessionName(p)) {
 			out = append(out, p)
 		}
 	}

@@ -27,6 +27,8 @@ const (
 	GeminiCLI  = "gemini-cli"
 	QwenCode   = "qwen-code"
 	Opencode   = "opencode"
+	Aider      = "aider"
+	Openhands  = "openhands"
 )
 
 // Agent describes one format.
@@ -69,7 +71,10 @@ func All() []Agent { return all() }
 
 // all is made on first use: nothing is built as a process starts.
 var all = sync.OnceValue(func() []Agent {
-	return []Agent{openAI, anthropic, ctxc, claudeCode, codex, pi, copilot, droid, geminiCLI, qwenCode, opencode}
+	return []Agent{openAI, anthropic, ctxc, claudeCode, codex, pi, copilot, droid, geminiCLI, qwenCode, opencode,
+		aider,
+		openhands,
+	}
 })
 
 // Names lists the formats' names, in All's order.

@@ -62,6 +62,8 @@ func TestResumeCommand(t *testing.T) {
 		{"copilot", "s1", "/e.jsonl", "copilot --resume='s1'"},
 		{"droid", "", "/p.jsonl", ""},
 		{"openai", "s1", "/p.jsonl", ""},
+		{"openhands", "c0ffee", "/h/.openhands/conversations/c0ffee/base_state.json", "openhands --resume 'c0ffee'"},
+		{"aider", "", "/r/.aider.chat.history.md", "aider --restore-chat-history --chat-history-file '/r/.aider.chat.history.md'"},
 	}
 	for _, c := range cases {
 		a, ok := Lookup(c.name)

@@ -2,7 +2,10 @@
 // SQLite store rather than in files: OpenClaw (internal/openclawstore) and opencode
 // (internal/opencodestore). A store stands for its sessions, each named STORE#SESSION-ID and
 // opened as a file that no other program sees, in the format its store's package exports; each
-// function here asks the store package the name belongs to.
+// function here asks the store package the name belongs to. Aider's chat history
+// (internal/aiderhist), a Markdown file, is read the same way: its path names it, and it opens
+// as its JSONL export, never written; so is an OpenHands conversation (internal/openhandsconv),
+// named by its base_state.json.
 package sessionstore
 
 import (
@@ -10,17 +13,26 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ctxc/ctxc/internal/aiderhist"
 	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/opencodestore"
+	"github.com/ctxc/ctxc/internal/openhandsconv"
 )
 
 // IsSessionName reports whether name addresses one session of a store.
 func IsSessionName(name string) bool {
-	return openclawstore.IsSessionName(name) || opencodestore.IsSessionName(name)
+	return openclawstore.IsSessionName(name) || opencodestore.IsSessionName(name) || aiderhist.IsHistory(name) ||
+		openhandsconv.IsConversation(name)
 }
 
 // OpenSession exports one session of a store into an open file positioned at its start.
 func OpenSession(name string) (*os.File, fs.FileInfo, error) {
+	if openhandsconv.IsConversation(name) {
+		return openhandsconv.OpenSession(name)
+	}
+	if aiderhist.IsHistory(name) {
+		return aiderhist.OpenSession(name)
+	}
 	if opencodestore.IsSessionName(name) {
 		return opencodestore.OpenSession(name)
 	}
@@ -29,6 +41,12 @@ func OpenSession(name string) (*os.File, fs.FileInfo, error) {
 
 // StatSession states a session as OpenSession would open it.
 func StatSession(name string) (fs.FileInfo, error) {
+	if openhandsconv.IsConversation(name) {
+		return openhandsconv.StatSession(name)
+	}
+	if aiderhist.IsHistory(name) {
+		return aiderhist.StatSession(name)
+	}
 	if opencodestore.IsSessionName(name) {
 		return opencodestore.StatSession(name)
 	}
@@ -39,6 +57,12 @@ func StatSession(name string) (fs.FileInfo, error) {
 // never writes into: in place is a ReadOnly error; the command runs on the session exported as a
 // temporary file.
 func RunExported(name string, inPlace bool, output string, force bool, run func(tmp string) error) error {
+	if openhandsconv.IsConversation(name) {
+		return openhandsconv.RunExported(name, inPlace, output, force, run)
+	}
+	if aiderhist.IsHistory(name) {
+		return aiderhist.RunExported(name, inPlace, output, force, run)
+	}
 	if opencodestore.IsSessionName(name) {
 		return opencodestore.RunExported(name, inPlace, output, force, run)
 	}
@@ -54,7 +78,7 @@ func NamedAsStore(path string) bool {
 // FoundAsStore reports whether a file named name, met in a walk, is a store's: OpenClaw's
 // openclaw-agent.sqlite, opencode's opencode.db.
 func FoundAsStore(name string) bool {
-	return name == openclawstore.FileName || opencodestore.NamedAsStore(filepath.Base(name))
+	return name == openclawstore.FileName || opencodestore.NamedAsStore(filepath.Base(name)) || aiderhist.Named(name)
 }
 
 // IsStoreFile reports whether path is a store.

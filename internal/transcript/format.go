@@ -26,6 +26,8 @@ const (
 	FormatGemini    Format = agent.GeminiCLI
 	FormatQwen      Format = agent.QwenCode
 	FormatOpencode  Format = agent.Opencode
+	FormatAider     Format = agent.Aider
+	FormatOpenhands Format = agent.Openhands
 )
 
 // Formats lists the accepted --format values: the formats of the registry (internal/agent).
@@ -249,6 +251,10 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 		return FormatPi, true, nil
 	case m.info.IsObject() && m.parts.IsArray():
 		return FormatOpencode, true, nil
+	case typ == aiderRecordType:
+		return FormatAider, true, nil
+	case typ == openhandsHeaderType && has(m.sessionID):
+		return FormatOpenhands, true, nil
 	case has(m.payload) && has(m.timestamp) && codexItemTypes[typ]:
 		return FormatCodex, true, nil
 	case has(m.recordType) || (has(m.instructions) && has(m.id) && has(m.timestamp)):

@@ -23,6 +23,8 @@ var agentCodes = []agentCode{
 	{FormatGemini, func() formatReader { return newGeminiReader() }, geminiRecord, geminiWriter{}},
 	{FormatQwen, func() formatReader { return newQwenReader() }, qwenRecord, qwenWriter{}},
 	{FormatOpencode, func() formatReader { return newOpencodeReader() }, opencodeRecord, opencodeWriter{}},
+	{FormatAider, func() formatReader { return newAiderReader() }, aiderRecord, aiderWriter{}},
+	{FormatOpenhands, func() formatReader { return newOpenhandsReader() }, openhandsRecord, openhandsWriter{}},
 }
 
 // codeOf is the agent code of a format (ok false for a message list or an unknown format).

@@ -4,15 +4,19 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/openhandsconv"
 	"github.com/ctxc/ctxc/internal/sessionstore"
 )
 
 // Found says whether a regular file met in a directory walk (path, its base name) is read as
-// sessions: a *.jsonl file, with archived its archive *.jsonl.zst, or an OpenClaw store
-// (StoreSessions), unless an agent keeps it beside its sessions (AgentAside). Every command
-// that walks a directory, on the command line or through MCP, finds the same files.
+// sessions: a *.jsonl file, with archived its archive *.jsonl.zst, an OpenClaw store
+// (StoreSessions), an Aider chat history, or an OpenHands conversation's base_state.json (one
+// with its events folder beside it), unless an agent keeps it beside its sessions
+// (AgentAside). Every command that walks a directory, on the command line or through MCP, finds
+// the same files.
 func Found(path, name string, archived bool) bool {
-	session := strings.HasSuffix(name, ".jsonl") || archived && IsSessionName(name)
+	session := strings.HasSuffix(name, ".jsonl") || archived && IsSessionName(name) ||
+		name == openhandsconv.StateFile && openhandsconv.IsConversation(path)
 	return (session || sessionstore.FoundAsStore(name)) && !AgentAside(path)
 }
 

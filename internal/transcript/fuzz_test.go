@@ -10,7 +10,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ctxc/ctxc/internal/aiderhist"
 	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/openhandsconv"
 	"github.com/tidwall/gjson"
 )
 
@@ -92,6 +94,35 @@ func FuzzDroidReader(f *testing.F) {
 func FuzzOpencodeReader(f *testing.F) {
 	addSeeds(f, "../../testdata/fixtures/opencode-*.jsonl")
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatOpencode) })
+}
+
+// FuzzAiderReader: Aider's chat history as internal/aiderhist exports it.
+func FuzzAiderReader(f *testing.F) {
+	for _, p := range []string{"../../testdata/aider/zen-mcp-server/.aider.chat.history.md"} {
+		if md, err := os.ReadFile(p); err == nil {
+			var out bytes.Buffer
+			if _, err := aiderhist.Export(bytes.NewReader(md), &out); err == nil {
+				f.Add(out.Bytes())
+			}
+		}
+	}
+	f.Add([]byte(`{"type":"aider","role":"user","content":"a"}` + "\n" + `{"type":"aider","role":"assistant","content":5}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatAider) })
+}
+
+// FuzzOpenhandsReader: OpenHands' events as internal/openhandsconv exports them, its
+// Condensation view included.
+func FuzzOpenhandsReader(f *testing.F) {
+	for _, p := range []string{"../../testdata/openhands/conversations/cd94562403b9487ebdd4018e3f531dfd/base_state.json"} {
+		var out bytes.Buffer
+		if _, err := openhandsconv.Export(p, &out); err == nil {
+			f.Add(out.Bytes())
+		}
+	}
+	f.Add([]byte(`{"type":"openhands","sessionId":"c"}` + "\n" + `{"id":"a","kind":"ActionEvent","tool_call":{"id":"x","name":"n","arguments":"{}"},"llm_response_id":"r"}` + "\n" +
+		`{"id":"b","kind":"ActionEvent","tool_call":{"id":"y","name":"n","arguments":"{}"},"llm_response_id":"r"}` + "\n" +
+		`{"id":"c","kind":"Condensation","forgotten_event_ids":["a"],"summary":"s","summary_offset":1}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatOpenhands) })
 }
 
 // FuzzMarker: FindLastMarker, reading backwards, agrees with a forward scan for the last line

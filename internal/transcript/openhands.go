@@ -1,0 +1,367 @@
+package transcript
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ctxc/ctxc/internal/estimate"
+	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/safewrite"
+	"github.com/tidwall/gjson"
+)
+
+// openhandsReader reads OpenHands conversations (its software agent SDK's, which the OpenHands
+// CLI runs: ~/.openhands/conversations/<id>/events/event-<index>-<id>.json) as
+// internal/openhandsconv exports them: a header {"type":"openhands","sessionId",...}, then each
+// event on a line, in index order. An event's "kind" says what it is.
+//
+// Conversation (SDK's LLMConvertibleEvent.to_llm_message and events_to_messages):
+//   - SystemPromptEvent: a system message of system_prompt.text (and dynamic_context.text);
+//   - MessageEvent: llm_message (its role, its text and image content, then extended_content;
+//     thinking_blocks and reasoning_content as thinking);
+//   - ActionEvent: an assistant message of its thought, reasoning and tool_call (id, name,
+//     arguments); the ActionEvents in a row of one llm_response_id are one message (one response
+//     of parallel calls);
+//   - ObservationEvent: a tool message answering tool_call_id: observation.to_llm_content, "[An
+//     error occurred during execution.]\n" first when is_error, then its content; a
+//     TerminalObservation's text is its metadata's prefix, text and suffix, then its working
+//     directory, Python interpreter and exit code lines;
+//   - UserRejectObservation: "Action rejected: <reason>"; AgentErrorEvent: its error.
+//
+// Other events (state updates, pauses, condensation requests) are none.
+//
+// Compaction: a Condensation event removes the events of forgotten_event_ids from the view and,
+// with a summary and a summary_offset, inserts the summary (a user message) at that place of
+// what is left (View.from_events). Each Condensation counts as a compaction.
+type openhandsReader struct {
+	view []openhandsEntry // the view, as the events so far leave it
+	// prevResponse is the MsgID of the last event's message (an ActionEvent's response): a
+	// further ActionEvent of that response continues its message in the statistics.
+	prevResponse string
+	prevChars    int
+}
+
+// openhandsEntry is one event of the view: its id, where it is (the summary of a Condensation:
+// sel openhandsSelSummary), and what its message counts: an action's response id (hashed) makes
+// it one message with the action before it in the view when that one has the same (finish).
+type openhandsEntry struct {
+	id            string
+	at            ref
+	chars, images int
+	response      uint64
+}
+
+const (
+	openhandsSelEvent uint8 = iota
+	openhandsSelSummary
+)
+
+// openhandsHeaderType is the type of the export's first line.
+const openhandsHeaderType = "openhands"
+
+// openhandsErrorHeader is what the SDK puts before the content of an observation with is_error.
+const openhandsErrorHeader = "[An error occurred during execution.]\n"
+
+func newOpenhandsReader() *openhandsReader { return &openhandsReader{} }
+
+func (r *openhandsReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+	v := jsonl.Value(doc.Raw)
+	kind := v.Get("kind").Str()
+	if kind == "Condensation" {
+		r.condense(l, v, st)
+		r.prevResponse = ""
+		return
+	}
+	m, ok := openhandsMessage(v, kind, noText)
+	if !ok {
+		return
+	}
+	m.Line = l.Num
+	if m.MsgID != "" && m.MsgID == r.prevResponse {
+		st.countContinuation(&m, r.prevChars)
+		r.prevChars += m.Chars()
+	} else {
+		st.countMessage(&m)
+		r.prevChars = m.Chars()
+	}
+	r.prevResponse = strings.Clone(m.MsgID)
+	e := openhandsEntry{id: strings.Clone(v.Get("id").Str()), chars: m.Chars(), images: m.Images(),
+		at: ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num)}}
+	if m.MsgID != "" {
+		e.response = geminiKey(m.MsgID)
+	}
+	r.view = append(r.view, e)
+}
+
+// condense applies a Condensation to the view (Condensation.apply).
+func (r *openhandsReader) condense(l *scanLine, v jsonl.Value, st *Stats) {
+	st.Compactions++
+	st.addRecord(l)
+	forgotten := map[string]bool{}
+	v.Get("forgotten_event_ids").Each(func(_ string, id jsonl.Value) bool {
+		forgotten[id.Str()] = true
+		return true
+	})
+	kept := r.view[:0]
+	for _, e := range r.view {
+		if !forgotten[e.id] {
+			kept = append(kept, e)
+		}
+	}
+	r.view = kept
+	summary, offset := v.Get("summary"), v.Get("summary_offset")
+	if !summary.IsString() || !openhandsIsNumber(offset) {
+		return
+	}
+	m := openhandsSummary(summary, noText)
+	e := openhandsEntry{id: strings.Clone(v.Get("id").Str()) + "-summary", chars: m.Chars(),
+		at: ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), sel: openhandsSelSummary}}
+	i := min(max(int(offset.Int()), 0), len(r.view)) // (Python's list.insert)
+	r.view = append(r.view, openhandsEntry{})
+	copy(r.view[i+1:], r.view[i:])
+	r.view[i] = e
+}
+
+// finish gives the view's refs: an action whose response is the one of the action before it is
+// no message of its own (Result.Messages merges it, by MsgID) and adds to that message's
+// estimate what its characters add.
+func (r *openhandsReader) finish(st *Stats) []ref {
+	st.Format = FormatOpenhands
+	refs := make([]ref, len(r.view))
+	chars := 0
+	for i, e := range r.view {
+		at := e.at
+		if i > 0 && e.response != 0 && r.view[i-1].response == e.response {
+			at.tokens = int32(estimate.FromChars(chars+e.chars) - estimate.FromChars(chars) + e.images*estimate.ImageTokens)
+			chars += e.chars
+		} else {
+			at.msgs, at.tokens = 1, int32(estimate.FromChars(e.chars)+e.images*estimate.ImageTokens)
+			chars = e.chars
+		}
+		refs[i] = at
+	}
+	return refs
+}
+
+func (r *openhandsReader) materialize(b []byte, x ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(unsafeString(b)).Raw)
+	if x.sel == openhandsSelSummary {
+		m := openhandsSummary(v.Get("summary"), withText)
+		m.Line = x.lineNum()
+		return []Message{m}, nil
+	}
+	m, ok := openhandsMessage(v, v.Get("kind").Str(), withText)
+	if !ok {
+		return nil, fmt.Errorf("not an OpenHands event of the conversation")
+	}
+	m.Line = x.lineNum()
+	return []Message{m}, nil
+}
+
+// openhandsSummary is a Condensation's summary as the SDK sends it (CondensationSummaryEvent).
+func openhandsSummary(summary jsonl.Value, text textMode) Message {
+	return Message{Role: RoleUser, Summary: true, Blocks: []Block{textBlockV(BlockText, summary, text)}}
+}
+
+// openhandsMessage is the message an event is in the conversation (ok false for an event that
+// is none).
+func openhandsMessage(v jsonl.Value, kind string, text textMode) (Message, bool) {
+	switch kind {
+	case "SystemPromptEvent":
+		m := Message{Role: RoleSystem}
+		for _, k := range []string{"system_prompt", "dynamic_context"} {
+			if t := v.Get(k).Get("text"); t.IsString() {
+				m.Blocks = append(m.Blocks, textBlockV(BlockText, t, text))
+			}
+		}
+		return m, true
+	case "MessageEvent":
+		return openhandsLLMMessage(v, text)
+	case "ActionEvent":
+		return openhandsAction(v, text), true
+	case "ObservationEvent", "UserRejectObservation", "AgentErrorEvent":
+		return openhandsObservation(v, kind, text), true
+	case "CondensationSummaryEvent": // (the SDK makes it from a Condensation; read if written)
+		return openhandsSummary(v.Get("summary"), text), true
+	}
+	return Message{}, false
+}
+
+// openhandsLLMMessage is a MessageEvent's llm_message, its extended_content after its content.
+func openhandsLLMMessage(v jsonl.Value, text textMode) (Message, bool) {
+	lm := v.Get("llm_message")
+	var m Message
+	switch lm.Get("role").Str() {
+	case "user":
+		m.Role = RoleUser
+	case "assistant":
+		m.Role = RoleAssistant
+	case "system":
+		m.Role = RoleSystem
+	case "tool":
+		m.Role = RoleTool
+	default:
+		return Message{}, false
+	}
+	m.Blocks = openhandsThinking(lm, m.Blocks, text)
+	m.Blocks = openhandsContent(lm.Get("content"), BlockText, m.Blocks, text)
+	m.Blocks = openhandsContent(v.Get("extended_content"), BlockText, m.Blocks, text)
+	return m, true
+}
+
+// openhandsThinking appends what a message or an action says of its reasoning: its
+// thinking_blocks, else its reasoning_content.
+func openhandsThinking(v jsonl.Value, out []Block, text textMode) []Block {
+	n := len(out)
+	v.Get("thinking_blocks").Each(func(_ string, b jsonl.Value) bool {
+		if t := b.Get("thinking"); t.IsString() && t != `""` {
+			out = append(out, textBlockV(BlockThinking, t, text))
+		}
+		return true
+	})
+	if t := v.Get("reasoning_content"); len(out) == n && t.IsString() && t != `""` {
+		out = append(out, textBlockV(BlockThinking, t, text))
+	}
+	return out
+}
+
+// openhandsContent appends a content list's text and images, as blocks of kind (text, or a
+// tool result's).
+func openhandsContent(content jsonl.Value, kind BlockKind, out []Block, text textMode) []Block {
+	content.Each(func(_ string, c jsonl.Value) bool {
+		switch c.Get("type").Str() {
+		case "text":
+			out = append(out, textBlockV(kind, c.Get("text"), text))
+		case "image":
+			n := 0
+			c.Get("image_urls").Each(func(string, jsonl.Value) bool { n++; return true })
+			out = append(out, Block{Kind: BlockImage, Images: n})
+		}
+		return true
+	})
+	return out
+}
+
+// openhandsAction is an ActionEvent's assistant message: its thought, its reasoning and its
+// tool call. MsgID is the response's id, which merges the actions of one response.
+func openhandsAction(v jsonl.Value, text textMode) Message {
+	m := Message{Role: RoleAssistant}
+	m.Blocks = openhandsThinking(v, m.Blocks, text)
+	m.Blocks = openhandsContent(v.Get("thought"), BlockText, m.Blocks, text)
+	call := v.Get("tool_call")
+	m.Blocks = append(m.Blocks, toolCallBlockV(call.Get("id").Str(), call.Get("name").Str(), call.Get("arguments"), text))
+	if id := v.Get("llm_response_id").Str(); id != "" {
+		m.MsgID = "openhands:" + id
+	}
+	return m
+}
+
+// openhandsObservation is a tool message answering an action.
+func openhandsObservation(v jsonl.Value, kind string, text textMode) Message {
+	id, name := v.Get("tool_call_id").Str(), v.Get("tool_name").Str()
+	var blocks []Block
+	switch kind {
+	case "UserRejectObservation":
+		reason := v.Get("rejection_reason")
+		if !reason.IsString() {
+			reason = `"User rejected the action"`
+		}
+		blocks = []Block{literalBlock("Action rejected: "+reason.Str(), text)}
+	case "AgentErrorEvent":
+		blocks = []Block{textBlockV(BlockText, v.Get("error"), text)}
+		blocks[0].IsError = true
+	default:
+		blocks = openhandsObservationContent(v.Get("observation"), text)
+		blocks = openhandsContent(v.Get("extended_content"), BlockText, blocks, text)
+	}
+	blocks[0].Kind, blocks[0].ID, blocks[0].Name = BlockToolResult, id, name // (then any extended content)
+	return Message{Role: RoleTool, Blocks: blocks}
+}
+
+// openhandsObservationContent is an observation's to_llm_content as one tool result: the error
+// header when is_error, then its content's text (a terminal's: framed by its metadata); its
+// images after it.
+func openhandsObservationContent(obs jsonl.Value, text textMode) []Block {
+	var b strings.Builder
+	if obs.Get("is_error").Bool() {
+		b.WriteString(openhandsErrorHeader)
+	}
+	if obs.Get("kind").Str() == "TerminalObservation" {
+		b.WriteString(openhandsTerminalText(obs))
+		return []Block{literalBlock(b.String(), text)}
+	}
+	images := openhandsContent(obs.Get("content"), BlockText, nil, withText)
+	for _, c := range images {
+		b.WriteString(c.Text)
+	}
+	out := []Block{literalBlock(b.String(), text)}
+	for _, c := range images {
+		if c.Kind == BlockImage {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// openhandsTerminalText is a TerminalObservation's text as the SDK sends it (its
+// to_llm_content; the truncation of an output over 30,000 characters is not applied).
+func openhandsTerminalText(obs jsonl.Value) string {
+	var b strings.Builder
+	md := obs.Get("metadata")
+	b.WriteString(md.Get("prefix").Str())
+	obs.Get("content").Each(func(_ string, c jsonl.Value) bool {
+		if c.Get("type").Str() == "text" {
+			b.WriteString(c.Get("text").Text())
+		}
+		return true
+	})
+	b.WriteString(md.Get("suffix").Str())
+	if wd := md.Get("working_dir"); wd.IsString() && wd.Str() != "" {
+		b.WriteString("\n[Current working directory: " + wd.Str() + "]")
+	}
+	if py := md.Get("py_interpreter_path"); py.IsString() && py.Str() != "" {
+		b.WriteString("\n[Python interpreter: " + py.Str() + "]")
+	}
+	code := md.Get("exit_code")
+	if openhandsIsNumber(code) && code.Int() != -1 {
+		b.WriteString("\n[Command finished with exit code " + strconv.FormatInt(code.Int(), 10) + "]")
+	}
+	return b.String()
+}
+
+// openhandsRecord is one event seen on its own (ctxc grep): its message, or a Condensation's
+// summary (the compaction record).
+func openhandsRecord(v jsonl.Value) Record {
+	kind := v.Get("kind").Str()
+	if kind == "Condensation" {
+		rec := Record{Compaction: true}
+		if s := v.Get("summary"); s.IsString() {
+			rec.Messages = []Message{openhandsSummary(s, searchText)}
+		}
+		return rec
+	}
+	m, ok := openhandsMessage(v, kind, searchText)
+	if !ok {
+		return Record{}
+	}
+	return Record{Messages: []Message{m}}
+}
+
+// openhandsWriter: ctxc never writes into an OpenHands conversation (its event files are the
+// SDK's); a compaction is written with -o, as a ctxc-format file.
+type openhandsWriter struct{}
+
+func (openhandsWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
+	return Written{}, &safewrite.ReadOnlyError{Path: src.Path, Reason: "is an OpenHands conversation, which ctxc only reads",
+		Hint: "give -o OUT to write the result as a new ctxc-format session"}
+}
+
+func (openhandsWriter) New(src *Source, c *Compaction) (Written, error) {
+	return markerWriter{source: FormatOpenhands}.New(src, c)
+}
+
+// openhandsIsNumber reports whether v is a JSON number.
+func openhandsIsNumber(v jsonl.Value) bool {
+	return len(v) > 0 && (v[0] == '-' || v[0] >= '0' && v[0] <= '9')
+}
