@@ -16,17 +16,18 @@ import (
 
 // The formats' names, as --format takes them.
 const (
-	OpenAI     = "openai"
-	Anthropic  = "anthropic"
-	Ctxc       = "ctxc"
-	ClaudeCode = "claude-code"
-	Codex      = "codex"
-	Pi         = "pi"
-	Copilot    = "copilot"
-	Droid      = "droid"
-	GeminiCLI  = "gemini-cli"
-	QwenCode   = "qwen-code"
-	Opencode   = "opencode"
+	OpenAI      = "openai"
+	Anthropic   = "anthropic"
+	Ctxc        = "ctxc"
+	ClaudeCode  = "claude-code"
+	Codex       = "codex"
+	Pi          = "pi"
+	Copilot     = "copilot"
+	Droid       = "droid"
+	GeminiCLI   = "gemini-cli"
+	QwenCode    = "qwen-code"
+	Opencode    = "opencode"
+	ContinueCLI = "continue-cli"
 )
 
 // Agent describes one format.
@@ -69,7 +70,7 @@ func All() []Agent { return all() }
 
 // all is made on first use: nothing is built as a process starts.
 var all = sync.OnceValue(func() []Agent {
-	return []Agent{openAI, anthropic, ctxc, claudeCode, codex, pi, copilot, droid, geminiCLI, qwenCode, opencode}
+	return []Agent{openAI, anthropic, ctxc, claudeCode, codex, pi, copilot, droid, geminiCLI, qwenCode, opencode, continueCLI}
 })
 
 // Names lists the formats' names, in All's order.

@@ -23,6 +23,7 @@ var agentCodes = []agentCode{
 	{FormatGemini, func() formatReader { return newGeminiReader() }, geminiRecord, geminiWriter{}},
 	{FormatQwen, func() formatReader { return newQwenReader() }, qwenRecord, qwenWriter{}},
 	{FormatOpencode, func() formatReader { return newOpencodeReader() }, opencodeRecord, opencodeWriter{}},
+	{FormatContinue, func() formatReader { return newContinueReader() }, continueRecord, continueWriter{}},
 }
 
 // codeOf is the agent code of a format (ok false for a message list or an unknown format).

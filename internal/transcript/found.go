@@ -8,11 +8,12 @@ import (
 )
 
 // Found says whether a regular file met in a directory walk (path, its base name) is read as
-// sessions: a *.jsonl file, with archived its archive *.jsonl.zst, or an OpenClaw store
+// sessions: a *.jsonl file, with archived its archive *.jsonl.zst, a Continue CLI session
+// (~/.continue/sessions/<id>.json: continueSessionName), or an OpenClaw store
 // (StoreSessions), unless an agent keeps it beside its sessions (AgentAside). Every command
 // that walks a directory, on the command line or through MCP, finds the same files.
 func Found(path, name string, archived bool) bool {
-	session := strings.HasSuffix(name, ".jsonl") || archived && IsSessionName(name)
+	session := strings.HasSuffix(name, ".jsonl") || archived && IsSessionName(name) || continueSessionName(path, name)
 	return (session || sessionstore.FoundAsStore(name)) && !AgentAside(path)
 }
 
