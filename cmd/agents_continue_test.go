@@ -94,3 +94,29 @@ func keepSession(t *testing.T, path, prefix string) {
 		copyTo(t, path, filepath.Join(dir, prefix+filepath.Base(path)))
 	}
 }
+
+// TestContinueSessionsAreNotArchived: archive grows an archive by the lines a session gains;
+// a Continue CLI session, rewritten whole, is left out with a note, and stats, grep and load of
+// its folder read it (a directory walk takes its *.json, not sessions.json).
+func TestContinueSessionsAreNotArchived(t *testing.T) {
+	dir := t.TempDir()
+	sessions := filepath.Join(dir, ".continue", "sessions")
+	data, err := os.ReadFile("../testdata/fixtures/continue-1.5-tool-resumed.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(sessions, 0o755)
+	os.WriteFile(filepath.Join(sessions, "b084c3d6.json"), data, 0o644)
+	os.WriteFile(filepath.Join(sessions, "sessions.json"), []byte("[]"), 0o644)
+	code, _, errOut := runCLI(t, dir, "archive", filepath.Join(dir, ".continue"), filepath.Join(dir, "arch"))
+	if code != 0 || !strings.Contains(errOut, "rewritten whole: not archived") {
+		t.Errorf("archive: exit %d: %s", code, errOut)
+	}
+	if st := statsOf(t, filepath.Join(dir, ".continue")); st.Format != "continue-cli" || st.EffMessages != 8 {
+		t.Errorf("stats: %+v", st)
+	}
+	code, out, errOut := runCLI(t, dir, "grep", "Third question", filepath.Join(dir, ".continue"))
+	if code != 0 || !strings.Contains(out, "b084c3d6.json:7:") {
+		t.Errorf("grep: exit %d: %s %s", code, out, errOut)
+	}
+}
