@@ -95,10 +95,11 @@ func keepSession(t *testing.T, path, prefix string) {
 	}
 }
 
-// TestContinueSessionsAreNotArchived: archive grows an archive by the lines a session gains;
-// a Continue CLI session, rewritten whole, is left out with a note, and stats, grep and load of
-// its folder read it (a directory walk takes its *.json, not sessions.json).
-func TestContinueSessionsAreNotArchived(t *testing.T) {
+// TestContinueSessionsAcrossCommands: archive grows an archive by the lines a session gains; a
+// Continue CLI session, rewritten whole, is left out with a note. stats and grep of its folder
+// read it (a directory walk takes its *.json, not sessions.json), and handoff takes it as its
+// source (its last byte, "}" without a line end, is no cut line of a snapshot).
+func TestContinueSessionsAcrossCommands(t *testing.T) {
 	dir := t.TempDir()
 	sessions := filepath.Join(dir, ".continue", "sessions")
 	data, err := os.ReadFile("../testdata/fixtures/continue-1.5-tool-resumed.json")
@@ -118,5 +119,12 @@ func TestContinueSessionsAreNotArchived(t *testing.T) {
 	code, out, errOut := runCLI(t, dir, "grep", "Third question", filepath.Join(dir, ".continue"))
 	if code != 0 || !strings.Contains(out, "b084c3d6.json:7:") {
 		t.Errorf("grep: exit %d: %s %s", code, out, errOut)
+	}
+	out = filepath.Join(dir, "handed.jsonl")
+	if code, _, errOut := runCLI(t, dir, "handoff", "--to", "claude-code", "-o", out, filepath.Join(sessions, "b084c3d6.json")); code != 0 {
+		t.Fatalf("handoff: exit %d: %s", code, errOut)
+	}
+	if st := statsOf(t, out); st.Format != "claude-code" || st.EffMessages != 8 {
+		t.Errorf("stats of the handed-off session: %+v", st)
 	}
 }
