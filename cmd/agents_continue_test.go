@@ -97,7 +97,8 @@ func keepSession(t *testing.T, path, prefix string) {
 
 // TestContinueSessionsAcrossCommands: archive grows an archive by the lines a session gains; a
 // Continue CLI session, rewritten whole, is left out with a note. stats and grep of its folder
-// read it (a directory walk takes its *.json, not sessions.json), and handoff takes it as its
+// read it (a directory walk takes its *.json, not sessions.json), search finds it with no PATH
+// (its resume command is `cn --fork ID`), and handoff takes it as its
 // source (its last byte, "}" without a line end, is no cut line of a snapshot).
 func TestContinueSessionsAcrossCommands(t *testing.T) {
 	dir := t.TempDir()
@@ -119,6 +120,12 @@ func TestContinueSessionsAcrossCommands(t *testing.T) {
 	code, out, errOut := runCLI(t, dir, "grep", "Third question", filepath.Join(dir, ".continue"))
 	if code != 0 || !strings.Contains(out, "b084c3d6.json:7:") {
 		t.Errorf("grep: exit %d: %s %s", code, out, errOut)
+	}
+	// search with no PATH reads ~/.continue/sessions, and names the command that continues it.
+	t.Setenv("HOME", dir)
+	code, out, errOut = runCLI(t, dir, "search", "Third question")
+	if code != 0 || !strings.Contains(out, "b084c3d6.json:7") || !strings.Contains(out, "cn --fork b084c3d6-3fac-4c91-86d1-9448a0df7453") {
+		t.Errorf("search: exit %d: %s %s", code, out, errOut)
 	}
 	out = filepath.Join(dir, "handed.jsonl")
 	if code, _, errOut := runCLI(t, dir, "handoff", "--to", "claude-code", "-o", out, filepath.Join(sessions, "b084c3d6.json")); code != 0 {
