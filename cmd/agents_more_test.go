@@ -18,8 +18,11 @@ import (
 func moreAgent(t *testing.T, agent string) *agentcheck.AgentHome {
 	t.Helper()
 	cmd, mk := "gemini", agentcheck.NewGeminiHome
-	if agent == agentcheck.Qwen {
+	switch agent {
+	case agentcheck.Qwen:
 		cmd, mk = "qwen", agentcheck.NewQwenHome
+	case agentcheck.Continue:
+		cmd, mk = "cn", agentcheck.NewContinueHome
 	}
 	if _, ok := agentcheck.MoreBin(cmd); !ok {
 		agentcheck.Skip(t, cmd+" not installed (eval \"$(scripts/install-agents.sh)\")")

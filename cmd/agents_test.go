@@ -128,28 +128,17 @@ func TestAgentLoadAgrees(t *testing.T) {
 	}
 }
 
-// compactCopy copies path into dir (with an old modification time) and compacts it with the
-// built-in summarizer under a low threshold; extra are more flags (-o). It returns the copy and
-// whether anything was compacted.
-func compactCopy(t *testing.T, dir, path string, extra ...string) (string, map[string]any, bool) {
+// compactThreshold is the --threshold at which `ctxc compact` of cp (with the arguments
+// compactCopy gives) compacts it, keeping its normal zones.
+func compactThreshold(t *testing.T, dir, cp string) int {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cp := filepath.Join(dir, filepath.Base(path))
-	if err := os.WriteFile(cp, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	old := time.Now().Add(-time.Hour)
-	os.Chtimes(cp, old, old)
 	// A threshold with room to spare above what head + summary + tail take, so that every file
 	// with a middle is compacted and its normal zones are kept (the emergency level has tests of
 	// its own): the tokens first, then the normal plan just under them.
 	dry := func(threshold int) (before, after int) {
 		code, out, errOut := runCLI(t, dir, "compact", "--json", "--dry-run", "--threshold", fmt.Sprint(threshold), "--target", "300", "--keep-tail", "4", "--tiers", "80,0,0", cp)
 		if code != 0 {
-			t.Fatalf("ctxc compact --dry-run %s: exit %d: %s", path, code, errOut)
+			t.Fatalf("ctxc compact --dry-run %s: exit %d: %s", cp, code, errOut)
 		}
 		var plan struct {
 			Plan struct {
@@ -170,7 +159,26 @@ func compactCopy(t *testing.T, dir, path string, extra ...string) (string, map[s
 	if threshold >= before {
 		threshold = before - 1
 	}
-	args := append([]string{"compact", "--json", "--provider", "extractive", "--threshold", fmt.Sprint(max(threshold, 1)), "--target", "300", "--keep-tail", "4", "--tiers", "80,0,0"}, extra...)
+	return max(threshold, 1)
+}
+
+// compactCopy copies path into dir (with an old modification time) and compacts it with the
+// built-in summarizer under a low threshold; extra are more flags (-o). It returns the copy and
+// whether anything was compacted.
+func compactCopy(t *testing.T, dir, path string, extra ...string) (string, map[string]any, bool) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(dir, filepath.Base(path))
+	if err := os.WriteFile(cp, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(cp, old, old)
+	threshold := compactThreshold(t, dir, cp)
+	args := append([]string{"compact", "--json", "--provider", "extractive", "--threshold", fmt.Sprint(threshold), "--target", "300", "--keep-tail", "4", "--tiers", "80,0,0"}, extra...)
 	code, out, errOut := runCLI(t, dir, append(args, cp)...)
 	if code != 0 {
 		t.Fatalf("ctxc compact %s: exit %d: %s %s", path, code, out, errOut)

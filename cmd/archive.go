@@ -121,6 +121,10 @@ func archiveSources(opts *ArchiveOptions, dest string) ([]archive.Source, error)
 				fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: already an archived session (zstd): not archived again\n", quote.Name(f))
 				continue
 			}
+			if transcript.IsSnapshot(f) {
+				fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: a Continue CLI session, rewritten whole: not archived (an archive grows by the lines a session gains)\n", quote.Name(f))
+				continue
+			}
 			name, err := archive.NameFor(root, f)
 			if err != nil {
 				return nil, err

@@ -16,19 +16,20 @@ import (
 
 // The formats' names, as --format takes them.
 const (
-	OpenAI     = "openai"
-	Anthropic  = "anthropic"
-	Ctxc       = "ctxc"
-	ClaudeCode = "claude-code"
-	Codex      = "codex"
-	Pi         = "pi"
-	Copilot    = "copilot"
-	Droid      = "droid"
-	GeminiCLI  = "gemini-cli"
-	QwenCode   = "qwen-code"
-	Opencode   = "opencode"
-	Aider      = "aider"
-	Openhands  = "openhands"
+	OpenAI      = "openai"
+	Anthropic   = "anthropic"
+	Ctxc        = "ctxc"
+	ClaudeCode  = "claude-code"
+	Codex       = "codex"
+	Pi          = "pi"
+	Copilot     = "copilot"
+	Droid       = "droid"
+	GeminiCLI   = "gemini-cli"
+	QwenCode    = "qwen-code"
+	Opencode    = "opencode"
+	Aider       = "aider"
+	Openhands   = "openhands"
+	ContinueCLI = "continue-cli"
 )
 
 // Agent describes one format.
@@ -74,6 +75,7 @@ var all = sync.OnceValue(func() []Agent {
 	return []Agent{openAI, anthropic, ctxc, claudeCode, codex, pi, copilot, droid, geminiCLI, qwenCode, opencode,
 		aider,
 		openhands,
+		continueCLI,
 	}
 })
 

@@ -57,6 +57,8 @@ func (h *AgentHome) Prompt(id, prompt string) error {
 		return h.run(append(args, "--yolo", "-m", "gemini-2.5-flash")...)
 	case Qwen:
 		return h.run(append(args, "--yolo", "--auth-type", "openai")...)
+	case Continue: // the session it continues is the newest one, the home's only one
+		return h.run(h.continueArgs(prompt, id != "", "")...)
 	}
 	return fmt.Errorf("unknown agent %q", h.Agent)
 }
@@ -69,6 +71,8 @@ func (h *AgentHome) Sessions() []string {
 		pattern = filepath.Join(h.geminiChats(), "session-*.jsonl")
 	case Qwen:
 		pattern = filepath.Join(h.Home, ".qwen", "projects", "*", "chats", "*.jsonl")
+	case Continue:
+		return continueSessionFiles(h.continueSessions())
 	}
 	ms, _ := filepath.Glob(pattern)
 	return ms
@@ -82,6 +86,9 @@ func SessionID(path string) (string, error) {
 	}
 	first, _, _ := strings.Cut(string(data), "\n")
 	id := gjson.Get(first, "sessionId").Str
+	if id == "" && strings.TrimSpace(first) == "{" { // one JSON document (Continue CLI's)
+		id = gjson.GetBytes(data, "sessionId").Str
+	}
 	if id == "" {
 		return "", fmt.Errorf("%s: no sessionId on the first line", path)
 	}
@@ -101,6 +108,8 @@ func (h *AgentHome) ResumeRequest(session string) ([]byte, error) {
 		dst = filepath.Join(h.geminiChats(), "session-2026-01-01T00-00-"+id[:min(8, len(id))]+".jsonl")
 	case Qwen:
 		dst = filepath.Join(h.qwenChats(), id+".jsonl")
+	case Continue:
+		dst = filepath.Join(h.continueSessions(), id+".json")
 	}
 	if err := copyFile(session, dst); err != nil {
 		return nil, err
@@ -118,8 +127,15 @@ func (h *AgentHome) ResumeRequest(session string) ([]byte, error) {
 // returns the body of the request of that turn.
 func (h *AgentHome) ResumeByID(id string) ([]byte, error) {
 	part, ends := ":streamGenerateContent", geminiEndsWithPrompt
-	if h.Agent == Qwen {
+	switch h.Agent {
+	case Qwen:
 		part, ends = "/chat/completions", qwenEndsWithPrompt
+	case Continue: // its resume of a given session: `cn --fork ID`
+		part, ends = "/chat/completions", continueEndsWithPrompt
+		if err := h.run(h.continueArgs(Prompt, false, id)...); err != nil {
+			return nil, err
+		}
+		return lastTurn(h.Fake.Requests(part), ends)
 	}
 	if err := h.Prompt(id, Prompt); err != nil {
 		return nil, err

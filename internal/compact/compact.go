@@ -298,6 +298,9 @@ func newJob(path string, o Options) (*job, error) {
 	if j.inPlace && j.archived {
 		return j, transcript.ArchivedReadOnly(path, "use -o FILE to write a compacted copy")
 	}
+	if j.inPlace && transcript.IsSnapshot(path) {
+		return j, transcript.SnapshotReadOnly(path)
+	}
 	j.ropts = transcript.Options{Format: o.Format, Strict: o.Strict, Warn: o.Warn}
 	if o.OutputFormat != "" && o.OutputFormat != "ctxc" && o.OutputFormat != "native" {
 		return j, fmt.Errorf("unknown output format %q (want native or ctxc)", o.OutputFormat)

@@ -178,6 +178,9 @@ type Ranges struct {
 // partsOK reports whether a file read in format can be read in rs's parts: an agent's format,
 // or the generic one the index read it in and found no compaction record in.
 func (rs Ranges) partsOK(format transcript.Format) bool {
+	if format.Snapshot() { // its text is not the file's bytes: read through transcript.OpenFile
+		return false
+	}
 	return format.Native() || format != transcript.FormatUnknown && format == rs.Format && rs.NoCompactions
 }
 

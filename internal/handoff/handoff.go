@@ -116,9 +116,9 @@ func checkSource(src, out string) error {
 	} else if info.IsDir() {
 		return &UsageError{Msg: src + ": is a directory (give one session file)"}
 	}
-	// An archived session (zstd) and a store's export hold complete lines only: their tail is
-	// not checked as text.
-	if !transcript.IsCompressed(src) && !sessionstore.IsSessionName(src) {
+	// An archived session (zstd), a store's export and a snapshot (a Continue CLI session, one
+	// JSON document) hold complete lines only: their tail is not checked as text.
+	if !transcript.IsCompressed(src) && !sessionstore.IsSessionName(src) && !transcript.IsSnapshot(src) {
 		if err := safewrite.CheckTail(src); err != nil {
 			return err
 		}

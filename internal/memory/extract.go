@@ -63,7 +63,7 @@ func fileObservations(path string, o ReadOptions) ([]observation, int64, error) 
 		return nil, 0, err
 	}
 	text := &countReader{r: io.Reader(f)}
-	if !f.Compressed() {
+	if f.Plain() != nil {
 		text.r = io.LimitReader(f, info.Size()) // what the file held when it was opened
 	}
 	lr := jsonl.NewLineReader(text)
@@ -92,7 +92,7 @@ func fileObservations(path string, o ReadOptions) ([]observation, int64, error) 
 			}
 		}
 	}
-	if f.Compressed() {
+	if f.Plain() == nil {
 		return obs, text.n, nil // the session's bytes, as the plain file would count them
 	}
 	return obs, info.Size(), nil

@@ -39,6 +39,11 @@ type File struct {
 	textSize int64
 	tmp      *os.File
 	tmpName  string // tmp's name while it is still linked
+
+	// snap is the text of a session held as one JSON document that its agent rewrites whole
+	// (Continue CLI's), read once as a snapshot (continueSnapshot); nil for any other file.
+	snap  memText
+	snapR *bytes.Reader
 }
 
 // OpenFile opens a session file for reading: the one way ctxc opens one, plain or archived. It
@@ -76,6 +81,13 @@ func OpenFile(path string) (*File, error) {
 		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
 	sf := &File{path: path, f: f, info: info}
+	if snap, ok, err := continueSnapshot(path, f); err != nil {
+		f.Close()
+		return nil, err
+	} else if ok {
+		sf.snap, sf.snapR = snap, bytes.NewReader(snap)
+		return sf, nil
+	}
 	if !startsCompressed(f) {
 		return sf, nil
 	}
@@ -114,6 +126,9 @@ func IsCompressed(path string) bool {
 
 // Read reads the session's text.
 func (f *File) Read(p []byte) (int, error) {
+	if f.snapR != nil {
+		return f.snapR.Read(p)
+	}
 	if f.dec == nil {
 		return f.f.Read(p)
 	}
@@ -123,6 +138,10 @@ func (f *File) Read(p []byte) (int, error) {
 // Rewind makes the next Read start again at the session's start (a format is detected on the
 // first lines, then the whole is read).
 func (f *File) Rewind() error {
+	if f.snapR != nil {
+		_, err := f.snapR.Seek(0, io.SeekStart)
+		return err
+	}
 	if f.dec != nil {
 		return f.dec.Reset(f.compressed())
 	}
@@ -153,14 +172,18 @@ func (f *File) Close() error {
 // Compressed reports whether the file is an archived session, read decompressed.
 func (f *File) Compressed() bool { return f.dec != nil }
 
+// Snapshot reports whether the file is a session its agent rewrites whole, read as the
+// snapshot taken when it was opened (its text is not the file's bytes: continueSnapshot).
+func (f *File) Snapshot() bool { return f.snap != nil }
+
 // Info is what the file on disk says of itself (for an archived session, Size is the
 // compressed size).
 func (f *File) Info() os.FileInfo { return f.info }
 
 // Plain is the open file itself when it is a plain session (for reads at offsets, or mapping);
-// nil for an archived one.
+// nil for an archived one, and for a snapshot (Snapshot).
 func (f *File) Plain() *os.File {
-	if f.dec != nil {
+	if f.dec != nil || f.snap != nil {
 		return nil
 	}
 	return f.f
@@ -174,6 +197,9 @@ func (f *File) Plain() *os.File {
 // heap, and is read in ranges on every core as a plain file is. The commands that only walk a
 // session once (stats, grep, lint, memory) stream it through Read instead.
 func (f *File) ReaderAt() (io.ReaderAt, int64, error) {
+	if f.snap != nil {
+		return f.snap, int64(len(f.snap)), nil
+	}
 	if f.dec == nil {
 		return f.f, f.info.Size(), nil
 	}
@@ -277,6 +303,9 @@ func (f *File) spill(head []byte) error {
 // archived session is decompressed from its start and the bytes before off discarded: a stream,
 // no more memory than the decoder's.
 func (f *File) Section(off, n int64) (io.Reader, error) {
+	if f.snap != nil {
+		return io.NewSectionReader(f.snap, off, n), nil
+	}
 	if f.dec == nil {
 		return io.NewSectionReader(f.f, off, n), nil
 	}

@@ -28,6 +28,7 @@ const (
 	FormatOpencode  Format = agent.Opencode
 	FormatAider     Format = agent.Aider
 	FormatOpenhands Format = agent.Openhands
+	FormatContinue  Format = agent.ContinueCLI
 )
 
 // Formats lists the accepted --format values: the formats of the registry (internal/agent).
@@ -144,6 +145,9 @@ type lineMembers struct {
 	set, rewindTo, projectHash, systemPayload, messageParts jsonl.Value
 	// opencode (as internal/opencodestore exports it): "info" and "parts".
 	info, parts jsonl.Value
+	// Continue CLI (as continueSnapshot lays its sessions out): "workspaceDirectory",
+	// "contextItems".
+	workspaceDirectory, contextItems jsonl.Value
 }
 
 // walkMembers reads an object line's lineMembers in one walk, where a gjson.Get per key read
@@ -197,6 +201,10 @@ func walkMembers(v jsonl.Value) (m lineMembers, sure bool) {
 			at = &m.info
 		case "parts":
 			at = &m.parts
+		case "workspaceDirectory":
+			at = &m.workspaceDirectory
+		case "contextItems":
+			at = &m.contextItems
 		default:
 			if strings.IndexByte(k, '\\') >= 0 {
 				sure = false
@@ -235,7 +243,8 @@ func gjsonMembers(doc gjson.Result) lineMembers {
 		leafUUID: get("leafUuid"), compact: get("compact"), createdBy: get("created_by"), createdAt: get("created_at"),
 		messages: get("messages"), role: get("role"), message: get("message"), messageRole: get("message.role"),
 		set: get("$set"), rewindTo: get("$rewindTo"), projectHash: get("projectHash"), systemPayload: get("systemPayload"),
-		messageParts: get("message.parts"), info: get("info"), parts: get("parts")}
+		messageParts: get("message.parts"), info: get("info"), parts: get("parts"),
+		workspaceDirectory: get("workspaceDirectory"), contextItems: get("contextItems")}
 }
 
 // detect tells an object line's format (v: the line) from its members.
@@ -259,6 +268,8 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 		return FormatCodex, true, nil
 	case has(m.recordType) || (has(m.instructions) && has(m.id) && has(m.timestamp)):
 		return FormatCodex, true, nil
+	case has(m.sessionID) && has(m.workspaceDirectory) && !has(m.typ), m.message.IsObject() && m.contextItems.IsArray():
+		return FormatContinue, true, nil
 	case m.set.IsObject() || m.rewindTo.IsString() || (has(m.projectHash) && has(m.sessionID)) || (typ == "gemini" && has(m.id)):
 		return FormatGemini, true, nil
 	case has(m.uuid) && (typ == "tool_result" || (claudeTypes[typ] && (has(m.systemPayload) || m.messageParts.IsArray()))):

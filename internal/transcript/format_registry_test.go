@@ -13,6 +13,7 @@ func TestFormatsAreTheRegistry(t *testing.T) {
 		FormatCopilot, FormatDroid, FormatGemini, FormatQwen, FormatOpencode,
 		FormatAider,
 		FormatOpenhands,
+		FormatContinue,
 	}
 	got := Formats()
 	if len(got) != len(known) {

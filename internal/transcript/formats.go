@@ -25,6 +25,7 @@ var agentCodes = []agentCode{
 	{FormatOpencode, func() formatReader { return newOpencodeReader() }, opencodeRecord, opencodeWriter{}},
 	{FormatAider, func() formatReader { return newAiderReader() }, aiderRecord, aiderWriter{}},
 	{FormatOpenhands, func() formatReader { return newOpenhandsReader() }, openhandsRecord, openhandsWriter{}},
+	{FormatContinue, func() formatReader { return newContinueReader() }, continueRecord, continueWriter{}},
 }
 
 // codeOf is the agent code of a format (ok false for a message list or an unknown format).

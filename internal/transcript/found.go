@@ -10,13 +10,13 @@ import (
 
 // Found says whether a regular file met in a directory walk (path, its base name) is read as
 // sessions: a *.jsonl file, with archived its archive *.jsonl.zst, an OpenClaw store
-// (StoreSessions), an Aider chat history, or an OpenHands conversation's base_state.json (one
-// with its events folder beside it), unless an agent keeps it beside its sessions
-// (AgentAside). Every command that walks a directory, on the command line or through MCP, finds
-// the same files.
+// (StoreSessions), an Aider chat history, an OpenHands conversation's base_state.json (one
+// with its events folder beside it), or a Continue CLI session (~/.continue/sessions/<id>.json:
+// continueSessionName), unless an agent keeps it beside its sessions (AgentAside). Every command
+// that walks a directory, on the command line or through MCP, finds the same files.
 func Found(path, name string, archived bool) bool {
 	session := strings.HasSuffix(name, ".jsonl") || archived && IsSessionName(name) ||
-		name == openhandsconv.StateFile && openhandsconv.IsConversation(path)
+		name == openhandsconv.StateFile && openhandsconv.IsConversation(path) || continueSessionName(path, name)
 	return (session || sessionstore.FoundAsStore(name)) && !AgentAside(path)
 }
 

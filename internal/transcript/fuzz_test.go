@@ -274,3 +274,25 @@ func TestLoadPathsAgree(t *testing.T) {
 		}
 	}
 }
+
+// FuzzContinueReader: a Continue CLI session document laid out as ctxc reads it
+// (ContinueLines), then read by its reader, the reload rule (the first conversationSummary)
+// included. Seeds: the sessions Continue CLI wrote (testdata/fixtures/continue-*.json).
+func FuzzContinueReader(f *testing.F) {
+	addSeeds(f, "../../testdata/fixtures/continue-*.json")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) {
+			return
+		}
+		text, err := ContinueLines(data)
+		if err != nil {
+			return
+		}
+		for _, l := range bytes.Split(bytes.TrimSuffix(text, []byte("\n")), []byte("\n")) {
+			if !json.Valid(l) {
+				t.Fatalf("ContinueLines wrote a line that is not JSON: %q", l)
+			}
+		}
+		checkReader(t, text, FormatContinue)
+	})
+}

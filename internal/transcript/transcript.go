@@ -735,7 +735,7 @@ func ScanFile(path string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if f.Compressed() {
+	if f.Plain() == nil { // archived, or a snapshot
 		return Scan(f, path, opts)
 	}
 	if size := f.Info().Size(); size >= minRangesFile && opts.Counted == nil {
