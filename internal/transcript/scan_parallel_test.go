@@ -59,7 +59,7 @@ func checkParallel(t *testing.T, data []byte, opts Options, readErr error) {
 // that fill several batches, on lines that get a buffer of their own, over the line cap, with a
 // strict error, with a read error in a later batch, and on the Claude Code fixtures.
 func TestScanAgreesWithOnePass(t *testing.T) {
-	huge := strings.Repeat("x", streamOwnLineBytes+1)
+	huge := strings.Repeat("x", 1<<20+1) // longer than the line reader's buffer: read into memory of its own
 	user := func(s string) string { return fmt.Sprintf("{\"role\":\"user\",\"content\":%q}\n", s) }
 	many := strings.Repeat(user(strings.Repeat("a", 1000)), 5000) // about 5 MB: several batches
 	claude, err := os.ReadFile("../../testdata/fixtures/claude-compact-boundary.jsonl")
