@@ -83,6 +83,9 @@ func noteHeld(n int64) {
 	}
 }
 
+// Held is the number of bytes buffers hold now (a test checks that every buffer was freed).
+func Held() int64 { return held.Load() }
+
 // Peak is the most bytes buffers held at once since ResetPeak.
 func Peak() int64 { return peak.Load() }
 

@@ -331,6 +331,7 @@ func TestStreamLongLineAllocates(t *testing.T) {
 					t.Fatal(err)
 				}
 				held := bigbuf.Peak()
+				waitFreed(t)
 				t.Logf("line %d bytes: allocated %d (%.2f× the line), held %d outside the heap", long, alloc, float64(alloc)/float64(long), held)
 				if alloc > uint64(long)*3/4 {
 					t.Errorf("allocated %d bytes (%.2f× the line), want under 0.75×", alloc, float64(alloc)/float64(long))
@@ -373,6 +374,7 @@ func TestSpilledLongLineAllocates(t *testing.T) {
 				t.Fatalf("wrote %d bytes, the long line has %d", out.n, long)
 			}
 			held := bigbuf.Peak()
+			waitFreed(t)
 			t.Logf("load: line %d bytes, allocated %d (%.2f× the line), held %d outside the heap", long, alloc, float64(alloc)/float64(long), held)
 			if alloc > uint64(long)*7/4 {
 				t.Errorf("a load of a %d-byte line allocated %d bytes (%.2f× the line), want under 1.75×", long, alloc, float64(alloc)/float64(long))
