@@ -94,6 +94,9 @@ os.makedirs(f"{w}/garbage", exist_ok=True)
 open(f"{w}/garbage/random.jsonl", "wb").write(random.Random(1).randbytes(1 << 20))
 open(f"{w}/garbage/pretty.jsonl", "w").write(json.dumps([{"role": "user", "content": f"m{i}"} for i in range(200)], indent=2))
 EOF
+# The line of 100 MB as an archived session (read as a stream), when zstd is there to write it.
+mkdir -p "$work/hugez"
+command -v zstd >/dev/null && zstd -q "$work/huge/s.jsonl" -o "$work/hugez/s.jsonl.zst"
 old=$(date -d '-2 hours' +%Y%m%d%H%M)
 find "$work" -path "$work/home" -prune -o -type f -exec touch -h -t "$old" {} +
 
@@ -217,10 +220,16 @@ orders=$(sort -u "$work"/order.* | grep -c .)
 case_ 11 "compact --dry-run DIR (order: $orders distinct over 5 runs)" "$W/batch" -- "$c" compact "${ex[@]}" --dry-run -j 4 "$W/batch"
 # (12) a partial last line, old, compacted in place.
 case_ 12 "compact in place, partial last line, old mtime" "$W/partial/s.jsonl" -- "$c" compact "${ex[@]}" "$W/partial/s.jsonl"
-# (13) one line of 100 MB.
+# (13) one line of 100 MB: a file, standard input, an archived session.
 case_ 13a "stats, one line of 100 MB" "$W/huge/s.jsonl" -- "$c" stats "$W/huge/s.jsonl"
 case_ 13b "load, one line of 100 MB" "$W/huge/s.jsonl" --show "ctxc load \$W/huge/s.jsonl >/dev/null" -- bash -c '"$@" >/dev/null' _ "$c" load "$W/huge/s.jsonl"
 case_ 13c "compact -o, one line of 100 MB" "$W/huge/s.jsonl" --out "$W/huge/out.jsonl" -- "$c" compact --provider extractive --threshold 1000 -o "$W/huge/out.jsonl" "$W/huge/s.jsonl"
+case_ 13d "stats of standard input, one line of 100 MB" "$W/huge/s.jsonl" --show "ctxc stats - <\$W/huge/s.jsonl" -- bash -c '"$1" stats - <"$2"' _ "$c" "$W/huge/s.jsonl"
+if [[ -f $W/hugez/s.jsonl.zst ]]; then
+  case_ 13e "stats, one line of 100 MB, archived (.zst)" "$W/hugez/s.jsonl.zst" -- "$c" stats "$W/hugez/s.jsonl.zst"
+  case_ 13f "load, one line of 100 MB, archived (.zst)" "$W/hugez/s.jsonl.zst" --show "ctxc load \$W/hugez/s.jsonl.zst >/dev/null" -- bash -c '"$@" >/dev/null' _ "$c" load "$W/hugez/s.jsonl.zst"
+  case_ 13g "compact -o, one line of 100 MB, archived (.zst)" "$W/hugez/s.jsonl.zst" --out "$W/hugez/out.jsonl" -- "$c" compact --provider extractive --threshold 1000 -o "$W/hugez/out.jsonl" "$W/hugez/s.jsonl.zst"
+fi
 # (14) garbage.
 case_ 14a "stats of 1 MB of random bytes" "$W/garbage/random.jsonl" -- "$c" stats "$W/garbage/random.jsonl"
 echo "|  | (14a) stderr lines: $(wc -l <"$work/stderr") | | | | | | | |"

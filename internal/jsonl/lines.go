@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/ctxc/ctxc/internal/bigbuf"
 )
 
 // DefaultMaxLine is the largest line the reader accepts. Real transcripts carry single lines of
@@ -37,12 +39,16 @@ func (e *LineTooLongError) Error() string {
 // unterminated last line: a live agent may still be writing it, so it is reported through
 // Pending rather than as a record.
 type LineReader struct {
-	r       *bufio.Reader
-	max     int
-	num     int
-	off     int64
-	buf     []byte // the current line: in bufio's buffer, or acc
-	acc     []byte // gathers lines longer than bufio's buffer
+	r   *bufio.Reader
+	max int
+	num int
+	off int64
+	buf []byte // the current line: in bufio's buffer, or acc, or long
+	acc []byte // gathers lines longer than bufio's buffer
+	// With OwnLongLines, a line longer than bufio's buffer is gathered in long instead of acc:
+	// memory of its own, which the next call to Next frees unless the caller took it (Take).
+	own     bool
+	long    *bigbuf.Buf
 	pending []byte
 	pendOff int64
 	err     error
@@ -71,12 +77,62 @@ func NewLineReaderSize(r io.Reader, size int64) *LineReader {
 // that reads the start of many files (format detection) reuses one reader's memory. The line
 // cap goes back to the default.
 func (lr *LineReader) Reset(r io.Reader) {
+	lr.Free()
 	lr.r.Reset(r)
 	*lr = LineReader{r: lr.r, max: DefaultMaxLine, acc: lr.acc[:0]}
 }
 
 // SetMaxLine changes the line cap (for tests).
 func (lr *LineReader) SetMaxLine(n int) { lr.max = n }
+
+// OwnLongLines makes lr gather each line longer than its buffer into memory of its own
+// (bigbuf), read once and never copied as it grows: a line of 100 MB costs its size, where
+// gathering it into acc, a slice grown by append, copied it at each step and left the old
+// arrays to the collector, several times its size in all. The memory is freed by the next call
+// to Next or by Free, unless the caller took it (Take) to keep the line longer without a copy.
+func (lr *LineReader) OwnLongLines() { lr.own = true }
+
+// Take hands the memory the current line (or the pending last line) was gathered in over to
+// the caller, who frees it with release once done with the line's bytes; the reader gathers its
+// next long line anew. ok is false when the line lies in the reader's own buffer (valid until
+// the next call to Next): only a long line read with OwnLongLines is taken.
+func (lr *LineReader) Take() (release func(), ok bool) {
+	if lr.long == nil {
+		return nil, false
+	}
+	b := lr.long
+	lr.long = nil
+	return b.Free, true
+}
+
+// Free frees the memory of the current long line, unless it was taken: its bytes, and the
+// pending line's when it was long, must not be used after. Once a reader with OwnLongLines is
+// done, Free gives back what its last line held.
+func (lr *LineReader) Free() {
+	if lr.long != nil {
+		lr.long.Free()
+		lr.long = nil
+	}
+}
+
+// gather adds a piece of a line that bufio's buffer does not hold whole to the line's own
+// memory (first: its first piece): acc, or, with OwnLongLines, a bigbuf.Buf for a line longer
+// than the buffer (an unterminated last line that the buffer holds stays in acc).
+func (lr *LineReader) gather(p []byte, first bool, err error) {
+	if first && lr.own && errors.Is(err, bufio.ErrBufferFull) {
+		lr.long = new(bigbuf.Buf)
+	}
+	if lr.long == nil {
+		if first {
+			lr.acc = lr.acc[:0]
+		}
+		lr.acc = append(lr.acc, p...)
+		lr.buf = lr.acc
+		return
+	}
+	lr.long.Append(p)
+	lr.buf = lr.long.Bytes()
+}
 
 // SetStart tells the reader that its input begins at byte offset off, line number num (used when
 // reading a file from the middle, after a marker).
@@ -91,8 +147,9 @@ func (lr *LineReader) Next() (Line, error) {
 		if lr.err != nil {
 			return Line{}, lr.err
 		}
+		lr.Free()
 		start := lr.off
-		lr.buf = lr.buf[:0]
+		lr.buf = nil
 		terminated := false
 		// The common case, a whole line inside bufio's buffer, is returned without a copy: the
 		// slice is valid until the next call, as Line.Bytes says.
@@ -100,8 +157,7 @@ func (lr *LineReader) Next() (Line, error) {
 		if err == nil {
 			lr.buf, terminated = first, true
 		} else {
-			lr.acc = append(lr.acc[:0], first...) // a long line: gather it in our own buffer
-			lr.buf = lr.acc
+			lr.gather(first, true, err) // a long line: gather it in our own memory
 		}
 		for !terminated && err != io.EOF {
 			if !errors.Is(err, bufio.ErrBufferFull) {
@@ -110,8 +166,7 @@ func (lr *LineReader) Next() (Line, error) {
 			}
 			var chunk []byte
 			chunk, err = lr.r.ReadSlice('\n')
-			lr.acc = append(lr.acc, chunk...)
-			lr.buf = lr.acc
+			lr.gather(chunk, false, err)
 			if len(lr.buf) > lr.max+2 {
 				lr.err = &LineTooLongError{Line: lr.num + 1, Max: lr.max}
 				return Line{}, lr.err
@@ -141,7 +196,11 @@ func (lr *LineReader) Next() (Line, error) {
 			b = b[len(BOM):]
 		}
 		if !terminated {
-			lr.pending = append(lr.pending[:0], b...)
+			if lr.long != nil {
+				lr.pending = b // in the line's own memory, kept until Free (or taken)
+			} else {
+				lr.pending = append(lr.pending[:0], b...)
+			}
 			lr.pendOff = start
 			lr.err = io.EOF
 			if len(bytes.TrimSpace(lr.pending)) == 0 {

@@ -138,3 +138,60 @@ func FuzzSliceReader(f *testing.F) {
 		}
 	})
 }
+
+// FuzzOwnLongLines holds a reader with OwnLongLines to one without: the same lines, numbers,
+// offsets and sizes, the same errors, pending tail and offset, for buffers and caps small enough
+// that lines cross them; and a line taken (Take) keeps its bytes while the reader reads on,
+// until it is released.
+func FuzzOwnLongLines(f *testing.F) {
+	f.Add([]byte("a\nb\r\n\n  \nc"), uint8(16), uint8(4), uint8(0xff))
+	f.Add([]byte(strings.Repeat("x", 40)+"\n"+strings.Repeat("y", 17)), uint8(17), uint8(100), uint8(1))
+	f.Add([]byte(strings.Repeat("x", 16)+"\n"+strings.Repeat("y", 100)+"\r\n"+strings.Repeat("z", 70)), uint8(0), uint8(200), uint8(2))
+	f.Add([]byte("\xef\xbb\xbf"+strings.Repeat("w", 50)+"\n{}\n"), uint8(3), uint8(0), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, size, maxLine, takes uint8) {
+		bufSize := 16 + int(size)%64
+		plain := NewLineReaderSize(struct{ io.Reader }{bytes.NewReader(data)}, int64(bufSize))
+		own := NewLineReaderSize(struct{ io.Reader }{bytes.NewReader(data)}, int64(bufSize))
+		plain.SetMaxLine(int(maxLine))
+		own.SetMaxLine(int(maxLine))
+		own.OwnLongLines()
+		defer own.Free()
+		type taken struct {
+			b, want []byte
+			release func()
+		}
+		var kept []taken
+		for i := 0; ; i++ {
+			want, werr := plain.Next()
+			got, gerr := own.Next()
+			if fmt.Sprint(gerr) != fmt.Sprint(werr) {
+				t.Fatalf("line %d: error %v, want %v", i, gerr, werr)
+			}
+			if got.Num != want.Num || got.Offset != want.Offset || got.Size != want.Size || !bytes.Equal(got.Bytes, want.Bytes) {
+				t.Fatalf("line %d: got %+v, want %+v", i, got, want)
+			}
+			if werr != nil {
+				break
+			}
+			if takes>>(i%8)&1 == 1 {
+				if release, ok := own.Take(); ok {
+					kept = append(kept, taken{got.Bytes, bytes.Clone(want.Bytes), release})
+				}
+			}
+		}
+		wp, wok := plain.Pending()
+		gp, gok := own.Pending()
+		if gok != wok || gp.Num != wp.Num || gp.Offset != wp.Offset || gp.Size != wp.Size || !bytes.Equal(gp.Bytes, wp.Bytes) {
+			t.Fatalf("pending %v %+v, want %v %+v", gok, gp, wok, wp)
+		}
+		if own.Offset() != plain.Offset() {
+			t.Fatalf("offset %d, want %d", own.Offset(), plain.Offset())
+		}
+		for i, k := range kept {
+			if !bytes.Equal(k.b, k.want) {
+				t.Fatalf("taken line %d changed while the reader read on", i)
+			}
+			k.release()
+		}
+	})
+}

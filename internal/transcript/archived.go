@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/bigbuf"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/sessionstore"
 	"github.com/klauspost/compress/zstd"
@@ -194,8 +195,10 @@ func (f *File) Plain() *os.File {
 // look at its lines, a marker found from the end, a compaction's re-reads) cannot seek in a zstd
 // stream: into memory when its text is at most spillSize bytes, else into a temporary file,
 // unlinked, that Close removes, so that a large session costs disk (or page cache) rather than
-// heap, and is read in ranges on every core as a plain file is. The commands that only walk a
-// session once (stats, grep, lint, memory) stream it through Read instead.
+// heap, and is read in ranges on every core as a plain file is. The first spillSize bytes are
+// decompressed into memory of their own (bigbuf), which grows without copies and is freed once
+// the text is copied, at its size, into the heap or written to the file. The commands that
+// only walk a session once (stats, grep, lint, memory) stream it through Read instead.
 func (f *File) ReaderAt() (io.ReaderAt, int64, error) {
 	if f.snap != nil {
 		return f.snap, int64(len(f.snap)), nil
@@ -209,50 +212,38 @@ func (f *File) ReaderAt() (io.ReaderAt, int64, error) {
 	if err := f.Rewind(); err != nil {
 		return nil, 0, err
 	}
-	head, err := readUpTo(f, spillSize+1)
-	if err != nil {
+	var head bigbuf.Buf
+	defer head.Free()
+	if err := readUpTo(&head, f, spillSize+1); err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", f.path, err)
 	}
-	if int64(len(head)) <= spillSize {
-		f.text, f.textSize = memText(head), int64(len(head))
+	if int64(head.Len()) <= spillSize {
+		f.text, f.textSize = memText(bytes.Clone(head.Bytes())), int64(head.Len())
 		return f.text, f.textSize, nil
 	}
-	if err := f.spill(head); err != nil {
+	if err := f.spill(head.Bytes()); err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", f.path, err)
 	}
 	return f.text, f.textSize, nil
 }
 
-// readUpTo reads r to its end or n bytes, whichever comes first, into a buffer that grows by
-// doubling but never past n bytes (bytes.Buffer's would hold twice what it read).
-func readUpTo(r io.Reader, n int64) ([]byte, error) {
-	buf := make([]byte, 0, min(n, 64<<10))
-	for int64(len(buf)) < n {
-		if len(buf) == cap(buf) {
-			buf = growBytes(buf, int(min(int64(cap(buf)), n-int64(len(buf)))))
-		}
-		k, err := r.Read(buf[len(buf):min(int64(cap(buf)), n)])
-		buf = buf[:len(buf)+k]
+// readUpTo reads r to its end or n bytes, whichever comes first, into buf: memory that grows
+// without copying what it holds, where a slice grown by doubling held, at its last step, one
+// and a half to three times what it had read, and left the old arrays to the collector.
+func readUpTo(buf *bigbuf.Buf, r io.Reader, n int64) error {
+	for int64(buf.Len()) < n {
+		buf.Grow(int(min(n-int64(buf.Len()), 1<<20)))
+		room := buf.Room()
+		k, err := r.Read(room[:min(int64(len(room)), n-int64(buf.Len()))])
+		buf.Add(k)
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return buf, nil
-}
-
-// growBytes returns b with room for n more bytes, moved once to a new array when it has not.
-// (slices.Grow would do the same, but a build with the race detector allocates its appended
-// zeroes apart, doubling what a long line costs there.)
-func growBytes(b []byte, n int) []byte {
-	if cap(b)-len(b) >= n {
-		return b
-	}
-	nb := make([]byte, len(b), len(b)+n)
-	copy(nb, b)
-	return nb
+	return nil
 }
 
 // memText is an archived session's text held in memory (ReaderAt): read at offsets, and read

@@ -662,3 +662,15 @@ func readFull(f io.ReaderAt, b []byte, off int64) error {
 	}
 	return fmt.Errorf("reading at %d: %w", off, err)
 }
+
+// growBytes returns b with room for n more bytes, moved once to a new array when it has not.
+// (slices.Grow would do the same, but a build with the race detector allocates its appended
+// zeroes apart, doubling what a long line costs there.)
+func growBytes(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	nb := make([]byte, len(b), len(b)+n)
+	copy(nb, b)
+	return nb
+}

@@ -8,12 +8,11 @@ import (
 
 // The stream pipeline's batches: a batch holds about streamBatchBytes of lines, and at most
 // streamBatchesInFlight batches exist, so memory stays bounded whatever the input's size. A
-// line longer than streamOwnLineBytes gets a buffer of its own instead of filling most of a
-// batch's.
+// line longer than the line reader's buffer (1 MiB) is read into memory of its own, which the
+// batch takes over, instead of being copied into the batch's buffer.
 const (
 	streamBatchBytes      = 2 << 20
 	streamBatchesInFlight = 4
-	streamOwnLineBytes    = streamBatchBytes / 2
 )
 
 // streamValidators is the number of validating goroutines: with the parser that makes three
@@ -24,14 +23,17 @@ const streamValidators = 2
 // Scan reads a stream (standard input, a pipe) for its statistics, in a pipeline: one goroutine
 // reads lines into batches, others validate them (jsonl.Valid, a third of the work), and the
 // caller's goroutine parses them in order. At most a few batches are in flight, so memory stays
-// bounded. A file is better read with ScanFile.
+// bounded. A long line is read once, into memory of its own (jsonl.LineReader.OwnLongLines),
+// and parsed there: a line of 100 MB costs its size, not copies of it. A file is better read
+// with ScanFile.
 func Scan(r io.Reader, path string, opts Options) (*Result, error) {
 	lr := jsonl.NewLineReader(r)
 	if opts.MaxLine > 0 {
 		lr.SetMaxLine(opts.MaxLine)
 	}
+	lr.OwnLongLines()
 	p := newStreamPipeline(lr, opts)
-	defer close(p.done)
+	defer p.stop()
 	go p.read()
 	for range streamValidators {
 		go p.validate()
@@ -42,11 +44,26 @@ func Scan(r io.Reader, path string, opts Options) (*Result, error) {
 // streamBatch is a run of consecutive lines with their bytes, on its way from the reader
 // through a validator to the parser, then back to the reader for reuse.
 type streamBatch struct {
-	lines     []scanLine
-	valid     []bool
-	buf       []byte // the lines' bytes, but for those longer than streamOwnLineBytes
-	err       error  // the read error that ended the batch (io.EOF excluded)
+	lines []scanLine
+	valid []bool
+	buf   []byte // the lines' bytes, but for the long lines read into memory of their own
+	size  int    // the bytes of all its lines
+	err   error  // the read error that ended the batch (io.EOF excluded)
+	// pending, in the last batch, frees the memory of the unterminated last line when it was
+	// long (read by the parser's finish).
+	pending   func()
 	validated chan struct{}
+}
+
+// free frees the memory of the batch's long lines that nothing took.
+func (b *streamBatch) free() {
+	for i := range b.lines {
+		b.lines[i].free()
+	}
+	if b.pending != nil {
+		b.pending()
+		b.pending = nil
+	}
 }
 
 // streamPipeline connects the stages of Scan: free batches go to the reader, the
@@ -76,10 +93,12 @@ func newStreamPipeline(lr *jsonl.LineReader, opts Options) *streamPipeline {
 }
 
 // read is the reader stage: it fills free batches with lines until the input ends, fails or
-// the parser returns, and hands each to the parser and a validator.
+// the parser returns, and hands each to a validator and to the parser. A batch it holds when the
+// parser has returned has its long lines freed, once validated when a validator has it.
 func (p *streamPipeline) read() {
 	defer close(p.toValidate)
 	defer close(p.toParse)
+	defer p.lr.Free() // a long line not handed over: one over the cap
 	for {
 		var b *streamBatch
 		select {
@@ -88,16 +107,19 @@ func (p *streamPipeline) read() {
 			return
 		}
 		p.fill(b)
-		last := len(b.lines) == 0 || b.err != nil || len(b.buf) < streamBatchBytes
-		// In order to the parser, and to whichever validator is free.
-		select {
-		case p.toParse <- b:
-		case <-p.done:
-			return
-		}
+		last := len(b.lines) == 0 || b.err != nil || b.size < streamBatchBytes
+		// To whichever validator is free, and in order to the parser.
 		select {
 		case p.toValidate <- b:
 		case <-p.done:
+			b.free()
+			return
+		}
+		select {
+		case p.toParse <- b:
+		case <-p.done:
+			<-b.validated
+			b.free()
 			return
 		}
 		if last {
@@ -106,27 +128,32 @@ func (p *streamPipeline) read() {
 	}
 }
 
-// fill reads lines into b until its buffer is full or the input ends (b.err holds a read
-// error). The line reader reuses its buffer, so each line is copied: into the batch's buffer,
-// or into a buffer of its own when it is huge.
+// fill reads lines into b until it holds streamBatchBytes or the input ends (b.err holds a read
+// error). The line reader reuses its buffer, so each line is copied into the batch's buffer,
+// but a long line, whose own memory the batch takes over. At the input's end, the memory of a
+// long unterminated last line is taken for the parser's finish.
 func (p *streamPipeline) fill(b *streamBatch) {
-	b.lines, b.valid, b.buf, b.err = b.lines[:0], b.valid[:0], b.buf[:0], nil
-	for len(b.buf) < streamBatchBytes {
+	b.lines, b.valid, b.buf, b.size, b.err = b.lines[:0], b.valid[:0], b.buf[:0], 0, nil
+	for b.size < streamBatchBytes {
 		l, err := p.lr.Next()
 		if err != nil {
 			if err != io.EOF {
 				b.err = err
+			} else if release, ok := p.lr.Take(); ok {
+				b.pending = release
 			}
 			return
 		}
-		if len(l.Bytes) > streamOwnLineBytes {
-			l.Bytes = append([]byte(nil), l.Bytes...)
+		line := scanLine{Line: l}
+		if release, ok := p.lr.Take(); ok {
+			line.release = release
 		} else {
 			start := len(b.buf)
 			b.buf = append(b.buf, l.Bytes...)
-			l.Bytes = b.buf[start:len(b.buf):len(b.buf)]
+			line.Bytes = b.buf[start:len(b.buf):len(b.buf)]
 		}
-		b.lines = append(b.lines, scanLine{Line: l})
+		b.size += len(l.Bytes)
+		b.lines = append(b.lines, line)
 	}
 }
 
@@ -148,12 +175,19 @@ func (p *streamPipeline) validate() {
 }
 
 // parse is the parser stage, on the caller's goroutine: it feeds the batches' lines to sc in
-// input order, each batch once validated, and gives the batch back to the reader.
+// input order, each batch once validated, and gives the batch back to the reader. A long line's
+// memory is freed once the line is read, unless the scanner holds the line.
 func (p *streamPipeline) parse(sc *scanner) (*Result, error) {
+	defer sc.releaseHeld() // held lines not settled: the scan failed
+	var pendingMem func()
 	for b := range p.toParse {
 		<-b.validated
+		pendingMem, b.pending = b.pending, nil
 		for i := range b.lines {
-			if err := sc.line(&b.lines[i], b.valid[i]); err != nil {
+			err := sc.line(&b.lines[i], b.valid[i])
+			b.lines[i].free()
+			if err != nil {
+				b.free()
 				return nil, err
 			}
 		}
@@ -162,5 +196,24 @@ func (p *streamPipeline) parse(sc *scanner) (*Result, error) {
 		}
 		p.free <- b
 	}
-	return sc.finish(p.lr)
+	pending := &scanLine{release: pendingMem}
+	defer pending.free()
+	if l, ok := p.lr.Pending(); ok {
+		pending.Line = l
+		return sc.finishAt(pending, p.lr.Offset())
+	}
+	return sc.finishAt(nil, p.lr.Offset())
+}
+
+// stop ends the pipeline once the parser has returned: the reader and the validators stop,
+// and the long lines of the batches still on their way to the parser are freed once validated
+// (a validator may be reading them).
+func (p *streamPipeline) stop() {
+	close(p.done)
+	go func() {
+		for b := range p.toParse {
+			<-b.validated
+			b.free()
+		}
+	}()
 }

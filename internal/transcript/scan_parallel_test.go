@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
+
+	"github.com/ctxc/ctxc/internal/bigbuf"
 )
 
 // checkParallel reads data with scanLines (the reference) and with Scan, from readers that
@@ -59,7 +62,7 @@ func checkParallel(t *testing.T, data []byte, opts Options, readErr error) {
 // that fill several batches, on lines that get a buffer of their own, over the line cap, with a
 // strict error, with a read error in a later batch, and on the Claude Code fixtures.
 func TestScanAgreesWithOnePass(t *testing.T) {
-	huge := strings.Repeat("x", streamOwnLineBytes+1)
+	huge := strings.Repeat("x", 1<<20+1) // longer than the line reader's buffer: read into memory of its own
 	user := func(s string) string { return fmt.Sprintf("{\"role\":\"user\",\"content\":%q}\n", s) }
 	many := strings.Repeat(user(strings.Repeat("a", 1000)), 5000) // about 5 MB: several batches
 	claude, err := os.ReadFile("../../testdata/fixtures/claude-compact-boundary.jsonl")
@@ -78,6 +81,8 @@ func TestScanAgreesWithOnePass(t *testing.T) {
 		{name: "huge line last, unterminated", data: many + strings.TrimSuffix(user(huge), "\n")},
 		{name: "over the line cap", data: many + user(huge), opts: Options{MaxLine: 1 << 20}},
 		{name: "strict error in a later batch", data: many + "{oops\n" + user("c"), opts: Options{Strict: true}},
+		{name: "strict error, long lines on their way", data: user("a") + "{oops\n" + user(huge) + user(huge+"z") + many + user(huge), opts: Options{Strict: true}},
+		{name: "long lines held before a weak format", data: user(huge) + user(huge+"y") + user("c")},
 		{name: "read error in a later batch", data: many, readErr: disk},
 		{name: "read error at once", data: "", readErr: disk},
 		{name: "claude code", data: string(claude)},
@@ -85,6 +90,20 @@ func TestScanAgreesWithOnePass(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			checkParallel(t, []byte(tc.data), tc.opts, tc.readErr)
+			waitFreed(t)
 		})
+	}
+}
+
+// waitFreed fails unless every long line's own memory is freed (bigbuf.Held comes back to
+// zero): read, held and settled, or on its way when the scan stopped early (freed by the
+// pipeline's stop, on a goroutine of its own, once validated).
+func waitFreed(t *testing.T) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); bigbuf.Held() != 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes of long lines never freed", bigbuf.Held())
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

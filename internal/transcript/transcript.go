@@ -111,6 +111,17 @@ func scanLines(r io.Reader, path string, opts Options) (*Result, error) {
 type scanLine struct {
 	jsonl.Line
 	pre *preparsed
+	// release, when set, frees the memory the line's bytes were read into, a long line's own
+	// (jsonl.LineReader.Take): once the line is read, unless the scanner holds it (hold).
+	release func()
+}
+
+// free frees the line's own memory, if it has any and nothing took it.
+func (l *scanLine) free() {
+	if l.release != nil {
+		l.release()
+		l.release = nil
+	}
 }
 
 type bufferedLine struct {
@@ -178,9 +189,16 @@ func (sc *scanner) settle(f Format) {
 // hold keeps a line read before the format is known until settle reads it: its bytes are
 // those of a buffer that is reused (or a window that is unmapped), so hold copies them, or,
 // for a line of inPlaceFrom bytes or more when the file can be mapped anew (mapLine), maps
-// them: a copy of a line of 100 MB would be 100 MB more of heap.
+// them: a copy of a line of 100 MB would be 100 MB more of heap. A line read into memory of its
+// own (a long line of a stream: release) is held where it is, the memory taken over.
 func (sc *scanner) hold(l *scanLine) bufferedLine {
 	held := bufferedLine{line: *l}
+	held.line.release = nil
+	if l.release != nil {
+		held.data, held.release = l.Bytes, l.release
+		l.release = nil
+		return held
+	}
 	if held.line.pre != nil && held.line.pre.inPlace {
 		held.line.pre = nil // it points into the line's buffer: re-parsed from data
 	}
@@ -244,10 +262,14 @@ func (sc *scanner) readErr(err error) error {
 	return fmt.Errorf("%s: %w", sc.path, err)
 }
 
+// finish ends the scan of what lr read. The pending last line, when long, is read from its
+// own memory, freed once the scan has done with it.
 func (sc *scanner) finish(lr *jsonl.LineReader) (*Result, error) {
 	var pending *scanLine
 	if p, ok := lr.Pending(); ok {
 		pending = &scanLine{Line: p}
+		pending.release, _ = lr.Take()
+		defer pending.free()
 	}
 	return sc.finishAt(pending, lr.Offset())
 }
@@ -302,8 +324,13 @@ func (sc *scanner) finishAt(pending *scanLine, size int64) (*Result, error) {
 	return &Result{Stats: st, refs: refs, reader: sc.rd}, nil
 }
 
+// scanFrom scans the lines lr reads. A long line is read into memory of its own
+// (OwnLongLines), parsed there, and freed once read, or held there until the format is known.
 func scanFrom(lr *jsonl.LineReader, path string, opts Options, format Format) (*Result, error) {
+	lr.OwnLongLines()
+	defer lr.Free()
 	sc := newScanner(path, opts, format)
+	defer sc.releaseHeld() // held lines not settled: the scan failed
 	for {
 		l, err := lr.Next()
 		if err == io.EOF {
@@ -312,7 +339,11 @@ func scanFrom(lr *jsonl.LineReader, path string, opts Options, format Format) (*
 		if err != nil {
 			return nil, sc.readErr(err)
 		}
-		if err := sc.line(&scanLine{Line: l}, jsonl.Valid(l.Bytes)); err != nil {
+		sl := scanLine{Line: l}
+		sl.release, _ = lr.Take()
+		err = sc.line(&sl, jsonl.Valid(l.Bytes))
+		sl.free()
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -569,6 +600,8 @@ func Detect(r io.Reader, path string, opts Options) (Format, error) {
 	lr := detectReaders.Get().(*jsonl.LineReader)
 	defer detectReaders.Put(lr)
 	lr.Reset(r)
+	lr.OwnLongLines() // a long first line: read once, freed as the next is read, never pooled
+	defer lr.Free()
 	if opts.MaxLine > 0 {
 		lr.SetMaxLine(opts.MaxLine)
 	}
