@@ -27,6 +27,7 @@ const (
 	GeminiCLI  = "gemini-cli"
 	QwenCode   = "qwen-code"
 	Opencode   = "opencode"
+	Kilo       = "kilo"
 )
 
 // Agent describes one format.
@@ -69,7 +70,7 @@ func All() []Agent { return all() }
 
 // all is made on first use: nothing is built as a process starts.
 var all = sync.OnceValue(func() []Agent {
-	return []Agent{openAI, anthropic, ctxc, claudeCode, codex, pi, copilot, droid, geminiCLI, qwenCode, opencode}
+	return []Agent{openAI, anthropic, ctxc, claudeCode, codex, pi, copilot, droid, geminiCLI, qwenCode, opencode, kilo}
 })
 
 // Names lists the formats' names, in All's order.

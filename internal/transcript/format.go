@@ -26,6 +26,7 @@ const (
 	FormatGemini    Format = agent.GeminiCLI
 	FormatQwen      Format = agent.QwenCode
 	FormatOpencode  Format = agent.Opencode
+	FormatKilo      Format = agent.Kilo
 )
 
 // Formats lists the accepted --format values: the formats of the registry (internal/agent).
@@ -60,7 +61,7 @@ func Wrappers(f Format) []Wrapper {
 			mid(copilotUserMsgOpen), mid(copilotUserMsgClose)}
 	case FormatDroid:
 		return []Wrapper{head(droidSummaryHead), tail(droidSummaryTail), head(droidSerializeHead), tail(droidSerializeTail)}
-	case FormatOpencode: // texts opencode sends for parts that hold none
+	case FormatOpencode, FormatKilo: // texts opencode (and kilo) sends for parts that hold none
 		return []Wrapper{{Text: opencodeCompactionPrompt}, {Text: opencodeSubtaskPrompt}, {Text: opencodeClearedResult},
 			{Text: opencodeInterrupted}}
 	}
@@ -140,8 +141,9 @@ type lineMembers struct {
 	// Gemini CLI and Qwen Code: "$set", "$rewindTo", "projectHash", "systemPayload" and
 	// whether the "message" object has "parts".
 	set, rewindTo, projectHash, systemPayload, messageParts jsonl.Value
-	// opencode (as internal/opencodestore exports it): "info" and "parts".
-	info, parts jsonl.Value
+	// opencode and Kilo (as internal/opencodestore exports them): "info" and "parts", and the
+	// "agent" an export of Kilo's store names.
+	info, parts, agent jsonl.Value
 }
 
 // walkMembers reads an object line's lineMembers in one walk, where a gjson.Get per key read
@@ -195,6 +197,8 @@ func walkMembers(v jsonl.Value) (m lineMembers, sure bool) {
 			at = &m.info
 		case "parts":
 			at = &m.parts
+		case "agent":
+			at = &m.agent
 		default:
 			if strings.IndexByte(k, '\\') >= 0 {
 				sure = false
@@ -233,7 +237,7 @@ func gjsonMembers(doc gjson.Result) lineMembers {
 		leafUUID: get("leafUuid"), compact: get("compact"), createdBy: get("created_by"), createdAt: get("created_at"),
 		messages: get("messages"), role: get("role"), message: get("message"), messageRole: get("message.role"),
 		set: get("$set"), rewindTo: get("$rewindTo"), projectHash: get("projectHash"), systemPayload: get("systemPayload"),
-		messageParts: get("message.parts"), info: get("info"), parts: get("parts")}
+		messageParts: get("message.parts"), info: get("info"), parts: get("parts"), agent: get("agent")}
 }
 
 // detect tells an object line's format (v: the line) from its members.
@@ -247,6 +251,8 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 		return FormatCopilot, true, nil
 	case typ == "session" && has(m.id):
 		return FormatPi, true, nil
+	case m.info.IsObject() && m.parts.IsArray() && m.agent.Str() == agent.Kilo:
+		return FormatKilo, true, nil
 	case m.info.IsObject() && m.parts.IsArray():
 		return FormatOpencode, true, nil
 	case has(m.payload) && has(m.timestamp) && codexItemTypes[typ]:

@@ -10,7 +10,7 @@ import (
 // Every format the readers know is in the registry, and the registry has no other.
 func TestFormatsAreTheRegistry(t *testing.T) {
 	known := []Format{FormatOpenAI, FormatAnthropic, FormatCtxc, FormatClaude, FormatCodex, FormatPi,
-		FormatCopilot, FormatDroid, FormatGemini, FormatQwen, FormatOpencode}
+		FormatCopilot, FormatDroid, FormatGemini, FormatQwen, FormatOpencode, FormatKilo}
 	got := Formats()
 	if len(got) != len(known) {
 		t.Fatalf("registry %v, readers %v", got, known)

@@ -22,7 +22,8 @@ var agentCodes = []agentCode{
 	{FormatDroid, func() formatReader { return newDroidReader() }, droidRecord, droidWriter{}},
 	{FormatGemini, func() formatReader { return newGeminiReader() }, geminiRecord, geminiWriter{}},
 	{FormatQwen, func() formatReader { return newQwenReader() }, qwenRecord, qwenWriter{}},
-	{FormatOpencode, func() formatReader { return newOpencodeReader() }, opencodeRecord, opencodeWriter{}},
+	{FormatOpencode, func() formatReader { return newOpencodeReader(FormatOpencode) }, opencodeRecord, opencodeWriter{FormatOpencode}},
+	{FormatKilo, func() formatReader { return newOpencodeReader(FormatKilo) }, kiloRecord, opencodeWriter{FormatKilo}},
 }
 
 // codeOf is the agent code of a format (ok false for a message list or an unknown format).
