@@ -15,9 +15,15 @@ import (
 // fixture (one exported message a line) as session ses_a, stored as opencode stores them: the
 // ids in columns, the rest in "data".
 func opencodeDataHome(t *testing.T, fixture string) (data, store string) {
+	return agentDataHome(t, opencodestore.Opencode, fixture)
+}
+
+// agentDataHome is an XDG data folder with a store of agent a (opencode's schema) holding the
+// messages of fixture as session ses_a.
+func agentDataHome(t *testing.T, a *opencodestore.Agent, fixture string) (data, store string) {
 	t.Helper()
 	data = t.TempDir()
-	store = filepath.Join(data, "opencode", opencodestore.FileName)
+	store = filepath.Join(data, a.Dir, a.FileName)
 	os.MkdirAll(filepath.Dir(store), 0o700)
 	db, err := sql.Open("sqlite", "file:"+store+"?_pragma=journal_mode(wal)")
 	if err != nil {

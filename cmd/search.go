@@ -57,8 +57,8 @@ resumes the session in its agent.
 The search reads the index (ctxc index). Before it searches, it brings the index up to date
 with PATH (files, folders, globs; by default the agents' own session folders that exist:
 ~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions, ~/.copilot/session-state,
-~/.factory/sessions, ~/.gemini/tmp, ~/.qwen/projects, ~/.openclaw/agents, and opencode's
-$XDG_DATA_HOME/opencode/opencode.db), reading only what changed, with a progress bar on a terminal; --no-update searches the index as it is. With PATH, only the
+~/.factory/sessions, ~/.gemini/tmp, ~/.qwen/projects, ~/.openclaw/agents, opencode's
+$XDG_DATA_HOME/opencode/opencode.db and Kilo's $XDG_DATA_HOME/kilo/kilo.db), reading only what changed, with a progress bar on a terminal; --no-update searches the index as it is. With PATH, only the
 sessions under PATH are searched.
 
 Words are letters and digits, compared ignoring case; common words (the, and, of...) are left
@@ -244,15 +244,15 @@ func namedPathsExist(paths []string) error {
 }
 
 // agentSessionDirs are the folders where the agents ctxc reads keep their sessions (the
-// registry's), those that exist, and opencode's store (a file: its data folder also holds clones
-// of repositories).
+// registry's), those that exist, and opencode's and Kilo's stores (files: their data folders
+// also hold clones of repositories), where XDG_DATA_HOME puts them.
 func agentSessionDirs() []string {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return nil
 	}
 	var out []string
-	for _, p := range append(append(agent.SessionDirs(home), opencodestore.DefaultPath()), aiderhist.DefaultPaths()...) {
+	for _, p := range append(append(agent.SessionDirs(home), opencodestore.DefaultPath(), opencodestore.Kilo.DefaultPath()), aiderhist.DefaultPaths()...) {
 		if slices.Contains(out, p) {
 			continue
 		}

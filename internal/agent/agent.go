@@ -30,6 +30,7 @@ const (
 	Aider       = "aider"
 	Openhands   = "openhands"
 	ContinueCLI = "continue-cli"
+	Kilo        = "kilo"
 )
 
 // Agent describes one format.
@@ -76,6 +77,7 @@ var all = sync.OnceValue(func() []Agent {
 		aider,
 		openhands,
 		continueCLI,
+		kilo,
 	}
 })
 

@@ -154,6 +154,8 @@ func FromRequest(agent string, body []byte) ([]Turn, error) {
 		return qwenRequestTurns(body)
 	case Opencode:
 		return opencodeRequestTurns(body)
+	case Kilo:
+		return kiloRequestTurns(body)
 	}
 	return nil, fmt.Errorf("unknown agent %q", agent)
 }
@@ -248,7 +250,7 @@ func FromLoad(agent string, jsonl []byte) ([]Turn, error) {
 			turns = turns[1:]
 		}
 		return turns, nil
-	case Codex, Pi, Copilot, Droid, Gemini, Qwen, Opencode, Continue:
+	case Codex, Pi, Copilot, Droid, Gemini, Qwen, Opencode, Continue, Kilo:
 		ms := make([]chatMessage, len(lines))
 		for i, l := range lines {
 			if err := json.Unmarshal(l, &ms[i]); err != nil {

@@ -226,7 +226,8 @@ func (f *FakeAPI) chatAnswer(body []byte) answer {
 			lastUser = c.Str
 		} else {
 			c.ForEach(func(_, p gjson.Result) bool {
-				if p.Get("type").Str == "text" {
+				// (not the details kilo adds after every user message's own texts)
+				if p.Get("type").Str == "text" && !kiloInjected(p.Get("text").Str) {
 					lastUser = p.Get("text").Str
 				}
 				return true

@@ -43,13 +43,18 @@ func NewOpencodeHome(dir string) (*AgentHome, error) {
 
 // opencodeEnv keeps opencode's files inside home and off the network but for the fake.
 func opencodeEnv(home string) []string {
+	return append(xdgEnv(home),
+		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
+		"OPENCODE_DISABLE_SHARE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_CLAUDE_CODE=1")
+}
+
+// xdgEnv puts the XDG folders inside home.
+func xdgEnv(home string) []string {
 	return []string{
 		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
 		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
-		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
-		"OPENCODE_DISABLE_SHARE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_CLAUDE_CODE=1",
 	}
 }
 
@@ -69,8 +74,11 @@ func opencodeConfig(url string) string {
 	return string(b)
 }
 
-// OpencodeStore is opencode's store in the agent's home.
+// OpencodeStore is opencode's store in the agent's home (kilo's, for kilo).
 func (h *AgentHome) OpencodeStore() string {
+	if h.Agent == Kilo {
+		return h.KiloStore()
+	}
 	return filepath.Join(h.Home, ".local", "share", "opencode", "opencode.db")
 }
 
@@ -88,11 +96,11 @@ func (h *AgentHome) OpencodeRun(id, prompt string) error {
 // dir: what ctxc reads while opencode's next run changes the store.
 func (h *AgentHome) OpencodeSnapshot(dir string) (string, error) {
 	src := h.OpencodeStore()
-	dst := filepath.Join(dir, "opencode", "opencode.db")
+	dst := filepath.Join(dir, filepath.Base(filepath.Dir(src)), filepath.Base(src))
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		if _, err := os.Stat(src + suffix); err != nil {
 			if suffix == "" {
-				return "", fmt.Errorf("opencode wrote no store: %w", err)
+				return "", fmt.Errorf("%s wrote no store: %w", h.Agent, err)
 			}
 			continue
 		}

@@ -16,7 +16,7 @@ func FuzzEncodeMessage(f *testing.F) {
 	f.Add(`{"role":`, `{"type":"text"}`)
 	f.Fuzz(func(t *testing.T, msg, prt string) {
 		m := message{id: "msg_1", data: msg, parts: []part{{id: "prt_1", data: prt}}}
-		line, rerr := encodeMessage("ses_1", &m)
+		line, rerr := encodeMessage(Opencode.line, "ses_1", &m)
 		if rerr != nil {
 			return
 		}

@@ -3,47 +3,149 @@ package opencodestore
 import (
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 
+	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/storefiles"
 )
 
-// files reads this store's sessions as files (internal/storefiles).
-var files = &storefiles.Kind{Name: "opencode", NamedAsStore: NamedAsStore,
-	Open:     func(store string) (storefiles.Store, error) { return Open(store) },
-	ReadOnly: func(name string) error { return ReadOnly(name) }}
+// Agent is an agent whose store has opencode's schema: opencode, or its descendant Kilo Code's
+// CLI (kilo), which keeps opencode's session, message and part tables and its reload rule. Its
+// sessions are read alike; each line of an export of Kilo's names its agent ("agent":"kilo"), so
+// that the readers tell its sessions from opencode's.
+type Agent struct {
+	Name     string // the agent, as the registry names it (internal/agent)
+	Dir      string // its data folder's name, in XDG_DATA_HOME
+	FileName string // its store's name, in its data folder
+	line     string // how an exported line starts
+	files    *storefiles.Kind
+}
+
+// Opencode is opencode's store: opencode.db (opencode-CHANNEL.db for another release channel).
+var Opencode = newAgent("opencode", "opencode", FileName, `{"info":`)
+
+// Kilo is Kilo Code CLI's store: kilo.db (kilo-CHANNEL.db for another release channel).
+var Kilo = newAgent("kilo", "kilo", "kilo.db", `{"agent":"kilo","info":`)
+
+func newAgent(name, dir, file, line string) *Agent {
+	a := &Agent{Name: name, Dir: dir, FileName: file, line: line}
+	a.files = &storefiles.Kind{Name: name, NamedAsStore: a.NamedAsStore,
+		Open:     func(store string) (storefiles.Store, error) { return a.Open(store) },
+		ReadOnly: func(name string) error { return a.ReadOnly(name) }}
+	return a
+}
+
+// DefaultPath is where the agent keeps its store: DIR/FILE in XDG_DATA_HOME, by default
+// ~/.local/share ("" when neither is known).
+func (a *Agent) DefaultPath() string {
+	data := os.Getenv("XDG_DATA_HOME")
+	if data == "" || !filepath.IsAbs(data) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		data = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(data, a.Dir, a.FileName)
+}
+
+// NamedAsStore reports whether path has a store's name (FILE, or NAME-CHANNEL.db): only such a
+// file is opened to be checked by IsStoreFile.
+func (a *Agent) NamedAsStore(path string) bool {
+	b := filepath.Base(path)
+	return b == a.FileName || (strings.HasPrefix(b, a.Name+"-") && strings.HasSuffix(b, ".db"))
+}
+
+// ReadOnly is the error of a command that writes into a session of the agent's store: ctxc only
+// reads the store.
+func (a *Agent) ReadOnly(name string) *safewrite.ReadOnlyError {
+	return &safewrite.ReadOnlyError{Path: name, Reason: "is a session of " + a.Name + "'s SQLite store, which ctxc only reads",
+		Hint: "give -o OUT to write the result as a new ctxc-format session"}
+}
 
 // IsStoreFile reports whether path has a store's name and starts as an SQLite database: a
 // candidate store, checked for its tables when opened.
-func IsStoreFile(path string) bool { return files.IsStoreFile(path) }
+func (a *Agent) IsStoreFile(path string) bool { return a.files.IsStoreFile(path) }
 
 // SplitName splits a session's name, STORE#SESSION-ID, into the store's path and the session
 // id; ok is false when it names no session of a store of this agent.
-func SplitName(name string) (store, session string, ok bool) { return files.SplitName(name) }
+func (a *Agent) SplitName(name string) (store, session string, ok bool) {
+	return a.files.SplitName(name)
+}
 
-// IsSessionName reports whether name addresses one session of a store.
-func IsSessionName(name string) bool {
-	_, _, ok := files.SplitName(name)
+// IsSessionName reports whether name addresses one session of a store of this agent.
+func (a *Agent) IsSessionName(name string) bool {
+	_, _, ok := a.files.SplitName(name)
 	return ok
 }
 
 // ListSessions opens a store and lists its sessions' names.
-func ListSessions(path string) ([]string, error) { return files.ListSessions(path) }
+func (a *Agent) ListSessions(path string) ([]string, error) { return a.files.ListSessions(path) }
 
 // RunExported runs a command that writes (compact, repair) on a session of a store, never in
 // place (ReadOnly), its -o never the store: on the session exported as a temporary file.
-func RunExported(name string, inPlace bool, output string, force bool, run func(tmp string) error) error {
-	return files.RunExported(name, inPlace, output, force, run)
+func (a *Agent) RunExported(name string, inPlace bool, output string, force bool, run func(tmp string) error) error {
+	return a.files.RunExported(name, inPlace, output, force, run)
 }
 
 // OpenSession exports one session, named STORE#SESSION-ID, into an open file that no other
 // program sees, positioned at its start (storefiles.Kind.OpenSession).
-func OpenSession(name string) (*os.File, fs.FileInfo, error) { return files.OpenSession(name) }
+func (a *Agent) OpenSession(name string) (*os.File, fs.FileInfo, error) {
+	return a.files.OpenSession(name)
+}
 
 // StatSession states a session as OpenSession would open it.
-func StatSession(name string) (fs.FileInfo, error) { return files.StatSession(name) }
+func (a *Agent) StatSession(name string) (fs.FileInfo, error) { return a.files.StatSession(name) }
 
 // ExportTemp exports one session into a new private temporary file; cleanup removes it.
-func ExportTemp(name string) (path string, cleanup func(), err error) { return files.ExportTemp(name) }
+func (a *Agent) ExportTemp(name string) (path string, cleanup func(), err error) {
+	return a.files.ExportTemp(name)
+}
+
+// opencode's store, as the package's functions read it.
+
+// DefaultPath is where opencode keeps its store: opencode/opencode.db in XDG_DATA_HOME, by
+// default ~/.local/share ("" when neither is known).
+func DefaultPath() string { return Opencode.DefaultPath() }
+
+// NamedAsStore reports whether path has the name of opencode's store (opencode.db,
+// opencode-CHANNEL.db).
+func NamedAsStore(path string) bool { return Opencode.NamedAsStore(path) }
+
+// ReadOnly is the error of a command that writes into a session of an opencode store.
+func ReadOnly(name string) *safewrite.ReadOnlyError { return Opencode.ReadOnly(name) }
+
+// Open opens an opencode store read-only and checks that it has opencode's tables.
+func Open(path string) (*Store, error) { return Opencode.Open(path) }
+
+// IsStoreFile reports whether path is a candidate opencode store.
+func IsStoreFile(path string) bool { return Opencode.IsStoreFile(path) }
+
+// SplitName splits the name of a session of an opencode store.
+func SplitName(name string) (store, session string, ok bool) { return Opencode.SplitName(name) }
+
+// IsSessionName reports whether name addresses one session of an opencode store.
+func IsSessionName(name string) bool { return Opencode.IsSessionName(name) }
+
+// ListSessions opens an opencode store and lists its sessions' names.
+func ListSessions(path string) ([]string, error) { return Opencode.ListSessions(path) }
+
+// RunExported runs a command that writes on a session of an opencode store (Agent.RunExported).
+func RunExported(name string, inPlace bool, output string, force bool, run func(tmp string) error) error {
+	return Opencode.RunExported(name, inPlace, output, force, run)
+}
+
+// OpenSession exports one session of an opencode store (Agent.OpenSession).
+func OpenSession(name string) (*os.File, fs.FileInfo, error) { return Opencode.OpenSession(name) }
+
+// StatSession states a session of an opencode store (Agent.StatSession).
+func StatSession(name string) (fs.FileInfo, error) { return Opencode.StatSession(name) }
+
+// ExportTemp exports one session of an opencode store into a new private temporary file.
+func ExportTemp(name string) (path string, cleanup func(), err error) {
+	return Opencode.ExportTemp(name)
+}
 
 // SessionIDs lists the ids of the store's sessions.
 func (s *Store) SessionIDs() ([]string, error) {

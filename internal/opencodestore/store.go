@@ -1,7 +1,8 @@
 // Package opencodestore reads opencode's SQLite store (opencode 1.2 and later:
 // ~/.local/share/opencode/opencode.db, or $XDG_DATA_HOME/opencode/opencode.db; tables session,
-// message and part, each row's "data" a JSON object) without ever holding up the opencode that
-// writes it: read-only, in short batches. Each session becomes one message a line, as opencode's
+// message and part, each row's "data" a JSON object), and Kilo Code CLI's, which has its schema
+// (~/.local/share/kilo/kilo.db: Kilo), without ever holding up the agent that writes it:
+// read-only, in short batches. Each session becomes one message a line, as opencode's
 // own MessageV2.WithParts ({"info":{...},"parts":[...]}, the message's and its parts' data with
 // their ids put back), in the order opencode reads them, for the opencode reader of
 // internal/transcript. A session is named STORE#SESSION-ID (docs/formats.md).
@@ -16,13 +17,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
-	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/storefiles"
 	_ "modernc.org/sqlite" // pure-Go SQLite
 )
@@ -30,20 +28,6 @@ import (
 // FileName is the name of opencode's store, in its data folder (opencode/ under XDG_DATA_HOME,
 // by default ~/.local/share). A build of another release channel names it opencode-CHANNEL.db.
 const FileName = "opencode.db"
-
-// DefaultPath is where opencode keeps its store: opencode/opencode.db in XDG_DATA_HOME, by
-// default ~/.local/share ("" when neither is known).
-func DefaultPath() string {
-	data := os.Getenv("XDG_DATA_HOME")
-	if data == "" || !filepath.IsAbs(data) {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		data = filepath.Join(home, ".local", "share")
-	}
-	return filepath.Join(data, "opencode", FileName)
-}
 
 // Sep separates the store's path from a session id in a session's name: STORE#SESSION-ID.
 const Sep = storefiles.Sep
@@ -58,8 +42,9 @@ const batchRows = 256
 
 // Store is one open store, read-only.
 type Store struct {
-	Path string
-	db   *sql.DB
+	Path  string
+	agent *Agent
+	db    *sql.DB
 }
 
 // Session is one session of a store: its id and how many messages it holds.
@@ -70,13 +55,6 @@ type Session struct {
 
 // Name is the session's name for the commands: STORE#SESSION-ID.
 func (s Session) Name(store string) string { return store + Sep + s.ID }
-
-// ReadOnly is the error of a command that writes into a session of an opencode store: ctxc only
-// reads the store.
-func ReadOnly(name string) *safewrite.ReadOnlyError {
-	return &safewrite.ReadOnlyError{Path: name, Reason: "is a session of opencode's SQLite store, which ctxc only reads",
-		Hint: "give -o OUT to write the result as a new ctxc-format session"}
-}
 
 // RowError is a row of the store whose data is not one JSON object.
 type RowError struct {
@@ -89,25 +67,19 @@ func (e *RowError) Error() string {
 	return fmt.Sprintf("%s%s%s: %s %s: %s", e.Store, Sep, e.Session, e.Table, e.ID, e.Msg)
 }
 
-// NamedAsStore reports whether path has a store's name (opencode.db, opencode-CHANNEL.db): only
-// such a file is opened to be checked by IsStoreFile.
-func NamedAsStore(path string) bool {
-	b := filepath.Base(path)
-	return b == FileName || (strings.HasPrefix(b, "opencode-") && strings.HasSuffix(b, ".db"))
-}
-
-// Open opens a store read-only and checks that it has opencode's message and part tables.
-func Open(path string) (*Store, error) {
+// Open opens a store of the agent read-only and checks that it has opencode's message and part
+// tables.
+func (a *Agent) Open(path string) (*Store, error) {
 	db, err := sql.Open("sqlite", storefiles.ReadOnlyDSN(path, BusyTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	s := &Store{Path: path, db: db}
+	s := &Store{Path: path, agent: a, db: db}
 	var n int
 	err = db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('session', 'message', 'part')`).Scan(&n)
 	if err == nil && n != 3 {
-		err = errors.New("not an opencode store (no session, message and part tables)")
+		err = fmt.Errorf("not a store of %s (no session, message and part tables)", a.Name)
 	}
 	if err != nil {
 		db.Close()
@@ -166,7 +138,7 @@ func (s *Store) Export(ctx context.Context, session string, w io.Writer) (int, e
 			return n, fmt.Errorf("%s%s%s: %w", s.Path, Sep, session, err)
 		}
 		for i := range batch {
-			line, err := encodeMessage(session, &batch[i])
+			line, err := encodeMessage(s.agent.line, session, &batch[i])
 			if err != nil {
 				err.Store = s.Path
 				return n, err
@@ -254,11 +226,12 @@ func readParts(ctx context.Context, tx *sql.Tx, session string, msgs []message) 
 	return rows.Err()
 }
 
-// encodeMessage is one message's line: its data with "id" and "sessionID" put back as opencode
-// does when it reads the row, and its parts' data with "id", "sessionID" and "messageID".
-func encodeMessage(session string, m *message) ([]byte, *RowError) {
+// encodeMessage is one message's line, starting as start says (`{"info":`, or `{"agent":"kilo",
+// "info":` for Kilo's): its data with "id" and "sessionID" put back as opencode does when it
+// reads the row, and its parts' data with "id", "sessionID" and "messageID".
+func encodeMessage(start, session string, m *message) ([]byte, *RowError) {
 	var b bytes.Buffer
-	b.WriteString(`{"info":`)
+	b.WriteString(start)
 	if err := withIDs(&b, m.data, "id", m.id, "sessionID", session); err != nil {
 		return nil, &RowError{Session: session, Table: "message", ID: m.id, Msg: err.Error()}
 	}

@@ -160,3 +160,46 @@ func TestSessionNames(t *testing.T) {
 		}
 	}
 }
+
+// TestKiloStore: Kilo's store (opencode's schema, kilo.db) is read as opencode's, each line
+// naming its agent; the names of either agent's stores are its own.
+func TestKiloStore(t *testing.T) {
+	path, w := newStore(t)
+	insertMessage(t, w, "ses_a", "msg_1", 1, "user", "hi")
+	for _, tc := range []struct {
+		a     *Agent
+		start string
+	}{
+		{Opencode, `{"info":{"role":"user"`},
+		{Kilo, `{"agent":"kilo","info":{"role":"user"`},
+	} {
+		s, err := tc.a.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		_, err = s.Export(context.Background(), "ses_a", &b)
+		s.Close()
+		if err != nil || !strings.HasPrefix(b.String(), tc.start) {
+			t.Errorf("%s: export %q (%v), want it to start %s", tc.a.Name, b.String(), err, tc.start)
+		}
+	}
+	for _, tc := range []struct {
+		path           string
+		opencode, kilo bool
+	}{
+		{"/d/opencode/opencode.db", true, false},
+		{"/d/opencode/opencode-beta.db", true, false},
+		{"/d/kilo/kilo.db", false, true},
+		{"/d/kilo/kilo-dev.db", false, true},
+		{"/d/kilo/kilo.sqlite", false, false},
+	} {
+		if Opencode.NamedAsStore(tc.path) != tc.opencode || Kilo.NamedAsStore(tc.path) != tc.kilo {
+			t.Errorf("%s: named as opencode's %v, Kilo's %v", tc.path, Opencode.NamedAsStore(tc.path), Kilo.NamedAsStore(tc.path))
+		}
+	}
+	t.Setenv("XDG_DATA_HOME", "/x")
+	if got := Kilo.DefaultPath(); got != "/x/kilo/kilo.db" {
+		t.Errorf("Kilo's default path %s", got)
+	}
+}

@@ -1,6 +1,6 @@
 // Package sessionstore is where the commands meet the agents that keep their sessions in an
-// SQLite store rather than in files: OpenClaw (internal/openclawstore) and opencode
-// (internal/opencodestore). A store stands for its sessions, each named STORE#SESSION-ID and
+// SQLite store rather than in files: OpenClaw (internal/openclawstore), opencode and Kilo Code's
+// CLI (internal/opencodestore). A store stands for its sessions, each named STORE#SESSION-ID and
 // opened as a file that no other program sees, in the format its store's package exports; each
 // function here asks the store package the name belongs to. Aider's chat history
 // (internal/aiderhist), a Markdown file, is read the same way: its path names it, and it opens
@@ -19,9 +19,22 @@ import (
 	"github.com/ctxc/ctxc/internal/openhandsconv"
 )
 
+// opencodeKinds are the agents whose stores have opencode's schema.
+var opencodeKinds = []*opencodestore.Agent{opencodestore.Opencode, opencodestore.Kilo}
+
+// opencodeKindOf is the agent of opencode's schema whose store holds the session name names.
+func opencodeKindOf(name string) *opencodestore.Agent {
+	for _, a := range opencodeKinds {
+		if a.IsSessionName(name) {
+			return a
+		}
+	}
+	return nil
+}
+
 // IsSessionName reports whether name addresses one session of a store.
 func IsSessionName(name string) bool {
-	return openclawstore.IsSessionName(name) || opencodestore.IsSessionName(name) || aiderhist.IsHistory(name) ||
+	return openclawstore.IsSessionName(name) || opencodeKindOf(name) != nil || aiderhist.IsHistory(name) ||
 		openhandsconv.IsConversation(name)
 }
 
@@ -33,8 +46,8 @@ func OpenSession(name string) (*os.File, fs.FileInfo, error) {
 	if aiderhist.IsHistory(name) {
 		return aiderhist.OpenSession(name)
 	}
-	if opencodestore.IsSessionName(name) {
-		return opencodestore.OpenSession(name)
+	if a := opencodeKindOf(name); a != nil {
+		return a.OpenSession(name)
 	}
 	return openclawstore.OpenSession(name)
 }
@@ -47,8 +60,8 @@ func StatSession(name string) (fs.FileInfo, error) {
 	if aiderhist.IsHistory(name) {
 		return aiderhist.StatSession(name)
 	}
-	if opencodestore.IsSessionName(name) {
-		return opencodestore.StatSession(name)
+	if a := opencodeKindOf(name); a != nil {
+		return a.StatSession(name)
 	}
 	return openclawstore.StatSession(name)
 }
@@ -63,8 +76,8 @@ func RunExported(name string, inPlace bool, output string, force bool, run func(
 	if aiderhist.IsHistory(name) {
 		return aiderhist.RunExported(name, inPlace, output, force, run)
 	}
-	if opencodestore.IsSessionName(name) {
-		return opencodestore.RunExported(name, inPlace, output, force, run)
+	if a := opencodeKindOf(name); a != nil {
+		return a.RunExported(name, inPlace, output, force, run)
 	}
 	return openclawstore.RunExported(name, inPlace, output, force, run)
 }
@@ -72,24 +85,50 @@ func RunExported(name string, inPlace bool, output string, force bool, run func(
 // NamedAsStore reports whether path has the name of a store: only such a file is opened to be
 // checked by IsStoreFile.
 func NamedAsStore(path string) bool {
-	return openclawstore.NamedAsStore(path) || opencodestore.NamedAsStore(path)
+	if openclawstore.NamedAsStore(path) {
+		return true
+	}
+	for _, a := range opencodeKinds {
+		if a.NamedAsStore(path) {
+			return true
+		}
+	}
+	return false
 }
 
 // FoundAsStore reports whether a file named name, met in a walk, is a store's: OpenClaw's
-// openclaw-agent.sqlite, opencode's opencode.db.
+// openclaw-agent.sqlite, opencode's opencode.db, Kilo's kilo.db.
 func FoundAsStore(name string) bool {
-	return name == openclawstore.FileName || opencodestore.NamedAsStore(filepath.Base(name)) || aiderhist.Named(name)
+	if name == openclawstore.FileName || aiderhist.Named(name) {
+		return true
+	}
+	for _, a := range opencodeKinds {
+		if a.NamedAsStore(filepath.Base(name)) {
+			return true
+		}
+	}
+	return false
 }
 
 // IsStoreFile reports whether path is a store.
 func IsStoreFile(path string) bool {
-	return openclawstore.IsStoreFile(path) || opencodestore.IsStoreFile(path)
+	if openclawstore.IsStoreFile(path) {
+		return true
+	}
+	for _, a := range opencodeKinds {
+		if a.IsStoreFile(path) {
+			return true
+		}
+	}
+	return false
 }
 
 // ListSessions opens a store and lists its sessions' names.
 func ListSessions(path string) ([]string, error) {
-	if opencodestore.IsStoreFile(path) {
-		return opencodestore.ListSessions(path)
+	for _, a := range opencodeKinds {
+		if a.IsStoreFile(path) {
+			return a.ListSessions(path)
+		}
 	}
 	return openclawstore.ListSessions(path)
 }

@@ -29,6 +29,7 @@ const (
 	FormatAider     Format = agent.Aider
 	FormatOpenhands Format = agent.Openhands
 	FormatContinue  Format = agent.ContinueCLI
+	FormatKilo      Format = agent.Kilo
 )
 
 // Formats lists the accepted --format values: the formats of the registry (internal/agent).
@@ -63,7 +64,7 @@ func Wrappers(f Format) []Wrapper {
 			mid(copilotUserMsgOpen), mid(copilotUserMsgClose)}
 	case FormatDroid:
 		return []Wrapper{head(droidSummaryHead), tail(droidSummaryTail), head(droidSerializeHead), tail(droidSerializeTail)}
-	case FormatOpencode: // texts opencode sends for parts that hold none
+	case FormatOpencode, FormatKilo: // texts opencode (and kilo) sends for parts that hold none
 		return []Wrapper{{Text: opencodeCompactionPrompt}, {Text: opencodeSubtaskPrompt}, {Text: opencodeClearedResult},
 			{Text: opencodeInterrupted}}
 	}
@@ -143,8 +144,9 @@ type lineMembers struct {
 	// Gemini CLI and Qwen Code: "$set", "$rewindTo", "projectHash", "systemPayload" and
 	// whether the "message" object has "parts".
 	set, rewindTo, projectHash, systemPayload, messageParts jsonl.Value
-	// opencode (as internal/opencodestore exports it): "info" and "parts".
-	info, parts jsonl.Value
+	// opencode and Kilo (as internal/opencodestore exports them): "info" and "parts", and the
+	// "agent" an export of Kilo's store names.
+	info, parts, agent jsonl.Value
 	// Continue CLI (as continueSnapshot lays its sessions out): "workspaceDirectory",
 	// "contextItems".
 	workspaceDirectory, contextItems jsonl.Value
@@ -205,6 +207,8 @@ func walkMembers(v jsonl.Value) (m lineMembers, sure bool) {
 			at = &m.workspaceDirectory
 		case "contextItems":
 			at = &m.contextItems
+		case "agent":
+			at = &m.agent
 		default:
 			if strings.IndexByte(k, '\\') >= 0 {
 				sure = false
@@ -243,7 +247,7 @@ func gjsonMembers(doc gjson.Result) lineMembers {
 		leafUUID: get("leafUuid"), compact: get("compact"), createdBy: get("created_by"), createdAt: get("created_at"),
 		messages: get("messages"), role: get("role"), message: get("message"), messageRole: get("message.role"),
 		set: get("$set"), rewindTo: get("$rewindTo"), projectHash: get("projectHash"), systemPayload: get("systemPayload"),
-		messageParts: get("message.parts"), info: get("info"), parts: get("parts"),
+		messageParts: get("message.parts"), info: get("info"), parts: get("parts"), agent: get("agent"),
 		workspaceDirectory: get("workspaceDirectory"), contextItems: get("contextItems")}
 }
 
@@ -258,6 +262,8 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 		return FormatCopilot, true, nil
 	case typ == "session" && has(m.id):
 		return FormatPi, true, nil
+	case m.info.IsObject() && m.parts.IsArray() && m.agent.Str() == agent.Kilo:
+		return FormatKilo, true, nil
 	case m.info.IsObject() && m.parts.IsArray():
 		return FormatOpencode, true, nil
 	case typ == aiderRecordType:

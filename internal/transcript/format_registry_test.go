@@ -14,6 +14,7 @@ func TestFormatsAreTheRegistry(t *testing.T) {
 		FormatAider,
 		FormatOpenhands,
 		FormatContinue,
+		FormatKilo,
 	}
 	got := Formats()
 	if len(got) != len(known) {

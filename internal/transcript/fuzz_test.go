@@ -125,6 +125,14 @@ func FuzzOpenhandsReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatOpenhands) })
 }
 
+// FuzzKiloReader: Kilo's messages as internal/opencodestore exports them (opencode's reader,
+// with Kilo's transient texts and board notices), opencode's seeds taken as Kilo's too.
+func FuzzKiloReader(f *testing.F) {
+	addSeeds(f, "../../testdata/fixtures/kilo-*.jsonl")
+	addSeeds(f, "../../testdata/fixtures/opencode-*.jsonl")
+	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatKilo) })
+}
+
 // FuzzMarker: FindLastMarker, reading backwards, agrees with a forward scan for the last line
 // that parses as a marker; and LoadFile's fast path gives the same context as a full scan.
 func FuzzMarker(f *testing.F) {

@@ -160,3 +160,65 @@ func TestOpencodeRecordedUsage(t *testing.T) {
 		t.Errorf("recorded usage %+v", u)
 	}
 }
+
+// kiloLine is one message as internal/opencodestore exports a store of Kilo's.
+func kiloLine(id, role, info, parts string) string {
+	return `{"agent":"kilo",` + opencodeLine(id, role, info, parts)[1:]
+}
+
+// TestKiloParts: what Kilo Code's CLI (kilo 7.7.7, its MessageV2.toModelMessages) sends besides
+// what opencode does: no transient text of an assistant, its shared board's notice after a tool's
+// output; opencode's lines with the same parts send both as they are.
+func TestKiloParts(t *testing.T) {
+	tool := func(id, md string) string {
+		return `{"type":"tool","tool":"read","callID":"` + id + `","state":{"status":"completed","input":{},"output":"out","metadata":` + md + `}}`
+	}
+	parts := opencodeStep + `,{"type":"text","text":"working","metadata":{"kilocode.lifecycle":"transient"}},` +
+		tool("c1", `{"shared_agent_board_notice":2}`) + `,` + tool("c2", `{"shared_agent_board_notice":"unavailable"}`) + `,` +
+		tool("c3", `{"shared_agent_board_notice":0}`) + `,` + tool("c4", `{"shared_agent_board_notice":1.5}`) + `,` + tool("c5", `{}`) +
+		`,` + opencodeStep + `,` + opencodeText("Done.")
+	calls := `assistant:call:c1=read{}|call:c2=read{}|call:c3=read{}|call:c4=read{}|call:c5=read{}`
+	for _, tc := range []struct {
+		name   string
+		line   func(id, role, info, parts string) string
+		format Format
+		want   string
+	}{
+		{"kilo", kiloLine, FormatKilo, "user:look / " + calls + " / tool:result:c1=out\n" + kiloBoardActivity +
+			"|result:c2=out\n" + kiloBoardUnavailable + "|result:c3=out|result:c4=out|result:c5=out / assistant:Done."},
+		{"opencode", opencodeLine, FormatOpencode, "user:look / assistant:working|call:c1=read{}|call:c2=read{}|call:c3=read{}|call:c4=read{}|call:c5=read{}" +
+			" / tool:result:c1=out|result:c2=out|result:c3=out|result:c4=out|result:c5=out / assistant:Done."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, st := opencodeContext(t, tc.line("msg_1", "user", "", opencodeText("look")),
+				tc.line("msg_2", "assistant", `"parentID":"msg_1","finish":"stop"`, parts))
+			if got != tc.want {
+				t.Errorf("context:\n got %q\nwant %q", got, tc.want)
+			}
+			if st.Format != tc.format || st.ToolCalls != 5 {
+				t.Errorf("format %q, %d calls", st.Format, st.ToolCalls)
+			}
+		})
+	}
+}
+
+// TestKiloSession: a session kilo wrote and compacted itself (testdata, exported from its store):
+// the kilo format, its compaction, and the context it resumed with.
+func TestKiloSession(t *testing.T) {
+	res, msgs, err := LoadFile("../../testdata/fixtures/kilo-7.7-compacted.jsonl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Stats
+	if st.Format != FormatKilo || st.Compactions != 1 || st.ToolCalls != 1 || st.BadLines != 0 || st.Usage == nil || st.Usage.Responses != 5 {
+		t.Errorf("stats %+v", st)
+	}
+	var roles []string
+	for _, m := range msgs {
+		roles = append(roles, string(m.Role))
+	}
+	if got := strings.Join(roles, " "); got != "user assistant user assistant" || !msgs[1].Summary ||
+		msgs[0].TextContent() != opencodeCompactionPrompt || !strings.HasPrefix(msgs[2].TextContent(), "Reply with OK.") {
+		t.Errorf("context: %s", got)
+	}
+}

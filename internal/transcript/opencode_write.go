@@ -9,13 +9,18 @@ import (
 // is a ctxc-format file (a marker that holds the head and the summary, then the tail): opencode's
 // own import (`opencode import FILE`) takes one JSON document of a session and its messages,
 // which ctxc does not write yet.
-type opencodeWriter struct{}
+// Kilo's sessions, in its store of opencode's schema, are written alike.
+type opencodeWriter struct{ format Format }
 
-func (opencodeWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
-	return Written{}, &safewrite.ReadOnlyError{Path: src.Path, Reason: "is an opencode session, which ctxc only reads",
+func (w opencodeWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
+	what := "an opencode session"
+	if w.format == FormatKilo {
+		what = "a Kilo session"
+	}
+	return Written{}, &safewrite.ReadOnlyError{Path: src.Path, Reason: "is " + what + ", which ctxc only reads",
 		Hint: "give -o OUT to write the result as a new ctxc-format session"}
 }
 
-func (opencodeWriter) New(src *Source, c *Compaction) (Written, error) {
-	return markerWriter{source: FormatOpencode}.New(src, c)
+func (w opencodeWriter) New(src *Source, c *Compaction) (Written, error) {
+	return markerWriter{source: w.format}.New(src, c)
 }

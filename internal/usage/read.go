@@ -49,7 +49,7 @@ type Response struct {
 // Formats whose usage Read understands: the agents that record it per response with its model.
 func Recorded(f transcript.Format) bool {
 	return f == transcript.FormatClaude || f == transcript.FormatCodex || f == transcript.FormatPi ||
-		f == transcript.FormatOpencode
+		f == transcript.FormatOpencode || f == transcript.FormatKilo
 }
 
 // Session is what a session file says of itself and the responses it records.
@@ -238,7 +238,7 @@ func patterns(f transcript.Format) [][]byte {
 		return [][]byte{usageKey}
 	case transcript.FormatCodex:
 		return [][]byte{codexModel, codexCount}
-	case transcript.FormatOpencode:
+	case transcript.FormatOpencode, transcript.FormatKilo:
 		return [][]byte{stepFinish}
 	case transcript.FormatUnknown:
 		return [][]byte{usageKey, codexModel, codexCount, stepFinish}
