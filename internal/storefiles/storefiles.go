@@ -165,9 +165,6 @@ func (c *counter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// storeModTime is when the store last changed: its file or, in WAL mode, its -wal file.
-func storeModTime(store string) time.Time { return keyTime(storeKey(store)) }
-
 // keyTime is the later of the two times of a storeKey (zero when neither file was found).
 func keyTime(k [4]int64) time.Time {
 	if ns := max(k[1], k[3]); ns != 0 {
