@@ -103,6 +103,9 @@ func TestEverySourceHoldsItsEntry(t *testing.T) {
 			text := lineText(t, src.Path, src.Line)
 			for _, w := range strings.Fields(strings.ToLower(e.Text)) {
 				w = strings.Trim(w, ".,;:!?\"'`()")
+				if w == "[…]" {
+					continue // where the ledger shortened a long rule (its head and tail kept)
+				}
 				if w != "" && !strings.Contains(text, w) {
 					t.Errorf("%s:%d does not hold %q of the %s entry %q", src.Path, src.Line, w, e.Kind, e.Text)
 				}
