@@ -15,7 +15,8 @@ import (
 
 // Converted is an agent's session file that is not JSONL (Aider's Markdown chat history, an
 // OpenHands conversation's state and its folder of events): the commands read it as its JSONL
-// export, made anew at each read, as they read a session of a store; ctxc never writes into it.
+// export, as they read a session of a store (the export kept while the file and the paths
+// beside it do not change); ctxc never writes into it.
 type Converted struct {
 	Name     string                               // the agent, in temporary files' names
 	Export   func(path string, w io.Writer) error // the file's JSONL export
@@ -31,6 +32,10 @@ func (c *Converted) OpenFile(path string) (*os.File, fs.FileInfo, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, err
+	}
+	key := c.stateKey(path, info)
+	if f, size, ok := reopenKept(path, key); ok {
+		return f, sessionInfo{name: path, size: size, mod: info.ModTime()}, nil
 	}
 	f, err := anonymousFile(c.Name)
 	if err != nil {
@@ -52,7 +57,15 @@ func (c *Converted) OpenFile(path string) (*os.File, fs.FileInfo, error) {
 		f.Close()
 		return nil, nil, err
 	}
+	if now, err := os.Stat(path); err == nil && c.stateKey(path, now) == key { // (unchanged meanwhile)
+		f = keep(path, key, f, out.Size())
+	}
 	return f, sessionInfo{name: path, size: out.Size(), mod: info.ModTime()}, nil
+}
+
+// stateKey is the state of the file (its size and time) and of the paths beside it.
+func (c *Converted) stateKey(path string, info fs.FileInfo) string {
+	return fmt.Sprintf("%d.%d;%s", info.Size(), info.ModTime().UnixNano(), c.besideKey(path))
 }
 
 // converted are the export sizes measured in this process, by path, for the file's state then.

@@ -7,10 +7,10 @@ import (
 
 // The readers of one session read it one after the other (stats detects its format, scans it,
 // then reads its usage; grep lists its compactions, then reads it), and each opened it anew, so
-// a session of a store was exported from SQLite three times. The sessions exported last are
-// kept, as the open files they were exported into, and an OpenSession of one of them, while its
-// store is in the state it was exported from, reopens that file (its own offset, the same
-// bytes). At most keptExports files and keptBytes bytes are kept; a larger session is exported
+// a session of a store, or a file read as its export (Converted), was exported three times. The
+// sessions exported last are kept, as the open files they were exported into, and opening one of
+// them again, while its source is in the state it was exported from, reopens that file (its own
+// offset, the same bytes). At most keptExports files and keptBytes bytes are kept; a larger session is exported
 // each time, as before.
 const (
 	keptExports = 16
@@ -19,7 +19,7 @@ const (
 
 type keptExport struct {
 	name string
-	key  [4]int64 // the store's state it was exported from
+	key  string // the state of its source it was exported from
 	f    *os.File
 	size int64
 }
@@ -30,8 +30,8 @@ var kept struct {
 	bytes int64
 }
 
-// reopenKept opens again the export of name kept from the store in state key, if there is one.
-func reopenKept(name string, key [4]int64) (*os.File, int64, bool) {
+// reopenKept opens again the export of name kept from its source in state key, if there is one.
+func reopenKept(name, key string) (*os.File, int64, bool) {
 	kept.Lock()
 	defer kept.Unlock()
 	for _, e := range kept.list {
@@ -46,9 +46,9 @@ func reopenKept(name string, key [4]int64) (*os.File, int64, bool) {
 	return nil, 0, false
 }
 
-// keep keeps f, the export of name from the store in state key, and returns the file the
+// keep keeps f, the export of name from its source in state key, and returns the file the
 // caller reads: a reopening of f (f itself when it cannot be reopened, and then not kept).
-func keep(name string, key [4]int64, f *os.File, size int64) *os.File {
+func keep(name, key string, f *os.File, size int64) *os.File {
 	if size > keptBytes {
 		return f
 	}

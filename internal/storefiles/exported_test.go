@@ -114,3 +114,41 @@ func TestKeptExportsAreBounded(t *testing.T) {
 		t.Errorf("%d exports, want %d", exports, keptExports+6)
 	}
 }
+
+// TestConvertedExportsOnce: a file read as its export (an Aider history, an OpenHands
+// conversation) is exported once for the readers that open it in turn, and again once it changes.
+func TestConvertedExportsOnce(t *testing.T) {
+	if _, err := reopen(os.Stdin); err != nil {
+		t.Skip("files cannot be opened again here: every open exports")
+	}
+	path := filepath.Join(t.TempDir(), "history.md")
+	os.WriteFile(path, []byte("one\n"), 0o644)
+	exports := 0
+	c := &Converted{Name: "fake", Export: func(p string, w io.Writer) error {
+		exports++
+		b, err := os.ReadFile(p)
+		if err == nil {
+			_, err = fmt.Fprintf(w, "{\"text\":%q}\n", b)
+		}
+		return err
+	}}
+	read := func() string {
+		f, _, err := c.OpenFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(f)
+		return string(b)
+	}
+	first, second := read(), read()
+	if first != second || exports != 1 {
+		t.Fatalf("%q then %q after %d exports, want the same after 1", first, second, exports)
+	}
+	os.WriteFile(path, []byte("one\ntwo\n"), 0o644)
+	later := time.Now().Add(time.Second)
+	os.Chtimes(path, later, later)
+	if third := read(); third == first || exports != 2 {
+		t.Errorf("after a change: %q, %d exports, want a new export", third, exports)
+	}
+}

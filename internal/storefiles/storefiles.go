@@ -46,7 +46,7 @@ func (k *Kind) OpenSession(name string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
 	key := storeKey(store)
-	if f, size, ok := reopenKept(name, key); ok {
+	if f, size, ok := reopenKept(name, fmt.Sprint(key)); ok {
 		return f, sessionInfo{name: name, size: size, mod: keyTime(key)}, nil
 	}
 	s, err := k.Open(store)
@@ -71,7 +71,7 @@ func (k *Kind) OpenSession(name string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	if key == storeKey(store) { // (an export of a store that changed meanwhile is not kept)
-		f = keep(name, key, f, info.Size())
+		f = keep(name, fmt.Sprint(key), f, info.Size())
 	}
 	return f, sessionInfo{name: name, size: info.Size(), mod: keyTime(key)}, nil
 }
