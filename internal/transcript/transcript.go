@@ -684,6 +684,45 @@ func detectLines(lr lineSource, path string) (Format, error) {
 	return weak, nil
 }
 
+// checkHead gives, for a load that reads from the marker at off, the errors the whole scan
+// gives for the lines before it: a first line that shows a JSON document written over several
+// lines, garbageLines lines that are not JSON before any that is, and with Strict any line that
+// is not JSON before the first that is. Detection has checked the first two when the format was
+// not given; the lines read stop at the first valid one.
+func checkHead(f io.ReaderAt, off int64, path string, opts Options) error {
+	if opts.Format == FormatUnknown && !opts.Strict {
+		return nil
+	}
+	lr := detectReaders.Get().(*jsonl.LineReader)
+	defer detectReaders.Put(lr)
+	lr.Reset(io.NewSectionReader(f, 0, off))
+	lr.OwnLongLines()
+	defer lr.Free()
+	bad, firstBad := 0, 0
+	for {
+		l, err := lr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if jsonl.Valid(l.Bytes) {
+			return nil
+		}
+		if opts.Strict {
+			return &DataError{Path: path, Line: l.Num, Msg: "not valid JSON"}
+		}
+		if bad == 0 {
+			firstBad = l.Num
+		}
+		if err := garbage(path, l, 0, bad, firstBad); err != nil {
+			return err
+		}
+		bad++
+	}
+}
+
 // LoadFile returns the effective context of a file (ctxc load). For the plain message formats it
 // finds the last marker by reading the file backwards and parses only what follows it, so the
 // cost does not grow with the history before the marker; other formats are scanned whole.
@@ -741,6 +780,9 @@ func load(f *io.SectionReader, size int64, path string, opts Options) (*Result, 
 		}
 		msgs, err := res.Messages(f)
 		return res, msgs, err
+	}
+	if err := checkHead(f, off, path, opts); err != nil {
+		return nil, nil, err
 	}
 	// Line numbers after the marker: count the newlines before it (memchr speed).
 	lines := 0
