@@ -13,7 +13,6 @@ import (
 
 	"github.com/ctxc/ctxc/internal/agentcheck"
 	"github.com/ctxc/ctxc/internal/compact"
-	"github.com/ctxc/ctxc/internal/handoff"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
@@ -268,7 +267,7 @@ func overWindow(t *testing.T, path, to string) bool {
 	for i := range msgs {
 		n += msgs[i].Tokens()
 	}
-	co := compact.Options{Window: handoff.DefaultWindow[transcript.Format(to)]}
+	co := compact.Options{Window: transcript.Format(to).Agent().Handoff.Window}
 	return n > co.EffectiveThreshold()
 }
 

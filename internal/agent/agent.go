@@ -54,6 +54,9 @@ type Agent struct {
 	// CompactionProbe is a byte string every line holding one of the format's compaction
 	// records contains: only those lines need decoding to list the compactions.
 	CompactionProbe string
+	// Handoff: how a conversation is handed to the agent as a new session (nil: it is not a
+	// target of `ctxc handoff`).
+	Handoff *Handoff
 }
 
 // Tools are tool names as an agent writes them in its calls, by kind, and the keys of the

@@ -1,5 +1,10 @@
 package agent
 
+import (
+	"path/filepath"
+	"time"
+)
+
 var claudeCode = Agent{
 	Name:        ClaudeCode,
 	Description: "Claude Code sessions (~/.claude/projects)",
@@ -11,4 +16,24 @@ var claudeCode = Agent{
 		Shell:    []string{"Bash"},
 		PathKeys: []string{"file_path", "notebook_path"},
 	},
+	Handoff: &Handoff{
+		Window:      200_000,
+		SessionPath: claudeSessionPath,
+		Tools: map[CallKind]ToolShape{
+			CallShell:  shape("Bash", FieldCommand, "command"),
+			CallRead:   shape("Read", FieldPath, "file_path"),
+			CallWrite:  shape("Write", FieldPath, "file_path", FieldContent, "content"),
+			CallEdit:   shape("Edit", FieldPath, "file_path", FieldOld, "old_string", FieldNew, "new_string"),
+			CallSearch: shape("Grep", FieldPattern, "pattern", FieldPath, "path"),
+		},
+	},
+}
+
+// ClaudeProjectDir is the folder name Claude Code keeps a working directory's sessions in
+// (under ~/.claude/projects): every character but an ASCII letter or digit made "-".
+func ClaudeProjectDir(cwd string) string { return nonAlnumDashes(cwd) }
+
+// claudeSessionPath: $CLAUDE_CONFIG_DIR (~/.claude) /projects/<ClaudeProjectDir>/<id>.jsonl.
+func claudeSessionPath(getenv func(string) string, home, cwd, id string, _ time.Time) string {
+	return filepath.Join(homeDir(getenv, home, "CLAUDE_CONFIG_DIR", ".claude"), "projects", ClaudeProjectDir(cwd), id+".jsonl")
 }

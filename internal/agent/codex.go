@@ -1,5 +1,10 @@
 package agent
 
+import (
+	"path/filepath"
+	"time"
+)
+
 var codex = Agent{
 	Name:        Codex,
 	Description: "Codex CLI rollouts (~/.codex/sessions)",
@@ -10,4 +15,17 @@ var codex = Agent{
 		Patch: []string{"apply_patch"},
 		Shell: []string{"shell", "exec_command", "local_shell", "container.exec", "shell_command"},
 	},
+	// Codex has a shell only: its edits are patches (apply_patch), which no other agent's call is.
+	Handoff: &Handoff{
+		Window:      272_000,
+		SessionPath: codexSessionPath,
+		Tools:       map[CallKind]ToolShape{CallShell: {Name: "shell", Keys: map[string]string{FieldCommand: "command"}, Argv: true}},
+	},
+}
+
+// codexSessionPath: $CODEX_HOME (~/.codex) /sessions/YYYY/MM/DD/rollout-<local time>-<id>.jsonl.
+func codexSessionPath(getenv func(string) string, home, _, id string, now time.Time) string {
+	t := now.Local()
+	return filepath.Join(homeDir(getenv, home, "CODEX_HOME", ".codex"), "sessions", t.Format("2006"), t.Format("01"), t.Format("02"),
+		"rollout-"+t.Format("2006-01-02T15-04-05")+"-"+id+".jsonl")
 }

@@ -1,5 +1,10 @@
 package agent
 
+import (
+	"path/filepath"
+	"time"
+)
+
 var copilot = Agent{
 	Name:        Copilot,
 	Description: "GitHub Copilot CLI sessions (~/.copilot/session-state)",
@@ -12,4 +17,21 @@ var copilot = Agent{
 		Shell:    []string{"bash"},
 		PathKeys: []string{"path"},
 	},
+	// The 128K Copilot serves its default model with.
+	Handoff: &Handoff{
+		Window:      128_000,
+		SessionPath: copilotSessionPath,
+		Tools: map[CallKind]ToolShape{
+			CallShell:  shape("bash", FieldCommand, "command"),
+			CallRead:   shape("view", FieldPath, "path"),
+			CallWrite:  shape("create", FieldPath, "path", FieldContent, "file_text"),
+			CallEdit:   shape("edit", FieldPath, "path", FieldOld, "old_str", FieldNew, "new_str"),
+			CallSearch: shape("grep", FieldPattern, "pattern", FieldPath, "path"),
+		},
+	},
+}
+
+// copilotSessionPath: $COPILOT_HOME (~/.copilot) /session-state/<id>/events.jsonl.
+func copilotSessionPath(getenv func(string) string, home, _, id string, _ time.Time) string {
+	return filepath.Join(homeDir(getenv, home, "COPILOT_HOME", ".copilot"), "session-state", id, "events.jsonl")
 }

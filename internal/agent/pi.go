@@ -1,5 +1,11 @@
 package agent
 
+import (
+	"path/filepath"
+	"strings"
+	"time"
+)
+
 var pi = Agent{
 	Name:        Pi,
 	Description: "pi and OpenClaw sessions (~/.pi/agent/sessions, OpenClaw's JSONL files and SQLite store)",
@@ -14,4 +20,23 @@ var pi = Agent{
 		Shell:    []string{"bash"},
 		PathKeys: []string{"path"},
 	},
+	Handoff: &Handoff{
+		Window:      128_000,
+		SessionPath: piSessionPath,
+		Tools: map[CallKind]ToolShape{
+			CallShell:  shape("bash", FieldCommand, "command"),
+			CallRead:   shape("read", FieldPath, "path"),
+			CallWrite:  shape("write", FieldPath, "path", FieldContent, "content"),
+			CallEdit:   shape("edit", FieldPath, "path", FieldOld, "oldText", FieldNew, "newText"),
+			CallSearch: shape("grep", FieldPattern, "pattern", FieldPath, "path"),
+		},
+	},
+}
+
+// piSessionPath: $PI_CODING_AGENT_DIR (~/.pi/agent) /sessions/--<cwd, separators as "-">--/
+// <UTC time>_<id>.jsonl.
+func piSessionPath(getenv func(string) string, home, cwd, id string, now time.Time) string {
+	folder := "--" + strings.NewReplacer("/", "-", "\\", "-", ":", "-").Replace(strings.TrimLeft(cwd, "/\\")) + "--"
+	stamp := strings.NewReplacer(":", "-", ".", "-").Replace(now.UTC().Format("2006-01-02T15:04:05.000Z"))
+	return filepath.Join(homeDir(getenv, home, "PI_CODING_AGENT_DIR", ".pi", "agent"), "sessions", folder, stamp+"_"+id+".jsonl")
 }

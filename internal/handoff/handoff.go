@@ -8,7 +8,6 @@ package handoff
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,7 +29,7 @@ type Options struct {
 	To     transcript.Format // the target agent's format
 	Full   bool              // the whole history, not the effective context
 	Output string            // the new file; "": the target's sessions folder for the project
-	Window int               // the target's context window in tokens; 0: DefaultWindow
+	Window int               // the target's context window in tokens; 0: the registry's default window of the target
 	Now    time.Time
 	Getenv func(string) string // the agents' home variables (CLAUDE_CONFIG_DIR, CODEX_HOME, PI_CODING_AGENT_DIR, GEMINI_CLI_HOME, QWEN_RUNTIME_DIR, QWEN_HOME, COPILOT_HOME)
 	Home   string              // the user's home folder
@@ -58,19 +57,6 @@ type Result struct {
 type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
-
-// DefaultWindow is the context window assumed for a target when none is given: that of the
-// model each agent runs by default.
-var DefaultWindow = map[transcript.Format]int{
-	transcript.FormatClaude: 200_000,
-	transcript.FormatCodex:  272_000,
-	transcript.FormatPi:     128_000,
-	// Gemini 2.5 Pro's million tokens; Qwen3-Coder's native 256K; the 128K Copilot serves its
-	// default model with.
-	transcript.FormatGemini:  1_048_576,
-	transcript.FormatQwen:    262_144,
-	transcript.FormatCopilot: 128_000,
-}
 
 // ParseTarget reads an agent's name as the command line gives it.
 func ParseTarget(s string) (transcript.Format, error) {
@@ -228,7 +214,7 @@ func window(o Options) int {
 	if o.Window > 0 {
 		return o.Window
 	}
-	return DefaultWindow[o.To]
+	return o.To.Agent().Handoff.Window
 }
 
 // over reports a conversation over the compaction threshold of the target's window.
@@ -291,84 +277,12 @@ func destination(o Options, cwd, session string) (string, error) {
 	return p, nil
 }
 
-// SessionPath is where agent f looks for session id of project cwd: Claude Code under
-// $CLAUDE_CONFIG_DIR (~/.claude) /projects/<cwd, every character but a letter or digit a
-// "-">/<id>.jsonl; Codex under $CODEX_HOME (~/.codex) /sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl;
-// pi under $PI_CODING_AGENT_DIR (~/.pi/agent) /sessions/--<cwd, "/" as "-">--/<time>_<id>.jsonl;
-// Gemini CLI under $GEMINI_CLI_HOME (~) /.gemini/tmp/<the project's folder, geminiProject>/chats/
-// session-<time>-<first 8 characters of id>.jsonl; Qwen Code under $QWEN_RUNTIME_DIR ($QWEN_HOME,
-// ~/.qwen) /projects/<cwd, every character but a letter or digit a "-">/chats/<id>.jsonl; Copilot
-// CLI under $COPILOT_HOME (~/.copilot) /session-state/<id>/events.jsonl.
+// SessionPath is where agent f keeps a new session id started in folder cwd at now, as the
+// agent itself names it (the registry's rule; "" for an agent that is no target): its folder
+// moved by its environment variable when set.
 func SessionPath(f transcript.Format, getenv func(string) string, home, cwd, id string, now time.Time) string {
-	dir := func(env string, def ...string) string {
-		if v := getenv(env); v != "" {
-			return v
-		}
-		return filepath.Join(append([]string{home}, def...)...)
-	}
-	switch f {
-	case transcript.FormatClaude:
-		return filepath.Join(dir("CLAUDE_CONFIG_DIR", ".claude"), "projects", transcript.ClaudeProjectDir(cwd), id+".jsonl")
-	case transcript.FormatCodex:
-		t := now.Local()
-		return filepath.Join(dir("CODEX_HOME", ".codex"), "sessions", t.Format("2006"), t.Format("01"), t.Format("02"),
-			"rollout-"+t.Format("2006-01-02T15-04-05")+"-"+id+".jsonl")
-	case transcript.FormatPi:
-		folder := "--" + strings.NewReplacer("/", "-", "\\", "-", ":", "-").Replace(strings.TrimLeft(cwd, "/\\")) + "--"
-		stamp := strings.NewReplacer(":", "-", ".", "-").Replace(now.UTC().Format("2006-01-02T15:04:05.000Z"))
-		return filepath.Join(dir("PI_CODING_AGENT_DIR", ".pi", "agent"), "sessions", folder, stamp+"_"+id+".jsonl")
-	case transcript.FormatGemini:
-		tmp := filepath.Join(dir("GEMINI_CLI_HOME"), ".gemini", "tmp")
-		return filepath.Join(tmp, geminiProject(tmp, cwd), "chats", "session-"+now.UTC().Format("2006-01-02T15-04")+"-"+id[:min(8, len(id))]+".jsonl")
-	case transcript.FormatQwen:
-		root := getenv("QWEN_RUNTIME_DIR")
-		if root == "" {
-			root = dir("QWEN_HOME", ".qwen")
-		}
-		return filepath.Join(root, "projects", nonAlnumDashes(cwd), "chats", id+".jsonl")
-	case transcript.FormatCopilot:
-		return filepath.Join(dir("COPILOT_HOME", ".copilot"), "session-state", id, "events.jsonl")
+	if h := f.Agent().Handoff; h != nil {
+		return h.SessionPath(getenv, home, cwd, id, now)
 	}
 	return ""
-}
-
-// nonAlnumDashes is s with every character but an ASCII letter or digit made "-".
-func nonAlnumDashes(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return r
-		}
-		return '-'
-	}, s)
-}
-
-// geminiProject is the folder under Gemini CLI's tmp folder that holds project cwd's chats, found
-// as Gemini CLI finds it: the short name its registry (projects.json, beside tmp) gives the
-// folder, unless that folder's .project_root names another project; else the folder whose
-// .project_root names cwd. A project Gemini CLI has never run in has none: its chats go to the
-// folder named by the project's hash, which Gemini CLI moves to the project's new short name the
-// first time it runs there.
-func geminiProject(tmp, cwd string) string {
-	owns := func(name string) bool {
-		b, err := os.ReadFile(filepath.Join(tmp, name, ".project_root"))
-		return err == nil && strings.TrimSpace(string(b)) == cwd
-	}
-	var reg struct {
-		Projects map[string]string `json:"projects"`
-	}
-	if b, err := os.ReadFile(filepath.Join(filepath.Dir(tmp), "projects.json")); err == nil && json.Unmarshal(b, &reg) == nil {
-		if name := reg.Projects[cwd]; name != "" && filepath.Base(name) == name {
-			if _, err := os.Stat(filepath.Join(tmp, name, ".project_root")); err != nil || owns(name) {
-				return name
-			}
-		}
-	}
-	if ents, err := os.ReadDir(tmp); err == nil {
-		for _, e := range ents {
-			if e.IsDir() && owns(e.Name()) {
-				return e.Name()
-			}
-		}
-	}
-	return transcript.GeminiProjectHash(cwd)
 }

@@ -1,6 +1,7 @@
 package handoff
 
 import (
+	"github.com/ctxc/ctxc/internal/agent"
 	"os"
 	"path/filepath"
 	"testing"
@@ -26,8 +27,8 @@ func TestSessionPath(t *testing.T) {
 		{transcript.FormatCodex, map[string]string{"CODEX_HOME": "/x"}, "/x/sessions/2026/01/02/rollout-2026-01-02T03-04-05-ID.jsonl"},
 		{transcript.FormatPi, nil, "/h/.pi/agent/sessions/--home-me-my.proj--/2026-01-02T03-04-05-600Z_ID.jsonl"},
 		{transcript.FormatPi, map[string]string{"PI_CODING_AGENT_DIR": "/p"}, "/p/sessions/--home-me-my.proj--/2026-01-02T03-04-05-600Z_ID.jsonl"},
-		{transcript.FormatGemini, nil, "/h/.gemini/tmp/" + transcript.GeminiProjectHash("/home/me/my.proj") + "/chats/session-2026-01-02T03-04-ID.jsonl"},
-		{transcript.FormatGemini, map[string]string{"GEMINI_CLI_HOME": "/g"}, "/g/.gemini/tmp/" + transcript.GeminiProjectHash("/home/me/my.proj") + "/chats/session-2026-01-02T03-04-ID.jsonl"},
+		{transcript.FormatGemini, nil, "/h/.gemini/tmp/" + agent.GeminiProjectHash("/home/me/my.proj") + "/chats/session-2026-01-02T03-04-ID.jsonl"},
+		{transcript.FormatGemini, map[string]string{"GEMINI_CLI_HOME": "/g"}, "/g/.gemini/tmp/" + agent.GeminiProjectHash("/home/me/my.proj") + "/chats/session-2026-01-02T03-04-ID.jsonl"},
 		{transcript.FormatQwen, nil, "/h/.qwen/projects/-home-me-my-proj/chats/ID.jsonl"},
 		{transcript.FormatQwen, map[string]string{"QWEN_HOME": "/q"}, "/q/projects/-home-me-my-proj/chats/ID.jsonl"},
 		{transcript.FormatQwen, map[string]string{"QWEN_HOME": "/q", "QWEN_RUNTIME_DIR": "/r"}, "/r/projects/-home-me-my-proj/chats/ID.jsonl"},
@@ -68,8 +69,8 @@ func TestSessionPathGeminiProject(t *testing.T) {
 	for cwd, want := range map[string]string{
 		"/w/proj":  "proj/chats/session-2026-01-02T03-04-01234567.jsonl",
 		"/w/found": "found-1/chats/session-2026-01-02T03-04-01234567.jsonl",
-		"/w/taken": transcript.GeminiProjectHash("/w/taken") + "/chats/session-2026-01-02T03-04-01234567.jsonl",
-		"/w/new":   transcript.GeminiProjectHash("/w/new") + "/chats/session-2026-01-02T03-04-01234567.jsonl",
+		"/w/taken": agent.GeminiProjectHash("/w/taken") + "/chats/session-2026-01-02T03-04-01234567.jsonl",
+		"/w/new":   agent.GeminiProjectHash("/w/new") + "/chats/session-2026-01-02T03-04-01234567.jsonl",
 	} {
 		if got := at(cwd); got != want {
 			t.Errorf("%s: %s, want %s", cwd, got, want)

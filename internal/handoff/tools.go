@@ -2,6 +2,7 @@ package handoff
 
 import (
 	"encoding/json"
+	"github.com/ctxc/ctxc/internal/agent"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
@@ -13,98 +14,11 @@ import (
 // is given; a call of any other tool keeps its name and arguments (every target takes it in its
 // history).
 
-// toolKind is what a tool does, as the agents' tools are alike.
-type toolKind uint8
-
-const (
-	shellTool  toolKind = iota + 1 // runs a command: command
-	readTool                       // reads a file: path
-	writeTool                      // writes a whole file: path, content
-	editTool                       // replaces a string in a file: path, old, new
-	searchTool                     // searches files for a pattern: pattern, path
-)
-
-// The fields of a call a kind of tool takes, the first the one it cannot do without.
-const (
-	fieldCommand = "command"
-	fieldPath    = "path"
-	fieldContent = "content"
-	fieldOld     = "old"
-	fieldNew     = "new"
-	fieldPattern = "pattern"
-)
-
-var kindFields = map[toolKind][]string{
-	shellTool:  {fieldCommand},
-	readTool:   {fieldPath},
-	writeTool:  {fieldPath, fieldContent},
-	editTool:   {fieldPath, fieldOld, fieldNew},
-	searchTool: {fieldPattern, fieldPath},
-}
-
-// toolShape is one agent's tool of a kind: its name and the argument key of each field.
-type toolShape struct {
-	name string
-	keys map[string]string
-}
-
-func shape(name string, keys ...string) toolShape {
-	s := toolShape{name: name, keys: map[string]string{}}
-	for i := 0; i+1 < len(keys); i += 2 {
-		s.keys[keys[i]] = keys[i+1]
-	}
-	return s
-}
-
-// codexShell is Codex's shell tool: its command an argv, a shell command as ["bash", "-lc", it].
-const codexShell = "shell"
-
-// agentTools are each target's tools by kind (the versions the real agents of the tests run).
-// Codex has a shell only: its edits are patches (apply_patch), which no other agent's call is.
-func agentTools(f transcript.Format) map[toolKind]toolShape {
-	switch f {
-	case transcript.FormatClaude:
-		return map[toolKind]toolShape{
-			shellTool:  shape("Bash", fieldCommand, "command"),
-			readTool:   shape("Read", fieldPath, "file_path"),
-			writeTool:  shape("Write", fieldPath, "file_path", fieldContent, "content"),
-			editTool:   shape("Edit", fieldPath, "file_path", fieldOld, "old_string", fieldNew, "new_string"),
-			searchTool: shape("Grep", fieldPattern, "pattern", fieldPath, "path"),
-		}
-	case transcript.FormatCodex:
-		return map[toolKind]toolShape{shellTool: shape(codexShell, fieldCommand, "command")}
-	case transcript.FormatPi:
-		return map[toolKind]toolShape{
-			shellTool:  shape("bash", fieldCommand, "command"),
-			readTool:   shape("read", fieldPath, "path"),
-			writeTool:  shape("write", fieldPath, "path", fieldContent, "content"),
-			editTool:   shape("edit", fieldPath, "path", fieldOld, "oldText", fieldNew, "newText"),
-			searchTool: shape("grep", fieldPattern, "pattern", fieldPath, "path"),
-		}
-	case transcript.FormatGemini:
-		return map[toolKind]toolShape{
-			shellTool:  shape("run_shell_command", fieldCommand, "command"),
-			readTool:   shape("read_file", fieldPath, "file_path"),
-			writeTool:  shape("write_file", fieldPath, "file_path", fieldContent, "content"),
-			editTool:   shape("replace", fieldPath, "file_path", fieldOld, "old_string", fieldNew, "new_string"),
-			searchTool: shape("grep_search", fieldPattern, "pattern", fieldPath, "dir_path"),
-		}
-	case transcript.FormatQwen:
-		return map[toolKind]toolShape{
-			shellTool:  shape("run_shell_command", fieldCommand, "command"),
-			readTool:   shape("read_file", fieldPath, "file_path"),
-			writeTool:  shape("write_file", fieldPath, "file_path", fieldContent, "content"),
-			editTool:   shape("edit", fieldPath, "file_path", fieldOld, "old_string", fieldNew, "new_string"),
-			searchTool: shape("grep_search", fieldPattern, "pattern", fieldPath, "path"),
-		}
-	case transcript.FormatCopilot:
-		return map[toolKind]toolShape{
-			shellTool:  shape("bash", fieldCommand, "command"),
-			readTool:   shape("view", fieldPath, "path"),
-			writeTool:  shape("create", fieldPath, "path", fieldContent, "file_text"),
-			editTool:   shape("edit", fieldPath, "path", fieldOld, "old_str", fieldNew, "new_str"),
-			searchTool: shape("grep", fieldPattern, "pattern", fieldPath, "path"),
-		}
+// toolsOf are the tools of agent f by kind (the registry's, the versions the real agents of
+// the tests run; nil for an agent that is no target).
+func toolsOf(f transcript.Format) map[agent.CallKind]agent.ToolShape {
+	if h := f.Agent().Handoff; h != nil {
+		return h.Tools
 	}
 	return nil
 }
@@ -113,7 +27,7 @@ func agentTools(f transcript.Format) map[toolKind]toolShape {
 // tools of agent to, with their arguments under the target's keys, and the results that answer
 // them; the messages are copies.
 func mapTools(msgs []transcript.Message, from, to transcript.Format) []transcript.Message {
-	src, dst := agentTools(from), agentTools(to)
+	src, dst := toolsOf(from), toolsOf(to)
 	if from == to || src == nil || dst == nil {
 		return msgs
 	}
@@ -143,9 +57,9 @@ func mapTools(msgs []transcript.Message, from, to transcript.Format) []transcrip
 
 // mapCall is a call of the source's tool name with args as the target's tool of its kind: ok is
 // false when the target has none, or the call lacks what the kind cannot do without.
-func mapCall(name, args string, src, dst map[toolKind]toolShape) (string, string, bool) {
+func mapCall(name, args string, src, dst map[agent.CallKind]agent.ToolShape) (string, string, bool) {
 	for kind, s := range src {
-		if s.name != name {
+		if s.Name != name {
 			continue
 		}
 		t, ok := dst[kind]
@@ -156,13 +70,13 @@ func mapCall(name, args string, src, dst map[toolKind]toolShape) (string, string
 		if !ok {
 			return "", "", false
 		}
-		return t.name, renderArgs(kind, t, fields), true
+		return t.Name, renderArgs(kind, t, fields), true
 	}
 	return "", "", false
 }
 
 // callFields reads the fields of a call from its arguments object under the source's keys.
-func callFields(kind toolKind, s toolShape, args string) (map[string]any, bool) {
+func callFields(kind agent.CallKind, s agent.ToolShape, args string) (map[string]any, bool) {
 	if !jsonl.Valid([]byte(args)) {
 		return nil, false
 	}
@@ -171,19 +85,19 @@ func callFields(kind toolKind, s toolShape, args string) (map[string]any, bool) 
 		return nil, false
 	}
 	fields := map[string]any{}
-	for _, f := range kindFields[kind] {
-		if v, ok := obj[s.keys[f]]; ok {
+	for _, f := range agent.KindFields[kind] {
+		if v, ok := obj[s.Keys[f]]; ok {
 			fields[f] = v
 		}
 	}
-	if s.name == codexShell {
-		fields[fieldCommand] = argvCommand(fields[fieldCommand])
+	if s.Argv {
+		fields[agent.FieldCommand] = argvCommand(fields[agent.FieldCommand])
 	}
-	first, ok := fields[kindFields[kind][0]].(string)
+	first, ok := fields[agent.KindFields[kind][0]].(string)
 	return fields, ok && first != ""
 }
 
-// argvCommand is Codex's argv as a shell command: the script of ["bash", "-lc", script], else
+// argvCommand is an argument vector (Codex's) as a shell command: the script of ["bash", "-lc", script], else
 // the words joined.
 func argvCommand(v any) any {
 	argv, ok := v.([]any)
@@ -205,15 +119,15 @@ func argvCommand(v any) any {
 }
 
 // renderArgs writes the fields under the target's keys.
-func renderArgs(kind toolKind, t toolShape, fields map[string]any) string {
+func renderArgs(kind agent.CallKind, t agent.ToolShape, fields map[string]any) string {
 	obj := map[string]any{}
-	for _, f := range kindFields[kind] {
+	for _, f := range agent.KindFields[kind] {
 		if v, ok := fields[f]; ok {
-			obj[t.keys[f]] = v
+			obj[t.Keys[f]] = v
 		}
 	}
-	if t.name == codexShell {
-		obj["command"] = []any{"bash", "-lc", fields[fieldCommand]}
+	if t.Argv {
+		obj[t.Keys[agent.FieldCommand]] = []any{"bash", "-lc", fields[agent.FieldCommand]}
 	}
 	b, _ := json.Marshal(obj)
 	return string(b)

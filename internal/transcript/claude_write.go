@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/agent"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/safewrite"
@@ -341,7 +342,7 @@ func (cp *claudeCopy) copyRecord(b []byte, m *Message) error {
 func claudeResumeHint(env map[string]json.RawMessage, session string) string {
 	var cwd string
 	json.Unmarshal(env["cwd"], &cwd)
-	return fmt.Sprintf("place it as ~/.claude/projects/%s/%s.jsonl, then: claude --resume %s", claudeProjectDir(cwd), session, session)
+	return fmt.Sprintf("place it as ~/.claude/projects/%s/%s.jsonl, then: claude --resume %s", agent.ClaudeProjectDir(cwd), session, session)
 }
 
 // claudeBoundary fills o (the session's envelope) as a compact_boundary record.
@@ -368,17 +369,6 @@ func claudeSummary(o *object, parent, id, now, text string) *object {
 	o.set("uuid", id)
 	o.set("timestamp", now)
 	return o
-}
-
-// claudeProjectDir is the folder name Claude Code keeps a working directory's sessions in: every
-// character but an ASCII letter or digit becomes "-".
-func claudeProjectDir(cwd string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return r
-		}
-		return '-'
-	}, cwd)
 }
 
 // claudeRenameMessageID gives the copy o of a Claude Code record a message.id of its own, the
@@ -470,7 +460,3 @@ func claudeMessage(m *Message, r *sessionRender) map[string]any {
 	}
 	return map[string]any{"id": "msg_ctxc_" + newHexID(24), "type": "message", "role": "assistant", "content": content, "stop_reason": stop}
 }
-
-// ClaudeProjectDir is the folder name under ~/.claude/projects that Claude Code keeps the
-// sessions of working directory cwd in.
-func ClaudeProjectDir(cwd string) string { return claudeProjectDir(cwd) }

@@ -1,10 +1,9 @@
 package transcript
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/agent"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
@@ -175,7 +174,7 @@ func geminiSession(ms []Message, s *NewSession, r *sessionRender) (Written, Drop
 	now := rfc3339ms(s.Now)
 	header := &object{vals: map[string]json.RawMessage{}}
 	header.set("sessionId", id)
-	header.set("projectHash", GeminiProjectHash(s.Cwd))
+	header.set("projectHash", agent.GeminiProjectHash(s.Cwd))
 	header.set("startTime", now)
 	header.set("lastUpdated", now)
 	header.set("kind", "main")
@@ -194,13 +193,6 @@ func geminiSession(ms []Message, s *NewSession, r *sessionRender) (Written, Drop
 		return Written{}, r.dropped, fmt.Errorf("no message to write")
 	}
 	return Written{Data: lines(out), Messages: len(out) - 1, Session: id}, r.dropped, nil
-}
-
-// GeminiProjectHash is the projectHash Gemini CLI records for project folder cwd (and the name of
-// the folder under ~/.gemini/tmp it kept the project's chats in before its project registry).
-func GeminiProjectHash(cwd string) string {
-	sum := sha256.Sum256([]byte(cwd))
-	return hex.EncodeToString(sum[:])
 }
 
 // geminiIgnoredUserText: a user message Gemini CLI leaves out of the history it resumes (its

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/ctxc/ctxc/internal/agent"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +47,7 @@ func TestRenderSessionMapping(t *testing.T) {
 			[]string{`"type":"session","version":3`, `"id":"call_`, `"type":"toolCall"`, `"role":"toolResult"`, `"toolName":"read"`, `"cwd":"/w"`}},
 		{FormatGemini,
 			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:"},
-			[]string{`"projectHash":"` + GeminiProjectHash("/w") + `"`, `"functionCall":{"args":{"path":"main.go"},"id":"call_`, `"functionResponse":{"id":"call_`, `"name":"read","response":{"output":"package main`, `"type":"gemini"`}},
+			[]string{`"projectHash":"` + agent.GeminiProjectHash("/w") + `"`, `"functionCall":{"args":{"path":"main.go"},"id":"call_`, `"functionResponse":{"id":"call_`, `"name":"read","response":{"output":"package main`, `"type":"gemini"`}},
 		{FormatQwen,
 			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:"},
 			[]string{`"type":"tool_result"`, `"functionCall":{"args":{"path":"main.go"},"id":"call_`, `"name":"read","response":{"output":"package main`, `"cwd":"/w"`, `"parentUuid":null`}},
