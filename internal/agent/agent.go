@@ -10,6 +10,7 @@ package agent
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -54,6 +55,10 @@ type Agent struct {
 	// CompactionProbe is a byte string every line holding one of the format's compaction
 	// records contains: only those lines need decoding to list the compactions.
 	CompactionProbe string
+	// UsageProbes are the byte strings a line holds when it records a response's usage or its
+	// model, for the agents whose usage `stats --cost` and the reports read (none: the agent
+	// records none ctxc reads): only those lines are parsed.
+	UsageProbes []string
 	// Handoff: how a conversation is handed to the agent as a new session (nil: it is not a
 	// target of `ctxc handoff`).
 	Handoff *Handoff
@@ -127,6 +132,20 @@ func NativeOutputNames() []string {
 	}
 	return out
 }
+
+// UsageProbes is every agent's usage probes, in All's order, each once: what a line of an
+// unknown format (a stream) is searched for.
+var UsageProbes = sync.OnceValue(func() []string {
+	var out []string
+	for _, a := range all() {
+		for _, p := range a.UsageProbes {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+})
 
 // Lookup finds a format by its name.
 func Lookup(name string) (Agent, bool) {

@@ -16,6 +16,7 @@ var claudeCode = Agent{
 		Shell:    []string{"Bash"},
 		PathKeys: []string{"file_path", "notebook_path"},
 	},
+	UsageProbes: []string{`"usage"`}, // its assistant records
 	Handoff: &Handoff{
 		Window:      200_000,
 		SessionPath: claudeSessionPath,

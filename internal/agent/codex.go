@@ -15,6 +15,8 @@ var codex = Agent{
 		Patch: []string{"apply_patch"},
 		Shell: []string{"shell", "exec_command", "local_shell", "container.exec", "shell_command"},
 	},
+	// Its turn contexts name the model, its token counts the usage.
+	UsageProbes: []string{`"turn_context"`, `"token_count"`},
 	// Codex has a shell only: its edits are patches (apply_patch), which no other agent's call is.
 	Handoff: &Handoff{
 		Window:      272_000,

@@ -9,8 +9,9 @@ var kilo = Agent{
 	Description: "Kilo Code CLI sessions (~/.local/share/kilo/kilo.db, as STORE#SESSION-ID)",
 	// Its store file alone, as opencode's. (Under another XDG_DATA_HOME, search's defaults find
 	// it through opencodestore.Kilo's default path.)
-	Homes:      [][]string{{".local", "share", "kilo", "kilo.db"}},
-	Resume:     "kilo --session",
-	CtxcOutput: true,
-	Tools:      opencode.Tools,
+	Homes:       [][]string{{".local", "share", "kilo", "kilo.db"}},
+	Resume:      "kilo --session",
+	CtxcOutput:  true,
+	Tools:       opencode.Tools,
+	UsageProbes: opencode.UsageProbes,
 }

@@ -18,4 +18,6 @@ var opencode = Agent{
 		Shell:    []string{"bash"},
 		PathKeys: []string{"filePath"},
 	},
+	// Its step-finish parts hold a step's usage (the export ctxc reads of its store keeps them).
+	UsageProbes: []string{`"step-finish"`},
 }

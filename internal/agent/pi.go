@@ -20,6 +20,7 @@ var pi = Agent{
 		Shell:    []string{"bash"},
 		PathKeys: []string{"path"},
 	},
+	UsageProbes: []string{`"usage"`}, // its assistant message entries
 	Handoff: &Handoff{
 		Window:      128_000,
 		SessionPath: piSessionPath,

@@ -2,6 +2,7 @@ package usage
 
 import (
 	"bufio"
+	"github.com/ctxc/ctxc/internal/agent"
 	"io"
 	"sort"
 	"strings"
@@ -46,10 +47,10 @@ type Response struct {
 	Tokens
 }
 
-// Formats whose usage Read understands: the agents that record it per response with its model.
+// Recorded says whether Read understands the usage of format f: the agents that record it per
+// response with its model (the registry's UsageProbes).
 func Recorded(f transcript.Format) bool {
-	return f == transcript.FormatClaude || f == transcript.FormatCodex || f == transcript.FormatPi ||
-		f == transcript.FormatOpencode || f == transcript.FormatKilo
+	return len(f.Agent().UsageProbes) > 0
 }
 
 // Session is what a session file says of itself and the responses it records.
@@ -223,27 +224,19 @@ func view(b []byte) jsonl.Value {
 	return jsonl.Value(unsafe.String(unsafe.SliceData(b), len(b)))
 }
 
-var (
-	usageKey   = []byte(`"usage"`)
-	codexModel = []byte(`"turn_context"`)
-	codexCount = []byte(`"token_count"`)
-	stepFinish = []byte(`"step-finish"`)
-)
-
-// patterns are the bytes a line of the format holds when it records usage or a model: only
-// those lines are parsed. An unknown format (a stream) is read by every rule.
+// patterns are the bytes a line of the format holds when it records usage or a model (the
+// registry's UsageProbes): only those lines are parsed. An unknown format (a stream) is read by
+// every agent's.
 func patterns(f transcript.Format) [][]byte {
-	switch f {
-	case transcript.FormatClaude, transcript.FormatPi:
-		return [][]byte{usageKey}
-	case transcript.FormatCodex:
-		return [][]byte{codexModel, codexCount}
-	case transcript.FormatOpencode, transcript.FormatKilo:
-		return [][]byte{stepFinish}
-	case transcript.FormatUnknown:
-		return [][]byte{usageKey, codexModel, codexCount, stepFinish}
+	probes := f.Agent().UsageProbes
+	if f == transcript.FormatUnknown {
+		probes = agent.UsageProbes()
 	}
-	return nil
+	out := make([][]byte, len(probes))
+	for i, p := range probes {
+		out[i] = []byte(p)
+	}
+	return out
 }
 
 // line reads one line by its record type: Claude Code's assistant records, pi's message

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"io"
 	"strings"
 	"testing"
@@ -44,7 +45,7 @@ func byScan(data []byte, want [][]byte) (heads, hits []string) {
 
 func sameLines(t *testing.T, name string, data []byte) {
 	t.Helper()
-	want := [][]byte{usageKey, codexCount}
+	want := [][]byte{[]byte(`"usage"`), []byte(`"token_count"`)}
 	h1, l1 := byLineReader(data, want)
 	h2, l2 := byScan(data, want)
 	if strings.Join(h1, "\n") != strings.Join(h2, "\n") || strings.Join(l1, "\n") != strings.Join(l2, "\n") {
@@ -93,7 +94,7 @@ func TestScanSkipsLinesTooLongForAResponse(t *testing.T) {
 		"under the limit":    {`{"usage":"` + strings.Repeat("y", scanBlock+10) + `"}` + "\n" + `{"usage":4}` + "\n", []string{"1", "2"}},
 	} {
 		var got []string
-		err := scanLines(strings.NewReader(tc.data), [][]byte{usageKey}, func(int, []byte) {}, func(n int, b []byte) {
+		err := scanLines(strings.NewReader(tc.data), [][]byte{[]byte(`"usage"`)}, func(int, []byte) {}, func(n int, b []byte) {
 			if len(b) > longLine {
 				t.Errorf("%s: a line of %d bytes was given", name, len(b))
 			}
@@ -102,5 +103,26 @@ func TestScanSkipsLinesTooLongForAResponse(t *testing.T) {
 		if err != nil || strings.Join(got, ",") != strings.Join(tc.want, ",") {
 			t.Errorf("%s: lines %v (err %v), want %v", name, got, err, tc.want)
 		}
+	}
+}
+
+// TestRecordedFormats: the formats whose usage is read are the agents that record it per
+// response with its model, and a stream's lines are searched for every one of their probes.
+func TestRecordedFormats(t *testing.T) {
+	var got []string
+	for _, f := range transcript.Formats() {
+		if Recorded(f) {
+			got = append(got, string(f))
+		}
+	}
+	if want := "claude-code codex pi opencode kilo"; strings.Join(got, " ") != want {
+		t.Errorf("Recorded: %s, want %s", strings.Join(got, " "), want)
+	}
+	var probes []string
+	for _, p := range patterns(transcript.FormatUnknown) {
+		probes = append(probes, string(p))
+	}
+	if want := `"usage" "turn_context" "token_count" "step-finish"`; strings.Join(probes, " ") != want {
+		t.Errorf("a stream's probes: %s, want %s", strings.Join(probes, " "), want)
 	}
 }
