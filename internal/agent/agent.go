@@ -59,9 +59,31 @@ type Agent struct {
 	// model, for the agents whose usage `stats --cost` and the reports read (none: the agent
 	// records none ctxc reads): only those lines are parsed.
 	UsageProbes []string
+	// Lint is what `ctxc lint` knows of how the agent rebuilds a context from a session.
+	Lint Lint
 	// Handoff: how a conversation is handed to the agent as a new session (nil: it is not a
 	// target of `ctxc handoff`).
 	Handoff *Handoff
+}
+
+// Lint is what an agent does with a session that an API would refuse or that cuts its history.
+type Lint struct {
+	// Chain: each record names its parent by id, and the agent's resume follows the chain.
+	Chain *Chain
+	// AssistantFirst: the agent sends a context that opens with an assistant message as the API
+	// takes it, so such a context is no problem of the session.
+	AssistantFirst bool
+	// OpenCall says what the agent does with a tool call that has no result when it sends the
+	// next request ("": the API refuses the request, a call needing its result right after it).
+	OpenCall string
+}
+
+// Chain is how an agent's records name their parent: the keys of a record's id, of its
+// parent's id and of the flag of a record off the main chain (a side chain's parent may be
+// elsewhere); Cut says what the agent does at a parent that names no record.
+type Chain struct {
+	ID, Parent, Side string
+	Cut              string
 }
 
 // Tools are tool names as an agent writes them in its calls, by kind, and the keys of the

@@ -16,6 +16,13 @@ var claudeCode = Agent{
 		Shell:    []string{"Bash"},
 		PathKeys: []string{"file_path", "notebook_path"},
 	},
+	Lint: Lint{
+		Chain: &Chain{ID: "uuid", Parent: "parentUuid", Side: "isSidechain",
+			Cut: "Claude Code's resume stops here and drops everything before"},
+		// (Checked with resume.sh, Claude Code 2.1.330.)
+		AssistantFirst: true,
+		OpenCall:       "Claude Code leaves the call out of the request, so the model never sees it was made",
+	},
 	UsageProbes: []string{`"usage"`}, // its assistant records
 	Handoff: &Handoff{
 		Window:      200_000,

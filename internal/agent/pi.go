@@ -20,7 +20,8 @@ var pi = Agent{
 		Shell:    []string{"bash"},
 		PathKeys: []string{"path"},
 	},
-	UsageProbes: []string{`"usage"`}, // its assistant message entries
+	Lint:        Lint{OpenCall: `pi sends "No result provided" as its result`}, // (resume.sh, pi 0.73.1)
+	UsageProbes: []string{`"usage"`},                                           // its assistant message entries
 	Handoff: &Handoff{
 		Window:      128_000,
 		SessionPath: piSessionPath,

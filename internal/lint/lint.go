@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"github.com/ctxc/ctxc/internal/agent"
 	"io"
 	"sort"
 
@@ -48,8 +49,8 @@ func File(path string, format transcript.Format) ([]Problem, transcript.Format, 
 	}
 	f := res.Stats.Format
 	probs := lintMessages(path, msgs, f)
-	if f == transcript.FormatClaude {
-		chain, err := lintClaudeChain(path)
+	if c := f.Agent().Lint.Chain; c != nil {
+		chain, err := lintChain(path, c)
 		if err != nil {
 			return nil, f, err
 		}
@@ -95,7 +96,7 @@ func lintMessages(path string, msgs []transcript.Message, f transcript.Format) [
 		}
 		if first && m.Role != transcript.RoleSystem && m.Role != transcript.RoleDeveloper {
 			first = false
-			if m.Role == transcript.RoleAssistant && f != transcript.FormatClaude {
+			if m.Role == transcript.RoleAssistant && !f.Agent().Lint.AssistantFirst {
 				add(m.Line, ProblemAssistantFirst, "", "the context starts with an assistant message: an Anthropic request must start with a user turn")
 			}
 		}
@@ -137,20 +138,17 @@ func lintMessages(path string, msgs []transcript.Message, f transcript.Format) [
 	return out
 }
 
-// openCallEffect says what a call without a result does to the next request (the agents' own
-// handling checked with resume.sh: Claude Code 2.1.330, pi 0.73.1).
+// openCallEffect says what a call without a result does to the next request (the agent's own
+// handling, the registry's; else what an API does).
 func openCallEffect(f transcript.Format) string {
-	switch f {
-	case transcript.FormatClaude:
-		return "Claude Code leaves the call out of the request, so the model never sees it was made"
-	case transcript.FormatPi:
-		return `pi sends "No result provided" as its result`
+	if e := f.Agent().Lint.OpenCall; e != "" {
+		return e
 	}
 	return "an API refuses the request (a tool call needs its result right after it)"
 }
 
-// lintClaudeChain finds records whose parentUuid names no record of the file.
-func lintClaudeChain(path string) ([]Problem, error) {
+// lintChain finds records whose parent (by the agent's chain keys) names no record of the file.
+func lintChain(path string, c *agent.Chain) ([]Problem, error) {
 	f, err := transcript.OpenFile(path)
 	if err != nil {
 		return nil, err
@@ -174,7 +172,7 @@ func lintClaudeChain(path string) ([]Problem, error) {
 		if !gjson.ValidBytes(l.Bytes) {
 			continue
 		}
-		r := gjson.GetManyBytes(l.Bytes, "uuid", "parentUuid", "isSidechain", "type")
+		r := gjson.GetManyBytes(l.Bytes, c.ID, c.Parent, c.Side)
 		if r[0].Type == gjson.String {
 			seen[r[0].String()] = true
 		}
@@ -187,7 +185,7 @@ func lintClaudeChain(path string) ([]Problem, error) {
 	for _, r := range refs {
 		if !seen[r.parent] {
 			out = append(out, Problem{Path: path, Line: r.line, Kind: ProblemBrokenChain,
-				Msg: fmt.Sprintf("parentUuid %q names no record of the file: Claude Code's resume stops here and drops everything before", r.parent)})
+				Msg: fmt.Sprintf("%s %q names no record of the file: %s", c.Parent, r.parent, c.Cut)})
 		}
 	}
 	return out, nil
