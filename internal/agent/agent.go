@@ -55,6 +55,8 @@ type Agent struct {
 	// CompactionProbe is a byte string every line holding one of the format's compaction
 	// records contains: only those lines need decoding to list the compactions.
 	CompactionProbe string
+	// Kept says how the agent's compaction records name the records they keep.
+	Kept Kept
 	// UsageProbes are the byte strings a line holds when it records a response's usage or its
 	// model, for the agents whose usage `stats --cost` and the reports read (none: the agent
 	// records none ctxc reads): only those lines are parsed.
@@ -64,6 +66,20 @@ type Agent struct {
 	// Handoff: how a conversation is handed to the agent as a new session (nil: it is not a
 	// target of `ctxc handoff`).
 	Handoff *Handoff
+}
+
+// Kept is how an agent's compaction record names what the context keeps of the records before
+// it, by the keys of its JSON.
+type Kept struct {
+	// IDKey is the key of a record's id, by which the record names those it keeps.
+	IDKey string
+	// FirstID is the key of the first kept record's id (all after it are kept), FirstIndex of
+	// the first kept entry's index (the file's header entry 0), IDs the path of the list of
+	// the kept records' ids.
+	FirstID, FirstIndex, IDs string
+	// Rebuild: the records name nothing kept; what the agent rebuilds from the newest one is
+	// what it kept.
+	Rebuild bool
 }
 
 // Lint is what an agent does with a session that an API would refuse or that cuts its history.

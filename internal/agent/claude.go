@@ -16,6 +16,7 @@ var claudeCode = Agent{
 		Shell:    []string{"Bash"},
 		PathKeys: []string{"file_path", "notebook_path"},
 	},
+	Kept: Kept{IDKey: "uuid", IDs: "compactMetadata.preservedMessages.uuids"},
 	Lint: Lint{
 		Chain: &Chain{ID: "uuid", Parent: "parentUuid", Side: "isSidechain",
 			Cut: "Claude Code's resume stops here and drops everything before"},

@@ -23,6 +23,8 @@ var codex = Agent{
 		SessionPath: codexSessionPath,
 		Tools:       map[CallKind]ToolShape{CallShell: {Name: "shell", Keys: map[string]string{FieldCommand: "command"}, Argv: true}},
 	},
+	// Its compaction records name nothing kept: a legacy compaction keeps the initial messages and the recent user messages.
+	Kept: Kept{Rebuild: true},
 }
 
 // codexSessionPath: $CODEX_HOME (~/.codex) /sessions/YYYY/MM/DD/rollout-<local time>-<id>.jsonl.

@@ -29,6 +29,8 @@ var copilot = Agent{
 			CallSearch: shape("grep", FieldPattern, "pattern", FieldPath, "path"),
 		},
 	},
+	// Its compaction records name nothing kept: its summary stands for everything before it.
+	Kept: Kept{Rebuild: true},
 }
 
 // copilotSessionPath: $COPILOT_HOME (~/.copilot) /session-state/<id>/events.jsonl.

@@ -12,4 +12,6 @@ var droid = Agent{
 		Shell:    []string{"Execute"},
 		PathKeys: []string{"file_path"},
 	},
+	// Its compaction records name nothing kept: it keeps the messages after its anchor.
+	Kept: Kept{Rebuild: true},
 }

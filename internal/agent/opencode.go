@@ -20,4 +20,6 @@ var opencode = Agent{
 	},
 	// Its step-finish parts hold a step's usage (the export ctxc reads of its store keeps them).
 	UsageProbes: []string{`"step-finish"`},
+	// Its compaction records name nothing kept: it keeps the tail its compaction chose.
+	Kept: Kept{Rebuild: true},
 }

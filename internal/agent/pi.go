@@ -20,6 +20,7 @@ var pi = Agent{
 		Shell:    []string{"bash"},
 		PathKeys: []string{"path"},
 	},
+	Kept:        Kept{IDKey: "id", FirstID: "firstKeptEntryId", FirstIndex: "firstKeptEntryIndex"},
 	Lint:        Lint{OpenCall: `pi sends "No result provided" as its result`}, // (resume.sh, pi 0.73.1)
 	UsageProbes: []string{`"usage"`},                                           // its assistant message entries
 	Handoff: &Handoff{

@@ -581,7 +581,8 @@ func listCompactions(path string, r io.Reader, upTo int64, format transcript.For
 	var out []compaction
 	probe := []byte(format.Agent().Probe()) // (the registry's: every compaction record holds it)
 	// The lines of record ids, for the compactions that keep records by id.
-	idKey := map[transcript.Format]string{transcript.FormatClaude: "uuid", transcript.FormatPi: "id"}[format]
+	kept := format.Agent().Kept
+	idKey := kept.IDKey
 	lines := map[string]int{}
 	entries := 0 // pi v1: entry index (the header is entry 0) → line
 	entryLine := map[int]int{}
@@ -611,14 +612,14 @@ func listCompactions(path string, r io.Reader, upTo int64, format transcript.For
 		switch {
 		case rec.Meta != nil && rec.Meta.Source.FromLine > 0 && rec.Meta.Source.Path == "":
 			c.from, c.to = rec.Meta.Source.FromLine, rec.Meta.Source.ToLine
-		case format == transcript.FormatPi:
-			if k := gjson.GetBytes(l.Bytes, "firstKeptEntryId"); k.Type == gjson.String {
+		case kept.FirstID != "" || kept.FirstIndex != "":
+			if k := gjson.GetBytes(l.Bytes, kept.FirstID); kept.FirstID != "" && k.Type == gjson.String {
 				c.keptFrom = lines[k.String()]
-			} else if k := gjson.GetBytes(l.Bytes, "firstKeptEntryIndex"); k.Type == gjson.Number {
+			} else if k := gjson.GetBytes(l.Bytes, kept.FirstIndex); kept.FirstIndex != "" && k.Type == gjson.Number {
 				c.keptFrom = entryLine[int(k.Int())]
 			}
-		case format == transcript.FormatClaude:
-			gjson.GetBytes(l.Bytes, "compactMetadata.preservedMessages.uuids").ForEach(func(_, u gjson.Result) bool {
+		case kept.IDs != "":
+			gjson.GetBytes(l.Bytes, kept.IDs).ForEach(func(_, u gjson.Result) bool {
 				if n, ok := lines[u.String()]; ok {
 					if c.kept == nil {
 						c.kept = map[int]bool{}
@@ -630,11 +631,9 @@ func listCompactions(path string, r io.Reader, upTo int64, format transcript.For
 		}
 		out = append(out, c)
 	}
-	if n := len(out); n > 0 && keepsByRebuild[format] && out[n-1].from == 0 {
-		// A Codex, Copilot CLI, droid, opencode or Kilo compaction without ctxc's provenance: what the
-		// agent rebuilds from it (a legacy Codex one keeps the initial messages and recent user
-		// messages; droid keeps the messages after its anchor; opencode the tail its compaction
-		// kept) is the context now.
+	if n := len(out); n > 0 && kept.Rebuild && out[n-1].from == 0 {
+		// A compaction without ctxc's provenance, of an agent whose records name nothing kept
+		// (the registry's Kept.Rebuild): what the agent rebuilds from it is the context now.
 		_, msgs, err := transcript.LoadFileUpTo(path, upTo, transcript.Options{Format: format})
 		if err != nil {
 			return nil, err
@@ -650,11 +649,6 @@ func listCompactions(path string, r io.Reader, upTo int64, format transcript.For
 	}
 	return out, nil
 }
-
-// keepsByRebuild are the formats whose own compaction records do not name what they keep: the
-// lines kept by the newest one are those the agent's rebuild of the context still holds.
-var keepsByRebuild = map[transcript.Format]bool{transcript.FormatCodex: true, transcript.FormatCopilot: true,
-	transcript.FormatDroid: true, transcript.FormatOpencode: true, transcript.FormatKilo: true}
 
 // grepContext searches the effective context only.
 func grepContext(path string, p *Pattern, opts Options, emit func(Hit) error) error {
