@@ -3,9 +3,9 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
-	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/guard"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
@@ -53,7 +53,7 @@ runs the hook before it writes its compaction.
 A hook never breaks its agent: on any failure it prints nothing and exits 0, and says what
 happened in one line of $XDG_STATE_HOME/ctxc/hooks.log (~/.local/state/ctxc/hooks.log).`,
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: []string{agent.ClaudeCode, agent.Codex},
+		ValidArgs: guard.Agents(),
 		// The hook reads no configuration: a broken config file must not break the agent. Its
 		// flags, written by ctxc hooks install, are checked as every command's are.
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error { return checkRanges(c.Flags(), nil) },
@@ -85,15 +85,9 @@ func runHook(ctx context.Context, opts *HookOptions) error {
 		}
 		o.Instructions = &text
 	}
-	var stdout []byte
-	var out guard.Outcome
-	switch opts.Agent {
-	case agent.ClaudeCode:
-		stdout, out = guard.ClaudeCode(ctx, opts.IO.In, o)
-	case agent.Codex:
-		stdout, out = guard.Codex(ctx, opts.IO.In, o)
-	default:
-		return &UsageError{Err: fmt.Errorf("unknown agent %q: ctxc hook takes claude-code or codex", opts.Agent)}
+	stdout, out, ok := guard.Run(ctx, opts.Agent, opts.IO.In, o)
+	if !ok {
+		return &UsageError{Err: fmt.Errorf("unknown agent %q: ctxc hook takes %s", opts.Agent, strings.Join(guard.Agents(), " or "))}
 	}
 	guard.Log(guard.LogPath(opts.Getenv), opts.Now(), out)
 	if len(stdout) > 0 {

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/hooks"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/spf13/cobra"
@@ -113,7 +112,7 @@ func runHooks(opts *HooksOptions) error {
 	enc.SetEscapeHTML(false)
 	var failed error
 	for _, a := range agents {
-		o, err := hooksAgentOptions(opts, base, a.Name())
+		o, err := hooksAgentOptions(opts, base, a)
 		if err != nil {
 			return err
 		}
@@ -180,19 +179,21 @@ func resolvedExecutable() (string, error) {
 	return filepath.EvalSymlinks(p)
 }
 
-// hooksAgentOptions sets the agent's path from --settings, --dir or $CODEX_HOME.
-func hooksAgentOptions(opts *HooksOptions, o hooks.Options, name string) (hooks.Options, error) {
+// hooksAgentOptions sets the agent's path from --settings, --dir or the environment variable
+// that moves its folder.
+func hooksAgentOptions(opts *HooksOptions, o hooks.Options, a hooks.Agent) (hooks.Options, error) {
+	place := a.Place()
 	switch {
-	case opts.Settings != "" && name != agent.ClaudeCode:
-		return o, &UsageError{fmt.Errorf("--settings is for claude-code; use --dir for %s", name)}
-	case opts.Dir != "" && name == agent.ClaudeCode:
-		return o, &UsageError{fmt.Errorf("--dir is for codex and pi; use --settings FILE for claude-code")}
+	case opts.Settings != "" && !place.Settings:
+		return o, &UsageError{fmt.Errorf("--settings is for %s; use --dir for %s", strings.Join(hooks.PlaceNames(true), " and "), a.Name())}
+	case opts.Dir != "" && place.Settings:
+		return o, &UsageError{fmt.Errorf("--dir is for %s; use --settings FILE for %s", strings.Join(hooks.PlaceNames(false), " and "), a.Name())}
 	case opts.Settings != "":
 		o.Path = opts.Settings
 	case opts.Dir != "":
 		o.Path = opts.Dir
-	case name == agent.Codex:
-		o.Path = opts.Getenv("CODEX_HOME")
+	case place.Env != "":
+		o.Path = opts.Getenv(place.Env)
 	}
 	if o.Path != "" {
 		abs, err := filepath.Abs(o.Path)
@@ -238,9 +239,9 @@ func runHooksAgent(opts *HooksOptions, enc *json.Encoder, a hooks.Agent, o hooks
 }
 
 func printHooksChange(opts *HooksOptions, ch hooks.Change, home string) {
-	what := "ctxc's SessionStart(compact) hook"
-	if ch.Agent == agent.Pi {
-		what = "ctxc's extension"
+	what := "ctxc's hook"
+	if a, err := hooks.For(ch.Agent); err == nil {
+		what = a.Place().What
 	}
 	path := tildePath(ch.Path, home)
 	var line string

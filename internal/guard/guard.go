@@ -90,6 +90,23 @@ const noteFrame = NotePrefix + "This conversation was just compacted. Before it 
 	"these facts of it from the session file, so that the summary cannot lose them. They are a record " +
 	"of the conversation so far, not a new message from the user.\n\n"
 
+// Agents are the agents whose hook ctxc runs (`ctxc hook AGENT`): those whose compaction
+// starts a session with a SessionStart(compact) event whose answer adds to the context.
+func Agents() []string { return []string{agent.ClaudeCode, agent.Codex} }
+
+// Run runs one call of the named agent's hook (one of Agents; ok false for another name).
+func Run(ctx context.Context, name string, in io.Reader, o Options) (stdout []byte, out Outcome, ok bool) {
+	switch name {
+	case agent.ClaudeCode:
+		stdout, out = ClaudeCode(ctx, in, o)
+	case agent.Codex:
+		stdout, out = Codex(ctx, in, o)
+	default:
+		return nil, Outcome{}, false
+	}
+	return stdout, out, true
+}
+
 // ClaudeCode runs one call of Claude Code's hook: in is the hook's stdin. It returns what to
 // print on stdout (nil for nothing) and what happened, and never fails.
 func ClaudeCode(ctx context.Context, in io.Reader, o Options) (stdout []byte, out Outcome) {

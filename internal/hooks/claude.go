@@ -20,6 +20,10 @@ type claudeCode struct{}
 
 func (claudeCode) Name() string { return agent.ClaudeCode }
 
+func (claudeCode) Place() Place {
+	return Place{Settings: true, What: "ctxc's SessionStart(compact) hook"}
+}
+
 func (c claudeCode) path(o Options) string { return defaultPath(o, ".claude", "settings.json") }
 
 func (c claudeCode) Install(o Options) (Change, error) {

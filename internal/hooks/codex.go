@@ -29,6 +29,10 @@ type codex struct{}
 
 func (codex) Name() string { return agent.Codex }
 
+func (codex) Place() Place {
+	return Place{Env: "CODEX_HOME", What: "ctxc's SessionStart(compact) hook"}
+}
+
 func (c codex) files(o Options) (hooksJSON, configTOML string) {
 	home := defaultPath(o, ".codex")
 	if abs, err := filepath.Abs(home); err == nil {

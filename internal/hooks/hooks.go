@@ -51,9 +51,29 @@ type State struct {
 	Note      string `json:"note,omitempty"`
 }
 
+// Place is where an agent's hook goes, as the command line names it, and what the hook is.
+type Place struct {
+	Settings bool   // a settings file, which --settings FILE names; else a folder, --dir DIR
+	Env      string // the environment variable that moves the agent's folder ("": none read)
+	What     string // what ctxc installs there, as the messages name it
+}
+
+// PlaceNames are the names of the agents whose hook goes in a settings file (settings true) or
+// in a folder (false), in All's order.
+func PlaceNames(settings bool) []string {
+	var out []string
+	for _, a := range agents {
+		if a.Place().Settings == settings {
+			out = append(out, a.Name())
+		}
+	}
+	return out
+}
+
 // Agent is one agent's installer.
 type Agent interface {
 	Name() string
+	Place() Place
 	Install(Options) (Change, error)
 	Uninstall(Options) (Change, error)
 	Status(Options) (State, error)

@@ -30,6 +30,8 @@ const piHeader = "// Installed by ctxc (ctxc hooks install pi); ctxc hooks unins
 
 func (pi) Name() string { return agent.Pi }
 
+func (pi) Place() Place { return Place{What: "ctxc's extension"} }
+
 func (p pi) path(o Options) string {
 	return filepath.Join(defaultPath(o, ".pi", "agent", "extensions"), PiFile)
 }
