@@ -1,12 +1,12 @@
 package handoff
 
 import (
-	"github.com/ctxc/ctxc/internal/agent"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 

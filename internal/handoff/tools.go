@@ -2,9 +2,9 @@ package handoff
 
 import (
 	"encoding/json"
-	"github.com/ctxc/ctxc/internal/agent"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/transcript"
 )

@@ -2,10 +2,10 @@ package lint
 
 import (
 	"fmt"
-	"github.com/ctxc/ctxc/internal/agent"
 	"io"
 	"sort"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"

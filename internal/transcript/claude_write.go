@@ -3,9 +3,9 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/ctxc/ctxc/internal/agent"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
 

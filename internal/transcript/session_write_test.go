@@ -1,12 +1,13 @@
 package transcript
 
 import (
-	"github.com/ctxc/ctxc/internal/agent"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxc/ctxc/internal/agent"
 )
 
 // A conversation with every kind of block a session holds: system text, user text, reasoning,

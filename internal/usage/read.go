@@ -2,13 +2,13 @@ package usage
 
 import (
 	"bufio"
-	"github.com/ctxc/ctxc/internal/agent"
 	"io"
 	"sort"
 	"strings"
 	"time"
 	"unsafe"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/transcript"
 )

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/ctxc/ctxc/internal/transcript"
 	"io"
 	"strings"
 	"testing"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // byLineReader is what scanLines must give: jsonl's reader's lines that hold a pattern.
