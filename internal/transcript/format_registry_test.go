@@ -30,6 +30,30 @@ func TestFormatsAreTheRegistry(t *testing.T) {
 	}
 }
 
+// The agents a new session is written for are those the registry describes as handoff
+// targets, in the order handoff names them.
+func TestSessionTargetsAreTheHandoffAgents(t *testing.T) {
+	var described []Format
+	for _, f := range Formats() {
+		if f.Agent().Handoff != nil {
+			described = append(described, f)
+			if _, ok := codeOf(f); !ok {
+				t.Errorf("%s: a handoff target without a session writer", f)
+			}
+		}
+	}
+	if len(described) != len(SessionTargets) {
+		t.Fatalf("session writers for %v, handoff targets in the registry %v", SessionTargets, described)
+	}
+	want := []Format{FormatClaude, FormatCodex, FormatPi, FormatGemini, FormatQwen, FormatCopilot}
+	for i := range want {
+		if SessionTargets[i] != want[i] {
+			t.Errorf("SessionTargets = %v, want %v", SessionTargets, want)
+			break
+		}
+	}
+}
+
 // Every compaction record of the fixtures holds its format's compaction probe, the one rule
 // grep lists compactions by (internal/agent).
 func TestCompactionRecordsHoldTheProbe(t *testing.T) {

@@ -3,7 +3,8 @@ package transcript
 import "github.com/ctxc/ctxc/internal/jsonl"
 
 // agentCode is the code transcript runs for an agent's format, one entry per agent: its reader
-// of a whole file, its decoder of one line, and its writer of compaction records. The facts
+// of a whole file, its decoder of one line, its writer of compaction records and its writer of
+// a new session. The facts
 // about the format (its name, its resume command, its tools...) are its descriptor in the
 // registry (internal/agent, Format.Agent). The message lists (openai, anthropic, ctxc) have no
 // entry: they share the generic reader and a ctxc marker.
@@ -12,21 +13,24 @@ type agentCode struct {
 	reader func() formatReader
 	record func(jsonl.Value) Record
 	writer Writer
+	// session writes a new session of the agent from a conversation (RenderSession; nil: ctxc
+	// writes none, the agent is no handoff target). Its order here is SessionTargets'.
+	session func(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error)
 }
 
 var agentCodes = []agentCode{
-	{FormatClaude, func() formatReader { return newClaudeReader() }, claudeRecord, claudeWriter{}},
-	{FormatCodex, func() formatReader { return newCodexReader() }, codexRecord, codexWriter{}},
-	{FormatPi, func() formatReader { return newPiReader() }, piRecord, piWriter{}},
-	{FormatCopilot, func() formatReader { return newCopilotReader() }, copilotRecord, copilotWriter{}},
-	{FormatDroid, func() formatReader { return newDroidReader() }, droidRecord, droidWriter{}},
-	{FormatGemini, func() formatReader { return newGeminiReader() }, geminiRecord, geminiWriter{}},
-	{FormatQwen, func() formatReader { return newQwenReader() }, qwenRecord, qwenWriter{}},
-	{FormatOpencode, func() formatReader { return newOpencodeReader(FormatOpencode) }, opencodeRecord, opencodeWriter{FormatOpencode}},
-	{FormatKilo, func() formatReader { return newOpencodeReader(FormatKilo) }, kiloRecord, opencodeWriter{FormatKilo}},
-	{FormatAider, func() formatReader { return newAiderReader() }, aiderRecord, aiderWriter{}},
-	{FormatOpenhands, func() formatReader { return newOpenhandsReader() }, openhandsRecord, openhandsWriter{}},
-	{FormatContinue, func() formatReader { return newContinueReader() }, continueRecord, continueWriter{}},
+	{FormatClaude, func() formatReader { return newClaudeReader() }, claudeRecord, claudeWriter{}, claudeSession},
+	{FormatCodex, func() formatReader { return newCodexReader() }, codexRecord, codexWriter{}, codexSession},
+	{FormatPi, func() formatReader { return newPiReader() }, piRecord, piWriter{}, piSession},
+	{FormatGemini, func() formatReader { return newGeminiReader() }, geminiRecord, geminiWriter{}, geminiSession},
+	{FormatQwen, func() formatReader { return newQwenReader() }, qwenRecord, qwenWriter{}, qwenSession},
+	{FormatCopilot, func() formatReader { return newCopilotReader() }, copilotRecord, copilotWriter{}, copilotSession},
+	{FormatDroid, func() formatReader { return newDroidReader() }, droidRecord, droidWriter{}, nil},
+	{FormatOpencode, func() formatReader { return newOpencodeReader(FormatOpencode) }, opencodeRecord, opencodeWriter{FormatOpencode}, nil},
+	{FormatKilo, func() formatReader { return newOpencodeReader(FormatKilo) }, kiloRecord, opencodeWriter{FormatKilo}, nil},
+	{FormatAider, func() formatReader { return newAiderReader() }, aiderRecord, aiderWriter{}, nil},
+	{FormatOpenhands, func() formatReader { return newOpenhandsReader() }, openhandsRecord, openhandsWriter{}, nil},
+	{FormatContinue, func() formatReader { return newContinueReader() }, continueRecord, continueWriter{}, nil},
 }
 
 // codeOf is the agent code of a format (ok false for a message list or an unknown format).

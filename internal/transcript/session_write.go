@@ -43,8 +43,16 @@ func (d Dropped) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// SessionTargets are the formats RenderSession writes.
-var SessionTargets = []Format{FormatClaude, FormatCodex, FormatPi, FormatGemini, FormatQwen, FormatCopilot}
+// SessionTargets are the formats RenderSession writes: the agents whose code has a session writer.
+var SessionTargets = func() []Format {
+	var out []Format
+	for _, c := range agentCodes {
+		if c.session != nil {
+			out = append(out, c.format)
+		}
+	}
+	return out
+}()
 
 // RenderSession writes s as a new session file of format f: the session's text, its id and
 // what f could not take. Tool calls and results are paired first (PairToolCalls), so that every
@@ -53,19 +61,8 @@ func RenderSession(f Format, s *NewSession) (Written, Dropped, error) {
 	ms, _ := PairToolCalls(s.Messages)
 	r := &sessionRender{ids: map[string]string{}}
 	ms = r.keep(ms)
-	switch f {
-	case FormatClaude:
-		return claudeSession(ms, s, r)
-	case FormatCodex:
-		return codexSession(ms, s, r)
-	case FormatPi:
-		return piSession(ms, s, r)
-	case FormatGemini:
-		return geminiSession(ms, s, r)
-	case FormatQwen:
-		return qwenSession(ms, s, r)
-	case FormatCopilot:
-		return copilotSession(ms, s, r)
+	if c, ok := codeOf(f); ok && c.session != nil {
+		return c.session(ms, s, r)
 	}
 	return Written{}, Dropped{}, fmt.Errorf("no new %s session can be written (targets: %s)", f, targetNames())
 }
