@@ -15,7 +15,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export LC_ALL=C SOURCE_DATE_EPOCH=1767225600 XDG_CONFIG_HOME=$work/config XDG_CACHE_HOME=$work/cache
 export HOME=$work/home NO_COLOR=1
-mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$XDG_CACHE_HOME"
+mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$XDG_CACHE_HOME" "$work/bin"
 now=2026-01-01T00:00:00Z
 
 # The inputs.
@@ -35,8 +35,9 @@ inputs+=("$work/lists"/*.jsonl)
 
 comparisons=0
 differences=0
-# ids: every UUID, 8-hex-digit id and msg_ctxc_ message id numbered in order of first appearance.
-ids() { perl -pe 'BEGIN{%n=()} s/\b([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<=")[0-9a-f]{8}(?=")|msg_ctxc_[0-9a-f]+)\b/$n{$1}||="ID".(scalar(keys %n)+1)/ge' "$1"; }
+# ids: every UUID, 8-hex-digit id, msg_ctxc_ message id and fresh call id numbered in order of
+# first appearance.
+ids() { perl -pe 'BEGIN{%n=()} s/\b([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<=")[0-9a-f]{8}(?=")|msg_ctxc_[0-9a-f]+|(?:call|toolu)_[0-9a-f]{16,})\b/$n{$1}||="ID".(scalar(keys %n)+1)/ge' "$1"; }
 differ() {
   differences=$((differences + 1))
   echo "DIFFERENT: $*"
@@ -48,9 +49,11 @@ run() {
   local b
   for b in old new; do
     rm -f "$work/out"*
-    local bin=${!b}
-    "$bin" "$@" >"$work/$b.stdout" 2>"$work/$b.stderr"
+    # Both builds run from one path: a hook's command names the executable.
+    ln -f "${!b}" "$work/bin/ctxc" 2>/dev/null || cp "${!b}" "$work/bin/ctxc"
+    "$work/bin/ctxc" "$@" >"$work/$b.raw" 2>"$work/$b.stderr"
     echo $? >"$work/$b.rc"
+    ids "$work/$b.raw" >"$work/$b.stdout"
     if [[ -f $work/out ]]; then ids "$work/out" >"$work/$b.file"; else : >"$work/$b.file"; fi
   done
   comparisons=$((comparisons + 1))
@@ -78,7 +81,22 @@ for f in "${inputs[@]}"; do
   run "compact --window -o $n" compact --provider extractive --now "$now" --idle 0s --window 2000 --target 100 --keep-tail 2 -o "$work/out" "$f"
   run "audit --json $n" audit --json "$f"
   run "lint $n" lint "$f"
+  run "stats --cost --json $n" stats --cost --json "$f"
 done
+# A conversation handed to every target agent: the new session's text, tools and paths.
+for f in testdata/fixtures/*.jsonl; do
+  for to in claude-code codex pi gemini-cli qwen-code copilot; do
+    run "handoff --to $to $f" handoff --to "$to" --provider extractive --now "$now" -o "$work/out" "$f"
+  done
+done
+run "handoff --to bogus" handoff --to bogus testdata/fixtures/openai-tools.jsonl
+# Where each agent's hook goes, and the flags that name it.
+for a in claude-code codex pi; do
+  run "hooks install --dry-run $a" hooks install --dry-run "$a"
+  run "hooks install --settings $a" hooks install --dry-run --settings "$work/s.json" "$a"
+  run "hooks install --dir $a" hooks install --dry-run --dir "$work/d" "$a"
+done
+run "hook bogus" hook bogus </dev/null
 for p in 'main\.go' 'error|fail' 'tests?'; do
   run "grep --json $p" grep --json "$p" "${inputs[@]}"
 done
@@ -86,6 +104,8 @@ run "grep -i --json summary" grep -i --json summary "${inputs[@]}"
 run "--format bogus" --format bogus stats testdata/fixtures/openai-tools.jsonl
 run "--help" --help
 run "stats --help" stats --help
+run "handoff --help" handoff --help
+run "hook --help" hook --help
 
 echo "$comparisons comparisons, $differences differences"
 ((differences == 0))
