@@ -196,10 +196,11 @@ func (e *VerifyError) Error() string {
 // File compacts one transcript. It reads as the steps of a compaction; each format's records
 // are written by that format's transcript.Writer, so a new format never changes this function.
 func File(ctx context.Context, path string, o Options) (_ *Outcome, err error) {
-	if a := address.Parse(path); a.Exported() {
+	a := address.Parse(path)
+	if a.Exported() {
 		return exportedSession(ctx, a, o)
 	}
-	j, err := newJob(path, o)
+	j, err := newJob(a, o)
 	if err != nil {
 		return j.out, err
 	}
@@ -281,7 +282,8 @@ type job struct {
 	aside    *safewrite.AsideTail // a cut last line moved aside (--repair-tail)
 }
 
-func newJob(path string, o Options) (*job, error) {
+func newJob(a address.Address, o Options) (*job, error) {
+	path := a.Name
 	j := &job{path: path, o: o, out: &Outcome{Type: "file", Path: path}}
 	if info, err := os.Stat(path); err != nil {
 		return j, err
@@ -289,7 +291,6 @@ func newJob(path string, o Options) (*job, error) {
 		return j, fmt.Errorf("%s: not a regular file", path)
 	}
 	j.inPlace = o.Output == "" && !o.DryRun && !o.Check
-	a := address.Parse(path)
 	j.archived = a.Kind == address.Archive
 	if j.inPlace {
 		if err := a.Writable("use -o FILE to write a compacted copy"); err != nil {
