@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ctxc/ctxc/internal/address"
 	"github.com/ctxc/ctxc/internal/archive"
 	"github.com/ctxc/ctxc/internal/objstore"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/safewrite"
-	"github.com/ctxc/ctxc/internal/sessionstore"
-	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
 
@@ -114,14 +113,13 @@ func archiveSources(opts *ArchiveOptions, dest string) ([]archive.Source, error)
 			return nil, err
 		}
 		for _, f := range files {
-			if sessionstore.IsSessionName(f) {
-				continue // archives hold files: an OpenClaw store is not one
-			}
-			if transcript.IsCompressed(f) {
+			switch address.Parse(f).Kind {
+			case address.StoreSession, address.Converted:
+				continue // archives hold files: a store's session, read as its export, is not one
+			case address.Archive:
 				fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: already an archived session (zstd): not archived again\n", quote.Name(f))
 				continue
-			}
-			if transcript.IsSnapshot(f) {
+			case address.Snapshot:
 				fmt.Fprintf(opts.IO.ErrOut, "ctxc: %s: a Continue CLI session, rewritten whole: not archived (an archive grows by the lines a session gains)\n", quote.Name(f))
 				continue
 			}

@@ -89,8 +89,6 @@ Exit status: 0 when a message matched, 1 when none did, other codes on errors.`,
 	return c
 }
 
-var grepRoles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true, "tool": true, "summary": true}
-
 func runGrep(opts *GrepOptions) error {
 	defer grepMemory()()
 	p, gopts, err := grepPattern(opts)
@@ -165,14 +163,8 @@ func grepPattern(opts *GrepOptions) (*grep.Pattern, grep.Options, error) {
 	if gopts.Format, err = transcript.ParseFormat(opts.Global.Format); err != nil {
 		return nil, grep.Options{}, &UsageError{err}
 	}
-	if len(opts.Roles) > 0 {
-		gopts.Roles = map[string]bool{}
-		for _, r := range opts.Roles {
-			if !grepRoles[r] {
-				return nil, grep.Options{}, &UsageError{fmt.Errorf("unknown role %q (want user, assistant, tool, system, developer or summary)", r)}
-			}
-			gopts.Roles[r] = true
-		}
+	if gopts.Roles, err = grep.ParseRoles(opts.Roles); err != nil {
+		return nil, grep.Options{}, &UsageError{err}
 	}
 	return p, gopts, nil
 }

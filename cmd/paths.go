@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -9,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ctxc/ctxc/internal/objstore"
+	"github.com/ctxc/ctxc/internal/address"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
@@ -37,10 +38,15 @@ func expandSessions(args []string, ios *IOStreams, archived bool) ([]string, err
 // expandWith is expandSessions walking directories with walk (filepath.WalkDir, or the
 // index's Walker, which reads a folder that did not change from the index's listing); a
 // directory or pattern that yields no file is said on say (io.Discard for folders looked in
-// on the user's behalf rather than named).
+// on the user's behalf rather than named). The expansion is address.Expander's, as for the MCP
+// server's tools, with the command line's rules.
 func expandWith(args []string, ios *IOStreams, say io.Writer, archived bool, walk func(string, fs.WalkDirFunc) error) ([]string, error) {
 	finder := transcript.NewFinder(archived, walk)
-	out, err := expandArgs(args, say, finder)
+	e := &address.Expander{Finder: finder, Say: say, CommandLine: true, Mirror: mirrorBucket}
+	out, err := e.Expand(args)
+	if _, ok := errors.AsType[*address.PatternError](err); ok {
+		err = &UsageError{err}
+	}
 	for _, p := range finder.Problems {
 		fmt.Fprintln(ios.ErrOut, "ctxc: "+quote.Name(p.Error()))
 		if p.Unreadable() {
@@ -48,62 +54,6 @@ func expandWith(args []string, ios *IOStreams, say io.Writer, archived bool, wal
 		}
 	}
 	return out, err
-}
-
-// expandArgs is expandWith's expansion of args by finder.
-func expandArgs(args []string, say io.Writer, finder *transcript.Finder) ([]string, error) {
-	var out []string
-	for _, a := range args {
-		if a == "-" {
-			out = append(out, a)
-			continue
-		}
-		if objstore.IsURL(a) {
-			dir, err := mirrorBucket(a)
-			if err != nil {
-				return nil, err
-			}
-			a = dir
-		}
-		info, err := os.Stat(a)
-		if err != nil && strings.ContainsAny(a, "*?[") {
-			matches, gerr := filepath.Glob(a)
-			if gerr != nil {
-				return nil, &UsageError{fmt.Errorf("bad pattern %q: %w", a, gerr)}
-			}
-			if len(matches) == 0 {
-				fmt.Fprintf(say, "ctxc: %s: no file matches: no transcript found\n", quote.Name(a))
-				continue
-			}
-			sub, err := expandArgs(matches, say, finder)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, sub...)
-			continue
-		}
-		if err != nil {
-			out = append(out, a) // reported per file, with the reason, when it is opened
-			continue
-		}
-		if !info.IsDir() {
-			sessions, err := transcript.StoreSessions(a)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, sessions...)
-			continue
-		}
-		sessions, again, err := finder.Below(a)
-		if err != nil {
-			return nil, err
-		}
-		if len(sessions) == 0 && again == 0 {
-			fmt.Fprintf(say, "ctxc: %s: no transcript found (no *.jsonl or *.jsonl.zst file in this directory or below it)\n", quote.Name(a))
-		}
-		out = append(out, sessions...)
-	}
-	return out, nil
 }
 
 // readPathList reads one path per line (for `find ... | ctxc compact --from -`).

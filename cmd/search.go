@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/aiderhist"
+	"github.com/ctxc/ctxc/internal/grep"
 	"github.com/ctxc/ctxc/internal/index"
 	"github.com/ctxc/ctxc/internal/objstore"
 	"github.com/ctxc/ctxc/internal/opencodestore"
@@ -150,11 +151,8 @@ func (opts *SearchOptions) query() (index.Query, error) {
 	if q.Until, err = parseWhen(opts.Until, opts.Now()); err != nil {
 		return q, fmt.Errorf("--until: %w", err)
 	}
-	if len(opts.Roles) > 0 {
-		q.Roles = map[string]bool{}
-		for _, r := range opts.Roles {
-			q.Roles[r] = true
-		}
+	if q.Roles, err = grep.ParseRoles(opts.Roles); err != nil {
+		return q, err
 	}
 	if opts.Limit < 1 {
 		return q, errors.New("--limit must be at least 1")

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/address"
 	"hash"
 	"io"
 	"os"
@@ -22,7 +23,6 @@ import (
 	"github.com/ctxc/ctxc/internal/ledger"
 	"github.com/ctxc/ctxc/internal/llm"
 	"github.com/ctxc/ctxc/internal/safewrite"
-	"github.com/ctxc/ctxc/internal/sessionstore"
 	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
@@ -196,10 +196,11 @@ func (e *VerifyError) Error() string {
 // File compacts one transcript. It reads as the steps of a compaction; each format's records
 // are written by that format's transcript.Writer, so a new format never changes this function.
 func File(ctx context.Context, path string, o Options) (_ *Outcome, err error) {
-	if sessionstore.IsSessionName(path) {
-		return storeSession(ctx, path, o)
+	a := address.Parse(path)
+	if a.Exported() {
+		return exportedSession(ctx, a, o)
 	}
-	j, err := newJob(path, o)
+	j, err := newJob(a, o)
 	if err != nil {
 		return j.out, err
 	}
@@ -232,32 +233,27 @@ func (j *job) restoreTail(err *error) {
 	}
 }
 
-// storeSession compacts a session of an OpenClaw store (STORE#SESSION-ID), which is never
-// written in place: with Output, DryRun or Check, its pi-format export is compacted, and a new
-// file names the session as its source (ctxc expand reads the span back from the store).
-func storeSession(ctx context.Context, name string, o Options) (*Outcome, error) {
+// exportedSession compacts a session read as its export (a store's STORE#SESSION-ID, Aider's
+// history, an OpenHands conversation), which is never written in place: with Output, DryRun or
+// Check, its export is compacted (address.WriteExported), and a new file names the session as
+// its source (ctxc expand reads the span back from it).
+func exportedSession(ctx context.Context, a address.Address, o Options) (*Outcome, error) {
 	inPlace := o.Output == "" && !o.DryRun && !o.Check
 	output := o.Output
 	if output == "-" {
 		output = ""
 	}
-	if abs, err := filepath.Abs(name); err == nil {
+	if abs, err := filepath.Abs(a.Name); err == nil {
 		o.sourceName = abs
 	}
 	out := &Outcome{Type: "file"} // what a failure before the compaction reports
-	err := sessionstore.RunExported(name, inPlace, output, o.Force, func(tmp string) error {
+	err := a.WriteExported(inPlace, output, o.Force, func(tmp string) error {
 		var err error
 		out, err = File(ctx, tmp, o)
-		var de *transcript.DataError
-		if errors.As(err, &de) && de.Path == tmp {
-			c := *de
-			c.Path = name
-			err = &c
-		}
 		return err
 	})
 	if out != nil {
-		out.Path = name
+		out.Path = a.Name
 	}
 	return out, err
 }
@@ -286,7 +282,8 @@ type job struct {
 	aside    *safewrite.AsideTail // a cut last line moved aside (--repair-tail)
 }
 
-func newJob(path string, o Options) (*job, error) {
+func newJob(a address.Address, o Options) (*job, error) {
+	path := a.Name
 	j := &job{path: path, o: o, out: &Outcome{Type: "file", Path: path}}
 	if info, err := os.Stat(path); err != nil {
 		return j, err
@@ -294,12 +291,11 @@ func newJob(path string, o Options) (*job, error) {
 		return j, fmt.Errorf("%s: not a regular file", path)
 	}
 	j.inPlace = o.Output == "" && !o.DryRun && !o.Check
-	j.archived = transcript.IsCompressed(path)
-	if j.inPlace && j.archived {
-		return j, transcript.ArchivedReadOnly(path, "use -o FILE to write a compacted copy")
-	}
-	if j.inPlace && transcript.IsSnapshot(path) {
-		return j, transcript.SnapshotReadOnly(path)
+	j.archived = a.Kind == address.Archive
+	if j.inPlace {
+		if err := a.Writable("use -o FILE to write a compacted copy"); err != nil {
+			return j, err
+		}
 	}
 	j.ropts = transcript.Options{Format: o.Format, Strict: o.Strict, Warn: o.Warn}
 	if o.OutputFormat != "" && o.OutputFormat != "ctxc" && o.OutputFormat != "native" {

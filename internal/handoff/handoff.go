@@ -16,10 +16,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/address"
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/index"
 	"github.com/ctxc/ctxc/internal/safewrite"
-	"github.com/ctxc/ctxc/internal/sessionstore"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/ctxc/ctxc/internal/usage"
 )
@@ -104,7 +104,7 @@ func checkSource(src, out string) error {
 	}
 	// An archived session (zstd), a store's export and a snapshot (a Continue CLI session, one
 	// JSON document) hold complete lines only: their tail is not checked as text.
-	if !transcript.IsCompressed(src) && !sessionstore.IsSessionName(src) && !transcript.IsSnapshot(src) {
+	if address.Parse(src).Kind == address.File {
 		if err := safewrite.CheckTail(src); err != nil {
 			return err
 		}

@@ -3,11 +3,11 @@ package lint
 import (
 	"errors"
 	"fmt"
+	"github.com/ctxc/ctxc/internal/address"
 	"io"
 	"time"
 
 	"github.com/ctxc/ctxc/internal/safewrite"
-	"github.com/ctxc/ctxc/internal/sessionstore"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
@@ -41,8 +41,8 @@ type RepairResult struct {
 // An archived session (zstd) is never appended to: it is repaired into a copy (Output) or not
 // at all.
 func Repair(path string, opts RepairOptions) (_ *RepairResult, err error) {
-	if sessionstore.IsSessionName(path) {
-		return repairStoreSession(path, opts)
+	if a := address.Parse(path); a.Exported() {
+		return repairExported(a, opts)
 	}
 	if opts.Output != "" && !opts.DryRun {
 		if err := safewrite.CheckOutput(opts.Output, []string{path}, opts.Force); err != nil {
@@ -134,9 +134,9 @@ func checkTail(path string, before safewrite.FileState, repairTail bool) (*safew
 // lockSource takes the file's lock and notes its size and time, for an append into it. An
 // archived session is only read: it needs no lock, and its size is that of its text.
 func lockSource(path string, opts RepairOptions) (unlock func(), before safewrite.FileState, err error) {
-	if transcript.IsCompressed(path) {
+	if a := address.Parse(path); a.Kind == address.Archive {
 		if opts.Output == "" && !opts.DryRun {
-			return nil, before, transcript.ArchivedReadOnly(path, "use -o FILE to write a repaired copy")
+			return nil, before, a.Writable("use -o FILE to write a repaired copy")
 		}
 		return func() {}, safewrite.FileState{Size: -1}, nil
 	}
@@ -188,15 +188,16 @@ func (l *lastByteWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// repairStoreSession repairs a session of an OpenClaw store (STORE#SESSION-ID), which is never
-// written in place: with Output or DryRun, its pi-format export is repaired.
-func repairStoreSession(name string, opts RepairOptions) (*RepairResult, error) {
+// repairExported repairs a session read as its export (a store's STORE#SESSION-ID, Aider's
+// history, an OpenHands conversation), which is never written in place: with Output or DryRun,
+// its export is repaired (address.WriteExported).
+func repairExported(a address.Address, opts RepairOptions) (*RepairResult, error) {
 	output := opts.Output
 	if opts.DryRun {
 		output = ""
 	}
 	var res *RepairResult
-	err := sessionstore.RunExported(name, opts.Output == "" && !opts.DryRun, output, opts.Force, func(tmp string) error {
+	err := a.WriteExported(opts.Output == "" && !opts.DryRun, output, opts.Force, func(tmp string) error {
 		var err error
 		res, err = Repair(tmp, opts)
 		return err

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/grep"
 	"github.com/ctxc/ctxc/internal/index"
 )
 
@@ -97,11 +98,9 @@ func (in SearchIn) query() (index.Query, error) {
 			q.Until = t
 		}
 	}
-	if len(in.Roles) > 0 {
-		q.Roles = map[string]bool{}
-		for _, r := range in.Roles {
-			q.Roles[r] = true
-		}
+	var err error
+	if q.Roles, err = grep.ParseRoles(in.Roles); err != nil {
+		return q, fmt.Errorf("roles: %w", err)
 	}
 	return q, nil
 }

@@ -15,13 +15,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/address"
 	"github.com/ctxc/ctxc/internal/expand"
 	"github.com/ctxc/ctxc/internal/grep"
-	"github.com/ctxc/ctxc/internal/sessionstore"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
@@ -181,9 +180,10 @@ func (s *Server) version() string {
 	return s.o.Version
 }
 
-// files expands paths as the command line does: a session of an OpenClaw store
-// (STORE#SESSION-ID) and a file as they are, a store for its sessions, a directory for every
-// session below it (transcript.Finder: *.jsonl, archived *.jsonl.zst, OpenClaw stores, not the
+// files expands paths as the command line does (address.Expander), but for "-", patterns and
+// URLs, and a path that is neither a file nor a store's session is an error: a session of a
+// store (STORE#SESSION-ID) and a file as they are, a store for its sessions, a directory for
+// every session below it (transcript.Finder: *.jsonl, archived *.jsonl.zst, stores, not the
 // files an agent keeps beside its sessions; links followed, each file once). problems are what
 // the walks went past (a folder that could not be read, a loop of links), for the result's
 // errors.
@@ -192,12 +192,9 @@ func (o Options) files(paths []string) (files []string, cut bool, problems []str
 		return nil, false, nil, errors.New("paths: give at least one session file or directory")
 	}
 	finder := transcript.NewFinder(true, filepath.WalkDir)
-	for _, p := range paths {
-		found, err := sessionsAt(finder, p)
-		if err != nil {
-			return nil, false, nil, err
-		}
-		files = append(files, found...)
+	files, err = (&address.Expander{Finder: finder}).Expand(paths)
+	if err != nil {
+		return nil, false, nil, err
 	}
 	for _, p := range finder.Problems {
 		problems = append(problems, p.Error())
@@ -206,22 +203,6 @@ func (o Options) files(paths []string) (files []string, cut bool, problems []str
 		return files[:o.maxFiles()], true, problems, nil
 	}
 	return files, false, problems, nil
-}
-
-// sessionsAt is what one path stands for (files).
-func sessionsAt(finder *transcript.Finder, p string) ([]string, error) {
-	if sessionstore.IsSessionName(p) {
-		return []string{p}, nil // (read, or said missing, by the tool)
-	}
-	info, err := os.Stat(p)
-	if err != nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return transcript.StoreSessions(p)
-	}
-	sessions, _, err := finder.Below(p)
-	return sessions, err
 }
 
 var errStop = errors.New("stop")
@@ -237,16 +218,8 @@ func (o Options) grep(ctx context.Context, in GrepIn) (GrepOut, error) {
 	}
 	p.WithoutHighlights() // a tool result gives the text only
 	opts := grep.Options{Context: in.Context, Indexed: true}
-	if len(in.Roles) > 0 {
-		opts.Roles = map[string]bool{}
-		for _, r := range in.Roles {
-			switch r {
-			case "user", "assistant", "tool", "system", "developer", "summary":
-				opts.Roles[r] = true
-			default:
-				return out, fmt.Errorf("roles: unknown role %q (want user, assistant, tool, system, developer or summary)", r)
-			}
-		}
+	if opts.Roles, err = grep.ParseRoles(in.Roles); err != nil {
+		return out, fmt.Errorf("roles: %w", err)
 	}
 	maxHits := in.MaxHits
 	if maxHits <= 0 {

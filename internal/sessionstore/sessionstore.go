@@ -32,10 +32,36 @@ func opencodeKindOf(name string) *opencodestore.Agent {
 	return nil
 }
 
-// IsSessionName reports whether name addresses one session of a store.
+// IsSessionName reports whether name addresses one session of a store, or a file read as its
+// export (IsStoreSession or IsConverted).
 func IsSessionName(name string) bool {
-	return openclawstore.IsSessionName(name) || opencodeKindOf(name) != nil || aiderhist.IsHistory(name) ||
-		openhandsconv.IsConversation(name)
+	return IsStoreSession(name) || IsConverted(name)
+}
+
+// IsStoreSession reports whether name is STORE#SESSION-ID, one session of an agent's SQLite store.
+func IsStoreSession(name string) bool {
+	return openclawstore.IsSessionName(name) || opencodeKindOf(name) != nil
+}
+
+// IsConverted reports whether name is a file read as its JSONL export: Aider's chat history, an
+// OpenHands conversation.
+func IsConverted(name string) bool {
+	return aiderhist.IsHistory(name) || openhandsconv.IsConversation(name)
+}
+
+// ReadOnly is the error of a command that would write into a session IsSessionName names: ctxc
+// only reads it. It says which agent's session it is and what to do instead.
+func ReadOnly(name string) error {
+	if openhandsconv.IsConversation(name) {
+		return openhandsconv.ReadOnly(name)
+	}
+	if aiderhist.IsHistory(name) {
+		return aiderhist.ReadOnly(name)
+	}
+	if a := opencodeKindOf(name); a != nil {
+		return a.ReadOnly(name)
+	}
+	return openclawstore.ReadOnly(name)
 }
 
 // OpenSession exports one session of a store into an open file positioned at its start.
