@@ -79,11 +79,11 @@ func (k *Kind) IsStoreFile(path string) bool { return k.NamedAsStore(path) && Is
 
 // ListSessions opens a store and lists its sessions' names.
 func (k *Kind) ListSessions(path string) ([]string, error) {
-	s, err := k.Open(path)
+	s, release, err := k.use(path, storeKey(path))
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
+	defer release()
 	ids, err := s.SessionIDs()
 	if err != nil {
 		return nil, err
