@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/ctxc/ctxc/internal/storefiles"
@@ -89,5 +90,33 @@ func TestSessionsOfAStoreReadWithOneOpen(t *testing.T) {
 		if opens != 1 {
 			t.Errorf("%s: the store opened %d times for its %d sessions, want once", a.Name, opens, len(names))
 		}
+	}
+}
+
+// TestSharedStoreNeverHoldsUpTheWriter: the store, kept open between the exports of its
+// sessions, holds no read transaction: opencode commits and checkpoints its WAL whole (which
+// waits for every reader) while ctxc has it open, and the next read sees the commit.
+func TestSharedStoreNeverHoldsUpTheWriter(t *testing.T) {
+	path, w := newStore(t)
+	insertMessage(t, w, "ses_a", "msg_1", 1, "user", "first")
+	read := func() string {
+		f, _, err := Opencode.OpenSession(path + Sep + "ses_a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(f)
+		return string(b)
+	}
+	if got := read(); !strings.Contains(got, "first") {
+		t.Fatalf("read %q", got)
+	}
+	insertMessage(t, w, "ses_a", "msg_2", 2, "user", "second")
+	var busy, logged, done int
+	if err := w.QueryRow(`PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logged, &done); err != nil || busy != 0 {
+		t.Fatalf("opencode's checkpoint while ctxc has the store open: busy %d (%v)", busy, err)
+	}
+	if got := read(); !strings.Contains(got, "second") {
+		t.Errorf("after the commit: %q", got)
 	}
 }
