@@ -120,3 +120,46 @@ func TestSharedStoreNeverHoldsUpTheWriter(t *testing.T) {
 		t.Errorf("after the commit: %q", got)
 	}
 }
+
+// TestSessionsReadAtOnce: readers reading sessions of one open store at once (stats' jobs) each
+// read their session whole and alone.
+func TestSessionsReadAtOnce(t *testing.T) {
+	path, w := newStore(t)
+	manySessions(t, w)
+	names, err := Kilo.ListSessions(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, name := range names {
+		_, session, _ := Kilo.SplitName(name)
+		want[name], _ = perSession(t, Kilo, path, session)
+	}
+	errs := make(chan error, 4)
+	for r := range 4 {
+		go func() {
+			for i := range names {
+				name := names[(i+r*7)%len(names)]
+				f, _, err := Kilo.OpenSession(name)
+				var got []byte
+				if err == nil {
+					got, err = io.ReadAll(f)
+					f.Close()
+				}
+				if err == nil && string(got) != want[name] {
+					err = fmt.Errorf("%s: read %q, want %q", name, got, want[name])
+				}
+				if err != nil && want[name] != "" {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
