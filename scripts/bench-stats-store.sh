@@ -7,7 +7,8 @@
 # assistant step with a tool call and its output and an answer, with step-start/step-finish
 # parts and usage), in WAL mode as opencode runs it. Runs each tool in turn for CTXC_BENCH_ROUNDS
 # rounds (default 3) and prints the best wall-clock time, sessions a second and MB/s of the
-# store: `sqlite3 STORE .dump` is the floor of reading every row once.
+# store, and the peak RSS of that run: `sqlite3 STORE .dump` is the floor of reading every row
+# once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sessions=${1:-2000}
@@ -78,19 +79,19 @@ fi
 go build -o "$dir/ctxc" .
 cat "$store" > /dev/null # page cache: every tool reads from memory
 bytes=$(stat -c %s "$store")
-once() { # once NAME CMD...: the best (least) wall-clock time of a tool's runs is kept in t_NAME
+once() { # once NAME CMD...: the best (least) wall-clock time of a tool's runs is kept in t_NAME, its peak RSS in m_NAME
   local name=$1; shift
   /usr/bin/time -o "$dir/time.out" -f '%e %M' "$@" > /dev/null 2> "$dir/run.err" || { cat "$dir/run.err" >&2; exit 1; }
   local out t best
   out=$(tail -1 "$dir/time.out")
   t=${out% *}
   eval "best=\${t_$name:-}"
-  if [[ -z $best ]] || awk "BEGIN{exit !($t < $best)}"; then eval "t_$name=$t"; fi
+  if [[ -z $best ]] || awk "BEGIN{exit !($t < $best)}"; then eval "t_$name=$t m_$name=${out#* }"; fi
 }
 row() { # row NAME
-  local t
-  eval "t=\$t_$1"
-  printf '%-8s %8.2f s %10.0f sessions/s %7.0f MB/s\n' "$1" "$t" "$(awk "BEGIN{print $sessions/($t+1e-9)}")" "$(awk "BEGIN{print $bytes/1e6/($t+1e-9)}")"
+  local t m
+  eval "t=\$t_$1 m=\$m_$1"
+  printf '%-8s %8.2f s %10.0f sessions/s %7.0f MB/s %7.0f MB\n' "$1" "$t" "$(awk "BEGIN{print $sessions/($t+1e-9)}")" "$(awk "BEGIN{print $bytes/1e6/($t+1e-9)}")" "$(awk "BEGIN{print $m/1024}")"
 }
 counted=$("$dir/ctxc" stats --json "$store" | grep -c '"type":"file"' || true)
 if [[ $counted != "$sessions" ]]; then
@@ -103,7 +104,7 @@ for _ in $(seq "$rounds"); do
   once ctxc "$dir/ctxc" stats --json "$store"
 done
 echo "store: $store ($bytes bytes, $sessions sessions of $per messages), $(nproc) cores, best of $rounds rounds"
-printf '%-8s %10s %19s %11s\n' tool time sessions throughput
+printf '%-8s %10s %19s %11s %10s\n' tool time sessions throughput 'peak RSS'
 row sqlite3
 row ctxc
 awk "BEGIN{printf \"ctxc stats: %.2fx the time of sqlite3 .dump\n\", $t_ctxc/$t_sqlite3}"

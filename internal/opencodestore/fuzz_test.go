@@ -1,6 +1,7 @@
 package opencodestore
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -16,10 +17,11 @@ func FuzzEncodeMessage(f *testing.F) {
 	f.Add(`{"role":`, `{"type":"text"}`)
 	f.Fuzz(func(t *testing.T, msg, prt string) {
 		m := message{id: "msg_1", data: msg, parts: []part{{id: "prt_1", data: prt}}}
-		line, rerr := encodeMessage(Opencode.line, "ses_1", &m)
-		if rerr != nil {
+		var b bytes.Buffer
+		if rerr := encodeMessage(&b, Opencode.line, "ses_1", &m); rerr != nil {
 			return
 		}
+		line := b.Bytes()
 		s := string(line)
 		if !strings.HasSuffix(s, "\n") || strings.ContainsAny(s[:len(s)-1], "\r\n") {
 			t.Fatalf("not one line: %q", s)

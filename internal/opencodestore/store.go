@@ -18,7 +18,9 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/storefiles"
@@ -40,11 +42,62 @@ const BusyTimeout = 5 * time.Second
 // transaction, so that a snapshot is held only as long as it takes to copy them out.
 const batchRows = 256
 
-// Store is one open store, read-only.
+// Store is one open store, read-only. Its exports may run at once (storefiles shares one open
+// store between the readers of its sessions): each takes the store's one connection in turn, a
+// batch at a time.
 type Store struct {
 	Path  string
 	agent *Agent
 	db    *sql.DB
+
+	prepared sync.Mutex
+	stmts    *statements
+}
+
+// statements are the queries of an export, prepared once for all the sessions read from an open
+// store.
+type statements struct {
+	first *sql.Stmt // a session's first batch of messages
+	after *sql.Stmt // the batch after a message
+	parts *sql.Stmt // a session's parts
+}
+
+// statements prepares the queries of an export, once (again after a failure).
+func (s *Store) statements() (*statements, error) {
+	s.prepared.Lock()
+	defer s.prepared.Unlock()
+	if s.stmts != nil {
+		return s.stmts, nil
+	}
+	var st statements
+	var err error
+	for _, q := range []struct {
+		to  **sql.Stmt
+		sql string
+	}{
+		{&st.first, `SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id LIMIT ?`},
+		{&st.after, `SELECT id, time_created, data FROM message WHERE session_id = ?
+			AND (time_created > ? OR (time_created = ? AND id > ?)) ORDER BY time_created, id LIMIT ?`},
+		{&st.parts, `SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY message_id, id`},
+	} {
+		if err == nil {
+			*q.to, err = s.db.Prepare(q.sql)
+		}
+	}
+	if err != nil {
+		st.close()
+		return nil, err
+	}
+	s.stmts = &st
+	return s.stmts, nil
+}
+
+func (st *statements) close() {
+	for _, q := range []*sql.Stmt{st.first, st.after, st.parts} {
+		if q != nil {
+			q.Close()
+		}
+	}
 }
 
 // Session is one session of a store: its id and how many messages it holds.
@@ -89,7 +142,14 @@ func (a *Agent) Open(path string) (*Store, error) {
 }
 
 // Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.prepared.Lock()
+	if s.stmts != nil {
+		s.stmts.close()
+	}
+	s.prepared.Unlock()
+	return s.db.Close()
+}
 
 // Sessions lists the sessions that have messages, in the order they began (then by id).
 func (s *Store) Sessions() ([]Session, error) {
@@ -132,18 +192,19 @@ type part struct {
 func (s *Store) Export(ctx context.Context, session string, w io.Writer) (int, error) {
 	n := 0
 	var after *message
+	var line bytes.Buffer
 	for {
 		batch, err := s.readBatch(ctx, session, after)
 		if err != nil {
 			return n, fmt.Errorf("%s%s%s: %w", s.Path, Sep, session, err)
 		}
 		for i := range batch {
-			line, err := encodeMessage(s.agent.line, session, &batch[i])
-			if err != nil {
+			line.Reset()
+			if err := encodeMessage(&line, s.agent.line, session, &batch[i]); err != nil {
 				err.Store = s.Path
 				return n, err
 			}
-			if _, err := w.Write(line); err != nil {
+			if _, err := w.Write(line.Bytes()); err != nil {
 				return n, err
 			}
 			n++
@@ -162,6 +223,10 @@ func (s *Store) Export(ctx context.Context, session string, w io.Writer) (int, e
 // readBatch copies up to batchRows messages after `after` (nil: from the first) and their parts
 // out of the store in one short read transaction.
 func (s *Store) readBatch(ctx context.Context, session string, after *message) ([]message, error) {
+	st, err := s.statements()
+	if err != nil {
+		return nil, err
+	}
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err
@@ -169,12 +234,9 @@ func (s *Store) readBatch(ctx context.Context, session string, after *message) (
 	defer tx.Rollback()
 	var rows *sql.Rows
 	if after == nil {
-		rows, err = tx.QueryContext(ctx, `SELECT id, time_created, data FROM message WHERE session_id = ?
-			ORDER BY time_created, id LIMIT ?`, session, batchRows)
+		rows, err = tx.StmtContext(ctx, st.first).QueryContext(ctx, session, batchRows)
 	} else {
-		rows, err = tx.QueryContext(ctx, `SELECT id, time_created, data FROM message WHERE session_id = ?
-			AND (time_created > ? OR (time_created = ? AND id > ?)) ORDER BY time_created, id LIMIT ?`,
-			session, after.created, after.created, after.id, batchRows)
+		rows, err = tx.StmtContext(ctx, st.after).QueryContext(ctx, session, after.created, after.created, after.id, batchRows)
 	}
 	if err != nil {
 		return nil, err
@@ -192,11 +254,14 @@ func (s *Store) readBatch(ctx context.Context, session string, after *message) (
 		return nil, err
 	}
 	rows.Close()
-	return out, readParts(ctx, tx, session, out)
+	whole := after == nil && len(out) < batchRows
+	return out, readParts(ctx, tx, st, session, out, whole)
 }
 
-// readParts reads the parts of the messages of a batch.
-func readParts(ctx context.Context, tx *sql.Tx, session string, msgs []message) error {
+// readParts reads the parts of the messages of a batch: those of the whole session when the batch
+// is the whole session (one prepared query for every session that fits in a batch), else those
+// of the batch's messages. Parts whose message is not in the batch are left out either way.
+func readParts(ctx context.Context, tx *sql.Tx, st *statements, session string, msgs []message, whole bool) error {
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -206,9 +271,14 @@ func readParts(ctx context.Context, tx *sql.Tx, session string, msgs []message) 
 		at[m.id] = i
 		args = append(args, m.id)
 	}
-	q := `SELECT id, message_id, data FROM part WHERE session_id = ? AND message_id IN (?` +
-		strings.Repeat(", ?", len(msgs)-1) + `) ORDER BY message_id, id`
-	rows, err := tx.QueryContext(ctx, q, args...)
+	var rows *sql.Rows
+	var err error
+	if whole {
+		rows, err = tx.StmtContext(ctx, st.parts).QueryContext(ctx, session)
+	} else {
+		rows, err = tx.QueryContext(ctx, `SELECT id, message_id, data FROM part WHERE session_id = ? AND message_id IN (?`+
+			strings.Repeat(", ?", len(msgs)-1)+`) ORDER BY message_id, id`, args...)
+	}
 	if err != nil {
 		return err
 	}
@@ -229,30 +299,29 @@ func readParts(ctx context.Context, tx *sql.Tx, session string, msgs []message) 
 // encodeMessage is one message's line, starting as start says (`{"info":`, or `{"agent":"kilo",
 // "info":` for Kilo's): its data with "id" and "sessionID" put back as opencode does when it
 // reads the row, and its parts' data with "id", "sessionID" and "messageID".
-func encodeMessage(start, session string, m *message) ([]byte, *RowError) {
-	var b bytes.Buffer
+func encodeMessage(b *bytes.Buffer, start, session string, m *message) *RowError {
 	b.WriteString(start)
-	if err := withIDs(&b, m.data, "id", m.id, "sessionID", session); err != nil {
-		return nil, &RowError{Session: session, Table: "message", ID: m.id, Msg: err.Error()}
+	if err := withIDs(b, m.data, "id", m.id, "sessionID", session); err != nil {
+		return &RowError{Session: session, Table: "message", ID: m.id, Msg: err.Error()}
 	}
 	b.WriteString(`,"parts":[`)
 	for i, p := range m.parts {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		if err := withIDs(&b, p.data, "id", p.id, "sessionID", session, "messageID", m.id); err != nil {
-			return nil, &RowError{Session: session, Table: "part", ID: p.id, Msg: err.Error()}
+		if err := withIDs(b, p.data, "id", p.id, "sessionID", session, "messageID", m.id); err != nil {
+			return &RowError{Session: session, Table: "part", ID: p.id, Msg: err.Error()}
 		}
 	}
 	b.WriteString("]}\n")
-	return b.Bytes(), nil
+	return nil
 }
 
 // withIDs writes a row's data, a JSON object, with the given members (key, value pairs) after
 // its own, on one line.
 func withIDs(b *bytes.Buffer, data string, kv ...string) error {
 	d := strings.TrimSpace(data)
-	if !jsonl.Valid([]byte(d)) || !jsonl.Value(d).IsObject() {
+	if !jsonl.Valid(unsafe.Slice(unsafe.StringData(d), len(d))) || !jsonl.Value(d).IsObject() { // (read, never written)
 		return errors.New("data is not a JSON object")
 	}
 	if strings.ContainsAny(d, "\r\n") { // (a line break in an object is white space between tokens)

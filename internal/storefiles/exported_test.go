@@ -30,8 +30,13 @@ func (s fakeStore) Export(_ context.Context, session string, w io.Writer) (int, 
 }
 
 func fakeKind(exports *int) *Kind {
+	return countingKind(exports, new(int))
+}
+
+// countingKind is fakeKind counting the store's opens too.
+func countingKind(exports, opens *int) *Kind {
 	return &Kind{Name: "fake", NamedAsStore: func(p string) bool { return strings.HasSuffix(p, ".db") },
-		Open: func(store string) (Store, error) { return fakeStore{store, exports}, nil }}
+		Open: func(store string) (Store, error) { *opens++; return fakeStore{store, exports}, nil }}
 }
 
 func readAll(t *testing.T, k *Kind, name string) string {
@@ -150,5 +155,37 @@ func TestConvertedExportsOnce(t *testing.T) {
 	os.Chtimes(path, later, later)
 	if third := read(); third == first || exports != 2 {
 		t.Errorf("after a change: %q, %d exports, want a new export", third, exports)
+	}
+}
+
+// TestStoreOpenedOncePerState: the readers of many sessions of a store (stats of every session
+// the store lists) open it once, whatever the number of sessions, and again once it changes.
+func TestStoreOpenedOncePerState(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "s.db")
+	os.WriteFile(store, append([]byte("SQLite format 3\x00"), make([]byte, 100)...), 0o644)
+	exports, opens := 0, 0
+	k := countingKind(&exports, &opens)
+	names, err := k.ListSessions(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 * keptExports {
+		names = append(names, fmt.Sprintf("%s%s%d", store, Sep, i))
+	}
+	for _, n := range names {
+		readAll(t, k, n)
+	}
+	if _, err := k.StatSession(store + Sep + "a"); err != nil { // (the sizes of every session listed)
+		t.Fatal(err)
+	}
+	if opens != 1 || exports < len(names) {
+		t.Fatalf("%d sessions read: the store opened %d times, %d exports; want 1 open", len(names), opens, exports)
+	}
+	os.WriteFile(store, append([]byte("SQLite format 3\x00"), make([]byte, 200)...), 0o644)
+	later := time.Now().Add(time.Second)
+	os.Chtimes(store, later, later)
+	readAll(t, k, store+Sep+"a")
+	if opens != 2 {
+		t.Errorf("after a change of the store: %d opens, want 2", opens)
 	}
 }

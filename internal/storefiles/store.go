@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctxc/ctxc/internal/safewrite"
@@ -67,10 +68,44 @@ func (k *Kind) SplitName(name string) (store, session string, ok bool) {
 	if _, err := os.Stat(name); err == nil {
 		return "", "", false
 	}
-	if !IsSQLite(store) {
+	if !isSQLiteKnown(store) {
 		return "", "", false
 	}
 	return store, session, true
+}
+
+// sqliteFiles remembers which files start as SQLite databases, for the state (size and time) they
+// were looked at in: every reader of a session of a store asks whether its name names one (about
+// ten times a session when stats reads a store's sessions), and a stat costs less than the open
+// and read of the file's head.
+var sqliteFiles = struct {
+	sync.Mutex
+	by map[string]sqliteFile
+}{by: map[string]sqliteFile{}}
+
+type sqliteFile struct {
+	size, mod int64
+	ok        bool
+}
+
+// isSQLiteKnown is IsSQLite, looked up again only when the file's size or time changed.
+func isSQLiteKnown(path string) bool {
+	info, err := os.Stat(path)
+	if err != nil || !info.Mode().IsRegular() {
+		return false
+	}
+	now := sqliteFile{size: info.Size(), mod: info.ModTime().UnixNano()}
+	sqliteFiles.Lock()
+	known, ok := sqliteFiles.by[path]
+	sqliteFiles.Unlock()
+	if ok && known.size == now.size && known.mod == now.mod {
+		return known.ok
+	}
+	now.ok = IsSQLite(path)
+	sqliteFiles.Lock()
+	sqliteFiles.by[path] = now
+	sqliteFiles.Unlock()
+	return now.ok
 }
 
 // IsStoreFile reports whether path has this kind's store name and starts as an SQLite database:
@@ -79,11 +114,11 @@ func (k *Kind) IsStoreFile(path string) bool { return k.NamedAsStore(path) && Is
 
 // ListSessions opens a store and lists its sessions' names.
 func (k *Kind) ListSessions(path string) ([]string, error) {
-	s, err := k.Open(path)
+	s, release, err := k.use(path, storeKey(path))
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
+	defer release()
 	ids, err := s.SessionIDs()
 	if err != nil {
 		return nil, err

@@ -8,7 +8,6 @@
 package storefiles
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -49,16 +48,16 @@ func (k *Kind) OpenSession(name string) (*os.File, fs.FileInfo, error) {
 	if f, size, ok := reopenKept(name, fmt.Sprint(key)); ok {
 		return f, sessionInfo{name: name, size: size, mod: keyTime(key)}, nil
 	}
-	s, err := k.Open(store)
+	s, release, err := k.use(store, key)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer s.Close()
+	defer release()
 	f, err := anonymousFile(k.Name)
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := s.Export(context.Background(), session, f); err != nil {
+	if err := exportBuffered(s, session, f); err != nil {
 		f.Close()
 		return nil, nil, err
 	}
@@ -122,11 +121,11 @@ func (k *Kind) sizesOf(store string) (*storeSizes, error) {
 	if st := measured.by[store]; st != nil && st.key == key {
 		return st, nil
 	}
-	s, err := k.Open(store)
+	s, release, err := k.use(store, key)
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
+	defer release()
 	sessions, err := s.SessionIDs()
 	if err != nil {
 		return nil, err
@@ -210,20 +209,16 @@ func (k *Kind) ExportTemp(name string) (path string, cleanup func(), err error) 
 
 // exportTo writes one session of a store into a new file.
 func (k *Kind) exportTo(store, session, path string) error {
-	s, err := k.Open(store)
+	s, release, err := k.use(store, storeKey(store))
 	if err != nil {
 		return err
 	}
-	defer s.Close()
+	defer release()
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	_, err = s.Export(context.Background(), session, w)
-	if err == nil {
-		err = w.Flush()
-	}
+	err = exportBuffered(s, session, f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -3,6 +3,7 @@ package transcript
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -49,5 +50,28 @@ func TestOpenFile(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s: OpenFile blocked", tc.path)
 		}
+	}
+}
+
+// TestScanFileSmallFileMemory: a small session file is scanned with a line buffer of its own
+// size: stats of thousands of small sessions (a store's) cleared a fresh 1 MiB buffer for each.
+func TestScanFileSmallFileMemory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	line := `{"type":"user","message":{"role":"user","content":"hi"}}` + "\n"
+	os.WriteFile(path, []byte(strings.Repeat(line, 20)), 0o600)
+	if _, err := ScanFile(path, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const runs = 20
+	for range runs {
+		if _, err := ScanFile(path, Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > 256<<10 {
+		t.Errorf("a scan of a %d-byte file allocated %d bytes", 20*len(line), per)
 	}
 }

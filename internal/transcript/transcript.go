@@ -816,7 +816,7 @@ func ScanFile(path string, opts Options) (*Result, error) {
 	if size := f.Info().Size(); size >= minRangesFile && opts.Counted == nil {
 		return scanFileRanges(f.Plain(), size, path, opts)
 	}
-	return scanLines(f, path, opts)
+	return scanLines(f.Plain(), path, opts) // (the file itself: its line buffer is sized to it, not 1 MiB)
 }
 
 // Stat states a session file as OpenFile would open it: os.Stat, or the export of an OpenClaw
