@@ -31,6 +31,7 @@ const (
 	Openhands   = "openhands"
 	ContinueCLI = "continue-cli"
 	Kilo        = "kilo"
+	Cline       = "cline"
 )
 
 // Agent describes one format.
@@ -78,6 +79,7 @@ var all = sync.OnceValue(func() []Agent {
 		openhands,
 		continueCLI,
 		kilo,
+		cline,
 	}
 })
 

@@ -5,7 +5,8 @@
 // function here asks the store package the name belongs to. Aider's chat history
 // (internal/aiderhist), a Markdown file, is read the same way: its path names it, and it opens
 // as its JSONL export, never written; so is an OpenHands conversation (internal/openhandsconv),
-// named by its base_state.json.
+// named by its base_state.json, and a Cline session (internal/clinesess), named by its
+// <id>.messages.json.
 package sessionstore
 
 import (
@@ -14,6 +15,7 @@ import (
 	"path/filepath"
 
 	"github.com/ctxc/ctxc/internal/aiderhist"
+	"github.com/ctxc/ctxc/internal/clinesess"
 	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/opencodestore"
 	"github.com/ctxc/ctxc/internal/openhandsconv"
@@ -35,13 +37,16 @@ func opencodeKindOf(name string) *opencodestore.Agent {
 // IsSessionName reports whether name addresses one session of a store.
 func IsSessionName(name string) bool {
 	return openclawstore.IsSessionName(name) || opencodeKindOf(name) != nil || aiderhist.IsHistory(name) ||
-		openhandsconv.IsConversation(name)
+		openhandsconv.IsConversation(name) || clinesess.IsSession(name)
 }
 
 // OpenSession exports one session of a store into an open file positioned at its start.
 func OpenSession(name string) (*os.File, fs.FileInfo, error) {
 	if openhandsconv.IsConversation(name) {
 		return openhandsconv.OpenSession(name)
+	}
+	if clinesess.IsSession(name) {
+		return clinesess.OpenSession(name)
 	}
 	if aiderhist.IsHistory(name) {
 		return aiderhist.OpenSession(name)
@@ -56,6 +61,9 @@ func OpenSession(name string) (*os.File, fs.FileInfo, error) {
 func StatSession(name string) (fs.FileInfo, error) {
 	if openhandsconv.IsConversation(name) {
 		return openhandsconv.StatSession(name)
+	}
+	if clinesess.IsSession(name) {
+		return clinesess.StatSession(name)
 	}
 	if aiderhist.IsHistory(name) {
 		return aiderhist.StatSession(name)
@@ -72,6 +80,9 @@ func StatSession(name string) (fs.FileInfo, error) {
 func RunExported(name string, inPlace bool, output string, force bool, run func(tmp string) error) error {
 	if openhandsconv.IsConversation(name) {
 		return openhandsconv.RunExported(name, inPlace, output, force, run)
+	}
+	if clinesess.IsSession(name) {
+		return clinesess.RunExported(name, inPlace, output, force, run)
 	}
 	if aiderhist.IsHistory(name) {
 		return aiderhist.RunExported(name, inPlace, output, force, run)

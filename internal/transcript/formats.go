@@ -27,6 +27,7 @@ var agentCodes = []agentCode{
 	{FormatAider, func() formatReader { return newAiderReader() }, aiderRecord, aiderWriter{}},
 	{FormatOpenhands, func() formatReader { return newOpenhandsReader() }, openhandsRecord, openhandsWriter{}},
 	{FormatContinue, func() formatReader { return newContinueReader() }, continueRecord, continueWriter{}},
+	{FormatCline, func() formatReader { return newClineReader() }, clineRecord, clineWriter{}},
 }
 
 // codeOf is the agent code of a format (ok false for a message list or an unknown format).
