@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,8 @@ import (
 
 // The Cline CLI as a judge (scripts/agent-packages.txt; CTXC_MORE_AGENTS_BIN): offline against
 // agentcheck's fake Chat Completions endpoint, it writes real sessions
-// (~/.cline/data/sessions/<id>/: a tool call; a session it compacts itself) and resumes them
+// (~/.cline/data/sessions/<id>/: a tool call reading a file long enough for Cline to cut its
+// result; a session it compacts itself) and resumes them
 // through its Agent Client Protocol mode (`cline --acp`: session/load, session/prompt); each
 // request is the context it rebuilt, compared with `ctxc load` of the session as it was before.
 
@@ -64,6 +66,14 @@ func clineAgrees(t *testing.T, h *agentcheck.AgentHome, id, path string) []agent
 
 func TestAgentClineSession(t *testing.T) {
 	h := clineHome(t)
+	// notes long enough for Cline to cut the result of its read in the middle before it sends it
+	var notes strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&notes, "line %d of the notes: the build must stay green\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(h.Proj, "notes.txt"), []byte(notes.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := h.ClineRun("Look at the project " + agentcheck.ToolWord); err != nil {
 		t.Fatal(err)
 	}

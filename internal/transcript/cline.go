@@ -149,38 +149,54 @@ func clineMessages(v jsonl.Value, text textMode) []Message {
 	return out
 }
 
-// clineResult is a tool_result block as Cline sends it: its content when a string, else its JSON.
+// clineResult is a tool_result block as Cline sends it: its content when a string, else its
+// JSON, each long string cut in its middle (clineCut).
 func clineResult(p jsonl.Value, text textMode) Block {
 	c := p.Get("content")
 	b := Block{Kind: BlockToolResult, ID: p.Get("tool_use_id").Str(), Name: p.Get("name").Str()}
-	if c.IsString() {
-		b.Chars = text.count(c)
-		if text.on() {
-			b.Text = c.Text()
-		}
+	if len(c) > clineMaxResultChars { // (else no string of it is long enough to be cut)
+		out := clineCutResult(c)
+		t := piText{text: text.on(), noCount: text == searchText}
+		t.lit(out)
+		tb := t.block()
+		b.Text, b.Chars = tb.Text, tb.Chars
 		return b
 	}
 	b.Chars = text.count(c)
 	if text.on() {
-		b.Text = string(c)
+		if c.IsString() {
+			b.Text = c.Text()
+		} else {
+			b.Text = string(c)
+		}
 	}
 	return b
 }
 
-// clineUserTags are the wrappers Cline stores a user's input in and sends without.
-var clineUserTags = []*regexp.Regexp{
-	regexp.MustCompile(`<user_input\b[^>]*>([\s\S]*?)</user_input>`),
-	regexp.MustCompile(`<user_command\b[^>]*>([\s\S]*?)</user_command>`),
+// clineUserTags are the wrappers Cline stores a user's input in and sends without
+// (normalizeUserInput): each wrapped text is replaced by what it wraps, or, when none closes,
+// each opening tag is removed.
+var clineUserTags = []struct{ wrapped, open *regexp.Regexp }{
+	{regexp.MustCompile(`<user_input\b[^>]*>([\s\S]*?)</user_input>`), regexp.MustCompile(`<user_input[^>]*>`)},
+	{regexp.MustCompile(`<user_command\b[^>]*>([\s\S]*?)</user_command>`), regexp.MustCompile(`<user_command[^>]*>`)},
 }
 
-// clineText is a text block: a user's text without the wrapper of its input.
+// clineText is a text block: a user's text trimmed and without the wrapper of its input.
 func clineText(role string, v jsonl.Value, text textMode) Block {
-	if role != "user" || !strings.Contains(string(v), "<user_") {
+	if role != "user" {
 		return textBlockV(BlockText, v, text)
 	}
-	s := strings.TrimSpace(v.Text())
-	for _, re := range clineUserTags {
-		s = strings.TrimSpace(re.ReplaceAllString(s, "$1"))
+	s := v.Text()
+	if !strings.Contains(s, "<user_") && strings.TrimSpace(s) == s {
+		return textBlockV(BlockText, v, text)
+	}
+	s = strings.TrimSpace(s)
+	for _, tag := range clineUserTags {
+		if u := tag.wrapped.ReplaceAllString(s, "$1"); u != s {
+			s = strings.TrimSpace(u)
+		} else {
+			s = strings.TrimSpace(tag.open.ReplaceAllString(s, ""))
+		}
 	}
 	t := piText{text: text.on(), noCount: text == searchText}
 	t.lit(s)
