@@ -85,8 +85,8 @@ type Header struct {
 }
 
 // Export writes a session (path: its messages file) as JSON lines: the Header, each message of
-// "messages" on one line, then the compaction's messages as {"type":CompactedType,"message":M}
-// when it applies (Compaction).
+// "messages" on one line, then the compaction's messages as {"type":CompactedType,"index":I,
+// "message":M} when it applies (Compaction): the first of them is the compaction's record.
 func Export(path string, w io.Writer) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -117,24 +117,24 @@ func Export(path string, w io.Writer) error {
 	bw.Write(append(line, '\n'))
 	var buf bytes.Buffer
 	for _, m := range list {
-		if err := writeLine(bw, &buf, "", m.Raw); err != nil {
+		if err := writeLine(bw, &buf, "", 0, m.Raw); err != nil {
 			return err
 		}
 	}
-	for _, m := range compacted {
-		if err := writeLine(bw, &buf, CompactedType, m.Raw); err != nil {
+	for i, m := range compacted {
+		if err := writeLine(bw, &buf, CompactedType, i, m.Raw); err != nil {
 			return err
 		}
 	}
 	return bw.Flush()
 }
 
-// writeLine writes a message as one line of compact JSON, wrapped in {"type":typ,"message":...}
-// when typ is set.
-func writeLine(w *bufio.Writer, buf *bytes.Buffer, typ, raw string) error {
+// writeLine writes a message as one line of compact JSON, wrapped in
+// {"type":typ,"index":i,"message":...} when typ is set.
+func writeLine(w *bufio.Writer, buf *bytes.Buffer, typ string, i int, raw string) error {
 	buf.Reset()
 	if typ != "" {
-		fmt.Fprintf(buf, `{"type":%q,"message":`, typ)
+		fmt.Fprintf(buf, `{"type":%q,"index":%d,"message":`, typ, i)
 	}
 	if err := json.Compact(buf, []byte(raw)); err != nil {
 		return err

@@ -631,7 +631,7 @@ func listCompactions(path string, r io.Reader, upTo int64, format transcript.For
 		out = append(out, c)
 	}
 	if n := len(out); n > 0 && keepsByRebuild[format] && out[n-1].from == 0 {
-		// A Codex, Copilot CLI, droid, opencode or Kilo compaction without ctxc's provenance: what the
+		// A Codex, Copilot CLI, droid, opencode, Kilo or Cline compaction without ctxc's provenance: what the
 		// agent rebuilds from it (a legacy Codex one keeps the initial messages and recent user
 		// messages; droid keeps the messages after its anchor; opencode the tail its compaction
 		// kept) is the context now.
@@ -654,7 +654,7 @@ func listCompactions(path string, r io.Reader, upTo int64, format transcript.For
 // keepsByRebuild are the formats whose own compaction records do not name what they keep: the
 // lines kept by the newest one are those the agent's rebuild of the context still holds.
 var keepsByRebuild = map[transcript.Format]bool{transcript.FormatCodex: true, transcript.FormatCopilot: true,
-	transcript.FormatDroid: true, transcript.FormatOpencode: true, transcript.FormatKilo: true}
+	transcript.FormatDroid: true, transcript.FormatOpencode: true, transcript.FormatKilo: true, transcript.FormatCline: true}
 
 // grepContext searches the effective context only.
 func grepContext(path string, p *Pattern, opts Options, emit func(Hit) error) error {

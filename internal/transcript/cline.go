@@ -14,7 +14,7 @@ import (
 // internal/clinesess exports them: a header {"type":"cline","sessionId","messages",
 // "compactedThrough":K}, each message of the session on a line ({id, role, content:[...], ts,
 // metadata, modelInfo, metrics}), then, when its compaction applies, the compaction's messages,
-// each as {"type":"cline_compacted","message":M}.
+// each as {"type":"cline_compacted","index":I,"message":M}.
 //
 // Conversation (Cline 3.0.65, what it sends a Chat Completions model on resume): the messages but
 // those shown only (metadata.displayOnly); a user message's texts without the <user_input
@@ -50,8 +50,10 @@ func (r *clineReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 	case clineCompactedType:
 		if len(r.compacted) == 0 {
 			st.Compactions++
+			st.addRecord(l)
+		} else {
+			st.extendRecord(l)
 		}
-		st.addRecord(l)
 		ms := clineMessages(v.Get("message"), noText)
 		r.compacted = append(r.compacted, clineRef(l, ms))
 		return
@@ -203,14 +205,14 @@ func clineText(role string, v jsonl.Value, text textMode) Block {
 	return t.block()
 }
 
-// clineRecord is one line seen on its own (ctxc grep): its messages; a compaction's message is
-// part of the compaction record.
+// clineRecord is one line seen on its own (ctxc grep): its messages; the compaction's first
+// message is its record.
 func clineRecord(v jsonl.Value) Record {
 	switch v.Get("type").Str() {
 	case clineHeaderType:
 		return Record{}
 	case clineCompactedType:
-		return Record{Messages: clineMessages(v.Get("message"), searchText), Compaction: true}
+		return Record{Messages: clineMessages(v.Get("message"), searchText), Compaction: v.Get("index").Int() == 0}
 	}
 	return Record{Messages: clineMessages(v, searchText)}
 }

@@ -139,7 +139,7 @@ func FuzzClineReader(f *testing.F) {
 	f.Add([]byte(`{"type":"cline","sessionId":"s","messages":2,"compactedThrough":1}` + "\n" +
 		`{"id":"a","role":"user","content":[{"type":"text","text":"<user_input mode=\"act\">hi</user_input>"}]}` + "\n" +
 		`{"id":"b","role":"assistant","content":[{"type":"tool_use","id":"c","name":"read_files","input":{}}]}` + "\n" +
-		`{"type":"cline_compacted","message":{"role":"user","content":"Context summary:\n\ns","metadata":{"kind":"compaction_summary"}}}` + "\n"))
+		`{"type":"cline_compacted","index":0,"message":{"role":"user","content":"Context summary:\n\ns","metadata":{"kind":"compaction_summary"}}}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatCline) })
 }
 
