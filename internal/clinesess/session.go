@@ -149,11 +149,10 @@ func writeLine(w *bufio.Writer, buf *bytes.Buffer, typ string, i int, raw string
 
 // Compaction reads a compaction state against the session's messages as Cline projects it
 // (@cline/core's projectSessionCompactionState): the messages shown only (metadata.displayOnly)
-// left out, the state applies when it stands for no more messages than there are and its
-// source_last_message_key names the last of them ("id:ID", else "ts:ROLE:TS"); the context is
-// then its messages followed by the messages after those. through is 0 when it does not apply.
-// (Cline also compares a hash of those messages when the state holds one; ctxc takes the key,
-// which Cline writes beside it.)
+// left out, the state applies when it stands for no more messages than there are and, when it
+// holds a source_prefix_hash, that hash is the one of the first of them (prefixHash), or else
+// its source_last_message_key names the last of them ("id:ID", else "ts:ROLE:TS"); the context
+// is then its messages followed by the messages after those. through is 0 when it does not apply.
 func Compaction(state []byte, msgs []gjson.Result) (through int, compacted []gjson.Result) {
 	if !gjson.ValidBytes(state) {
 		return 0, nil
@@ -166,11 +165,20 @@ func Compaction(state []byte, msgs []gjson.Result) (through int, compacted []gjs
 			shown = append(shown, m)
 		}
 	}
-	if n <= 0 || n > len(shown) || !s.Get("messages").IsArray() {
+	if n < 0 || n > len(shown) || !s.Get("messages").IsArray() {
 		return 0, nil
 	}
-	if key := s.Get("source_last_message_key").Str; key != "" && key != messageKey(shown[n-1]) {
+	hash, key := s.Get("source_prefix_hash").Str, s.Get("source_last_message_key").Str
+	switch {
+	case hash != "":
+		if prefixHash(shown, n) != hash {
+			return 0, nil
+		}
+	case n == 0 || key == "" || key != messageKey(shown[n-1]):
 		return 0, nil
+	}
+	if n == 0 {
+		return 0, nil // (nothing to stand for: the context is the messages)
 	}
 	return n, s.Get("messages").Array()
 }

@@ -2,6 +2,7 @@ package clinesess
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,7 +66,7 @@ func TestCompaction(t *testing.T) {
 	}{
 		{"applies", `{"source_message_count":2,"source_last_message_key":"id:b","messages":[{"role":"user","content":"sum"}]}`, 2},
 		{"by ts", `{"source_message_count":3,"source_last_message_key":"ts:user:7","messages":[]}`, 3},
-		{"no key", `{"source_message_count":4,"messages":[{"role":"user","content":"sum"}]}`, 4},
+		{"neither key nor hash", `{"source_message_count":4,"messages":[{"role":"user","content":"sum"}]}`, 0},
 		{"another last message", `{"source_message_count":2,"source_last_message_key":"id:a","messages":[]}`, 0},
 		{"more than there are", `{"source_message_count":5,"messages":[]}`, 0},
 		{"none", `{"source_message_count":0,"messages":[]}`, 0},
@@ -109,5 +110,28 @@ func TestExportWithItsCompaction(t *testing.T) {
 	os.WriteFile(path, []byte(`{"messages":[`), 0o644)
 	if err := Export(path, &bytes.Buffer{}); err == nil {
 		t.Error("a messages file that is not JSON is exported")
+	}
+}
+
+// TestPrefixHash: the hash of a session's first messages is the one Cline's own
+// hashCompactionSource gives (run under Node on these messages), a user's input normalized.
+func TestPrefixHash(t *testing.T) {
+	msgs := gjson.Parse(`[{"id":"a","role":"user","content":[{"type":"text","text":"<user_input mode=\"act\">hé \"q\"\n\tx</user_input>"}],"ts":1},` +
+		`{"id":"b","role":"assistant","content":[{"type":"tool_use","id":"c","name":"read_files","input":{"path":"/p"}}],"modelInfo":{"id":"m","provider":"p"},"metrics":{"inputTokens":1.5,"outputTokens":2}},` +
+		`{"id":"d","role":"user","content":"  plain  "}]`).Array()
+	for n, want := range map[int]string{
+		2: "sha256:4335280977791acbbefb36b7925655958d75644a8f658de3eabc4b94d7964a14",
+		3: "sha256:8aab5eec1c66f26afa11bb82d3323ae46e70edda9ae271bc86bee83ee18d6c6e",
+	} {
+		if got := prefixHash(msgs, n); got != want {
+			t.Errorf("%d messages: %s, want %s", n, got, want)
+		}
+		state := `{"source_message_count":` + fmt.Sprint(n) + `,"source_prefix_hash":"` + want + `","source_last_message_key":"id:zz","messages":[]}`
+		if through, _ := Compaction([]byte(state), msgs); through != n {
+			t.Errorf("%d messages: the state of their hash applies through %d", n, through)
+		}
+		if through, _ := Compaction([]byte(strings.Replace(state, want[:12], "sha256:00000", 1)), msgs); through != 0 {
+			t.Errorf("%d messages: a state of another hash applies through %d", n, through)
+		}
 	}
 }

@@ -2,9 +2,9 @@ package transcript
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/clinesess"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/tidwall/gjson"
@@ -175,15 +175,8 @@ func clineResult(p jsonl.Value, text textMode) Block {
 	return b
 }
 
-// clineUserTags are the wrappers Cline stores a user's input in and sends without
-// (normalizeUserInput): each wrapped text is replaced by what it wraps, or, when none closes,
-// each opening tag is removed.
-var clineUserTags = []struct{ wrapped, open *regexp.Regexp }{
-	{regexp.MustCompile(`<user_input\b[^>]*>([\s\S]*?)</user_input>`), regexp.MustCompile(`<user_input[^>]*>`)},
-	{regexp.MustCompile(`<user_command\b[^>]*>([\s\S]*?)</user_command>`), regexp.MustCompile(`<user_command[^>]*>`)},
-}
-
-// clineText is a text block: a user's text trimmed and without the wrapper of its input.
+// clineText is a text block: a user's text trimmed and without the wrapper of its input
+// (clinesess.UserInput).
 func clineText(role string, v jsonl.Value, text textMode) Block {
 	if role != "user" {
 		return textBlockV(BlockText, v, text)
@@ -192,14 +185,7 @@ func clineText(role string, v jsonl.Value, text textMode) Block {
 	if !strings.Contains(s, "<user_") && strings.TrimSpace(s) == s {
 		return textBlockV(BlockText, v, text)
 	}
-	s = strings.TrimSpace(s)
-	for _, tag := range clineUserTags {
-		if u := tag.wrapped.ReplaceAllString(s, "$1"); u != s {
-			s = strings.TrimSpace(u)
-		} else {
-			s = strings.TrimSpace(tag.open.ReplaceAllString(s, ""))
-		}
-	}
+	s = clinesess.UserInput(s)
 	t := piText{text: text.on(), noCount: text == searchText}
 	t.lit(s)
 	return t.block()

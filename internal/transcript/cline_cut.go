@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
+	"github.com/ctxc/ctxc/internal/clinesess"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
@@ -56,7 +57,7 @@ func clineJSON(b *strings.Builder, v jsonl.Value, cut bool) {
 		if cut {
 			s = clineCut(s)
 		}
-		clineQuote(b, s)
+		clinesess.Quote(b, s)
 	case v.IsObject():
 		b.WriteByte('{')
 		i := 0
@@ -65,7 +66,7 @@ func clineJSON(b *strings.Builder, v jsonl.Value, cut bool) {
 				b.WriteByte(',')
 			}
 			i++
-			clineQuote(b, k)
+			clinesess.Quote(b, k)
 			b.WriteByte(':')
 			clineJSON(b, val, cut)
 			return true
@@ -97,45 +98,12 @@ func clineJSONKey(b *strings.Builder, v jsonl.Value, cut map[string]bool) {
 			b.WriteByte(',')
 		}
 		i++
-		clineQuote(b, k)
+		clinesess.Quote(b, k)
 		b.WriteByte(':')
 		clineJSON(b, val, cut[k] && val.IsString())
 		return true
 	})
 	b.WriteByte('}')
-}
-
-// clineQuote writes s as a JSON string as JSON.stringify does: only quotes, backslashes and
-// control characters escaped.
-func clineQuote(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if r < 0x20 {
-				b.WriteString(`\u00`)
-				b.WriteByte("0123456789abcdef"[r>>4])
-				b.WriteByte("0123456789abcdef"[r&15])
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
 }
 
 // clineCut is Cline's middle cut of a string (truncateMiddle): over clineMaxResultChars UTF-16
