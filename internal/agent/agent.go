@@ -32,6 +32,7 @@ const (
 	Openhands   = "openhands"
 	ContinueCLI = "continue-cli"
 	Kilo        = "kilo"
+	Cline       = "cline"
 )
 
 // Agent describes one format.
@@ -124,6 +125,7 @@ var all = sync.OnceValue(func() []Agent {
 		openhands,
 		continueCLI,
 		kilo,
+		cline,
 	}
 })
 

@@ -108,6 +108,7 @@ func TestResumeCommand(t *testing.T) {
 		{"qwen-code", "6dcf", "/w/p", "/x/6dcf.jsonl", "cd /w/p && qwen --resume 6dcf"},
 		{"opencode", "ses_dd", "/w/p", "/d/opencode.db#ses_dd", "cd /w/p && opencode --session ses_dd"},
 		{"kilo", "ses_dd", "/w/p", "/d/kilo.db#ses_dd", "cd /w/p && kilo --session ses_dd"},
+		{"cline", "17_ab", "/w/p", "/h/17_ab/17_ab.messages.json", "cd /w/p && cline --id 17_ab"},
 	}
 	for _, c := range cases {
 		if got := ResumeCommand(c.agent, c.session, c.project, c.path); got != c.want {
@@ -127,6 +128,7 @@ func TestSessionDetails(t *testing.T) {
 		{"qwen-0.24-tool-resumed.jsonl", "qwen-code", "6dcf41ac-0efc-4c99-a20c-424ba1470c63", "/tmp/TestAgentQwenSession530154303/001/proj"},
 		{"opencode-1.18-tool.jsonl", "opencode", "ses_ddda26219ffeuyiU5usHydCG74", "/tmp/oc-explore/proj"},
 		{"kilo-7.7-compacted.jsonl", "kilo", "ses_ddce0f95dffezPP2j0u8jUTd7y", "/tmp/kilo-x/run3/proj"},
+		{"cline-3.0-tool-resumed.jsonl", "cline", "1795898977811_3xsx5", "/tmp/TestAgentClineSession1662790016/001/proj"},
 	}
 	for _, c := range cases {
 		p := filepath.Join("..", "..", "testdata", "fixtures", c.fixture)

@@ -5,7 +5,8 @@
 // function here asks the store package the name belongs to. Aider's chat history
 // (internal/aiderhist), a Markdown file, is read the same way: its path names it, and it opens
 // as its JSONL export, never written; so is an OpenHands conversation (internal/openhandsconv),
-// named by its base_state.json.
+// named by its base_state.json, and a Cline session (internal/clinesess), named by its
+// <id>.messages.json.
 package sessionstore
 
 import (
@@ -14,6 +15,7 @@ import (
 	"path/filepath"
 
 	"github.com/ctxc/ctxc/internal/aiderhist"
+	"github.com/ctxc/ctxc/internal/clinesess"
 	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/opencodestore"
 	"github.com/ctxc/ctxc/internal/openhandsconv"
@@ -44,9 +46,9 @@ func IsStoreSession(name string) bool {
 }
 
 // IsConverted reports whether name is a file read as its JSONL export: Aider's chat history, an
-// OpenHands conversation.
+// OpenHands conversation, a Cline CLI session.
 func IsConverted(name string) bool {
-	return aiderhist.IsHistory(name) || openhandsconv.IsConversation(name)
+	return aiderhist.IsHistory(name) || openhandsconv.IsConversation(name) || clinesess.IsSession(name)
 }
 
 // ReadOnly is the error of a command that would write into a session IsSessionName names: ctxc
@@ -58,6 +60,9 @@ func ReadOnly(name string) error {
 	if aiderhist.IsHistory(name) {
 		return aiderhist.ReadOnly(name)
 	}
+	if clinesess.IsSession(name) {
+		return clinesess.ReadOnly(name)
+	}
 	if a := opencodeKindOf(name); a != nil {
 		return a.ReadOnly(name)
 	}
@@ -68,6 +73,9 @@ func ReadOnly(name string) error {
 func OpenSession(name string) (*os.File, fs.FileInfo, error) {
 	if openhandsconv.IsConversation(name) {
 		return openhandsconv.OpenSession(name)
+	}
+	if clinesess.IsSession(name) {
+		return clinesess.OpenSession(name)
 	}
 	if aiderhist.IsHistory(name) {
 		return aiderhist.OpenSession(name)
@@ -82,6 +90,9 @@ func OpenSession(name string) (*os.File, fs.FileInfo, error) {
 func StatSession(name string) (fs.FileInfo, error) {
 	if openhandsconv.IsConversation(name) {
 		return openhandsconv.StatSession(name)
+	}
+	if clinesess.IsSession(name) {
+		return clinesess.StatSession(name)
 	}
 	if aiderhist.IsHistory(name) {
 		return aiderhist.StatSession(name)
@@ -98,6 +109,9 @@ func StatSession(name string) (fs.FileInfo, error) {
 func RunExported(name string, inPlace bool, output string, force bool, run func(tmp string) error) error {
 	if openhandsconv.IsConversation(name) {
 		return openhandsconv.RunExported(name, inPlace, output, force, run)
+	}
+	if clinesess.IsSession(name) {
+		return clinesess.RunExported(name, inPlace, output, force, run)
 	}
 	if aiderhist.IsHistory(name) {
 		return aiderhist.RunExported(name, inPlace, output, force, run)

@@ -30,6 +30,7 @@ const (
 	FormatOpenhands Format = agent.Openhands
 	FormatContinue  Format = agent.ContinueCLI
 	FormatKilo      Format = agent.Kilo
+	FormatCline     Format = agent.Cline
 )
 
 // Formats lists the accepted --format values: the formats of the registry (internal/agent).
@@ -270,6 +271,8 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 		return FormatAider, true, nil
 	case typ == openhandsHeaderType && has(m.sessionID):
 		return FormatOpenhands, true, nil
+	case (typ == clineHeaderType && has(m.sessionID)) || typ == clineCompactedType:
+		return FormatCline, true, nil
 	case has(m.payload) && has(m.timestamp) && codexItemTypes[typ]:
 		return FormatCodex, true, nil
 	case has(m.recordType) || (has(m.instructions) && has(m.id) && has(m.timestamp)):

@@ -15,6 +15,7 @@ func TestFormatsAreTheRegistry(t *testing.T) {
 		FormatOpenhands,
 		FormatContinue,
 		FormatKilo,
+		FormatCline,
 	}
 	got := Formats()
 	if len(got) != len(known) {

@@ -31,6 +31,7 @@ var agentCodes = []agentCode{
 	{FormatAider, func() formatReader { return newAiderReader() }, aiderRecord, aiderWriter{}, nil},
 	{FormatOpenhands, func() formatReader { return newOpenhandsReader() }, openhandsRecord, openhandsWriter{}, nil},
 	{FormatContinue, func() formatReader { return newContinueReader() }, continueRecord, continueWriter{}, nil},
+	{FormatCline, func() formatReader { return newClineReader() }, clineRecord, clineWriter{}, nil},
 }
 
 // codeOf is the agent code of a format (ok false for a message list or an unknown format).

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/internal/aiderhist"
+	"github.com/ctxc/ctxc/internal/clinesess"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/openhandsconv"
 	"github.com/tidwall/gjson"
@@ -123,6 +124,23 @@ func FuzzOpenhandsReader(f *testing.F) {
 		`{"id":"b","kind":"ActionEvent","tool_call":{"id":"y","name":"n","arguments":"{}"},"llm_response_id":"r"}` + "\n" +
 		`{"id":"c","kind":"Condensation","forgotten_event_ids":["a"],"summary":"s","summary_offset":1}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatOpenhands) })
+}
+
+// FuzzClineReader: Cline's sessions as internal/clinesess exports them, its compaction state
+// included.
+func FuzzClineReader(f *testing.F) {
+	addSeeds(f, "../../testdata/fixtures/cline-*.jsonl")
+	if paths, _ := filepath.Glob("../../testdata/cline/sessions/*/*.messages.json"); len(paths) > 0 {
+		var out bytes.Buffer
+		if err := clinesess.Export(paths[0], &out); err == nil {
+			f.Add(out.Bytes())
+		}
+	}
+	f.Add([]byte(`{"type":"cline","sessionId":"s","messages":2,"compactedThrough":1}` + "\n" +
+		`{"id":"a","role":"user","content":[{"type":"text","text":"<user_input mode=\"act\">hi</user_input>"}]}` + "\n" +
+		`{"id":"b","role":"assistant","content":[{"type":"tool_use","id":"c","name":"read_files","input":{}}]}` + "\n" +
+		`{"type":"cline_compacted","index":0,"message":{"role":"user","content":"Context summary:\n\ns","metadata":{"kind":"compaction_summary"}}}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatCline) })
 }
 
 // FuzzKiloReader: Kilo's messages as internal/opencodestore exports them (opencode's reader,

@@ -1,0 +1,217 @@
+package transcript
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ctxc/ctxc/internal/clinesess"
+	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/safewrite"
+	"github.com/tidwall/gjson"
+)
+
+// clineReader reads Cline CLI sessions (~/.cline/data/sessions/<id>/<id>.messages.json) as
+// internal/clinesess exports them: a header {"type":"cline","sessionId","messages",
+// "compactedThrough":K}, each message of the session on a line ({id, role, content:[...], ts,
+// metadata, modelInfo, metrics}), then, when its compaction applies, the compaction's messages,
+// each as {"type":"cline_compacted","index":I,"message":M}.
+//
+// Conversation (Cline 3.0.65, what it sends a Chat Completions model on resume): the messages but
+// those shown only (metadata.displayOnly); a user message's texts without the <user_input
+// mode="..."> wrapper Cline stores them in; its tool_result blocks as tool messages, their
+// content as it is when a string, else as its JSON; an assistant's text and tool_use blocks
+// (thinking is none of the text).
+//
+// Compaction: Cline keeps every message and writes the compacted messages (its summary, "Context
+// summary:\n\n...", a user message marked metadata.kind "compaction_summary", and the messages it
+// kept) to <id>.compaction.json; on resume the context is those messages, then the messages after
+// the first K. One compaction state, one compaction.
+type clineReader struct {
+	through   int   // the header's compactedThrough
+	history   []ref // the shown messages, in order
+	compacted []ref // the compaction's messages
+}
+
+// clineHeaderType and clineCompactedType are the types of the export's own lines
+// (clinesess.HeaderType, clinesess.CompactedType).
+const (
+	clineHeaderType    = "cline"
+	clineCompactedType = "cline_compacted"
+)
+
+func newClineReader() *clineReader { return &clineReader{} }
+
+func (r *clineReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+	v := jsonl.Value(doc.Raw)
+	switch v.Get("type").Str() {
+	case clineHeaderType:
+		r.through = int(v.Get("compactedThrough").Int())
+		return
+	case clineCompactedType:
+		if len(r.compacted) == 0 {
+			st.Compactions++
+			st.addRecord(l)
+		} else {
+			st.extendRecord(l)
+		}
+		ms := clineMessages(v.Get("message"), noText)
+		r.compacted = append(r.compacted, clineRef(l, ms))
+		return
+	}
+	if v.Get("metadata").Get("displayOnly").Bool() {
+		return
+	}
+	ms := clineMessages(v, noText)
+	for i := range ms {
+		ms[i].Line = l.Num
+		st.countMessage(&ms[i])
+	}
+	if u := v.Get("metrics"); u.IsObject() && v.Get("role").Str() == "assistant" {
+		st.countUsage("", Usage{Input: int(u.Get("inputTokens").Int()), Output: int(u.Get("outputTokens").Int()),
+			CacheRead: int(u.Get("cacheReadTokens").Int()), CacheWrite: int(u.Get("cacheWriteTokens").Int())}, true)
+	}
+	r.history = append(r.history, clineRef(l, ms))
+}
+
+func clineRef(l *scanLine, ms []Message) ref {
+	tokens := 0
+	for i := range ms {
+		tokens += ms[i].Tokens()
+	}
+	return ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens), msgs: int32(len(ms))}
+}
+
+func (r *clineReader) finish(st *Stats) []ref {
+	st.Format = FormatCline
+	refs := r.history
+	if r.through > 0 && r.through <= len(r.history) && len(r.compacted) > 0 {
+		refs = append(append([]ref{}, r.compacted...), r.history[r.through:]...)
+	}
+	out := refs[:0:0]
+	for _, x := range refs {
+		if x.msgs > 0 {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (r *clineReader) materialize(b []byte, x ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(unsafeString(b)).Raw)
+	if v.Get("type").Str() == clineCompactedType {
+		v = v.Get("message")
+	}
+	if !v.Get("role").IsString() {
+		return nil, fmt.Errorf("not a Cline message")
+	}
+	ms := clineMessages(v, withText)
+	for i := range ms {
+		ms[i].Line = x.lineNum()
+	}
+	return ms, nil
+}
+
+// clineMessages is what one stored message sends: a user message's tool results are tool
+// messages of their own, in the order of its content.
+func clineMessages(v jsonl.Value, text textMode) []Message {
+	role := v.Get("role").Str()
+	if role != "user" && role != "assistant" {
+		return nil
+	}
+	summary := v.Get("metadata").Get("kind").Str() == "compaction_summary"
+	content := v.Get("content")
+	if content.IsString() {
+		return []Message{{Role: Role(role), Summary: summary, Blocks: []Block{clineText(role, content, text)}}}
+	}
+	var out []Message
+	cur := Message{Role: Role(role), Summary: summary}
+	flush := func() {
+		if len(cur.Blocks) > 0 {
+			out = append(out, cur)
+		}
+		cur = Message{Role: Role(role), Summary: summary}
+	}
+	content.Each(func(_ string, p jsonl.Value) bool {
+		switch p.Get("type").Str() {
+		case "text":
+			cur.Blocks = append(cur.Blocks, clineText(role, p.Get("text"), text))
+		case "file":
+			cur.Blocks = append(cur.Blocks, textBlockV(BlockText, p.Get("content"), text))
+		case "tool_use":
+			cur.Blocks = append(cur.Blocks, toolCallBlockV(p.Get("id").Str(), p.Get("name").Str(), p.Get("input"), text))
+		case "tool_result":
+			flush()
+			out = append(out, Message{Role: RoleTool, Blocks: []Block{clineResult(p, text)}})
+		case "image":
+			cur.Blocks = append(cur.Blocks, Block{Kind: BlockImage})
+		}
+		return true
+	})
+	flush()
+	return out
+}
+
+// clineResult is a tool_result block as Cline sends it: its content when a string, else its
+// JSON, each long string cut in its middle (clineCut).
+func clineResult(p jsonl.Value, text textMode) Block {
+	c := p.Get("content")
+	b := Block{Kind: BlockToolResult, ID: p.Get("tool_use_id").Str(), Name: p.Get("name").Str()}
+	if len(c) > clineMaxResultChars { // (else no string of it is long enough to be cut)
+		out := clineCutResult(c)
+		t := piText{text: text.on(), noCount: text == searchText}
+		t.lit(out)
+		tb := t.block()
+		b.Text, b.Chars = tb.Text, tb.Chars
+		return b
+	}
+	b.Chars = text.count(c)
+	if text.on() {
+		if c.IsString() {
+			b.Text = c.Text()
+		} else {
+			b.Text = string(c)
+		}
+	}
+	return b
+}
+
+// clineText is a text block: a user's text trimmed and without the wrapper of its input
+// (clinesess.UserInput).
+func clineText(role string, v jsonl.Value, text textMode) Block {
+	if role != "user" {
+		return textBlockV(BlockText, v, text)
+	}
+	s := v.Text()
+	if !strings.Contains(s, "<user_") && strings.TrimSpace(s) == s {
+		return textBlockV(BlockText, v, text)
+	}
+	s = clinesess.UserInput(s)
+	t := piText{text: text.on(), noCount: text == searchText}
+	t.lit(s)
+	return t.block()
+}
+
+// clineRecord is one line seen on its own (ctxc grep): its messages; the compaction's first
+// message is its record.
+func clineRecord(v jsonl.Value) Record {
+	switch v.Get("type").Str() {
+	case clineHeaderType:
+		return Record{}
+	case clineCompactedType:
+		return Record{Messages: clineMessages(v.Get("message"), searchText), Compaction: v.Get("index").Int() == 0}
+	}
+	return Record{Messages: clineMessages(v, searchText)}
+}
+
+// clineWriter: ctxc never writes into a Cline session (its files are Cline's); a compaction is
+// written with -o, as a ctxc-format file.
+type clineWriter struct{}
+
+func (clineWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
+	return Written{}, &safewrite.ReadOnlyError{Path: src.Path, Reason: "is a Cline session, which ctxc only reads",
+		Hint: "give -o OUT to write the result as a new ctxc-format session"}
+}
+
+func (clineWriter) New(src *Source, c *Compaction) (Written, error) {
+	return markerWriter{source: FormatCline}.New(src, c)
+}

@@ -1,0 +1,129 @@
+package transcript
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/ctxc/ctxc/internal/clinesess"
+	"github.com/ctxc/ctxc/internal/jsonl"
+)
+
+// Cline's message builder (@cline/core MessageBuilder.buildForApi, 3.0.65) cuts each string of
+// a tool result longer than clineMaxResultChars UTF-16 code units in its middle, before it sends
+// it: the strings of a result that is a string, the text of its text parts, the content of its
+// file parts, and every string inside its other objects (read_files' {query, result, success});
+// a result that is not a string is then sent as its JSON. (CLINE_MESSAGE_BUILDER_MAX_TOOL_RESULT_CHARS
+// changes the limit: ctxc takes the default.)
+const clineMaxResultChars = 8000
+
+// clineCutResult is a tool result's content as Cline sends it: a string cut, or JSON (as
+// JSON.stringify writes it) with its strings cut.
+func clineCutResult(c jsonl.Value) string {
+	if c.IsString() {
+		return clineCut(c.Text())
+	}
+	var b strings.Builder
+	if c.IsArray() {
+		b.WriteByte('[')
+		i := 0
+		c.Each(func(_ string, p jsonl.Value) bool {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			i++
+			switch typ := p.Get("type").Str(); {
+			case !p.IsObject() || typ == "image":
+				clineJSON(&b, p, false)
+			case typ == "text", typ == "file":
+				clineJSONKey(&b, p, map[string]bool{"text": typ == "text", "content": typ == "file"})
+			default:
+				clineJSON(&b, p, true)
+			}
+			return true
+		})
+		b.WriteByte(']')
+		return b.String()
+	}
+	clineJSON(&b, c, false)
+	return b.String()
+}
+
+// clineJSON writes v as JSON.stringify does, every string cut when cut is set.
+func clineJSON(b *strings.Builder, v jsonl.Value, cut bool) {
+	switch {
+	case v.IsString():
+		s := v.Text()
+		if cut {
+			s = clineCut(s)
+		}
+		clinesess.Quote(b, s)
+	case v.IsObject():
+		b.WriteByte('{')
+		i := 0
+		v.Each(func(k string, val jsonl.Value) bool {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			i++
+			clinesess.Quote(b, k)
+			b.WriteByte(':')
+			clineJSON(b, val, cut)
+			return true
+		})
+		b.WriteByte('}')
+	case v.IsArray():
+		b.WriteByte('[')
+		i := 0
+		v.Each(func(_ string, val jsonl.Value) bool {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			i++
+			clineJSON(b, val, cut)
+			return true
+		})
+		b.WriteByte(']')
+	default:
+		b.WriteString(string(v)) // (numbers, true, false, null as written)
+	}
+}
+
+// clineJSONKey writes an object as JSON.stringify does, the strings of the keys in cut cut.
+func clineJSONKey(b *strings.Builder, v jsonl.Value, cut map[string]bool) {
+	b.WriteByte('{')
+	i := 0
+	v.Each(func(k string, val jsonl.Value) bool {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		i++
+		clinesess.Quote(b, k)
+		b.WriteByte(':')
+		clineJSON(b, val, cut[k] && val.IsString())
+		return true
+	})
+	b.WriteByte('}')
+}
+
+// clineCut is Cline's middle cut of a string (truncateMiddle): over clineMaxResultChars UTF-16
+// code units, its head and tail around "\n\n...[truncated N chars]...\n\n", the whole no longer
+// than the limit.
+func clineCut(s string) string {
+	if len(s) <= clineMaxResultChars { // (no more code units than bytes)
+		return s
+	}
+	u := utf16.Encode([]rune(s))
+	n, limit := len(u), clineMaxResultChars
+	if n <= limit {
+		return s
+	}
+	marker := func(k int) string { return "\n\n...[truncated " + strconv.Itoa(k) + " chars]...\n\n" }
+	x := max(0, (limit-len(marker(n-limit)))/2)
+	m := marker(max(0, n-2*x))
+	j := max(0, (limit-len(m))/2)
+	if j == 0 {
+		return m
+	}
+	return string(utf16.Decode(u[:j])) + m + string(utf16.Decode(u[n-j:]))
+}
