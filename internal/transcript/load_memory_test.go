@@ -385,3 +385,18 @@ func TestSpilledLongLineAllocates(t *testing.T) {
 		})
 	}
 }
+
+// TestShortStreamAllocates: a short stream (`stats -` of a small session, each input of the
+// reader fuzz targets) is charged for what it holds, not for the pipeline's four 2 MiB batches
+// made up front and cleared (8 MiB a scan).
+func TestShortStreamAllocates(t *testing.T) {
+	data := []byte(`{"role":"user","content":"hello"}` + "\n" + `{"role":"assistant","content":"hi"}` + "\n")
+	var err error
+	alloc := allocated(func() { _, err = Scan(bytes.NewReader(data), "<stdin>", Options{}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alloc > 2<<20 {
+		t.Errorf("a scan of a %d-byte stream allocated %d bytes, want under 2 MiB", len(data), alloc)
+	}
+}

@@ -87,7 +87,9 @@ func newStreamPipeline(lr *jsonl.LineReader, opts Options) *streamPipeline {
 		done:       make(chan struct{}),
 	}
 	for range streamBatchesInFlight {
-		p.free <- &streamBatch{buf: make([]byte, 0, streamBatchBytes), validated: make(chan struct{}, 1)}
+		// A batch's buffer grows as lines fill it (up to about streamBatchBytes): a short
+		// stream is not charged the four full batches.
+		p.free <- &streamBatch{validated: make(chan struct{}, 1)}
 	}
 	return p
 }
