@@ -101,6 +101,10 @@ func checkSource(src, out string) error {
 		return err
 	} else if info.IsDir() {
 		return &UsageError{Msg: src + ": is a directory (give one session file)"}
+	} else if !info.Mode().IsRegular() {
+		// A pipe or a device: opening it to check its tail would wait for a writer, and every
+		// reader refuses it. (The check comes before any open.)
+		return fmt.Errorf("%s: not a regular file", src)
 	}
 	// An archived session (zstd), a store's export and a snapshot (a Continue CLI session, one
 	// JSON document) hold complete lines only: their tail is not checked as text.
