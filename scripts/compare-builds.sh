@@ -81,7 +81,6 @@ for f in "${inputs[@]}"; do
   run "compact --window -o $n" compact --provider extractive --now "$now" --idle 0s --window 2000 --target 100 --keep-tail 2 -o "$work/out" "$f"
   run "audit --json $n" audit --json "$f"
   run "lint $n" lint "$f"
-  run "stats --cost --json $n" stats --cost --json "$f"
 done
 # A conversation handed to every target agent: the new session's text, tools and paths.
 for f in testdata/fixtures/*.jsonl; do
