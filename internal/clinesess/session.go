@@ -43,7 +43,7 @@ var files = &storefiles.Converted{Name: "cline", Export: exportFile, ReadOnly: f
 // ReadOnly is the error of a command that would write into a session.
 func ReadOnly(path string) *safewrite.ReadOnlyError {
 	return &safewrite.ReadOnlyError{Path: path, Reason: "is a Cline session, which ctxc only reads",
-		Hint: "give -o OUT to write the result as a new ctxc-format session"}
+		Hint: "give -o SESSIONS/<new-id>/<new-id>" + MessagesSuffix + " to write the result as a new Cline session"}
 }
 
 // Named reports whether a file's name is a session's messages file, <id>.messages.json in a
