@@ -173,6 +173,7 @@ func TestAgentClineCompaction(t *testing.T) {
 	if len(got) >= len(full) {
 		t.Errorf("Cline resumes %d turns after compaction, %d before", len(got), len(full))
 	}
+	t.Logf("Cline resumes %d turns of the new session, %d of its source", len(got), len(full))
 	clineAgrees(t, h, newID, out) // (the resumed turn, stored after the compaction, resumed in turn)
 
 	// -o onto the source, and onto the session folder just written: refused, nothing changed.
