@@ -122,6 +122,112 @@ func TestAgentClineOwnCompaction(t *testing.T) {
 	keepClineSession(t, path, "cline-compacted-")
 }
 
+// TestAgentClineCompaction: ctxc compacts a session Cline wrote into a new session (-o
+// SESSIONS/<new-id>/<new-id>.messages.json: its manifest, every message, and a compaction state of
+// ctxc's summary and kept tail keyed by the last message); Cline resumes it through session/load
+// and sends ctxc's summary and tail, fewer turns than before, what `ctxc load` reads of it. The
+// source's folder is never written: -o onto it, or onto a session folder that exists, is refused
+// with nothing changed.
+func TestAgentClineCompaction(t *testing.T) {
+	h := clineHome(t)
+	// notes that make the middle of the session (the result of their read) worth compacting
+	var notes strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&notes, "line %d of the notes: the build must stay green\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(h.Proj, "notes.txt"), []byte(notes.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.ClineRun("Look at the project " + agentcheck.ToolWord); err != nil {
+		t.Fatal(err)
+	}
+	id, path := clineSession(t, h)
+	clineAgrees(t, h, id, path)
+	full := clineAgrees(t, h, id, path)
+	srcDir := filepath.Dir(path)
+	before := folderBytes(t, srcDir)
+
+	const newID = "1795900000000_ctxc1"
+	out := filepath.Join(filepath.Dir(srcDir), newID, newID+clinesess.MessagesSuffix)
+	cwd := t.TempDir()
+	threshold := compactThreshold(t, cwd, path)
+	compact := func(o string) (int, string) {
+		code, sout, errOut := runCLI(t, cwd, "compact", "--provider", "extractive", "--threshold", fmt.Sprint(threshold),
+			"--target", "300", "--keep-tail", "4", "--tiers", "80,0,0", "-o", o, path)
+		t.Logf("compact -o %s: exit %d: %s%s", o, code, sout, errOut)
+		return code, errOut
+	}
+	if code, errOut := compact(out); code != 0 {
+		t.Fatalf("compact -o %s: exit %d: %s", out, code, errOut)
+	}
+	if diff := folderDiff(before, folderBytes(t, srcDir)); diff != "" {
+		t.Errorf("compact -o changed the source's folder: %s", diff)
+	}
+	if st := statsOf(t, out); st.Compactions != 1 || st.Format != "cline" {
+		t.Errorf("stats of the new session: %+v", st)
+	}
+	got := clineAgrees(t, h, newID, out)
+	if summaryTurn(got) < 0 {
+		t.Errorf("Cline does not send ctxc's summary: %v", got)
+	}
+	if len(got) >= len(full) {
+		t.Errorf("Cline resumes %d turns after compaction, %d before", len(got), len(full))
+	}
+	t.Logf("Cline resumes %d turns of the new session, %d of its source", len(got), len(full))
+	clineAgrees(t, h, newID, out) // (the resumed turn, stored after the compaction, resumed in turn)
+
+	// -o onto the source, and onto the session folder just written: refused, nothing changed.
+	before = folderBytes(t, srcDir)
+	written := folderBytes(t, filepath.Dir(out))
+	for _, o := range []string{path, out} {
+		code, errOut := compact(o)
+		if code == 0 || !strings.Contains(errOut, "never into one") {
+			t.Errorf("compact -o %s: exit %d: %s", o, code, errOut)
+		}
+	}
+	if diff := folderDiff(before, folderBytes(t, srcDir)); diff != "" {
+		t.Errorf("the source's folder changed: %s", diff)
+	}
+	if diff := folderDiff(written, folderBytes(t, filepath.Dir(out))); diff != "" {
+		t.Errorf("the new session's folder changed: %s", diff)
+	}
+	keepClineSession(t, out, "cline-ctxc-compacted-")
+}
+
+// folderBytes is each file of a folder and its bytes.
+func folderBytes(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = string(b)
+	}
+	return out
+}
+
+// folderDiff names the files added, removed or changed between two states of a folder.
+func folderDiff(a, b map[string]string) string {
+	var d []string
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			d = append(d, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			d = append(d, k)
+		}
+	}
+	return strings.Join(d, ", ")
+}
+
 // keepClineSession copies a session's export, which the fixtures are.
 func keepClineSession(t *testing.T, path, prefix string) {
 	dir := os.Getenv("CTXC_KEEP_AGENT_SESSIONS")

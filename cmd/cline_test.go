@@ -67,3 +67,62 @@ func TestClineCompactionInGrep(t *testing.T) {
 		t.Errorf("grep before the compaction (exit %d): %s", code, out)
 	}
 }
+
+// TestClineCompactNewSession: compact -o SESSIONS/<new-id>/<new-id>.messages.json writes a new
+// session folder (manifest with the new id, every message, ctxc's compaction state), read back as
+// a compaction; -o onto the source or onto a session folder that exists is refused, nothing
+// changed; -o naming no session is refused unless --output-format ctxc asks for a ctxc file.
+func TestClineCompactNewSession(t *testing.T) {
+	sessions := filepath.Join(t.TempDir(), "sessions")
+	id := "1795898039634_e06ml"
+	src := filepath.Join("../testdata/cline/sessions", id)
+	os.MkdirAll(filepath.Join(sessions, id), 0o755)
+	for _, f := range []string{id + ".json", id + ".messages.json"} {
+		copyTo(t, filepath.Join(src, f), filepath.Join(sessions, id, f))
+	}
+	path := filepath.Join(sessions, id, id+".messages.json")
+	// a tool result long enough for its session to be worth compacting
+	data, _ := os.ReadFile(path)
+	os.WriteFile(path, []byte(strings.Replace(string(data), "hello from notes", strings.Repeat("the build must stay green; ", 300), 1)), 0o644)
+	before := folderBytes(t, filepath.Dir(path))
+	compact := func(extra ...string) (int, string) {
+		args := append([]string{"compact", "--provider", "extractive", "--threshold", "1500", "--target", "300", "--keep-tail", "2", "--tiers", "80,0,0"}, extra...)
+		code, _, errOut := runCLI(t, t.TempDir(), append(args, path)...)
+		return code, errOut
+	}
+	newID := "1795900000000_ctxc1"
+	out := filepath.Join(sessions, newID, newID+".messages.json")
+	if code, errOut := compact("-o", out); code != 0 || !strings.Contains(errOut, "cline --id "+newID) {
+		t.Fatalf("compact -o %s: exit %d: %s", out, code, errOut)
+	}
+	written := folderBytes(t, filepath.Dir(out))
+	if len(written) != 3 || !strings.Contains(written[newID+".json"], `"session_id":"`+newID+`"`) ||
+		written[newID+".messages.json"] == "" || !strings.Contains(written[newID+".compaction.json"], `"source_last_message_key":"id:`) {
+		t.Errorf("the new session's folder: %v", written)
+	}
+	if st := statsOf(t, out); st.Format != "cline" || st.Compactions != 1 || st.EffMessages >= 6 {
+		t.Errorf("stats of the new session: %+v", st)
+	}
+	code, lo, errOut := runCLI(t, t.TempDir(), "load", "-q", "--as", "openai", out)
+	if code != 0 || !strings.Contains(lo, "[ctxc] The earlier part of this conversation was compacted") {
+		t.Errorf("load of the new session (exit %d, %s):\n%s", code, errOut, lo)
+	}
+	for _, o := range []string{path, out} {
+		if code, errOut := compact("-o", o); code != 2 || !strings.Contains(errOut, "never into one") {
+			t.Errorf("compact -o %s: exit %d: %s", o, code, errOut)
+		}
+	}
+	other := filepath.Join(t.TempDir(), "out.jsonl")
+	if code, errOut := compact("-o", other); code == 0 || !strings.Contains(errOut, "<new-id>.messages.json") {
+		t.Errorf("compact -o %s: exit %d: %s", other, code, errOut)
+	}
+	if code, errOut := compact("--output-format", "ctxc", "-o", other); code != 0 {
+		t.Errorf("compact --output-format ctxc -o %s: exit %d: %s", other, code, errOut)
+	}
+	if diff := folderDiff(before, folderBytes(t, filepath.Dir(path))); diff != "" {
+		t.Errorf("the source's folder changed: %s", diff)
+	}
+	if diff := folderDiff(written, folderBytes(t, filepath.Dir(out))); diff != "" {
+		t.Errorf("the new session's folder changed: %s", diff)
+	}
+}

@@ -4,13 +4,13 @@ package agent
 // ~/.cline/data/sessions/<id>/, whose <id>.messages.json holds the whole conversation and whose
 // <id>.compaction.json, once Cline compacted it, the messages that stand for its first ones;
 // ctxc reads it through its messages file (internal/clinesess). Its TUI resumes one with
-// --id ID. ctxc writes nothing into it: `compact -o` of one is a ctxc-format file.
+// --id ID. ctxc writes nothing into it: `compact -o SESSIONS/<new-id>/<new-id>.messages.json`
+// writes a new session of Cline's, ctxc's summary and tail as its compaction state.
 var cline = Agent{
 	Name:        Cline,
-	Description: "Cline CLI sessions (~/.cline/data/sessions/<id>/<id>.messages.json), read only",
+	Description: "Cline CLI sessions (~/.cline/data/sessions/<id>/<id>.messages.json)",
 	Homes:       [][]string{{".cline", "data", "sessions"}},
 	Resume:      "cline --id",
-	CtxcOutput:  true,
 	Tools: Tools{
 		Read:     []string{"read_files"},
 		Edit:     []string{"editor"},

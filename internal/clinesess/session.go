@@ -43,7 +43,7 @@ var files = &storefiles.Converted{Name: "cline", Export: exportFile, ReadOnly: f
 // ReadOnly is the error of a command that would write into a session.
 func ReadOnly(path string) *safewrite.ReadOnlyError {
 	return &safewrite.ReadOnlyError{Path: path, Reason: "is a Cline session, which ctxc only reads",
-		Hint: "give -o OUT to write the result as a new ctxc-format session"}
+		Hint: "give -o SESSIONS/<new-id>/<new-id>" + MessagesSuffix + " to write the result as a new Cline session"}
 }
 
 // Named reports whether a file's name is a session's messages file, <id>.messages.json in a
@@ -211,6 +211,32 @@ func StatSession(path string) (fs.FileInfo, error) { return files.StatFile(path)
 
 // RunExported runs a command that writes (compact, repair) on a session, never in place
 // (ReadOnly), on its export as a temporary file.
+//
+// An output named as a session's messages file (Named) is a new session: CheckNewSession.
 func RunExported(path string, inPlace bool, output string, force bool, run func(tmp string) error) error {
+	if !inPlace && output != "" && Named(output) {
+		if err := CheckNewSession(output); err != nil {
+			return err
+		}
+		return files.RunExported(path, false, "", force, run)
+	}
 	return files.RunExported(path, inPlace, output, force, run)
+}
+
+// MessageKey is how Cline names a message in a compaction state (compactionBoundaryKey).
+func MessageKey(m gjson.Result) string { return messageKey(m) }
+
+// CheckNewSession: a new session's messages file (-o) is <id>.messages.json in a folder <id>
+// that does not exist yet, in a folder that does: ctxc creates the session's folder and never
+// writes into an existing one (the source's own included).
+func CheckNewSession(output string) error {
+	dir := filepath.Dir(output)
+	if _, err := os.Lstat(dir); err == nil {
+		return &safewrite.OutputError{Path: output, Msg: dir + " exists: a Cline session is written as a new folder, never into one"}
+	}
+	parent := filepath.Dir(dir)
+	if info, err := os.Stat(parent); err != nil || !info.IsDir() {
+		return &safewrite.OutputError{Path: output, Msg: "the folder " + parent + " does not exist"}
+	}
+	return nil
 }

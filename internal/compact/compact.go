@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -16,7 +17,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/address"
-
+	"github.com/ctxc/ctxc/internal/clinesess"
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/ledger"
 	"github.com/ctxc/ctxc/internal/llm"
@@ -302,6 +303,10 @@ func newJob(a address.Address, o Options) (*job, error) {
 	if j.inPlace && o.OutputFormat == "ctxc" {
 		return j, &UsageError{Msg: "--output-format ctxc writes a new file: give -o FILE (a ctxc marker in an agent's own file would break it)"}
 	}
+	if o.Output != "" && o.Output != "-" && clinesess.Named(o.Output) {
+		// a Cline session's name: a new session, in a folder ctxc creates
+		return j, clinesess.CheckNewSession(o.Output)
+	}
 	if o.Output != "" && o.Output != "-" {
 		return j, safewrite.CheckOutput(o.Output, []string{path}, o.Force)
 	}
@@ -500,6 +505,7 @@ func (j *job) renderRecords(context.Context) (bool, error) {
 		if j.o.sourceName != "" {
 			j.comp.Meta.Source.Path = j.o.sourceName
 		}
+		j.comp.Output = j.o.Output
 	}
 	j.writer = transcript.WriterFor(j.format, j.o.OutputFormat)
 	return false, nil
@@ -574,17 +580,49 @@ func (j *job) writeNew(src *transcript.Source) error {
 			return err
 		}
 	} else {
+		undo, err := writeFolder(w)
+		if err != nil {
+			return err
+		}
 		if err := safewrite.WriteAtomic(j.o.Output, write); err != nil {
+			undo()
 			return err
 		}
 		if err := verify(j.o.Output, -1, j.ropts, w.Messages, j.plan.TokensBefore); err != nil {
 			os.Remove(j.o.Output)
+			undo()
 			return err
 		}
 		safewrite.RecordOutput(j.o.Output) // ctxc's own output: written again without --force while unchanged
 	}
 	j.out.Status = StatusCompacted
 	return nil
+}
+
+// writeFolder creates a new file's folder and the files beside it (Written.Folder): a folder
+// that exists is refused, nothing written; undo removes what it created.
+func writeFolder(w transcript.Written) (undo func(), err error) {
+	if w.Folder == "" {
+		return func() {}, nil
+	}
+	if err := os.Mkdir(w.Folder, 0o700); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil, &safewrite.OutputError{Path: w.Folder, Msg: "exists: the new session is written as a new folder"}
+		}
+		return nil, err
+	}
+	undo = func() { os.RemoveAll(w.Folder) }
+	for _, f := range w.Files {
+		if filepath.Dir(f.Path) != filepath.Clean(w.Folder) {
+			undo()
+			return nil, fmt.Errorf("%s: not in %s", f.Path, w.Folder)
+		}
+		if err := os.WriteFile(f.Path, f.Data, 0o600); err != nil {
+			undo()
+			return nil, err
+		}
+	}
+	return undo, nil
 }
 
 // UsageError: options that cannot go together.

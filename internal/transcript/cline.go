@@ -6,7 +6,6 @@ import (
 
 	"github.com/ctxc/ctxc/internal/clinesess"
 	"github.com/ctxc/ctxc/internal/jsonl"
-	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/tidwall/gjson"
 )
 
@@ -201,17 +200,4 @@ func clineRecord(v jsonl.Value) Record {
 		return Record{Messages: clineMessages(v.Get("message"), searchText), Compaction: v.Get("index").Int() == 0}
 	}
 	return Record{Messages: clineMessages(v, searchText)}
-}
-
-// clineWriter: ctxc never writes into a Cline session (its files are Cline's); a compaction is
-// written with -o, as a ctxc-format file.
-type clineWriter struct{}
-
-func (clineWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
-	return Written{}, &safewrite.ReadOnlyError{Path: src.Path, Reason: "is a Cline session, which ctxc only reads",
-		Hint: "give -o OUT to write the result as a new ctxc-format session"}
-}
-
-func (clineWriter) New(src *Source, c *Compaction) (Written, error) {
-	return markerWriter{source: FormatCline}.New(src, c)
 }

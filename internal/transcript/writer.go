@@ -25,6 +25,8 @@ type Compaction struct {
 	Middle     []Message // what was summarized (pi carries a summarized head on from it)
 	Meta       MarkerMeta
 	Now        time.Time
+	// Output is the new file's path (-o), "" when there is none or it is standard output.
+	Output string
 }
 
 // Written is what a Writer rendered.
@@ -37,6 +39,16 @@ type Written struct {
 	Session string
 	// Resume says how to resume a new native file in its agent.
 	Resume string
+	// Folder, when set, is a new folder the file goes into (a Cline session): created, it must
+	// not exist, with Files written into it before the file.
+	Folder string
+	Files  []BesideFile
+}
+
+// BesideFile is a file written beside a new file.
+type BesideFile struct {
+	Path string
+	Data []byte
 }
 
 // Writer renders a compaction for one format, beside that format's reader and reload rule:
