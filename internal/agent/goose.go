@@ -18,6 +18,8 @@ var goose = Agent{
 	},
 	// Each answer of the model records its usage in the message's metadata.
 	UsageProbes: []string{`"inputTokens"`},
+	// Its compaction's summary is a user message hidden from the user.
+	CompactionProbe: `"userVisible":false`,
 	// Goose's compaction hides the messages it summarized (agentVisible false): what it sends on
 	// resume is what it kept.
 	Kept: Kept{Rebuild: true},

@@ -2,6 +2,7 @@ package agentcheck
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -23,15 +24,29 @@ const GooseCmd = "goose-binary-linux-x64"
 // GooseTool is the tool the fake asks Goose to call: its developer extension's shell.
 const GooseTool = "shell"
 
-// NewGooseHome prepares a home for goose under dir.
-func NewGooseHome(dir string) (*AgentHome, error) {
+// GooseSummaryCue is the user text of Goose's request for a summary when it compacts a session
+// (the conversation is in that request's system prompt).
+const GooseSummaryCue = "Please summarize the conversation history provided in the system prompt."
+
+// GooseContext is the context limit (GOOSE_CONTEXT_LIMIT) of a goose that NewGooseHome is told
+// to run with a small window: a reported usage past 80% of it makes goose compact the session
+// before its next turn.
+const GooseContext = 10000
+
+// NewGooseHome prepares a home for goose under dir; small runs it with a context limit of
+// GooseContext.
+func NewGooseHome(dir string, small bool) (*AgentHome, error) {
 	h, err := newHome(Goose, GooseCmd, dir, GooseTool, map[string]any{"command": "cat notes.txt"}, nil)
 	if err != nil {
 		return nil, err
 	}
 	h.env = func(url string) []string {
-		return append(xdgEnv(h.Home), "GOOSE_PROVIDER=openai", "GOOSE_MODEL=fake-model", "OPENAI_HOST="+url,
+		env := append(xdgEnv(h.Home), "GOOSE_PROVIDER=openai", "GOOSE_MODEL=fake-model", "OPENAI_HOST="+url,
 			"OPENAI_API_KEY=fake", "GOOSE_DISABLE_KEYRING=1", "GOOSE_TELEMETRY_ENABLED=false", "GOOSE_MODE=auto")
+		if small {
+			env = append(env, fmt.Sprintf("GOOSE_CONTEXT_LIMIT=%d", GooseContext))
+		}
+		return env
 	}
 	return h, nil
 }

@@ -20,8 +20,16 @@ import (
 // and toolRequest items (a call of toolCall.value's name with its arguments). Goose sends
 // consecutive user messages as one, their texts joined by a newline: ctxc keeps them as the
 // store holds them.
+//
+// Compaction (Goose 1.52.0, past its auto-compact threshold of the context limit): Goose asks the
+// model for a summary, rewrites the messages it had as hidden from the agent (agentVisible
+// false), and adds the summary (a user message shown to the agent only), its note that the
+// context was compacted (an assistant message) and the prompt again. The summary is a user
+// message the agent sees and the user does not, not a <turn-context>, after a message hidden
+// from the agent: each one counts as a compaction.
 type gooseReader struct {
 	history []ref
+	hidden  bool // the last message row was hidden from the agent
 }
 
 // gooseHeaderType is the type of the export's first line (goosestore.HeaderType).
@@ -35,6 +43,11 @@ func (r *gooseReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 		return
 	}
 	ms := gooseMessages(v, noText)
+	if gooseSummary(v, r.hidden) {
+		st.Compactions++
+		st.addRecord(l)
+	}
+	r.hidden = v.Get("metadata").Get("agentVisible") == "false"
 	for i := range ms {
 		ms[i].Line = l.Num
 		st.countMessage(&ms[i])
@@ -62,6 +75,14 @@ func (r *gooseReader) materialize(b []byte, x ref) ([]Message, error) {
 		ms[i].Line = x.lineNum()
 	}
 	return ms, nil
+}
+
+// gooseSummary: a message row is the summary of a compaction (a user message the agent sees and
+// the user does not, not a <turn-context>, after one hidden from the agent).
+func gooseSummary(v jsonl.Value, afterHidden bool) bool {
+	md := v.Get("metadata")
+	return afterHidden && v.Get("role").Str() == "user" && md.Get("userVisible") == "false" &&
+		md.Get("agentVisible") != "false" && md.Get("turnContext") != "true"
 }
 
 // gooseMessages is what one stored message sends: nothing when it is not visible to the agent;

@@ -39,6 +39,29 @@ func TestGooseFixtures(t *testing.T) {
 	}
 }
 
+// TestGooseOwnCompaction: a session Goose 1.52.0 compacted itself (cmd's TestAgentGooseCompaction):
+// its summary, its note and the turn after them.
+func TestGooseOwnCompaction(t *testing.T) {
+	res, msgs, err := LoadFile(filepath.Join("../../testdata/fixtures", "goose-1.52-own-compaction.jsonl"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Stats
+	if st.Format != FormatGoose || st.Compactions != 1 || len(st.Records) != 1 || st.Records[0].Line != 9 ||
+		st.Messages.User != 2 || st.Messages.Assistant != 2 || st.ToolCalls != 0 || st.EffMessages != 4 {
+		t.Errorf("stats: %+v", st)
+	}
+	want := []string{"<state_snapshot>", "Your context was compacted.", "Third question", "OK"}
+	if len(msgs) != len(want) {
+		t.Fatalf("%d messages, want %d: %v", len(msgs), len(want), msgs)
+	}
+	for i, m := range msgs {
+		if !strings.HasPrefix(m.TextContent(), want[i]) {
+			t.Errorf("message %d: %q, want it to start with %q", i, m.TextContent(), want[i])
+		}
+	}
+}
+
 // TestGooseMessages: what one stored message sends.
 func TestGooseMessages(t *testing.T) {
 	for _, tc := range []struct {
