@@ -122,3 +122,38 @@ func TestSessionIDs(t *testing.T) {
 		t.Errorf("%v %v", ids, err)
 	}
 }
+
+// TestExportBesideAWriter: Goose keeps its store in WAL mode; while Goose holds a write
+// transaction open, an export reads what was committed, and Goose's commit after it does not wait.
+func TestExportBesideAWriter(t *testing.T) {
+	path := newStore(t, gooseSchema, [][]any{{"s1", "user", `[{"type":"text","text":"a"}]`, nil, 1}})
+	w, err := sql.Open("sqlite", path+"?_pragma=journal_mode(wal)&_pragma=busy_timeout(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.SetMaxOpenConns(1)
+	tx, err := w.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`INSERT INTO messages (session_id, role, content_json, created_timestamp) VALUES ('s1', 'assistant', '[]', 2)`); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var out bytes.Buffer
+	if n, err := s.Export(context.Background(), "s1", &out); err != nil || n != 1 {
+		t.Fatalf("export beside an open write: %d messages, %v", n, err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatalf("the writer's commit after the export: %v", err)
+	}
+	out.Reset()
+	if n, err := s.Export(context.Background(), "s1", &out); err != nil || n != 2 {
+		t.Fatalf("export after the commit: %d messages, %v", n, err)
+	}
+}
