@@ -33,6 +33,7 @@ const (
 	ContinueCLI = "continue-cli"
 	Kilo        = "kilo"
 	Cline       = "cline"
+	Goose       = "goose"
 )
 
 // Agent describes one format.
@@ -126,6 +127,7 @@ var all = sync.OnceValue(func() []Agent {
 		continueCLI,
 		kilo,
 		cline,
+		goose,
 	}
 })
 

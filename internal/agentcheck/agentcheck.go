@@ -156,6 +156,8 @@ func FromRequest(agent string, body []byte) ([]Turn, error) {
 		return opencodeRequestTurns(body)
 	case Kilo:
 		return kiloRequestTurns(body)
+	case Goose:
+		return gooseRequestTurns(body)
 	}
 	return nil, fmt.Errorf("unknown agent %q", agent)
 }
@@ -250,7 +252,7 @@ func FromLoad(agent string, jsonl []byte) ([]Turn, error) {
 			turns = turns[1:]
 		}
 		return turns, nil
-	case Codex, Pi, Copilot, Droid, Gemini, Qwen, Opencode, Continue, Kilo, Cline:
+	case Codex, Pi, Copilot, Droid, Gemini, Qwen, Opencode, Continue, Kilo, Cline, Goose:
 		ms := make([]chatMessage, len(lines))
 		for i, l := range lines {
 			if err := json.Unmarshal(l, &ms[i]); err != nil {
@@ -266,6 +268,9 @@ func FromLoad(agent string, jsonl []byte) ([]Turn, error) {
 		}
 		if agent == Gemini {
 			geminiIDs(ms, turns)
+		}
+		if agent == Goose {
+			turns = joinUserTexts(turns)
 		}
 		return turns, nil
 	}

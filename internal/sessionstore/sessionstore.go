@@ -1,6 +1,6 @@
 // Package sessionstore is where the commands meet the agents that keep their sessions in an
 // SQLite store rather than in files: OpenClaw (internal/openclawstore), opencode and Kilo Code's
-// CLI (internal/opencodestore). A store stands for its sessions, each named STORE#SESSION-ID and
+// CLI (internal/opencodestore), Goose (internal/goosestore). A store stands for its sessions, each named STORE#SESSION-ID and
 // opened as a file that no other program sees, in the format its store's package exports; each
 // function here asks the store package the name belongs to. Aider's chat history
 // (internal/aiderhist), a Markdown file, is read the same way: its path names it, and it opens
@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/aiderhist"
 	"github.com/ctxc/ctxc/internal/clinesess"
+	"github.com/ctxc/ctxc/internal/goosestore"
 	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/opencodestore"
 	"github.com/ctxc/ctxc/internal/openhandsconv"
@@ -42,7 +43,7 @@ func IsSessionName(name string) bool {
 
 // IsStoreSession reports whether name is STORE#SESSION-ID, one session of an agent's SQLite store.
 func IsStoreSession(name string) bool {
-	return openclawstore.IsSessionName(name) || opencodeKindOf(name) != nil
+	return openclawstore.IsSessionName(name) || opencodeKindOf(name) != nil || goosestore.IsSessionName(name)
 }
 
 // IsConverted reports whether name is a file read as its JSONL export: Aider's chat history, an
@@ -66,6 +67,9 @@ func ReadOnly(name string) error {
 	if a := opencodeKindOf(name); a != nil {
 		return a.ReadOnly(name)
 	}
+	if goosestore.IsSessionName(name) {
+		return goosestore.ReadOnly(name)
+	}
 	return openclawstore.ReadOnly(name)
 }
 
@@ -83,6 +87,9 @@ func OpenSession(name string) (*os.File, fs.FileInfo, error) {
 	if a := opencodeKindOf(name); a != nil {
 		return a.OpenSession(name)
 	}
+	if goosestore.IsSessionName(name) {
+		return goosestore.OpenSession(name)
+	}
 	return openclawstore.OpenSession(name)
 }
 
@@ -99,6 +106,9 @@ func StatSession(name string) (fs.FileInfo, error) {
 	}
 	if a := opencodeKindOf(name); a != nil {
 		return a.StatSession(name)
+	}
+	if goosestore.IsSessionName(name) {
+		return goosestore.StatSession(name)
 	}
 	return openclawstore.StatSession(name)
 }
@@ -119,13 +129,16 @@ func RunExported(name string, inPlace bool, output string, force bool, run func(
 	if a := opencodeKindOf(name); a != nil {
 		return a.RunExported(name, inPlace, output, force, run)
 	}
+	if goosestore.IsSessionName(name) {
+		return goosestore.RunExported(name, inPlace, output, force, run)
+	}
 	return openclawstore.RunExported(name, inPlace, output, force, run)
 }
 
 // NamedAsStore reports whether path has the name of a store: only such a file is opened to be
 // checked by IsStoreFile.
 func NamedAsStore(path string) bool {
-	if openclawstore.NamedAsStore(path) {
+	if openclawstore.NamedAsStore(path) || goosestore.NamedAsStore(path) {
 		return true
 	}
 	for _, a := range opencodeKinds {
@@ -137,7 +150,8 @@ func NamedAsStore(path string) bool {
 }
 
 // FoundAsStore reports whether a file named name, met in a walk, is a store's: OpenClaw's
-// openclaw-agent.sqlite, opencode's opencode.db, Kilo's kilo.db.
+// openclaw-agent.sqlite, opencode's opencode.db, Kilo's kilo.db. Goose's sessions.db, a name
+// other agents give their databases too, is FoundAsGooseStore.
 func FoundAsStore(name string) bool {
 	if name == openclawstore.FileName || aiderhist.Named(name) {
 		return true
@@ -150,9 +164,15 @@ func FoundAsStore(name string) bool {
 	return false
 }
 
+// FoundAsGooseStore reports whether a file met in a walk (path, its base name) is Goose's store:
+// named sessions.db and holding Goose's tables.
+func FoundAsGooseStore(path, name string) bool {
+	return name == goosestore.FileName && goosestore.IsStoreFile(path)
+}
+
 // IsStoreFile reports whether path is a store.
 func IsStoreFile(path string) bool {
-	if openclawstore.IsStoreFile(path) {
+	if openclawstore.IsStoreFile(path) || goosestore.IsStoreFile(path) {
 		return true
 	}
 	for _, a := range opencodeKinds {
@@ -169,6 +189,9 @@ func ListSessions(path string) ([]string, error) {
 		if a.IsStoreFile(path) {
 			return a.ListSessions(path)
 		}
+	}
+	if goosestore.IsStoreFile(path) {
+		return goosestore.ListSessions(path)
 	}
 	return openclawstore.ListSessions(path)
 }

@@ -31,6 +31,7 @@ const (
 	FormatContinue  Format = agent.ContinueCLI
 	FormatKilo      Format = agent.Kilo
 	FormatCline     Format = agent.Cline
+	FormatGoose     Format = agent.Goose
 )
 
 // Formats lists the accepted --format values: the formats of the registry (internal/agent).
@@ -273,6 +274,8 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 		return FormatOpenhands, true, nil
 	case (typ == clineHeaderType && has(m.sessionID)) || typ == clineCompactedType:
 		return FormatCline, true, nil
+	case typ == gooseHeaderType && has(m.sessionID):
+		return FormatGoose, true, nil
 	case has(m.payload) && has(m.timestamp) && codexItemTypes[typ]:
 		return FormatCodex, true, nil
 	case has(m.recordType) || (has(m.instructions) && has(m.id) && has(m.timestamp)):

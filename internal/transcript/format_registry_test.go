@@ -16,6 +16,7 @@ func TestFormatsAreTheRegistry(t *testing.T) {
 		FormatContinue,
 		FormatKilo,
 		FormatCline,
+		FormatGoose,
 	}
 	got := Formats()
 	if len(got) != len(known) {

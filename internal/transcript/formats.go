@@ -32,6 +32,7 @@ var agentCodes = []agentCode{
 	{FormatOpenhands, func() formatReader { return newOpenhandsReader() }, openhandsRecord, openhandsWriter{}, nil},
 	{FormatContinue, func() formatReader { return newContinueReader() }, continueRecord, continueWriter{}, nil},
 	{FormatCline, func() formatReader { return newClineReader() }, clineRecord, clineWriter{}, nil},
+	{FormatGoose, func() formatReader { return newGooseReader() }, gooseRecord, gooseWriter{}, nil},
 }
 
 // codeOf is the agent code of a format (ok false for a message list or an unknown format).

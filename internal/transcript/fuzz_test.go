@@ -322,3 +322,13 @@ func FuzzContinueReader(f *testing.F) {
 		checkReader(t, text, FormatContinue)
 	})
 }
+
+// FuzzGooseReader: Goose's sessions as internal/goosestore exports them.
+func FuzzGooseReader(f *testing.F) {
+	addSeeds(f, "../../testdata/fixtures/goose-*.jsonl")
+	f.Add([]byte(`{"type":"goose","sessionId":"s"}` + "\n" +
+		`{"role":"user","content":[{"type":"text","text":"a"}],"metadata":{"agentVisible":false}}` + "\n" +
+		`{"role":"assistant","content":[{"type":"toolRequest","id":"c","toolCall":{"value":{"name":"shell","arguments":{}}}}],"metadata":{"usage":{"inputTokens":1}}}` + "\n" +
+		`{"role":"user","content":[{"type":"toolResponse","id":"c","toolResult":{"status":"error","error":5}}]}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatGoose) })
+}

@@ -1,0 +1,168 @@
+package transcript
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/safewrite"
+	"github.com/tidwall/gjson"
+)
+
+// gooseReader reads Goose sessions as internal/goosestore exports them from Goose's SQLite store:
+// a header {"type":"goose","sessionId","name","workingDir"}, then each message row in the order
+// Goose reads them: {"role","content":[...],"metadata":{...},"created","messageId"}.
+//
+// Conversation (Goose 1.52.0, what it sends a Chat Completions model on resume): the messages
+// whose metadata does not say agentVisible false, among them the <turn-context> user messages
+// Goose writes after each prompt; a user message's text items, its toolResponse items as tool
+// messages (the text items of the result's content, joined by newlines); an assistant's text
+// and toolRequest items (a call of toolCall.value's name with its arguments). Goose sends
+// consecutive user messages as one, their texts joined by a newline: ctxc keeps them as the
+// store holds them.
+//
+// Compaction (Goose 1.52.0, past its auto-compact threshold of the context limit): Goose asks the
+// model for a summary, rewrites the messages it had as hidden from the agent (agentVisible
+// false), and adds the summary (a user message shown to the agent only), its note that the
+// context was compacted (an assistant message) and the prompt again. The summary is a user
+// message the agent sees and the user does not, not a <turn-context>, after a message hidden
+// from the agent: each one counts as a compaction.
+type gooseReader struct {
+	history []ref
+	hidden  bool // the last message row was hidden from the agent
+}
+
+// gooseHeaderType is the type of the export's first line (goosestore.HeaderType).
+const gooseHeaderType = "goose"
+
+func newGooseReader() *gooseReader { return &gooseReader{} }
+
+func (r *gooseReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+	v := jsonl.Value(doc.Raw)
+	if v.Get("type").Str() == gooseHeaderType {
+		return
+	}
+	ms := gooseMessages(v, noText)
+	if gooseSummary(v, r.hidden) {
+		st.Compactions++
+		st.addRecord(l)
+	}
+	r.hidden = v.Get("metadata").Get("agentVisible") == "false"
+	for i := range ms {
+		ms[i].Line = l.Num
+		st.countMessage(&ms[i])
+	}
+	if u := v.Get("metadata").Get("usage"); u.IsObject() && v.Get("role").Str() == "assistant" {
+		st.countUsage("", Usage{Input: int(u.Get("inputTokens").Int()), Output: int(u.Get("outputTokens").Int())}, true)
+	}
+	if len(ms) > 0 {
+		r.history = append(r.history, clineRef(l, ms))
+	}
+}
+
+func (r *gooseReader) finish(st *Stats) []ref {
+	st.Format = FormatGoose
+	return r.history
+}
+
+func (r *gooseReader) materialize(b []byte, x ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(unsafeString(b)).Raw)
+	if !v.Get("role").IsString() {
+		return nil, fmt.Errorf("not a Goose message")
+	}
+	ms := gooseMessages(v, withText)
+	for i := range ms {
+		ms[i].Line = x.lineNum()
+	}
+	return ms, nil
+}
+
+// gooseSummary: a message row is the summary of a compaction (a user message the agent sees and
+// the user does not, not a <turn-context>, after one hidden from the agent).
+func gooseSummary(v jsonl.Value, afterHidden bool) bool {
+	md := v.Get("metadata")
+	return afterHidden && v.Get("role").Str() == "user" && md.Get("userVisible") == "false" &&
+		md.Get("agentVisible") != "false" && md.Get("turnContext") != "true"
+}
+
+// gooseMessages is what one stored message sends: nothing when it is not visible to the agent;
+// a user message's tool responses are tool messages of their own, in the order of its content.
+func gooseMessages(v jsonl.Value, text textMode) []Message {
+	role := v.Get("role").Str()
+	if role != "user" && role != "assistant" {
+		return nil
+	}
+	if vis := v.Get("metadata").Get("agentVisible"); vis == "false" {
+		return nil
+	}
+	var out []Message
+	cur := Message{Role: Role(role)}
+	flush := func() {
+		if len(cur.Blocks) > 0 {
+			out = append(out, cur)
+		}
+		cur = Message{Role: Role(role)}
+	}
+	v.Get("content").Each(func(_ string, p jsonl.Value) bool {
+		switch p.Get("type").Str() {
+		case "text":
+			cur.Blocks = append(cur.Blocks, textBlockV(BlockText, p.Get("text"), text))
+		case "toolRequest":
+			call := p.Get("toolCall").Get("value")
+			cur.Blocks = append(cur.Blocks, toolCallBlockV(p.Get("id").Str(), call.Get("name").Str(), call.Get("arguments"), text))
+		case "toolResponse":
+			flush()
+			out = append(out, Message{Role: RoleTool, Blocks: []Block{gooseResult(p, text)}})
+		case "image":
+			cur.Blocks = append(cur.Blocks, Block{Kind: BlockImage})
+		}
+		return true
+	})
+	flush()
+	return out
+}
+
+// gooseResult is a toolResponse as Goose sends it: the text items of its result's content,
+// joined by newlines; an error result's error.
+func gooseResult(p jsonl.Value, text textMode) Block {
+	b := Block{Kind: BlockToolResult, ID: p.Get("id").Str()}
+	res := p.Get("toolResult")
+	var texts []string
+	if res.Get("status").Str() == "error" {
+		texts = append(texts, res.Get("error").Text())
+	} else {
+		res.Get("value").Get("content").Each(func(_ string, c jsonl.Value) bool {
+			if c.Get("type").Str() == "text" {
+				texts = append(texts, c.Get("text").Text())
+			}
+			return true
+		})
+	}
+	s := strings.Join(texts, "\n")
+	t := piText{text: text.on(), noCount: text == searchText}
+	t.lit(s)
+	tb := t.block()
+	b.Text, b.Chars = tb.Text, tb.Chars
+	return b
+}
+
+// gooseRecord is one line seen on its own (ctxc grep): its messages.
+func gooseRecord(v jsonl.Value) Record {
+	if v.Get("type").Str() == gooseHeaderType {
+		return Record{}
+	}
+	return Record{Messages: gooseMessages(v, searchText)}
+}
+
+// gooseWriter: ctxc never writes into Goose's store; a compaction is written with -o, as a
+// ctxc-format file.
+type gooseWriter struct{}
+
+func (gooseWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
+	return Written{}, &safewrite.ReadOnlyError{Path: src.Path, Reason: "is a session of Goose's SQLite store, which ctxc only reads",
+		Hint: "give -o OUT to write the result as a new ctxc-format session"}
+}
+
+func (gooseWriter) New(src *Source, c *Compaction) (Written, error) {
+	return markerWriter{source: FormatGoose}.New(src, c)
+}
