@@ -250,6 +250,10 @@ func (rd *reader) line(num int, b []byte) {
 		rd.opencode(num, info, v.Get("parts"))
 		return
 	}
+	if meta := v.Get("metadata"); meta.IsObject() && v.Get("role").Str() == "assistant" {
+		rd.goose(num, v, meta)
+		return
+	}
 	switch v.Get("type").Str() {
 	case "assistant":
 		rd.claude(num, v)
@@ -346,6 +350,22 @@ func (rd *reader) opencode(num int, info, parts jsonl.Value) {
 		}
 		return true
 	})
+}
+
+// goose reads a Goose message row as its store's export holds it: an answer records its usage
+// (inputTokens, outputTokens) and the model asked for in its metadata, its time in created
+// (Unix seconds).
+func (rd *reader) goose(num int, v, meta jsonl.Value) {
+	u := meta.Get("usage")
+	if !u.IsObject() {
+		return
+	}
+	t := Tokens{Input: u.Get("inputTokens").Int(), Output: u.Get("outputTokens").Int()}
+	if rd.add(num, "", meta.Get("inference").Get("requestedModel").Str(), t) {
+		if at := v.Get("created").Int(); at > 0 {
+			rd.out[len(rd.out)-1].Time = time.Unix(at, 0).UTC()
+		}
+	}
 }
 
 // add appends a response, unless it records no token (an aborted turn, a synthetic message).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -115,14 +116,38 @@ func TestRecordedFormats(t *testing.T) {
 			got = append(got, string(f))
 		}
 	}
-	if want := "claude-code codex pi opencode kilo"; strings.Join(got, " ") != want {
+	if want := "claude-code codex pi opencode kilo goose"; strings.Join(got, " ") != want {
 		t.Errorf("Recorded: %s, want %s", strings.Join(got, " "), want)
 	}
 	var probes []string
 	for _, p := range patterns(transcript.FormatUnknown) {
 		probes = append(probes, string(p))
 	}
-	if want := `"usage" "turn_context" "token_count" "step-finish"`; strings.Join(probes, " ") != want {
+	if want := `"usage" "turn_context" "token_count" "step-finish" "inputTokens"`; strings.Join(probes, " ") != want {
 		t.Errorf("a stream's probes: %s, want %s", strings.Join(probes, " "), want)
+	}
+}
+
+// TestGooseUsage: the answers of a session the real Goose wrote (its store's export) are read
+// with their usage, model and time, as stats --json counts them.
+func TestGooseUsage(t *testing.T) {
+	f, err := os.Open("../../testdata/fixtures/goose-1.52-tool-resumed.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rs, err := Read(f, transcript.Format("goose"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in, out int64
+	for _, r := range rs {
+		in, out = in+r.Input, out+r.Output
+		if r.Model != "fake-model" || r.Time.IsZero() {
+			t.Errorf("line %d: model %q, time %v", r.Line, r.Model, r.Time)
+		}
+	}
+	if len(rs) != 3 || in != 300 || out != 15 {
+		t.Errorf("%d responses, %d in, %d out; want 3, 300, 15 (stats --json)", len(rs), in, out)
 	}
 }
