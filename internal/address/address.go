@@ -72,8 +72,6 @@ func Parse(name string) Address {
 	return Address{name, File}
 }
 
-func (a Address) String() string { return a.Name }
-
 // Exported reports whether the address is read as an export (a store's session, a converted
 // file): its text is not the bytes of a file at its name.
 func (a Address) Exported() bool { return a.Kind == StoreSession || a.Kind == Converted }

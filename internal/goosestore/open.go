@@ -27,10 +27,6 @@ func IsStoreFile(path string) bool {
 	return true
 }
 
-// SplitName splits a session's name, STORE#SESSION-ID, into the store's path and the session
-// id; ok is false when it names no session of a store of this agent.
-func SplitName(name string) (store, session string, ok bool) { return files.SplitName(name) }
-
 // IsSessionName reports whether name addresses one session of a store.
 func IsSessionName(name string) bool {
 	_, _, ok := files.SplitName(name)
@@ -52,6 +48,3 @@ func OpenSession(name string) (*os.File, fs.FileInfo, error) { return files.Open
 
 // StatSession states a session as OpenSession would open it.
 func StatSession(name string) (fs.FileInfo, error) { return files.StatSession(name) }
-
-// ExportTemp exports one session into a new private temporary file; cleanup removes it.
-func ExportTemp(name string) (path string, cleanup func(), err error) { return files.ExportTemp(name) }

@@ -42,9 +42,6 @@ func OpenSession(name string) (*os.File, fs.FileInfo, error) { return files.Open
 // StatSession states a session as OpenSession would open it.
 func StatSession(name string) (fs.FileInfo, error) { return files.StatSession(name) }
 
-// ExportTemp exports one session into a new private temporary file; cleanup removes it.
-func ExportTemp(name string) (path string, cleanup func(), err error) { return files.ExportTemp(name) }
-
 // SessionIDs lists the ids of the store's sessions.
 func (s *Store) SessionIDs() ([]string, error) {
 	sessions, err := s.Sessions()

@@ -109,43 +109,14 @@ func (a *Agent) ExportTemp(name string) (path string, cleanup func(), err error)
 // default ~/.local/share ("" when neither is known).
 func DefaultPath() string { return Opencode.DefaultPath() }
 
-// NamedAsStore reports whether path has the name of opencode's store (opencode.db,
-// opencode-CHANNEL.db).
-func NamedAsStore(path string) bool { return Opencode.NamedAsStore(path) }
-
-// ReadOnly is the error of a command that writes into a session of an opencode store.
-func ReadOnly(name string) *safewrite.ReadOnlyError { return Opencode.ReadOnly(name) }
-
 // Open opens an opencode store read-only and checks that it has opencode's tables.
 func Open(path string) (*Store, error) { return Opencode.Open(path) }
-
-// IsStoreFile reports whether path is a candidate opencode store.
-func IsStoreFile(path string) bool { return Opencode.IsStoreFile(path) }
-
-// SplitName splits the name of a session of an opencode store.
-func SplitName(name string) (store, session string, ok bool) { return Opencode.SplitName(name) }
 
 // IsSessionName reports whether name addresses one session of an opencode store.
 func IsSessionName(name string) bool { return Opencode.IsSessionName(name) }
 
 // ListSessions opens an opencode store and lists its sessions' names.
 func ListSessions(path string) ([]string, error) { return Opencode.ListSessions(path) }
-
-// RunExported runs a command that writes on a session of an opencode store (Agent.RunExported).
-func RunExported(name string, inPlace bool, output string, force bool, run func(tmp string) error) error {
-	return Opencode.RunExported(name, inPlace, output, force, run)
-}
-
-// OpenSession exports one session of an opencode store (Agent.OpenSession).
-func OpenSession(name string) (*os.File, fs.FileInfo, error) { return Opencode.OpenSession(name) }
-
-// StatSession states a session of an opencode store (Agent.StatSession).
-func StatSession(name string) (fs.FileInfo, error) { return Opencode.StatSession(name) }
-
-// ExportTemp exports one session of an opencode store into a new private temporary file.
-func ExportTemp(name string) (path string, cleanup func(), err error) {
-	return Opencode.ExportTemp(name)
-}
 
 // SessionIDs lists the ids of the store's sessions.
 func (s *Store) SessionIDs() ([]string, error) {
