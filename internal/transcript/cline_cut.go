@@ -59,19 +59,7 @@ func clineJSON(b *strings.Builder, v jsonl.Value, cut bool) {
 		}
 		clinesess.Quote(b, s)
 	case v.IsObject():
-		b.WriteByte('{')
-		i := 0
-		v.Each(func(k string, val jsonl.Value) bool {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			i++
-			clinesess.Quote(b, k)
-			b.WriteByte(':')
-			clineJSON(b, val, cut)
-			return true
-		})
-		b.WriteByte('}')
+		clineObject(b, v, func(string, jsonl.Value) bool { return cut })
 	case v.IsArray():
 		b.WriteByte('[')
 		i := 0
@@ -91,6 +79,12 @@ func clineJSON(b *strings.Builder, v jsonl.Value, cut bool) {
 
 // clineJSONKey writes an object as JSON.stringify does, the strings of the keys in cut cut.
 func clineJSONKey(b *strings.Builder, v jsonl.Value, cut map[string]bool) {
+	clineObject(b, v, func(k string, val jsonl.Value) bool { return cut[k] && val.IsString() })
+}
+
+// clineObject writes an object as JSON.stringify does, each member's strings cut when cutMember
+// says so.
+func clineObject(b *strings.Builder, v jsonl.Value, cutMember func(k string, val jsonl.Value) bool) {
 	b.WriteByte('{')
 	i := 0
 	v.Each(func(k string, val jsonl.Value) bool {
@@ -100,7 +94,7 @@ func clineJSONKey(b *strings.Builder, v jsonl.Value, cut map[string]bool) {
 		i++
 		clinesess.Quote(b, k)
 		b.WriteByte(':')
-		clineJSON(b, val, cut[k] && val.IsString())
+		clineJSON(b, val, cutMember(k, val))
 		return true
 	})
 	b.WriteByte('}')
