@@ -308,13 +308,20 @@ func (o *Ollama) chat(ctx context.Context, req *api.ChatRequest, received func(i
 	})
 	if err == nil && !done {
 		err = errIncomplete
+		if text.Len() > 0 {
+			err = errCutShort
+		}
 	}
 	out.Text = text.String()
 	return out, err
 }
 
-// errIncomplete: a 200 reply that never said done:true (wrong shape, or cut short).
+// errIncomplete: a 200 reply that never said done:true (wrong shape, or no reply at all).
 var errIncomplete = errors.New("reply ended without done:true")
+
+// errCutShort: text came, then the reply ended without done:true. Ollama's server does this when
+// the model repeats one token over and over (it aborts the prediction and sends what it had).
+var errCutShort = fmt.Errorf("%w: the server cut the reply short (Ollama stops a model that repeats one token over and over)", errIncomplete)
 
 // outcome turns one attempt's error into an EndpointError and decides whether to retry.
 func (o *Ollama) outcome(ctx context.Context, err error, hint *retryHint) attemptOutcome {

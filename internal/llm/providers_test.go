@@ -340,6 +340,18 @@ func TestGarbageAndWrongShape(t *testing.T) {
 	}
 }
 
+// TestOllamaReplyCutShort: Ollama aborts a model that repeats one token over and over and sends
+// what it had with done:false; the error says so instead of only "without done:true".
+func TestOllamaReplyCutShort(t *testing.T) {
+	body := `{"model":"m","message":{"role":"assistant","content":"loop loop loop"},"done":false}`
+	f := llmtest.NewServer(t, 4096, func(int, llmtest.Call) llmtest.Answer { return llmtest.Answer{Body: body} })
+	_, err := complete(t, newClient(t, "ollama", f.URL(), nil))
+	wantKind(t, err, BadResponse)
+	if !strings.Contains(err.Error(), "repeats one token") {
+		t.Errorf("error %q does not say the server cut the reply short", err)
+	}
+}
+
 func TestHugeReply(t *testing.T) {
 	for _, api := range apis {
 		t.Run(api, func(t *testing.T) {
