@@ -149,7 +149,8 @@ func (r *Reader) rankSegment(s *segment, terms []queryTerm, avg float64, q Query
 
 // score sums the BM25 scores of the terms' postings in one segment; touched lists the
 // documents with a score. Both are the Reader's buffers, kept between segments (rankSegment
-// zeroes the scores it touched).
+// zeroes the scores it touched). A term's share of a document's score is
+// w·tf / (tf + k1·(1−b) + k1·b·len/avglen), w = idf·(k1+1): one division a posting.
 func (r *Reader) score(s *segment, terms []queryTerm, lens []byte, avg float64) (scores []float32, touched []int32) {
 	n := len(lens) / 2
 	if cap(r.scores) < n {
@@ -157,32 +158,44 @@ func (r *Reader) score(s *segment, terms []queryTerm, lens []byte, avg float64) 
 	}
 	scores, touched = r.scores[:n], r.touched[:0]
 	defer func() { r.touched = touched }()
+	base, perLen := bm25K1*(1-bm25B), bm25K1*bm25B/avg
 	for _, t := range terms {
 		post, ok := s.postings(r.posts, t.post)
 		if !ok {
 			continue
 		}
 		r.posts = post
-		var d int64 = -1
-		for len(post) > 0 {
-			delta, k := binary.Uvarint(post)
-			if k <= 0 {
+		w := t.idf * (bm25K1 + 1)
+		d := -1
+		for i := 0; i < len(post); {
+			var delta, tf uint64
+			if b := post[i]; b < 0x80 { // nearly every delta and frequency is one byte
+				delta, i = uint64(b), i+1
+			} else if v, k := binary.Uvarint(post[i:]); k > 0 {
+				delta, i = v, i+k
+			} else {
 				break
 			}
-			tf, k2 := binary.Uvarint(post[k:])
-			if k2 <= 0 {
+			if i >= len(post) || delta >= uint64(n) {
 				break
 			}
-			post = post[k+k2:]
-			d += int64(delta)
-			if d < 0 || d >= int64(len(scores)) {
+			if b := post[i]; b < 0x80 {
+				tf, i = uint64(b), i+1
+			} else if v, k := binary.Uvarint(post[i:]); k > 0 {
+				tf, i = v, i+k
+			} else {
 				break
 			}
-			norm := bm25K1 * (1 - bm25B + bm25B*float64(binary.LittleEndian.Uint16(lens[2*d:]))/avg)
+			d += int(delta)
+			if d >= n {
+				break
+			}
+			ftf := float64(tf)
+			norm := base + perLen*float64(binary.LittleEndian.Uint16(lens[2*d:]))
 			if scores[d] == 0 {
 				touched = append(touched, int32(d))
 			}
-			scores[d] += float32(t.idf * float64(tf) * (bm25K1 + 1) / (float64(tf) + norm))
+			scores[d] += float32(w * ftf / (ftf + norm))
 		}
 	}
 	return scores, touched
