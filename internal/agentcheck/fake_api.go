@@ -23,6 +23,9 @@ import (
 type FakeAPI struct {
 	URL  string
 	Tool string         // the tool to call, by its declared name
+	// Undeclared: call Tool even though the agent did not declare it (a model that calls a
+	// tool the agent does not have, which the agent answers with an error result).
+	Undeclared bool
 	Args map[string]any // its arguments
 	// Calls is how many tool results a conversation asked for a call gets before the fake
 	// answers "Done." (0: 1).
@@ -133,6 +136,9 @@ func (f *FakeAPI) decide(lastResult bool, results int, lastUser string, tools []
 	case snapshot:
 		return answer{text: SnapshotReply}
 	case strings.Contains(lastUser, ToolWord) || lastResult:
+		if f.Undeclared {
+			return answer{call: true}
+		}
 		for _, t := range tools {
 			if t == f.Tool {
 				return answer{call: true}

@@ -123,13 +123,14 @@ func gooseMessages(v jsonl.Value, text textMode) []Message {
 }
 
 // gooseResult is a toolResponse as Goose sends it: the text items of its result's content,
-// joined by newlines; an error result's error.
+// joined by newlines; an error result (status "error", a call Goose could not make) as
+// gooseErrorPrefix and the stored error.
 func gooseResult(p jsonl.Value, text textMode) Block {
 	b := Block{Kind: BlockToolResult, ID: p.Get("id").Str()}
 	res := p.Get("toolResult")
 	var texts []string
 	if res.Get("status").Str() == "error" {
-		texts = append(texts, res.Get("error").Text())
+		texts = append(texts, gooseErrorPrefix+res.Get("error").Text())
 	} else {
 		res.Get("value").Get("content").Each(func(_ string, c jsonl.Value) bool {
 			if c.Get("type").Str() == "text" {
@@ -145,6 +146,11 @@ func gooseResult(p jsonl.Value, text textMode) Block {
 	b.Text, b.Chars = tb.Text, tb.Chars
 	return b
 }
+
+// gooseErrorPrefix opens an error result as Goose 1.52.0 sends it on resume: its store keeps
+// the error's message only, which Goose reads back as an internal error (JSON-RPC code -32603)
+// and sends after this sentence, code first.
+const gooseErrorPrefix = "The tool call returned the following error:\n-32603: "
 
 // gooseRecord is one line seen on its own (ctxc grep): its messages.
 func gooseRecord(v jsonl.Value) Record {

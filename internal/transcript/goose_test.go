@@ -75,7 +75,7 @@ func TestGooseMessages(t *testing.T) {
 			"toolResult":{"status":"success","value":{"content":[{"type":"text","text":"x"},{"type":"image"},{"type":"text","text":"y"}]}}},
 			{"type":"text","text":"b"}]}`, []string{"user:a", "tool:x\ny", "user:b"}},
 		{"an error result", `{"role":"user","content":[{"type":"toolResponse","id":"c","toolResult":{"status":"error","error":"boom"}}]}`,
-			[]string{"tool:boom"}},
+			[]string{"tool:The tool call returned the following error:\n-32603: boom"}},
 		{"another role", `{"role":"system","content":[{"type":"text","text":"a"}]}`, nil},
 		{"thinking is none of the text", `{"role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"text","text":"b"}]}`,
 			[]string{"assistant:b"}},
