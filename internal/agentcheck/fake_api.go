@@ -22,11 +22,11 @@ import (
 // check) are answered with the text "{}" so that the agent moves on.
 type FakeAPI struct {
 	URL  string
-	Tool string         // the tool to call, by its declared name
+	Tool string // the tool to call, by its declared name
 	// Undeclared: call Tool even though the agent did not declare it (a model that calls a
 	// tool the agent does not have, which the agent answers with an error result).
 	Undeclared bool
-	Args map[string]any // its arguments
+	Args       map[string]any // its arguments
 	// Calls is how many tool results a conversation asked for a call gets before the fake
 	// answers "Done." (0: 1).
 	Calls int
