@@ -68,6 +68,10 @@ type Agent struct {
 	// Handoff: how a conversation is handed to the agent as a new session (nil: it is not a
 	// target of `ctxc handoff`).
 	Handoff *Handoff
+	// CompactNote: after its own compaction the agent starts the context again with a hook's
+	// SessionStart event (source "compact") and adds the hook's answer to it, so `ctxc hook`
+	// can answer with the note of what the compaction may have lost.
+	CompactNote bool
 }
 
 // Kept is how an agent's compaction record names what the context keeps of the records before

@@ -36,6 +36,7 @@ var claudeCode = Agent{
 			CallSearch: shape("Grep", FieldPattern, "pattern", FieldPath, "path"),
 		},
 	},
+	CompactNote: true,
 }
 
 // ClaudeProjectDir is the folder name Claude Code keeps a working directory's sessions in

@@ -25,6 +25,8 @@ var codex = Agent{
 	},
 	// Its compaction records name nothing kept: a legacy compaction keeps the initial messages and the recent user messages.
 	Kept: Kept{Rebuild: true},
+	// Codex 0.169.0 runs SessionStart hooks after it writes its compacted record.
+	CompactNote: true,
 }
 
 // codexSessionPath: $CODEX_HOME (~/.codex) /sessions/YYYY/MM/DD/rollout-<local time>-<id>.jsonl.

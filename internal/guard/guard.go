@@ -91,33 +91,28 @@ const noteFrame = NotePrefix + "This conversation was just compacted. Before it 
 	"of the conversation so far, not a new message from the user.\n\n"
 
 // Agents are the agents whose hook ctxc runs (`ctxc hook AGENT`): those whose compaction
-// starts a session with a SessionStart(compact) event whose answer adds to the context.
-func Agents() []string { return []string{agent.ClaudeCode, agent.Codex} }
+// starts a session with a SessionStart(compact) event whose answer adds to the context (the
+// registry's CompactNote).
+func Agents() []string {
+	var names []string
+	for _, a := range agent.All() {
+		if a.CompactNote {
+			names = append(names, a.Name)
+		}
+	}
+	return names
+}
 
-// Run runs one call of the named agent's hook (one of Agents; ok false for another name).
+// Run runs one call of the named agent's hook (one of Agents; ok false for another name): in
+// is the hook's stdin. It returns what to print on stdout (nil for nothing) and what happened,
+// and never fails. (Claude Code and Codex 0.169.0 read the same SessionStart answer; Codex runs
+// the hook after it has written its compacted record, so the note holds what its summary lost.)
 func Run(ctx context.Context, name string, in io.Reader, o Options) (stdout []byte, out Outcome, ok bool) {
-	switch name {
-	case agent.ClaudeCode:
-		stdout, out = ClaudeCode(ctx, in, o)
-	case agent.Codex:
-		stdout, out = Codex(ctx, in, o)
-	default:
+	if a, found := agent.Lookup(name); !found || !a.CompactNote {
 		return nil, Outcome{}, false
 	}
+	stdout, out = run(ctx, name, in, o)
 	return stdout, out, true
-}
-
-// ClaudeCode runs one call of Claude Code's hook: in is the hook's stdin. It returns what to
-// print on stdout (nil for nothing) and what happened, and never fails.
-func ClaudeCode(ctx context.Context, in io.Reader, o Options) (stdout []byte, out Outcome) {
-	return run(ctx, agent.ClaudeCode, in, o)
-}
-
-// Codex runs one call of Codex's hook (Codex 0.169.0 reads the same SessionStart answer as
-// Claude Code, and runs the hook after it has written its compacted record: the note then
-// holds what its summary lost).
-func Codex(ctx context.Context, in io.Reader, o Options) (stdout []byte, out Outcome) {
-	return run(ctx, agent.Codex, in, o)
 }
 
 // run answers SessionStart(compact) with the note for the session, and anything else with

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxc/ctxc/internal/agent"
 )
 
 const example = "../../testdata/example/session.jsonl"
@@ -240,5 +242,30 @@ func TestNoteFollowsProjectInstructions(t *testing.T) {
 	}
 	if got := note(); !strings.Contains(got, command) {
 		t.Errorf("the note lacks the command the instructions name:\n%s", got)
+	}
+}
+
+// ClaudeCode runs one call of Claude Code's hook.
+func ClaudeCode(ctx context.Context, in io.Reader, o Options) ([]byte, Outcome) {
+	out, oc, _ := Run(ctx, agent.ClaudeCode, in, o)
+	return out, oc
+}
+
+// Codex runs one call of Codex's hook.
+func Codex(ctx context.Context, in io.Reader, o Options) ([]byte, Outcome) {
+	out, oc, _ := Run(ctx, agent.Codex, in, o)
+	return out, oc
+}
+
+// TestHookAgentsAreTheRegistrys: the agents ctxc hook answers are the registry's CompactNote
+// agents, and no other name runs.
+func TestHookAgentsAreTheRegistrys(t *testing.T) {
+	if got := strings.Join(Agents(), " "); got != agent.ClaudeCode+" "+agent.Codex {
+		t.Errorf("Agents() = %q", got)
+	}
+	for _, name := range []string{agent.Pi, "bogus", ""} {
+		if _, _, ok := Run(context.Background(), name, strings.NewReader("{}"), Options{}); ok {
+			t.Errorf("Run(%q) ran", name)
+		}
 	}
 }
