@@ -28,6 +28,17 @@ func gooseHome(t *testing.T, small bool) *agentcheck.AgentHome {
 	return h
 }
 
+// gooseSession is the one session of goose's store: its name (STORE#ID) and its id.
+func gooseSession(t *testing.T, h *agentcheck.AgentHome) (name, id string) {
+	t.Helper()
+	names, err := goosestore.ListSessions(h.GooseStore())
+	if err != nil || len(names) != 1 {
+		t.Fatalf("goose's store holds %v (%v), want one session", names, err)
+	}
+	_, id, _ = strings.Cut(names[0], goosestore.Sep)
+	return names[0], id
+}
+
 // gooseRows is what a session of Goose's store holds: the user messages that hold a text and
 // are the agent's to see, tool requests and responses, and answers that recorded their usage.
 type gooseRows struct{ users, calls, results, usages, compactions int }
@@ -73,12 +84,7 @@ func TestAgentGooseSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := h.GooseStore()
-	names, err := goosestore.ListSessions(store)
-	if err != nil || len(names) != 1 {
-		t.Fatalf("goose's store holds %v (%v), want one session", names, err)
-	}
-	name := names[0]
-	_, id, _ := strings.Cut(name, goosestore.Sep)
+	name, id := gooseSession(t, h)
 	st := statsOf(t, name)
 	c := countGooseRows(t, store, id)
 	t.Logf("%+v; the store: %+v", st, c)
@@ -128,19 +134,15 @@ func TestAgentGooseCompaction(t *testing.T) {
 	if err := h.GooseRun("judged", "Third question", true); err != nil {
 		t.Fatal(err)
 	}
-	names, err := goosestore.ListSessions(h.GooseStore())
-	if err != nil || len(names) != 1 {
-		t.Fatalf("goose's store holds %v (%v), want one session", names, err)
-	}
-	_, id, _ := strings.Cut(names[0], goosestore.Sep)
-	st := statsOf(t, names[0])
+	name, id := gooseSession(t, h)
+	st := statsOf(t, name)
 	c := countGooseRows(t, h.GooseStore(), id)
 	t.Logf("%+v; the store: %+v", st, c)
 	if st.Format != "goose" || c.compactions != 1 || st.Compactions != c.compactions || st.Messages.User != c.users ||
 		st.ToolCalls != c.calls || c.calls != 0 {
 		t.Errorf("stats of the session goose compacted: %+v; its store holds %+v", st, c)
 	}
-	if got := gooseAgrees(t, h, "judged", names[0]); len(got) < 3 || !strings.Contains(got[0].String(), agentcheck.SnapshotReply) {
+	if got := gooseAgrees(t, h, "judged", name); len(got) < 3 || !strings.Contains(got[0].String(), agentcheck.SnapshotReply) {
 		t.Errorf("goose resumed %v, want its summary, its note and the last turn", got)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/ctxc/ctxc/internal/agentcheck"
-	"github.com/ctxc/ctxc/internal/goosestore"
 	"github.com/ctxc/ctxc/internal/opencodestore"
 )
 
@@ -91,17 +90,11 @@ func TestAgentToolErrorGoose(t *testing.T) {
 	if err := h.GooseRun("judged", "Look at the project "+agentcheck.ToolWord, false); err != nil {
 		t.Fatal(err)
 	}
-	store := h.GooseStore()
-	names, err := goosestore.ListSessions(store)
-	if err != nil || len(names) != 1 {
-		t.Fatalf("goose's store holds %v (%v), want one session", names, err)
-	}
-	name := names[0]
-	_, id, _ := strings.Cut(name, goosestore.Sep)
+	name, id := gooseSession(t, h)
 	if st := statsOf(t, name); st.ToolCalls != 1 || st.ToolResults != 1 {
 		t.Errorf("stats of the session goose wrote: %+v", st)
 	}
-	if errs := gooseErrorResults(t, store, id); errs != 1 {
+	if errs := gooseErrorResults(t, h.GooseStore(), id); errs != 1 {
 		t.Fatalf("goose stored %d error results, want the refused call's", errs)
 	}
 	gooseAgrees(t, h, "judged", name)
