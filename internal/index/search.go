@@ -176,7 +176,7 @@ func (r *Reader) score(s *segment, terms []queryTerm, lens []byte, avg float64) 
 			} else {
 				break
 			}
-			if i >= len(post) || delta >= uint64(n) {
+			if i >= len(post) || delta > uint64(n) { // (the first delta is its document's index + 1)
 				break
 			}
 			if b := post[i]; b < 0x80 {
