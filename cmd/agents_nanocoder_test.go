@@ -104,3 +104,29 @@ func nanocoderAgrees(t *testing.T, h *agentcheck.AgentHome, id, path string) []a
 	}
 	return got
 }
+
+// TestAgentNanocoderCompaction: Nanocoder compacts a session itself (its context set small, its
+// auto-compact summarizes all but its last messages): stats counts the one compaction and load
+// is the context Nanocoder resumes, its summary first.
+func TestAgentNanocoderCompaction(t *testing.T) {
+	h := nanocoderHome(t)
+	if err := h.NanocoderRun("Look at the project "+agentcheck.ToolWord+" "+agentcheck.NanocoderPad, "--context-max", "2k"); err != nil {
+		t.Fatal(err)
+	}
+	sessions := h.NanocoderSessions()
+	if len(sessions) != 1 {
+		t.Fatalf("Nanocoder wrote %v, want one session", sessions)
+	}
+	path := sessions[0]
+	st := statsOf(t, path)
+	c := countNanocoder(t, path)
+	t.Logf("%+v; the session: %+v", st, c)
+	if st.Format != "nanocoder" || c.summaries != 1 || st.Compactions != c.summaries || st.Messages.User != c.users ||
+		st.ToolCalls != c.calls || st.ToolResults != c.results {
+		t.Errorf("stats of the session Nanocoder compacted: %+v; it holds %+v", st, c)
+	}
+	id := strings.TrimSuffix(filepath.Base(path), ".json")
+	if got := nanocoderAgrees(t, h, id, path); len(got) < 2 || !strings.Contains(got[0].String(), "<conversation-summary>") {
+		t.Errorf("Nanocoder resumed %v, want its summary first", got)
+	}
+}

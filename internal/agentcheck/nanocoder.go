@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/ctxc/ctxc/internal/agent"
@@ -25,6 +26,13 @@ const Nanocoder = agent.Nanocoder
 
 // NanocoderTool is the tool the fake asks Nanocoder to call.
 const NanocoderTool = "read_file"
+
+// NanocoderSummaryCue begins Nanocoder's request for a summary when it compacts a session.
+const NanocoderSummaryCue = "Summarise the following conversation segment."
+
+// NanocoderPad is a prompt's padding that makes the message it summarizes longer than its
+// summary (else Nanocoder keeps the messages as they are).
+var NanocoderPad = strings.Repeat("the build must stay green; ", 200)
 
 // NewNanocoderHome prepares a home for Nanocoder under dir.
 func NewNanocoderHome(dir string) (*AgentHome, error) {
@@ -149,4 +157,19 @@ func (h *AgentHome) nanocoderACP(steps func(*acpConn) error) error {
 		return fmt.Errorf("nanocoder --acp: %w", err)
 	}
 	return nil
+}
+
+// NanocoderRun runs a new session on prompt in Nanocoder's own (Ink) runtime, headless
+// (`nanocoder --no-plain run PROMPT`), which saves the session as its TUI does and compacts it
+// past its auto-compact threshold; args go before `run` (--context-max N).
+func (h *AgentHome) NanocoderRun(prompt string, args ...string) error {
+	bin, _ := MoreBin(h.cmd)
+	argv := append(append([]string{filepath.Join(bin, h.cmd), "--no-plain", "--trust-directory", "--provider", "fake", "--model", "fake-model"},
+		args...), "run", prompt)
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	// (Ink takes a terminal: script(1) gives it one; CI=false, or it renders nothing)
+	return h.runCmd("script", "-qec", "stty cols 200; CI=false "+strings.Join(q, " "), "/dev/null")
 }

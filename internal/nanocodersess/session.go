@@ -125,11 +125,11 @@ func Export(path string, w io.Writer) error {
 		Provider: doc.Get("provider").String(), Model: doc.Get("model").String(), Created: doc.Get("createdAt").String(),
 		Accessed: doc.Get("lastAccessedAt").String(), Messages: len(list)}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	line, err := json.Marshal(h)
-	if err != nil {
+	enc := json.NewEncoder(bw) // (one line, its newline included)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(h); err != nil {
 		return err
 	}
-	bw.Write(append(line, '\n'))
 	var buf bytes.Buffer
 	for i, m := range list {
 		buf.Reset()

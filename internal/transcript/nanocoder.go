@@ -62,7 +62,7 @@ func newNanocoderReader() *nanocoderReader { return &nanocoderReader{} }
 
 func (r *nanocoderReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 	v := jsonl.Value(doc.Raw)
-	if v.Get("type").Str() == nanocoderHeaderType && !v.Get("role").Exists() {
+	if nanocoderHeader(v) {
 		return
 	}
 	ms := nanocoderMessages(v, noText)
@@ -117,7 +117,7 @@ func (r *nanocoderReader) finish(st *Stats) []ref {
 
 func (r *nanocoderReader) materialize(b []byte, x ref) ([]Message, error) {
 	v := jsonl.Value(gjson.Parse(unsafeString(b)).Raw)
-	if !v.Get("role").IsString() {
+	if !v.IsObject() || nanocoderHeader(v) {
 		return nil, fmt.Errorf("not a Nanocoder message")
 	}
 	ms := nanocoderMessages(v, withText)
@@ -125,6 +125,11 @@ func (r *nanocoderReader) materialize(b []byte, x ref) ([]Message, error) {
 		ms[i].Line = x.lineNum()
 	}
 	return ms, nil
+}
+
+// nanocoderHeader: a line is the export's header.
+func nanocoderHeader(v jsonl.Value) bool {
+	return v.Get("type").Str() == nanocoderHeaderType && !v.Get("role").Exists()
 }
 
 // nanocoderSummary: a stored message is the summary of Nanocoder's compaction.
@@ -229,7 +234,7 @@ func nanocoderUTF16(u []uint16) string { return string(utf16.Decode(u)) }
 // nanocoderRecord is one line seen on its own (ctxc grep): its message; the summary of a
 // compaction is its record.
 func nanocoderRecord(v jsonl.Value) Record {
-	if v.Get("type").Str() == nanocoderHeaderType && !v.Get("role").Exists() {
+	if nanocoderHeader(v) {
 		return Record{}
 	}
 	return Record{Messages: nanocoderMessages(v, searchText), Compaction: nanocoderSummary(v)}
