@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the agents beyond Claude Code, Codex and pi whose session files ctxc reads, pinned, from
 # the npm registry, into $CTXC_TEST_CACHE/agents-more (default ~/.cache/ctxc-test/agents-more).
-# The pins are scripts/agent-packages.txt (one name@version a line, # comments). Idempotent:
+# The pins are scripts/agent-packages.txt (one name@version a line, # comments; a pin marked !
+# goes into a folder of its own, $CTXC_TEST_CACHE/agents-more/alone/<name>). Idempotent:
 # returns at once when the pinned versions are there. Prints one line to eval:
 #   export CTXC_MORE_AGENTS_BIN=<dir with the agents' commands>
 set -euo pipefail
@@ -18,7 +19,24 @@ if [[ ${#pins[@]} -gt 0 && ( ! -f $stamp || $(cat "$stamp") != "${pins[*]}" ) ]]
   for p in "${pins[@]}"; do
     if [[ $p == node@* ]]; then npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$p" >&2; fi
   done
-  PATH=$dir/node_modules/.bin:$PATH npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "${pins[@]}" >&2
+  shared=() alone=()
+  for p in "${pins[@]}"; do
+    if [[ $p == '!'* ]]; then alone+=("${p#!}"); else shared+=("$p"); fi
+  done
+  PATH=$dir/node_modules/.bin:$PATH npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "${shared[@]}" >&2
+  # A pin marked ! goes into a folder of its own (dependencies that clash with the others'
+  # hoisted ones), its commands linked beside the others'.
+  for p in "${alone[@]}"; do
+    name=${p%@*}
+    sub=$dir/alone/${name//\//+}
+    mkdir -p "$sub"
+    [[ -f $sub/package.json ]] || echo '{"private":true}' > "$sub/package.json"
+    PATH=$dir/node_modules/.bin:$PATH npm install --prefix "$sub" --no-audit --no-fund --loglevel=error "$p" >&2
+    for cmd in $(PATH=$dir/node_modules/.bin:$PATH node -p "const b = require('$sub/node_modules/$name/package.json').bin || {};
+        (typeof b === 'string' ? ['$name'.split('/').pop()] : Object.keys(b)).join(' ')"); do
+      ln -sf "$sub/node_modules/.bin/$cmd" "$dir/node_modules/.bin/$cmd"
+    done
+  done
   echo "${pins[*]}" > "$stamp"
 fi
 echo "export CTXC_MORE_AGENTS_BIN=$dir/node_modules/.bin"

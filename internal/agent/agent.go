@@ -34,6 +34,7 @@ const (
 	Kilo        = "kilo"
 	Cline       = "cline"
 	Goose       = "goose"
+	Nanocoder   = "nanocoder"
 )
 
 // Agent describes one format.
@@ -132,6 +133,7 @@ var all = sync.OnceValue(func() []Agent {
 		kilo,
 		cline,
 		goose,
+		nanocoder,
 	}
 })
 

@@ -146,7 +146,7 @@ func FromRequest(agent string, body []byte) ([]Turn, error) {
 			ms = ms[1:]
 		}
 		return dropPrompt(chatTurns(ms)), nil
-	case Copilot, Droid, Continue, Cline:
+	case Copilot, Droid, Continue, Cline, Nanocoder:
 		return chatRequestTurns(agent, body)
 	case Gemini:
 		return geminiRequestTurns(body)
@@ -252,7 +252,7 @@ func FromLoad(agent string, jsonl []byte) ([]Turn, error) {
 			turns = turns[1:]
 		}
 		return turns, nil
-	case Codex, Pi, Copilot, Droid, Gemini, Qwen, Opencode, Continue, Kilo, Cline, Goose:
+	case Codex, Pi, Copilot, Droid, Gemini, Qwen, Opencode, Continue, Kilo, Cline, Goose, Nanocoder:
 		ms := make([]chatMessage, len(lines))
 		for i, l := range lines {
 			if err := json.Unmarshal(l, &ms[i]); err != nil {

@@ -154,9 +154,10 @@ func (h *AgentHome) clineACP(id, prompt string) error {
 
 // acpConn is a JSON-RPC connection over a child's standard input and output, one message a line.
 type acpConn struct {
-	in  interface{ Write([]byte) (int, error) }
-	out *bufio.Reader
-	id  int
+	in     interface{ Write([]byte) (int, error) }
+	out    *bufio.Reader
+	id     int
+	result gjson.Result // the result of the last call
 }
 
 // call sends a request and reads until its response, answering the agent's own requests.
@@ -185,6 +186,7 @@ func (c *acpConn) call(method string, params any) error {
 			if e := m.Get("error"); e.Exists() {
 				return fmt.Errorf("%s: %s", method, e.Raw)
 			}
+			c.result = m.Get("result")
 			return nil
 		}
 	}

@@ -43,7 +43,7 @@ type FakeAPI struct {
 
 // SnapshotReply is the fake's answer to an agent's own compression request (Gemini CLI and Qwen
 // Code ask for a <state_snapshot>, opencode for an anchored summary: OpencodeSummaryCue, Continue
-// CLI for a summary: ContinueSummaryCue, Goose: GooseSummaryCue).
+// CLI for a summary: ContinueSummaryCue, Goose: GooseSummaryCue, Nanocoder: NanocoderSummaryCue).
 const SnapshotReply = "<state_snapshot>The user looked at the project and asked two questions.</state_snapshot>"
 
 // ToolWord in a user prompt asks the fake for a tool call.
@@ -121,7 +121,8 @@ type answer struct {
 // asked for.
 func (f *FakeAPI) decide(lastResult bool, results int, lastUser string, tools []string, schema bool) answer {
 	snapshot := strings.Contains(lastUser, "<state_snapshot>") || strings.Contains(lastUser, OpencodeSummaryCue) ||
-		strings.Contains(lastUser, ContinueSummaryCue) || strings.Contains(lastUser, GooseSummaryCue)
+		strings.Contains(lastUser, ContinueSummaryCue) || strings.Contains(lastUser, GooseSummaryCue) ||
+		strings.Contains(lastUser, NanocoderSummaryCue)
 	f.mu.Lock()
 	if f.snapshot && !snapshot {
 		f.compacted = true // a request after the agent's compression: its context is the summary

@@ -46,11 +46,16 @@ type AgentHome struct {
 
 // run starts the agent with args in the project folder and waits for it (3 minutes at most).
 func (h *AgentHome) run(args ...string) error {
-	h.runs++
 	bin, _ := MoreBin(h.cmd)
+	return h.runCmd(filepath.Join(bin, h.cmd), args...)
+}
+
+// runCmd runs a command (name: its path, or one on PATH) in the agent's home, as run does.
+func (h *AgentHome) runCmd(name string, args ...string) error {
+	h.runs++
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(bin, h.cmd), args...)
+	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = h.Proj
 	cmd.Env = append(os.Environ(), "HOME="+h.Home, "NO_COLOR=1", "CI=1")
 	cmd.Env = append(cmd.Env, h.env(h.Fake.URL)...)

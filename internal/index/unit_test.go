@@ -109,6 +109,8 @@ func TestResumeCommand(t *testing.T) {
 		{"opencode", "ses_dd", "/w/p", "/d/opencode.db#ses_dd", "cd /w/p && opencode --session ses_dd"},
 		{"kilo", "ses_dd", "/w/p", "/d/kilo.db#ses_dd", "cd /w/p && kilo --session ses_dd"},
 		{"cline", "17_ab", "/w/p", "/h/17_ab/17_ab.messages.json", "cd /w/p && cline --id 17_ab"},
+		{"nanocoder", "2e8ad5ce-ca6d-45e3-b8e7-f38a9ee5d892", "/w/p", "/h/s/2e8ad5ce-ca6d-45e3-b8e7-f38a9ee5d892.json",
+			"cd /w/p && nanocoder --resume 2e8ad5ce-ca6d-45e3-b8e7-f38a9ee5d892"},
 	}
 	for _, c := range cases {
 		if got := ResumeCommand(c.agent, c.session, c.project, c.path); got != c.want {
@@ -129,6 +131,7 @@ func TestSessionDetails(t *testing.T) {
 		{"opencode-1.18-tool.jsonl", "opencode", "ses_ddda26219ffeuyiU5usHydCG74", "/tmp/oc-explore/proj"},
 		{"kilo-7.7-compacted.jsonl", "kilo", "ses_ddce0f95dffezPP2j0u8jUTd7y", "/tmp/kilo-x/run3/proj"},
 		{"cline-3.0-tool-resumed.jsonl", "cline", "1795898977811_3xsx5", "/tmp/TestAgentClineSession1662790016/001/proj"},
+		{"nanocoder-1.30-tool-resumed.jsonl", "nanocoder", "2e8ad5ce-ca6d-45e3-b8e7-f38a9ee5d892", "/tmp/TestAgentNanocoderSession521389683/001/proj"},
 	}
 	for _, c := range cases {
 		p := filepath.Join("..", "..", "testdata", "fixtures", c.fixture)

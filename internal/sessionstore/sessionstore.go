@@ -5,8 +5,8 @@
 // function here asks the store package the name belongs to. Aider's chat history
 // (internal/aiderhist), a Markdown file, is read the same way: its path names it, and it opens
 // as its JSONL export, never written; so is an OpenHands conversation (internal/openhandsconv),
-// named by its base_state.json, and a Cline session (internal/clinesess), named by its
-// <id>.messages.json.
+// named by its base_state.json, a Cline session (internal/clinesess), named by its
+// <id>.messages.json, and a Nanocoder session (internal/nanocodersess), named by its <id>.json.
 package sessionstore
 
 import (
@@ -17,6 +17,7 @@ import (
 	"github.com/ctxc/ctxc/internal/aiderhist"
 	"github.com/ctxc/ctxc/internal/clinesess"
 	"github.com/ctxc/ctxc/internal/goosestore"
+	"github.com/ctxc/ctxc/internal/nanocodersess"
 	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/opencodestore"
 	"github.com/ctxc/ctxc/internal/openhandsconv"
@@ -47,9 +48,10 @@ func IsStoreSession(name string) bool {
 }
 
 // IsConverted reports whether name is a file read as its JSONL export: Aider's chat history, an
-// OpenHands conversation, a Cline CLI session.
+// OpenHands conversation, a Cline CLI session, a Nanocoder session.
 func IsConverted(name string) bool {
-	return aiderhist.IsHistory(name) || openhandsconv.IsConversation(name) || clinesess.IsSession(name)
+	return aiderhist.IsHistory(name) || openhandsconv.IsConversation(name) || clinesess.IsSession(name) ||
+		nanocodersess.IsSession(name)
 }
 
 // ReadOnly is the error of a command that would write into a session IsSessionName names: ctxc
@@ -63,6 +65,9 @@ func ReadOnly(name string) error {
 	}
 	if clinesess.IsSession(name) {
 		return clinesess.ReadOnly(name)
+	}
+	if nanocodersess.IsSession(name) {
+		return nanocodersess.ReadOnly(name)
 	}
 	if a := opencodeKindOf(name); a != nil {
 		return a.ReadOnly(name)
@@ -80,6 +85,9 @@ func OpenSession(name string) (*os.File, fs.FileInfo, error) {
 	}
 	if clinesess.IsSession(name) {
 		return clinesess.OpenSession(name)
+	}
+	if nanocodersess.IsSession(name) {
+		return nanocodersess.OpenSession(name)
 	}
 	if aiderhist.IsHistory(name) {
 		return aiderhist.OpenSession(name)
@@ -100,6 +108,9 @@ func StatSession(name string) (fs.FileInfo, error) {
 	}
 	if clinesess.IsSession(name) {
 		return clinesess.StatSession(name)
+	}
+	if nanocodersess.IsSession(name) {
+		return nanocodersess.StatSession(name)
 	}
 	if aiderhist.IsHistory(name) {
 		return aiderhist.StatSession(name)
@@ -122,6 +133,9 @@ func RunExported(name string, inPlace bool, output string, force bool, run func(
 	}
 	if clinesess.IsSession(name) {
 		return clinesess.RunExported(name, inPlace, output, force, run)
+	}
+	if nanocodersess.IsSession(name) {
+		return nanocodersess.RunExported(name, inPlace, output, force, run)
 	}
 	if aiderhist.IsHistory(name) {
 		return aiderhist.RunExported(name, inPlace, output, force, run)

@@ -32,6 +32,7 @@ const (
 	FormatKilo      Format = agent.Kilo
 	FormatCline     Format = agent.Cline
 	FormatGoose     Format = agent.Goose
+	FormatNanocoder Format = agent.Nanocoder
 )
 
 // Formats lists the accepted --format values: the formats of the registry (internal/agent).
@@ -276,6 +277,8 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 		return FormatCline, true, nil
 	case typ == gooseHeaderType && has(m.sessionID):
 		return FormatGoose, true, nil
+	case typ == nanocoderHeaderType && has(m.sessionID):
+		return FormatNanocoder, true, nil
 	case has(m.payload) && has(m.timestamp) && codexItemTypes[typ]:
 		return FormatCodex, true, nil
 	case has(m.recordType) || (has(m.instructions) && has(m.id) && has(m.timestamp)):

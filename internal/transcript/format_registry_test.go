@@ -17,6 +17,7 @@ func TestFormatsAreTheRegistry(t *testing.T) {
 		FormatKilo,
 		FormatCline,
 		FormatGoose,
+		FormatNanocoder,
 	}
 	got := Formats()
 	if len(got) != len(known) {

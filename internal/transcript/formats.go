@@ -33,6 +33,7 @@ var agentCodes = []agentCode{
 	{FormatContinue, func() formatReader { return newContinueReader() }, continueRecord, continueWriter{}, nil},
 	{FormatCline, func() formatReader { return newClineReader() }, clineRecord, clineWriter{}, nil},
 	{FormatGoose, func() formatReader { return newGooseReader() }, gooseRecord, gooseWriter{}, nil},
+	{FormatNanocoder, func() formatReader { return newNanocoderReader() }, nanocoderRecord, nanocoderWriter{}, nil},
 }
 
 // codeOf is the agent code of a format (ok false for a message list or an unknown format).

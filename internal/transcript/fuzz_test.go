@@ -143,6 +143,17 @@ func FuzzClineReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatCline) })
 }
 
+// FuzzNanocoderReader: Nanocoder's sessions as internal/nanocodersess exports them.
+func FuzzNanocoderReader(f *testing.F) {
+	addSeeds(f, "../../testdata/fixtures/nanocoder-*.jsonl")
+	f.Add([]byte(`{"type":"nanocoder","sessionId":"s","messages":4}` + "\n" +
+		`{"role":"user","content":"<conversation-summary>\ns\n</conversation-summary>"}` + "\n" +
+		`{"role":"tool","tool_call_id":"x","name":"read_file","content":"orphan"}` + "\n" +
+		`{"role":"assistant","content":"","tool_calls":[{"id":"c","function":{"name":"read_file","arguments":{"path":"a"}}}]}` + "\n" +
+		`{"role":"tool","tool_call_id":"c","name":"read_file","content":"r","structuredContent":{"k":[1]}}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatNanocoder) })
+}
+
 // FuzzKiloReader: Kilo's messages as internal/opencodestore exports them (opencode's reader,
 // with Kilo's transient texts and board notices), opencode's seeds taken as Kilo's too.
 func FuzzKiloReader(f *testing.F) {
