@@ -23,7 +23,7 @@ import (
 // they are over its chat history budget, and writes nothing of that to the file: the context is
 // the list before that summary. Aider writes no compaction record.
 type aiderReader struct {
-	refs []ref
+	refs []Ref
 }
 
 // aiderRecordType is the type of every record of the export.
@@ -51,7 +51,7 @@ func aiderFieldsOf(v jsonl.Value) aiderFields {
 }
 
 // aiderMessage is a record's message (ok false for a session's start).
-func aiderMessage(v jsonl.Value, text textMode) (Message, bool) {
+func aiderMessage(v jsonl.Value, text TextMode) (Message, bool) {
 	f := aiderFieldsOf(v)
 	if !f.content.IsString() {
 		return Message{}, false
@@ -67,40 +67,40 @@ func aiderMessage(v jsonl.Value, text textMode) (Message, bool) {
 	default:
 		return Message{}, false
 	}
-	return Message{Role: role, Blocks: []Block{textBlockV(BlockText, f.content, text)}}, true
+	return Message{Role: role, Blocks: []Block{TextBlockV(BlockText, f.content, text)}}, true
 }
 
-func (r *aiderReader) add(l *scanLine, doc gjson.Result, st *Stats) {
-	m, ok := aiderMessage(jsonl.Value(doc.Raw), noText)
+func (r *aiderReader) Add(l *Line, doc gjson.Result, st *Stats) {
+	m, ok := aiderMessage(jsonl.Value(doc.Raw), NoText)
 	if !ok {
 		return
 	}
 	m.Line = l.Num
-	st.countMessage(&m)
+	st.CountMessage(&m)
 	if m.Role == RoleTool {
 		return // Aider's own output: not restored
 	}
-	r.refs = append(r.refs, ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(m.Tokens()), msgs: 1})
+	r.refs = append(r.refs, Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1})
 }
 
-func (r *aiderReader) finish(st *Stats) []ref {
+func (r *aiderReader) Finish(st *Stats) []Ref {
 	st.Format = FormatAider
 	return r.refs
 }
 
-func (r *aiderReader) materialize(b []byte, x ref) ([]Message, error) {
-	m, ok := aiderMessage(jsonl.Value(gjson.Parse(unsafeString(b)).Raw), withText)
+func (r *aiderReader) Materialize(b []byte, x Ref) ([]Message, error) {
+	m, ok := aiderMessage(jsonl.Value(gjson.Parse(UnsafeString(b)).Raw), WithText)
 	if !ok {
 		return nil, fmt.Errorf("not an Aider message")
 	}
-	m.Line = x.lineNum()
+	m.Line = x.LineNum()
 	return []Message{m}, nil
 }
 
 // aiderRecord is one record seen on its own (ctxc grep): its message, Aider's own output
 // included (the history holds it).
 func aiderRecord(v jsonl.Value) Record {
-	m, ok := aiderMessage(v, searchText)
+	m, ok := aiderMessage(v, SearchText)
 	if !ok {
 		return Record{}
 	}

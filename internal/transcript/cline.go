@@ -27,8 +27,8 @@ import (
 // the first K. One compaction state, one compaction.
 type clineReader struct {
 	through   int   // the header's compactedThrough
-	history   []ref // the shown messages, in order
-	compacted []ref // the compaction's messages
+	history   []Ref // the shown messages, in order
+	compacted []Ref // the compaction's messages
 }
 
 // clineHeaderType and clineCompactedType are the types of the export's own lines
@@ -40,7 +40,7 @@ const (
 
 func newClineReader() *clineReader { return &clineReader{} }
 
-func (r *clineReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *clineReader) Add(l *Line, doc gjson.Result, st *Stats) {
 	v := jsonl.Value(doc.Raw)
 	switch v.Get("type").Str() {
 	case clineHeaderType:
@@ -49,70 +49,70 @@ func (r *clineReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 	case clineCompactedType:
 		if len(r.compacted) == 0 {
 			st.Compactions++
-			st.addRecord(l)
+			st.AddRecord(l)
 		} else {
-			st.extendRecord(l)
+			st.ExtendRecord(l)
 		}
-		ms := clineMessages(v.Get("message"), noText)
+		ms := clineMessages(v.Get("message"), NoText)
 		r.compacted = append(r.compacted, clineRef(l, ms))
 		return
 	}
 	if v.Get("metadata").Get("displayOnly").Bool() {
 		return
 	}
-	ms := clineMessages(v, noText)
+	ms := clineMessages(v, NoText)
 	for i := range ms {
 		ms[i].Line = l.Num
-		st.countMessage(&ms[i])
+		st.CountMessage(&ms[i])
 	}
 	if u := v.Get("metrics"); u.IsObject() && v.Get("role").Str() == "assistant" {
-		st.countUsage("", Usage{Input: int(u.Get("inputTokens").Int()), Output: int(u.Get("outputTokens").Int()),
+		st.CountUsage("", Usage{Input: int(u.Get("inputTokens").Int()), Output: int(u.Get("outputTokens").Int()),
 			CacheRead: int(u.Get("cacheReadTokens").Int()), CacheWrite: int(u.Get("cacheWriteTokens").Int())}, true)
 	}
 	r.history = append(r.history, clineRef(l, ms))
 }
 
-func clineRef(l *scanLine, ms []Message) ref {
+func clineRef(l *Line, ms []Message) Ref {
 	tokens := 0
 	for i := range ms {
 		tokens += ms[i].Tokens()
 	}
-	return ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens), msgs: int32(len(ms))}
+	return Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(tokens), Msgs: int32(len(ms))}
 }
 
-func (r *clineReader) finish(st *Stats) []ref {
+func (r *clineReader) Finish(st *Stats) []Ref {
 	st.Format = FormatCline
 	refs := r.history
 	if r.through > 0 && r.through <= len(r.history) && len(r.compacted) > 0 {
-		refs = append(append([]ref{}, r.compacted...), r.history[r.through:]...)
+		refs = append(append([]Ref{}, r.compacted...), r.history[r.through:]...)
 	}
 	out := refs[:0:0]
 	for _, x := range refs {
-		if x.msgs > 0 {
+		if x.Msgs > 0 {
 			out = append(out, x)
 		}
 	}
 	return out
 }
 
-func (r *clineReader) materialize(b []byte, x ref) ([]Message, error) {
-	v := jsonl.Value(gjson.Parse(unsafeString(b)).Raw)
+func (r *clineReader) Materialize(b []byte, x Ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(UnsafeString(b)).Raw)
 	if v.Get("type").Str() == clineCompactedType {
 		v = v.Get("message")
 	}
 	if !v.Get("role").IsString() {
 		return nil, fmt.Errorf("not a Cline message")
 	}
-	ms := clineMessages(v, withText)
+	ms := clineMessages(v, WithText)
 	for i := range ms {
-		ms[i].Line = x.lineNum()
+		ms[i].Line = x.LineNum()
 	}
 	return ms, nil
 }
 
 // clineMessages is what one stored message sends: a user message's tool results are tool
 // messages of their own, in the order of its content.
-func clineMessages(v jsonl.Value, text textMode) []Message {
+func clineMessages(v jsonl.Value, text TextMode) []Message {
 	role := v.Get("role").Str()
 	if role != "user" && role != "assistant" {
 		return nil
@@ -135,9 +135,9 @@ func clineMessages(v jsonl.Value, text textMode) []Message {
 		case "text":
 			cur.Blocks = append(cur.Blocks, clineText(role, p.Get("text"), text))
 		case "file":
-			cur.Blocks = append(cur.Blocks, textBlockV(BlockText, p.Get("content"), text))
+			cur.Blocks = append(cur.Blocks, TextBlockV(BlockText, p.Get("content"), text))
 		case "tool_use":
-			cur.Blocks = append(cur.Blocks, toolCallBlockV(p.Get("id").Str(), p.Get("name").Str(), p.Get("input"), text))
+			cur.Blocks = append(cur.Blocks, ToolCallBlockV(p.Get("id").Str(), p.Get("name").Str(), p.Get("input"), text))
 		case "tool_result":
 			flush()
 			out = append(out, Message{Role: RoleTool, Blocks: []Block{clineResult(p, text)}})
@@ -152,19 +152,19 @@ func clineMessages(v jsonl.Value, text textMode) []Message {
 
 // clineResult is a tool_result block as Cline sends it: its content when a string, else its
 // JSON, each long string cut in its middle (clineCut).
-func clineResult(p jsonl.Value, text textMode) Block {
+func clineResult(p jsonl.Value, text TextMode) Block {
 	c := p.Get("content")
 	b := Block{Kind: BlockToolResult, ID: p.Get("tool_use_id").Str(), Name: p.Get("name").Str()}
 	if len(c) > clineMaxResultChars { // (else no string of it is long enough to be cut)
 		out := clineCutResult(c)
-		t := piText{text: text.on(), noCount: text == searchText}
-		t.lit(out)
-		tb := t.block()
+		t := TextBuilder{Text: text.On(), NoCount: text == SearchText}
+		t.Lit(out)
+		tb := t.Block()
 		b.Text, b.Chars = tb.Text, tb.Chars
 		return b
 	}
-	b.Chars = text.count(c)
-	if text.on() {
+	b.Chars = text.Count(c)
+	if text.On() {
 		if c.IsString() {
 			b.Text = c.Text()
 		} else {
@@ -176,18 +176,18 @@ func clineResult(p jsonl.Value, text textMode) Block {
 
 // clineText is a text block: a user's text trimmed and without the wrapper of its input
 // (clinesess.UserInput).
-func clineText(role string, v jsonl.Value, text textMode) Block {
+func clineText(role string, v jsonl.Value, text TextMode) Block {
 	if role != "user" {
-		return textBlockV(BlockText, v, text)
+		return TextBlockV(BlockText, v, text)
 	}
 	s := v.Text()
 	if !strings.Contains(s, "<user_") && strings.TrimSpace(s) == s {
-		return textBlockV(BlockText, v, text)
+		return TextBlockV(BlockText, v, text)
 	}
 	s = clinesess.UserInput(s)
-	t := piText{text: text.on(), noCount: text == searchText}
-	t.lit(s)
-	return t.block()
+	t := TextBuilder{Text: text.On(), NoCount: text == SearchText}
+	t.Lit(s)
+	return t.Block()
 }
 
 // clineRecord is one line seen on its own (ctxc grep): its messages; the compaction's first
@@ -197,7 +197,7 @@ func clineRecord(v jsonl.Value) Record {
 	case clineHeaderType:
 		return Record{}
 	case clineCompactedType:
-		return Record{Messages: clineMessages(v.Get("message"), searchText), Compaction: v.Get("index").Int() == 0}
+		return Record{Messages: clineMessages(v.Get("message"), SearchText), Compaction: v.Get("index").Int() == 0}
 	}
-	return Record{Messages: clineMessages(v, searchText)}
+	return Record{Messages: clineMessages(v, SearchText)}
 }

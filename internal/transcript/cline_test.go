@@ -68,7 +68,7 @@ func TestClineUserText(t *testing.T) {
 		`"  \n spaced \n "`:                                   "spaced",
 		`"<user_input mode=\"act\">x</user_input> and more"`:  "x and more",
 	} {
-		b := clineText("user", jsonl.Value(in), withText)
+		b := clineText("user", jsonl.Value(in), WithText)
 		if b.Text != want {
 			t.Errorf("%s: %q, want %q", in, b.Text, want)
 		}

@@ -59,11 +59,11 @@ func (clineWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil {
 		return Written{}, err
 	}
-	doc, err := marshal(map[string]any{"messages": stored})
+	doc, err := Marshal(map[string]any{"messages": stored})
 	if err != nil {
 		return Written{}, err
 	}
-	return Written{Data: doc, Messages: n, Session: id, Resume: resumeHint(FormatCline, id), Folder: dir,
+	return Written{Data: doc, Messages: n, Session: id, Resume: ResumeHint(FormatCline, id), Folder: dir,
 		Files: []BesideFile{{Path: filepath.Join(dir, id+".json"), Data: manifest},
 			{Path: clinesess.CompactionPath(c.Output), Data: state}}}, nil
 }
@@ -99,18 +99,18 @@ func clineManifest(source, oldID, id, dir string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the manifest of the Cline session: %w", err)
 	}
-	o, err := parseObject(b)
-	if err != nil || o.str("session_id") != oldID {
+	o, err := ParseObject(b)
+	if err != nil || o.Str("session_id") != oldID {
 		return nil, fmt.Errorf("%s: not the manifest of Cline session %s", p, oldID)
 	}
-	o.set("session_id", id)
-	if o.str("messages_path") != "" {
-		o.set("messages_path", filepath.Join(dir, id+clinesess.MessagesSuffix))
+	o.Set("session_id", id)
+	if o.Str("messages_path") != "" {
+		o.Set("messages_path", filepath.Join(dir, id+clinesess.MessagesSuffix))
 	}
-	if o.str("compaction_path") != "" {
-		o.set("compaction_path", filepath.Join(dir, id+".compaction.json"))
+	if o.Str("compaction_path") != "" {
+		o.Set("compaction_path", filepath.Join(dir, id+".compaction.json"))
 	}
-	return o.encode(), nil
+	return o.Encode(), nil
 }
 
 // clineState is the compaction state: the rendered messages standing for every shown stored
@@ -133,7 +133,7 @@ func clineState(stored []json.RawMessage, c *Compaction) ([]byte, int, error) {
 	state := map[string]any{"version": 1, "updated_at": c.Now.UTC().Format("2006-01-02T15:04:05.000Z"),
 		"source_message_count": count, "source_last_message_key": clinesess.MessageKey(last),
 		"messages": msgs, "ctxc": meta}
-	b, err := marshal(state)
+	b, err := Marshal(state)
 	return b, n, err
 }
 

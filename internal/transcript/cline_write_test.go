@@ -47,7 +47,7 @@ func TestClineRender(t *testing.T) {
 			var back []Message
 			for _, m := range got {
 				mb, _ := json.Marshal(m)
-				back = append(back, clineMessages(jsonl.Value(mb), withText)...)
+				back = append(back, clineMessages(jsonl.Value(mb), WithText)...)
 			}
 			if len(back) != n {
 				t.Fatalf("read back as %d messages, want %d", len(back), n)

@@ -102,7 +102,7 @@ const (
 )
 
 type codexItem struct {
-	r         ref
+	r         Ref
 	chars     int64 // code points of the message
 	imgs      int32
 	kind      codexKind
@@ -173,7 +173,7 @@ func (r *codexReader) callKeys(m *Message) (call, result uint64) {
 	return call, result
 }
 
-func (r *codexReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *codexReader) Add(l *Line, doc gjson.Result, st *Stats) {
 	v := jsonl.Value(doc.Raw)
 	typ, payload, state := codexEnvelope(v)
 	r.trackRecord(l, typ, payload, st)
@@ -196,7 +196,7 @@ func (r *codexReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 
 // trackRecord extends the newest compaction record over line l, until the first response item
 // that is not a developer message (or the next compaction).
-func (r *codexReader) trackRecord(l *scanLine, typ string, payload jsonl.Value, st *Stats) {
+func (r *codexReader) trackRecord(l *Line, typ string, payload jsonl.Value, st *Stats) {
 	if !r.recordOpen {
 		return
 	}
@@ -204,7 +204,7 @@ func (r *codexReader) trackRecord(l *scanLine, typ string, payload jsonl.Value, 
 		r.recordOpen = false
 		return
 	}
-	st.extendRecord(l)
+	st.ExtendRecord(l)
 }
 
 // codexEnvelope reads a line's type, payload and whether it is a bare-era state record.
@@ -231,8 +231,8 @@ func codexItemOf(v jsonl.Value) jsonl.Value {
 	return v
 }
 
-func (r *codexReader) addItem(l *scanLine, it jsonl.Value, st *Stats) {
-	m, kind := codexItemMessage(it, noText)
+func (r *codexReader) addItem(l *Line, it jsonl.Value, st *Stats) {
+	m, kind := codexItemMessage(it, NoText)
 	if len(m.Blocks) == 0 {
 		return
 	}
@@ -241,12 +241,12 @@ func (r *codexReader) addItem(l *scanLine, it jsonl.Value, st *Stats) {
 		r.run.add(&m)
 	} else {
 		r.flushRun(st)
-		st.countMessage(&m)
+		st.CountMessage(&m)
 	}
 	ci := codexItem{r: codexLineRef(l, codexSelItem), chars: int64(m.Chars()), imgs: int32(m.Images()), kind: kind}
 	ci.call, ci.result = r.callKeys(&m)
 	if kind == cxUser {
-		_, n := codexUserText(it.Get("content"), noText)
+		_, n := codexUserText(it.Get("content"), NoText)
 		ci.textChars = int64(n)
 	}
 	r.hist = append(r.hist, ci)
@@ -264,13 +264,13 @@ func (r *codexReader) addItem(l *scanLine, it jsonl.Value, st *Stats) {
 	}
 }
 
-func codexLineRef(l *scanLine, sel uint8) ref {
-	return ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), sel: sel}
+func codexLineRef(l *Line, sel uint8) Ref {
+	return Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Sel: sel}
 }
 
-func (r *codexReader) addCompacted(l *scanLine, p jsonl.Value, st *Stats) {
+func (r *codexReader) addCompacted(l *Line, p jsonl.Value, st *Stats) {
 	st.Compactions++
-	st.addRecord(l)
+	st.AddRecord(l)
 	r.recordOpen = true
 	r.flushRun(st)
 	var msg, rh jsonl.Value
@@ -286,16 +286,16 @@ func (r *codexReader) addCompacted(l *scanLine, p jsonl.Value, st *Stats) {
 	if msg.IsString() && msg != `""` {
 		// The summary text is new content (a remote compaction leaves it empty: its summary is
 		// the opaque compaction item).
-		sm := codexSummaryMessage(msg, noText)
+		sm := codexSummaryMessage(msg, NoText)
 		sm.Line = l.Num
-		st.countMessage(&sm)
+		st.CountMessage(&sm)
 	}
 	if rh.IsArray() {
 		var b codexBase
 		var calls []uint64
 		answered := map[uint64]bool{}
 		rh.Each(func(_ string, it jsonl.Value) bool {
-			m, kind := codexItemMessage(it, noText)
+			m, kind := codexItemMessage(it, NoText)
 			if len(m.Blocks) == 0 {
 				return true
 			}
@@ -330,7 +330,7 @@ func (r *codexReader) addCompacted(l *scanLine, p jsonl.Value, st *Stats) {
 		}
 		tok := int64(estimate.FromChars(int(it.textChars)))
 		u := codexItem{r: it.r, kind: cxUser, textChars: it.textChars}
-		u.r.sel = codexSelUserText
+		u.r.Sel = codexSelUserText
 		if tok > remaining {
 			u.textChars = remaining * estimate.CharsPerToken
 			tok = remaining
@@ -344,7 +344,7 @@ func (r *codexReader) addCompacted(l *scanLine, p jsonl.Value, st *Stats) {
 	for i := len(sel) - 1; i >= 0; i-- {
 		hist = append(hist, sel[i])
 	}
-	sm := codexSummaryMessage(msg, noText)
+	sm := codexSummaryMessage(msg, NoText)
 	hist = append(hist, codexItem{r: codexLineRef(l, codexSelSummary), chars: int64(sm.Chars()), kind: cxOther})
 	r.hist = hist
 }
@@ -390,7 +390,7 @@ func (r *codexReader) tokenCount(info gjson.Result, st *Stats) {
 		}
 		r.lastTot, r.haveTot = tot, true
 	}
-	st.countUsage("", u, true)
+	st.CountUsage("", u, true)
 }
 
 // rollback drops the last n user turns: the history is cut at the n-th last real user message
@@ -449,14 +449,14 @@ func (r *codexReader) flushRun(st *Stats) {
 	if c.images > 0 {
 		m.Blocks = append(m.Blocks, Block{Kind: BlockImage, Images: c.images - 1})
 	}
-	st.countMessage(&m)
+	st.CountMessage(&m)
 	if c.calls > 1 {
 		st.ToolCalls += c.calls - 1
 	}
 	*c = codexRun{}
 }
 
-func (r *codexReader) finish(st *Stats) []ref {
+func (r *codexReader) Finish(st *Stats) []Ref {
 	r.flushRun(st)
 	st.Format = FormatCodex
 	if r.window > 0 {
@@ -465,7 +465,7 @@ func (r *codexReader) finish(st *Stats) []ref {
 		}
 		st.Usage.ContextWindow = r.window
 	}
-	refs := make([]ref, 0, len(r.hist))
+	refs := make([]Ref, 0, len(r.hist))
 	var run codexTokenRun
 	// Calls left without an output are answered on load (finishContext): one more message of
 	// CodexAbortedOutput each, charged to the ref that holds the call.
@@ -479,25 +479,25 @@ func (r *codexReader) finish(st *Stats) []ref {
 	for _, it := range r.hist {
 		rf := it.r
 		if it.kind == cxBase {
-			rf.tokens, rf.msgs = r.base.tokens, r.base.msgs
+			rf.Tokens, rf.Msgs = r.base.tokens, r.base.msgs
 			run = r.base.tail
 			for _, c := range r.base.open {
 				if !answered[c] {
 					answered[c] = true
-					rf.tokens += abortedTokens
-					rf.msgs++
+					rf.Tokens += abortedTokens
+					rf.Msgs++
 				}
 			}
 		} else {
 			tok, newMsg := run.add(it.kind == cxAsst, it.chars, int64(it.imgs))
-			rf.tokens = int32(tok)
+			rf.Tokens = int32(tok)
 			if newMsg {
-				rf.msgs = 1
+				rf.Msgs = 1
 			}
 			if it.call != 0 && !answered[it.call] {
 				answered[it.call] = true
-				rf.tokens += abortedTokens
-				rf.msgs++
+				rf.Tokens += abortedTokens
+				rf.Msgs++
 			}
 		}
 		refs = append(refs, rf)
@@ -505,10 +505,10 @@ func (r *codexReader) finish(st *Stats) []ref {
 	return refs
 }
 
-func (r *codexReader) materialize(b []byte, x ref) ([]Message, error) {
-	item := codexItemOf(jsonl.Value(gjson.Parse(unsafeString(b)).Raw)) // as add sees it: from the first { on
-	line := x.lineNum()
-	switch x.sel {
+func (r *codexReader) Materialize(b []byte, x Ref) ([]Message, error) {
+	item := codexItemOf(jsonl.Value(gjson.Parse(UnsafeString(b)).Raw)) // as add sees it: from the first { on
+	line := x.LineNum()
+	switch x.Sel {
 	case codexSelReplacement:
 		rh := item.Get("replacement_history")
 		if !rh.IsArray() {
@@ -518,7 +518,7 @@ func (r *codexReader) materialize(b []byte, x ref) ([]Message, error) {
 		k := int32(0)
 		rh.Each(func(_ string, it jsonl.Value) bool {
 			k++
-			m, kind := codexItemMessage(it, withText)
+			m, kind := codexItemMessage(it, WithText)
 			if len(m.Blocks) == 0 {
 				return true
 			}
@@ -532,19 +532,19 @@ func (r *codexReader) materialize(b []byte, x ref) ([]Message, error) {
 		})
 		return out, nil
 	case codexSelSummary:
-		m := codexSummaryMessage(item.Get("message"), withText)
+		m := codexSummaryMessage(item.Get("message"), WithText)
 		m.Line = line
 		m.Src = []SrcRef{{Line: int32(line), Item: SrcSynthesized}}
 		return []Message{m}, nil
 	case codexSelUserText:
-		s, n := codexUserText(item.Get("content"), withText)
-		if limit := int(x.tokens) * estimate.CharsPerToken; n > limit {
+		s, n := codexUserText(item.Get("content"), WithText)
+		if limit := int(x.Tokens) * estimate.CharsPerToken; n > limit {
 			s, n = codexTruncate(s, limit), limit
 		}
 		return []Message{{Role: RoleUser, Line: line, Src: []SrcRef{{Line: int32(line), Item: SrcSynthesized}},
 			Blocks: []Block{{Kind: BlockText, Text: s, Chars: n}}}}, nil
 	}
-	m, kind := codexItemMessage(item, withText)
+	m, kind := codexItemMessage(item, WithText)
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation item")
 	}
@@ -572,14 +572,14 @@ func codexTruncate(s string, n int) string {
 
 // codexSummaryMessage is the user message a legacy compaction puts into the history: the
 // compacted message as written (it already starts with Codex's summary prefix).
-func codexSummaryMessage(msg jsonl.Value, text textMode) Message {
+func codexSummaryMessage(msg jsonl.Value, text TextMode) Message {
 	var b Block
 	if msg.IsString() && msg != `""` {
-		b = textBlockV(BlockText, msg, text)
+		b = TextBlockV(BlockText, msg, text)
 	} else {
 		const none = "(no summary available)"
 		b = Block{Kind: BlockText, Chars: estimate.Chars(none)}
-		if text.on() {
+		if text.On() {
 			b.Text = none
 		}
 	}
@@ -589,9 +589,9 @@ func codexSummaryMessage(msg jsonl.Value, text textMode) Message {
 // codexUserText is the plain-text form of a user message's content (Codex
 // content_items_to_text): its non-empty text parts joined by newlines; chars counts its code
 // points.
-func codexUserText(content jsonl.Value, text textMode) (string, int) {
+func codexUserText(content jsonl.Value, text TextMode) (string, int) {
 	if content.IsString() {
-		if text.on() {
+		if text.On() {
 			return content.Str(), content.Chars()
 		}
 		return "", content.Chars()
@@ -610,13 +610,13 @@ func codexUserText(content jsonl.Value, text textMode) (string, int) {
 			}
 			n++
 			chars += t.Chars()
-			if text.on() {
+			if text.On() {
 				parts = append(parts, t.Str())
 			}
 		}
 		return true
 	})
-	if text.on() {
+	if text.On() {
 		return joinLines(parts), chars
 	}
 	return "", chars

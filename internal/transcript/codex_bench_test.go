@@ -75,8 +75,8 @@ func BenchmarkCodexItemMessage(b *testing.B) {
 	}
 	for _, tc := range []struct {
 		name string
-		text textMode
-	}{{"noText", noText}, {"withText", withText}} {
+		text TextMode
+	}{{"noText", NoText}, {"withText", WithText}} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.SetBytes(size)
 			b.ReportAllocs()

@@ -72,7 +72,7 @@ func roleSeq(msgs []Message) string {
 
 func countRoles(msgs []Message) (rc RoleCounts, calls, results int) {
 	for i := range msgs {
-		rc.add(statsRole(&msgs[i]))
+		rc.Add(StatsRole(&msgs[i]))
 		calls += msgs[i].ToolCalls()
 		results += msgs[i].ToolResults()
 	}

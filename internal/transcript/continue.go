@@ -22,7 +22,7 @@ import (
 // assistant message holding the summary, marked by "conversationSummary"; on resume the context
 // starts at the first item that has one (getHistoryForLLM), every earlier item left out.
 type continueReader struct {
-	items   []ref // every history item's line, in order
+	items   []Ref // every history item's line, in order
 	summary int   // the index in items of the first item with a conversationSummary, -1 if none
 }
 
@@ -54,30 +54,30 @@ func continueFieldsOf(v jsonl.Value) continueFields {
 	return f
 }
 
-func (r *continueReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *continueReader) Add(l *Line, doc gjson.Result, st *Stats) {
 	v := jsonl.Value(doc.Raw)
 	f := continueFieldsOf(v)
 	if !f.message.IsObject() {
 		return // the header
 	}
-	ms := continueItemMessages(f, noText)
+	ms := continueItemMessages(f, NoText)
 	tokens := 0
 	for i := range ms {
 		ms[i].Line = l.Num
-		st.countMessage(&ms[i])
+		st.CountMessage(&ms[i])
 		tokens += ms[i].Tokens()
 	}
 	if u, ok := continueUsage(f.message.Get("usage")); ok {
-		st.countUsage("", u, true)
+		st.CountUsage("", u, true)
 	}
 	if f.summary.Exists() {
 		st.Compactions++
-		st.addRecord(l)
+		st.AddRecord(l)
 		if r.summary < 0 {
 			r.summary = len(r.items)
 		}
 	}
-	r.items = append(r.items, ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens), msgs: int32(len(ms))})
+	r.items = append(r.items, Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(tokens), Msgs: int32(len(ms))})
 }
 
 // continueUsage is an assistant message's recorded usage (OpenAI's names).
@@ -90,7 +90,7 @@ func continueUsage(u jsonl.Value) (Usage, bool) {
 	return Usage{Input: int(max(in-cached, 0)), Output: int(out), CacheRead: int(cached)}, true
 }
 
-func (r *continueReader) finish(st *Stats) []ref {
+func (r *continueReader) Finish(st *Stats) []Ref {
 	st.Format = FormatContinue
 	refs := r.items
 	if r.summary >= 0 {
@@ -98,28 +98,28 @@ func (r *continueReader) finish(st *Stats) []ref {
 	}
 	out := refs[:0:0]
 	for _, x := range refs {
-		if x.msgs > 0 {
+		if x.Msgs > 0 {
 			out = append(out, x)
 		}
 	}
 	return out
 }
 
-func (r *continueReader) materialize(b []byte, x ref) ([]Message, error) {
-	v := jsonl.Value(gjson.Parse(unsafeString(b)).Raw)
+func (r *continueReader) Materialize(b []byte, x Ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(UnsafeString(b)).Raw)
 	f := continueFieldsOf(v)
 	if !f.message.IsObject() {
 		return nil, fmt.Errorf("not a history item")
 	}
-	ms := continueItemMessages(f, withText)
+	ms := continueItemMessages(f, WithText)
 	for i := range ms {
-		ms[i].Line = x.lineNum()
+		ms[i].Line = x.LineNum()
 	}
 	return ms, nil
 }
 
 // continueItemMessages is what a history item sends: its message, then its tool results.
-func continueItemMessages(f continueFields, text textMode) []Message {
+func continueItemMessages(f continueFields, text TextMode) []Message {
 	m := continueMessage(f.message, f.contextItems, text)
 	// The summary is the message the mark is on when it holds it (ctxc marks the first item of
 	// the history it writes, a head message before the summary).
@@ -133,7 +133,7 @@ func continueItemMessages(f continueFields, text textMode) []Message {
 }
 
 // continueMessage is a history item's message as Continue CLI sends it.
-func continueMessage(msg, contextItems jsonl.Value, text textMode) Message {
+func continueMessage(msg, contextItems jsonl.Value, text TextMode) Message {
 	var role string
 	var content, toolCalls, callID jsonl.Value
 	msg.Each(func(k string, v jsonl.Value) bool {
@@ -165,7 +165,7 @@ func continueMessage(msg, contextItems jsonl.Value, text textMode) Message {
 	}
 	toolCalls.Each(func(_ string, tc jsonl.Value) bool {
 		fn := tc.Get("function")
-		m.Blocks = append(m.Blocks, toolCallBlockV(tc.Get("id").Str(), fn.Get("name").Str(), fn.Get("arguments"), text))
+		m.Blocks = append(m.Blocks, ToolCallBlockV(tc.Get("id").Str(), fn.Get("name").Str(), fn.Get("arguments"), text))
 		return true
 	})
 	if len(m.Blocks) > 1 && m.Blocks[0].Kind == BlockText && continueEmpty(content) {
@@ -177,21 +177,21 @@ func continueMessage(msg, contextItems jsonl.Value, text textMode) Message {
 func continueEmpty(c jsonl.Value) bool { return !c.Exists() || c.IsNull() || c == `""` }
 
 // continueContent is a message's content: a string, or parts (text, imageUrl).
-func continueContent(c jsonl.Value, text textMode) []Block {
+func continueContent(c jsonl.Value, text TextMode) []Block {
 	if !c.IsArray() {
 		if c.IsNull() || !c.Exists() {
 			c = `""`
 		}
-		return []Block{textBlockV(BlockText, c, text)}
+		return []Block{TextBlockV(BlockText, c, text)}
 	}
 	var out []Block
 	c.Each(func(_ string, p jsonl.Value) bool {
 		switch p.Get("type").Str() {
 		case "text":
-			out = append(out, textBlockV(BlockText, p.Get("text"), text))
+			out = append(out, TextBlockV(BlockText, p.Get("text"), text))
 		case "imageUrl":
 			b := Block{Kind: BlockImage}
-			if text.on() {
+			if text.On() {
 				b.Text = string(p)
 			}
 			out = append(out, b)
@@ -205,40 +205,40 @@ func continueContent(c jsonl.Value, text textMode) []Block {
 
 // continueContextText is a user message's text with its context items before it, as Continue
 // CLI renders them.
-func continueContextText(content, items jsonl.Value, text textMode) Block {
-	t := piText{text: text.on(), noCount: text == searchText}
+func continueContextText(content, items jsonl.Value, text TextMode) Block {
+	t := TextBuilder{Text: text.On(), NoCount: text == SearchText}
 	items.Each(func(_ string, it jsonl.Value) bool {
-		t.lit(`<context name="`)
-		t.val(it.Get("name"))
-		t.lit("\">\n")
-		t.val(it.Get("content"))
-		t.lit("\n</context>\n\n")
+		t.Lit(`<context name="`)
+		t.Val(it.Get("name"))
+		t.Lit("\">\n")
+		t.Val(it.Get("content"))
+		t.Lit("\n</context>\n\n")
 		return true
 	})
-	t.val(content)
-	return t.block()
+	t.Val(content)
+	return t.Block()
 }
 
 // continueResult is the tool message of one tool call state.
-func continueResult(s jsonl.Value, text textMode) Message {
+func continueResult(s jsonl.Value, text TextMode) Message {
 	b := Block{Kind: BlockToolResult, ID: s.Get("toolCallId").Str()}
 	if fn := s.Get("toolCall").Get("function"); fn.IsObject() {
 		b.Name = fn.Get("name").Str()
 	}
-	t := piText{text: text.on(), noCount: text == searchText}
+	t := TextBuilder{Text: text.On(), NoCount: text == SearchText}
 	n := 0
 	s.Get("output").Each(func(_ string, o jsonl.Value) bool {
 		if n > 0 {
-			t.lit("\n")
+			t.Lit("\n")
 		}
-		t.val(o.Get("content"))
+		t.Val(o.Get("content"))
 		n++
 		return true
 	})
 	if n == 0 {
-		t.lit(continueCancelled)
+		t.Lit(continueCancelled)
 	}
-	tb := t.block()
+	tb := t.Block()
 	b.Text, b.Chars = tb.Text, tb.Chars
 	return Message{Role: RoleTool, Blocks: []Block{b}}
 }
@@ -250,7 +250,7 @@ func continueRecord(v jsonl.Value) Record {
 	if !f.message.IsObject() {
 		return Record{}
 	}
-	rec := Record{Messages: continueItemMessages(f, searchText), Compaction: f.summary.Exists()}
+	rec := Record{Messages: continueItemMessages(f, SearchText), Compaction: f.summary.Exists()}
 	if rec.Compaction {
 		rec.Meta = metaOf(v.Get("ctxc"))
 	}

@@ -22,14 +22,14 @@ type Counted struct {
 }
 
 // counted tells the caller's Options.Counted of one counted message.
-func (st *Stats) counted(c Counted) {
-	if st.onCounted != nil {
-		st.onCounted(c)
+func (st *Stats) TellCounted(c Counted) {
+	if st.OnCounted != nil {
+		st.OnCounted(c)
 	}
 }
 
 // toolNames are the names of the tool calls of m.
-func toolNames(m *Message) []string {
+func ToolNames(m *Message) []string {
 	var names []string
 	for i := range m.Blocks {
 		if b := &m.Blocks[i]; b.Kind == BlockToolCall {

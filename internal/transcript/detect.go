@@ -84,7 +84,7 @@ func detectLines(lr lineSource, path string) (Format, error) {
 			continue
 		}
 		seen++
-		f, strong, derr := detectLine(gjson.Parse(unsafeString(l.Bytes)))
+		f, strong, derr := detectLine(gjson.Parse(UnsafeString(l.Bytes)))
 		if derr != nil {
 			if weak == FormatUnknown {
 				return FormatUnknown, &DataError{Path: path, Line: l.Num, Msg: derr.Error()}

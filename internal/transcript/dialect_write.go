@@ -410,7 +410,7 @@ func InvalidUTF8(ms []Message) (n, line int) {
 		m := &ms[i]
 		k := 0
 		if m.Raw != nil {
-			k = jsonl.InvalidUTF8(unsafeString(m.Raw))
+			k = jsonl.InvalidUTF8(UnsafeString(m.Raw))
 		} else {
 			for _, b := range m.Blocks {
 				k += jsonl.InvalidUTF8(b.Text) + jsonl.InvalidUTF8(b.Args) + jsonl.InvalidUTF8(b.Name) + jsonl.InvalidUTF8(b.ID)
@@ -424,7 +424,7 @@ func InvalidUTF8(ms []Message) (n, line int) {
 	return n, line
 }
 
-func marshal(v any) ([]byte, error) {
+func Marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -476,7 +476,7 @@ func OpenAILine(m Message) ([][]byte, error) {
 		texts = []string{OpaqueSummaryNote}
 	}
 	if len(parts) > len(texts) { // images present: content parts, the rare case
-		l, err := marshal(openAIMsg{Role: string(role), Content: parts, ToolCalls: calls})
+		l, err := Marshal(openAIMsg{Role: string(role), Content: parts, ToolCalls: calls})
 		if err != nil {
 			return nil, err
 		}
@@ -707,7 +707,7 @@ func anthropicToolInput(args string) json.RawMessage {
 	if gjson.Valid(args) && gjson.Parse(args).IsObject() {
 		return json.RawMessage(args)
 	}
-	input, _ := marshal(map[string]any{"input": args})
+	input, _ := Marshal(map[string]any{"input": args})
 	return input
 }
 
@@ -734,7 +734,7 @@ func anthropicEncode(seq []*anthropicTurn) ([][]byte, error) {
 			out = append(out, a.raw)
 			continue
 		}
-		l, err := marshal(anthropicMsg{Role: string(a.role), Content: a.blocks})
+		l, err := Marshal(anthropicMsg{Role: string(a.role), Content: a.blocks})
 		if err != nil {
 			return nil, err
 		}
@@ -760,7 +760,7 @@ func ctxcLines(ms []Message) ([][]byte, error) {
 			if mk.Head == nil {
 				mk.Head = []json.RawMessage{}
 			}
-			l, err := marshal(mk)
+			l, err := Marshal(mk)
 			if err != nil {
 				return nil, err
 			}

@@ -29,13 +29,13 @@ import (
 // them), leading tool results skipped. Without a compaction every message counts. Usage is in
 // <id>.settings.json, not in the session file.
 type droidReader struct {
-	msgs []ref          // every conversation message, in file order (sel: droidSelSideband when not sent)
+	msgs []Ref          // every conversation message, in file order (sel: droidSelSideband when not sent)
 	ids  map[uint64]int // message id → index in msgs
 	comp *droidComp
 }
 
 type droidComp struct {
-	at       ref // the compaction_state line
+	at       Ref // the compaction_state line
 	anchorID uint64
 	hasID    bool
 	index    int64 // anchorMessage.index, -1 when absent
@@ -87,7 +87,7 @@ func droidEventFields(v jsonl.Value) droidFields {
 	return f
 }
 
-func (r *droidReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *droidReader) Add(l *Line, doc gjson.Result, st *Stats) {
 	v := jsonl.Value(doc.Raw)
 	f := droidEventFields(v)
 	switch f.typ.Str() {
@@ -98,22 +98,22 @@ func (r *droidReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 	}
 }
 
-func (r *droidReader) message(l *scanLine, f droidFields, st *Stats) {
+func (r *droidReader) message(l *Line, f droidFields, st *Stats) {
 	if !f.message.IsObject() {
 		return
 	}
-	m := anthropicMessage(f.message, noText)
+	m := anthropicMessage(f.message, NoText)
 	if len(m.Blocks) == 0 {
 		return
 	}
 	m.Line = l.Num
-	st.countMessage(&m)
-	x := ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(m.Tokens()), msgs: 1}
+	st.CountMessage(&m)
+	x := Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1}
 	switch {
 	case droidSideband(f.message, &m):
-		x.sel = droidSelSideband
+		x.Sel = droidSelSideband
 	case m.ToolResults() == len(m.Blocks):
-		x.sel = droidSelToolOnly
+		x.Sel = droidSelToolOnly
 	}
 	if f.id.IsString() {
 		r.ids[droidKey(f.id.Str())] = len(r.msgs)
@@ -129,13 +129,13 @@ func droidSideband(msg jsonl.Value, m *Message) bool {
 	return msg.Get("visibility").Str() == "user_only" && m.ToolResults() == 0
 }
 
-func (r *droidReader) compaction(l *scanLine, v jsonl.Value, st *Stats) {
+func (r *droidReader) compaction(l *Line, v jsonl.Value, st *Stats) {
 	st.Compactions++
-	st.addRecord(l)
-	m := droidSummary(v, noText)
+	st.AddRecord(l)
+	m := droidSummary(v, NoText)
 	m.Line = l.Num
-	st.countMessage(&m)
-	c := &droidComp{at: ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(m.Tokens()), msgs: 1, sel: droidSelSummary},
+	st.CountMessage(&m)
+	c := &droidComp{at: Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1, Sel: droidSelSummary},
 		index: -1, msgs: len(r.msgs)}
 	a := v.Get("anchorMessage")
 	if id := a.Get("id"); id.IsString() {
@@ -147,19 +147,19 @@ func (r *droidReader) compaction(l *scanLine, v jsonl.Value, st *Stats) {
 	r.comp = c
 }
 
-func (r *droidReader) finish(st *Stats) []ref {
+func (r *droidReader) Finish(st *Stats) []Ref {
 	st.Format = FormatDroid
 	keep := r.msgs
-	var refs []ref
+	var refs []Ref
 	if c := r.comp; c != nil {
 		refs = append(refs, c.at)
 		keep = r.msgs[r.anchor(c)+1:]
-		for len(keep) > 0 && keep[0].sel == droidSelToolOnly {
+		for len(keep) > 0 && keep[0].Sel == droidSelToolOnly {
 			keep = keep[1:]
 		}
 	}
 	for _, x := range keep {
-		if x.sel != droidSelSideband {
+		if x.Sel != droidSelSideband {
 			refs = append(refs, x)
 		}
 	}
@@ -180,46 +180,46 @@ func (r *droidReader) anchor(c *droidComp) int {
 	return int(c.index)
 }
 
-func (r *droidReader) materialize(b []byte, x ref) ([]Message, error) {
-	v := jsonl.Value(gjson.Parse(unsafeString(b)).Raw)
+func (r *droidReader) Materialize(b []byte, x Ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(UnsafeString(b)).Raw)
 	var m Message
-	if x.sel == droidSelSummary {
-		m = droidSummary(v, withText)
+	if x.Sel == droidSelSummary {
+		m = droidSummary(v, WithText)
 	} else {
-		m = anthropicMessage(droidEventFields(v).message, withText)
+		m = anthropicMessage(droidEventFields(v).message, WithText)
 	}
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation event")
 	}
-	m.Line = x.lineNum()
+	m.Line = x.LineNum()
 	return []Message{m}, nil
 }
 
 // droidSummary is a compaction_state's summary message as droid sends it.
-func droidSummary(v jsonl.Value, text textMode) Message {
-	t := piText{text: text.on(), noCount: text == searchText}
+func droidSummary(v jsonl.Value, text TextMode) Message {
+	t := TextBuilder{Text: text.On(), NoCount: text == SearchText}
 	summary := v.Get("summaryText")
 	var info Block
 	hasInfo := false
 	if si := v.Get("systemInfoText"); si.IsString() && si != `""` {
-		info, hasInfo = textBlockV(BlockText, si, text), true
+		info, hasInfo = TextBlockV(BlockText, si, text), true
 	}
 	if v.Get("summaryKind").Str() == "provider_switch_serialization" {
 		fence := "```"
-		t.lit(droidSerializeHead + fence + "text\n")
-		t.val(summary)
-		t.lit("\n" + fence + "\n\n" + droidSerializeTail)
+		t.Lit(droidSerializeHead + fence + "text\n")
+		t.Val(summary)
+		t.Lit("\n" + fence + "\n\n" + droidSerializeTail)
 		m := Message{Role: RoleUser, Summary: true}
 		if hasInfo {
 			m.Blocks = append(m.Blocks, info)
 		}
-		m.Blocks = append(m.Blocks, t.block())
+		m.Blocks = append(m.Blocks, t.Block())
 		return m
 	}
-	t.lit(droidSummaryHead)
-	t.val(summary)
-	t.lit(droidSummaryTail)
-	m := Message{Role: RoleUser, Summary: true, Blocks: []Block{t.block()}}
+	t.Lit(droidSummaryHead)
+	t.Val(summary)
+	t.Lit(droidSummaryTail)
+	m := Message{Role: RoleUser, Summary: true, Blocks: []Block{t.Block()}}
 	if hasInfo {
 		m.Blocks = append(m.Blocks, info)
 	}
@@ -240,7 +240,7 @@ func droidRecord(v jsonl.Value) Record {
 		if !f.message.IsObject() {
 			return Record{}
 		}
-		m := anthropicMessage(f.message, searchText)
+		m := anthropicMessage(f.message, SearchText)
 		if len(m.Blocks) == 0 {
 			return Record{}
 		}

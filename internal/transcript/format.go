@@ -96,15 +96,15 @@ func (f Format) IsGeneric() bool {
 	return f.Agent().Generic
 }
 
-// ref points at a line that contributes to the effective context. Lines are re-read by offset
+// Ref points at a line that contributes to the effective context. Lines are re-read by offset
 // when the context is materialized, so only this much is kept per line while scanning.
-type ref struct {
-	off    int64
-	size   int32
-	line   int32
-	tokens int32
-	msgs   int32
-	sel    uint8 // reader-specific: which part of the line to take
+type Ref struct {
+	Off    int64
+	Size   int32
+	Line   int32
+	Tokens int32
+	Msgs   int32
+	Sel    uint8 // reader-specific: which part of the line to take
 }
 
 // formatReader is implemented once per format (one file each). add sees every valid JSON line in
@@ -112,9 +112,9 @@ type ref struct {
 // effective context; effective returns the references in context order; materialize turns one
 // referenced line into messages with their text.
 type formatReader interface {
-	add(l *scanLine, doc gjson.Result, st *Stats)
-	finish(st *Stats) []ref
-	materialize(b []byte, r ref) ([]Message, error)
+	Add(l *Line, doc gjson.Result, st *Stats)
+	Finish(st *Stats) []Ref
+	Materialize(b []byte, r Ref) ([]Message, error)
 }
 
 func newFormatReader(f Format) formatReader {

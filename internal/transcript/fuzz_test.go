@@ -170,7 +170,7 @@ func FuzzMarker(f *testing.F) {
 				break
 			}
 			if bytes.Contains(l.Bytes, markerProbe) && gjson.ValidBytes(l.Bytes) {
-				if _, ok := parseMarkerDoc(gjson.ParseBytes(l.Bytes), noText); ok {
+				if _, ok := parseMarkerDoc(gjson.ParseBytes(l.Bytes), NoText); ok {
 					want = l.Offset
 				}
 			}

@@ -161,9 +161,9 @@ func geminiFieldsOf(v jsonl.Value) geminiFields {
 	return f
 }
 
-func (r *geminiReader) add(l *scanLine, doc gjson.Result, st *Stats) {
-	if l.pre != nil && l.pre.gemini != nil {
-		r.apply(l, l.pre.gemini, l.Offset, int32(l.Size), st)
+func (r *geminiReader) Add(l *Line, doc gjson.Result, st *Stats) {
+	if l.Pre != nil && l.Pre.gemini != nil {
+		r.apply(l, l.Pre.gemini, l.Offset, int32(l.Size), st)
 		return
 	}
 	v := jsonl.Value(doc.Raw)
@@ -184,7 +184,7 @@ func (r *geminiReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 }
 
 // messages adds the message objects of a $set (or header) line.
-func (r *geminiReader) messages(l *scanLine, msgs jsonl.Value, st *Stats) {
+func (r *geminiReader) messages(l *Line, msgs jsonl.Value, st *Stats) {
 	compacted := false
 	msgs.Each(func(_ string, m jsonl.Value) bool {
 		if !m.IsObject() {
@@ -198,7 +198,7 @@ func (r *geminiReader) messages(l *scanLine, msgs jsonl.Value, st *Stats) {
 	})
 	if compacted {
 		st.Compactions++
-		st.addRecord(l)
+		st.AddRecord(l)
 	}
 }
 
@@ -213,13 +213,13 @@ type geminiPre struct {
 }
 
 // preparseGemini walks a message line ahead of the reader into p, and reports whether it is one.
-func preparseGemini(l *scanLine, p *geminiPre) bool {
-	return geminiWalk(p, jsonl.Value(gjson.Parse(unsafeString(l.Bytes)).Raw))
+func preparseGemini(l *Line, p *geminiPre) bool {
+	return geminiWalk(p, jsonl.Value(gjson.Parse(UnsafeString(l.Bytes)).Raw))
 }
 
 // message records a message record v (the line, or an object inside it: sub). It reports a new
 // compression summary.
-func (r *geminiReader) message(l *scanLine, v jsonl.Value, st *Stats, sub bool) (summary bool) {
+func (r *geminiReader) message(l *Line, v jsonl.Value, st *Stats, sub bool) (summary bool) {
 	off, size := l.Offset, int32(l.Size)
 	if sub {
 		off, size = subValueSpan(l, v)
@@ -231,7 +231,7 @@ func (r *geminiReader) message(l *scanLine, v jsonl.Value, st *Stats, sub bool) 
 // apply puts a walked message record at off (size bytes) into the list and the statistics: a
 // new id at the list's end, a known one in its place (at the end again when a rewind or a $set
 // took it out), its earlier record's figures taken back. It reports a new compression summary.
-func (r *geminiReader) apply(l *scanLine, p *geminiPre, off int64, size int32, st *Stats) (summary bool) {
+func (r *geminiReader) apply(l *Line, p *geminiPre, off int64, size int32, st *Stats) (summary bool) {
 	i, seen := r.index[p.key]
 	if !seen {
 		i = r.ids.add()
@@ -252,7 +252,7 @@ func (r *geminiReader) apply(l *scanLine, p *geminiPre, off int64, size int32, s
 		if d.usage {
 			st.Usage.LastContext = u.Input + u.CacheRead + u.CacheWrite // a response counted once
 		} else {
-			st.countUsage("", u, true)
+			st.CountUsage("", u, true)
 			d.usage = true
 		}
 	}
@@ -279,9 +279,9 @@ func geminiUsage(t jsonl.Value) Usage {
 
 func (r *geminiReader) count(st *Stats, c geminiCounted, line int) {
 	for i := 0; i < int(c.n); i++ {
-		st.Messages.add(geminiRoles[c.roles[i]])
+		st.Messages.Add(geminiRoles[c.roles[i]])
 		st.Tokens += int64(c.tokens[i])
-		st.counted(Counted{Line: line, Role: geminiRoles[c.roles[i]], Tokens: int(c.tokens[i])})
+		st.TellCounted(Counted{Line: line, Role: geminiRoles[c.roles[i]], Tokens: int(c.tokens[i])})
 	}
 	st.ToolCalls += int(c.calls)
 	st.ToolResults += int(c.results)
@@ -293,7 +293,7 @@ func (r *geminiReader) uncount(st *Stats, c geminiCounted, line int) {
 	for i := 0; i < int(c.n); i++ {
 		st.Messages.sub(geminiRoles[c.roles[i]])
 		st.Tokens -= int64(c.tokens[i])
-		st.counted(Counted{Line: line, Role: geminiRoles[c.roles[i]], Tokens: -int(c.tokens[i]), Retracted: true})
+		st.TellCounted(Counted{Line: line, Role: geminiRoles[c.roles[i]], Tokens: -int(c.tokens[i]), Retracted: true})
 	}
 	st.ToolCalls -= int(c.calls)
 	st.ToolResults -= int(c.results)
@@ -322,16 +322,16 @@ func (r *geminiReader) drop(p int32) {
 	r.entries = r.entries[:p]
 }
 
-func (r *geminiReader) finish(st *Stats) []ref {
+func (r *geminiReader) Finish(st *Stats) []Ref {
 	st.Format = FormatGemini
-	if st.topN > 0 {
+	if st.TopN > 0 {
 		r.pushTop(st)
 	}
-	refs := make([]ref, 0, len(r.entries))
+	refs := make([]Ref, 0, len(r.entries))
 	for _, i := range r.entries {
 		d := r.ids.at(i)
 		if d.c.n > 0 {
-			refs = append(refs, ref{off: d.off, size: d.size, line: d.line, tokens: d.c.tokens[0] + d.c.tokens[1], msgs: int32(d.c.n)})
+			refs = append(refs, Ref{Off: d.off, Size: d.size, Line: d.line, Tokens: d.c.tokens[0] + d.c.tokens[1], Msgs: int32(d.c.n)})
 		}
 	}
 	return refs
@@ -358,15 +358,15 @@ func (r *geminiReader) pushTop(st *Stats) {
 		return strings.Compare(string(a.Role)+a.Kind, string(b.Role)+b.Kind)
 	})
 	for _, t := range top {
-		st.pushTop(t)
+		st.PushTop(t)
 	}
 }
 
-func (r *geminiReader) materialize(b []byte, x ref) ([]Message, error) {
-	v := jsonl.Value(gjson.Parse(unsafeString(b)).Raw)
-	ms := geminiRecordMessages(geminiFieldsOf(v), withText)
+func (r *geminiReader) Materialize(b []byte, x Ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(UnsafeString(b)).Raw)
+	ms := geminiRecordMessages(geminiFieldsOf(v), WithText)
 	for i := range ms {
-		ms[i].Line = x.lineNum()
+		ms[i].Line = x.LineNum()
 	}
 	return ms, nil
 }
@@ -374,7 +374,7 @@ func (r *geminiReader) materialize(b []byte, x ref) ([]Message, error) {
 // subValueSpan is where v, a value inside line l, is in the file. The line's Bytes lack a
 // byte-order mark that the file may have before them: the bytes it occupies beyond Bytes are
 // the mark (3) and the line end (0 to 2).
-func subValueSpan(l *scanLine, v jsonl.Value) (int64, int32) {
+func subValueSpan(l *Line, v jsonl.Value) (int64, int32) {
 	start := int64(uintptr(unsafe.Pointer(unsafe.StringData(string(v)))) - uintptr(unsafe.Pointer(unsafe.SliceData(l.Bytes))))
 	if l.Size-len(l.Bytes) >= 3 {
 		start += 3
@@ -383,7 +383,7 @@ func subValueSpan(l *scanLine, v jsonl.Value) (int64, int32) {
 }
 
 // geminiRecordMessages is what a message record yields in the conversation.
-func geminiRecordMessages(f geminiFields, text textMode) []Message {
+func geminiRecordMessages(f geminiFields, text TextMode) []Message {
 	switch f.typ.Str() {
 	case "user":
 		if geminiIgnoredUser(geminiContentPrefix(f.content)) {
@@ -525,7 +525,7 @@ func geminiModelContent(c jsonl.Value) jsonl.Value {
 }
 
 // geminiModelMessages is a gemini message: the model's message and the results of its calls.
-func geminiModelMessages(f geminiFields, text textMode) []Message {
+func geminiModelMessages(f geminiFields, text TextMode) []Message {
 	m := geminiContentMessage("model", geminiModelContent(f.content), text)
 	calls := geminiCalls(f.toolCalls)
 	own := false
@@ -542,7 +542,7 @@ func geminiModelMessages(f geminiFields, text textMode) []Message {
 		})
 		blocks = append(blocks, m.Blocks...)
 		for _, c := range calls {
-			blocks = append(blocks, toolCallBlockV(c.id.Str(), c.name.Str(), c.args, text))
+			blocks = append(blocks, ToolCallBlockV(c.id.Str(), c.name.Str(), c.args, text))
 		}
 		m.Blocks = blocks
 	}
@@ -557,7 +557,7 @@ func geminiModelMessages(f geminiFields, text textMode) []Message {
 }
 
 // geminiThought is a recorded thought as Gemini CLI replays it: "**subject** description".
-func geminiThought(t jsonl.Value, text textMode) Block {
+func geminiThought(t jsonl.Value, text TextMode) Block {
 	var subject, desc jsonl.Value
 	t.Each(func(k string, v jsonl.Value) bool {
 		switch k {
@@ -569,20 +569,20 @@ func geminiThought(t jsonl.Value, text textMode) Block {
 		return true
 	})
 	if subject.IsString() && subject != `""` {
-		pt := piText{text: text.on(), noCount: text == searchText}
-		pt.lit("**")
-		pt.val(subject)
-		pt.lit("** ")
-		pt.val(desc)
-		b := pt.block()
+		pt := TextBuilder{Text: text.On(), NoCount: text == SearchText}
+		pt.Lit("**")
+		pt.Val(subject)
+		pt.Lit("** ")
+		pt.Val(desc)
+		b := pt.Block()
 		b.Kind = BlockThinking
 		return b
 	}
-	return textBlockV(BlockThinking, desc, text)
+	return TextBlockV(BlockThinking, desc, text)
 }
 
 // geminiResults is the message of the tool calls' results.
-func geminiResults(calls []geminiCall, text textMode) Message {
+func geminiResults(calls []geminiCall, text TextMode) Message {
 	m := Message{Role: RoleUser}
 	for _, c := range calls {
 		geminiEachResultBlock(c, text, func(b Block) { m.Blocks = append(m.Blocks, b) })
@@ -595,7 +595,7 @@ func geminiResults(calls []geminiCall, text textMode) Message {
 
 // geminiEachResultBlock calls fn with the blocks of a tool call's result: a string result is
 // {"output": result}, an array its parts, an object the part itself.
-func geminiEachResultBlock(c geminiCall, text textMode, fn func(Block)) {
+func geminiEachResultBlock(c geminiCall, text TextMode, fn func(Block)) {
 	switch res := c.result; {
 	case res.IsString() && res != `""`:
 		b := contentResultV(res, text)

@@ -130,15 +130,15 @@ func (w *geminiCount) member(k string, rest jsonl.Value) int {
 		w.thoughts = geminiTally{}
 		return rest.Walk(func(_ string, r jsonl.Value) int {
 			t, n := r.Prefix()
-			w.thoughts.add(geminiThought(t, noText))
+			w.thoughts.add(geminiThought(t, NoText))
 			return n
 		})
 	case "toolCalls":
 		w.calls, w.results = geminiTally{}, geminiTally{}
 		return rest.Walk(func(_ string, r jsonl.Value) int {
 			c, n := geminiCallAt(r)
-			w.calls.add(toolCallBlockV("", c.name.Str(), c.args, noText))
-			geminiEachResultBlock(c, noText, w.results.add)
+			w.calls.add(ToolCallBlockV("", c.name.Str(), c.args, NoText))
+			geminiEachResultBlock(c, NoText, w.results.add)
 			return n
 		})
 	case "id", "type", "tokens", "$rewindTo":
@@ -167,14 +167,14 @@ func (w *geminiCount) part(p jsonl.Value, f geminiPartFields) {
 			w.summary = geminiSummaryText(p)
 		}
 		w.prefix.addOf(p, nil)
-		w.parts.add(textBlockV(BlockText, p, noText))
+		w.parts.add(TextBlockV(BlockText, p, NoText))
 		return
 	}
 	if first {
 		w.summary = geminiSummaryText(f.text)
 	}
 	w.prefix.addOf(p, &f)
-	w.parts.add(geminiPartBlockOf(p, f, noText))
+	w.parts.add(geminiPartBlockOf(p, f, NoText))
 }
 
 // model adds up a gemini message: the model's message (its thoughts, content and calls, or its

@@ -16,13 +16,13 @@ import (
 // count them. geminiWalk must give the same figures without building them.
 func geminiRecordCounts(f geminiFields) geminiPre {
 	p := geminiPre{key: geminiKey(f.id.Str())}
-	ms := geminiRecordMessages(f, noText)
+	ms := geminiRecordMessages(f, NoText)
 	p.c.n = int8(len(ms))
 	for i := range ms {
 		m := &ms[i]
-		p.c.roles[i], p.c.tokens[i] = geminiRoleIndex(statsRole(m)), int32(m.Tokens())
+		p.c.roles[i], p.c.tokens[i] = geminiRoleIndex(StatsRole(m)), int32(m.Tokens())
 		for k := BlockText; k <= BlockOpaque; k++ {
-			if k.String() == dominantKind(m) {
+			if k.String() == DominantKind(m) {
 				p.c.kinds[i] = uint8(k)
 			}
 		}
@@ -225,7 +225,7 @@ func (g *geminiFullStats) record(f geminiFields) (summary bool) {
 	for i := range old {
 		g.count(&old[i], -1)
 	}
-	ms := geminiRecordMessages(f, noText)
+	ms := geminiRecordMessages(f, NoText)
 	for i := range ms {
 		g.count(&ms[i], 1)
 	}
@@ -238,7 +238,7 @@ func (g *geminiFullStats) record(f geminiFields) (summary bool) {
 		if g.usage[id] {
 			g.st.Usage.LastContext = u.Input + u.CacheRead + u.CacheWrite
 		} else {
-			g.st.countUsage("", u, true)
+			g.st.CountUsage("", u, true)
 			g.usage[id] = true
 		}
 	}
@@ -257,9 +257,9 @@ func slicesContains(list []string, s string) bool {
 func (g *geminiFullStats) count(m *Message, sign int) {
 	st := &g.st
 	if sign > 0 {
-		st.Messages.add(statsRole(m))
+		st.Messages.Add(StatsRole(m))
 	} else {
-		st.Messages.sub(statsRole(m))
+		st.Messages.sub(StatsRole(m))
 	}
 	st.Tokens += int64(sign * m.Tokens())
 	st.Chars += int64(sign * m.Chars())

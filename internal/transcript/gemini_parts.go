@@ -87,23 +87,23 @@ func geminiEachPart(c jsonl.Value, fn func(p jsonl.Value)) {
 }
 
 // geminiPartBlock turns one part into a block.
-func geminiPartBlock(p jsonl.Value, text textMode) Block {
+func geminiPartBlock(p jsonl.Value, text TextMode) Block {
 	if p.IsString() {
-		return textBlockV(BlockText, p, text)
+		return TextBlockV(BlockText, p, text)
 	}
 	return geminiPartBlockOf(p, geminiPartOf(p), text)
 }
 
 // geminiPartBlockAt is geminiPartBlock for a part read by geminiPartAt.
-func geminiPartBlockAt(p jsonl.Value, f geminiPartFields, text textMode) Block {
+func geminiPartBlockAt(p jsonl.Value, f geminiPartFields, text TextMode) Block {
 	if p.IsString() {
-		return textBlockV(BlockText, p, text)
+		return TextBlockV(BlockText, p, text)
 	}
 	return geminiPartBlockOf(p, f, text)
 }
 
 // geminiPartBlockOf is geminiPartBlock for a part that is not a string, whose members are f.
-func geminiPartBlockOf(p jsonl.Value, f geminiPartFields, text textMode) Block {
+func geminiPartBlockOf(p jsonl.Value, f geminiPartFields, text TextMode) Block {
 	switch {
 	case f.call.IsObject():
 		var id, name, args jsonl.Value
@@ -118,17 +118,17 @@ func geminiPartBlockOf(p jsonl.Value, f geminiPartFields, text textMode) Block {
 			}
 			return true
 		})
-		return toolCallBlockV(id.Str(), name.Str(), args, text)
+		return ToolCallBlockV(id.Str(), name.Str(), args, text)
 	case f.response.IsObject():
 		return geminiResponseBlock(f.response, text)
 	case f.text.IsString():
 		if f.thought.Bool() {
-			return textBlockV(BlockThinking, f.text, text)
+			return TextBlockV(BlockThinking, f.text, text)
 		}
-		return textBlockV(BlockText, f.text, text)
+		return TextBlockV(BlockText, f.text, text)
 	case f.inline.IsObject():
 		b := Block{Kind: BlockImage}
-		if text.on() {
+		if text.On() {
 			b.Text = string(p)
 		}
 		return b
@@ -138,7 +138,7 @@ func geminiPartBlockOf(p jsonl.Value, f geminiPartFields, text textMode) Block {
 
 // geminiResponseBlock is a functionResponse: its response's "output" (or "error") string is the
 // result's text, any other response its JSON.
-func geminiResponseBlock(r jsonl.Value, text textMode) Block {
+func geminiResponseBlock(r jsonl.Value, text TextMode) Block {
 	var id, name, resp, o, e jsonl.Value
 	r.Walk(func(k string, rest jsonl.Value) int {
 		switch k {
@@ -182,7 +182,7 @@ func geminiResponseBlock(r jsonl.Value, text textMode) Block {
 
 // geminiContentMessage is a message of parts; role "model" is the assistant, and a user
 // message made only of function responses is a tool message.
-func geminiContentMessage(role string, parts jsonl.Value, text textMode) Message {
+func geminiContentMessage(role string, parts jsonl.Value, text TextMode) Message {
 	m := Message{Role: RoleUser}
 	if role == "model" {
 		m.Role = RoleAssistant

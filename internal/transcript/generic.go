@@ -16,10 +16,10 @@ import (
 // ({"event":...}) are metadata; anything else is kept as opaque and ignored.
 type genericReader struct {
 	format    Format
-	refs      []ref
+	refs      []Ref
 	keep      bool      // load: parse with text while scanning, instead of re-reading afterwards
 	kept      []Message // with keep: the messages of refs, in order
-	text      textMode  // with keep: how the kept messages' text is decoded
+	text      TextMode  // with keep: how the kept messages' text is decoded
 	observe   func(m *Message, l *jsonl.Line)
 	copies    int // lines after the newest marker that are verbatim tail copies (not new history)
 	anthropic bool
@@ -33,12 +33,12 @@ const (
 
 func newGenericReader(f Format) *genericReader { return &genericReader{format: f} }
 
-func (g *genericReader) add(l *scanLine, doc gjson.Result, st *Stats) {
-	if l.pre != nil && l.pre.ok && l.pre.generic {
+func (g *genericReader) Add(l *Line, doc gjson.Result, st *Stats) {
+	if l.Pre != nil && l.Pre.ok && l.Pre.generic {
 		// Parsed ahead (with its text when loading) by a worker, which found it to be a message
 		// (not a marker, not meta): no need to walk the line again here, on the one goroutine
 		// that orders lines.
-		g.addMessage(l, *l.pre.m, l.pre.d, st)
+		g.addMessage(l, *l.Pre.m, l.Pre.d, st)
 		return
 	}
 	line := jsonl.Value(doc.Raw)
@@ -63,12 +63,12 @@ func (g *genericReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 		return -1
 	})
 	if compact.Exists() {
-		mk, ok := parseMarkerDoc(doc, noText)
+		mk, ok := parseMarkerDoc(doc, NoText)
 		if !ok {
 			return // not a usable marker: the previous one still counts
 		}
 		st.Markers++
-		st.addRecord(l)
+		st.AddRecord(l)
 		g.refs = g.refs[:0]
 		g.kept = g.kept[:0]
 		tokens := 0
@@ -80,10 +80,10 @@ func (g *genericReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 			g.observe(&sum, &l.Line)
 		}
 		tokens += sum.Tokens()
-		g.refs = append(g.refs, ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens), msgs: int32(len(mk.head) + 1), sel: selMarker})
+		g.refs = append(g.refs, Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(tokens), Msgs: int32(len(mk.head) + 1), Sel: selMarker})
 		g.copies = mk.tailLines
 		if g.keep {
-			ms, _ := g.materialize(append([]byte(nil), l.Bytes...), g.refs[0])
+			ms, _ := g.Materialize(append([]byte(nil), l.Bytes...), g.refs[0])
 			g.kept = append(g.kept, ms...)
 		}
 		return
@@ -108,12 +108,12 @@ func (g *genericReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 		m, d = *p.m, p.d
 	default:
 		d, _ = messageDialectV(msg)
-		m = parseDialectV(msg, d, noText)
+		m = parseDialectV(msg, d, NoText)
 	}
 	g.addMessage(l, m, d, st)
 }
 
-func (g *genericReader) addMessage(l *scanLine, m Message, d Dialect, st *Stats) {
+func (g *genericReader) addMessage(l *Line, m Message, d Dialect, st *Stats) {
 	m.Line = l.Num
 	if g.observe != nil {
 		g.observe(&m, &l.Line)
@@ -123,11 +123,11 @@ func (g *genericReader) addMessage(l *scanLine, m Message, d Dialect, st *Stats)
 	}
 	if g.copies > 0 {
 		g.copies-- // a verbatim copy of a tail line: in the context, but not new history
-		st.extendRecord(l)
+		st.ExtendRecord(l)
 	} else {
-		st.countMessage(&m)
+		st.CountMessage(&m)
 	}
-	g.refs = append(g.refs, ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(m.Tokens()), msgs: 1, sel: selMessage})
+	g.refs = append(g.refs, Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1, Sel: selMessage})
 	if g.keep {
 		g.kept = append(g.kept, m)
 	}
@@ -158,7 +158,7 @@ type preparsed struct {
 }
 
 // preparse parses a valid line of the given format with its text, ahead of the reader.
-func preparse(f Format, t textMode, l *scanLine) *preparsed {
+func preparse(f Format, t TextMode, l *Line) *preparsed {
 	p := new(preparsed)
 	preparseInto(p, walkSlots{}, f, t, l)
 	return p
@@ -176,12 +176,12 @@ type walkSlots struct {
 // slots.claude, a Gemini CLI message record's into slots.gemini. The "message" is parsed with the text mode t: in place for
 // noText (the line's buffer outlives the reader's use of it), from an owned copy or detached
 // (det) otherwise.
-func preparseInto(p *preparsed, slots walkSlots, f Format, t textMode, l *scanLine) {
+func preparseInto(p *preparsed, slots walkSlots, f Format, t TextMode, l *Line) {
 	// A windowed load parses the line in place, in the reader's batch buffer, and keeps none of
 	// its bytes (see detach): a compaction needs the bytes of only its head and tail, and keeping
 	// every line would double what it holds in memory.
-	var det *scanLine
-	if t == windowedText {
+	var det *Line
+	if t == WindowedText {
 		det = l
 	}
 	if f == FormatClaude {
@@ -189,7 +189,7 @@ func preparseInto(p *preparsed, slots walkSlots, f Format, t textMode, l *scanLi
 		if cl == nil {
 			cl = new(claudeLine)
 		}
-		*cl = scanClaudeLine(jsonl.Value(unsafeString(l.Bytes)), t, det)
+		*cl = scanClaudeLine(jsonl.Value(UnsafeString(l.Bytes)), t, det)
 		*p = preparsed{ok: cl.msg.Exists(), claude: cl, inPlace: true} // uuids point into the line
 		return
 	}
@@ -210,8 +210,8 @@ func preparseInto(p *preparsed, slots walkSlots, f Format, t textMode, l *scanLi
 
 // preparseGeneric parses a valid line as a generic message with its text; ok is false for
 // other lines (markers, meta, events), which the reader handles itself.
-func preparseGeneric(line []byte, t textMode, det *scanLine) preparsed {
-	v := jsonl.Value(unsafeString(line))
+func preparseGeneric(line []byte, t TextMode, det *Line) preparsed {
+	v := jsonl.Value(UnsafeString(line))
 	var role, message jsonl.Value
 	marker := false
 	v.Walk(func(k string, rest jsonl.Value) int {
@@ -240,16 +240,16 @@ func preparseGeneric(line []byte, t textMode, det *scanLine) preparsed {
 		p.generic = true
 		return p
 	}
-	return preparsed{generic: true, inPlace: t == noText}
+	return preparsed{generic: true, inPlace: t == NoText}
 }
 
 // preparseMessage parses msg with its text from an owned copy: the message keeps substrings of
 // it, and Raw is it.
-func preparseMessage(msg jsonl.Value, t textMode, det *scanLine) preparsed {
+func preparseMessage(msg jsonl.Value, t TextMode, det *Line) preparsed {
 	d, _ := messageDialectV(msg)
-	if t == noText {
+	if t == NoText {
 		// Counts only (stats): parsed in place, as the reader itself would.
-		m := parseDialectV(msg, d, noText)
+		m := parseDialectV(msg, d, NoText)
 		return preparsed{m: &m, d: d, ok: true, inPlace: true}
 	}
 	if det != nil {
@@ -257,16 +257,16 @@ func preparseMessage(msg jsonl.Value, t textMode, det *scanLine) preparsed {
 		detach(&m, det.Bytes, det.bytesOffset(), string(msg))
 		return preparsed{m: &m, d: d, ok: true}
 	}
-	if t == windowedText {
-		t = withText // windows only where the line is detached (they refer to the file)
+	if t == WindowedText {
+		t = WithText // windows only where the line is detached (they refer to the file)
 	}
 	own := []byte(msg)
-	m := parseDialectV(jsonl.Value(unsafeString(own)), d, t)
+	m := parseDialectV(jsonl.Value(UnsafeString(own)), d, t)
 	m.Raw = own
 	return preparsed{m: &m, d: d, ok: true}
 }
 
-func parseDialectV(msg jsonl.Value, d Dialect, text textMode) Message {
+func parseDialectV(msg jsonl.Value, d Dialect, text TextMode) Message {
 	if d == DialectAnthropic {
 		m := anthropicMessage(msg, text)
 		m.MsgID = "" // only Claude Code splits responses over lines
@@ -275,14 +275,14 @@ func parseDialectV(msg jsonl.Value, d Dialect, text textMode) Message {
 	return openAIMessage(msg, text)
 }
 
-func parseDialect(msg gjson.Result, d Dialect, text textMode) Message {
+func parseDialect(msg gjson.Result, d Dialect, text TextMode) Message {
 	if d == DialectAnthropic {
 		return parseAnthropicMessage(msg, text) // without MsgID: only Claude Code splits responses
 	}
 	return parseOpenAIMessage(msg, text)
 }
 
-func (g *genericReader) finish(st *Stats) []ref {
+func (g *genericReader) Finish(st *Stats) []Ref {
 	switch {
 	case st.Markers > 0 || g.meta:
 		st.Format = FormatCtxc
@@ -294,14 +294,14 @@ func (g *genericReader) finish(st *Stats) []ref {
 	return g.refs
 }
 
-func (g *genericReader) materialize(b []byte, r ref) ([]Message, error) {
+func (g *genericReader) Materialize(b []byte, r Ref) ([]Message, error) {
 	doc := gjson.ParseBytes(b)
-	if r.sel == selMarker {
-		mk, ok := parseMarkerDoc(doc, withText)
+	if r.Sel == selMarker {
+		mk, ok := parseMarkerDoc(doc, WithText)
 		if !ok {
 			return nil, fmt.Errorf("marker changed while reading")
 		}
-		out := append(mk.head, SummaryMessage(mk.summary, r.lineNum()))
+		out := append(mk.head, SummaryMessage(mk.summary, r.LineNum()))
 		return out, nil
 	}
 	msg, ok := messageOf(doc)
@@ -309,10 +309,10 @@ func (g *genericReader) materialize(b []byte, r ref) ([]Message, error) {
 		return nil, fmt.Errorf("not a message")
 	}
 	d, _ := messageDialect(msg)
-	m := parseDialect(msg, d, withText)
-	m.Line = r.lineNum()
+	m := parseDialect(msg, d, WithText)
+	m.Line = r.LineNum()
 	m.Raw = []byte(msg.Raw)
 	return []Message{m}, nil
 }
 
-func (r ref) lineNum() int { return int(r.line) }
+func (r Ref) LineNum() int { return int(r.Line) }

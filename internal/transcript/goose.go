@@ -28,7 +28,7 @@ import (
 // message the agent sees and the user does not, not a <turn-context>, after a message hidden
 // from the agent: each one counts as a compaction.
 type gooseReader struct {
-	history []ref
+	history []Ref
 	hidden  bool // the last message row was hidden from the agent
 }
 
@@ -37,42 +37,42 @@ const gooseHeaderType = "goose"
 
 func newGooseReader() *gooseReader { return &gooseReader{} }
 
-func (r *gooseReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *gooseReader) Add(l *Line, doc gjson.Result, st *Stats) {
 	v := jsonl.Value(doc.Raw)
 	if v.Get("type").Str() == gooseHeaderType {
 		return
 	}
-	ms := gooseMessages(v, noText)
+	ms := gooseMessages(v, NoText)
 	if gooseSummary(v, r.hidden) {
 		st.Compactions++
-		st.addRecord(l)
+		st.AddRecord(l)
 	}
 	r.hidden = v.Get("metadata").Get("agentVisible") == "false"
 	for i := range ms {
 		ms[i].Line = l.Num
-		st.countMessage(&ms[i])
+		st.CountMessage(&ms[i])
 	}
 	if u := v.Get("metadata").Get("usage"); u.IsObject() && v.Get("role").Str() == "assistant" {
-		st.countUsage("", Usage{Input: int(u.Get("inputTokens").Int()), Output: int(u.Get("outputTokens").Int())}, true)
+		st.CountUsage("", Usage{Input: int(u.Get("inputTokens").Int()), Output: int(u.Get("outputTokens").Int())}, true)
 	}
 	if len(ms) > 0 {
 		r.history = append(r.history, clineRef(l, ms))
 	}
 }
 
-func (r *gooseReader) finish(st *Stats) []ref {
+func (r *gooseReader) Finish(st *Stats) []Ref {
 	st.Format = FormatGoose
 	return r.history
 }
 
-func (r *gooseReader) materialize(b []byte, x ref) ([]Message, error) {
-	v := jsonl.Value(gjson.Parse(unsafeString(b)).Raw)
+func (r *gooseReader) Materialize(b []byte, x Ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(UnsafeString(b)).Raw)
 	if !v.Get("role").IsString() {
 		return nil, fmt.Errorf("not a Goose message")
 	}
-	ms := gooseMessages(v, withText)
+	ms := gooseMessages(v, WithText)
 	for i := range ms {
-		ms[i].Line = x.lineNum()
+		ms[i].Line = x.LineNum()
 	}
 	return ms, nil
 }
@@ -87,7 +87,7 @@ func gooseSummary(v jsonl.Value, afterHidden bool) bool {
 
 // gooseMessages is what one stored message sends: nothing when it is not visible to the agent;
 // a user message's tool responses are tool messages of their own, in the order of its content.
-func gooseMessages(v jsonl.Value, text textMode) []Message {
+func gooseMessages(v jsonl.Value, text TextMode) []Message {
 	role := v.Get("role").Str()
 	if role != "user" && role != "assistant" {
 		return nil
@@ -106,10 +106,10 @@ func gooseMessages(v jsonl.Value, text textMode) []Message {
 	v.Get("content").Each(func(_ string, p jsonl.Value) bool {
 		switch p.Get("type").Str() {
 		case "text":
-			cur.Blocks = append(cur.Blocks, textBlockV(BlockText, p.Get("text"), text))
+			cur.Blocks = append(cur.Blocks, TextBlockV(BlockText, p.Get("text"), text))
 		case "toolRequest":
 			call := p.Get("toolCall").Get("value")
-			cur.Blocks = append(cur.Blocks, toolCallBlockV(p.Get("id").Str(), call.Get("name").Str(), call.Get("arguments"), text))
+			cur.Blocks = append(cur.Blocks, ToolCallBlockV(p.Get("id").Str(), call.Get("name").Str(), call.Get("arguments"), text))
 		case "toolResponse":
 			flush()
 			out = append(out, Message{Role: RoleTool, Blocks: []Block{gooseResult(p, text)}})
@@ -124,7 +124,7 @@ func gooseMessages(v jsonl.Value, text textMode) []Message {
 
 // gooseResult is a toolResponse as Goose sends it: the text items of its result's content,
 // joined by newlines; an error result's error.
-func gooseResult(p jsonl.Value, text textMode) Block {
+func gooseResult(p jsonl.Value, text TextMode) Block {
 	b := Block{Kind: BlockToolResult, ID: p.Get("id").Str()}
 	res := p.Get("toolResult")
 	var texts []string
@@ -139,9 +139,9 @@ func gooseResult(p jsonl.Value, text textMode) Block {
 		})
 	}
 	s := strings.Join(texts, "\n")
-	t := piText{text: text.on(), noCount: text == searchText}
-	t.lit(s)
-	tb := t.block()
+	t := TextBuilder{Text: text.On(), NoCount: text == SearchText}
+	t.Lit(s)
+	tb := t.Block()
 	b.Text, b.Chars = tb.Text, tb.Chars
 	return b
 }
@@ -151,7 +151,7 @@ func gooseRecord(v jsonl.Value) Record {
 	if v.Get("type").Str() == gooseHeaderType {
 		return Record{}
 	}
-	return Record{Messages: gooseMessages(v, searchText)}
+	return Record{Messages: gooseMessages(v, SearchText)}
 }
 
 // gooseWriter: ctxc never writes into Goose's store; a compaction is written with -o, as a

@@ -82,7 +82,7 @@ func TestGooseMessages(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			for _, m := range gooseMessages(jsonl.Value(tc.line), withText) {
+			for _, m := range gooseMessages(jsonl.Value(tc.line), WithText) {
 				text := m.TextContent()
 				if m.Role == RoleTool {
 					text = m.Blocks[0].Text

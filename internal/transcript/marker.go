@@ -86,7 +86,7 @@ type parsedMarker struct {
 // parseMarkerDoc reads a marker line. ok is false when the line is not a usable marker (compact
 // is not a string, or head is not an array of messages): such a line is ignored and the previous
 // marker counts. Crabtalk's bare {"compact":"..."} has no head and is read the same way.
-func parseMarkerDoc(doc gjson.Result, text textMode) (parsedMarker, bool) {
+func parseMarkerDoc(doc gjson.Result, text TextMode) (parsedMarker, bool) {
 	c := doc.Get("compact")
 	if c.Type != gjson.String {
 		return parsedMarker{}, false
@@ -105,7 +105,7 @@ func parseMarkerDoc(doc gjson.Result, text textMode) (parsedMarker, bool) {
 			}
 			d, _ := messageDialect(msg)
 			m := parseDialect(msg, d, text)
-			if text.on() {
+			if text.On() {
 				m.Raw = []byte(msg.Raw)
 			}
 			pm.head = append(pm.head, m)
@@ -215,7 +215,7 @@ func markerAt(r io.ReaderAt, start, end int64) (int64, []byte, error) {
 	if err != nil || l == nil {
 		return -1, nil, err
 	}
-	if _, ok := parseMarkerDoc(gjson.ParseBytes(l), noText); ok {
+	if _, ok := parseMarkerDoc(gjson.ParseBytes(l), NoText); ok {
 		return start, l, nil
 	}
 	return -1, nil, nil

@@ -85,7 +85,7 @@ func IsMessageLine(l []byte) bool {
 	if !jsonl.Valid(l) {
 		return false
 	}
-	doc := gjson.Parse(unsafeString(l))
+	doc := gjson.Parse(UnsafeString(l))
 	_, ok := messageOf(doc)
 	return ok
 }

@@ -72,13 +72,13 @@ type Block struct {
 	Cut  bool
 	Tail string
 	src  string // with Cut, while parsing: the JSON string literal, in the line
-	span span   // with Cut, after parsing: where that literal is in the file
+	Span Span   // with Cut, after parsing: where that literal is in the file
 }
 
 // span is a part of the file: what a windowed load left out and Materialize reads back.
-type span struct {
-	off int64
-	n   int32
+type Span struct {
+	Off int64
+	N   int32
 }
 
 // Usage is provider usage recorded in the transcript for one response.
@@ -110,7 +110,7 @@ type Message struct {
 	Dialect Dialect // shape of Raw
 	Summary bool    // a compaction summary (ctxc, Claude Code, Codex, pi)
 	MsgID   string  // provider message id, used to merge Claude Code's split assistant lines
-	rawSpan span    // a windowed load of a long line: where Raw is in the file (Raw is nil)
+	RawSpan Span    // a windowed load of a long line: where Raw is in the file (Raw is nil)
 	// Edited: ctxc changed the message (an emergency compaction cut a block): writers render it
 	// anew rather than copying its records.
 	Edited bool
@@ -144,7 +144,7 @@ func (m *Message) Sources() []SrcRef {
 }
 
 // absorb merges the blocks of the next record of the same response into m.
-func (m *Message) absorb(next *Message) {
+func (m *Message) Absorb(next *Message) {
 	own := m.Sources()
 	src := append(own[:len(own):len(own)], next.Sources()...)
 	m.Blocks = append(m.Blocks[:len(m.Blocks):len(m.Blocks)], next.Blocks...)

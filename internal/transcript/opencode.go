@@ -44,7 +44,7 @@ type opencodeReader struct {
 
 // opencodeMsg is what the reload rule needs of one message line.
 type opencodeMsg struct {
-	at                ref
+	at                Ref
 	id, parentID      string
 	user              bool
 	summaryDone       bool   // an assistant summary that finished without an error
@@ -122,7 +122,7 @@ func opencodeInfoOf(info jsonl.Value) opencodeInfo {
 	return i
 }
 
-func (r *opencodeReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *opencodeReader) Add(l *Line, doc gjson.Result, st *Stats) {
 	v := jsonl.Value(doc.Raw)
 	f := opencodeLineFields(v)
 	if !f.info.IsObject() {
@@ -130,15 +130,15 @@ func (r *opencodeReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 	}
 	info := opencodeInfoOf(f.info)
 	info.kilo = r.format == FormatKilo
-	msgs := opencodeMessages(info, f.parts, noText)
+	msgs := opencodeMessages(info, f.parts, NoText)
 	tokens := 0
 	for i := range msgs {
 		msgs[i].Line = l.Num
-		st.countMessage(&msgs[i])
+		st.CountMessage(&msgs[i])
 		tokens += msgs[i].Tokens()
 	}
 	// (the ids are copied: the line's bytes may be a mapped window, gone after the scan)
-	m := opencodeMsg{at: ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens), msgs: int32(len(msgs))},
+	m := opencodeMsg{at: Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(tokens), Msgs: int32(len(msgs))},
 		id: strings.Clone(info.id), parentID: strings.Clone(info.parentID), user: info.role == "user"}
 	if info.role == "assistant" {
 		opencodeUsage(f.parts, st)
@@ -147,7 +147,7 @@ func (r *opencodeReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 		m.summaryOfParentID = true
 		m.summaryDone = info.finished && !info.err.Exists()
 		if n := len(st.Records); n > 0 {
-			st.extendRecord(l)
+			st.ExtendRecord(l)
 		}
 	}
 	if m.user {
@@ -157,7 +157,7 @@ func (r *opencodeReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 				m.tailStart, m.hasTailStart = strings.Clone(t.Str()), true
 			}
 			st.Compactions++
-			st.addRecord(l)
+			st.AddRecord(l)
 		}
 	}
 	r.msgs = append(r.msgs, m)
@@ -175,7 +175,7 @@ func opencodeUsage(parts jsonl.Value, st *Stats) {
 		u := Usage{Input: int(t.Get("input").Int()), Output: int(t.Get("output").Int() + t.Get("reasoning").Int()),
 			CacheRead: int(cache.Get("read").Int()), CacheWrite: int(cache.Get("write").Int())}
 		if u.Total() > 0 {
-			st.countUsage("", u, true)
+			st.CountUsage("", u, true)
 		}
 		return true
 	})
@@ -194,12 +194,12 @@ func opencodeCompactionPart(parts jsonl.Value) (jsonl.Value, bool) {
 	return out, out != ""
 }
 
-func (r *opencodeReader) finish(st *Stats) []ref {
+func (r *opencodeReader) Finish(st *Stats) []Ref {
 	st.Format = r.format
 	kept := opencodeFilterCompacted(r.msgs)
-	refs := make([]ref, 0, len(kept))
+	refs := make([]Ref, 0, len(kept))
 	for _, m := range kept {
-		if m.at.msgs > 0 {
+		if m.at.Msgs > 0 {
 			refs = append(refs, m.at)
 		}
 	}
@@ -283,25 +283,25 @@ func opencodeTailAfterSummary(kept []opencodeMsg) []opencodeMsg {
 	return append(out, kept[s+1:]...)
 }
 
-func (r *opencodeReader) materialize(b []byte, x ref) ([]Message, error) {
-	v := jsonl.Value(gjson.Parse(unsafeString(b)).Raw)
+func (r *opencodeReader) Materialize(b []byte, x Ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(UnsafeString(b)).Raw)
 	f := opencodeLineFields(v)
 	if !f.info.IsObject() {
 		return nil, fmt.Errorf("not an opencode message")
 	}
 	info := opencodeInfoOf(f.info)
 	info.kilo = r.format == FormatKilo
-	msgs := opencodeMessages(info, f.parts, withText)
+	msgs := opencodeMessages(info, f.parts, WithText)
 	for i := range msgs {
-		msgs[i].Line = x.lineNum()
+		msgs[i].Line = x.LineNum()
 	}
 	return msgs, nil
 }
 
 // opencodeMessages are the messages opencode sends for one of its messages.
-func opencodeMessages(info opencodeInfo, parts jsonl.Value, text textMode) []Message {
-	if text == windowedText {
-		text = withText // (a tool's output is one part of a line: read whole)
+func opencodeMessages(info opencodeInfo, parts jsonl.Value, text TextMode) []Message {
+	if text == WindowedText {
+		text = WithText // (a tool's output is one part of a line: read whole)
 	}
 	switch info.role {
 	case "user":
@@ -343,13 +343,13 @@ func opencodeAbortedAfterOutput(err, parts jsonl.Value) bool {
 	return found
 }
 
-func opencodeUser(parts jsonl.Value, text textMode) Message {
+func opencodeUser(parts jsonl.Value, text TextMode) Message {
 	m := Message{Role: RoleUser}
 	parts.Each(func(_ string, p jsonl.Value) bool {
 		switch p.Get("type").Str() {
 		case "text":
 			if t := p.Get("text"); !p.Get("ignored").Bool() && t.IsString() && t != `""` {
-				m.Blocks = append(m.Blocks, textBlockV(BlockText, t, text))
+				m.Blocks = append(m.Blocks, TextBlockV(BlockText, t, text))
 			}
 		case "file":
 			if b, ok := opencodeFile(p, text); ok {
@@ -367,7 +367,7 @@ func opencodeUser(parts jsonl.Value, text textMode) Message {
 
 // opencodeFile is a file part as opencode sends it: not a text file or a folder (their text is
 // in the synthetic text parts beside them); an image counts as one.
-func opencodeFile(p jsonl.Value, text textMode) (Block, bool) {
+func opencodeFile(p jsonl.Value, text TextMode) (Block, bool) {
 	mime := p.Get("mime").Str()
 	if mime == "text/plain" || mime == "application/x-directory" {
 		return Block{}, false
@@ -379,12 +379,12 @@ func opencodeFile(p jsonl.Value, text textMode) (Block, bool) {
 }
 
 // literalBlock is a text block of a fixed text.
-func literalBlock(s string, text textMode) Block {
+func literalBlock(s string, text TextMode) Block {
 	b := Block{Kind: BlockText}
-	if text != searchText {
+	if text != SearchText {
 		b.Chars = len([]rune(s))
 	}
-	if text.on() {
+	if text.On() {
 		b.Text = s
 	}
 	return b
@@ -392,7 +392,7 @@ func literalBlock(s string, text textMode) Block {
 
 // opencodeAssistant cuts an assistant message into its steps: per step an assistant message and
 // the tool message of its results.
-func opencodeAssistant(parts jsonl.Value, text textMode, kilo bool) []Message {
+func opencodeAssistant(parts jsonl.Value, text TextMode, kilo bool) []Message {
 	var out []Message
 	a, t := Message{Role: RoleAssistant}, Message{Role: RoleTool}
 	flush := func() {
@@ -413,11 +413,11 @@ func opencodeAssistant(parts jsonl.Value, text textMode, kilo bool) []Message {
 				return true
 			}
 			if v := p.Get("text"); v.IsString() && v != `""` {
-				a.Blocks = append(a.Blocks, textBlockV(BlockText, v, text))
+				a.Blocks = append(a.Blocks, TextBlockV(BlockText, v, text))
 			}
 		case "reasoning":
 			if v := p.Get("text"); v.IsString() && v != `""` {
-				a.Blocks = append(a.Blocks, textBlockV(BlockThinking, v, text))
+				a.Blocks = append(a.Blocks, TextBlockV(BlockThinking, v, text))
 			}
 		case "tool":
 			call, result := opencodeTool(p, text, kilo)
@@ -431,10 +431,10 @@ func opencodeAssistant(parts jsonl.Value, text textMode, kilo bool) []Message {
 }
 
 // opencodeTool is a tool part's call and its result.
-func opencodeTool(p jsonl.Value, text textMode, kilo bool) (call, result Block) {
+func opencodeTool(p jsonl.Value, text TextMode, kilo bool) (call, result Block) {
 	id, name := p.Get("callID").Str(), p.Get("tool").Str()
 	state := p.Get("state")
-	call = toolCallBlockV(id, name, state.Get("input"), text)
+	call = ToolCallBlockV(id, name, state.Get("input"), text)
 	switch state.Get("status").Str() {
 	case "completed":
 		if state.Get("time").Get("compacted").Exists() {
@@ -442,14 +442,14 @@ func opencodeTool(p jsonl.Value, text textMode, kilo bool) (call, result Block) 
 		} else if notice := kiloBoardNotice(state.Get("metadata")); kilo && notice != "" {
 			result = literalBlock(state.Get("output").Str()+"\n"+notice, text)
 		} else {
-			result = textBlockV(BlockToolResult, state.Get("output"), text)
+			result = TextBlockV(BlockToolResult, state.Get("output"), text)
 		}
 	case "error":
 		md := state.Get("metadata")
 		if out := md.Get("output"); md.Get("interrupted").Bool() && out.IsString() {
-			result = textBlockV(BlockToolResult, out, text)
+			result = TextBlockV(BlockToolResult, out, text)
 		} else {
-			result = textBlockV(BlockToolResult, state.Get("error"), text)
+			result = TextBlockV(BlockToolResult, state.Get("error"), text)
 			result.IsError = true
 		}
 	default:
@@ -488,7 +488,7 @@ func opencodeLineRecord(v jsonl.Value, kilo bool) Record {
 	}
 	info := opencodeInfoOf(f.info)
 	info.kilo = kilo
-	rec := Record{Messages: opencodeMessages(info, f.parts, searchText)}
+	rec := Record{Messages: opencodeMessages(info, f.parts, SearchText)}
 	if info.role == "user" {
 		_, rec.Compaction = opencodeCompactionPart(f.parts)
 	}

@@ -47,7 +47,7 @@ type openhandsReader struct {
 // it one message with the action before it in the view when that one has the same (finish).
 type openhandsEntry struct {
 	id            string
-	at            ref
+	at            Ref
 	chars, images int
 	response      uint64
 }
@@ -65,7 +65,7 @@ const openhandsErrorHeader = "[An error occurred during execution.]\n"
 
 func newOpenhandsReader() *openhandsReader { return &openhandsReader{} }
 
-func (r *openhandsReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *openhandsReader) Add(l *Line, doc gjson.Result, st *Stats) {
 	v := jsonl.Value(doc.Raw)
 	kind := v.Get("kind").Str()
 	if kind == "Condensation" {
@@ -73,21 +73,21 @@ func (r *openhandsReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 		r.prevResponse = ""
 		return
 	}
-	m, ok := openhandsMessage(v, kind, noText)
+	m, ok := openhandsMessage(v, kind, NoText)
 	if !ok {
 		return
 	}
 	m.Line = l.Num
 	if m.MsgID != "" && m.MsgID == r.prevResponse {
-		st.countContinuation(&m, r.prevChars)
+		st.CountContinuation(&m, r.prevChars)
 		r.prevChars += m.Chars()
 	} else {
-		st.countMessage(&m)
+		st.CountMessage(&m)
 		r.prevChars = m.Chars()
 	}
 	r.prevResponse = strings.Clone(m.MsgID)
 	e := openhandsEntry{id: strings.Clone(v.Get("id").Str()), chars: m.Chars(), images: m.Images(),
-		at: ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num)}}
+		at: Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num)}}
 	if m.MsgID != "" {
 		e.response = geminiKey(m.MsgID)
 	}
@@ -95,9 +95,9 @@ func (r *openhandsReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 }
 
 // condense applies a Condensation to the view (Condensation.apply).
-func (r *openhandsReader) condense(l *scanLine, v jsonl.Value, st *Stats) {
+func (r *openhandsReader) condense(l *Line, v jsonl.Value, st *Stats) {
 	st.Compactions++
-	st.addRecord(l)
+	st.AddRecord(l)
 	forgotten := map[string]bool{}
 	v.Get("forgotten_event_ids").Each(func(_ string, id jsonl.Value) bool {
 		forgotten[id.Str()] = true
@@ -114,9 +114,9 @@ func (r *openhandsReader) condense(l *scanLine, v jsonl.Value, st *Stats) {
 	if !summary.IsString() || !openhandsIsNumber(offset) {
 		return
 	}
-	m := openhandsSummary(summary, noText)
+	m := openhandsSummary(summary, NoText)
 	e := openhandsEntry{id: strings.Clone(v.Get("id").Str()) + "-summary", chars: m.Chars(),
-		at: ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), sel: openhandsSelSummary}}
+		at: Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Sel: openhandsSelSummary}}
 	i := min(max(int(offset.Int()), 0), len(r.view)) // (Python's list.insert)
 	r.view = append(r.view, openhandsEntry{})
 	copy(r.view[i+1:], r.view[i:])
@@ -126,17 +126,17 @@ func (r *openhandsReader) condense(l *scanLine, v jsonl.Value, st *Stats) {
 // finish gives the view's refs: an action whose response is the one of the action before it is
 // no message of its own (Result.Messages merges it, by MsgID) and adds to that message's
 // estimate what its characters add.
-func (r *openhandsReader) finish(st *Stats) []ref {
+func (r *openhandsReader) Finish(st *Stats) []Ref {
 	st.Format = FormatOpenhands
-	refs := make([]ref, len(r.view))
+	refs := make([]Ref, len(r.view))
 	chars := 0
 	for i, e := range r.view {
 		at := e.at
 		if i > 0 && e.response != 0 && r.view[i-1].response == e.response {
-			at.tokens = int32(estimate.FromChars(chars+e.chars) - estimate.FromChars(chars) + e.images*estimate.ImageTokens)
+			at.Tokens = int32(estimate.FromChars(chars+e.chars) - estimate.FromChars(chars) + e.images*estimate.ImageTokens)
 			chars += e.chars
 		} else {
-			at.msgs, at.tokens = 1, int32(estimate.FromChars(e.chars)+e.images*estimate.ImageTokens)
+			at.Msgs, at.Tokens = 1, int32(estimate.FromChars(e.chars)+e.images*estimate.ImageTokens)
 			chars = e.chars
 		}
 		refs[i] = at
@@ -144,35 +144,35 @@ func (r *openhandsReader) finish(st *Stats) []ref {
 	return refs
 }
 
-func (r *openhandsReader) materialize(b []byte, x ref) ([]Message, error) {
-	v := jsonl.Value(gjson.Parse(unsafeString(b)).Raw)
-	if x.sel == openhandsSelSummary {
-		m := openhandsSummary(v.Get("summary"), withText)
-		m.Line = x.lineNum()
+func (r *openhandsReader) Materialize(b []byte, x Ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(UnsafeString(b)).Raw)
+	if x.Sel == openhandsSelSummary {
+		m := openhandsSummary(v.Get("summary"), WithText)
+		m.Line = x.LineNum()
 		return []Message{m}, nil
 	}
-	m, ok := openhandsMessage(v, v.Get("kind").Str(), withText)
+	m, ok := openhandsMessage(v, v.Get("kind").Str(), WithText)
 	if !ok {
 		return nil, fmt.Errorf("not an OpenHands event of the conversation")
 	}
-	m.Line = x.lineNum()
+	m.Line = x.LineNum()
 	return []Message{m}, nil
 }
 
 // openhandsSummary is a Condensation's summary as the SDK sends it (CondensationSummaryEvent).
-func openhandsSummary(summary jsonl.Value, text textMode) Message {
-	return Message{Role: RoleUser, Summary: true, Blocks: []Block{textBlockV(BlockText, summary, text)}}
+func openhandsSummary(summary jsonl.Value, text TextMode) Message {
+	return Message{Role: RoleUser, Summary: true, Blocks: []Block{TextBlockV(BlockText, summary, text)}}
 }
 
 // openhandsMessage is the message an event is in the conversation (ok false for an event that
 // is none).
-func openhandsMessage(v jsonl.Value, kind string, text textMode) (Message, bool) {
+func openhandsMessage(v jsonl.Value, kind string, text TextMode) (Message, bool) {
 	switch kind {
 	case "SystemPromptEvent":
 		m := Message{Role: RoleSystem}
 		for _, k := range []string{"system_prompt", "dynamic_context"} {
 			if t := v.Get(k).Get("text"); t.IsString() {
-				m.Blocks = append(m.Blocks, textBlockV(BlockText, t, text))
+				m.Blocks = append(m.Blocks, TextBlockV(BlockText, t, text))
 			}
 		}
 		return m, true
@@ -189,7 +189,7 @@ func openhandsMessage(v jsonl.Value, kind string, text textMode) (Message, bool)
 }
 
 // openhandsLLMMessage is a MessageEvent's llm_message, its extended_content after its content.
-func openhandsLLMMessage(v jsonl.Value, text textMode) (Message, bool) {
+func openhandsLLMMessage(v jsonl.Value, text TextMode) (Message, bool) {
 	lm := v.Get("llm_message")
 	var m Message
 	switch lm.Get("role").Str() {
@@ -212,27 +212,27 @@ func openhandsLLMMessage(v jsonl.Value, text textMode) (Message, bool) {
 
 // openhandsThinking appends what a message or an action says of its reasoning: its
 // thinking_blocks, else its reasoning_content.
-func openhandsThinking(v jsonl.Value, out []Block, text textMode) []Block {
+func openhandsThinking(v jsonl.Value, out []Block, text TextMode) []Block {
 	n := len(out)
 	v.Get("thinking_blocks").Each(func(_ string, b jsonl.Value) bool {
 		if t := b.Get("thinking"); t.IsString() && t != `""` {
-			out = append(out, textBlockV(BlockThinking, t, text))
+			out = append(out, TextBlockV(BlockThinking, t, text))
 		}
 		return true
 	})
 	if t := v.Get("reasoning_content"); len(out) == n && t.IsString() && t != `""` {
-		out = append(out, textBlockV(BlockThinking, t, text))
+		out = append(out, TextBlockV(BlockThinking, t, text))
 	}
 	return out
 }
 
 // openhandsContent appends a content list's text and images, as blocks of kind (text, or a
 // tool result's).
-func openhandsContent(content jsonl.Value, kind BlockKind, out []Block, text textMode) []Block {
+func openhandsContent(content jsonl.Value, kind BlockKind, out []Block, text TextMode) []Block {
 	content.Each(func(_ string, c jsonl.Value) bool {
 		switch c.Get("type").Str() {
 		case "text":
-			out = append(out, textBlockV(kind, c.Get("text"), text))
+			out = append(out, TextBlockV(kind, c.Get("text"), text))
 		case "image":
 			n := 0
 			c.Get("image_urls").Each(func(string, jsonl.Value) bool { n++; return true })
@@ -245,12 +245,12 @@ func openhandsContent(content jsonl.Value, kind BlockKind, out []Block, text tex
 
 // openhandsAction is an ActionEvent's assistant message: its thought, its reasoning and its
 // tool call. MsgID is the response's id, which merges the actions of one response.
-func openhandsAction(v jsonl.Value, text textMode) Message {
+func openhandsAction(v jsonl.Value, text TextMode) Message {
 	m := Message{Role: RoleAssistant}
 	m.Blocks = openhandsThinking(v, m.Blocks, text)
 	m.Blocks = openhandsContent(v.Get("thought"), BlockText, m.Blocks, text)
 	call := v.Get("tool_call")
-	m.Blocks = append(m.Blocks, toolCallBlockV(call.Get("id").Str(), call.Get("name").Str(), call.Get("arguments"), text))
+	m.Blocks = append(m.Blocks, ToolCallBlockV(call.Get("id").Str(), call.Get("name").Str(), call.Get("arguments"), text))
 	if id := v.Get("llm_response_id").Str(); id != "" {
 		m.MsgID = "openhands:" + id
 	}
@@ -258,7 +258,7 @@ func openhandsAction(v jsonl.Value, text textMode) Message {
 }
 
 // openhandsObservation is a tool message answering an action.
-func openhandsObservation(v jsonl.Value, kind string, text textMode) Message {
+func openhandsObservation(v jsonl.Value, kind string, text TextMode) Message {
 	id, name := v.Get("tool_call_id").Str(), v.Get("tool_name").Str()
 	var blocks []Block
 	switch kind {
@@ -269,7 +269,7 @@ func openhandsObservation(v jsonl.Value, kind string, text textMode) Message {
 		}
 		blocks = []Block{literalBlock("Action rejected: "+reason.Str(), text)}
 	case "AgentErrorEvent":
-		blocks = []Block{textBlockV(BlockText, v.Get("error"), text)}
+		blocks = []Block{TextBlockV(BlockText, v.Get("error"), text)}
 		blocks[0].IsError = true
 	default:
 		blocks = openhandsObservationContent(v.Get("observation"), text)
@@ -282,7 +282,7 @@ func openhandsObservation(v jsonl.Value, kind string, text textMode) Message {
 // openhandsObservationContent is an observation's to_llm_content as one tool result: the error
 // header when is_error, then its content's text (a terminal's: framed by its metadata); its
 // images after it.
-func openhandsObservationContent(obs jsonl.Value, text textMode) []Block {
+func openhandsObservationContent(obs jsonl.Value, text TextMode) []Block {
 	var b strings.Builder
 	if obs.Get("is_error").Bool() {
 		b.WriteString(openhandsErrorHeader)
@@ -291,7 +291,7 @@ func openhandsObservationContent(obs jsonl.Value, text textMode) []Block {
 		b.WriteString(openhandsTerminalText(obs))
 		return []Block{literalBlock(b.String(), text)}
 	}
-	images := openhandsContent(obs.Get("content"), BlockText, nil, withText)
+	images := openhandsContent(obs.Get("content"), BlockText, nil, WithText)
 	for _, c := range images {
 		b.WriteString(c.Text)
 	}
@@ -337,11 +337,11 @@ func openhandsRecord(v jsonl.Value) Record {
 	if kind == "Condensation" {
 		rec := Record{Compaction: true}
 		if s := v.Get("summary"); s.IsString() {
-			rec.Messages = []Message{openhandsSummary(s, searchText)}
+			rec.Messages = []Message{openhandsSummary(s, SearchText)}
 		}
 		return rec
 	}
-	m, ok := openhandsMessage(v, kind, searchText)
+	m, ok := openhandsMessage(v, kind, SearchText)
 	if !ok {
 		return Record{}
 	}

@@ -12,17 +12,17 @@ import (
 // Anthropic Messages API messages. With text=false they only count (stats); with text=true they
 // also copy out the text (load, compact).
 
-func textBlockV(kind BlockKind, v jsonl.Value, text textMode) Block {
-	b := Block{Kind: kind, Chars: text.count(v)}
-	if text.on() {
+func TextBlockV(kind BlockKind, v jsonl.Value, text TextMode) Block {
+	b := Block{Kind: kind, Chars: text.Count(v)}
+	if text.On() {
 		b.Text = v.Text()
 	}
 	return b
 }
 
-func toolCallBlockV(id, name string, args jsonl.Value, text textMode) Block {
-	b := Block{Kind: BlockToolCall, ID: id, Name: name, Chars: utf8.RuneCountInString(name) + text.count(args)}
-	if text.on() {
+func ToolCallBlockV(id, name string, args jsonl.Value, text TextMode) Block {
+	b := Block{Kind: BlockToolCall, ID: id, Name: name, Chars: utf8.RuneCountInString(name) + text.Count(args)}
+	if text.On() {
 		b.Args = args.Text()
 		if b.Args == "" {
 			b.Args = "{}"
@@ -31,16 +31,16 @@ func toolCallBlockV(id, name string, args jsonl.Value, text textMode) Block {
 	return b
 }
 
-func opaqueBlockV(v jsonl.Value, text textMode) Block {
+func opaqueBlockV(v jsonl.Value, text TextMode) Block {
 	b := Block{Kind: BlockOpaque}
-	if text.on() {
+	if text.On() {
 		b.Text = string(v)
 	}
 	return b
 }
 
 // openAIMessage reads one OpenAI chat message.
-func openAIMessage(msg jsonl.Value, text textMode) Message {
+func openAIMessage(msg jsonl.Value, text TextMode) Message {
 	m := Message{Dialect: DialectOpenAI}
 	var content, reasoning, refusal, toolCalls, functionCall jsonl.Value
 	var callID, name string
@@ -79,18 +79,18 @@ func openAIMessage(msg jsonl.Value, text textMode) Message {
 		return m
 	}
 	if reasoning.Exists() && !reasoning.IsNull() {
-		m.Blocks = append(m.Blocks, textBlockV(BlockThinking, reasoning, text))
+		m.Blocks = append(m.Blocks, TextBlockV(BlockThinking, reasoning, text))
 	}
 	if content.IsArray() {
 		content.Each(func(_ string, p jsonl.Value) bool {
 			switch p.Get("type").Str() {
 			case "text", "input_text", "output_text":
-				m.Blocks = append(m.Blocks, textBlockV(BlockText, p.Get("text"), text))
+				m.Blocks = append(m.Blocks, TextBlockV(BlockText, p.Get("text"), text))
 			case "refusal":
-				m.Blocks = append(m.Blocks, textBlockV(BlockText, p.Get("refusal"), text))
+				m.Blocks = append(m.Blocks, TextBlockV(BlockText, p.Get("refusal"), text))
 			case "image_url", "input_image":
 				b := Block{Kind: BlockImage}
-				if text.on() {
+				if text.On() {
 					b.Text = string(p)
 				}
 				m.Blocks = append(m.Blocks, b)
@@ -100,31 +100,31 @@ func openAIMessage(msg jsonl.Value, text textMode) Message {
 			return true
 		})
 	} else if content.Exists() && !content.IsNull() {
-		m.Blocks = append(m.Blocks, textBlockV(BlockText, content, text))
+		m.Blocks = append(m.Blocks, TextBlockV(BlockText, content, text))
 	}
 	if refusal.IsString() {
-		m.Blocks = append(m.Blocks, textBlockV(BlockText, refusal, text))
+		m.Blocks = append(m.Blocks, TextBlockV(BlockText, refusal, text))
 	}
 	toolCalls.Each(func(_ string, tc jsonl.Value) bool {
 		fn := tc.Get("function")
-		m.Blocks = append(m.Blocks, toolCallBlockV(tc.Get("id").Str(), fn.Get("name").Str(), fn.Get("arguments"), text))
+		m.Blocks = append(m.Blocks, ToolCallBlockV(tc.Get("id").Str(), fn.Get("name").Str(), fn.Get("arguments"), text))
 		return true
 	})
 	if functionCall.IsObject() {
-		m.Blocks = append(m.Blocks, toolCallBlockV("", functionCall.Get("name").Str(), functionCall.Get("arguments"), text))
+		m.Blocks = append(m.Blocks, ToolCallBlockV("", functionCall.Get("name").Str(), functionCall.Get("arguments"), text))
 	}
 	return m
 }
 
 // contentResultV reads tool-result content that is a string or an array of text/image parts.
-func contentResultV(c jsonl.Value, text textMode) Block {
+func contentResultV(c jsonl.Value, text TextMode) Block {
 	b := Block{Kind: BlockToolResult}
 	if !c.IsArray() {
-		b.Chars = text.count(c)
+		b.Chars = text.Count(c)
 		switch {
-		case text == windowedText && c.IsString() && len(c) > 3*ToolTextWindow:
+		case text == WindowedText && c.IsString() && len(c) > 3*ToolTextWindow:
 			windowed(&b, c)
-		case text.on():
+		case text.On():
 			b.Text = c.Text()
 		}
 		return b
@@ -136,19 +136,19 @@ func contentResultV(c jsonl.Value, text textMode) Block {
 			b.Images++
 		case "text", "input_text", "output_text":
 			t := p.Get("text")
-			b.Chars += text.count(t)
-			if text.on() {
+			b.Chars += text.Count(t)
+			if text.On() {
 				parts = append(parts, t.Str())
 			}
 		default:
-			b.Chars += text.count(p)
-			if text.on() {
+			b.Chars += text.Count(p)
+			if text.On() {
 				parts = append(parts, string(p))
 			}
 		}
 		return true
 	})
-	if text.on() {
+	if text.On() {
 		b.Text = joinLines(parts)
 	}
 	return b
@@ -176,14 +176,14 @@ func joinLines(parts []string) string {
 }
 
 // anthropicMessage reads one Anthropic Messages API message (also Claude Code's "message").
-func anthropicMessage(msg jsonl.Value, text textMode) Message {
+func anthropicMessage(msg jsonl.Value, text TextMode) Message {
 	m, _ := anthropicMessageAt(msg, text)
 	return m
 }
 
 // anthropicMessageAt reads the message that starts at v (v may run on past it) and returns its
 // length too: Claude Code's reader parses it in the same walk over the line.
-func anthropicMessageAt(v jsonl.Value, text textMode) (Message, int) {
+func anthropicMessageAt(v jsonl.Value, text TextMode) (Message, int) {
 	m := Message{Dialect: DialectAnthropic}
 	n := v.Walk(func(k string, rest jsonl.Value) int {
 		switch k {
@@ -205,7 +205,7 @@ func anthropicMessageAt(v jsonl.Value, text textMode) (Message, int) {
 			}
 			val, n := rest.Prefix()
 			if val.Exists() && !val.IsNull() {
-				m.Blocks = append(m.Blocks, textBlockV(BlockText, val, text))
+				m.Blocks = append(m.Blocks, TextBlockV(BlockText, val, text))
 			}
 			return n
 		}
@@ -215,7 +215,7 @@ func anthropicMessageAt(v jsonl.Value, text textMode) (Message, int) {
 }
 
 // anthropicBlockAt reads the content block that starts at v and returns its length.
-func anthropicBlockAt(v jsonl.Value, text textMode) (Block, int) {
+func anthropicBlockAt(v jsonl.Value, text TextMode) (Block, int) {
 	if !v.IsObject() {
 		val, n := v.Prefix()
 		return opaqueBlockV(val, text), n
@@ -254,17 +254,17 @@ func anthropicBlockAt(v jsonl.Value, text textMode) (Block, int) {
 	})
 	switch typ {
 	case "text":
-		return textBlockV(BlockText, textV, text), n
+		return TextBlockV(BlockText, textV, text), n
 	case "thinking":
 		// The signature is opaque and never counted (docs/design.md §4), but kept with the block
 		// so that it can be replayed.
-		b := textBlockV(BlockThinking, thinking, text)
-		if text.on() {
+		b := TextBlockV(BlockThinking, thinking, text)
+		if text.On() {
 			b.Verbatim = strings.Clone(string(v[:n]))
 		}
 		return b, n
 	case "tool_use", "server_tool_use":
-		return toolCallBlockV(id, name, input, text), n
+		return ToolCallBlockV(id, name, input, text), n
 	case "tool_result", "web_search_tool_result":
 		r := contentResultV(content, text)
 		r.ID = useID
@@ -272,12 +272,12 @@ func anthropicBlockAt(v jsonl.Value, text textMode) (Block, int) {
 		return r, n
 	case "image":
 		bl := Block{Kind: BlockImage}
-		if text.on() {
+		if text.On() {
 			bl.Text = string(v[:n])
 		}
 		return bl, n
 	case "compaction":
-		return textBlockV(BlockText, content, text), n
+		return TextBlockV(BlockText, content, text), n
 	}
 	return opaqueBlockV(v[:n], text), n // redacted_thinking, document, unknown: kept, not counted
 }
@@ -285,36 +285,36 @@ func anthropicBlockAt(v jsonl.Value, text textMode) (Block, int) {
 // Wrappers over gjson values for the code that walks lines with gjson (detection, markers):
 // the values' Raw text is a substring of the line, so converting costs nothing.
 
-func parseOpenAIMessage(msg gjson.Result, text textMode) Message {
+func parseOpenAIMessage(msg gjson.Result, text TextMode) Message {
 	return openAIMessage(jsonl.Value(msg.Raw), text)
 }
-func parseAnthropicMessage(msg gjson.Result, text textMode) Message {
+func parseAnthropicMessage(msg gjson.Result, text TextMode) Message {
 	m := anthropicMessage(jsonl.Value(msg.Raw), text)
 	m.MsgID = ""
 	return m
 }
 
 // textMode says how much text a parse decodes.
-type textMode uint8
+type TextMode uint8
 
 const (
 	// noText: counts only (stats).
-	noText textMode = iota
+	NoText TextMode = iota
 	// withText: every text whole.
-	withText
+	WithText
 	// windowedText: like withText, except that a large tool result keeps only its first and
 	// last ToolTextWindow bytes decoded (Block.Cut); Materialize reads the rest back.
-	windowedText
+	WindowedText
 	// searchText: like withText, without counting characters (Block.Chars stays 0): a search
 	// of the whole history (DecodeRecord) needs the text, not the estimate.
-	searchText
+	SearchText
 )
 
-func (t textMode) on() bool { return t != noText }
+func (t TextMode) On() bool { return t != NoText }
 
 // count is v.Chars(), or 0 when the mode does not count.
-func (t textMode) count(v jsonl.Value) int {
-	if t == searchText {
+func (t TextMode) Count(v jsonl.Value) int {
+	if t == SearchText {
 		return 0
 	}
 	return v.Chars()

@@ -74,7 +74,7 @@ const maxPooledLine = 4 << 20
 
 // rangeResult is what a worker made of one range.
 type rangeResult struct {
-	lines   []scanLine
+	lines   []Line
 	valid   []bool
 	pre     []preparsed
 	claude  []claudeLine // the walks of Claude Code lines, which pre points to
@@ -82,7 +82,7 @@ type rangeResult struct {
 	release func()       // gives back the window the lines' bytes are in, and own
 	own     *[]byte      // the bytes of a last line that goes on past the range
 	count   int          // physical lines that start in the range (blank ones included)
-	pending *scanLine    // an unterminated last line (the file's last range only)
+	pending *Line    // an unterminated last line (the file's last range only)
 	err     error        // a read error, or a line over the cap (Line is relative to the range)
 	errLine int          // for a jsonl.LineTooLongError: the line's index among the range's physical lines
 }
@@ -143,16 +143,16 @@ func scanRangesAt(f io.ReaderAt, at rangeStart, size int64, path string, opts Op
 // text they decode: for a load, the messages it keeps, with their text; for stats, the lines of
 // the format the file starts with (counts only). FormatUnknown: the format's reader walks its
 // lines itself, and the workers only validate them.
-func walkAheadFormat(f io.ReaderAt, size int64, path string, opts Options) (Format, textMode) {
+func walkAheadFormat(f io.ReaderAt, size int64, path string, opts Options) (Format, TextMode) {
 	pre, text := opts.keep, opts.keepText()
 	if pre == FormatUnknown {
-		text = noText
+		text = NoText
 		pre = opts.Format
 		if pre == FormatUnknown {
 			pre, _ = detectAt(f, size, path, opts)
 		}
 	}
-	if pre != FormatClaude && !pre.IsGeneric() && (pre != FormatGemini || text != noText) {
+	if pre != FormatClaude && !pre.IsGeneric() && (pre != FormatGemini || text != NoText) {
 		pre = FormatUnknown
 	}
 	return pre, text
@@ -215,7 +215,7 @@ type rangeMerger struct {
 	next    int                  // the range to merge next
 	merging bool                 // a worker is merging: the others only deliver
 	base    int                  // physical lines before range next
-	pending *scanLine            // an unterminated last line, copied
+	pending *Line            // an unterminated last line, copied
 	err     error
 	stop    func() // called once, on the first error: stops the dispatcher
 }
@@ -318,7 +318,7 @@ type rangeWork struct {
 	slack       int64 // how far a window goes past its range
 	maxLine     int
 	pre         Format   // the format the workers walk ahead (FormatUnknown: validation only)
-	text        textMode // how much text the walk decodes
+	text        TextMode // how much text the walk decodes
 	tokens      chan struct{}
 }
 
@@ -327,7 +327,7 @@ func (w *rangeWork) work(i, linesHint int) (r *rangeResult) {
 	start := w.origin + int64(i)*w.chunk
 	end := min(start+w.chunk, w.size)
 	src, pre, text, tokens := w.src, w.pre, w.text, w.tokens
-	r = &rangeResult{lines: make([]scanLine, 0, linesHint)}
+	r = &rangeResult{lines: make([]Line, 0, linesHint)}
 	release := func() {
 		if r.own != nil && cap(*r.own) <= maxPooledLine {
 			lineBufs.Put(r.own)
@@ -378,7 +378,7 @@ func (w *rangeWork) work(i, linesHint int) (r *rangeResult) {
 					slots.gemini = &r.gemini[k]
 				}
 				preparseInto(&r.pre[k], slots, pre, text, l)
-				l.pre = &r.pre[k]
+				l.Pre = &r.pre[k]
 			}
 		}
 	}
@@ -536,7 +536,7 @@ func (rl *rangeLines) add(line []byte, off int64, num int, terminated bool) bool
 	r := rl.r
 	lsize := len(line)
 	if rl.overCap(lsize) {
-		r.lines = append(r.lines, scanLine{Line: jsonl.Line{Num: num}})
+		r.lines = append(r.lines, Line{Line: jsonl.Line{Num: num}})
 		r.err, r.errLine = &jsonl.LineTooLongError{Line: num, Max: rl.maxLine}, len(r.lines)-1
 		return false
 	}
@@ -546,7 +546,7 @@ func (rl *rangeLines) add(line []byte, off int64, num int, terminated bool) bool
 	}
 	if !terminated {
 		if len(bytes.TrimSpace(b)) > 0 {
-			r.pending = &scanLine{Line: jsonl.Line{Num: num, Offset: off, Size: len(b), Bytes: b}}
+			r.pending = &Line{Line: jsonl.Line{Num: num, Offset: off, Size: len(b), Bytes: b}}
 		}
 		return true
 	}
@@ -555,7 +555,7 @@ func (rl *rangeLines) add(line []byte, off int64, num int, terminated bool) bool
 		b = b[:n-1]
 	}
 	if !jsonl.IsBlank(b) {
-		r.lines = append(r.lines, scanLine{Line: jsonl.Line{Num: num, Offset: off, Size: lsize, Bytes: b}})
+		r.lines = append(r.lines, Line{Line: jsonl.Line{Num: num, Offset: off, Size: lsize, Bytes: b}})
 	}
 	return true
 }

@@ -47,7 +47,7 @@ func decodeRecord(f Format, line []byte, num int, own bool) (rec Record, ok bool
 	if !jsonl.Valid(line) {
 		return Record{}, false
 	}
-	s := unsafeString(line)
+	s := UnsafeString(line)
 	if own {
 		s = string(line) // messages keep substrings of it
 	}
@@ -86,7 +86,7 @@ func genericRecord(doc gjson.Result) Record {
 		return Record{}
 	}
 	d, _ := messageDialectV(msg)
-	m := parseDialectV(msg, d, searchText)
+	m := parseDialectV(msg, d, SearchText)
 	m.Raw = []byte(msg)
 	return Record{Messages: []Message{m}}
 }
@@ -153,14 +153,14 @@ func genericRecordGJSON(doc gjson.Result) Record {
 		return Record{}
 	}
 	d, _ := messageDialect(msg)
-	m := parseDialect(msg, d, searchText)
+	m := parseDialect(msg, d, SearchText)
 	m.Raw = []byte(msg.Raw)
 	return Record{Messages: []Message{m}}
 }
 
 // genericMarker reads a ctxc marker line.
 func genericMarker(doc gjson.Result) Record {
-	mk, ok := parseMarkerDoc(doc, noText)
+	mk, ok := parseMarkerDoc(doc, NoText)
 	if !ok {
 		return Record{}
 	}
@@ -198,7 +198,7 @@ func claudeRecord(v jsonl.Value) Record {
 		return Record{}
 	}
 	c := claudeReader{}
-	m := c.message(msg, typ, searchText)
+	m := c.message(msg, typ, SearchText)
 	m.Summary = summary
 	return Record{Messages: []Message{m}, Sidechain: sidechain}
 }
@@ -212,10 +212,10 @@ func codexRecord(v jsonl.Value) Record {
 		case "compacted":
 			rec := Record{Compaction: true, Meta: metaOf(payload.Get("ctxc"))}
 			if msg := payload.Get("message"); msg.IsString() && msg != `""` {
-				rec.Messages = append(rec.Messages, codexSummaryMessage(msg, searchText))
+				rec.Messages = append(rec.Messages, codexSummaryMessage(msg, SearchText))
 			}
 			payload.Get("replacement_history").Each(func(_ string, it jsonl.Value) bool {
-				if m, _ := codexItemMessage(it, searchText); m.Summary && len(m.Blocks) > 0 {
+				if m, _ := codexItemMessage(it, SearchText); m.Summary && len(m.Blocks) > 0 {
 					rec.Messages = append(rec.Messages, m) // the summary is new; the rest are copies
 				}
 				return true
@@ -231,7 +231,7 @@ func codexRecord(v jsonl.Value) Record {
 }
 
 func codexItemRecord(it jsonl.Value) Record {
-	m, _ := codexItemMessage(it, searchText)
+	m, _ := codexItemMessage(it, SearchText)
 	if len(m.Blocks) == 0 {
 		return Record{}
 	}
@@ -254,7 +254,7 @@ func piRecord(v jsonl.Value) Record {
 		}
 		return Record{Compaction: true, Meta: metaOf(v.Get("ctxc")), Messages: []Message{m}}
 	}
-	m, _ := piEntryMessage(typ, f, searchText)
+	m, _ := piEntryMessage(typ, f, SearchText)
 	if len(m.Blocks) == 0 {
 		return Record{}
 	}

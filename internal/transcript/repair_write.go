@@ -135,7 +135,7 @@ func OnlyResultsAfter(msgs []Message, i int) bool {
 // resultRecord is what a moved result is made of: Claude Code, the tool_result block; Codex,
 // the output item; pi, the toolResult entry.
 func resultRecord(src *Source, f Format, m *Message, id string) ([]byte, error) {
-	recs, err := src.records(m)
+	recs, err := src.Records(m)
 	if err != nil {
 		return nil, err
 	}
@@ -235,18 +235,18 @@ func (w *repairWrite) newTreeCopy(first int) (*treeCopy, error) {
 		t.idKey, t.parentKey = "id", "parentId"
 	}
 	m := &w.msgs[first]
-	startRecs, err := w.src.records(m)
+	startRecs, err := w.src.Records(m)
 	if err != nil || len(startRecs) == 0 || startRecs[0] == nil {
 		return nil, fmt.Errorf("%s:%d: cannot read the record the repair starts from: %v", w.src.Path, m.Line, err)
 	}
-	start, err := parseObject(startRecs[0])
+	start, err := ParseObject(startRecs[0])
 	if err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", w.src.Path, m.Line, err)
 	}
-	if w.f == FormatPi && start.str("id") == "" {
+	if w.f == FormatPi && start.Str("id") == "" {
 		return nil, fmt.Errorf("%s: a pi v1 session (entries without ids) cannot be repaired by appending", w.src.Path)
 	}
-	if t.parent = start.get(t.parentKey); t.parent == nil {
+	if t.parent = start.Get(t.parentKey); t.parent == nil {
 		t.parent = json.RawMessage("null")
 	}
 	return t, nil
@@ -256,11 +256,11 @@ func (w *repairWrite) newTreeCopy(first int) (*treeCopy, error) {
 // answers the calls of an assistant message that have no result right after them.
 func (t *treeCopy) copyMessage(i int) error {
 	m := &t.msgs[i]
-	recs, err := t.src.records(m)
+	recs, err := t.src.Records(m)
 	if err != nil {
 		return err
 	}
-	var last *object
+	var last *Object
 	for _, r := range recs {
 		if r == nil {
 			continue
@@ -288,8 +288,8 @@ func (t *treeCopy) copyMessage(i int) error {
 
 // withoutDropped is the record r of message i without the results left out of their place; nil
 // when nothing of it is left.
-func (t *treeCopy) withoutDropped(r []byte, m *Message, i int) (*object, error) {
-	o, err := parseObject(r)
+func (t *treeCopy) withoutDropped(r []byte, m *Message, i int) (*Object, error) {
+	o, err := ParseObject(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", t.src.Path, m.Line, err)
 	}
@@ -300,36 +300,36 @@ func (t *treeCopy) withoutDropped(r []byte, m *Message, i int) (*object, error) 
 	if keep == nil {
 		return nil, nil
 	}
-	msg, err := parseObject(o.get("message"))
+	msg, err := ParseObject(o.Get("message"))
 	if err != nil {
 		return nil, err
 	}
-	msg.set("content", keep)
-	o.set("message", json.RawMessage(msg.encode()))
+	msg.Set("content", keep)
+	o.Set("message", json.RawMessage(msg.Encode()))
 	return o, nil
 }
 
 // emit appends the copy o under a fresh id, as the child of the record written last. Claude
 // Code copies are a response of their own: their message id is renamed, and their link to the
 // response whose call they answer follows that response's copy.
-func (t *treeCopy) emit(o *object) {
+func (t *treeCopy) emit(o *Object) {
 	id := t.newID()
-	if old := o.str(t.idKey); old != "" {
+	if old := o.Str(t.idKey); old != "" {
 		t.uuids[old] = id
 	}
 	if t.f == FormatClaude {
-		if a := o.str("sourceToolAssistantUUID"); a != "" {
+		if a := o.Str("sourceToolAssistantUUID"); a != "" {
 			if n, ok := t.uuids[a]; ok {
-				o.set("sourceToolAssistantUUID", n)
+				o.Set("sourceToolAssistantUUID", n)
 			}
 		}
 		claudeRenameMessageID(o, t.msgIDs)
 	}
-	o.set(t.idKey, id)
-	o.set(t.parentKey, t.parent)
-	o.del("logicalParentUuid")
-	t.parent, _ = marshal(id)
-	t.out = append(t.out, o.encode())
+	o.Set(t.idKey, id)
+	o.Set(t.parentKey, t.parent)
+	o.Del("logicalParentUuid")
+	t.parent, _ = Marshal(id)
+	t.out = append(t.out, o.Encode())
 }
 
 // newID is a fresh record id in the format's shape: a UUID for Claude Code, hex digits for pi.
@@ -343,7 +343,7 @@ func (t *treeCopy) newID() string {
 
 // answer appends the result of call id right after the response after (its last record): the
 // result moved from later in the session, or RepairResultText as an error.
-func (t *treeCopy) answer(after *object, id string) error {
+func (t *treeCopy) answer(after *Object, id string) error {
 	c := t.calls[id]
 	if t.f != FormatPi {
 		t.emit(t.claudeResult(after, id, c))
@@ -353,7 +353,7 @@ func (t *treeCopy) answer(after *object, id string) error {
 		t.emit(t.piPlaceholder(id, c))
 		return nil
 	}
-	o, err := parseObject(c.moved)
+	o, err := ParseObject(c.moved)
 	if err != nil {
 		return err
 	}
@@ -362,36 +362,36 @@ func (t *treeCopy) answer(after *object, id string) error {
 }
 
 // piPlaceholder is a toolResult entry answering call id with RepairResultText, as an error.
-func (t *treeCopy) piPlaceholder(id string, c *repairCall) *object {
-	o := &object{vals: map[string]json.RawMessage{}}
-	o.set("type", "message")
-	o.set("id", "")
-	o.set("parentId", nil)
-	o.set("timestamp", t.stamp)
-	o.set("message", map[string]any{"role": "toolResult", "toolCallId": id, "toolName": c.name,
+func (t *treeCopy) piPlaceholder(id string, c *repairCall) *Object {
+	o := &Object{vals: map[string]json.RawMessage{}}
+	o.Set("type", "message")
+	o.Set("id", "")
+	o.Set("parentId", nil)
+	o.Set("timestamp", t.stamp)
+	o.Set("message", map[string]any{"role": "toolResult", "toolCallId": id, "toolName": c.name,
 		"content": []any{map[string]any{"type": "text", "text": RepairResultText}}, "isError": true, "timestamp": t.now.UnixMilli()})
 	return o
 }
 
 // claudeResult is a user record, in the envelope of the response after, holding the result of
 // call id: the block moved from later in the session, or RepairResultText as an error.
-func (t *treeCopy) claudeResult(after *object, id string, c *repairCall) *object {
-	o := &object{vals: map[string]json.RawMessage{}}
-	o.set("parentUuid", nil)
-	o.set("isSidechain", false)
+func (t *treeCopy) claudeResult(after *Object, id string, c *repairCall) *Object {
+	o := &Object{vals: map[string]json.RawMessage{}}
+	o.Set("parentUuid", nil)
+	o.Set("isSidechain", false)
 	for _, k := range claudeEnvelope {
-		if v := after.get(k); v != nil {
-			o.set(k, v)
+		if v := after.Get(k); v != nil {
+			o.Set(k, v)
 		}
 	}
-	o.set("type", "user")
+	o.Set("type", "user")
 	block := c.moved
 	if block == nil {
-		block, _ = marshal(map[string]any{"type": "tool_result", "tool_use_id": id, "content": RepairResultText, "is_error": true})
+		block, _ = Marshal(map[string]any{"type": "tool_result", "tool_use_id": id, "content": RepairResultText, "is_error": true})
 	}
-	o.set("message", map[string]any{"role": "user", "content": []json.RawMessage{block}})
-	o.set("uuid", "")
-	o.set("timestamp", t.stamp)
+	o.Set("message", map[string]any{"role": "user", "content": []json.RawMessage{block}})
+	o.Set("uuid", "")
+	o.Set("timestamp", t.stamp)
 	return o
 }
 
@@ -446,7 +446,7 @@ func (w *repairWrite) codex() error {
 			items = append(items, w.codexAnswers(i)...)
 		}
 	}
-	line, err := marshal(map[string]any{"timestamp": rfc3339ms(w.now), "type": "compacted",
+	line, err := Marshal(map[string]any{"timestamp": rfc3339ms(w.now), "type": "compacted",
 		"payload": map[string]any{"message": "", "replacement_history": items}})
 	if err != nil {
 		return err
@@ -460,7 +460,7 @@ func (w *repairWrite) codex() error {
 // out of their place. It notes the type of each call, which its output's type follows.
 func (w *repairWrite) codexItems(i int) ([]json.RawMessage, error) {
 	m := &w.msgs[i]
-	recs, err := w.src.records(m)
+	recs, err := w.src.Records(m)
 	if err != nil {
 		return nil, err
 	}
@@ -479,7 +479,7 @@ func (w *repairWrite) codexItems(i int) ([]json.RawMessage, error) {
 			if m.Role == RoleTool {
 				continue
 			}
-			b, _ := marshal(map[string]any{"type": "message", "role": string(m.Role),
+			b, _ := Marshal(map[string]any{"type": "message", "role": string(m.Role),
 				"content": []any{map[string]any{"type": "input_text", "text": m.TextContent()}}})
 			items = append(items, b)
 			continue
@@ -511,7 +511,7 @@ func (w *repairWrite) codexAnswers(i int) []json.RawMessage {
 		if c.typ == "custom_tool_call" {
 			typ = "custom_tool_call_output"
 		}
-		b, _ := marshal(map[string]any{"type": typ, "call_id": id, "output": RepairResultText})
+		b, _ := Marshal(map[string]any{"type": typ, "call_id": id, "output": RepairResultText})
 		items = append(items, b)
 	}
 	return items

@@ -44,7 +44,7 @@ func Scan(r io.Reader, path string, opts Options) (*Result, error) {
 // streamBatch is a run of consecutive lines with their bytes, on its way from the reader
 // through a validator to the parser, then back to the reader for reuse.
 type streamBatch struct {
-	lines []scanLine
+	lines []Line
 	valid []bool
 	buf   []byte // the lines' bytes, but for the long lines read into memory of their own
 	size  int    // the bytes of all its lines
@@ -58,7 +58,7 @@ type streamBatch struct {
 // free frees the memory of the batch's long lines that nothing took.
 func (b *streamBatch) free() {
 	for i := range b.lines {
-		b.lines[i].free()
+		b.lines[i].Free()
 	}
 	if b.pending != nil {
 		b.pending()
@@ -146,9 +146,9 @@ func (p *streamPipeline) fill(b *streamBatch) {
 			}
 			return
 		}
-		line := scanLine{Line: l}
+		line := Line{Line: l}
 		if release, ok := p.lr.Take(); ok {
-			line.release = release
+			line.Release = release
 		} else {
 			start := len(b.buf)
 			b.buf = append(b.buf, l.Bytes...)
@@ -168,7 +168,7 @@ func (p *streamPipeline) validate() {
 		for i := range b.lines {
 			valid[i] = jsonl.Valid(b.lines[i].Bytes)
 			if valid[i] && p.opts.keep != FormatUnknown {
-				b.lines[i].pre = preparse(p.opts.keep, p.opts.keepText(), &b.lines[i])
+				b.lines[i].Pre = preparse(p.opts.keep, p.opts.keepText(), &b.lines[i])
 			}
 		}
 		b.valid = valid
@@ -187,7 +187,7 @@ func (p *streamPipeline) parse(sc *scanner) (*Result, error) {
 		pendingMem, b.pending = b.pending, nil
 		for i := range b.lines {
 			err := sc.line(&b.lines[i], b.valid[i])
-			b.lines[i].free()
+			b.lines[i].Free()
 			if err != nil {
 				b.free()
 				return nil, err
@@ -198,8 +198,8 @@ func (p *streamPipeline) parse(sc *scanner) (*Result, error) {
 		}
 		p.free <- b
 	}
-	pending := &scanLine{release: pendingMem}
-	defer pending.free()
+	pending := &Line{Release: pendingMem}
+	defer pending.Free()
 	if l, ok := p.lr.Pending(); ok {
 		pending.Line = l
 		return sc.finishAt(pending, p.lr.Offset())

@@ -151,7 +151,7 @@ func callArgs(args string) json.RawMessage {
 	if json.Valid([]byte(args)) && strings.HasPrefix(strings.TrimSpace(args), "{") {
 		return json.RawMessage(args)
 	}
-	b, _ := marshal(map[string]string{"input": args})
+	b, _ := Marshal(map[string]string{"input": args})
 	return b
 }
 

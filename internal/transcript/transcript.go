@@ -54,11 +54,11 @@ type Options struct {
 }
 
 // keepText is how loads decode the text of the messages they keep.
-func (o Options) keepText() textMode {
+func (o Options) keepText() TextMode {
 	if o.Windowed {
-		return windowedText
+		return WindowedText
 	}
-	return withText
+	return WithText
 }
 
 // Warning reports a skipped line.
@@ -88,7 +88,7 @@ func (e *DataError) Error() string {
 // Result is one scanned file: its statistics and, for Load, what makes its effective context.
 type Result struct {
 	Stats  *Stats
-	refs   []ref
+	refs   []Ref
 	reader formatReader
 }
 
@@ -107,24 +107,24 @@ func scanLines(r io.Reader, path string, opts Options) (*Result, error) {
 
 // scanLine is a line as the format readers take it: the line and, when a worker already walked
 // it (a range reader or the pipeline's validators), what that walk found.
-type scanLine struct {
+type Line struct {
 	jsonl.Line
-	pre *preparsed
+	Pre *preparsed
 	// release, when set, frees the memory the line's bytes were read into, a long line's own
 	// (jsonl.LineReader.Take): once the line is read, unless the scanner holds it (hold).
-	release func()
+	Release func()
 }
 
 // free frees the line's own memory, if it has any and nothing took it.
-func (l *scanLine) free() {
-	if l.release != nil {
-		l.release()
-		l.release = nil
+func (l *Line) Free() {
+	if l.Release != nil {
+		l.Release()
+		l.Release = nil
 	}
 }
 
 type bufferedLine struct {
-	line    scanLine
+	line    Line
 	data    []byte
 	release func() // unmaps data when it is a mapping of its own (scanner.hold)
 }
@@ -152,7 +152,7 @@ type scanner struct {
 const garbageLines = 16
 
 func newScanner(path string, opts Options, format Format) *scanner {
-	sc := &scanner{path: path, opts: opts, st: &Stats{Path: path, topN: opts.Top, onCounted: opts.Counted}}
+	sc := &scanner{path: path, opts: opts, st: &Stats{Path: path, TopN: opts.Top, OnCounted: opts.Counted}}
 	if format != FormatUnknown {
 		sc.settle(format)
 	}
@@ -180,7 +180,7 @@ func (sc *scanner) settle(f Format) {
 	for i := range sc.held {
 		b := sc.held[i]
 		b.line.Bytes = b.data
-		sc.rd.add(&b.line, gjson.Parse(unsafeString(b.data)), sc.st)
+		sc.rd.Add(&b.line, gjson.Parse(UnsafeString(b.data)), sc.st)
 	}
 	sc.releaseHeld()
 }
@@ -190,16 +190,16 @@ func (sc *scanner) settle(f Format) {
 // for a line of inPlaceFrom bytes or more when the file can be mapped anew (mapLine), maps
 // them: a copy of a line of 100 MB would be 100 MB more of heap. A line read into memory of its
 // own (a long line of a stream: release) is held where it is, the memory taken over.
-func (sc *scanner) hold(l *scanLine) bufferedLine {
+func (sc *scanner) hold(l *Line) bufferedLine {
 	held := bufferedLine{line: *l}
-	held.line.release = nil
-	if l.release != nil {
-		held.data, held.release = l.Bytes, l.release
-		l.release = nil
+	held.line.Release = nil
+	if l.Release != nil {
+		held.data, held.release = l.Bytes, l.Release
+		l.Release = nil
 		return held
 	}
-	if held.line.pre != nil && held.line.pre.inPlace {
-		held.line.pre = nil // it points into the line's buffer: re-parsed from data
+	if held.line.Pre != nil && held.line.Pre.inPlace {
+		held.line.Pre = nil // it points into the line's buffer: re-parsed from data
 	}
 	if len(l.Bytes) >= inPlaceFrom && sc.mapLine != nil {
 		if data, release, err := sc.mapLine(l.bytesOffset(), len(l.Bytes)); err == nil {
@@ -224,16 +224,16 @@ func (sc *scanner) releaseHeld() {
 
 // line processes one line; valid says whether jsonl.Valid accepted it (computed by the
 // caller, possibly on another goroutine).
-func (sc *scanner) line(l *scanLine, valid bool) error {
+func (sc *scanner) line(l *Line, valid bool) error {
 	st := sc.st
 	st.Lines++
 	if !valid {
 		return sc.invalid(l.Num, l.Bytes)
 	}
 	sc.valid()
-	doc := gjson.Parse(unsafeString(l.Bytes))
+	doc := gjson.Parse(UnsafeString(l.Bytes))
 	if sc.rd != nil {
-		sc.rd.add(l, doc, st)
+		sc.rd.Add(l, doc, st)
 		return nil
 	}
 	f, strong, derr := detectLine(doc)
@@ -264,18 +264,18 @@ func (sc *scanner) readErr(err error) error {
 // finish ends the scan of what lr read. The pending last line, when long, is read from its
 // own memory, freed once the scan has done with it.
 func (sc *scanner) finish(lr *jsonl.LineReader) (*Result, error) {
-	var pending *scanLine
+	var pending *Line
 	if p, ok := lr.Pending(); ok {
-		pending = &scanLine{Line: p}
-		pending.release, _ = lr.Take()
-		defer pending.free()
+		pending = &Line{Line: p}
+		pending.Release, _ = lr.Take()
+		defer pending.Free()
 	}
 	return sc.finishAt(pending, lr.Offset())
 }
 
 // finishAt ends the scan of a file of size bytes whose last line, pending if not nil, has no
 // line end.
-func (sc *scanner) finishAt(pending *scanLine, size int64) (*Result, error) {
+func (sc *scanner) finishAt(pending *Line, size int64) (*Result, error) {
 	st := sc.st
 	if p := pending; p != nil && (sc.format.Native() || (sc.rd == nil && sc.weak.Native())) && jsonl.Valid(trimBOM(p.Bytes)) {
 		// Claude Code, Codex and pi read a last record that lacks only its newline as a
@@ -311,15 +311,15 @@ func (sc *scanner) finishAt(pending *scanLine, size int64) (*Result, error) {
 		sc.settle(sc.weak)
 	}
 	st.Bytes = size
-	refs := sc.rd.finish(st)
+	refs := sc.rd.Finish(st)
 	if st.Format == FormatUnknown {
 		st.Format = sc.format
 	}
 	for _, r := range refs {
-		st.EffTokens += int64(r.tokens)
-		st.EffMessages += int(r.msgs)
+		st.EffTokens += int64(r.Tokens)
+		st.EffMessages += int(r.Msgs)
 	}
-	st.finish(sc.opts.Window)
+	st.Finish(sc.opts.Window)
 	return &Result{Stats: st, refs: refs, reader: sc.rd}, nil
 }
 
@@ -338,10 +338,10 @@ func scanFrom(lr *jsonl.LineReader, path string, opts Options, format Format) (*
 		if err != nil {
 			return nil, sc.readErr(err)
 		}
-		sl := scanLine{Line: l}
-		sl.release, _ = lr.Take()
+		sl := Line{Line: l}
+		sl.Release, _ = lr.Take()
 		err = sc.line(&sl, jsonl.Valid(l.Bytes))
-		sl.free()
+		sl.Free()
 		if err != nil {
 			return nil, err
 		}
@@ -365,7 +365,7 @@ func (sc *scanner) invalid(num int, line []byte) error {
 	if sc.opts.Strict {
 		return &DataError{Path: sc.path, Line: num, Msg: "not valid JSON"}
 	}
-	sc.st.badLine(num)
+	sc.st.BadLine(num)
 	sc.preface = append(sc.preface, Warning{Path: sc.path, Line: num, Msg: "not valid JSON: skipped"})
 	if len(sc.preface) >= garbageLines {
 		return &DataError{Path: sc.path, Line: sc.preface[0].Line, Msg: garbageMsg()}
@@ -426,7 +426,7 @@ func invalidLine(st *Stats, path string, num int, msg string, opts Options) erro
 	if opts.Strict {
 		return &DataError{Path: path, Line: num, Msg: msg}
 	}
-	st.badLine(num)
+	st.BadLine(num)
 	if opts.Warn != nil {
 		opts.Warn(Warning{Path: path, Line: num, Msg: msg + ": skipped"})
 	}
@@ -461,7 +461,7 @@ func (res *Result) messages(f io.ReaderAt) ([]Message, error) {
 	if c, ok := res.reader.(*claudeReader); ok && c.kept != nil {
 		out := make([]Message, 0, len(res.refs))
 		for _, r := range res.refs {
-			out = append(out, c.kept[r.line])
+			out = append(out, c.kept[r.Line])
 		}
 		return mergeSplitAssistant(out), nil
 	}
@@ -493,28 +493,28 @@ func (res *Result) messages(f io.ReaderAt) ([]Message, error) {
 	return mergeSplitAssistant(append(first, second...)), nil
 }
 
-func (res *Result) materialize(f io.ReaderAt, refs []ref) ([]Message, error) {
+func (res *Result) materialize(f io.ReaderAt, refs []Ref) ([]Message, error) {
 	out := make([]Message, 0, len(refs))
 	for _, r := range refs {
-		if r.size <= 0 {
-			ms, err := res.reader.materialize(nil, r)
+		if r.Size <= 0 {
+			ms, err := res.reader.Materialize(nil, r)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, ms...)
 			continue
 		}
-		buf := make([]byte, r.size) // owned: messages may keep substrings of it
-		if _, err := f.ReadAt(buf, r.off); err != nil && !(errors.Is(err, io.EOF) && len(buf) == int(r.size)) {
-			return nil, fmt.Errorf("%s: re-reading line %d: %w", res.Stats.Path, r.line, err)
+		buf := make([]byte, r.Size) // owned: messages may keep substrings of it
+		if _, err := f.ReadAt(buf, r.Off); err != nil && !(errors.Is(err, io.EOF) && len(buf) == int(r.Size)) {
+			return nil, fmt.Errorf("%s: re-reading line %d: %w", res.Stats.Path, r.Line, err)
 		}
 		b := trimLine(buf)
-		if r.off == 0 {
+		if r.Off == 0 {
 			b = trimBOM(b)
 		}
-		ms, err := res.reader.materialize(b, r)
+		ms, err := res.reader.Materialize(b, r)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", res.Stats.Path, r.line, err)
+			return nil, fmt.Errorf("%s:%d: %w", res.Stats.Path, r.Line, err)
 		}
 		out = append(out, ms...)
 	}
@@ -556,7 +556,7 @@ func trimBOM(b []byte) []byte {
 
 // unsafeString views b as a string without copying; the caller must not let the string outlive
 // or observe changes to b.
-func unsafeString(b []byte) string {
+func UnsafeString(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
@@ -569,7 +569,7 @@ func mergeSplitAssistant(ms []Message) []Message {
 	out := ms[:0]
 	for _, m := range ms {
 		if n := len(out); n > 0 && m.Role == RoleAssistant && m.MsgID != "" && out[n-1].Role == RoleAssistant && out[n-1].MsgID == m.MsgID {
-			out[n-1].absorb(&m)
+			out[n-1].Absorb(&m)
 			continue
 		}
 		out = append(out, m)
@@ -597,12 +597,12 @@ const minRangesFile = 8 << 20
 // source of a summary: `sed -n 'FROM,LASTp' FILE | sha256sum` gives the same digest.
 func (res *Result) LineSpan(from, before int) (start, end int64, last int, ok bool) {
 	for _, r := range res.refs {
-		line := int(r.line)
+		line := int(r.Line)
 		switch {
 		case line == from && !ok:
-			start, end, last, ok = r.off, r.off+int64(r.size), line, true
+			start, end, last, ok = r.Off, r.Off+int64(r.Size), line, true
 		case ok && line > last && (before <= 0 || line < before):
-			end, last = r.off+int64(r.size), line
+			end, last = r.Off+int64(r.Size), line
 		}
 	}
 	return start, end, last, ok

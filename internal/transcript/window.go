@@ -136,7 +136,7 @@ func startsEscape(s string, j int) bool {
 }
 
 // bytesOffset is where l.Bytes starts in the file: after a byte order mark on the first line.
-func (l *scanLine) bytesOffset() int64 {
+func (l *Line) bytesOffset() int64 {
 	if extra := l.Size - len(l.Bytes); l.Offset == 0 && (extra == len(jsonl.BOM)+1 || extra == len(jsonl.BOM)+2) {
 		return int64(len(jsonl.BOM))
 	}
@@ -153,12 +153,12 @@ func detach(m *Message, line []byte, off int64, raw string) {
 		b := &m.Blocks[i]
 		if b.Cut {
 			o, _ := at(b.src)
-			b.span, b.src = span{off: o, n: int32(len(b.src))}, ""
+			b.Span, b.src = Span{Off: o, N: int32(len(b.src))}, ""
 		}
 	}
 	own(m, at)
 	if o, in := at(raw); in {
-		m.rawSpan, m.Raw = span{off: o, n: int32(len(raw))}, nil
+		m.RawSpan, m.Raw = Span{Off: o, N: int32(len(raw))}, nil
 	}
 }
 
@@ -200,39 +200,39 @@ func own(m *Message, at func(string) (int64, bool)) {
 // load gives an error rather than different text (the checks: valid JSON, the same length in
 // code points, the same decoded ends).
 func Materialize(f io.ReaderAt, ms []Message) error {
-	read := func(s span) ([]byte, error) {
-		buf := make([]byte, s.n)
-		if _, err := f.ReadAt(buf, s.off); err != nil {
-			return nil, fmt.Errorf("reading back bytes %d-%d: %w", s.off, s.off+int64(s.n), err)
+	read := func(s Span) ([]byte, error) {
+		buf := make([]byte, s.N)
+		if _, err := f.ReadAt(buf, s.Off); err != nil {
+			return nil, fmt.Errorf("reading back bytes %d-%d: %w", s.Off, s.Off+int64(s.N), err)
 		}
 		return buf, nil
 	}
 	changed := errors.New("the file changed while it was being compacted")
 	for i := range ms {
 		m := &ms[i]
-		if m.rawSpan.n > 0 {
-			raw, err := read(m.rawSpan)
+		if m.RawSpan.N > 0 {
+			raw, err := read(m.RawSpan)
 			if err != nil {
 				return err
 			}
 			if !jsonl.Valid(raw) {
 				return changed
 			}
-			if re := parseDialectV(jsonl.Value(unsafeString(raw)), m.Dialect, noText); re.Role != m.Role || re.Chars() != m.Chars() {
+			if re := parseDialectV(jsonl.Value(UnsafeString(raw)), m.Dialect, NoText); re.Role != m.Role || re.Chars() != m.Chars() {
 				return changed
 			}
-			m.Raw, m.rawSpan = raw, span{}
+			m.Raw, m.RawSpan = raw, Span{}
 		}
 		for j := range m.Blocks {
 			b := &m.Blocks[j]
 			if !b.Cut {
 				continue
 			}
-			lit, err := read(b.span)
+			lit, err := read(b.Span)
 			if err != nil {
 				return err
 			}
-			v := jsonl.Value(unsafeString(lit))
+			v := jsonl.Value(UnsafeString(lit))
 			if !v.IsString() || !jsonl.Valid(lit) || v.Chars() != b.Chars {
 				return changed
 			}

@@ -84,7 +84,7 @@ type Source struct {
 	f    io.ReaderAt // the session's text (an archived session's, decompressed)
 	n    int64       // the text's size when it is held in memory
 	res  *Result
-	at   map[int32]ref
+	at   map[int32]Ref
 }
 
 // OpenSource opens the compacted file for its writer; res is the load that planned the
@@ -99,10 +99,10 @@ func OpenSource(path string, res *Result) (*Source, error) {
 		file.Close()
 		return nil, err
 	}
-	s := &Source{Path: path, file: file, f: f, n: n, res: res, at: make(map[int32]ref, len(res.refs))}
+	s := &Source{Path: path, file: file, f: f, n: n, res: res, at: make(map[int32]Ref, len(res.refs))}
 	for _, r := range res.refs {
-		if r.size > 0 {
-			s.at[r.line] = r
+		if r.Size > 0 {
+			s.at[r.Line] = r
 		}
 	}
 	return s, nil
@@ -117,12 +117,12 @@ func (s *Source) Line(n int32) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s:%d: not a line of the context", s.Path, n)
 	}
-	buf := make([]byte, r.size)
-	if _, err := s.f.ReadAt(buf, r.off); err != nil && !(errors.Is(err, io.EOF)) {
+	buf := make([]byte, r.Size)
+	if _, err := s.f.ReadAt(buf, r.Off); err != nil && !(errors.Is(err, io.EOF)) {
 		return nil, fmt.Errorf("%s:%d: %w", s.Path, n, err)
 	}
 	b := trimLine(buf)
-	if r.off == 0 {
+	if r.Off == 0 {
 		b = trimBOM(b)
 	}
 	if !jsonl.Valid(b) {
@@ -191,7 +191,7 @@ func (s *Source) prevNewline(end int64) (int64, error) {
 
 // records returns the lines (or Codex items) a message came from, in order; a synthesized
 // message yields nil entries, which the writer renders from the message itself.
-func (s *Source) records(m *Message) ([][]byte, error) {
+func (s *Source) Records(m *Message) ([][]byte, error) {
 	var out [][]byte
 	for _, sr := range m.Sources() {
 		switch {
@@ -221,7 +221,7 @@ func (s *Source) records(m *Message) ([][]byte, error) {
 // newUUID is a random RFC 4122 version 4 UUID.
 // resumeHint is the command that resumes a written session, from the registry: its id
 // as it is, or for an agent that resumes a file, the word FILE where the file goes.
-func resumeHint(f Format, id string) string {
+func ResumeHint(f Format, id string) string {
 	return f.Agent().ResumeCommand(id, "FILE", func(s string) string { return s })
 }
 
@@ -243,17 +243,17 @@ func newHexID(n int) string {
 
 // object is a JSON object decoded for rewriting a few fields of a copied record; the fields'
 // order is kept as written, new ones go at the end.
-type object struct {
+type Object struct {
 	keys []string
 	vals map[string]json.RawMessage
 }
 
-func parseObject(b []byte) (*object, error) {
-	i := jsonl.SkipSpace(unsafeString(b), 0)
+func ParseObject(b []byte) (*Object, error) {
+	i := jsonl.SkipSpace(UnsafeString(b), 0)
 	if i >= len(b) || b[i] != '{' {
 		return nil, fmt.Errorf("not a JSON object")
 	}
-	n := i + jsonl.SkipValue(unsafeString(b[i:]), 0)
+	n := i + jsonl.SkipValue(UnsafeString(b[i:]), 0)
 	if n > len(b) || !jsonl.Valid(b[i:n]) {
 		// encoding/json says what is wrong, and where
 		var v json.RawMessage
@@ -265,9 +265,9 @@ func parseObject(b []byte) (*object, error) {
 	// One copy of the object, its values slices of it: a record of a 100 MB tool result costs
 	// 100 MB, where encoding/json's decoder grew its buffer to read it and copied each value.
 	own := bytes.Clone(b[i:n])
-	o := &object{vals: map[string]json.RawMessage{}}
+	o := &Object{vals: map[string]json.RawMessage{}}
 	var err error
-	jsonl.Value(unsafeString(own)).Walk(func(key string, rest jsonl.Value) int {
+	jsonl.Value(UnsafeString(own)).Walk(func(key string, rest jsonl.Value) int {
 		v, n := rest.Prefix()
 		k := key
 		if strings.IndexByte(key, '\\') >= 0 || !utf8.ValidString(key) {
@@ -288,27 +288,27 @@ func parseObject(b []byte) (*object, error) {
 	return o, nil
 }
 
-func (o *object) get(k string) json.RawMessage { return o.vals[k] }
+func (o *Object) Get(k string) json.RawMessage { return o.vals[k] }
 
-func (o *object) clone() *object {
-	c := &object{keys: append([]string(nil), o.keys...), vals: make(map[string]json.RawMessage, len(o.vals))}
+func (o *Object) Clone() *Object {
+	c := &Object{keys: append([]string(nil), o.keys...), vals: make(map[string]json.RawMessage, len(o.vals))}
 	for k, v := range o.vals {
 		c.vals[k] = v
 	}
 	return c
 }
 
-func (o *object) str(k string) string {
+func (o *Object) Str(k string) string {
 	var s string
 	json.Unmarshal(o.vals[k], &s)
 	return s
 }
 
-func (o *object) set(k string, v any) {
+func (o *Object) Set(k string, v any) {
 	raw, ok := v.(json.RawMessage)
 	if !ok {
 		var err error
-		if raw, err = marshal(v); err != nil {
+		if raw, err = Marshal(v); err != nil {
 			raw = json.RawMessage("null")
 		}
 	}
@@ -318,7 +318,7 @@ func (o *object) set(k string, v any) {
 	o.vals[k] = raw
 }
 
-func (o *object) del(k string) {
+func (o *Object) Del(k string) {
 	if _, ok := o.vals[k]; !ok {
 		return
 	}
@@ -332,7 +332,7 @@ func (o *object) del(k string) {
 }
 
 // encode renders the object on one line (no HTML escaping, no trailing newline).
-func (o *object) encode() []byte {
+func (o *Object) Encode() []byte {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, k := range o.keys {
@@ -451,11 +451,11 @@ func HeadSection(summary string) string {
 // copyTailRecords copies the records of the tail's messages under fresh ids, each made the
 // child of the one before (starting from parent, "" for none), as an agent that chains its
 // records by id needs its tail copied; edit writes an emergency cut into a copy.
-func copyTailRecords(src *Source, c *Compaction, agent, parent string, edit func(*object, *Message)) ([][]byte, error) {
+func copyTailRecords(src *Source, c *Compaction, agent, parent string, edit func(*Object, *Message)) ([][]byte, error) {
 	var out [][]byte
 	for i := range c.Tail {
 		m := &c.Tail[i]
-		recs, err := src.records(m)
+		recs, err := src.Records(m)
 		if err != nil {
 			return nil, err
 		}
@@ -463,7 +463,7 @@ func copyTailRecords(src *Source, c *Compaction, agent, parent string, edit func
 			if r == nil {
 				return nil, fmt.Errorf("%s: a message ctxc made cannot be copied into a %s session", src.Path, agent)
 			}
-			o, err := parseObject(r)
+			o, err := ParseObject(r)
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
 			}
@@ -471,14 +471,14 @@ func copyTailRecords(src *Source, c *Compaction, agent, parent string, edit func
 				edit(o, m)
 			}
 			id := newUUID()
-			o.set("id", id)
+			o.Set("id", id)
 			if parent != "" {
-				o.set("parentId", parent)
+				o.Set("parentId", parent)
 			} else {
-				o.del("parentId")
+				o.Del("parentId")
 			}
 			parent = id
-			out = append(out, o.encode())
+			out = append(out, o.Encode())
 		}
 	}
 	return out, nil
