@@ -3,6 +3,7 @@ package transcript
 import (
 	"fmt"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/tidwall/gjson"
@@ -23,7 +24,7 @@ import (
 // they are over its chat history budget, and writes nothing of that to the file: the context is
 // the list before that summary. Aider writes no compaction record.
 type aiderReader struct {
-	refs []Ref
+	refs []ref
 }
 
 // aiderRecordType is the type of every record of the export.
@@ -51,7 +52,7 @@ func aiderFieldsOf(v jsonl.Value) aiderFields {
 }
 
 // aiderMessage is a record's message (ok false for a session's start).
-func aiderMessage(v jsonl.Value, text TextMode) (Message, bool) {
+func aiderMessage(v jsonl.Value, text textMode) (Message, bool) {
 	f := aiderFieldsOf(v)
 	if !f.content.IsString() {
 		return Message{}, false
@@ -67,11 +68,11 @@ func aiderMessage(v jsonl.Value, text TextMode) (Message, bool) {
 	default:
 		return Message{}, false
 	}
-	return Message{Role: role, Blocks: []Block{TextBlockV(BlockText, f.content, text)}}, true
+	return Message{Role: role, Blocks: []Block{conv.TextBlockV(BlockText, f.content, text)}}, true
 }
 
-func (r *aiderReader) Add(l *Line, doc gjson.Result, st *Stats) {
-	m, ok := aiderMessage(jsonl.Value(doc.Raw), NoText)
+func (r *aiderReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
+	m, ok := aiderMessage(jsonl.Value(doc.Raw), conv.NoText)
 	if !ok {
 		return
 	}
@@ -80,16 +81,16 @@ func (r *aiderReader) Add(l *Line, doc gjson.Result, st *Stats) {
 	if m.Role == RoleTool {
 		return // Aider's own output: not restored
 	}
-	r.refs = append(r.refs, Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1})
+	r.refs = append(r.refs, ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1})
 }
 
-func (r *aiderReader) Finish(st *Stats) []Ref {
+func (r *aiderReader) Finish(st *Stats) []ref {
 	st.Format = FormatAider
 	return r.refs
 }
 
-func (r *aiderReader) Materialize(b []byte, x Ref) ([]Message, error) {
-	m, ok := aiderMessage(jsonl.Value(gjson.Parse(UnsafeString(b)).Raw), WithText)
+func (r *aiderReader) Materialize(b []byte, x ref) ([]Message, error) {
+	m, ok := aiderMessage(jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw), conv.WithText)
 	if !ok {
 		return nil, fmt.Errorf("not an Aider message")
 	}
@@ -100,7 +101,7 @@ func (r *aiderReader) Materialize(b []byte, x Ref) ([]Message, error) {
 // aiderRecord is one record seen on its own (ctxc grep): its message, Aider's own output
 // included (the history holds it).
 func aiderRecord(v jsonl.Value) Record {
-	m, ok := aiderMessage(v, SearchText)
+	m, ok := aiderMessage(v, conv.SearchText)
 	if !ok {
 		return Record{}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
@@ -40,7 +41,7 @@ type claudeReader struct {
 	usage     claudePendingUsage
 	prevID    string            // message.id of the previous message record when it was an assistant one
 	kept      map[int32]Message // load: each message record's message with its text, by line
-	text      TextMode          // load: how kept messages' text is decoded
+	text      textMode          // load: how kept messages' text is decoded
 	observe   func(m *Message, l *jsonl.Line)
 	prevChars int // chars counted so far for that response
 
@@ -59,7 +60,7 @@ type claudeReader struct {
 
 // trackRecord extends the newest compaction record over line l, until the first assistant
 // record after it.
-func (c *claudeReader) trackRecord(l *Line, typ string, st *Stats) {
+func (c *claudeReader) trackRecord(l *scanLine, typ string, st *Stats) {
 	if !c.recordOpen {
 		return
 	}
@@ -178,7 +179,7 @@ type claudeLine struct {
 
 // scanClaudeLine walks a line. With noText the message is parsed in place (it keeps substrings
 // of the line); otherwise as preparseClaudeMessage does (owned or detached by det).
-func scanClaudeLine(line jsonl.Value, t TextMode, det *Line) claudeLine {
+func scanClaudeLine(line jsonl.Value, t textMode, det *scanLine) claudeLine {
 	var f claudeLine
 	line.Walk(func(k string, rest jsonl.Value) int {
 		switch k {
@@ -186,8 +187,8 @@ func scanClaudeLine(line jsonl.Value, t TextMode, det *Line) claudeLine {
 			if !rest.IsObject() {
 				return -1
 			}
-			if t == NoText {
-				m, n := anthropicMessageAt(rest, NoText)
+			if t == conv.NoText {
+				m, n := anthropicMessageAt(rest, conv.NoText)
 				f.parsed, f.msg = m, rest[:n]
 				return n
 			}
@@ -231,7 +232,7 @@ func scanClaudeLine(line jsonl.Value, t TextMode, det *Line) claudeLine {
 // add reads one record: a sidechain record goes to the side reader; a compact_boundary opens a
 // compaction; a message is counted; and a record with a uuid is kept, with what the context
 // walk needs, for finish.
-func (c *claudeReader) Add(l *Line, doc gjson.Result, st *Stats) {
+func (c *claudeReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	f := c.walk(l, doc)
 	isMessage := (f.typ == "user" || f.typ == "assistant") && f.msg.IsObject()
 	if f.sidechain && !c.isSide {
@@ -257,15 +258,15 @@ func (c *claudeReader) Add(l *Line, doc gjson.Result, st *Stats) {
 
 // walk is line l's walk: the range worker's when it walked the line ahead (with the text mode
 // this reader wants), else one made here.
-func (c *claudeReader) walk(l *Line, doc gjson.Result) claudeLine {
-	if l.Pre != nil && l.Pre.claude != nil {
-		return *l.Pre.claude
+func (c *claudeReader) walk(l *scanLine, doc gjson.Result) claudeLine {
+	if preOf(l) != nil && preOf(l).claude != nil {
+		return *preOf(l).claude
 	}
-	t := NoText
+	t := conv.NoText
 	if c.kept != nil {
 		t = c.text
-		if t == WindowedText {
-			t = WithText // windows only where the line is detached (they refer to the file)
+		if t == conv.WindowedText {
+			t = conv.WithText // windows only where the line is detached (they refer to the file)
 		}
 	}
 	return scanClaudeLine(jsonl.Value(doc.Raw), t, nil)
@@ -274,7 +275,7 @@ func (c *claudeReader) walk(l *Line, doc gjson.Result) claudeLine {
 // openCompaction counts a compact_boundary record: its compaction record starts at line l, and
 // the records it preserves (compactMetadata.preservedMessages) are the only ones resume relinks:
 // a boundary without them leaves none of an earlier boundary's.
-func (c *claudeReader) openCompaction(l *Line, preserved jsonl.Value, st *Stats) {
+func (c *claudeReader) openCompaction(l *scanLine, preserved jsonl.Value, st *Stats) {
 	st.Compactions++
 	st.AddRecord(l)
 	c.recordOpen = true
@@ -287,7 +288,7 @@ func (c *claudeReader) openCompaction(l *Line, preserved jsonl.Value, st *Stats)
 // addMessage counts a user or assistant record's message into the history, hands it to the
 // observer and to a load, and fills in what its record keeps of it: sizes, whether it holds only
 // tool results, and the hash of its response's id.
-func (c *claudeReader) addMessage(l *Line, f *claudeLine, rec *claudeRec, st *Stats) {
+func (c *claudeReader) addMessage(l *scanLine, f *claudeLine, rec *claudeRec, st *Stats) {
 	m := c.normalize(f.parsed, f.typ)
 	m.Line = l.Num
 	m.Summary = f.compactSummary
@@ -345,7 +346,7 @@ func (c *claudeReader) keepRecord(rec claudeRec, uuid, parent string) {
 // addSide reads a sidechain record into the side reader, in case the file turns out to be a
 // subagent transcript (the side reader takes the line's walk from the range workers, or walks
 // it again: sidechain records are rare in main sessions, and subagent files are small).
-func (c *claudeReader) addSide(l *Line, doc gjson.Result, st *Stats) {
+func (c *claudeReader) addSide(l *scanLine, doc gjson.Result, st *Stats) {
 	if c.side == nil {
 		c.side = newClaudeReader()
 		c.side.isSide = true
@@ -374,11 +375,12 @@ func (c *claudeReader) addSide(l *Line, doc gjson.Result, st *Stats) {
 
 // adoptSide makes the sidechain the file's conversation: its history counts, usage, largest
 // messages and kept messages replace the (empty) main chain's.
-func (c *claudeReader) adoptSide(st *Stats) []Ref {
+func (c *claudeReader) adoptSide(st *Stats) []ref {
 	refs := c.side.Finish(c.sideSt)
 	s := c.sideSt
 	st.Messages, st.ToolCalls, st.ToolResults, st.Images = s.Messages, s.ToolCalls, s.ToolResults, s.Images
-	st.Chars, st.Tokens, st.Usage, st.top = s.Chars, s.Tokens, s.Usage, s.top
+	st.Chars, st.Tokens, st.Usage = s.Chars, s.Tokens, s.Usage
+	st.TakeTop(s)
 	st.Compactions += s.Compactions
 	st.Sidechain = 0
 	st.Subagent = true
@@ -388,14 +390,14 @@ func (c *claudeReader) adoptSide(st *Stats) []Ref {
 
 // message parses a record's "message". Claude Code's assistant messages carry API response
 // fields (id, model, usage...) that an API request may not contain, so Raw is not kept.
-func (c *claudeReader) message(msg jsonl.Value, typ string, text TextMode) Message {
+func (c *claudeReader) message(msg jsonl.Value, typ string, text textMode) Message {
 	return c.normalize(anthropicMessage(msg, text), typ)
 }
 
 func (c *claudeReader) normalize(m Message, typ string) Message {
 	m.Dialect = DialectNone
 	if m.Role == "" {
-		m.Role = RoleConst(Role(typ)) // not the line's bytes: the message may be kept
+		m.Role = conv.RoleConst(Role(typ)) // not the line's bytes: the message may be kept
 	}
 	if m.Role != RoleAssistant {
 		m.MsgID = ""
@@ -450,7 +452,7 @@ func (c *claudeReader) flushUsage(st *Stats) {
 	}
 }
 
-func (c *claudeReader) Finish(st *Stats) []Ref {
+func (c *claudeReader) Finish(st *Stats) []ref {
 	c.flushUsage(st)
 	st.Format = FormatClaude
 	if c.leaf < 0 && c.side != nil && c.side.leaf >= 0 {
@@ -461,7 +463,7 @@ func (c *claudeReader) Finish(st *Stats) []Ref {
 		return nil
 	}
 	ctx := c.context()
-	refs := make([]Ref, 0, len(ctx))
+	refs := make([]ref, 0, len(ctx))
 	var respID uint64 // the response whose assistant message later blocks join
 	respChars := 0
 	for _, i := range ctx {
@@ -482,7 +484,7 @@ func (c *claudeReader) Finish(st *Stats) []Ref {
 		case !r.results:
 			respID = 0
 		}
-		refs = append(refs, Ref{Off: r.off, Size: r.size, Line: r.line, Tokens: tok, Msgs: n})
+		refs = append(refs, ref{Off: r.off, Size: r.size, Line: r.line, Tokens: tok, Msgs: n})
 	}
 	return refs
 }
@@ -749,23 +751,23 @@ func onlyResults(m *Message) bool {
 	return len(m.Blocks) > 0 && m.ToolResults() == len(m.Blocks)
 }
 
-func (c *claudeReader) Materialize(b []byte, r Ref) ([]Message, error) {
-	doc := gjson.Parse(UnsafeString(b))
+func (c *claudeReader) Materialize(b []byte, r ref) ([]Message, error) {
+	doc := gjson.Parse(conv.UnsafeString(b))
 	typ := doc.Get("type").String()
-	m := c.message(jsonl.Value(doc.Get("message").Raw), typ, WithText)
+	m := c.message(jsonl.Value(doc.Get("message").Raw), typ, conv.WithText)
 	m.Line = r.LineNum()
 	m.Summary = doc.Get("isCompactSummary").Bool()
 	return []Message{m}, nil
 }
 
-func preparseClaudeMessage(msg jsonl.Value, t TextMode, det *Line) Message {
+func preparseClaudeMessage(msg jsonl.Value, t textMode, det *scanLine) Message {
 	if det != nil {
 		m, _ := anthropicMessageAt(msg, t)
-		detach(&m, det.Bytes, det.bytesOffset(), "")
+		detach(&m, det.Bytes, det.BytesOffset(), "")
 		return m
 	}
-	if t == WindowedText {
-		t = WithText // windows only where the line is detached (they refer to the file)
+	if t == conv.WindowedText {
+		t = conv.WithText // windows only where the line is detached (they refer to the file)
 	}
 	// Parsed in place, then owned: the line's buffer is reused (or unmapped) after the walk.
 	m, _ := anthropicMessageAt(msg, t)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/agent"
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
 
@@ -43,7 +44,7 @@ func (claudeWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, 
 // the summary they hang off.
 func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 	var uuids []string
-	var last *Object
+	var last *object
 	var edited [][]byte // copies of records an emergency compaction cut, kept instead of them
 	for i := range c.Tail {
 		m := &c.Tail[i]
@@ -52,7 +53,7 @@ func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 			return Written{}, err
 		}
 		for _, b := range recs {
-			o, err := ParseObject(b)
+			o, err := conv.ParseObject(b)
 			if err != nil {
 				return Written{}, fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
 			}
@@ -75,7 +76,7 @@ func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 	if last == nil {
 		for i := len(c.Head) - 1; i >= 0 && last == nil; i-- {
 			if recs, err := src.Records(&c.Head[i]); err == nil && len(recs) > 0 {
-				last, _ = ParseObject(recs[len(recs)-1])
+				last, _ = conv.ParseObject(recs[len(recs)-1])
 			}
 		}
 	}
@@ -84,11 +85,11 @@ func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 		return Written{}, err
 	}
 	if last == nil {
-		if last, err = ParseObject(newest); err != nil {
+		if last, err = conv.ParseObject(newest); err != nil {
 			return Written{}, fmt.Errorf("%s: %w", src.Path, err)
 		}
 	}
-	env := &Object{vals: map[string]json.RawMessage{}}
+	env := conv.NewObject()
 	env.Set("parentUuid", nil)
 	// A subagent transcript (every record a sidechain) stays one: its records go on the side
 	// chain with its agent id.
@@ -111,7 +112,7 @@ func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 		cm["preservedMessages"] = map[string]any{"anchorUuid": sumID, "uuids": uuids}
 	}
 	b := claudeBoundary(env.Clone(), now, cm, meta)
-	if no, err := ParseObject(newest); err == nil && no.Str("uuid") != "" {
+	if no, err := conv.ParseObject(newest); err == nil && no.Str("uuid") != "" {
 		b.Set("logicalParentUuid", no.Str("uuid"))
 	}
 	sum := claudeSummary(env.Clone(), b.Str("uuid"), sumID, now, headedSummary(c))
@@ -124,12 +125,12 @@ func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 
 // claudeApplyEdits writes the cut texts of an edited message into a copy of one of its
 // records: tool results (content) and tool calls (input).
-func claudeApplyEdits(o *Object, m *Message) error {
+func claudeApplyEdits(o *object, m *Message) error {
 	raw := o.Get("message")
 	if raw == nil {
 		return nil
 	}
-	msg, err := ParseObject(raw)
+	msg, err := conv.ParseObject(raw)
 	if err != nil {
 		return err
 	}
@@ -147,7 +148,7 @@ func claudeApplyEdits(o *Object, m *Message) error {
 		}
 	}
 	for k, part := range content {
-		po, err := ParseObject(part)
+		po, err := conv.ParseObject(part)
 		if err != nil {
 			continue
 		}
@@ -257,7 +258,7 @@ func newClaudeCopy(src *Source, head, tail []claudeKept, session string) (*claud
 	default:
 		return nil, fmt.Errorf("%s: nothing kept to write the compaction after", src.Path)
 	}
-	last, err := ParseObject(newest)
+	last, err := conv.ParseObject(newest)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src.Path, err)
 	}
@@ -268,15 +269,15 @@ func newClaudeCopy(src *Source, head, tail []claudeKept, session string) (*claud
 		}
 	}
 	if session != "" {
-		env["sessionId"], _ = Marshal(session)
+		env["sessionId"], _ = conv.Marshal(session)
 	}
 	return &claudeCopy{src: src, session: session, env: env, uuids: map[string]string{}, msgIDs: map[string]string{}}, nil
 }
 
 // newRecord is an empty record in the session's envelope, at the root of the main chain until
 // its parent is set.
-func (cp *claudeCopy) newRecord() *Object {
-	o := &Object{vals: map[string]json.RawMessage{}}
+func (cp *claudeCopy) newRecord() *object {
+	o := conv.NewObject()
 	o.Set("parentUuid", nil)
 	o.Set("isSidechain", false)
 	for _, k := range claudeEnvelope {
@@ -303,7 +304,7 @@ func (cp *claudeCopy) copyAll(recs []claudeKept) error {
 // (and goes when the response was not copied); its message id is renamed so that Claude Code
 // does not merge it with the original response.
 func (cp *claudeCopy) copyRecord(b []byte, m *Message) error {
-	o, err := ParseObject(b)
+	o, err := conv.ParseObject(b)
 	if err != nil {
 		return fmt.Errorf("%s: a kept record: %w", cp.src.Path, err)
 	}
@@ -346,7 +347,7 @@ func claudeResumeHint(env map[string]json.RawMessage, session string) string {
 }
 
 // claudeBoundary fills o (the session's envelope) as a compact_boundary record.
-func claudeBoundary(o *Object, now string, compactMetadata map[string]any, meta MarkerMeta) *Object {
+func claudeBoundary(o *object, now string, compactMetadata map[string]any, meta MarkerMeta) *object {
 	o.Set("type", "system")
 	o.Set("subtype", "compact_boundary")
 	o.Set("content", "Conversation compacted")
@@ -360,7 +361,7 @@ func claudeBoundary(o *Object, now string, compactMetadata map[string]any, meta 
 }
 
 // claudeSummary fills o (the session's envelope) as the isCompactSummary user message.
-func claudeSummary(o *Object, parent, id, now, text string) *Object {
+func claudeSummary(o *object, parent, id, now, text string) *object {
 	o.Set("parentUuid", parent)
 	o.Set("type", "user")
 	o.Set("message", map[string]any{"role": "user", "content": text})
@@ -375,12 +376,12 @@ func claudeSummary(o *Object, parent, id, now, text string) *Object {
 // same for every copy of one original response (msgIDs: original → copy's). With the original
 // id, Claude Code would gather the original records back into the copies' response, as it does
 // for the blocks of parallel calls.
-func claudeRenameMessageID(o *Object, msgIDs map[string]string) {
+func claudeRenameMessageID(o *object, msgIDs map[string]string) {
 	msg := o.Get("message")
 	if msg == nil {
 		return
 	}
-	m, err := ParseObject(msg)
+	m, err := conv.ParseObject(msg)
 	if err != nil {
 		return
 	}
@@ -409,7 +410,7 @@ func claudeSession(ms []Message, s *NewSession, r *sessionRender) (Written, Drop
 		if msg == nil {
 			continue
 		}
-		o := &Object{vals: map[string]json.RawMessage{}}
+		o := conv.NewObject()
 		o.Set("parentUuid", parentOrNil(parent))
 		o.Set("isSidechain", false)
 		o.Set("userType", "external")

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/clinesess"
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -27,8 +28,8 @@ import (
 // the first K. One compaction state, one compaction.
 type clineReader struct {
 	through   int   // the header's compactedThrough
-	history   []Ref // the shown messages, in order
-	compacted []Ref // the compaction's messages
+	history   []ref // the shown messages, in order
+	compacted []ref // the compaction's messages
 }
 
 // clineHeaderType and clineCompactedType are the types of the export's own lines
@@ -40,7 +41,7 @@ const (
 
 func newClineReader() *clineReader { return &clineReader{} }
 
-func (r *clineReader) Add(l *Line, doc gjson.Result, st *Stats) {
+func (r *clineReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	v := jsonl.Value(doc.Raw)
 	switch v.Get("type").Str() {
 	case clineHeaderType:
@@ -53,14 +54,14 @@ func (r *clineReader) Add(l *Line, doc gjson.Result, st *Stats) {
 		} else {
 			st.ExtendRecord(l)
 		}
-		ms := clineMessages(v.Get("message"), NoText)
+		ms := clineMessages(v.Get("message"), conv.NoText)
 		r.compacted = append(r.compacted, clineRef(l, ms))
 		return
 	}
 	if v.Get("metadata").Get("displayOnly").Bool() {
 		return
 	}
-	ms := clineMessages(v, NoText)
+	ms := clineMessages(v, conv.NoText)
 	for i := range ms {
 		ms[i].Line = l.Num
 		st.CountMessage(&ms[i])
@@ -72,19 +73,19 @@ func (r *clineReader) Add(l *Line, doc gjson.Result, st *Stats) {
 	r.history = append(r.history, clineRef(l, ms))
 }
 
-func clineRef(l *Line, ms []Message) Ref {
+func clineRef(l *scanLine, ms []Message) ref {
 	tokens := 0
 	for i := range ms {
 		tokens += ms[i].Tokens()
 	}
-	return Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(tokens), Msgs: int32(len(ms))}
+	return ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(tokens), Msgs: int32(len(ms))}
 }
 
-func (r *clineReader) Finish(st *Stats) []Ref {
+func (r *clineReader) Finish(st *Stats) []ref {
 	st.Format = FormatCline
 	refs := r.history
 	if r.through > 0 && r.through <= len(r.history) && len(r.compacted) > 0 {
-		refs = append(append([]Ref{}, r.compacted...), r.history[r.through:]...)
+		refs = append(append([]ref{}, r.compacted...), r.history[r.through:]...)
 	}
 	out := refs[:0:0]
 	for _, x := range refs {
@@ -95,15 +96,15 @@ func (r *clineReader) Finish(st *Stats) []Ref {
 	return out
 }
 
-func (r *clineReader) Materialize(b []byte, x Ref) ([]Message, error) {
-	v := jsonl.Value(gjson.Parse(UnsafeString(b)).Raw)
+func (r *clineReader) Materialize(b []byte, x ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)
 	if v.Get("type").Str() == clineCompactedType {
 		v = v.Get("message")
 	}
 	if !v.Get("role").IsString() {
 		return nil, fmt.Errorf("not a Cline message")
 	}
-	ms := clineMessages(v, WithText)
+	ms := clineMessages(v, conv.WithText)
 	for i := range ms {
 		ms[i].Line = x.LineNum()
 	}
@@ -112,7 +113,7 @@ func (r *clineReader) Materialize(b []byte, x Ref) ([]Message, error) {
 
 // clineMessages is what one stored message sends: a user message's tool results are tool
 // messages of their own, in the order of its content.
-func clineMessages(v jsonl.Value, text TextMode) []Message {
+func clineMessages(v jsonl.Value, text textMode) []Message {
 	role := v.Get("role").Str()
 	if role != "user" && role != "assistant" {
 		return nil
@@ -135,9 +136,9 @@ func clineMessages(v jsonl.Value, text TextMode) []Message {
 		case "text":
 			cur.Blocks = append(cur.Blocks, clineText(role, p.Get("text"), text))
 		case "file":
-			cur.Blocks = append(cur.Blocks, TextBlockV(BlockText, p.Get("content"), text))
+			cur.Blocks = append(cur.Blocks, conv.TextBlockV(BlockText, p.Get("content"), text))
 		case "tool_use":
-			cur.Blocks = append(cur.Blocks, ToolCallBlockV(p.Get("id").Str(), p.Get("name").Str(), p.Get("input"), text))
+			cur.Blocks = append(cur.Blocks, conv.ToolCallBlockV(p.Get("id").Str(), p.Get("name").Str(), p.Get("input"), text))
 		case "tool_result":
 			flush()
 			out = append(out, Message{Role: RoleTool, Blocks: []Block{clineResult(p, text)}})
@@ -152,12 +153,12 @@ func clineMessages(v jsonl.Value, text TextMode) []Message {
 
 // clineResult is a tool_result block as Cline sends it: its content when a string, else its
 // JSON, each long string cut in its middle (clineCut).
-func clineResult(p jsonl.Value, text TextMode) Block {
+func clineResult(p jsonl.Value, text textMode) Block {
 	c := p.Get("content")
 	b := Block{Kind: BlockToolResult, ID: p.Get("tool_use_id").Str(), Name: p.Get("name").Str()}
 	if len(c) > clineMaxResultChars { // (else no string of it is long enough to be cut)
 		out := clineCutResult(c)
-		t := TextBuilder{Text: text.On(), NoCount: text == SearchText}
+		t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 		t.Lit(out)
 		tb := t.Block()
 		b.Text, b.Chars = tb.Text, tb.Chars
@@ -176,16 +177,16 @@ func clineResult(p jsonl.Value, text TextMode) Block {
 
 // clineText is a text block: a user's text trimmed and without the wrapper of its input
 // (clinesess.UserInput).
-func clineText(role string, v jsonl.Value, text TextMode) Block {
+func clineText(role string, v jsonl.Value, text textMode) Block {
 	if role != "user" {
-		return TextBlockV(BlockText, v, text)
+		return conv.TextBlockV(BlockText, v, text)
 	}
 	s := v.Text()
 	if !strings.Contains(s, "<user_") && strings.TrimSpace(s) == s {
-		return TextBlockV(BlockText, v, text)
+		return conv.TextBlockV(BlockText, v, text)
 	}
 	s = clinesess.UserInput(s)
-	t := TextBuilder{Text: text.On(), NoCount: text == SearchText}
+	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 	t.Lit(s)
 	return t.Block()
 }
@@ -197,7 +198,7 @@ func clineRecord(v jsonl.Value) Record {
 	case clineHeaderType:
 		return Record{}
 	case clineCompactedType:
-		return Record{Messages: clineMessages(v.Get("message"), SearchText), Compaction: v.Get("index").Int() == 0}
+		return Record{Messages: clineMessages(v.Get("message"), conv.SearchText), Compaction: v.Get("index").Int() == 0}
 	}
-	return Record{Messages: clineMessages(v, SearchText)}
+	return Record{Messages: clineMessages(v, conv.SearchText)}
 }

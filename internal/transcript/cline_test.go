@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
@@ -68,7 +69,7 @@ func TestClineUserText(t *testing.T) {
 		`"  \n spaced \n "`:                                   "spaced",
 		`"<user_input mode=\"act\">x</user_input> and more"`:  "x and more",
 	} {
-		b := clineText("user", jsonl.Value(in), WithText)
+		b := clineText("user", jsonl.Value(in), conv.WithText)
 		if b.Text != want {
 			t.Errorf("%s: %q, want %q", in, b.Text, want)
 		}

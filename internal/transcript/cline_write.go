@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/clinesess"
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/tidwall/gjson"
 )
@@ -59,11 +60,11 @@ func (clineWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil {
 		return Written{}, err
 	}
-	doc, err := Marshal(map[string]any{"messages": stored})
+	doc, err := conv.Marshal(map[string]any{"messages": stored})
 	if err != nil {
 		return Written{}, err
 	}
-	return Written{Data: doc, Messages: n, Session: id, Resume: ResumeHint(FormatCline, id), Folder: dir,
+	return Written{Data: doc, Messages: n, Session: id, Resume: conv.ResumeHint(FormatCline, id), Folder: dir,
 		Files: []BesideFile{{Path: filepath.Join(dir, id+".json"), Data: manifest},
 			{Path: clinesess.CompactionPath(c.Output), Data: state}}}, nil
 }
@@ -99,7 +100,7 @@ func clineManifest(source, oldID, id, dir string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the manifest of the Cline session: %w", err)
 	}
-	o, err := ParseObject(b)
+	o, err := conv.ParseObject(b)
 	if err != nil || o.Str("session_id") != oldID {
 		return nil, fmt.Errorf("%s: not the manifest of Cline session %s", p, oldID)
 	}
@@ -133,7 +134,7 @@ func clineState(stored []json.RawMessage, c *Compaction) ([]byte, int, error) {
 	state := map[string]any{"version": 1, "updated_at": c.Now.UTC().Format("2006-01-02T15:04:05.000Z"),
 		"source_message_count": count, "source_last_message_key": clinesess.MessageKey(last),
 		"messages": msgs, "ctxc": meta}
-	b, err := Marshal(state)
+	b, err := conv.Marshal(state)
 	return b, n, err
 }
 

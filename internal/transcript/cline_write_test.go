@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
@@ -47,7 +48,7 @@ func TestClineRender(t *testing.T) {
 			var back []Message
 			for _, m := range got {
 				mb, _ := json.Marshal(m)
-				back = append(back, clineMessages(jsonl.Value(mb), WithText)...)
+				back = append(back, clineMessages(jsonl.Value(mb), conv.WithText)...)
 			}
 			if len(back) != n {
 				t.Fatalf("read back as %d messages, want %d", len(back), n)

@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
@@ -102,7 +103,7 @@ const (
 )
 
 type codexItem struct {
-	r         Ref
+	r         ref
 	chars     int64 // code points of the message
 	imgs      int32
 	kind      codexKind
@@ -173,7 +174,7 @@ func (r *codexReader) callKeys(m *Message) (call, result uint64) {
 	return call, result
 }
 
-func (r *codexReader) Add(l *Line, doc gjson.Result, st *Stats) {
+func (r *codexReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	v := jsonl.Value(doc.Raw)
 	typ, payload, state := codexEnvelope(v)
 	r.trackRecord(l, typ, payload, st)
@@ -196,7 +197,7 @@ func (r *codexReader) Add(l *Line, doc gjson.Result, st *Stats) {
 
 // trackRecord extends the newest compaction record over line l, until the first response item
 // that is not a developer message (or the next compaction).
-func (r *codexReader) trackRecord(l *Line, typ string, payload jsonl.Value, st *Stats) {
+func (r *codexReader) trackRecord(l *scanLine, typ string, payload jsonl.Value, st *Stats) {
 	if !r.recordOpen {
 		return
 	}
@@ -231,8 +232,8 @@ func codexItemOf(v jsonl.Value) jsonl.Value {
 	return v
 }
 
-func (r *codexReader) addItem(l *Line, it jsonl.Value, st *Stats) {
-	m, kind := codexItemMessage(it, NoText)
+func (r *codexReader) addItem(l *scanLine, it jsonl.Value, st *Stats) {
+	m, kind := codexItemMessage(it, conv.NoText)
 	if len(m.Blocks) == 0 {
 		return
 	}
@@ -246,7 +247,7 @@ func (r *codexReader) addItem(l *Line, it jsonl.Value, st *Stats) {
 	ci := codexItem{r: codexLineRef(l, codexSelItem), chars: int64(m.Chars()), imgs: int32(m.Images()), kind: kind}
 	ci.call, ci.result = r.callKeys(&m)
 	if kind == cxUser {
-		_, n := codexUserText(it.Get("content"), NoText)
+		_, n := codexUserText(it.Get("content"), conv.NoText)
 		ci.textChars = int64(n)
 	}
 	r.hist = append(r.hist, ci)
@@ -264,11 +265,11 @@ func (r *codexReader) addItem(l *Line, it jsonl.Value, st *Stats) {
 	}
 }
 
-func codexLineRef(l *Line, sel uint8) Ref {
-	return Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Sel: sel}
+func codexLineRef(l *scanLine, sel uint8) ref {
+	return ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Sel: sel}
 }
 
-func (r *codexReader) addCompacted(l *Line, p jsonl.Value, st *Stats) {
+func (r *codexReader) addCompacted(l *scanLine, p jsonl.Value, st *Stats) {
 	st.Compactions++
 	st.AddRecord(l)
 	r.recordOpen = true
@@ -286,7 +287,7 @@ func (r *codexReader) addCompacted(l *Line, p jsonl.Value, st *Stats) {
 	if msg.IsString() && msg != `""` {
 		// The summary text is new content (a remote compaction leaves it empty: its summary is
 		// the opaque compaction item).
-		sm := codexSummaryMessage(msg, NoText)
+		sm := codexSummaryMessage(msg, conv.NoText)
 		sm.Line = l.Num
 		st.CountMessage(&sm)
 	}
@@ -295,7 +296,7 @@ func (r *codexReader) addCompacted(l *Line, p jsonl.Value, st *Stats) {
 		var calls []uint64
 		answered := map[uint64]bool{}
 		rh.Each(func(_ string, it jsonl.Value) bool {
-			m, kind := codexItemMessage(it, NoText)
+			m, kind := codexItemMessage(it, conv.NoText)
 			if len(m.Blocks) == 0 {
 				return true
 			}
@@ -344,7 +345,7 @@ func (r *codexReader) addCompacted(l *Line, p jsonl.Value, st *Stats) {
 	for i := len(sel) - 1; i >= 0; i-- {
 		hist = append(hist, sel[i])
 	}
-	sm := codexSummaryMessage(msg, NoText)
+	sm := codexSummaryMessage(msg, conv.NoText)
 	hist = append(hist, codexItem{r: codexLineRef(l, codexSelSummary), chars: int64(sm.Chars()), kind: cxOther})
 	r.hist = hist
 }
@@ -456,7 +457,7 @@ func (r *codexReader) flushRun(st *Stats) {
 	*c = codexRun{}
 }
 
-func (r *codexReader) Finish(st *Stats) []Ref {
+func (r *codexReader) Finish(st *Stats) []ref {
 	r.flushRun(st)
 	st.Format = FormatCodex
 	if r.window > 0 {
@@ -465,7 +466,7 @@ func (r *codexReader) Finish(st *Stats) []Ref {
 		}
 		st.Usage.ContextWindow = r.window
 	}
-	refs := make([]Ref, 0, len(r.hist))
+	refs := make([]ref, 0, len(r.hist))
 	var run codexTokenRun
 	// Calls left without an output are answered on load (finishContext): one more message of
 	// CodexAbortedOutput each, charged to the ref that holds the call.
@@ -505,8 +506,8 @@ func (r *codexReader) Finish(st *Stats) []Ref {
 	return refs
 }
 
-func (r *codexReader) Materialize(b []byte, x Ref) ([]Message, error) {
-	item := codexItemOf(jsonl.Value(gjson.Parse(UnsafeString(b)).Raw)) // as add sees it: from the first { on
+func (r *codexReader) Materialize(b []byte, x ref) ([]Message, error) {
+	item := codexItemOf(jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)) // as add sees it: from the first { on
 	line := x.LineNum()
 	switch x.Sel {
 	case codexSelReplacement:
@@ -518,7 +519,7 @@ func (r *codexReader) Materialize(b []byte, x Ref) ([]Message, error) {
 		k := int32(0)
 		rh.Each(func(_ string, it jsonl.Value) bool {
 			k++
-			m, kind := codexItemMessage(it, WithText)
+			m, kind := codexItemMessage(it, conv.WithText)
 			if len(m.Blocks) == 0 {
 				return true
 			}
@@ -532,19 +533,19 @@ func (r *codexReader) Materialize(b []byte, x Ref) ([]Message, error) {
 		})
 		return out, nil
 	case codexSelSummary:
-		m := codexSummaryMessage(item.Get("message"), WithText)
+		m := codexSummaryMessage(item.Get("message"), conv.WithText)
 		m.Line = line
 		m.Src = []SrcRef{{Line: int32(line), Item: SrcSynthesized}}
 		return []Message{m}, nil
 	case codexSelUserText:
-		s, n := codexUserText(item.Get("content"), WithText)
+		s, n := codexUserText(item.Get("content"), conv.WithText)
 		if limit := int(x.Tokens) * estimate.CharsPerToken; n > limit {
 			s, n = codexTruncate(s, limit), limit
 		}
 		return []Message{{Role: RoleUser, Line: line, Src: []SrcRef{{Line: int32(line), Item: SrcSynthesized}},
 			Blocks: []Block{{Kind: BlockText, Text: s, Chars: n}}}}, nil
 	}
-	m, kind := codexItemMessage(item, WithText)
+	m, kind := codexItemMessage(item, conv.WithText)
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation item")
 	}
@@ -572,10 +573,10 @@ func codexTruncate(s string, n int) string {
 
 // codexSummaryMessage is the user message a legacy compaction puts into the history: the
 // compacted message as written (it already starts with Codex's summary prefix).
-func codexSummaryMessage(msg jsonl.Value, text TextMode) Message {
+func codexSummaryMessage(msg jsonl.Value, text textMode) Message {
 	var b Block
 	if msg.IsString() && msg != `""` {
-		b = TextBlockV(BlockText, msg, text)
+		b = conv.TextBlockV(BlockText, msg, text)
 	} else {
 		const none = "(no summary available)"
 		b = Block{Kind: BlockText, Chars: estimate.Chars(none)}
@@ -589,7 +590,7 @@ func codexSummaryMessage(msg jsonl.Value, text TextMode) Message {
 // codexUserText is the plain-text form of a user message's content (Codex
 // content_items_to_text): its non-empty text parts joined by newlines; chars counts its code
 // points.
-func codexUserText(content jsonl.Value, text TextMode) (string, int) {
+func codexUserText(content jsonl.Value, text textMode) (string, int) {
 	if content.IsString() {
 		if text.On() {
 			return content.Str(), content.Chars()

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
@@ -75,8 +76,8 @@ func BenchmarkCodexItemMessage(b *testing.B) {
 	}
 	for _, tc := range []struct {
 		name string
-		text TextMode
-	}{{"noText", NoText}, {"withText", WithText}} {
+		text textMode
+	}{{"noText", conv.NoText}, {"withText", conv.WithText}} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.SetBytes(size)
 			b.ReportAllocs()

@@ -3,6 +3,7 @@ package transcript
 import (
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
@@ -12,7 +13,7 @@ type codexFields struct {
 }
 
 // codexItemMessage turns one response item into a message (no blocks: not a message).
-func codexItemMessage(it jsonl.Value, text TextMode) (Message, codexKind) {
+func codexItemMessage(it jsonl.Value, text textMode) (Message, codexKind) {
 	f := codexItemFields(it)
 	switch typ := f.typ.Str(); typ {
 	case "message":
@@ -82,7 +83,7 @@ func (f *codexFields) callIDOrID() string {
 // codexMessageItem reads a message item. A user message is a real one (a turn the user typed,
 // which rollbacks and legacy compactions count) unless it is injected context or a summary
 // kept in a replacement_history (ctxc's or Codex's own).
-func codexMessageItem(it jsonl.Value, f *codexFields, text TextMode) (Message, codexKind) {
+func codexMessageItem(it jsonl.Value, f *codexFields, text textMode) (Message, codexKind) {
 	m := openAIMessage(it, text)
 	m.Dialect = DialectNone
 	kind := cxOther
@@ -101,11 +102,11 @@ func codexMessageItem(it jsonl.Value, f *codexFields, text TextMode) (Message, c
 
 // codexReasoning reads a reasoning item as assistant thinking: its readable summary texts,
 // then its raw reasoning texts (open models; null for OpenAI), never the encrypted content.
-func codexReasoning(f *codexFields, text TextMode) Message {
+func codexReasoning(f *codexFields, text textMode) Message {
 	m := Message{Role: RoleAssistant}
 	thinking := func(_ string, p jsonl.Value) bool {
 		if t := p.Get("text"); t.IsString() && t != `""` {
-			m.Blocks = append(m.Blocks, TextBlockV(BlockThinking, t, text))
+			m.Blocks = append(m.Blocks, conv.TextBlockV(BlockThinking, t, text))
 		}
 		return true
 	}
@@ -115,13 +116,13 @@ func codexReasoning(f *codexFields, text TextMode) Message {
 }
 
 // codexToolCall is an assistant message of one tool call.
-func codexToolCall(callID, name string, args jsonl.Value, text TextMode) Message {
-	return Message{Role: RoleAssistant, Blocks: []Block{ToolCallBlockV(callID, name, args, text)}}
+func codexToolCall(callID, name string, args jsonl.Value, text textMode) Message {
+	return Message{Role: RoleAssistant, Blocks: []Block{conv.ToolCallBlockV(callID, name, args, text)}}
 }
 
 // codexWebSearch reads a web_search_call: a server-side tool, for which no output item follows,
 // so it is an opaque block counting its action rather than a tool call that needs a result.
-func codexWebSearch(action jsonl.Value, text TextMode) Message {
+func codexWebSearch(action jsonl.Value, text textMode) Message {
 	b := Block{Kind: BlockOpaque, Chars: action.Chars()}
 	if text.On() {
 		b.Text = string(action)
@@ -132,7 +133,7 @@ func codexWebSearch(action jsonl.Value, text TextMode) Message {
 // codexCallItem reads an item of a type the reader does not name (Codex adds tool kinds) by
 // its shape: with a call_id, an output (or a type ending in _output) makes it a tool result,
 // and arguments or an input make it a tool call; anything else is no message.
-func codexCallItem(typ string, f *codexFields, text TextMode) (Message, codexKind) {
+func codexCallItem(typ string, f *codexFields, text textMode) (Message, codexKind) {
 	if !f.callID.Exists() {
 		return Message{}, cxOther
 	}
@@ -155,7 +156,7 @@ func codexArgs(f *codexFields) jsonl.Value {
 
 // codexOutput reads a tool output: a string, an array of content items, or an object
 // {content, success}.
-func codexOutput(out jsonl.Value, id string, text TextMode) Block {
+func codexOutput(out jsonl.Value, id string, text textMode) Block {
 	var b Block
 	if c := out.Get("content"); out.IsObject() && c.Exists() {
 		b = contentResultV(c, text)

@@ -3,6 +3,7 @@ package transcript
 import (
 	"fmt"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -22,7 +23,7 @@ import (
 // assistant message holding the summary, marked by "conversationSummary"; on resume the context
 // starts at the first item that has one (getHistoryForLLM), every earlier item left out.
 type continueReader struct {
-	items   []Ref // every history item's line, in order
+	items   []ref // every history item's line, in order
 	summary int   // the index in items of the first item with a conversationSummary, -1 if none
 }
 
@@ -54,13 +55,13 @@ func continueFieldsOf(v jsonl.Value) continueFields {
 	return f
 }
 
-func (r *continueReader) Add(l *Line, doc gjson.Result, st *Stats) {
+func (r *continueReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	v := jsonl.Value(doc.Raw)
 	f := continueFieldsOf(v)
 	if !f.message.IsObject() {
 		return // the header
 	}
-	ms := continueItemMessages(f, NoText)
+	ms := continueItemMessages(f, conv.NoText)
 	tokens := 0
 	for i := range ms {
 		ms[i].Line = l.Num
@@ -77,7 +78,7 @@ func (r *continueReader) Add(l *Line, doc gjson.Result, st *Stats) {
 			r.summary = len(r.items)
 		}
 	}
-	r.items = append(r.items, Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(tokens), Msgs: int32(len(ms))})
+	r.items = append(r.items, ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(tokens), Msgs: int32(len(ms))})
 }
 
 // continueUsage is an assistant message's recorded usage (OpenAI's names).
@@ -90,7 +91,7 @@ func continueUsage(u jsonl.Value) (Usage, bool) {
 	return Usage{Input: int(max(in-cached, 0)), Output: int(out), CacheRead: int(cached)}, true
 }
 
-func (r *continueReader) Finish(st *Stats) []Ref {
+func (r *continueReader) Finish(st *Stats) []ref {
 	st.Format = FormatContinue
 	refs := r.items
 	if r.summary >= 0 {
@@ -105,13 +106,13 @@ func (r *continueReader) Finish(st *Stats) []Ref {
 	return out
 }
 
-func (r *continueReader) Materialize(b []byte, x Ref) ([]Message, error) {
-	v := jsonl.Value(gjson.Parse(UnsafeString(b)).Raw)
+func (r *continueReader) Materialize(b []byte, x ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)
 	f := continueFieldsOf(v)
 	if !f.message.IsObject() {
 		return nil, fmt.Errorf("not a history item")
 	}
-	ms := continueItemMessages(f, WithText)
+	ms := continueItemMessages(f, conv.WithText)
 	for i := range ms {
 		ms[i].Line = x.LineNum()
 	}
@@ -119,7 +120,7 @@ func (r *continueReader) Materialize(b []byte, x Ref) ([]Message, error) {
 }
 
 // continueItemMessages is what a history item sends: its message, then its tool results.
-func continueItemMessages(f continueFields, text TextMode) []Message {
+func continueItemMessages(f continueFields, text textMode) []Message {
 	m := continueMessage(f.message, f.contextItems, text)
 	// The summary is the message the mark is on when it holds it (ctxc marks the first item of
 	// the history it writes, a head message before the summary).
@@ -133,7 +134,7 @@ func continueItemMessages(f continueFields, text TextMode) []Message {
 }
 
 // continueMessage is a history item's message as Continue CLI sends it.
-func continueMessage(msg, contextItems jsonl.Value, text TextMode) Message {
+func continueMessage(msg, contextItems jsonl.Value, text textMode) Message {
 	var role string
 	var content, toolCalls, callID jsonl.Value
 	msg.Each(func(k string, v jsonl.Value) bool {
@@ -165,7 +166,7 @@ func continueMessage(msg, contextItems jsonl.Value, text TextMode) Message {
 	}
 	toolCalls.Each(func(_ string, tc jsonl.Value) bool {
 		fn := tc.Get("function")
-		m.Blocks = append(m.Blocks, ToolCallBlockV(tc.Get("id").Str(), fn.Get("name").Str(), fn.Get("arguments"), text))
+		m.Blocks = append(m.Blocks, conv.ToolCallBlockV(tc.Get("id").Str(), fn.Get("name").Str(), fn.Get("arguments"), text))
 		return true
 	})
 	if len(m.Blocks) > 1 && m.Blocks[0].Kind == BlockText && continueEmpty(content) {
@@ -177,18 +178,18 @@ func continueMessage(msg, contextItems jsonl.Value, text TextMode) Message {
 func continueEmpty(c jsonl.Value) bool { return !c.Exists() || c.IsNull() || c == `""` }
 
 // continueContent is a message's content: a string, or parts (text, imageUrl).
-func continueContent(c jsonl.Value, text TextMode) []Block {
+func continueContent(c jsonl.Value, text textMode) []Block {
 	if !c.IsArray() {
 		if c.IsNull() || !c.Exists() {
 			c = `""`
 		}
-		return []Block{TextBlockV(BlockText, c, text)}
+		return []Block{conv.TextBlockV(BlockText, c, text)}
 	}
 	var out []Block
 	c.Each(func(_ string, p jsonl.Value) bool {
 		switch p.Get("type").Str() {
 		case "text":
-			out = append(out, TextBlockV(BlockText, p.Get("text"), text))
+			out = append(out, conv.TextBlockV(BlockText, p.Get("text"), text))
 		case "imageUrl":
 			b := Block{Kind: BlockImage}
 			if text.On() {
@@ -205,8 +206,8 @@ func continueContent(c jsonl.Value, text TextMode) []Block {
 
 // continueContextText is a user message's text with its context items before it, as Continue
 // CLI renders them.
-func continueContextText(content, items jsonl.Value, text TextMode) Block {
-	t := TextBuilder{Text: text.On(), NoCount: text == SearchText}
+func continueContextText(content, items jsonl.Value, text textMode) Block {
+	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 	items.Each(func(_ string, it jsonl.Value) bool {
 		t.Lit(`<context name="`)
 		t.Val(it.Get("name"))
@@ -220,12 +221,12 @@ func continueContextText(content, items jsonl.Value, text TextMode) Block {
 }
 
 // continueResult is the tool message of one tool call state.
-func continueResult(s jsonl.Value, text TextMode) Message {
+func continueResult(s jsonl.Value, text textMode) Message {
 	b := Block{Kind: BlockToolResult, ID: s.Get("toolCallId").Str()}
 	if fn := s.Get("toolCall").Get("function"); fn.IsObject() {
 		b.Name = fn.Get("name").Str()
 	}
-	t := TextBuilder{Text: text.On(), NoCount: text == SearchText}
+	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 	n := 0
 	s.Get("output").Each(func(_ string, o jsonl.Value) bool {
 		if n > 0 {
@@ -250,7 +251,7 @@ func continueRecord(v jsonl.Value) Record {
 	if !f.message.IsObject() {
 		return Record{}
 	}
-	rec := Record{Messages: continueItemMessages(f, SearchText), Compaction: f.summary.Exists()}
+	rec := Record{Messages: continueItemMessages(f, conv.SearchText), Compaction: f.summary.Exists()}
 	if rec.Compaction {
 		rec.Meta = metaOf(v.Get("ctxc"))
 	}

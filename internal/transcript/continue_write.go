@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
@@ -38,7 +39,7 @@ func (continueWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil {
 		return Written{}, err
 	}
-	h, err := ParseObject(first)
+	h, err := conv.ParseObject(first)
 	if err != nil || h.Str("sessionId") == "" {
 		return Written{}, fmt.Errorf("%s: not a Continue CLI session (no sessionId on its first line)", src.Path)
 	}
@@ -58,7 +59,7 @@ func (continueWriter) New(src *Source, c *Compaction) (Written, error) {
 		return Written{}, err
 	}
 	return Written{Data: data, Messages: len(items), Session: doc.SessionID,
-		Resume: fmt.Sprintf("place it as ~/.continue/sessions/%s.json, then: %s", doc.SessionID, ResumeHint(FormatContinue, doc.SessionID))}, nil
+		Resume: fmt.Sprintf("place it as ~/.continue/sessions/%s.json, then: %s", doc.SessionID, conv.ResumeHint(FormatContinue, doc.SessionID))}, nil
 }
 
 // continueEncode writes a document as JSON.stringify(doc, undefined, 2) does (HTML characters
@@ -89,7 +90,7 @@ func continueItems(ms []Message) ([]json.RawMessage, error) {
 			items = continueUserItems(m)
 		}
 		for _, it := range items {
-			b, err := Marshal(it)
+			b, err := conv.Marshal(it)
 			if err != nil {
 				return nil, err
 			}
@@ -162,7 +163,7 @@ func continueUserItems(m *Message) []map[string]any {
 
 // continueMark puts the compaction mark and ctxc's provenance on an item.
 func continueMark(item json.RawMessage, summary string, meta MarkerMeta) (json.RawMessage, error) {
-	o, err := ParseObject(item)
+	o, err := conv.ParseObject(item)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -31,7 +32,7 @@ import (
 // successful compaction starts the context with its summary message; the conversation events
 // after it follow. Without a compaction every conversation event counts, in file order.
 type copilotReader struct {
-	events []Ref
+	events []ref
 	users  []string // content of the user messages so far (Copilot's summary lists them)
 	comp   int      // index in events of the newest compaction, -1 when none
 	prefix string   // the newest compaction's wrapper before its summary text
@@ -86,7 +87,7 @@ func (f copilotFields) sub() bool {
 	return f.data.Get("agentId").Str() != "" || f.data.Get("parentToolCallId").IsString()
 }
 
-func (r *copilotReader) Add(l *Line, doc gjson.Result, st *Stats) {
+func (r *copilotReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	f := copilotEventFields(jsonl.Value(doc.Raw))
 	typ := f.typ.Str()
 	if typ == "session.usage_record" {
@@ -99,7 +100,7 @@ func (r *copilotReader) Add(l *Line, doc gjson.Result, st *Stats) {
 		}
 		return
 	}
-	m := copilotMessage(typ, f.data, NoText)
+	m := copilotMessage(typ, f.data, conv.NoText)
 	if len(m.Blocks) == 0 {
 		return
 	}
@@ -111,10 +112,10 @@ func (r *copilotReader) Add(l *Line, doc gjson.Result, st *Stats) {
 	if typ == "user.message" {
 		r.users = append(r.users, strings.Clone(f.data.Get("content").Text()))
 	}
-	r.events = append(r.events, Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1})
+	r.events = append(r.events, ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1})
 }
 
-func (r *copilotReader) usage(l *Line, data jsonl.Value, st *Stats) {
+func (r *copilotReader) usage(l *scanLine, data jsonl.Value, st *Stats) {
 	u := data.Get("usage")
 	if !u.IsObject() {
 		return
@@ -127,15 +128,15 @@ func (r *copilotReader) usage(l *Line, data jsonl.Value, st *Stats) {
 }
 
 // compaction notes a successful compaction: its summary message starts the context.
-func (r *copilotReader) compaction(l *Line, data jsonl.Value, st *Stats) {
+func (r *copilotReader) compaction(l *scanLine, data jsonl.Value, st *Stats) {
 	st.Compactions++
 	st.AddRecord(l)
 	r.prefix = copilotPrefix(r.users)
-	m := copilotSummary(r.prefix, data.Get("summaryContent"), NoText)
+	m := copilotSummary(r.prefix, data.Get("summaryContent"), conv.NoText)
 	m.Line = l.Num
 	st.CountMessage(&m)
 	r.comp = len(r.events)
-	r.events = append(r.events, Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1, Sel: copilotSelSummary})
+	r.events = append(r.events, ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1, Sel: copilotSelSummary})
 }
 
 // copilotPrefix is the wrapper before the summary text: the user messages so far.
@@ -151,15 +152,15 @@ func copilotPrefix(users []string) string {
 	return b.String()
 }
 
-func copilotSummary(prefix string, summary jsonl.Value, text TextMode) Message {
-	t := TextBuilder{Text: text.On(), NoCount: text == SearchText}
+func copilotSummary(prefix string, summary jsonl.Value, text textMode) Message {
+	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 	t.Lit(prefix)
 	t.Val(summary)
 	t.Lit(copilotSummaryTail)
 	return Message{Role: RoleUser, Summary: true, Blocks: []Block{t.Block()}}
 }
 
-func (r *copilotReader) Finish(st *Stats) []Ref {
+func (r *copilotReader) Finish(st *Stats) []ref {
 	st.Format = FormatCopilot
 	if r.comp < 0 {
 		return r.events
@@ -167,13 +168,13 @@ func (r *copilotReader) Finish(st *Stats) []Ref {
 	return r.events[r.comp:]
 }
 
-func (r *copilotReader) Materialize(b []byte, x Ref) ([]Message, error) {
-	f := copilotEventFields(jsonl.Value(gjson.Parse(UnsafeString(b)).Raw))
+func (r *copilotReader) Materialize(b []byte, x ref) ([]Message, error) {
+	f := copilotEventFields(jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw))
 	var m Message
 	if x.Sel == copilotSelSummary {
-		m = copilotSummary(r.prefix, f.data.Get("summaryContent"), WithText)
+		m = copilotSummary(r.prefix, f.data.Get("summaryContent"), conv.WithText)
 	} else {
-		m = copilotMessage(f.typ.Str(), f.data, WithText)
+		m = copilotMessage(f.typ.Str(), f.data, conv.WithText)
 	}
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation event")
@@ -183,7 +184,7 @@ func (r *copilotReader) Materialize(b []byte, x Ref) ([]Message, error) {
 }
 
 // copilotMessage turns a conversation event into a message (no blocks: none).
-func copilotMessage(typ string, data jsonl.Value, text TextMode) Message {
+func copilotMessage(typ string, data jsonl.Value, text textMode) Message {
 	if !data.IsObject() {
 		return Message{}
 	}
@@ -196,7 +197,7 @@ func copilotMessage(typ string, data jsonl.Value, text TextMode) Message {
 		if !c.IsString() {
 			return Message{}
 		}
-		return Message{Role: RoleUser, Blocks: []Block{TextBlockV(BlockText, c, text)}}
+		return Message{Role: RoleUser, Blocks: []Block{conv.TextBlockV(BlockText, c, text)}}
 	case "assistant.message":
 		return copilotAssistant(data, text)
 	case "tool.execution_complete":
@@ -214,13 +215,13 @@ func copilotMessage(typ string, data jsonl.Value, text TextMode) Message {
 	return Message{}
 }
 
-func copilotAssistant(data jsonl.Value, text TextMode) Message {
+func copilotAssistant(data jsonl.Value, text textMode) Message {
 	m := Message{Role: RoleAssistant}
 	if c := data.Get("content"); c.IsString() && c != `""` {
-		m.Blocks = append(m.Blocks, TextBlockV(BlockText, c, text))
+		m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, c, text))
 	}
 	data.Get("toolRequests").Each(func(_ string, t jsonl.Value) bool {
-		m.Blocks = append(m.Blocks, ToolCallBlockV(t.Get("toolCallId").Str(), t.Get("name").Str(), t.Get("arguments"), text))
+		m.Blocks = append(m.Blocks, conv.ToolCallBlockV(t.Get("toolCallId").Str(), t.Get("name").Str(), t.Get("arguments"), text))
 		return true
 	})
 	return m
@@ -240,7 +241,7 @@ func copilotRecord(v jsonl.Value) Record {
 		}
 		return Record{Compaction: true, Meta: metaOf(f.data.Get("ctxc")), Messages: []Message{m}}
 	}
-	m := copilotMessage(f.typ.Str(), f.data, SearchText)
+	m := copilotMessage(f.typ.Str(), f.data, conv.SearchText)
 	if len(m.Blocks) == 0 {
 		return Record{}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
 
@@ -24,7 +25,7 @@ func (copilotWriter) Append(src *Source, c *Compaction, late [][]byte) (Written,
 	if err != nil {
 		return Written{}, err
 	}
-	lo, err := ParseObject(last)
+	lo, err := conv.ParseObject(last)
 	if err != nil {
 		return Written{}, fmt.Errorf("%s: the newest event: %w", src.Path, err)
 	}
@@ -40,11 +41,11 @@ func (copilotWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil {
 		return Written{}, err
 	}
-	h, err := ParseObject(first)
+	h, err := conv.ParseObject(first)
 	if err != nil || h.Str("type") != "session.start" {
 		return Written{}, fmt.Errorf("%s:1: not a Copilot session.start event: a new Copilot session needs one", src.Path)
 	}
-	data, err := ParseObject(h.Get("data"))
+	data, err := conv.ParseObject(h.Get("data"))
 	if err != nil {
 		return Written{}, fmt.Errorf("%s:1: session.start data: %w", src.Path, err)
 	}
@@ -60,12 +61,12 @@ func (copilotWriter) New(src *Source, c *Compaction) (Written, error) {
 		return Written{}, err
 	}
 	return Written{Data: lines(append([][]byte{h.Encode()}, out...)), Messages: 1 + len(c.Tail), Session: id,
-		Resume: fmt.Sprintf("place it as ~/.copilot/session-state/%s/events.jsonl, then: %s", id, ResumeHint(FormatCopilot, id))}, nil
+		Resume: fmt.Sprintf("place it as ~/.copilot/session-state/%s/events.jsonl, then: %s", id, conv.ResumeHint(FormatCopilot, id))}, nil
 }
 
 // copilotEvents are the compaction event, child of parent, and the copies of the tail.
 func copilotEvents(src *Source, c *Compaction, parent string) ([][]byte, error) {
-	e := &Object{vals: map[string]json.RawMessage{}}
+	e := conv.NewObject()
 	e.Set("type", "session.compaction_complete")
 	meta := c.Meta
 	meta.TailLines = 0
@@ -91,8 +92,8 @@ func parentOrNil(id string) any {
 }
 
 // copilotApplyEdits writes a cut tool result's text into a copy of its event.
-func copilotApplyEdits(o *Object, m *Message) {
-	data, err := ParseObject(o.Get("data"))
+func copilotApplyEdits(o *object, m *Message) {
+	data, err := conv.ParseObject(o.Get("data"))
 	if err != nil {
 		return
 	}
@@ -123,7 +124,7 @@ func copilotSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dro
 	var out [][]byte
 	event := func(typ string, data map[string]any) error {
 		e := newUUID()
-		b, err := Marshal(map[string]any{"type": typ, "data": data, "id": e, "timestamp": now, "parentId": parentOrNil(parent)})
+		b, err := conv.Marshal(map[string]any{"type": typ, "data": data, "id": e, "timestamp": now, "parentId": parentOrNil(parent)})
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -29,13 +30,13 @@ import (
 // them), leading tool results skipped. Without a compaction every message counts. Usage is in
 // <id>.settings.json, not in the session file.
 type droidReader struct {
-	msgs []Ref          // every conversation message, in file order (sel: droidSelSideband when not sent)
+	msgs []ref          // every conversation message, in file order (sel: droidSelSideband when not sent)
 	ids  map[uint64]int // message id → index in msgs
 	comp *droidComp
 }
 
 type droidComp struct {
-	at       Ref // the compaction_state line
+	at       ref // the compaction_state line
 	anchorID uint64
 	hasID    bool
 	index    int64 // anchorMessage.index, -1 when absent
@@ -87,7 +88,7 @@ func droidEventFields(v jsonl.Value) droidFields {
 	return f
 }
 
-func (r *droidReader) Add(l *Line, doc gjson.Result, st *Stats) {
+func (r *droidReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	v := jsonl.Value(doc.Raw)
 	f := droidEventFields(v)
 	switch f.typ.Str() {
@@ -98,17 +99,17 @@ func (r *droidReader) Add(l *Line, doc gjson.Result, st *Stats) {
 	}
 }
 
-func (r *droidReader) message(l *Line, f droidFields, st *Stats) {
+func (r *droidReader) message(l *scanLine, f droidFields, st *Stats) {
 	if !f.message.IsObject() {
 		return
 	}
-	m := anthropicMessage(f.message, NoText)
+	m := anthropicMessage(f.message, conv.NoText)
 	if len(m.Blocks) == 0 {
 		return
 	}
 	m.Line = l.Num
 	st.CountMessage(&m)
-	x := Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1}
+	x := ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1}
 	switch {
 	case droidSideband(f.message, &m):
 		x.Sel = droidSelSideband
@@ -129,13 +130,13 @@ func droidSideband(msg jsonl.Value, m *Message) bool {
 	return msg.Get("visibility").Str() == "user_only" && m.ToolResults() == 0
 }
 
-func (r *droidReader) compaction(l *Line, v jsonl.Value, st *Stats) {
+func (r *droidReader) compaction(l *scanLine, v jsonl.Value, st *Stats) {
 	st.Compactions++
 	st.AddRecord(l)
-	m := droidSummary(v, NoText)
+	m := droidSummary(v, conv.NoText)
 	m.Line = l.Num
 	st.CountMessage(&m)
-	c := &droidComp{at: Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1, Sel: droidSelSummary},
+	c := &droidComp{at: ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1, Sel: droidSelSummary},
 		index: -1, msgs: len(r.msgs)}
 	a := v.Get("anchorMessage")
 	if id := a.Get("id"); id.IsString() {
@@ -147,10 +148,10 @@ func (r *droidReader) compaction(l *Line, v jsonl.Value, st *Stats) {
 	r.comp = c
 }
 
-func (r *droidReader) Finish(st *Stats) []Ref {
+func (r *droidReader) Finish(st *Stats) []ref {
 	st.Format = FormatDroid
 	keep := r.msgs
-	var refs []Ref
+	var refs []ref
 	if c := r.comp; c != nil {
 		refs = append(refs, c.at)
 		keep = r.msgs[r.anchor(c)+1:]
@@ -180,13 +181,13 @@ func (r *droidReader) anchor(c *droidComp) int {
 	return int(c.index)
 }
 
-func (r *droidReader) Materialize(b []byte, x Ref) ([]Message, error) {
-	v := jsonl.Value(gjson.Parse(UnsafeString(b)).Raw)
+func (r *droidReader) Materialize(b []byte, x ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)
 	var m Message
 	if x.Sel == droidSelSummary {
-		m = droidSummary(v, WithText)
+		m = droidSummary(v, conv.WithText)
 	} else {
-		m = anthropicMessage(droidEventFields(v).message, WithText)
+		m = anthropicMessage(droidEventFields(v).message, conv.WithText)
 	}
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation event")
@@ -196,13 +197,13 @@ func (r *droidReader) Materialize(b []byte, x Ref) ([]Message, error) {
 }
 
 // droidSummary is a compaction_state's summary message as droid sends it.
-func droidSummary(v jsonl.Value, text TextMode) Message {
-	t := TextBuilder{Text: text.On(), NoCount: text == SearchText}
+func droidSummary(v jsonl.Value, text textMode) Message {
+	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 	summary := v.Get("summaryText")
 	var info Block
 	hasInfo := false
 	if si := v.Get("systemInfoText"); si.IsString() && si != `""` {
-		info, hasInfo = TextBlockV(BlockText, si, text), true
+		info, hasInfo = conv.TextBlockV(BlockText, si, text), true
 	}
 	if v.Get("summaryKind").Str() == "provider_switch_serialization" {
 		fence := "```"
@@ -240,7 +241,7 @@ func droidRecord(v jsonl.Value) Record {
 		if !f.message.IsObject() {
 			return Record{}
 		}
-		m := anthropicMessage(f.message, SearchText)
+		m := anthropicMessage(f.message, conv.SearchText)
 		if len(m.Blocks) == 0 {
 			return Record{}
 		}

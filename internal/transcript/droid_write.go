@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/ctxc/ctxc/internal/agent"
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
@@ -54,7 +55,7 @@ func (droidWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil {
 		return Written{}, err
 	}
-	h, err := ParseObject(first)
+	h, err := conv.ParseObject(first)
 	if err != nil || h.Str("type") != "session_start" {
 		return Written{}, fmt.Errorf("%s:1: not a droid session_start line: a new droid session needs one", src.Path)
 	}
@@ -67,12 +68,12 @@ func (droidWriter) New(src *Source, c *Compaction) (Written, error) {
 	}
 	out := append([][]byte{h.Encode(), e.Encode()}, copies...)
 	return Written{Data: lines(out), Messages: 1 + len(c.Tail), Session: id,
-		Resume: fmt.Sprintf("place it as ~/.factory/sessions/<project folder with / as ->/%s.jsonl, then: %s", id, ResumeHint(FormatDroid, id))}, nil
+		Resume: fmt.Sprintf("place it as ~/.factory/sessions/<project folder with / as ->/%s.jsonl, then: %s", id, conv.ResumeHint(FormatDroid, id))}, nil
 }
 
 // droidCompaction is the compaction_state event; anchorID "" leaves the anchor out.
-func droidCompaction(c *Compaction, anchorID string, anchorIdx int) *Object {
-	e := &Object{vals: map[string]json.RawMessage{}}
+func droidCompaction(c *Compaction, anchorID string, anchorIdx int) *object {
+	e := conv.NewObject()
 	e.Set("type", "compaction_state")
 	e.Set("id", newUUID())
 	e.Set("timestamp", rfc3339ms(c.Now))
@@ -92,7 +93,7 @@ func droidCompaction(c *Compaction, anchorID string, anchorIdx int) *Object {
 // droidAnchor finds the id and index of the newest "message" event before line stop (0: in
 // the whole file).
 func droidAnchor(src *Source, stop int) (id string, idx int, err error) {
-	lr := jsonl.NewLineReader(io.NewSectionReader(src.f, 0, 1<<62))
+	lr := jsonl.NewLineReader(io.NewSectionReader(src.ReaderAt(), 0, 1<<62))
 	idx = -1
 	n := 0
 	for {
@@ -103,11 +104,11 @@ func droidAnchor(src *Source, stop int) (id string, idx int, err error) {
 		if err != nil {
 			return "", 0, fmt.Errorf("%s: %w", src.Path, err)
 		}
-		b := trimBOM(trimLine(l.Bytes))
+		b := conv.TrimBOM(conv.TrimLine(l.Bytes))
 		if !jsonl.Valid(b) {
 			continue
 		}
-		f := droidEventFields(jsonl.Value(UnsafeString(b)))
+		f := droidEventFields(jsonl.Value(conv.UnsafeString(b)))
 		if f.typ.Str() == "message" {
 			id, idx = f.id.Str(), n
 			n++
@@ -125,8 +126,8 @@ func droidCopies(src *Source, c *Compaction, parent string) ([][]byte, error) {
 }
 
 // droidApplyEdits writes a cut tool result's text into a copy of its event.
-func droidApplyEdits(o *Object, m *Message) {
-	msg, err := ParseObject(o.Get("message"))
+func droidApplyEdits(o *object, m *Message) {
+	msg, err := conv.ParseObject(o.Get("message"))
 	if err != nil {
 		return
 	}

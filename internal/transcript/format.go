@@ -9,31 +9,6 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Format names a transcript format.
-type Format string
-
-// Formats (docs/design.md §3).
-const (
-	FormatUnknown   Format = ""
-	FormatOpenAI    Format = agent.OpenAI
-	FormatAnthropic Format = agent.Anthropic
-	FormatCtxc      Format = agent.Ctxc
-	FormatClaude    Format = agent.ClaudeCode
-	FormatCodex     Format = agent.Codex
-	FormatPi        Format = agent.Pi
-	FormatCopilot   Format = agent.Copilot
-	FormatDroid     Format = agent.Droid
-	FormatGemini    Format = agent.GeminiCLI
-	FormatQwen      Format = agent.QwenCode
-	FormatOpencode  Format = agent.Opencode
-	FormatAider     Format = agent.Aider
-	FormatOpenhands Format = agent.Openhands
-	FormatContinue  Format = agent.ContinueCLI
-	FormatKilo      Format = agent.Kilo
-	FormatCline     Format = agent.Cline
-	FormatGoose     Format = agent.Goose
-)
-
 // Formats lists the accepted --format values: the formats of the registry (internal/agent).
 func Formats() []Format {
 	names := agent.Names()
@@ -83,38 +58,6 @@ func ParseFormat(s string) (Format, error) {
 		return Format(s), nil
 	}
 	return FormatUnknown, fmt.Errorf("unknown format %q (want auto, %s)", s, strings.Join(agent.Names(), ", "))
-}
-
-// Agent is the format's descriptor in the registry (the zero Agent for FormatUnknown).
-func (f Format) Agent() agent.Agent {
-	a, _ := agent.Lookup(string(f))
-	return a
-}
-
-// IsGeneric reports whether the format is a plain message list that ctxc may append markers to.
-func (f Format) IsGeneric() bool {
-	return f.Agent().Generic
-}
-
-// Ref points at a line that contributes to the effective context. Lines are re-read by offset
-// when the context is materialized, so only this much is kept per line while scanning.
-type Ref struct {
-	Off    int64
-	Size   int32
-	Line   int32
-	Tokens int32
-	Msgs   int32
-	Sel    uint8 // reader-specific: which part of the line to take
-}
-
-// formatReader is implemented once per format (one file each). add sees every valid JSON line in
-// order; the reader updates the file statistics and keeps what it needs to compute the
-// effective context; effective returns the references in context order; materialize turns one
-// referenced line into messages with their text.
-type formatReader interface {
-	Add(l *Line, doc gjson.Result, st *Stats)
-	Finish(st *Stats) []Ref
-	Materialize(b []byte, r Ref) ([]Message, error)
 }
 
 func newFormatReader(f Format) formatReader {

@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unsafe"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -161,9 +162,9 @@ func geminiFieldsOf(v jsonl.Value) geminiFields {
 	return f
 }
 
-func (r *geminiReader) Add(l *Line, doc gjson.Result, st *Stats) {
-	if l.Pre != nil && l.Pre.gemini != nil {
-		r.apply(l, l.Pre.gemini, l.Offset, int32(l.Size), st)
+func (r *geminiReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
+	if preOf(l) != nil && preOf(l).gemini != nil {
+		r.apply(l, preOf(l).gemini, l.Offset, int32(l.Size), st)
 		return
 	}
 	v := jsonl.Value(doc.Raw)
@@ -184,7 +185,7 @@ func (r *geminiReader) Add(l *Line, doc gjson.Result, st *Stats) {
 }
 
 // messages adds the message objects of a $set (or header) line.
-func (r *geminiReader) messages(l *Line, msgs jsonl.Value, st *Stats) {
+func (r *geminiReader) messages(l *scanLine, msgs jsonl.Value, st *Stats) {
 	compacted := false
 	msgs.Each(func(_ string, m jsonl.Value) bool {
 		if !m.IsObject() {
@@ -213,13 +214,13 @@ type geminiPre struct {
 }
 
 // preparseGemini walks a message line ahead of the reader into p, and reports whether it is one.
-func preparseGemini(l *Line, p *geminiPre) bool {
-	return geminiWalk(p, jsonl.Value(gjson.Parse(UnsafeString(l.Bytes)).Raw))
+func preparseGemini(l *scanLine, p *geminiPre) bool {
+	return geminiWalk(p, jsonl.Value(gjson.Parse(conv.UnsafeString(l.Bytes)).Raw))
 }
 
 // message records a message record v (the line, or an object inside it: sub). It reports a new
 // compression summary.
-func (r *geminiReader) message(l *Line, v jsonl.Value, st *Stats, sub bool) (summary bool) {
+func (r *geminiReader) message(l *scanLine, v jsonl.Value, st *Stats, sub bool) (summary bool) {
 	off, size := l.Offset, int32(l.Size)
 	if sub {
 		off, size = subValueSpan(l, v)
@@ -231,7 +232,7 @@ func (r *geminiReader) message(l *Line, v jsonl.Value, st *Stats, sub bool) (sum
 // apply puts a walked message record at off (size bytes) into the list and the statistics: a
 // new id at the list's end, a known one in its place (at the end again when a rewind or a $set
 // took it out), its earlier record's figures taken back. It reports a new compression summary.
-func (r *geminiReader) apply(l *Line, p *geminiPre, off int64, size int32, st *Stats) (summary bool) {
+func (r *geminiReader) apply(l *scanLine, p *geminiPre, off int64, size int32, st *Stats) (summary bool) {
 	i, seen := r.index[p.key]
 	if !seen {
 		i = r.ids.add()
@@ -291,7 +292,7 @@ func (r *geminiReader) count(st *Stats, c geminiCounted, line int) {
 
 func (r *geminiReader) uncount(st *Stats, c geminiCounted, line int) {
 	for i := 0; i < int(c.n); i++ {
-		st.Messages.sub(geminiRoles[c.roles[i]])
+		st.Messages.Sub(geminiRoles[c.roles[i]])
 		st.Tokens -= int64(c.tokens[i])
 		st.TellCounted(Counted{Line: line, Role: geminiRoles[c.roles[i]], Tokens: -int(c.tokens[i]), Retracted: true})
 	}
@@ -322,16 +323,16 @@ func (r *geminiReader) drop(p int32) {
 	r.entries = r.entries[:p]
 }
 
-func (r *geminiReader) Finish(st *Stats) []Ref {
+func (r *geminiReader) Finish(st *Stats) []ref {
 	st.Format = FormatGemini
 	if st.TopN > 0 {
 		r.pushTop(st)
 	}
-	refs := make([]Ref, 0, len(r.entries))
+	refs := make([]ref, 0, len(r.entries))
 	for _, i := range r.entries {
 		d := r.ids.at(i)
 		if d.c.n > 0 {
-			refs = append(refs, Ref{Off: d.off, Size: d.size, Line: d.line, Tokens: d.c.tokens[0] + d.c.tokens[1], Msgs: int32(d.c.n)})
+			refs = append(refs, ref{Off: d.off, Size: d.size, Line: d.line, Tokens: d.c.tokens[0] + d.c.tokens[1], Msgs: int32(d.c.n)})
 		}
 	}
 	return refs
@@ -362,9 +363,9 @@ func (r *geminiReader) pushTop(st *Stats) {
 	}
 }
 
-func (r *geminiReader) Materialize(b []byte, x Ref) ([]Message, error) {
-	v := jsonl.Value(gjson.Parse(UnsafeString(b)).Raw)
-	ms := geminiRecordMessages(geminiFieldsOf(v), WithText)
+func (r *geminiReader) Materialize(b []byte, x ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)
+	ms := geminiRecordMessages(geminiFieldsOf(v), conv.WithText)
 	for i := range ms {
 		ms[i].Line = x.LineNum()
 	}
@@ -374,7 +375,7 @@ func (r *geminiReader) Materialize(b []byte, x Ref) ([]Message, error) {
 // subValueSpan is where v, a value inside line l, is in the file. The line's Bytes lack a
 // byte-order mark that the file may have before them: the bytes it occupies beyond Bytes are
 // the mark (3) and the line end (0 to 2).
-func subValueSpan(l *Line, v jsonl.Value) (int64, int32) {
+func subValueSpan(l *scanLine, v jsonl.Value) (int64, int32) {
 	start := int64(uintptr(unsafe.Pointer(unsafe.StringData(string(v)))) - uintptr(unsafe.Pointer(unsafe.SliceData(l.Bytes))))
 	if l.Size-len(l.Bytes) >= 3 {
 		start += 3
@@ -383,7 +384,7 @@ func subValueSpan(l *Line, v jsonl.Value) (int64, int32) {
 }
 
 // geminiRecordMessages is what a message record yields in the conversation.
-func geminiRecordMessages(f geminiFields, text TextMode) []Message {
+func geminiRecordMessages(f geminiFields, text textMode) []Message {
 	switch f.typ.Str() {
 	case "user":
 		if geminiIgnoredUser(geminiContentPrefix(f.content)) {
@@ -457,21 +458,6 @@ func trimLeftIf(s string, trim bool) string {
 	return s
 }
 
-func (c *RoleCounts) sub(r Role) {
-	switch r {
-	case RoleSystem:
-		c.System--
-	case RoleDeveloper:
-		c.Developer--
-	case RoleUser:
-		c.User--
-	case RoleAssistant:
-		c.Assistant--
-	case RoleTool:
-		c.Tool--
-	}
-}
-
 // geminiCall is a recorded tool call's members.
 type geminiCall struct{ id, name, args, result jsonl.Value }
 
@@ -525,7 +511,7 @@ func geminiModelContent(c jsonl.Value) jsonl.Value {
 }
 
 // geminiModelMessages is a gemini message: the model's message and the results of its calls.
-func geminiModelMessages(f geminiFields, text TextMode) []Message {
+func geminiModelMessages(f geminiFields, text textMode) []Message {
 	m := geminiContentMessage("model", geminiModelContent(f.content), text)
 	calls := geminiCalls(f.toolCalls)
 	own := false
@@ -542,7 +528,7 @@ func geminiModelMessages(f geminiFields, text TextMode) []Message {
 		})
 		blocks = append(blocks, m.Blocks...)
 		for _, c := range calls {
-			blocks = append(blocks, ToolCallBlockV(c.id.Str(), c.name.Str(), c.args, text))
+			blocks = append(blocks, conv.ToolCallBlockV(c.id.Str(), c.name.Str(), c.args, text))
 		}
 		m.Blocks = blocks
 	}
@@ -557,7 +543,7 @@ func geminiModelMessages(f geminiFields, text TextMode) []Message {
 }
 
 // geminiThought is a recorded thought as Gemini CLI replays it: "**subject** description".
-func geminiThought(t jsonl.Value, text TextMode) Block {
+func geminiThought(t jsonl.Value, text textMode) Block {
 	var subject, desc jsonl.Value
 	t.Each(func(k string, v jsonl.Value) bool {
 		switch k {
@@ -569,7 +555,7 @@ func geminiThought(t jsonl.Value, text TextMode) Block {
 		return true
 	})
 	if subject.IsString() && subject != `""` {
-		pt := TextBuilder{Text: text.On(), NoCount: text == SearchText}
+		pt := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 		pt.Lit("**")
 		pt.Val(subject)
 		pt.Lit("** ")
@@ -578,11 +564,11 @@ func geminiThought(t jsonl.Value, text TextMode) Block {
 		b.Kind = BlockThinking
 		return b
 	}
-	return TextBlockV(BlockThinking, desc, text)
+	return conv.TextBlockV(BlockThinking, desc, text)
 }
 
 // geminiResults is the message of the tool calls' results.
-func geminiResults(calls []geminiCall, text TextMode) Message {
+func geminiResults(calls []geminiCall, text textMode) Message {
 	m := Message{Role: RoleUser}
 	for _, c := range calls {
 		geminiEachResultBlock(c, text, func(b Block) { m.Blocks = append(m.Blocks, b) })
@@ -595,7 +581,7 @@ func geminiResults(calls []geminiCall, text TextMode) Message {
 
 // geminiEachResultBlock calls fn with the blocks of a tool call's result: a string result is
 // {"output": result}, an array its parts, an object the part itself.
-func geminiEachResultBlock(c geminiCall, text TextMode, fn func(Block)) {
+func geminiEachResultBlock(c geminiCall, text textMode, fn func(Block)) {
 	switch res := c.result; {
 	case res.IsString() && res != `""`:
 		b := contentResultV(res, text)

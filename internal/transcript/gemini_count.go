@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
@@ -130,15 +131,15 @@ func (w *geminiCount) member(k string, rest jsonl.Value) int {
 		w.thoughts = geminiTally{}
 		return rest.Walk(func(_ string, r jsonl.Value) int {
 			t, n := r.Prefix()
-			w.thoughts.add(geminiThought(t, NoText))
+			w.thoughts.add(geminiThought(t, conv.NoText))
 			return n
 		})
 	case "toolCalls":
 		w.calls, w.results = geminiTally{}, geminiTally{}
 		return rest.Walk(func(_ string, r jsonl.Value) int {
 			c, n := geminiCallAt(r)
-			w.calls.add(ToolCallBlockV("", c.name.Str(), c.args, NoText))
-			geminiEachResultBlock(c, NoText, w.results.add)
+			w.calls.add(conv.ToolCallBlockV("", c.name.Str(), c.args, conv.NoText))
+			geminiEachResultBlock(c, conv.NoText, w.results.add)
 			return n
 		})
 	case "id", "type", "tokens", "$rewindTo":
@@ -167,14 +168,14 @@ func (w *geminiCount) part(p jsonl.Value, f geminiPartFields) {
 			w.summary = geminiSummaryText(p)
 		}
 		w.prefix.addOf(p, nil)
-		w.parts.add(TextBlockV(BlockText, p, NoText))
+		w.parts.add(conv.TextBlockV(BlockText, p, conv.NoText))
 		return
 	}
 	if first {
 		w.summary = geminiSummaryText(f.text)
 	}
 	w.prefix.addOf(p, &f)
-	w.parts.add(geminiPartBlockOf(p, f, NoText))
+	w.parts.add(geminiPartBlockOf(p, f, conv.NoText))
 }
 
 // model adds up a gemini message: the model's message (its thoughts, content and calls, or its

@@ -3,6 +3,7 @@ package transcript
 import (
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
@@ -87,23 +88,23 @@ func geminiEachPart(c jsonl.Value, fn func(p jsonl.Value)) {
 }
 
 // geminiPartBlock turns one part into a block.
-func geminiPartBlock(p jsonl.Value, text TextMode) Block {
+func geminiPartBlock(p jsonl.Value, text textMode) Block {
 	if p.IsString() {
-		return TextBlockV(BlockText, p, text)
+		return conv.TextBlockV(BlockText, p, text)
 	}
 	return geminiPartBlockOf(p, geminiPartOf(p), text)
 }
 
 // geminiPartBlockAt is geminiPartBlock for a part read by geminiPartAt.
-func geminiPartBlockAt(p jsonl.Value, f geminiPartFields, text TextMode) Block {
+func geminiPartBlockAt(p jsonl.Value, f geminiPartFields, text textMode) Block {
 	if p.IsString() {
-		return TextBlockV(BlockText, p, text)
+		return conv.TextBlockV(BlockText, p, text)
 	}
 	return geminiPartBlockOf(p, f, text)
 }
 
 // geminiPartBlockOf is geminiPartBlock for a part that is not a string, whose members are f.
-func geminiPartBlockOf(p jsonl.Value, f geminiPartFields, text TextMode) Block {
+func geminiPartBlockOf(p jsonl.Value, f geminiPartFields, text textMode) Block {
 	switch {
 	case f.call.IsObject():
 		var id, name, args jsonl.Value
@@ -118,14 +119,14 @@ func geminiPartBlockOf(p jsonl.Value, f geminiPartFields, text TextMode) Block {
 			}
 			return true
 		})
-		return ToolCallBlockV(id.Str(), name.Str(), args, text)
+		return conv.ToolCallBlockV(id.Str(), name.Str(), args, text)
 	case f.response.IsObject():
 		return geminiResponseBlock(f.response, text)
 	case f.text.IsString():
 		if f.thought.Bool() {
-			return TextBlockV(BlockThinking, f.text, text)
+			return conv.TextBlockV(BlockThinking, f.text, text)
 		}
-		return TextBlockV(BlockText, f.text, text)
+		return conv.TextBlockV(BlockText, f.text, text)
 	case f.inline.IsObject():
 		b := Block{Kind: BlockImage}
 		if text.On() {
@@ -138,7 +139,7 @@ func geminiPartBlockOf(p jsonl.Value, f geminiPartFields, text TextMode) Block {
 
 // geminiResponseBlock is a functionResponse: its response's "output" (or "error") string is the
 // result's text, any other response its JSON.
-func geminiResponseBlock(r jsonl.Value, text TextMode) Block {
+func geminiResponseBlock(r jsonl.Value, text textMode) Block {
 	var id, name, resp, o, e jsonl.Value
 	r.Walk(func(k string, rest jsonl.Value) int {
 		switch k {
@@ -182,7 +183,7 @@ func geminiResponseBlock(r jsonl.Value, text TextMode) Block {
 
 // geminiContentMessage is a message of parts; role "model" is the assistant, and a user
 // message made only of function responses is a tool message.
-func geminiContentMessage(role string, parts jsonl.Value, text TextMode) Message {
+func geminiContentMessage(role string, parts jsonl.Value, text textMode) Message {
 	m := Message{Role: RoleUser}
 	if role == "model" {
 		m.Role = RoleAssistant

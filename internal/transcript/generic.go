@@ -3,6 +3,7 @@ package transcript
 import (
 	"fmt"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -16,10 +17,10 @@ import (
 // ({"event":...}) are metadata; anything else is kept as opaque and ignored.
 type genericReader struct {
 	format    Format
-	refs      []Ref
+	refs      []ref
 	keep      bool      // load: parse with text while scanning, instead of re-reading afterwards
 	kept      []Message // with keep: the messages of refs, in order
-	text      TextMode  // with keep: how the kept messages' text is decoded
+	text      textMode  // with keep: how the kept messages' text is decoded
 	observe   func(m *Message, l *jsonl.Line)
 	copies    int // lines after the newest marker that are verbatim tail copies (not new history)
 	anthropic bool
@@ -33,12 +34,12 @@ const (
 
 func newGenericReader(f Format) *genericReader { return &genericReader{format: f} }
 
-func (g *genericReader) Add(l *Line, doc gjson.Result, st *Stats) {
-	if l.Pre != nil && l.Pre.ok && l.Pre.generic {
+func (g *genericReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
+	if preOf(l) != nil && preOf(l).ok && preOf(l).generic {
 		// Parsed ahead (with its text when loading) by a worker, which found it to be a message
 		// (not a marker, not meta): no need to walk the line again here, on the one goroutine
 		// that orders lines.
-		g.addMessage(l, *l.Pre.m, l.Pre.d, st)
+		g.addMessage(l, *preOf(l).m, preOf(l).d, st)
 		return
 	}
 	line := jsonl.Value(doc.Raw)
@@ -63,7 +64,7 @@ func (g *genericReader) Add(l *Line, doc gjson.Result, st *Stats) {
 		return -1
 	})
 	if compact.Exists() {
-		mk, ok := parseMarkerDoc(doc, NoText)
+		mk, ok := parseMarkerDoc(doc, conv.NoText)
 		if !ok {
 			return // not a usable marker: the previous one still counts
 		}
@@ -80,7 +81,7 @@ func (g *genericReader) Add(l *Line, doc gjson.Result, st *Stats) {
 			g.observe(&sum, &l.Line)
 		}
 		tokens += sum.Tokens()
-		g.refs = append(g.refs, Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(tokens), Msgs: int32(len(mk.head) + 1), Sel: selMarker})
+		g.refs = append(g.refs, ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(tokens), Msgs: int32(len(mk.head) + 1), Sel: selMarker})
 		g.copies = mk.tailLines
 		if g.keep {
 			ms, _ := g.Materialize(append([]byte(nil), l.Bytes...), g.refs[0])
@@ -108,12 +109,12 @@ func (g *genericReader) Add(l *Line, doc gjson.Result, st *Stats) {
 		m, d = *p.m, p.d
 	default:
 		d, _ = messageDialectV(msg)
-		m = parseDialectV(msg, d, NoText)
+		m = parseDialectV(msg, d, conv.NoText)
 	}
 	g.addMessage(l, m, d, st)
 }
 
-func (g *genericReader) addMessage(l *Line, m Message, d Dialect, st *Stats) {
+func (g *genericReader) addMessage(l *scanLine, m Message, d Dialect, st *Stats) {
 	m.Line = l.Num
 	if g.observe != nil {
 		g.observe(&m, &l.Line)
@@ -127,7 +128,7 @@ func (g *genericReader) addMessage(l *Line, m Message, d Dialect, st *Stats) {
 	} else {
 		st.CountMessage(&m)
 	}
-	g.refs = append(g.refs, Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1, Sel: selMessage})
+	g.refs = append(g.refs, ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1, Sel: selMessage})
 	if g.keep {
 		g.kept = append(g.kept, m)
 	}
@@ -158,7 +159,7 @@ type preparsed struct {
 }
 
 // preparse parses a valid line of the given format with its text, ahead of the reader.
-func preparse(f Format, t TextMode, l *Line) *preparsed {
+func preparse(f Format, t textMode, l *scanLine) *preparsed {
 	p := new(preparsed)
 	preparseInto(p, walkSlots{}, f, t, l)
 	return p
@@ -176,12 +177,12 @@ type walkSlots struct {
 // slots.claude, a Gemini CLI message record's into slots.gemini. The "message" is parsed with the text mode t: in place for
 // noText (the line's buffer outlives the reader's use of it), from an owned copy or detached
 // (det) otherwise.
-func preparseInto(p *preparsed, slots walkSlots, f Format, t TextMode, l *Line) {
+func preparseInto(p *preparsed, slots walkSlots, f Format, t textMode, l *scanLine) {
 	// A windowed load parses the line in place, in the reader's batch buffer, and keeps none of
 	// its bytes (see detach): a compaction needs the bytes of only its head and tail, and keeping
 	// every line would double what it holds in memory.
-	var det *Line
-	if t == WindowedText {
+	var det *scanLine
+	if t == conv.WindowedText {
 		det = l
 	}
 	if f == FormatClaude {
@@ -189,7 +190,7 @@ func preparseInto(p *preparsed, slots walkSlots, f Format, t TextMode, l *Line) 
 		if cl == nil {
 			cl = new(claudeLine)
 		}
-		*cl = scanClaudeLine(jsonl.Value(UnsafeString(l.Bytes)), t, det)
+		*cl = scanClaudeLine(jsonl.Value(conv.UnsafeString(l.Bytes)), t, det)
 		*p = preparsed{ok: cl.msg.Exists(), claude: cl, inPlace: true} // uuids point into the line
 		return
 	}
@@ -210,8 +211,8 @@ func preparseInto(p *preparsed, slots walkSlots, f Format, t TextMode, l *Line) 
 
 // preparseGeneric parses a valid line as a generic message with its text; ok is false for
 // other lines (markers, meta, events), which the reader handles itself.
-func preparseGeneric(line []byte, t TextMode, det *Line) preparsed {
-	v := jsonl.Value(UnsafeString(line))
+func preparseGeneric(line []byte, t textMode, det *scanLine) preparsed {
+	v := jsonl.Value(conv.UnsafeString(line))
 	var role, message jsonl.Value
 	marker := false
 	v.Walk(func(k string, rest jsonl.Value) int {
@@ -240,33 +241,33 @@ func preparseGeneric(line []byte, t TextMode, det *Line) preparsed {
 		p.generic = true
 		return p
 	}
-	return preparsed{generic: true, inPlace: t == NoText}
+	return preparsed{generic: true, inPlace: t == conv.NoText}
 }
 
 // preparseMessage parses msg with its text from an owned copy: the message keeps substrings of
 // it, and Raw is it.
-func preparseMessage(msg jsonl.Value, t TextMode, det *Line) preparsed {
+func preparseMessage(msg jsonl.Value, t textMode, det *scanLine) preparsed {
 	d, _ := messageDialectV(msg)
-	if t == NoText {
+	if t == conv.NoText {
 		// Counts only (stats): parsed in place, as the reader itself would.
-		m := parseDialectV(msg, d, NoText)
+		m := parseDialectV(msg, d, conv.NoText)
 		return preparsed{m: &m, d: d, ok: true, inPlace: true}
 	}
 	if det != nil {
 		m := parseDialectV(msg, d, t)
-		detach(&m, det.Bytes, det.bytesOffset(), string(msg))
+		detach(&m, det.Bytes, det.BytesOffset(), string(msg))
 		return preparsed{m: &m, d: d, ok: true}
 	}
-	if t == WindowedText {
-		t = WithText // windows only where the line is detached (they refer to the file)
+	if t == conv.WindowedText {
+		t = conv.WithText // windows only where the line is detached (they refer to the file)
 	}
 	own := []byte(msg)
-	m := parseDialectV(jsonl.Value(UnsafeString(own)), d, t)
+	m := parseDialectV(jsonl.Value(conv.UnsafeString(own)), d, t)
 	m.Raw = own
 	return preparsed{m: &m, d: d, ok: true}
 }
 
-func parseDialectV(msg jsonl.Value, d Dialect, text TextMode) Message {
+func parseDialectV(msg jsonl.Value, d Dialect, text textMode) Message {
 	if d == DialectAnthropic {
 		m := anthropicMessage(msg, text)
 		m.MsgID = "" // only Claude Code splits responses over lines
@@ -275,14 +276,14 @@ func parseDialectV(msg jsonl.Value, d Dialect, text TextMode) Message {
 	return openAIMessage(msg, text)
 }
 
-func parseDialect(msg gjson.Result, d Dialect, text TextMode) Message {
+func parseDialect(msg gjson.Result, d Dialect, text textMode) Message {
 	if d == DialectAnthropic {
 		return parseAnthropicMessage(msg, text) // without MsgID: only Claude Code splits responses
 	}
 	return parseOpenAIMessage(msg, text)
 }
 
-func (g *genericReader) Finish(st *Stats) []Ref {
+func (g *genericReader) Finish(st *Stats) []ref {
 	switch {
 	case st.Markers > 0 || g.meta:
 		st.Format = FormatCtxc
@@ -294,10 +295,10 @@ func (g *genericReader) Finish(st *Stats) []Ref {
 	return g.refs
 }
 
-func (g *genericReader) Materialize(b []byte, r Ref) ([]Message, error) {
+func (g *genericReader) Materialize(b []byte, r ref) ([]Message, error) {
 	doc := gjson.ParseBytes(b)
 	if r.Sel == selMarker {
-		mk, ok := parseMarkerDoc(doc, WithText)
+		mk, ok := parseMarkerDoc(doc, conv.WithText)
 		if !ok {
 			return nil, fmt.Errorf("marker changed while reading")
 		}
@@ -309,10 +310,8 @@ func (g *genericReader) Materialize(b []byte, r Ref) ([]Message, error) {
 		return nil, fmt.Errorf("not a message")
 	}
 	d, _ := messageDialect(msg)
-	m := parseDialect(msg, d, WithText)
+	m := parseDialect(msg, d, conv.WithText)
 	m.Line = r.LineNum()
 	m.Raw = []byte(msg.Raw)
 	return []Message{m}, nil
 }
-
-func (r Ref) LineNum() int { return int(r.Line) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/tidwall/gjson"
@@ -28,7 +29,7 @@ import (
 // message the agent sees and the user does not, not a <turn-context>, after a message hidden
 // from the agent: each one counts as a compaction.
 type gooseReader struct {
-	history []Ref
+	history []ref
 	hidden  bool // the last message row was hidden from the agent
 }
 
@@ -37,12 +38,12 @@ const gooseHeaderType = "goose"
 
 func newGooseReader() *gooseReader { return &gooseReader{} }
 
-func (r *gooseReader) Add(l *Line, doc gjson.Result, st *Stats) {
+func (r *gooseReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	v := jsonl.Value(doc.Raw)
 	if v.Get("type").Str() == gooseHeaderType {
 		return
 	}
-	ms := gooseMessages(v, NoText)
+	ms := gooseMessages(v, conv.NoText)
 	if gooseSummary(v, r.hidden) {
 		st.Compactions++
 		st.AddRecord(l)
@@ -60,17 +61,17 @@ func (r *gooseReader) Add(l *Line, doc gjson.Result, st *Stats) {
 	}
 }
 
-func (r *gooseReader) Finish(st *Stats) []Ref {
+func (r *gooseReader) Finish(st *Stats) []ref {
 	st.Format = FormatGoose
 	return r.history
 }
 
-func (r *gooseReader) Materialize(b []byte, x Ref) ([]Message, error) {
-	v := jsonl.Value(gjson.Parse(UnsafeString(b)).Raw)
+func (r *gooseReader) Materialize(b []byte, x ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)
 	if !v.Get("role").IsString() {
 		return nil, fmt.Errorf("not a Goose message")
 	}
-	ms := gooseMessages(v, WithText)
+	ms := gooseMessages(v, conv.WithText)
 	for i := range ms {
 		ms[i].Line = x.LineNum()
 	}
@@ -87,7 +88,7 @@ func gooseSummary(v jsonl.Value, afterHidden bool) bool {
 
 // gooseMessages is what one stored message sends: nothing when it is not visible to the agent;
 // a user message's tool responses are tool messages of their own, in the order of its content.
-func gooseMessages(v jsonl.Value, text TextMode) []Message {
+func gooseMessages(v jsonl.Value, text textMode) []Message {
 	role := v.Get("role").Str()
 	if role != "user" && role != "assistant" {
 		return nil
@@ -106,10 +107,10 @@ func gooseMessages(v jsonl.Value, text TextMode) []Message {
 	v.Get("content").Each(func(_ string, p jsonl.Value) bool {
 		switch p.Get("type").Str() {
 		case "text":
-			cur.Blocks = append(cur.Blocks, TextBlockV(BlockText, p.Get("text"), text))
+			cur.Blocks = append(cur.Blocks, conv.TextBlockV(BlockText, p.Get("text"), text))
 		case "toolRequest":
 			call := p.Get("toolCall").Get("value")
-			cur.Blocks = append(cur.Blocks, ToolCallBlockV(p.Get("id").Str(), call.Get("name").Str(), call.Get("arguments"), text))
+			cur.Blocks = append(cur.Blocks, conv.ToolCallBlockV(p.Get("id").Str(), call.Get("name").Str(), call.Get("arguments"), text))
 		case "toolResponse":
 			flush()
 			out = append(out, Message{Role: RoleTool, Blocks: []Block{gooseResult(p, text)}})
@@ -124,7 +125,7 @@ func gooseMessages(v jsonl.Value, text TextMode) []Message {
 
 // gooseResult is a toolResponse as Goose sends it: the text items of its result's content,
 // joined by newlines; an error result's error.
-func gooseResult(p jsonl.Value, text TextMode) Block {
+func gooseResult(p jsonl.Value, text textMode) Block {
 	b := Block{Kind: BlockToolResult, ID: p.Get("id").Str()}
 	res := p.Get("toolResult")
 	var texts []string
@@ -139,7 +140,7 @@ func gooseResult(p jsonl.Value, text TextMode) Block {
 		})
 	}
 	s := strings.Join(texts, "\n")
-	t := TextBuilder{Text: text.On(), NoCount: text == SearchText}
+	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 	t.Lit(s)
 	tb := t.Block()
 	b.Text, b.Chars = tb.Text, tb.Chars
@@ -151,7 +152,7 @@ func gooseRecord(v jsonl.Value) Record {
 	if v.Get("type").Str() == gooseHeaderType {
 		return Record{}
 	}
-	return Record{Messages: gooseMessages(v, SearchText)}
+	return Record{Messages: gooseMessages(v, conv.SearchText)}
 }
 
 // gooseWriter: ctxc never writes into Goose's store; a compaction is written with -o, as a

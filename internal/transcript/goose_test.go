@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
@@ -82,7 +83,7 @@ func TestGooseMessages(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			for _, m := range gooseMessages(jsonl.Value(tc.line), WithText) {
+			for _, m := range gooseMessages(jsonl.Value(tc.line), conv.WithText) {
 				text := m.TextContent()
 				if m.Role == RoleTool {
 					text = m.Blocks[0].Text

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -44,7 +45,7 @@ type opencodeReader struct {
 
 // opencodeMsg is what the reload rule needs of one message line.
 type opencodeMsg struct {
-	at                Ref
+	at                ref
 	id, parentID      string
 	user              bool
 	summaryDone       bool   // an assistant summary that finished without an error
@@ -122,7 +123,7 @@ func opencodeInfoOf(info jsonl.Value) opencodeInfo {
 	return i
 }
 
-func (r *opencodeReader) Add(l *Line, doc gjson.Result, st *Stats) {
+func (r *opencodeReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	v := jsonl.Value(doc.Raw)
 	f := opencodeLineFields(v)
 	if !f.info.IsObject() {
@@ -130,7 +131,7 @@ func (r *opencodeReader) Add(l *Line, doc gjson.Result, st *Stats) {
 	}
 	info := opencodeInfoOf(f.info)
 	info.kilo = r.format == FormatKilo
-	msgs := opencodeMessages(info, f.parts, NoText)
+	msgs := opencodeMessages(info, f.parts, conv.NoText)
 	tokens := 0
 	for i := range msgs {
 		msgs[i].Line = l.Num
@@ -138,7 +139,7 @@ func (r *opencodeReader) Add(l *Line, doc gjson.Result, st *Stats) {
 		tokens += msgs[i].Tokens()
 	}
 	// (the ids are copied: the line's bytes may be a mapped window, gone after the scan)
-	m := opencodeMsg{at: Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(tokens), Msgs: int32(len(msgs))},
+	m := opencodeMsg{at: ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(tokens), Msgs: int32(len(msgs))},
 		id: strings.Clone(info.id), parentID: strings.Clone(info.parentID), user: info.role == "user"}
 	if info.role == "assistant" {
 		opencodeUsage(f.parts, st)
@@ -194,10 +195,10 @@ func opencodeCompactionPart(parts jsonl.Value) (jsonl.Value, bool) {
 	return out, out != ""
 }
 
-func (r *opencodeReader) Finish(st *Stats) []Ref {
+func (r *opencodeReader) Finish(st *Stats) []ref {
 	st.Format = r.format
 	kept := opencodeFilterCompacted(r.msgs)
-	refs := make([]Ref, 0, len(kept))
+	refs := make([]ref, 0, len(kept))
 	for _, m := range kept {
 		if m.at.Msgs > 0 {
 			refs = append(refs, m.at)
@@ -283,15 +284,15 @@ func opencodeTailAfterSummary(kept []opencodeMsg) []opencodeMsg {
 	return append(out, kept[s+1:]...)
 }
 
-func (r *opencodeReader) Materialize(b []byte, x Ref) ([]Message, error) {
-	v := jsonl.Value(gjson.Parse(UnsafeString(b)).Raw)
+func (r *opencodeReader) Materialize(b []byte, x ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)
 	f := opencodeLineFields(v)
 	if !f.info.IsObject() {
 		return nil, fmt.Errorf("not an opencode message")
 	}
 	info := opencodeInfoOf(f.info)
 	info.kilo = r.format == FormatKilo
-	msgs := opencodeMessages(info, f.parts, WithText)
+	msgs := opencodeMessages(info, f.parts, conv.WithText)
 	for i := range msgs {
 		msgs[i].Line = x.LineNum()
 	}
@@ -299,9 +300,9 @@ func (r *opencodeReader) Materialize(b []byte, x Ref) ([]Message, error) {
 }
 
 // opencodeMessages are the messages opencode sends for one of its messages.
-func opencodeMessages(info opencodeInfo, parts jsonl.Value, text TextMode) []Message {
-	if text == WindowedText {
-		text = WithText // (a tool's output is one part of a line: read whole)
+func opencodeMessages(info opencodeInfo, parts jsonl.Value, text textMode) []Message {
+	if text == conv.WindowedText {
+		text = conv.WithText // (a tool's output is one part of a line: read whole)
 	}
 	switch info.role {
 	case "user":
@@ -343,13 +344,13 @@ func opencodeAbortedAfterOutput(err, parts jsonl.Value) bool {
 	return found
 }
 
-func opencodeUser(parts jsonl.Value, text TextMode) Message {
+func opencodeUser(parts jsonl.Value, text textMode) Message {
 	m := Message{Role: RoleUser}
 	parts.Each(func(_ string, p jsonl.Value) bool {
 		switch p.Get("type").Str() {
 		case "text":
 			if t := p.Get("text"); !p.Get("ignored").Bool() && t.IsString() && t != `""` {
-				m.Blocks = append(m.Blocks, TextBlockV(BlockText, t, text))
+				m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, t, text))
 			}
 		case "file":
 			if b, ok := opencodeFile(p, text); ok {
@@ -367,7 +368,7 @@ func opencodeUser(parts jsonl.Value, text TextMode) Message {
 
 // opencodeFile is a file part as opencode sends it: not a text file or a folder (their text is
 // in the synthetic text parts beside them); an image counts as one.
-func opencodeFile(p jsonl.Value, text TextMode) (Block, bool) {
+func opencodeFile(p jsonl.Value, text textMode) (Block, bool) {
 	mime := p.Get("mime").Str()
 	if mime == "text/plain" || mime == "application/x-directory" {
 		return Block{}, false
@@ -379,9 +380,9 @@ func opencodeFile(p jsonl.Value, text TextMode) (Block, bool) {
 }
 
 // literalBlock is a text block of a fixed text.
-func literalBlock(s string, text TextMode) Block {
+func literalBlock(s string, text textMode) Block {
 	b := Block{Kind: BlockText}
-	if text != SearchText {
+	if text != conv.SearchText {
 		b.Chars = len([]rune(s))
 	}
 	if text.On() {
@@ -392,7 +393,7 @@ func literalBlock(s string, text TextMode) Block {
 
 // opencodeAssistant cuts an assistant message into its steps: per step an assistant message and
 // the tool message of its results.
-func opencodeAssistant(parts jsonl.Value, text TextMode, kilo bool) []Message {
+func opencodeAssistant(parts jsonl.Value, text textMode, kilo bool) []Message {
 	var out []Message
 	a, t := Message{Role: RoleAssistant}, Message{Role: RoleTool}
 	flush := func() {
@@ -413,11 +414,11 @@ func opencodeAssistant(parts jsonl.Value, text TextMode, kilo bool) []Message {
 				return true
 			}
 			if v := p.Get("text"); v.IsString() && v != `""` {
-				a.Blocks = append(a.Blocks, TextBlockV(BlockText, v, text))
+				a.Blocks = append(a.Blocks, conv.TextBlockV(BlockText, v, text))
 			}
 		case "reasoning":
 			if v := p.Get("text"); v.IsString() && v != `""` {
-				a.Blocks = append(a.Blocks, TextBlockV(BlockThinking, v, text))
+				a.Blocks = append(a.Blocks, conv.TextBlockV(BlockThinking, v, text))
 			}
 		case "tool":
 			call, result := opencodeTool(p, text, kilo)
@@ -431,10 +432,10 @@ func opencodeAssistant(parts jsonl.Value, text TextMode, kilo bool) []Message {
 }
 
 // opencodeTool is a tool part's call and its result.
-func opencodeTool(p jsonl.Value, text TextMode, kilo bool) (call, result Block) {
+func opencodeTool(p jsonl.Value, text textMode, kilo bool) (call, result Block) {
 	id, name := p.Get("callID").Str(), p.Get("tool").Str()
 	state := p.Get("state")
-	call = ToolCallBlockV(id, name, state.Get("input"), text)
+	call = conv.ToolCallBlockV(id, name, state.Get("input"), text)
 	switch state.Get("status").Str() {
 	case "completed":
 		if state.Get("time").Get("compacted").Exists() {
@@ -442,14 +443,14 @@ func opencodeTool(p jsonl.Value, text TextMode, kilo bool) (call, result Block) 
 		} else if notice := kiloBoardNotice(state.Get("metadata")); kilo && notice != "" {
 			result = literalBlock(state.Get("output").Str()+"\n"+notice, text)
 		} else {
-			result = TextBlockV(BlockToolResult, state.Get("output"), text)
+			result = conv.TextBlockV(BlockToolResult, state.Get("output"), text)
 		}
 	case "error":
 		md := state.Get("metadata")
 		if out := md.Get("output"); md.Get("interrupted").Bool() && out.IsString() {
-			result = TextBlockV(BlockToolResult, out, text)
+			result = conv.TextBlockV(BlockToolResult, out, text)
 		} else {
-			result = TextBlockV(BlockToolResult, state.Get("error"), text)
+			result = conv.TextBlockV(BlockToolResult, state.Get("error"), text)
 			result.IsError = true
 		}
 	default:
@@ -488,7 +489,7 @@ func opencodeLineRecord(v jsonl.Value, kilo bool) Record {
 	}
 	info := opencodeInfoOf(f.info)
 	info.kilo = kilo
-	rec := Record{Messages: opencodeMessages(info, f.parts, SearchText)}
+	rec := Record{Messages: opencodeMessages(info, f.parts, conv.SearchText)}
 	if info.role == "user" {
 		_, rec.Compaction = opencodeCompactionPart(f.parts)
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
@@ -47,7 +48,7 @@ type openhandsReader struct {
 // it one message with the action before it in the view when that one has the same (finish).
 type openhandsEntry struct {
 	id            string
-	at            Ref
+	at            ref
 	chars, images int
 	response      uint64
 }
@@ -65,7 +66,7 @@ const openhandsErrorHeader = "[An error occurred during execution.]\n"
 
 func newOpenhandsReader() *openhandsReader { return &openhandsReader{} }
 
-func (r *openhandsReader) Add(l *Line, doc gjson.Result, st *Stats) {
+func (r *openhandsReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	v := jsonl.Value(doc.Raw)
 	kind := v.Get("kind").Str()
 	if kind == "Condensation" {
@@ -73,7 +74,7 @@ func (r *openhandsReader) Add(l *Line, doc gjson.Result, st *Stats) {
 		r.prevResponse = ""
 		return
 	}
-	m, ok := openhandsMessage(v, kind, NoText)
+	m, ok := openhandsMessage(v, kind, conv.NoText)
 	if !ok {
 		return
 	}
@@ -87,7 +88,7 @@ func (r *openhandsReader) Add(l *Line, doc gjson.Result, st *Stats) {
 	}
 	r.prevResponse = strings.Clone(m.MsgID)
 	e := openhandsEntry{id: strings.Clone(v.Get("id").Str()), chars: m.Chars(), images: m.Images(),
-		at: Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num)}}
+		at: ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num)}}
 	if m.MsgID != "" {
 		e.response = geminiKey(m.MsgID)
 	}
@@ -95,7 +96,7 @@ func (r *openhandsReader) Add(l *Line, doc gjson.Result, st *Stats) {
 }
 
 // condense applies a Condensation to the view (Condensation.apply).
-func (r *openhandsReader) condense(l *Line, v jsonl.Value, st *Stats) {
+func (r *openhandsReader) condense(l *scanLine, v jsonl.Value, st *Stats) {
 	st.Compactions++
 	st.AddRecord(l)
 	forgotten := map[string]bool{}
@@ -114,9 +115,9 @@ func (r *openhandsReader) condense(l *Line, v jsonl.Value, st *Stats) {
 	if !summary.IsString() || !openhandsIsNumber(offset) {
 		return
 	}
-	m := openhandsSummary(summary, NoText)
+	m := openhandsSummary(summary, conv.NoText)
 	e := openhandsEntry{id: strings.Clone(v.Get("id").Str()) + "-summary", chars: m.Chars(),
-		at: Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Sel: openhandsSelSummary}}
+		at: ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Sel: openhandsSelSummary}}
 	i := min(max(int(offset.Int()), 0), len(r.view)) // (Python's list.insert)
 	r.view = append(r.view, openhandsEntry{})
 	copy(r.view[i+1:], r.view[i:])
@@ -126,9 +127,9 @@ func (r *openhandsReader) condense(l *Line, v jsonl.Value, st *Stats) {
 // finish gives the view's refs: an action whose response is the one of the action before it is
 // no message of its own (Result.Messages merges it, by MsgID) and adds to that message's
 // estimate what its characters add.
-func (r *openhandsReader) Finish(st *Stats) []Ref {
+func (r *openhandsReader) Finish(st *Stats) []ref {
 	st.Format = FormatOpenhands
-	refs := make([]Ref, len(r.view))
+	refs := make([]ref, len(r.view))
 	chars := 0
 	for i, e := range r.view {
 		at := e.at
@@ -144,14 +145,14 @@ func (r *openhandsReader) Finish(st *Stats) []Ref {
 	return refs
 }
 
-func (r *openhandsReader) Materialize(b []byte, x Ref) ([]Message, error) {
-	v := jsonl.Value(gjson.Parse(UnsafeString(b)).Raw)
+func (r *openhandsReader) Materialize(b []byte, x ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)
 	if x.Sel == openhandsSelSummary {
-		m := openhandsSummary(v.Get("summary"), WithText)
+		m := openhandsSummary(v.Get("summary"), conv.WithText)
 		m.Line = x.LineNum()
 		return []Message{m}, nil
 	}
-	m, ok := openhandsMessage(v, v.Get("kind").Str(), WithText)
+	m, ok := openhandsMessage(v, v.Get("kind").Str(), conv.WithText)
 	if !ok {
 		return nil, fmt.Errorf("not an OpenHands event of the conversation")
 	}
@@ -160,19 +161,19 @@ func (r *openhandsReader) Materialize(b []byte, x Ref) ([]Message, error) {
 }
 
 // openhandsSummary is a Condensation's summary as the SDK sends it (CondensationSummaryEvent).
-func openhandsSummary(summary jsonl.Value, text TextMode) Message {
-	return Message{Role: RoleUser, Summary: true, Blocks: []Block{TextBlockV(BlockText, summary, text)}}
+func openhandsSummary(summary jsonl.Value, text textMode) Message {
+	return Message{Role: RoleUser, Summary: true, Blocks: []Block{conv.TextBlockV(BlockText, summary, text)}}
 }
 
 // openhandsMessage is the message an event is in the conversation (ok false for an event that
 // is none).
-func openhandsMessage(v jsonl.Value, kind string, text TextMode) (Message, bool) {
+func openhandsMessage(v jsonl.Value, kind string, text textMode) (Message, bool) {
 	switch kind {
 	case "SystemPromptEvent":
 		m := Message{Role: RoleSystem}
 		for _, k := range []string{"system_prompt", "dynamic_context"} {
 			if t := v.Get(k).Get("text"); t.IsString() {
-				m.Blocks = append(m.Blocks, TextBlockV(BlockText, t, text))
+				m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, t, text))
 			}
 		}
 		return m, true
@@ -189,7 +190,7 @@ func openhandsMessage(v jsonl.Value, kind string, text TextMode) (Message, bool)
 }
 
 // openhandsLLMMessage is a MessageEvent's llm_message, its extended_content after its content.
-func openhandsLLMMessage(v jsonl.Value, text TextMode) (Message, bool) {
+func openhandsLLMMessage(v jsonl.Value, text textMode) (Message, bool) {
 	lm := v.Get("llm_message")
 	var m Message
 	switch lm.Get("role").Str() {
@@ -212,27 +213,27 @@ func openhandsLLMMessage(v jsonl.Value, text TextMode) (Message, bool) {
 
 // openhandsThinking appends what a message or an action says of its reasoning: its
 // thinking_blocks, else its reasoning_content.
-func openhandsThinking(v jsonl.Value, out []Block, text TextMode) []Block {
+func openhandsThinking(v jsonl.Value, out []Block, text textMode) []Block {
 	n := len(out)
 	v.Get("thinking_blocks").Each(func(_ string, b jsonl.Value) bool {
 		if t := b.Get("thinking"); t.IsString() && t != `""` {
-			out = append(out, TextBlockV(BlockThinking, t, text))
+			out = append(out, conv.TextBlockV(BlockThinking, t, text))
 		}
 		return true
 	})
 	if t := v.Get("reasoning_content"); len(out) == n && t.IsString() && t != `""` {
-		out = append(out, TextBlockV(BlockThinking, t, text))
+		out = append(out, conv.TextBlockV(BlockThinking, t, text))
 	}
 	return out
 }
 
 // openhandsContent appends a content list's text and images, as blocks of kind (text, or a
 // tool result's).
-func openhandsContent(content jsonl.Value, kind BlockKind, out []Block, text TextMode) []Block {
+func openhandsContent(content jsonl.Value, kind BlockKind, out []Block, text textMode) []Block {
 	content.Each(func(_ string, c jsonl.Value) bool {
 		switch c.Get("type").Str() {
 		case "text":
-			out = append(out, TextBlockV(kind, c.Get("text"), text))
+			out = append(out, conv.TextBlockV(kind, c.Get("text"), text))
 		case "image":
 			n := 0
 			c.Get("image_urls").Each(func(string, jsonl.Value) bool { n++; return true })
@@ -245,12 +246,12 @@ func openhandsContent(content jsonl.Value, kind BlockKind, out []Block, text Tex
 
 // openhandsAction is an ActionEvent's assistant message: its thought, its reasoning and its
 // tool call. MsgID is the response's id, which merges the actions of one response.
-func openhandsAction(v jsonl.Value, text TextMode) Message {
+func openhandsAction(v jsonl.Value, text textMode) Message {
 	m := Message{Role: RoleAssistant}
 	m.Blocks = openhandsThinking(v, m.Blocks, text)
 	m.Blocks = openhandsContent(v.Get("thought"), BlockText, m.Blocks, text)
 	call := v.Get("tool_call")
-	m.Blocks = append(m.Blocks, ToolCallBlockV(call.Get("id").Str(), call.Get("name").Str(), call.Get("arguments"), text))
+	m.Blocks = append(m.Blocks, conv.ToolCallBlockV(call.Get("id").Str(), call.Get("name").Str(), call.Get("arguments"), text))
 	if id := v.Get("llm_response_id").Str(); id != "" {
 		m.MsgID = "openhands:" + id
 	}
@@ -258,7 +259,7 @@ func openhandsAction(v jsonl.Value, text TextMode) Message {
 }
 
 // openhandsObservation is a tool message answering an action.
-func openhandsObservation(v jsonl.Value, kind string, text TextMode) Message {
+func openhandsObservation(v jsonl.Value, kind string, text textMode) Message {
 	id, name := v.Get("tool_call_id").Str(), v.Get("tool_name").Str()
 	var blocks []Block
 	switch kind {
@@ -269,7 +270,7 @@ func openhandsObservation(v jsonl.Value, kind string, text TextMode) Message {
 		}
 		blocks = []Block{literalBlock("Action rejected: "+reason.Str(), text)}
 	case "AgentErrorEvent":
-		blocks = []Block{TextBlockV(BlockText, v.Get("error"), text)}
+		blocks = []Block{conv.TextBlockV(BlockText, v.Get("error"), text)}
 		blocks[0].IsError = true
 	default:
 		blocks = openhandsObservationContent(v.Get("observation"), text)
@@ -282,7 +283,7 @@ func openhandsObservation(v jsonl.Value, kind string, text TextMode) Message {
 // openhandsObservationContent is an observation's to_llm_content as one tool result: the error
 // header when is_error, then its content's text (a terminal's: framed by its metadata); its
 // images after it.
-func openhandsObservationContent(obs jsonl.Value, text TextMode) []Block {
+func openhandsObservationContent(obs jsonl.Value, text textMode) []Block {
 	var b strings.Builder
 	if obs.Get("is_error").Bool() {
 		b.WriteString(openhandsErrorHeader)
@@ -291,7 +292,7 @@ func openhandsObservationContent(obs jsonl.Value, text TextMode) []Block {
 		b.WriteString(openhandsTerminalText(obs))
 		return []Block{literalBlock(b.String(), text)}
 	}
-	images := openhandsContent(obs.Get("content"), BlockText, nil, WithText)
+	images := openhandsContent(obs.Get("content"), BlockText, nil, conv.WithText)
 	for _, c := range images {
 		b.WriteString(c.Text)
 	}
@@ -337,11 +338,11 @@ func openhandsRecord(v jsonl.Value) Record {
 	if kind == "Condensation" {
 		rec := Record{Compaction: true}
 		if s := v.Get("summary"); s.IsString() {
-			rec.Messages = []Message{openhandsSummary(s, SearchText)}
+			rec.Messages = []Message{openhandsSummary(s, conv.SearchText)}
 		}
 		return rec
 	}
-	m, ok := openhandsMessage(v, kind, SearchText)
+	m, ok := openhandsMessage(v, kind, conv.SearchText)
 	if !ok {
 		return Record{}
 	}

@@ -2,8 +2,8 @@ package transcript
 
 import (
 	"strings"
-	"unicode/utf8"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -12,26 +12,7 @@ import (
 // Anthropic Messages API messages. With text=false they only count (stats); with text=true they
 // also copy out the text (load, compact).
 
-func TextBlockV(kind BlockKind, v jsonl.Value, text TextMode) Block {
-	b := Block{Kind: kind, Chars: text.Count(v)}
-	if text.On() {
-		b.Text = v.Text()
-	}
-	return b
-}
-
-func ToolCallBlockV(id, name string, args jsonl.Value, text TextMode) Block {
-	b := Block{Kind: BlockToolCall, ID: id, Name: name, Chars: utf8.RuneCountInString(name) + text.Count(args)}
-	if text.On() {
-		b.Args = args.Text()
-		if b.Args == "" {
-			b.Args = "{}"
-		}
-	}
-	return b
-}
-
-func opaqueBlockV(v jsonl.Value, text TextMode) Block {
+func opaqueBlockV(v jsonl.Value, text textMode) Block {
 	b := Block{Kind: BlockOpaque}
 	if text.On() {
 		b.Text = string(v)
@@ -40,7 +21,7 @@ func opaqueBlockV(v jsonl.Value, text TextMode) Block {
 }
 
 // openAIMessage reads one OpenAI chat message.
-func openAIMessage(msg jsonl.Value, text TextMode) Message {
+func openAIMessage(msg jsonl.Value, text textMode) Message {
 	m := Message{Dialect: DialectOpenAI}
 	var content, reasoning, refusal, toolCalls, functionCall jsonl.Value
 	var callID, name string
@@ -79,15 +60,15 @@ func openAIMessage(msg jsonl.Value, text TextMode) Message {
 		return m
 	}
 	if reasoning.Exists() && !reasoning.IsNull() {
-		m.Blocks = append(m.Blocks, TextBlockV(BlockThinking, reasoning, text))
+		m.Blocks = append(m.Blocks, conv.TextBlockV(BlockThinking, reasoning, text))
 	}
 	if content.IsArray() {
 		content.Each(func(_ string, p jsonl.Value) bool {
 			switch p.Get("type").Str() {
 			case "text", "input_text", "output_text":
-				m.Blocks = append(m.Blocks, TextBlockV(BlockText, p.Get("text"), text))
+				m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, p.Get("text"), text))
 			case "refusal":
-				m.Blocks = append(m.Blocks, TextBlockV(BlockText, p.Get("refusal"), text))
+				m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, p.Get("refusal"), text))
 			case "image_url", "input_image":
 				b := Block{Kind: BlockImage}
 				if text.On() {
@@ -100,29 +81,29 @@ func openAIMessage(msg jsonl.Value, text TextMode) Message {
 			return true
 		})
 	} else if content.Exists() && !content.IsNull() {
-		m.Blocks = append(m.Blocks, TextBlockV(BlockText, content, text))
+		m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, content, text))
 	}
 	if refusal.IsString() {
-		m.Blocks = append(m.Blocks, TextBlockV(BlockText, refusal, text))
+		m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, refusal, text))
 	}
 	toolCalls.Each(func(_ string, tc jsonl.Value) bool {
 		fn := tc.Get("function")
-		m.Blocks = append(m.Blocks, ToolCallBlockV(tc.Get("id").Str(), fn.Get("name").Str(), fn.Get("arguments"), text))
+		m.Blocks = append(m.Blocks, conv.ToolCallBlockV(tc.Get("id").Str(), fn.Get("name").Str(), fn.Get("arguments"), text))
 		return true
 	})
 	if functionCall.IsObject() {
-		m.Blocks = append(m.Blocks, ToolCallBlockV("", functionCall.Get("name").Str(), functionCall.Get("arguments"), text))
+		m.Blocks = append(m.Blocks, conv.ToolCallBlockV("", functionCall.Get("name").Str(), functionCall.Get("arguments"), text))
 	}
 	return m
 }
 
 // contentResultV reads tool-result content that is a string or an array of text/image parts.
-func contentResultV(c jsonl.Value, text TextMode) Block {
+func contentResultV(c jsonl.Value, text textMode) Block {
 	b := Block{Kind: BlockToolResult}
 	if !c.IsArray() {
 		b.Chars = text.Count(c)
 		switch {
-		case text == WindowedText && c.IsString() && len(c) > 3*ToolTextWindow:
+		case text == conv.WindowedText && c.IsString() && len(c) > 3*ToolTextWindow:
 			windowed(&b, c)
 		case text.On():
 			b.Text = c.Text()
@@ -176,14 +157,14 @@ func joinLines(parts []string) string {
 }
 
 // anthropicMessage reads one Anthropic Messages API message (also Claude Code's "message").
-func anthropicMessage(msg jsonl.Value, text TextMode) Message {
+func anthropicMessage(msg jsonl.Value, text textMode) Message {
 	m, _ := anthropicMessageAt(msg, text)
 	return m
 }
 
 // anthropicMessageAt reads the message that starts at v (v may run on past it) and returns its
 // length too: Claude Code's reader parses it in the same walk over the line.
-func anthropicMessageAt(v jsonl.Value, text TextMode) (Message, int) {
+func anthropicMessageAt(v jsonl.Value, text textMode) (Message, int) {
 	m := Message{Dialect: DialectAnthropic}
 	n := v.Walk(func(k string, rest jsonl.Value) int {
 		switch k {
@@ -205,7 +186,7 @@ func anthropicMessageAt(v jsonl.Value, text TextMode) (Message, int) {
 			}
 			val, n := rest.Prefix()
 			if val.Exists() && !val.IsNull() {
-				m.Blocks = append(m.Blocks, TextBlockV(BlockText, val, text))
+				m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, val, text))
 			}
 			return n
 		}
@@ -215,7 +196,7 @@ func anthropicMessageAt(v jsonl.Value, text TextMode) (Message, int) {
 }
 
 // anthropicBlockAt reads the content block that starts at v and returns its length.
-func anthropicBlockAt(v jsonl.Value, text TextMode) (Block, int) {
+func anthropicBlockAt(v jsonl.Value, text textMode) (Block, int) {
 	if !v.IsObject() {
 		val, n := v.Prefix()
 		return opaqueBlockV(val, text), n
@@ -254,17 +235,17 @@ func anthropicBlockAt(v jsonl.Value, text TextMode) (Block, int) {
 	})
 	switch typ {
 	case "text":
-		return TextBlockV(BlockText, textV, text), n
+		return conv.TextBlockV(BlockText, textV, text), n
 	case "thinking":
 		// The signature is opaque and never counted (docs/design.md §4), but kept with the block
 		// so that it can be replayed.
-		b := TextBlockV(BlockThinking, thinking, text)
+		b := conv.TextBlockV(BlockThinking, thinking, text)
 		if text.On() {
 			b.Verbatim = strings.Clone(string(v[:n]))
 		}
 		return b, n
 	case "tool_use", "server_tool_use":
-		return ToolCallBlockV(id, name, input, text), n
+		return conv.ToolCallBlockV(id, name, input, text), n
 	case "tool_result", "web_search_tool_result":
 		r := contentResultV(content, text)
 		r.ID = useID
@@ -277,7 +258,7 @@ func anthropicBlockAt(v jsonl.Value, text TextMode) (Block, int) {
 		}
 		return bl, n
 	case "compaction":
-		return TextBlockV(BlockText, content, text), n
+		return conv.TextBlockV(BlockText, content, text), n
 	}
 	return opaqueBlockV(v[:n], text), n // redacted_thinking, document, unknown: kept, not counted
 }
@@ -285,37 +266,11 @@ func anthropicBlockAt(v jsonl.Value, text TextMode) (Block, int) {
 // Wrappers over gjson values for the code that walks lines with gjson (detection, markers):
 // the values' Raw text is a substring of the line, so converting costs nothing.
 
-func parseOpenAIMessage(msg gjson.Result, text TextMode) Message {
+func parseOpenAIMessage(msg gjson.Result, text textMode) Message {
 	return openAIMessage(jsonl.Value(msg.Raw), text)
 }
-func parseAnthropicMessage(msg gjson.Result, text TextMode) Message {
+func parseAnthropicMessage(msg gjson.Result, text textMode) Message {
 	m := anthropicMessage(jsonl.Value(msg.Raw), text)
 	m.MsgID = ""
 	return m
-}
-
-// textMode says how much text a parse decodes.
-type TextMode uint8
-
-const (
-	// noText: counts only (stats).
-	NoText TextMode = iota
-	// withText: every text whole.
-	WithText
-	// windowedText: like withText, except that a large tool result keeps only its first and
-	// last ToolTextWindow bytes decoded (Block.Cut); Materialize reads the rest back.
-	WindowedText
-	// searchText: like withText, without counting characters (Block.Chars stays 0): a search
-	// of the whole history (DecodeRecord) needs the text, not the estimate.
-	SearchText
-)
-
-func (t TextMode) On() bool { return t != NoText }
-
-// count is v.Chars(), or 0 when the mode does not count.
-func (t TextMode) Count(v jsonl.Value) int {
-	if t == SearchText {
-		return 0
-	}
-	return v.Chars()
 }

@@ -5,7 +5,7 @@ import (
 	"hash/fnv"
 	"strings"
 
-	"github.com/ctxc/ctxc/internal/estimate"
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -154,7 +154,7 @@ func piEntryFields(v jsonl.Value) piFields {
 	return f
 }
 
-func (r *piReader) Add(l *Line, doc gjson.Result, st *Stats) {
+func (r *piReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	idx := int32(len(r.entries))
 	e := piEntry{off: l.Offset, size: int32(l.Size), line: int32(l.Num)}
 	f := piEntryFields(jsonl.Value(doc.Raw))
@@ -177,7 +177,7 @@ func (r *piReader) Add(l *Line, doc gjson.Result, st *Stats) {
 	if typ == "compaction" {
 		st.Compactions++
 		st.AddRecord(l)
-		sm := piSummaryMessage(f.summary, NoText)
+		sm := piSummaryMessage(f.summary, conv.NoText)
 		sm.Line = l.Num
 		st.CountMessage(&sm)
 		c := piComp{tokens: int32(sm.Tokens())}
@@ -191,7 +191,7 @@ func (r *piReader) Add(l *Line, doc gjson.Result, st *Stats) {
 		r.entries = append(r.entries, e)
 		return
 	}
-	m, emit := piEntryMessage(typ, f, NoText)
+	m, emit := piEntryMessage(typ, f, conv.NoText)
 	if len(m.Blocks) > 0 {
 		m.Line = l.Num
 		st.CountMessage(&m)
@@ -210,7 +210,7 @@ func piIsNumber(v jsonl.Value) bool {
 	return len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))
 }
 
-func (r *piReader) Finish(st *Stats) []Ref {
+func (r *piReader) Finish(st *Stats) []ref {
 	st.Format = FormatPi
 	path := r.path()
 	comp := -1
@@ -219,11 +219,11 @@ func (r *piReader) Finish(st *Stats) []Ref {
 			comp = i
 		}
 	}
-	var refs []Ref
+	var refs []ref
 	emit := func(idx int32) {
 		e := r.entries[idx]
 		if e.flags&piEmits != 0 {
-			refs = append(refs, Ref{Off: e.off, Size: e.size, Line: e.line, Tokens: e.tokens, Msgs: 1, Sel: piSelEntry})
+			refs = append(refs, ref{Off: e.off, Size: e.size, Line: e.line, Tokens: e.tokens, Msgs: 1, Sel: piSelEntry})
 		}
 	}
 	if comp < 0 {
@@ -235,7 +235,7 @@ func (r *piReader) Finish(st *Stats) []Ref {
 	ci := path[comp]
 	c := r.comps[ci]
 	ce := r.entries[ci]
-	refs = append(refs, Ref{Off: ce.off, Size: ce.size, Line: ce.line, Tokens: c.tokens, Msgs: 1, Sel: piSelSummary})
+	refs = append(refs, ref{Off: ce.off, Size: ce.size, Line: ce.line, Tokens: c.tokens, Msgs: 1, Sel: piSelSummary})
 	first := int32(-1)
 	if c.hasKept {
 		if r.version < 2 {
@@ -294,14 +294,14 @@ func (r *piReader) path() []int32 {
 	return path
 }
 
-func (r *piReader) Materialize(b []byte, x Ref) ([]Message, error) {
-	f := piEntryFields(jsonl.Value(gjson.Parse(UnsafeString(b)).Raw)) // as add sees it: from the first { on
+func (r *piReader) Materialize(b []byte, x ref) ([]Message, error) {
+	f := piEntryFields(jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)) // as add sees it: from the first { on
 	if x.Sel == piSelSummary {
-		m := piSummaryMessage(f.summary, WithText)
+		m := piSummaryMessage(f.summary, conv.WithText)
 		m.Line = x.LineNum()
 		return []Message{m}, nil
 	}
-	m, _ := piEntryMessage(f.typ.Str(), f, WithText)
+	m, _ := piEntryMessage(f.typ.Str(), f, conv.WithText)
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation entry")
 	}
@@ -310,48 +310,15 @@ func (r *piReader) Materialize(b []byte, x Ref) ([]Message, error) {
 }
 
 // piSummaryMessage is a compaction summary as pi sends it to the model.
-func piSummaryMessage(summary jsonl.Value, text TextMode) Message {
+func piSummaryMessage(summary jsonl.Value, text textMode) Message {
 	m := piWrapped(summary, piCompactionPrefix, piCompactionSuffix, text)
 	m.Summary = true
 	return m
 }
 
-// piText builds a text block from literals and JSON values, counting code points without
-// copying when only statistics are wanted.
-type TextBuilder struct {
-	Text    bool
-	NoCount bool // searchText: no character counts
-	chars   int
-	buf     []byte
-}
-
-func (t *TextBuilder) Lit(s string) {
-	t.chars += estimate.Chars(s)
-	if t.Text {
-		t.buf = append(t.buf, s...)
-	}
-}
-
-func (t *TextBuilder) Val(v jsonl.Value) {
-	if !t.NoCount {
-		t.chars += v.Chars()
-	}
-	if t.Text {
-		t.buf = append(t.buf, v.Text()...)
-	}
-}
-
-func (t *TextBuilder) Block() Block {
-	b := Block{Kind: BlockText, Chars: t.chars}
-	if t.Text {
-		b.Text = string(t.buf)
-	}
-	return b
-}
-
 // piEntryMessage turns a non-compaction entry into a message (no blocks: none). emit is false
 // for messages pi keeps out of the model's context.
-func piEntryMessage(typ string, f piFields, text TextMode) (m Message, emit bool) {
+func piEntryMessage(typ string, f piFields, text textMode) (m Message, emit bool) {
 	switch typ {
 	case "message":
 		return piMessage(f.message, text)
@@ -367,8 +334,8 @@ func piEntryMessage(typ string, f piFields, text TextMode) (m Message, emit bool
 	return m, false
 }
 
-func piWrapped(s jsonl.Value, prefix, suffix string, text TextMode) Message {
-	t := TextBuilder{Text: text.On(), NoCount: text == SearchText}
+func piWrapped(s jsonl.Value, prefix, suffix string, text textMode) Message {
+	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 	t.Lit(prefix)
 	t.Val(s)
 	t.Lit(suffix)
@@ -381,7 +348,7 @@ type piMsgFields struct {
 	command, output, exitCode, cancelled, truncated, fullOutputPath, exclude jsonl.Value
 }
 
-func piMessage(msg jsonl.Value, text TextMode) (m Message, emit bool) {
+func piMessage(msg jsonl.Value, text textMode) (m Message, emit bool) {
 	var f piMsgFields
 	msg.Each(func(k string, v jsonl.Value) bool {
 		switch k {
@@ -456,7 +423,7 @@ func piMessage(msg jsonl.Value, text TextMode) (m Message, emit bool) {
 	return m, emit
 }
 
-func piAssistantBlock(b jsonl.Value, text TextMode) Block {
+func piAssistantBlock(b jsonl.Value, text textMode) Block {
 	var typ, txt, thinking, id, name, args jsonl.Value
 	b.Each(func(k string, v jsonl.Value) bool {
 		switch k {
@@ -477,11 +444,11 @@ func piAssistantBlock(b jsonl.Value, text TextMode) Block {
 	})
 	switch typ.Str() {
 	case "text":
-		return TextBlockV(BlockText, txt, text)
+		return conv.TextBlockV(BlockText, txt, text)
 	case "thinking": // thinkingSignature is not counted
-		return TextBlockV(BlockThinking, thinking, text)
+		return conv.TextBlockV(BlockThinking, thinking, text)
 	case "toolCall":
-		return ToolCallBlockV(id.Str(), name.Str(), args, text)
+		return conv.ToolCallBlockV(id.Str(), name.Str(), args, text)
 	case "image":
 		return piImageBlock(b, text)
 	}
@@ -489,8 +456,8 @@ func piAssistantBlock(b jsonl.Value, text TextMode) Block {
 }
 
 // piBashText is the user text pi sends for a bash execution (messages.ts bashExecutionToText).
-func piBashText(f *piMsgFields, text TextMode) Block {
-	t := TextBuilder{Text: text.On(), NoCount: text == SearchText}
+func piBashText(f *piMsgFields, text textMode) Block {
+	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 	t.Lit("Ran `")
 	t.Val(f.command)
 	t.Lit("`\n")
@@ -516,9 +483,9 @@ func piBashText(f *piMsgFields, text TextMode) Block {
 }
 
 // piContent reads user-side content: a string or text/image blocks.
-func piContent(c jsonl.Value, text TextMode) []Block {
+func piContent(c jsonl.Value, text textMode) []Block {
 	if c.IsString() {
-		return []Block{TextBlockV(BlockText, c, text)}
+		return []Block{conv.TextBlockV(BlockText, c, text)}
 	}
 	var out []Block
 	c.Each(func(_ string, b jsonl.Value) bool {
@@ -534,7 +501,7 @@ func piContent(c jsonl.Value, text TextMode) []Block {
 		})
 		switch typ.Str() {
 		case "text":
-			out = append(out, TextBlockV(BlockText, txt, text))
+			out = append(out, conv.TextBlockV(BlockText, txt, text))
 		case "image":
 			out = append(out, piImageBlock(b, text))
 		default:
@@ -545,7 +512,7 @@ func piContent(c jsonl.Value, text TextMode) []Block {
 	return out
 }
 
-func piImageBlock(b jsonl.Value, text TextMode) Block {
+func piImageBlock(b jsonl.Value, text textMode) Block {
 	bl := Block{Kind: BlockImage}
 	if text.On() {
 		bl.Text = string(b)

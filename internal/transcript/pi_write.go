@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
@@ -36,7 +37,7 @@ func (piWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, erro
 	if err != nil {
 		return Written{}, err
 	}
-	fe, err := ParseObject(first)
+	fe, err := conv.ParseObject(first)
 	if err != nil {
 		return Written{}, fmt.Errorf("%s:%d: %w", src.Path, c.Tail[0].Line, err)
 	}
@@ -49,7 +50,7 @@ func (piWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, erro
 		return Written{Data: lines([][]byte{e.Encode()}), Messages: 1 + len(c.Tail)}, nil
 	}
 	// v1: entries are addressed by their index in the file, the header being 0.
-	idx, err := src.entryIndex(c.Tail[0].Line)
+	idx, err := entryIndex(src, c.Tail[0].Line)
 	if err != nil {
 		return Written{}, err
 	}
@@ -78,7 +79,7 @@ func piAppendCopies(src *Source, c *Compaction) (Written, error) {
 			return Written{}, err
 		}
 		for _, r := range recs {
-			o, err := ParseObject(r)
+			o, err := conv.ParseObject(r)
 			if err != nil {
 				return Written{}, fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
 			}
@@ -102,10 +103,10 @@ func piAppendCopies(src *Source, c *Compaction) (Written, error) {
 // piCompaction is the compaction entry: id and parent are left out for v1 files (""), and the
 // first kept entry is named by id or, in v1, by index (firstKey). pi does not skip copies after
 // it, so the meta counts none.
-func piCompaction(c *Compaction, id, parent, firstKey string, first any) *Object {
+func piCompaction(c *Compaction, id, parent, firstKey string, first any) *object {
 	meta := c.Meta
 	meta.TailLines = 0
-	e := &Object{vals: map[string]json.RawMessage{}}
+	e := conv.NewObject()
 	e.Set("type", "compaction")
 	if id != "" {
 		e.Set("id", id)
@@ -127,7 +128,7 @@ func piLeafID(src *Source) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	lo, err := ParseObject(leaf)
+	lo, err := conv.ParseObject(leaf)
 	if err != nil || lo.Str("id") == "" {
 		return "", fmt.Errorf("%s: the newest entry has no id to continue from (pi v2 or later is needed)", src.Path)
 	}
@@ -135,8 +136,8 @@ func piLeafID(src *Source) (string, error) {
 }
 
 // piApplyEdits writes a cut tool result's text into a copy of its entry.
-func piApplyEdits(o *Object, m *Message) {
-	msg, err := ParseObject(o.Get("message"))
+func piApplyEdits(o *object, m *Message) {
+	msg, err := conv.ParseObject(o.Get("message"))
 	if err != nil {
 		return
 	}
@@ -153,7 +154,7 @@ func (piWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil {
 		return Written{}, err
 	}
-	h, err := ParseObject(first)
+	h, err := conv.ParseObject(first)
 	if err != nil || h.Str("type") != "session" {
 		return Written{}, fmt.Errorf("%s:1: not a pi session header: a new pi session needs one", src.Path)
 	}
@@ -178,7 +179,7 @@ func (piWriter) New(src *Source, c *Compaction) (Written, error) {
 			if r == nil {
 				continue
 			}
-			o, err := ParseObject(r)
+			o, err := conv.ParseObject(r)
 			if err != nil {
 				return Written{}, fmt.Errorf("%s:%d: %w", src.Path, c.Tail[i].Line, err)
 			}
@@ -200,12 +201,12 @@ func (piWriter) New(src *Source, c *Compaction) (Written, error) {
 	e := piCompaction(c, newHexID(8), parent, "firstKeptEntryId", firstKept)
 	out = append(out, e.Encode())
 	return Written{Data: lines(out), Messages: 1 + len(c.Tail), Session: id,
-		Resume: ResumeHint(FormatPi, "")}, nil
+		Resume: conv.ResumeHint(FormatPi, "")}, nil
 }
 
 // entryIndex is a v1 pi entry's index: the count of entries (valid JSON lines) before line n.
-func (s *Source) entryIndex(n int) (int, error) {
-	lr := jsonl.NewLineReader(io.NewSectionReader(s.f, 0, 1<<62))
+func entryIndex(s *Source, n int) (int, error) {
+	lr := jsonl.NewLineReader(io.NewSectionReader(s.ReaderAt(), 0, 1<<62))
 	idx := 0
 	for {
 		l, err := lr.Next()
@@ -215,7 +216,7 @@ func (s *Source) entryIndex(n int) (int, error) {
 		if l.Num == n {
 			return idx, nil
 		}
-		if jsonl.Valid(trimBOM(l.Bytes)) {
+		if jsonl.Valid(conv.TrimBOM(l.Bytes)) {
 			idx++
 		}
 	}
@@ -227,7 +228,7 @@ func (s *Source) entryIndex(n int) (int, error) {
 func piSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error) {
 	id := newUUIDv7(s.Now)
 	now := rfc3339ms(s.Now)
-	h, err := Marshal(map[string]any{"type": "session", "version": 3, "id": id, "timestamp": now, "cwd": s.Cwd})
+	h, err := conv.Marshal(map[string]any{"type": "session", "version": 3, "id": id, "timestamp": now, "cwd": s.Cwd})
 	if err != nil {
 		return Written{}, r.dropped, err
 	}
@@ -237,7 +238,7 @@ func piSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped,
 	for i := range ms {
 		for _, msg := range piMessages(&ms[i], r, names, s.Now.UnixMilli()) {
 			eid := newHexID(8)
-			e, err := Marshal(map[string]any{"type": "message", "id": eid, "parentId": parentOrNil(parent), "timestamp": now, "message": msg})
+			e, err := conv.Marshal(map[string]any{"type": "message", "id": eid, "parentId": parentOrNil(parent), "timestamp": now, "message": msg})
 			if err != nil {
 				return Written{}, r.dropped, err
 			}

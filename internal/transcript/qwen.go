@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -117,7 +118,7 @@ func (f *qwenFields) valid() bool {
 		f.sessionID.IsString() && f.sessionID != `""` && qwenRecordTypes[f.typ.Str()]
 }
 
-func (r *qwenReader) Add(l *Line, doc gjson.Result, st *Stats) {
+func (r *qwenReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	f := qwenFieldsOf(jsonl.Value(doc.Raw))
 	if !f.valid() {
 		return
@@ -168,8 +169,8 @@ func (r *qwenReader) typeOf(idx int32) string {
 
 // message counts a record's message; the records of one assistant response after its first
 // add to that response.
-func (r *qwenReader) message(l *Line, rec *qwenRec, f qwenFields, typ string, fragment bool, st *Stats) {
-	m := qwenMessage(f.message, NoText)
+func (r *qwenReader) message(l *scanLine, rec *qwenRec, f qwenFields, typ string, fragment bool, st *Stats) {
+	m := qwenMessage(f.message, conv.NoText)
 	m.Line = l.Num
 	if len(m.Blocks) == 0 {
 		return
@@ -181,7 +182,7 @@ func (r *qwenReader) message(l *Line, rec *qwenRec, f qwenFields, typ string, fr
 			r.chars = map[uint64]int{}
 		}
 		prev := r.chars[rec.key]
-		rec.tokens = int32(ContinuationTokens(&m, prev))
+		rec.tokens = int32(conv.ContinuationTokens(&m, prev))
 		r.chars[rec.key] = prev + m.Chars()
 		if fragment && prev > 0 {
 			st.CountContinuation(&m, prev)
@@ -199,7 +200,7 @@ func (r *qwenReader) message(l *Line, rec *qwenRec, f qwenFields, typ string, fr
 
 // compression notes a chat_compression record: its summary (the first content of the
 // compressed history) counts in the history, and the whole list is its context.
-func (r *qwenReader) compression(l *Line, idx int32, payload jsonl.Value, st *Stats) {
+func (r *qwenReader) compression(l *scanLine, idx int32, payload jsonl.Value, st *Stats) {
 	hist := payload.Get("compressedHistory")
 	if !hist.Exists() || hist.IsNull() || hist == "false" || hist == `""` || hist == "0" {
 		return
@@ -207,7 +208,7 @@ func (r *qwenReader) compression(l *Line, idx int32, payload jsonl.Value, st *St
 	st.Compactions++
 	st.AddRecord(l)
 	c := qwenComp{}
-	for i, m := range qwenHistory(hist, NoText) {
+	for i, m := range qwenHistory(hist, conv.NoText) {
 		c.msgs++
 		c.tokens += int32(m.Tokens())
 		if i == 0 {
@@ -237,7 +238,7 @@ func qwenUsage(u jsonl.Value) Usage {
 }
 
 // qwenMessage is a record's message: a Gemini API content.
-func qwenMessage(msg jsonl.Value, text TextMode) Message {
+func qwenMessage(msg jsonl.Value, text textMode) Message {
 	var role, parts jsonl.Value
 	msg.Each(func(k string, v jsonl.Value) bool {
 		switch k {
@@ -255,7 +256,7 @@ func qwenMessage(msg jsonl.Value, text TextMode) Message {
 }
 
 // qwenHistory reads a compressedHistory: a list of contents, the first a summary.
-func qwenHistory(hist jsonl.Value, text TextMode) []Message {
+func qwenHistory(hist jsonl.Value, text textMode) []Message {
 	var out []Message
 	hist.Each(func(_ string, c jsonl.Value) bool {
 		m := qwenMessage(c, text)
@@ -268,11 +269,11 @@ func qwenHistory(hist jsonl.Value, text TextMode) []Message {
 	return out
 }
 
-func (r *qwenReader) Finish(st *Stats) []Ref {
+func (r *qwenReader) Finish(st *Stats) []ref {
 	st.Format = FormatQwen
 	path := r.path()
 	start := 0
-	var refs []Ref
+	var refs []ref
 	for i, idx := range path {
 		if r.recs[idx].flags&qwenCompression != 0 {
 			start = i
@@ -282,7 +283,7 @@ func (r *qwenReader) Finish(st *Stats) []Ref {
 	for _, idx := range path[start:] {
 		if r.recs[idx].flags&qwenCompression != 0 {
 			rec, c := r.recs[idx], r.comp[idx]
-			refs = append(refs, Ref{Off: rec.off, Size: rec.size, Line: rec.line, Tokens: c.tokens, Msgs: c.msgs, Sel: qwenSelCompression})
+			refs = append(refs, ref{Off: rec.off, Size: rec.size, Line: rec.line, Tokens: c.tokens, Msgs: c.msgs, Sel: qwenSelCompression})
 			prev = nil
 			continue
 		}
@@ -295,7 +296,7 @@ func (r *qwenReader) Finish(st *Stats) []Ref {
 			if rec.flags&qwenAssistant != 0 && prev != nil && prev.key == rec.key {
 				msgs = 0 // a further record of a response: merged into it (MsgID)
 			}
-			refs = append(refs, Ref{Off: rec.off, Size: rec.size, Line: rec.line, Tokens: rec.tokens, Msgs: msgs, Sel: qwenSelRecord})
+			refs = append(refs, ref{Off: rec.off, Size: rec.size, Line: rec.line, Tokens: rec.tokens, Msgs: msgs, Sel: qwenSelRecord})
 			prev = nil
 			if rec.flags&qwenAssistant != 0 {
 				prev = rec
@@ -335,16 +336,16 @@ func (r *qwenReader) path() []int32 {
 	return path
 }
 
-func (r *qwenReader) Materialize(b []byte, x Ref) ([]Message, error) {
-	f := qwenFieldsOf(jsonl.Value(gjson.Parse(UnsafeString(b)).Raw))
+func (r *qwenReader) Materialize(b []byte, x ref) ([]Message, error) {
+	f := qwenFieldsOf(jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw))
 	if x.Sel == qwenSelCompression {
-		ms := qwenHistory(f.payload.Get("compressedHistory"), WithText)
+		ms := qwenHistory(f.payload.Get("compressedHistory"), conv.WithText)
 		for i := range ms {
 			ms[i].Line = x.LineNum()
 		}
 		return ms, nil
 	}
-	m := qwenMessage(f.message, WithText)
+	m := qwenMessage(f.message, conv.WithText)
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation record")
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
@@ -25,7 +26,7 @@ func (qwenWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, er
 	if err != nil {
 		return Written{}, err
 	}
-	o, err := ParseObject(last)
+	o, err := conv.ParseObject(last)
 	if err != nil || o.Str("uuid") == "" || o.Str("sessionId") == "" {
 		return Written{}, fmt.Errorf("%s: the last line is not a Qwen Code record (uuid, sessionId)", src.Path)
 	}
@@ -41,7 +42,7 @@ func (qwenWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil {
 		return Written{}, err
 	}
-	o, err := ParseObject(first)
+	o, err := conv.ParseObject(first)
 	if err != nil || o.Str("sessionId") == "" {
 		return Written{}, fmt.Errorf("%s: the first line is not a Qwen Code record (sessionId)", src.Path)
 	}
@@ -51,12 +52,12 @@ func (qwenWriter) New(src *Source, c *Compaction) (Written, error) {
 		return Written{}, err
 	}
 	return Written{Data: lines([][]byte{rec}), Messages: n, Session: id,
-		Resume: fmt.Sprintf("place it as ~/.qwen/projects/<project>/chats/%s.jsonl, then in the project: %s", id, ResumeHint(FormatQwen, id))}, nil
+		Resume: fmt.Sprintf("place it as ~/.qwen/projects/<project>/chats/%s.jsonl, then in the project: %s", id, conv.ResumeHint(FormatQwen, id))}, nil
 }
 
 // qwenCompressionRecord renders the chat_compression record; like (a record of the session) gives
 // its cwd and version.
-func qwenCompressionRecord(c *Compaction, parent, session string, like *Object) ([]byte, int, error) {
+func qwenCompressionRecord(c *Compaction, parent, session string, like *object) ([]byte, int, error) {
 	var hist []json.RawMessage
 	add := func(ms []Message) error {
 		for i := range ms {
@@ -69,7 +70,7 @@ func qwenCompressionRecord(c *Compaction, parent, session string, like *Object) 
 			if err != nil {
 				return err
 			}
-			b, err := Marshal(map[string]any{"role": role, "parts": parts})
+			b, err := conv.Marshal(map[string]any{"role": role, "parts": parts})
 			if err != nil {
 				return err
 			}
@@ -86,7 +87,7 @@ func qwenCompressionRecord(c *Compaction, parent, session string, like *Object) 
 	if err := add(c.Tail); err != nil {
 		return nil, 0, err
 	}
-	payload, err := Marshal(map[string]any{
+	payload, err := conv.Marshal(map[string]any{
 		"info": map[string]any{"originalTokenCount": c.Meta.TokensBefore, "newTokenCount": c.Meta.TokensAfter,
 			"compressionStatus": 1, "newTokenCountIsEstimated": true},
 		"compressedHistory": hist,
@@ -94,7 +95,7 @@ func qwenCompressionRecord(c *Compaction, parent, session string, like *Object) 
 	if err != nil {
 		return nil, 0, err
 	}
-	rec := &Object{vals: map[string]json.RawMessage{}}
+	rec := conv.NewObject()
 	rec.Set("uuid", newUUID())
 	if parent == "" {
 		rec.Set("parentUuid", nil)
@@ -128,7 +129,7 @@ func qwenRecord(v jsonl.Value) Record {
 		if f.subtype.Str() != "chat_compression" {
 			return Record{}
 		}
-		ms := qwenHistory(f.payload.Get("compressedHistory"), SearchText)
+		ms := qwenHistory(f.payload.Get("compressedHistory"), conv.SearchText)
 		rec := Record{Compaction: true, Meta: metaOf(v.Get("ctxc"))}
 		if len(ms) > 0 {
 			rec.Messages = ms[:1]
@@ -138,7 +139,7 @@ func qwenRecord(v jsonl.Value) Record {
 	if f.subtype.Str() == "realtime_message" {
 		return Record{}
 	}
-	m := qwenMessage(f.message, SearchText)
+	m := qwenMessage(f.message, conv.SearchText)
 	if len(m.Blocks) == 0 {
 		return Record{}
 	}
@@ -170,7 +171,7 @@ func qwenSession(ms []Message, s *NewSession, r *sessionRender) (Written, Droppe
 			return err
 		}
 		u := newUUID()
-		rec, err := Marshal(map[string]any{"uuid": u, "parentUuid": parentOrNil(parent), "sessionId": id, "timestamp": now,
+		rec, err := conv.Marshal(map[string]any{"uuid": u, "parentUuid": parentOrNil(parent), "sessionId": id, "timestamp": now,
 			"type": typ, "cwd": s.Cwd, "version": qwenVersion, "message": map[string]any{"role": role, "parts": ps}})
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
@@ -74,7 +75,7 @@ const maxPooledLine = 4 << 20
 
 // rangeResult is what a worker made of one range.
 type rangeResult struct {
-	lines   []Line
+	lines   []scanLine
 	valid   []bool
 	pre     []preparsed
 	claude  []claudeLine // the walks of Claude Code lines, which pre points to
@@ -82,7 +83,7 @@ type rangeResult struct {
 	release func()       // gives back the window the lines' bytes are in, and own
 	own     *[]byte      // the bytes of a last line that goes on past the range
 	count   int          // physical lines that start in the range (blank ones included)
-	pending *Line    // an unterminated last line (the file's last range only)
+	pending *scanLine        // an unterminated last line (the file's last range only)
 	err     error        // a read error, or a line over the cap (Line is relative to the range)
 	errLine int          // for a jsonl.LineTooLongError: the line's index among the range's physical lines
 }
@@ -143,16 +144,16 @@ func scanRangesAt(f io.ReaderAt, at rangeStart, size int64, path string, opts Op
 // text they decode: for a load, the messages it keeps, with their text; for stats, the lines of
 // the format the file starts with (counts only). FormatUnknown: the format's reader walks its
 // lines itself, and the workers only validate them.
-func walkAheadFormat(f io.ReaderAt, size int64, path string, opts Options) (Format, TextMode) {
+func walkAheadFormat(f io.ReaderAt, size int64, path string, opts Options) (Format, textMode) {
 	pre, text := opts.keep, opts.keepText()
 	if pre == FormatUnknown {
-		text = NoText
+		text = conv.NoText
 		pre = opts.Format
 		if pre == FormatUnknown {
 			pre, _ = detectAt(f, size, path, opts)
 		}
 	}
-	if pre != FormatClaude && !pre.IsGeneric() && (pre != FormatGemini || text != NoText) {
+	if pre != FormatClaude && !pre.IsGeneric() && (pre != FormatGemini || text != conv.NoText) {
 		pre = FormatUnknown
 	}
 	return pre, text
@@ -215,7 +216,7 @@ type rangeMerger struct {
 	next    int                  // the range to merge next
 	merging bool                 // a worker is merging: the others only deliver
 	base    int                  // physical lines before range next
-	pending *Line            // an unterminated last line, copied
+	pending *scanLine                // an unterminated last line, copied
 	err     error
 	stop    func() // called once, on the first error: stops the dispatcher
 }
@@ -318,7 +319,7 @@ type rangeWork struct {
 	slack       int64 // how far a window goes past its range
 	maxLine     int
 	pre         Format   // the format the workers walk ahead (FormatUnknown: validation only)
-	text        TextMode // how much text the walk decodes
+	text        textMode // how much text the walk decodes
 	tokens      chan struct{}
 }
 
@@ -327,7 +328,7 @@ func (w *rangeWork) work(i, linesHint int) (r *rangeResult) {
 	start := w.origin + int64(i)*w.chunk
 	end := min(start+w.chunk, w.size)
 	src, pre, text, tokens := w.src, w.pre, w.text, w.tokens
-	r = &rangeResult{lines: make([]Line, 0, linesHint)}
+	r = &rangeResult{lines: make([]scanLine, 0, linesHint)}
 	release := func() {
 		if r.own != nil && cap(*r.own) <= maxPooledLine {
 			lineBufs.Put(r.own)
@@ -536,7 +537,7 @@ func (rl *rangeLines) add(line []byte, off int64, num int, terminated bool) bool
 	r := rl.r
 	lsize := len(line)
 	if rl.overCap(lsize) {
-		r.lines = append(r.lines, Line{Line: jsonl.Line{Num: num}})
+		r.lines = append(r.lines, scanLine{Line: jsonl.Line{Num: num}})
 		r.err, r.errLine = &jsonl.LineTooLongError{Line: num, Max: rl.maxLine}, len(r.lines)-1
 		return false
 	}
@@ -546,7 +547,7 @@ func (rl *rangeLines) add(line []byte, off int64, num int, terminated bool) bool
 	}
 	if !terminated {
 		if len(bytes.TrimSpace(b)) > 0 {
-			r.pending = &Line{Line: jsonl.Line{Num: num, Offset: off, Size: len(b), Bytes: b}}
+			r.pending = &scanLine{Line: jsonl.Line{Num: num, Offset: off, Size: len(b), Bytes: b}}
 		}
 		return true
 	}
@@ -555,7 +556,7 @@ func (rl *rangeLines) add(line []byte, off int64, num int, terminated bool) bool
 		b = b[:n-1]
 	}
 	if !jsonl.IsBlank(b) {
-		r.lines = append(r.lines, Line{Line: jsonl.Line{Num: num, Offset: off, Size: lsize, Bytes: b}})
+		r.lines = append(r.lines, scanLine{Line: jsonl.Line{Num: num, Offset: off, Size: lsize, Bytes: b}})
 	}
 	return true
 }

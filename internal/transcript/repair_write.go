@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/tidwall/gjson"
 )
 
@@ -239,7 +240,7 @@ func (w *repairWrite) newTreeCopy(first int) (*treeCopy, error) {
 	if err != nil || len(startRecs) == 0 || startRecs[0] == nil {
 		return nil, fmt.Errorf("%s:%d: cannot read the record the repair starts from: %v", w.src.Path, m.Line, err)
 	}
-	start, err := ParseObject(startRecs[0])
+	start, err := conv.ParseObject(startRecs[0])
 	if err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", w.src.Path, m.Line, err)
 	}
@@ -260,7 +261,7 @@ func (t *treeCopy) copyMessage(i int) error {
 	if err != nil {
 		return err
 	}
-	var last *Object
+	var last *object
 	for _, r := range recs {
 		if r == nil {
 			continue
@@ -288,8 +289,8 @@ func (t *treeCopy) copyMessage(i int) error {
 
 // withoutDropped is the record r of message i without the results left out of their place; nil
 // when nothing of it is left.
-func (t *treeCopy) withoutDropped(r []byte, m *Message, i int) (*Object, error) {
-	o, err := ParseObject(r)
+func (t *treeCopy) withoutDropped(r []byte, m *Message, i int) (*object, error) {
+	o, err := conv.ParseObject(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", t.src.Path, m.Line, err)
 	}
@@ -300,7 +301,7 @@ func (t *treeCopy) withoutDropped(r []byte, m *Message, i int) (*Object, error) 
 	if keep == nil {
 		return nil, nil
 	}
-	msg, err := ParseObject(o.Get("message"))
+	msg, err := conv.ParseObject(o.Get("message"))
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +313,7 @@ func (t *treeCopy) withoutDropped(r []byte, m *Message, i int) (*Object, error) 
 // emit appends the copy o under a fresh id, as the child of the record written last. Claude
 // Code copies are a response of their own: their message id is renamed, and their link to the
 // response whose call they answer follows that response's copy.
-func (t *treeCopy) emit(o *Object) {
+func (t *treeCopy) emit(o *object) {
 	id := t.newID()
 	if old := o.Str(t.idKey); old != "" {
 		t.uuids[old] = id
@@ -328,7 +329,7 @@ func (t *treeCopy) emit(o *Object) {
 	o.Set(t.idKey, id)
 	o.Set(t.parentKey, t.parent)
 	o.Del("logicalParentUuid")
-	t.parent, _ = Marshal(id)
+	t.parent, _ = conv.Marshal(id)
 	t.out = append(t.out, o.Encode())
 }
 
@@ -343,7 +344,7 @@ func (t *treeCopy) newID() string {
 
 // answer appends the result of call id right after the response after (its last record): the
 // result moved from later in the session, or RepairResultText as an error.
-func (t *treeCopy) answer(after *Object, id string) error {
+func (t *treeCopy) answer(after *object, id string) error {
 	c := t.calls[id]
 	if t.f != FormatPi {
 		t.emit(t.claudeResult(after, id, c))
@@ -353,7 +354,7 @@ func (t *treeCopy) answer(after *Object, id string) error {
 		t.emit(t.piPlaceholder(id, c))
 		return nil
 	}
-	o, err := ParseObject(c.moved)
+	o, err := conv.ParseObject(c.moved)
 	if err != nil {
 		return err
 	}
@@ -362,8 +363,8 @@ func (t *treeCopy) answer(after *Object, id string) error {
 }
 
 // piPlaceholder is a toolResult entry answering call id with RepairResultText, as an error.
-func (t *treeCopy) piPlaceholder(id string, c *repairCall) *Object {
-	o := &Object{vals: map[string]json.RawMessage{}}
+func (t *treeCopy) piPlaceholder(id string, c *repairCall) *object {
+	o := conv.NewObject()
 	o.Set("type", "message")
 	o.Set("id", "")
 	o.Set("parentId", nil)
@@ -375,8 +376,8 @@ func (t *treeCopy) piPlaceholder(id string, c *repairCall) *Object {
 
 // claudeResult is a user record, in the envelope of the response after, holding the result of
 // call id: the block moved from later in the session, or RepairResultText as an error.
-func (t *treeCopy) claudeResult(after *Object, id string, c *repairCall) *Object {
-	o := &Object{vals: map[string]json.RawMessage{}}
+func (t *treeCopy) claudeResult(after *object, id string, c *repairCall) *object {
+	o := conv.NewObject()
 	o.Set("parentUuid", nil)
 	o.Set("isSidechain", false)
 	for _, k := range claudeEnvelope {
@@ -387,7 +388,7 @@ func (t *treeCopy) claudeResult(after *Object, id string, c *repairCall) *Object
 	o.Set("type", "user")
 	block := c.moved
 	if block == nil {
-		block, _ = Marshal(map[string]any{"type": "tool_result", "tool_use_id": id, "content": RepairResultText, "is_error": true})
+		block, _ = conv.Marshal(map[string]any{"type": "tool_result", "tool_use_id": id, "content": RepairResultText, "is_error": true})
 	}
 	o.Set("message", map[string]any{"role": "user", "content": []json.RawMessage{block}})
 	o.Set("uuid", "")
@@ -446,7 +447,7 @@ func (w *repairWrite) codex() error {
 			items = append(items, w.codexAnswers(i)...)
 		}
 	}
-	line, err := Marshal(map[string]any{"timestamp": rfc3339ms(w.now), "type": "compacted",
+	line, err := conv.Marshal(map[string]any{"timestamp": rfc3339ms(w.now), "type": "compacted",
 		"payload": map[string]any{"message": "", "replacement_history": items}})
 	if err != nil {
 		return err
@@ -479,7 +480,7 @@ func (w *repairWrite) codexItems(i int) ([]json.RawMessage, error) {
 			if m.Role == RoleTool {
 				continue
 			}
-			b, _ := Marshal(map[string]any{"type": "message", "role": string(m.Role),
+			b, _ := conv.Marshal(map[string]any{"type": "message", "role": string(m.Role),
 				"content": []any{map[string]any{"type": "input_text", "text": m.TextContent()}}})
 			items = append(items, b)
 			continue
@@ -511,7 +512,7 @@ func (w *repairWrite) codexAnswers(i int) []json.RawMessage {
 		if c.typ == "custom_tool_call" {
 			typ = "custom_tool_call_output"
 		}
-		b, _ := Marshal(map[string]any{"type": typ, "call_id": id, "output": RepairResultText})
+		b, _ := conv.Marshal(map[string]any{"type": typ, "call_id": id, "output": RepairResultText})
 		items = append(items, b)
 	}
 	return items

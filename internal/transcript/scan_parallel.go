@@ -44,7 +44,7 @@ func Scan(r io.Reader, path string, opts Options) (*Result, error) {
 // streamBatch is a run of consecutive lines with their bytes, on its way from the reader
 // through a validator to the parser, then back to the reader for reuse.
 type streamBatch struct {
-	lines []Line
+	lines []scanLine
 	valid []bool
 	buf   []byte // the lines' bytes, but for the long lines read into memory of their own
 	size  int    // the bytes of all its lines
@@ -146,7 +146,7 @@ func (p *streamPipeline) fill(b *streamBatch) {
 			}
 			return
 		}
-		line := Line{Line: l}
+		line := scanLine{Line: l}
 		if release, ok := p.lr.Take(); ok {
 			line.Release = release
 		} else {
@@ -198,7 +198,7 @@ func (p *streamPipeline) parse(sc *scanner) (*Result, error) {
 		}
 		p.free <- b
 	}
-	pending := &Line{Release: pendingMem}
+	pending := &scanLine{Release: pendingMem}
 	defer pending.Free()
 	if l, ok := p.lr.Pending(); ok {
 		pending.Line = l
@@ -218,4 +218,10 @@ func (p *streamPipeline) stop() {
 			b.free()
 		}
 	}()
+}
+
+// preOf is what a worker's walk found of l (nil: nothing, the reader parses the line).
+func preOf(l *scanLine) *preparsed {
+	p, _ := l.Pre.(*preparsed)
+	return p
 }

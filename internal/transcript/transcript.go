@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"unsafe"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/sessionstore"
@@ -54,11 +54,11 @@ type Options struct {
 }
 
 // keepText is how loads decode the text of the messages they keep.
-func (o Options) keepText() TextMode {
+func (o Options) keepText() textMode {
 	if o.Windowed {
-		return WindowedText
+		return conv.WindowedText
 	}
-	return WithText
+	return conv.WithText
 }
 
 // Warning reports a skipped line.
@@ -71,24 +71,10 @@ type Warning struct {
 // String is the warning as printed: the path as quote.Name prints it.
 func (w Warning) String() string { return fmt.Sprintf("%s:%d: %s", quote.Name(w.Path), w.Line, w.Msg) }
 
-// DataError is bad input: a file that is not a transcript, or (with Strict) an invalid line.
-type DataError struct {
-	Path string
-	Line int // 0 when not about one line
-	Msg  string
-}
-
-func (e *DataError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
-}
-
 // Result is one scanned file: its statistics and, for Load, what makes its effective context.
 type Result struct {
 	Stats  *Stats
-	refs   []Ref
+	refs   []ref
 	reader formatReader
 }
 
@@ -105,26 +91,8 @@ func scanLines(r io.Reader, path string, opts Options) (*Result, error) {
 	return scanFrom(lr, path, opts, opts.Format)
 }
 
-// scanLine is a line as the format readers take it: the line and, when a worker already walked
-// it (a range reader or the pipeline's validators), what that walk found.
-type Line struct {
-	jsonl.Line
-	Pre *preparsed
-	// release, when set, frees the memory the line's bytes were read into, a long line's own
-	// (jsonl.LineReader.Take): once the line is read, unless the scanner holds it (hold).
-	Release func()
-}
-
-// free frees the line's own memory, if it has any and nothing took it.
-func (l *Line) Free() {
-	if l.Release != nil {
-		l.Release()
-		l.Release = nil
-	}
-}
-
 type bufferedLine struct {
-	line    Line
+	line    scanLine
 	data    []byte
 	release func() // unmaps data when it is a mapping of its own (scanner.hold)
 }
@@ -180,7 +148,7 @@ func (sc *scanner) settle(f Format) {
 	for i := range sc.held {
 		b := sc.held[i]
 		b.line.Bytes = b.data
-		sc.rd.Add(&b.line, gjson.Parse(UnsafeString(b.data)), sc.st)
+		sc.rd.Add(&b.line, gjson.Parse(conv.UnsafeString(b.data)), sc.st)
 	}
 	sc.releaseHeld()
 }
@@ -190,7 +158,7 @@ func (sc *scanner) settle(f Format) {
 // for a line of inPlaceFrom bytes or more when the file can be mapped anew (mapLine), maps
 // them: a copy of a line of 100 MB would be 100 MB more of heap. A line read into memory of its
 // own (a long line of a stream: release) is held where it is, the memory taken over.
-func (sc *scanner) hold(l *Line) bufferedLine {
+func (sc *scanner) hold(l *scanLine) bufferedLine {
 	held := bufferedLine{line: *l}
 	held.line.Release = nil
 	if l.Release != nil {
@@ -198,11 +166,11 @@ func (sc *scanner) hold(l *Line) bufferedLine {
 		l.Release = nil
 		return held
 	}
-	if held.line.Pre != nil && held.line.Pre.inPlace {
+	if preOf(&held.line) != nil && preOf(&held.line).inPlace {
 		held.line.Pre = nil // it points into the line's buffer: re-parsed from data
 	}
 	if len(l.Bytes) >= inPlaceFrom && sc.mapLine != nil {
-		if data, release, err := sc.mapLine(l.bytesOffset(), len(l.Bytes)); err == nil {
+		if data, release, err := sc.mapLine(l.BytesOffset(), len(l.Bytes)); err == nil {
 			held.data, held.release = data, release
 			return held
 		}
@@ -224,14 +192,14 @@ func (sc *scanner) releaseHeld() {
 
 // line processes one line; valid says whether jsonl.Valid accepted it (computed by the
 // caller, possibly on another goroutine).
-func (sc *scanner) line(l *Line, valid bool) error {
+func (sc *scanner) line(l *scanLine, valid bool) error {
 	st := sc.st
 	st.Lines++
 	if !valid {
 		return sc.invalid(l.Num, l.Bytes)
 	}
 	sc.valid()
-	doc := gjson.Parse(UnsafeString(l.Bytes))
+	doc := gjson.Parse(conv.UnsafeString(l.Bytes))
 	if sc.rd != nil {
 		sc.rd.Add(l, doc, st)
 		return nil
@@ -264,9 +232,9 @@ func (sc *scanner) readErr(err error) error {
 // finish ends the scan of what lr read. The pending last line, when long, is read from its
 // own memory, freed once the scan has done with it.
 func (sc *scanner) finish(lr *jsonl.LineReader) (*Result, error) {
-	var pending *Line
+	var pending *scanLine
 	if p, ok := lr.Pending(); ok {
-		pending = &Line{Line: p}
+		pending = &scanLine{Line: p}
 		pending.Release, _ = lr.Take()
 		defer pending.Free()
 	}
@@ -275,9 +243,9 @@ func (sc *scanner) finish(lr *jsonl.LineReader) (*Result, error) {
 
 // finishAt ends the scan of a file of size bytes whose last line, pending if not nil, has no
 // line end.
-func (sc *scanner) finishAt(pending *Line, size int64) (*Result, error) {
+func (sc *scanner) finishAt(pending *scanLine, size int64) (*Result, error) {
 	st := sc.st
-	if p := pending; p != nil && (sc.format.Native() || (sc.rd == nil && sc.weak.Native())) && jsonl.Valid(trimBOM(p.Bytes)) {
+	if p := pending; p != nil && (sc.format.Native() || (sc.rd == nil && sc.weak.Native())) && jsonl.Valid(conv.TrimBOM(p.Bytes)) {
 		// Claude Code, Codex and pi read a last record that lacks only its newline as a
 		// record (checked through resume.sh: cmd/agents_test.go, a compaction's append cut
 		// short): ctxc reads their files as they do.
@@ -338,7 +306,7 @@ func scanFrom(lr *jsonl.LineReader, path string, opts Options, format Format) (*
 		if err != nil {
 			return nil, sc.readErr(err)
 		}
-		sl := Line{Line: l}
+		sl := scanLine{Line: l}
 		sl.Release, _ = lr.Take()
 		err = sc.line(&sl, jsonl.Valid(l.Bytes))
 		sl.Free()
@@ -412,7 +380,7 @@ func (sc *scanner) valid() {
 // notJSONL says what a file whose first line is not valid JSON is, when that line shows it is
 // a JSON document written over several lines ("" when it does not).
 func notJSONL(first []byte) string {
-	b := bytes.TrimSpace(trimBOM(first))
+	b := bytes.TrimSpace(conv.TrimBOM(first))
 	switch {
 	case len(b) > 0 && b[0] == '[':
 		return "a JSON array (pretty-printed?), not a JSONL transcript (want one JSON object per line)"
@@ -493,7 +461,7 @@ func (res *Result) messages(f io.ReaderAt) ([]Message, error) {
 	return mergeSplitAssistant(append(first, second...)), nil
 }
 
-func (res *Result) materialize(f io.ReaderAt, refs []Ref) ([]Message, error) {
+func (res *Result) materialize(f io.ReaderAt, refs []ref) ([]Message, error) {
 	out := make([]Message, 0, len(refs))
 	for _, r := range refs {
 		if r.Size <= 0 {
@@ -508,9 +476,9 @@ func (res *Result) materialize(f io.ReaderAt, refs []Ref) ([]Message, error) {
 		if _, err := f.ReadAt(buf, r.Off); err != nil && !(errors.Is(err, io.EOF) && len(buf) == int(r.Size)) {
 			return nil, fmt.Errorf("%s: re-reading line %d: %w", res.Stats.Path, r.Line, err)
 		}
-		b := trimLine(buf)
+		b := conv.TrimLine(buf)
 		if r.Off == 0 {
-			b = trimBOM(b)
+			b = conv.TrimBOM(b)
 		}
 		ms, err := res.reader.Materialize(b, r)
 		if err != nil {
@@ -538,29 +506,6 @@ func readFile(path string, opts Options) (*Result, []Message, error) {
 	}
 	msgs, err := res.Messages(text)
 	return res, msgs, err
-}
-
-func trimLine(b []byte) []byte {
-	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
-func trimBOM(b []byte) []byte {
-	if len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
-		return b[3:]
-	}
-	return b
-}
-
-// unsafeString views b as a string without copying; the caller must not let the string outlive
-// or observe changes to b.
-func UnsafeString(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
 }
 
 // mergeSplitAssistant joins consecutive assistant messages that share a provider message id:

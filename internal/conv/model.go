@@ -7,7 +7,7 @@
 // reload rule and its writer side by side. Reading has one entry point per need: Scan (a
 // stream), ScanFile (a file's statistics), LoadFile and LoadFileUpTo (the effective context) and
 // Detect (the format alone). It imports neither cobra nor viper.
-package transcript
+package conv
 
 import "github.com/ctxc/ctxc/internal/estimate"
 
@@ -71,8 +71,10 @@ type Block struct {
 	// and rune boundaries); the part between was not decoded. Materialize reads it back.
 	Cut  bool
 	Tail string
-	src  string // with Cut, while parsing: the JSON string literal, in the line
-	Span Span   // with Cut, after parsing: where that literal is in the file
+	// CutSrc, with Cut, while parsing: the JSON string literal, in the line.
+	CutSrc string `json:"-"`
+	// Span, with Cut, after parsing: where that literal is in the file.
+	Span Span `json:"-"`
 }
 
 // span is a part of the file: what a windowed load left out and Materialize reads back.
@@ -110,7 +112,8 @@ type Message struct {
 	Dialect Dialect // shape of Raw
 	Summary bool    // a compaction summary (ctxc, Claude Code, Codex, pi)
 	MsgID   string  // provider message id, used to merge Claude Code's split assistant lines
-	RawSpan Span    // a windowed load of a long line: where Raw is in the file (Raw is nil)
+	// RawSpan: a windowed load of a long line: where Raw is in the file (Raw is nil).
+	RawSpan Span `json:"-"`
 	// Edited: ctxc changed the message (an emergency compaction cut a block): writers render it
 	// anew rather than copying its records.
 	Edited bool

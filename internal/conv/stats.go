@@ -1,4 +1,4 @@
-package transcript
+package conv
 
 import (
 	"container/heap"
@@ -85,11 +85,13 @@ type Stats struct {
 	// file order (ctxc audit reads the context on either side of each).
 	Records []CompactionRecord `json:"-"`
 
+	// TopN is how many of the largest messages Top keeps (Options.Top).
+	TopN int `json:"-"`
+	// OnCounted is Options.Counted: told of each message as it is counted.
+	OnCounted func(Counted) `json:"-"`
+
 	top    topHeap
-	TopN   int
 	dedupe map[string]struct{} // provider response ids already counted for usage
-	// onCounted is Options.Counted: told of each message as it is counted.
-	OnCounted func(Counted)
 }
 
 const maxBadLineNums = 20
@@ -105,6 +107,17 @@ type CompactionRecord struct {
 	Line       int
 	Start, End int64
 }
+
+// WithoutScanState is st without what the scan keeps to count (its largest messages so far, the
+// responses whose usage it counted, how many largest messages it keeps).
+func (st *Stats) WithoutScanState() Stats {
+	v := *st
+	v.top, v.TopN, v.dedupe = nil, 0, nil
+	return v
+}
+
+// TakeTop makes s's largest messages st's.
+func (st *Stats) TakeTop(s *Stats) { st.top = s.top }
 
 // addRecord notes a compaction record at line l.
 func (st *Stats) AddRecord(l *Line) {
@@ -277,4 +290,58 @@ func (h *topHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// Counted is one message of a whole history as `ctxc stats` counts it, told to
+// Options.Counted as the scan counts it: ctxc export writes a row for each, so that its tables
+// add up to the statistics.
+type Counted struct {
+	Line   int  // the line the message came from (0 when synthesized)
+	Role   Role // as stats counts it: a message of tool results only is RoleTool
+	Tokens int  // what the message adds to Stats.Tokens
+	// Tools are the names of the tool calls the message makes.
+	Tools []string
+	// Continues: the line is one more part of the response counted just before (Claude Code
+	// writes a response's blocks on lines of their own): Tokens add to that message, no new
+	// message is counted.
+	Continues bool
+	// Retracted: the messages counted for Line are taken back (a Gemini CLI record rewritten
+	// later in the file); Tokens is then what they had added, negated.
+	Retracted bool
+	// Sidechain: the message is a subagent's (Claude Code isSidechain): counted only when the
+	// file is the subagent's own (Stats.Subagent).
+	Sidechain bool
+}
+
+// counted tells the caller's Options.Counted of one counted message.
+func (st *Stats) TellCounted(c Counted) {
+	if st.OnCounted != nil {
+		st.OnCounted(c)
+	}
+}
+
+// toolNames are the names of the tool calls of m.
+func ToolNames(m *Message) []string {
+	var names []string
+	for i := range m.Blocks {
+		if b := &m.Blocks[i]; b.Kind == BlockToolCall {
+			names = append(names, b.Name)
+		}
+	}
+	return names
+}
+
+func (c *RoleCounts) Sub(r Role) {
+	switch r {
+	case RoleSystem:
+		c.System--
+	case RoleDeveloper:
+		c.Developer--
+	case RoleUser:
+		c.User--
+	case RoleAssistant:
+		c.Assistant--
+	case RoleTool:
+		c.Tool--
+	}
 }

@@ -1,4 +1,4 @@
-package transcript
+package conv
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ func decodeObject(b []byte) (*Object, error) {
 	if err != nil || t != json.Delim('{') {
 		return nil, fmt.Errorf("not a JSON object")
 	}
-	o := &Object{vals: map[string]json.RawMessage{}}
+	o := NewObject()
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {

@@ -1,0 +1,86 @@
+package conv
+
+import (
+	"unicode/utf8"
+
+	"github.com/ctxc/ctxc/internal/estimate"
+	"github.com/ctxc/ctxc/internal/jsonl"
+)
+
+func TextBlockV(kind BlockKind, v jsonl.Value, text TextMode) Block {
+	b := Block{Kind: kind, Chars: text.Count(v)}
+	if text.On() {
+		b.Text = v.Text()
+	}
+	return b
+}
+
+func ToolCallBlockV(id, name string, args jsonl.Value, text TextMode) Block {
+	b := Block{Kind: BlockToolCall, ID: id, Name: name, Chars: utf8.RuneCountInString(name) + text.Count(args)}
+	if text.On() {
+		b.Args = args.Text()
+		if b.Args == "" {
+			b.Args = "{}"
+		}
+	}
+	return b
+}
+
+// textMode says how much text a parse decodes.
+type TextMode uint8
+
+const (
+	// noText: counts only (stats).
+	NoText TextMode = iota
+	// withText: every text whole.
+	WithText
+	// windowedText: like withText, except that a large tool result keeps only its first and
+	// last ToolTextWindow bytes decoded (Block.Cut); Materialize reads the rest back.
+	WindowedText
+	// searchText: like withText, without counting characters (Block.Chars stays 0): a search
+	// of the whole history (DecodeRecord) needs the text, not the estimate.
+	SearchText
+)
+
+func (t TextMode) On() bool { return t != NoText }
+
+// count is v.Chars(), or 0 when the mode does not count.
+func (t TextMode) Count(v jsonl.Value) int {
+	if t == SearchText {
+		return 0
+	}
+	return v.Chars()
+}
+
+// piText builds a text block from literals and JSON values, counting code points without
+// copying when only statistics are wanted.
+type TextBuilder struct {
+	Text    bool
+	NoCount bool // searchText: no character counts
+	chars   int
+	buf     []byte
+}
+
+func (t *TextBuilder) Lit(s string) {
+	t.chars += estimate.Chars(s)
+	if t.Text {
+		t.buf = append(t.buf, s...)
+	}
+}
+
+func (t *TextBuilder) Val(v jsonl.Value) {
+	if !t.NoCount {
+		t.chars += v.Chars()
+	}
+	if t.Text {
+		t.buf = append(t.buf, v.Text()...)
+	}
+}
+
+func (t *TextBuilder) Block() Block {
+	b := Block{Kind: BlockText, Chars: t.chars}
+	if t.Text {
+		b.Text = string(t.buf)
+	}
+	return b
+}
