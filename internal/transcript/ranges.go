@@ -83,7 +83,7 @@ type rangeResult struct {
 	release func()       // gives back the window the lines' bytes are in, and own
 	own     *[]byte      // the bytes of a last line that goes on past the range
 	count   int          // physical lines that start in the range (blank ones included)
-	pending *scanLine        // an unterminated last line (the file's last range only)
+	pending *scanLine    // an unterminated last line (the file's last range only)
 	err     error        // a read error, or a line over the cap (Line is relative to the range)
 	errLine int          // for a jsonl.LineTooLongError: the line's index among the range's physical lines
 }
@@ -216,7 +216,7 @@ type rangeMerger struct {
 	next    int                  // the range to merge next
 	merging bool                 // a worker is merging: the others only deliver
 	base    int                  // physical lines before range next
-	pending *scanLine                // an unterminated last line, copied
+	pending *scanLine            // an unterminated last line, copied
 	err     error
 	stop    func() // called once, on the first error: stops the dispatcher
 }
