@@ -78,3 +78,13 @@ func (l *Line) BytesOffset() int64 {
 	}
 	return l.Offset
 }
+
+// RefOf is the ref of line l, whose messages are ms (read without their text): the reader
+// keeps it to read the line back (Reader.Materialize) when the line is in the context.
+func RefOf(l *Line, ms []Message) Ref {
+	tokens := 0
+	for i := range ms {
+		tokens += ms[i].Tokens()
+	}
+	return Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(tokens), Msgs: int32(len(ms))}
+}

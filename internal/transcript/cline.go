@@ -55,7 +55,7 @@ func (r *clineReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 			st.ExtendRecord(l)
 		}
 		ms := clineMessages(v.Get("message"), conv.NoText)
-		r.compacted = append(r.compacted, clineRef(l, ms))
+		r.compacted = append(r.compacted, conv.RefOf(l, ms))
 		return
 	}
 	if v.Get("metadata").Get("displayOnly").Bool() {
@@ -70,15 +70,7 @@ func (r *clineReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 		st.CountUsage("", Usage{Input: int(u.Get("inputTokens").Int()), Output: int(u.Get("outputTokens").Int()),
 			CacheRead: int(u.Get("cacheReadTokens").Int()), CacheWrite: int(u.Get("cacheWriteTokens").Int())}, true)
 	}
-	r.history = append(r.history, clineRef(l, ms))
-}
-
-func clineRef(l *scanLine, ms []Message) ref {
-	tokens := 0
-	for i := range ms {
-		tokens += ms[i].Tokens()
-	}
-	return ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(tokens), Msgs: int32(len(ms))}
+	r.history = append(r.history, conv.RefOf(l, ms))
 }
 
 func (r *clineReader) Finish(st *Stats) []ref {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/agent"
+	"github.com/ctxc/ctxc/internal/agent/goose"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -217,7 +218,7 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 		return FormatOpenhands, true, nil
 	case (typ == clineHeaderType && has(m.sessionID)) || typ == clineCompactedType:
 		return FormatCline, true, nil
-	case typ == gooseHeaderType && has(m.sessionID):
+	case typ == goose.HeaderType && has(m.sessionID):
 		return FormatGoose, true, nil
 	case has(m.payload) && has(m.timestamp) && codexItemTypes[typ]:
 		return FormatCodex, true, nil

@@ -1,6 +1,9 @@
 package transcript
 
-import "github.com/ctxc/ctxc/internal/jsonl"
+import (
+	"github.com/ctxc/ctxc/internal/agent/goose"
+	"github.com/ctxc/ctxc/internal/jsonl"
+)
 
 // agentCode is the code transcript runs for an agent's format, one entry per agent: its reader
 // of a whole file, its decoder of one line, its writer of compaction records and its writer of
@@ -32,7 +35,7 @@ var agentCodes = []agentCode{
 	{FormatOpenhands, func() formatReader { return newOpenhandsReader() }, openhandsRecord, openhandsWriter{}, nil},
 	{FormatContinue, func() formatReader { return newContinueReader() }, continueRecord, continueWriter{}, nil},
 	{FormatCline, func() formatReader { return newClineReader() }, clineRecord, clineWriter{}, nil},
-	{FormatGoose, func() formatReader { return newGooseReader() }, gooseRecord, gooseWriter{}, nil},
+	{FormatGoose, goose.NewReader, goose.Record, goose.Writer{Ctxc: markerWriter{source: FormatGoose}}, nil},
 }
 
 // codeOf is the agent code of a format (ok false for a message list or an unknown format).

@@ -1,4 +1,6 @@
-package transcript
+// Package goose is ctxc's code for Goose's sessions, as internal/goosestore exports them: their
+// reader, the decoder of one line and the writer of a compaction.
+package goose
 
 import (
 	"fmt"
@@ -10,7 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// gooseReader reads Goose sessions as internal/goosestore exports them from Goose's SQLite store:
+// reader reads Goose sessions as internal/goosestore exports them from Goose's SQLite store:
 // a header {"type":"goose","sessionId","name","workingDir"}, then each message row in the order
 // Goose reads them: {"role","content":[...],"metadata":{...},"created","messageId"}.
 //
@@ -28,23 +30,24 @@ import (
 // context was compacted (an assistant message) and the prompt again. The summary is a user
 // message the agent sees and the user does not, not a <turn-context>, after a message hidden
 // from the agent: each one counts as a compaction.
-type gooseReader struct {
-	history []ref
+type reader struct {
+	history []conv.Ref
 	hidden  bool // the last message row was hidden from the agent
 }
 
-// gooseHeaderType is the type of the export's first line (goosestore.HeaderType).
-const gooseHeaderType = "goose"
+// HeaderType is the type of the export's first line (goosestore.HeaderType).
+const HeaderType = "goose"
 
-func newGooseReader() *gooseReader { return &gooseReader{} }
+// NewReader is a reader of one Goose session.
+func NewReader() conv.Reader { return &reader{} }
 
-func (r *gooseReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *reader) Add(l *conv.Line, doc gjson.Result, st *conv.Stats) {
 	v := jsonl.Value(doc.Raw)
-	if v.Get("type").Str() == gooseHeaderType {
+	if v.Get("type").Str() == HeaderType {
 		return
 	}
-	ms := gooseMessages(v, conv.NoText)
-	if gooseSummary(v, r.hidden) {
+	ms := messages(v, conv.NoText)
+	if isSummary(v, r.hidden) {
 		st.Compactions++
 		st.AddRecord(l)
 	}
@@ -54,41 +57,41 @@ func (r *gooseReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 		st.CountMessage(&ms[i])
 	}
 	if u := v.Get("metadata").Get("usage"); u.IsObject() && v.Get("role").Str() == "assistant" {
-		st.CountUsage("", Usage{Input: int(u.Get("inputTokens").Int()), Output: int(u.Get("outputTokens").Int())}, true)
+		st.CountUsage("", conv.Usage{Input: int(u.Get("inputTokens").Int()), Output: int(u.Get("outputTokens").Int())}, true)
 	}
 	if len(ms) > 0 {
-		r.history = append(r.history, clineRef(l, ms))
+		r.history = append(r.history, conv.RefOf(l, ms))
 	}
 }
 
-func (r *gooseReader) Finish(st *Stats) []ref {
-	st.Format = FormatGoose
+func (r *reader) Finish(st *conv.Stats) []conv.Ref {
+	st.Format = conv.FormatGoose
 	return r.history
 }
 
-func (r *gooseReader) Materialize(b []byte, x ref) ([]Message, error) {
+func (r *reader) Materialize(b []byte, x conv.Ref) ([]conv.Message, error) {
 	v := jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)
 	if !v.Get("role").IsString() {
 		return nil, fmt.Errorf("not a Goose message")
 	}
-	ms := gooseMessages(v, conv.WithText)
+	ms := messages(v, conv.WithText)
 	for i := range ms {
 		ms[i].Line = x.LineNum()
 	}
 	return ms, nil
 }
 
-// gooseSummary: a message row is the summary of a compaction (a user message the agent sees and
+// isSummary: a message row is the summary of a compaction (a user message the agent sees and
 // the user does not, not a <turn-context>, after one hidden from the agent).
-func gooseSummary(v jsonl.Value, afterHidden bool) bool {
+func isSummary(v jsonl.Value, afterHidden bool) bool {
 	md := v.Get("metadata")
 	return afterHidden && v.Get("role").Str() == "user" && md.Get("userVisible") == "false" &&
 		md.Get("agentVisible") != "false" && md.Get("turnContext") != "true"
 }
 
-// gooseMessages is what one stored message sends: nothing when it is not visible to the agent;
+// messages is what one stored message sends: nothing when it is not visible to the agent;
 // a user message's tool responses are tool messages of their own, in the order of its content.
-func gooseMessages(v jsonl.Value, text textMode) []Message {
+func messages(v jsonl.Value, text conv.TextMode) []conv.Message {
 	role := v.Get("role").Str()
 	if role != "user" && role != "assistant" {
 		return nil
@@ -96,26 +99,26 @@ func gooseMessages(v jsonl.Value, text textMode) []Message {
 	if vis := v.Get("metadata").Get("agentVisible"); vis == "false" {
 		return nil
 	}
-	var out []Message
-	cur := Message{Role: Role(role)}
+	var out []conv.Message
+	cur := conv.Message{Role: conv.Role(role)}
 	flush := func() {
 		if len(cur.Blocks) > 0 {
 			out = append(out, cur)
 		}
-		cur = Message{Role: Role(role)}
+		cur = conv.Message{Role: conv.Role(role)}
 	}
 	v.Get("content").Each(func(_ string, p jsonl.Value) bool {
 		switch p.Get("type").Str() {
 		case "text":
-			cur.Blocks = append(cur.Blocks, conv.TextBlockV(BlockText, p.Get("text"), text))
+			cur.Blocks = append(cur.Blocks, conv.TextBlockV(conv.BlockText, p.Get("text"), text))
 		case "toolRequest":
 			call := p.Get("toolCall").Get("value")
 			cur.Blocks = append(cur.Blocks, conv.ToolCallBlockV(p.Get("id").Str(), call.Get("name").Str(), call.Get("arguments"), text))
 		case "toolResponse":
 			flush()
-			out = append(out, Message{Role: RoleTool, Blocks: []Block{gooseResult(p, text)}})
+			out = append(out, conv.Message{Role: conv.RoleTool, Blocks: []conv.Block{result(p, text)}})
 		case "image":
-			cur.Blocks = append(cur.Blocks, Block{Kind: BlockImage})
+			cur.Blocks = append(cur.Blocks, conv.Block{Kind: conv.BlockImage})
 		}
 		return true
 	})
@@ -123,10 +126,10 @@ func gooseMessages(v jsonl.Value, text textMode) []Message {
 	return out
 }
 
-// gooseResult is a toolResponse as Goose sends it: the text items of its result's content,
+// result is a toolResponse as Goose sends it: the text items of its result's content,
 // joined by newlines; an error result's error.
-func gooseResult(p jsonl.Value, text textMode) Block {
-	b := Block{Kind: BlockToolResult, ID: p.Get("id").Str()}
+func result(p jsonl.Value, text conv.TextMode) conv.Block {
+	b := conv.Block{Kind: conv.BlockToolResult, ID: p.Get("id").Str()}
 	res := p.Get("toolResult")
 	var texts []string
 	if res.Get("status").Str() == "error" {
@@ -140,30 +143,32 @@ func gooseResult(p jsonl.Value, text textMode) Block {
 		})
 	}
 	s := strings.Join(texts, "\n")
-	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
+	t := conv.TextBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 	t.Lit(s)
 	tb := t.Block()
 	b.Text, b.Chars = tb.Text, tb.Chars
 	return b
 }
 
-// gooseRecord is one line seen on its own (ctxc grep): its messages.
-func gooseRecord(v jsonl.Value) Record {
-	if v.Get("type").Str() == gooseHeaderType {
-		return Record{}
+// Record is one line seen on its own (ctxc grep): its messages.
+func Record(v jsonl.Value) conv.Record {
+	if v.Get("type").Str() == HeaderType {
+		return conv.Record{}
 	}
-	return Record{Messages: gooseMessages(v, conv.SearchText)}
+	return conv.Record{Messages: messages(v, conv.SearchText)}
 }
 
-// gooseWriter: ctxc never writes into Goose's store; a compaction is written with -o, as a
-// ctxc-format file.
-type gooseWriter struct{}
+// Writer: ctxc never writes into Goose's store; a compaction is written with -o, as a
+// ctxc-format file, by Ctxc (ctxc's marker writer, which transcript gives).
+type Writer struct {
+	Ctxc conv.Writer
+}
 
-func (gooseWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
-	return Written{}, &safewrite.ReadOnlyError{Path: src.Path, Reason: "is a session of Goose's SQLite store, which ctxc only reads",
+func (Writer) Append(src *conv.Source, c *conv.Compaction, late [][]byte) (conv.Written, error) {
+	return conv.Written{}, &safewrite.ReadOnlyError{Path: src.Path, Reason: "is a session of Goose's SQLite store, which ctxc only reads",
 		Hint: "give -o OUT to write the result as a new ctxc-format session"}
 }
 
-func (gooseWriter) New(src *Source, c *Compaction) (Written, error) {
-	return markerWriter{source: FormatGoose}.New(src, c)
+func (w Writer) New(src *conv.Source, c *conv.Compaction) (conv.Written, error) {
+	return w.Ctxc.New(src, c)
 }
