@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/agent"
+	"github.com/ctxc/ctxc/internal/agent/cline"
 	"github.com/ctxc/ctxc/internal/agent/goose"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
@@ -216,7 +217,7 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 		return FormatAider, true, nil
 	case typ == openhandsHeaderType && has(m.sessionID):
 		return FormatOpenhands, true, nil
-	case (typ == clineHeaderType && has(m.sessionID)) || typ == clineCompactedType:
+	case (typ == cline.HeaderType && has(m.sessionID)) || typ == cline.CompactedType:
 		return FormatCline, true, nil
 	case typ == goose.HeaderType && has(m.sessionID):
 		return FormatGoose, true, nil

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/ctxc/ctxc/internal/agent/cline"
 	"github.com/ctxc/ctxc/internal/agent/goose"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
@@ -34,7 +35,7 @@ var agentCodes = []agentCode{
 	{FormatAider, func() formatReader { return newAiderReader() }, aiderRecord, aiderWriter{}, nil},
 	{FormatOpenhands, func() formatReader { return newOpenhandsReader() }, openhandsRecord, openhandsWriter{}, nil},
 	{FormatContinue, func() formatReader { return newContinueReader() }, continueRecord, continueWriter{}, nil},
-	{FormatCline, func() formatReader { return newClineReader() }, clineRecord, clineWriter{}, nil},
+	{FormatCline, cline.NewReader, cline.Record, cline.Writer{}, nil},
 	{FormatGoose, goose.NewReader, goose.Record, goose.Writer{Ctxc: markerWriter{source: FormatGoose}}, nil},
 }
 
