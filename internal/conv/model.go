@@ -1,12 +1,3 @@
-// Package transcript owns the agents' session formats: detecting a file's format, reading it
-// into one message model (Message, Block) with its statistics, each agent's rule for the context
-// it rebuilds on resume (the effective context: Claude Code's compact boundaries, Codex's
-// replacement history, pi's compaction entries, ctxc's markers), and each format's writers: the
-// compaction records an agent resumes (WriterFor), the records of `ctxc repair` (PlanRepair) and
-// the message lists of `ctxc load` (WriteMessages). Each format is one room: its reader, its
-// reload rule and its writer side by side. Reading has one entry point per need: Scan (a
-// stream), ScanFile (a file's statistics), LoadFile and LoadFileUpTo (the effective context) and
-// Detect (the format alone). It imports neither cobra nor viper.
 package conv
 
 import "github.com/ctxc/ctxc/internal/estimate"
@@ -77,7 +68,7 @@ type Block struct {
 	Span Span `json:"-"`
 }
 
-// span is a part of the file: what a windowed load left out and Materialize reads back.
+// Span is a part of the file: what a windowed load left out and Materialize reads back.
 type Span struct {
 	Off int64
 	N   int32
@@ -146,7 +137,7 @@ func (m *Message) Sources() []SrcRef {
 	return nil
 }
 
-// absorb merges the blocks of the next record of the same response into m.
+// Absorb merges the blocks of the next record of the same response into m.
 func (m *Message) Absorb(next *Message) {
 	own := m.Sources()
 	src := append(own[:len(own):len(own)], next.Sources()...)

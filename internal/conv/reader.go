@@ -18,27 +18,29 @@ type Ref struct {
 	Sel    uint8 // reader-specific: which part of the line to take
 }
 
-// Reader is implemented once per format (one file each). add sees every valid JSON line in
-// order; the reader updates the file statistics and keeps what it needs to compute the
-// effective context; effective returns the references in context order; materialize turns one
-// referenced line into messages with their text.
+// Reader is implemented once per format. Add sees every valid JSON line in order; the reader
+// updates the file statistics and keeps what it needs to compute the effective context; Finish
+// returns the references in context order; Materialize turns one referenced line into messages
+// with their text.
 type Reader interface {
 	Add(l *Line, doc gjson.Result, st *Stats)
 	Finish(st *Stats) []Ref
 	Materialize(b []byte, r Ref) ([]Message, error)
 }
 
-// scanLine is a line as the format readers take it: the line and, when a worker already walked
+// Line is a line as the format readers take it: the line and, when a worker already walked
 // it (a range reader or the pipeline's validators), what that walk found.
 type Line struct {
 	jsonl.Line
+	// Pre is what a worker's walk found of the line, for the readers of internal/transcript that
+	// prepared it (nil: nothing; a reader parses the line itself).
 	Pre any
-	// release, when set, frees the memory the line's bytes were read into, a long line's own
+	// Release, when set, frees the memory the line's bytes were read into, a long line's own
 	// (jsonl.LineReader.Take): once the line is read, unless the scanner holds it (hold).
 	Release func()
 }
 
-// free frees the line's own memory, if it has any and nothing took it.
+// Free frees the line's own memory, if it has any and nothing took it.
 func (l *Line) Free() {
 	if l.Release != nil {
 		l.Release()
@@ -60,7 +62,7 @@ func TrimBOM(b []byte) []byte {
 	return b
 }
 
-// unsafeString views b as a string without copying; the caller must not let the string outlive
+// UnsafeString views b as a string without copying; the caller must not let the string outlive
 // or observe changes to b.
 func UnsafeString(b []byte) string {
 	if len(b) == 0 {
@@ -71,7 +73,7 @@ func UnsafeString(b []byte) string {
 
 func (r Ref) LineNum() int { return int(r.Line) }
 
-// bytesOffset is where l.Bytes starts in the file: after a byte order mark on the first line.
+// BytesOffset is where l.Bytes starts in the file: after a byte order mark on the first line.
 func (l *Line) BytesOffset() int64 {
 	if extra := l.Size - len(l.Bytes); l.Offset == 0 && (extra == len(jsonl.BOM)+1 || extra == len(jsonl.BOM)+2) {
 		return int64(len(jsonl.BOM))

@@ -3,7 +3,7 @@ package conv
 // Record is what one line of a transcript adds to the conversation history, decoded with its
 // text, for searches of the whole history (ctxc grep) and checks of a file line by line. It
 // says the same as the format readers do about a line seen on its own: copies of earlier
-// records (a ctxc marker's head, the items a Codex replacement_history carries over) are not
+// Records (a ctxc marker's head, the items a Codex replacement_history carries over) are not
 // new history and are left out; a compaction's summary is.
 type Record struct {
 	Messages []Message // new conversation messages of the line, with their text and Line set

@@ -119,12 +119,12 @@ func (st *Stats) WithoutScanState() Stats {
 // TakeTop makes s's largest messages st's.
 func (st *Stats) TakeTop(s *Stats) { st.top = s.top }
 
-// addRecord notes a compaction record at line l.
+// AddRecord notes a compaction record at line l.
 func (st *Stats) AddRecord(l *Line) {
 	st.Records = append(st.Records, CompactionRecord{Line: l.Num, Start: l.Offset, End: l.Offset + int64(l.Size)})
 }
 
-// extendRecord makes line l part of the newest compaction record.
+// ExtendRecord makes line l part of the newest compaction record.
 func (st *Stats) ExtendRecord(l *Line) {
 	if n := len(st.Records); n > 0 {
 		st.Records[n-1].End = l.Offset + int64(l.Size)
@@ -138,7 +138,7 @@ func (st *Stats) BadLine(n int) {
 	}
 }
 
-// countMessage adds one message of the whole history.
+// CountMessage adds one message of the whole history.
 func (st *Stats) CountMessage(m *Message) {
 	st.Messages.Add(StatsRole(m))
 	st.CountContent(m)
@@ -147,7 +147,7 @@ func (st *Stats) CountMessage(m *Message) {
 	}
 }
 
-// countContent adds a message's content without counting a new message: used for the further
+// CountContent adds a message's content without counting a new message: used for the further
 // lines of a response that Claude Code split over several lines. prevChars is what the earlier
 // lines of the response already counted, so that the response is estimated as one message.
 func (st *Stats) CountContinuation(m *Message, prevChars int) {
@@ -163,7 +163,7 @@ func (st *Stats) CountContinuation(m *Message, prevChars int) {
 	}
 }
 
-// continuationTokens is what one more line of a split response adds to the response's estimate.
+// ContinuationTokens is what one more line of a split response adds to the response's estimate.
 func ContinuationTokens(m *Message, prevChars int) int {
 	c := m.Chars()
 	return estimate.FromChars(prevChars+c) - estimate.FromChars(prevChars) + m.Images()*estimate.ImageTokens
@@ -183,7 +183,7 @@ func (st *Stats) CountContent(m *Message) {
 	}
 }
 
-// countUsage adds a response's recorded usage once per response id (Claude Code writes one
+// CountUsage adds a response's recorded usage once per response id (Claude Code writes one
 // line per content block, each repeating the usage of the whole response).
 func (st *Stats) CountUsage(id string, u Usage, last bool) {
 	if st.Usage == nil {
@@ -211,7 +211,7 @@ func (st *Stats) CountUsage(id string, u Usage, last bool) {
 	}
 }
 
-// roleConst returns r as one of the Role constants when it is one, else a copy.
+// RoleConst returns r as one of the Role constants when it is one, else a copy.
 func RoleConst(r Role) Role {
 	for _, c := range []Role{RoleUser, RoleAssistant, RoleTool, RoleSystem, RoleDeveloper} {
 		if r == c {
@@ -313,14 +313,14 @@ type Counted struct {
 	Sidechain bool
 }
 
-// counted tells the caller's Options.Counted of one counted message.
+// TellCounted tells the caller's Options.Counted of one counted message.
 func (st *Stats) TellCounted(c Counted) {
 	if st.OnCounted != nil {
 		st.OnCounted(c)
 	}
 }
 
-// toolNames are the names of the tool calls of m.
+// ToolNames are the names of the tool calls of m.
 func ToolNames(m *Message) []string {
 	var names []string
 	for i := range m.Blocks {

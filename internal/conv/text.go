@@ -26,18 +26,18 @@ func ToolCallBlockV(id, name string, args jsonl.Value, text TextMode) Block {
 	return b
 }
 
-// textMode says how much text a parse decodes.
+// TextMode says how much text a parse decodes.
 type TextMode uint8
 
 const (
-	// noText: counts only (stats).
+	// NoText: counts only (stats).
 	NoText TextMode = iota
-	// withText: every text whole.
+	// WithText: every text whole.
 	WithText
-	// windowedText: like withText, except that a large tool result keeps only its first and
+	// WindowedText: like withText, except that a large tool result keeps only its first and
 	// last ToolTextWindow bytes decoded (Block.Cut); Materialize reads the rest back.
 	WindowedText
-	// searchText: like withText, without counting characters (Block.Chars stays 0): a search
+	// SearchText: like withText, without counting characters (Block.Chars stays 0): a search
 	// of the whole history (DecodeRecord) needs the text, not the estimate.
 	SearchText
 )
@@ -52,7 +52,7 @@ func (t TextMode) Count(v jsonl.Value) int {
 	return v.Chars()
 }
 
-// piText builds a text block from literals and JSON values, counting code points without
+// TextBuilder builds a text block from literals and JSON values, counting code points without
 // copying when only statistics are wanted.
 type TextBuilder struct {
 	Text    bool

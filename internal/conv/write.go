@@ -172,7 +172,7 @@ func (s *Source) prevNewline(end int64) (int64, error) {
 	return -1, nil
 }
 
-// records returns the lines (or Codex items) a message came from, in order; a synthesized
+// Records returns the lines (or Codex items) a message came from, in order; a synthesized
 // message yields nil entries, which the writer renders from the message itself.
 func (s *Source) Records(m *Message) ([][]byte, error) {
 	var out [][]byte
@@ -202,13 +202,13 @@ func (s *Source) Records(m *Message) ([][]byte, error) {
 }
 
 // newUUID is a random RFC 4122 version 4 UUID.
-// resumeHint is the command that resumes a written session, from the registry: its id
+// ResumeHint is the command that resumes a written session, from the registry: its id
 // as it is, or for an agent that resumes a file, the word FILE where the file goes.
 func ResumeHint(f Format, id string) string {
 	return f.Agent().ResumeCommand(id, "FILE", func(s string) string { return s })
 }
 
-// object is a JSON object decoded for rewriting a few fields of a copied record; the fields'
+// Object is a JSON object decoded for rewriting a few fields of a copied record; the fields'
 // order is kept as written, new ones go at the end.
 type Object struct {
 	keys []string
