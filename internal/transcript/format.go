@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/agent"
+	"github.com/ctxc/ctxc/internal/agent/aider"
 	"github.com/ctxc/ctxc/internal/agent/cline"
 	"github.com/ctxc/ctxc/internal/agent/goose"
 	"github.com/ctxc/ctxc/internal/jsonl"
@@ -213,7 +214,7 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 		return FormatKilo, true, nil
 	case m.info.IsObject() && m.parts.IsArray():
 		return FormatOpencode, true, nil
-	case typ == aiderRecordType:
+	case typ == aider.RecordType:
 		return FormatAider, true, nil
 	case typ == openhandsHeaderType && has(m.sessionID):
 		return FormatOpenhands, true, nil

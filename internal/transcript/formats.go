@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/ctxc/ctxc/internal/agent/aider"
 	"github.com/ctxc/ctxc/internal/agent/cline"
 	"github.com/ctxc/ctxc/internal/agent/goose"
 	"github.com/ctxc/ctxc/internal/jsonl"
@@ -32,7 +33,7 @@ var agentCodes = []agentCode{
 	{FormatDroid, func() formatReader { return newDroidReader() }, droidRecord, droidWriter{}, nil},
 	{FormatOpencode, func() formatReader { return newOpencodeReader(FormatOpencode) }, opencodeRecord, opencodeWriter{FormatOpencode}, nil},
 	{FormatKilo, func() formatReader { return newOpencodeReader(FormatKilo) }, kiloRecord, opencodeWriter{FormatKilo}, nil},
-	{FormatAider, func() formatReader { return newAiderReader() }, aiderRecord, aiderWriter{}, nil},
+	{FormatAider, aider.NewReader, aider.Record, aider.Writer{Ctxc: markerWriter{source: FormatAider}}, nil},
 	{FormatOpenhands, func() formatReader { return newOpenhandsReader() }, openhandsRecord, openhandsWriter{}, nil},
 	{FormatContinue, func() formatReader { return newContinueReader() }, continueRecord, continueWriter{}, nil},
 	{FormatCline, cline.NewReader, cline.Record, cline.Writer{}, nil},
