@@ -84,3 +84,25 @@ func (t *TextBuilder) Block() Block {
 	}
 	return b
 }
+
+// IDKey is an id's 64-bit FNV-1a hash.
+func IDKey(id string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(id); i++ {
+		h ^= uint64(id[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// LiteralBlock is a text block of a fixed text.
+func LiteralBlock(s string, text TextMode) Block {
+	b := Block{Kind: BlockText}
+	if text != SearchText {
+		b.Chars = len([]rune(s))
+	}
+	if text.On() {
+		b.Text = s
+	}
+	return b
+}

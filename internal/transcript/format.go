@@ -8,6 +8,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent/aider"
 	"github.com/ctxc/ctxc/internal/agent/cline"
 	"github.com/ctxc/ctxc/internal/agent/goose"
+	"github.com/ctxc/ctxc/internal/agent/openhands"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -216,7 +217,7 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 		return FormatOpencode, true, nil
 	case typ == aider.RecordType:
 		return FormatAider, true, nil
-	case typ == openhandsHeaderType && has(m.sessionID):
+	case typ == openhands.HeaderType && has(m.sessionID):
 		return FormatOpenhands, true, nil
 	case (typ == cline.HeaderType && has(m.sessionID)) || typ == cline.CompactedType:
 		return FormatCline, true, nil

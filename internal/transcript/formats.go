@@ -4,6 +4,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent/aider"
 	"github.com/ctxc/ctxc/internal/agent/cline"
 	"github.com/ctxc/ctxc/internal/agent/goose"
+	"github.com/ctxc/ctxc/internal/agent/openhands"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
@@ -34,7 +35,7 @@ var agentCodes = []agentCode{
 	{FormatOpencode, func() formatReader { return newOpencodeReader(FormatOpencode) }, opencodeRecord, opencodeWriter{FormatOpencode}, nil},
 	{FormatKilo, func() formatReader { return newOpencodeReader(FormatKilo) }, kiloRecord, opencodeWriter{FormatKilo}, nil},
 	{FormatAider, aider.NewReader, aider.Record, aider.Writer{Ctxc: markerWriter{source: FormatAider}}, nil},
-	{FormatOpenhands, func() formatReader { return newOpenhandsReader() }, openhandsRecord, openhandsWriter{}, nil},
+	{FormatOpenhands, openhands.NewReader, openhands.Record, openhands.Writer{Ctxc: markerWriter{source: FormatOpenhands}}, nil},
 	{FormatContinue, func() formatReader { return newContinueReader() }, continueRecord, continueWriter{}, nil},
 	{FormatCline, cline.NewReader, cline.Record, cline.Writer{}, nil},
 	{FormatGoose, goose.NewReader, goose.Record, goose.Writer{Ctxc: markerWriter{source: FormatGoose}}, nil},

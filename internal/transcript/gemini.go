@@ -115,16 +115,6 @@ func newGeminiReader() *geminiReader {
 	return &geminiReader{index: map[uint64]int32{}}
 }
 
-// geminiKey is an id's 64-bit FNV-1a hash.
-func geminiKey(id string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(id); i++ {
-		h ^= uint64(id[i])
-		h *= 1099511628211
-	}
-	return h
-}
-
 // geminiFields are the top-level members of a record the reader uses.
 type geminiFields struct {
 	id, typ, content, thoughts, toolCalls, tokens, set, rewind, sessionID, projectHash, messages jsonl.Value
@@ -171,7 +161,7 @@ func (r *geminiReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	f := geminiFieldsOf(v)
 	switch {
 	case f.rewind.IsString():
-		r.rewind(geminiKey(f.rewind.Str()))
+		r.rewind(conv.IDKey(f.rewind.Str()))
 	case f.id.IsString():
 		r.message(l, v, st, false)
 	case f.set.IsObject():

@@ -90,7 +90,7 @@ func (p *geminiPre) push(t *geminiTally, r Role) {
 func geminiWalk(p *geminiPre, v jsonl.Value) (message bool) {
 	var w geminiCount
 	v.Walk(w.member)
-	*p = geminiPre{key: geminiKey(w.id.Str())}
+	*p = geminiPre{key: conv.IDKey(w.id.Str())}
 	typ := w.typ.Str()
 	switch typ {
 	case "user":

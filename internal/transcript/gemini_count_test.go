@@ -16,7 +16,7 @@ import (
 // (geminiRecordMessages, as a load builds them), then counted as Message and the statistics
 // count them. geminiWalk must give the same figures without building them.
 func geminiRecordCounts(f geminiFields) geminiPre {
-	p := geminiPre{key: geminiKey(f.id.Str())}
+	p := geminiPre{key: conv.IDKey(f.id.Str())}
 	ms := geminiRecordMessages(f, conv.NoText)
 	p.c.n = int8(len(ms))
 	for i := range ms {

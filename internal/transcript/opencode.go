@@ -357,9 +357,9 @@ func opencodeUser(parts jsonl.Value, text textMode) Message {
 				m.Blocks = append(m.Blocks, b)
 			}
 		case "compaction":
-			m.Blocks = append(m.Blocks, literalBlock(opencodeCompactionPrompt, text))
+			m.Blocks = append(m.Blocks, conv.LiteralBlock(opencodeCompactionPrompt, text))
 		case "subtask":
-			m.Blocks = append(m.Blocks, literalBlock(opencodeSubtaskPrompt, text))
+			m.Blocks = append(m.Blocks, conv.LiteralBlock(opencodeSubtaskPrompt, text))
 		}
 		return true
 	})
@@ -377,18 +377,6 @@ func opencodeFile(p jsonl.Value, text textMode) (Block, bool) {
 		return Block{Kind: BlockImage, Images: 1}, true
 	}
 	return opaqueBlockV(p, text), true
-}
-
-// literalBlock is a text block of a fixed text.
-func literalBlock(s string, text textMode) Block {
-	b := Block{Kind: BlockText}
-	if text != conv.SearchText {
-		b.Chars = len([]rune(s))
-	}
-	if text.On() {
-		b.Text = s
-	}
-	return b
 }
 
 // opencodeAssistant cuts an assistant message into its steps: per step an assistant message and
@@ -439,9 +427,9 @@ func opencodeTool(p jsonl.Value, text textMode, kilo bool) (call, result Block) 
 	switch state.Get("status").Str() {
 	case "completed":
 		if state.Get("time").Get("compacted").Exists() {
-			result = literalBlock(opencodeClearedResult, text)
+			result = conv.LiteralBlock(opencodeClearedResult, text)
 		} else if notice := kiloBoardNotice(state.Get("metadata")); kilo && notice != "" {
-			result = literalBlock(state.Get("output").Str()+"\n"+notice, text)
+			result = conv.LiteralBlock(state.Get("output").Str()+"\n"+notice, text)
 		} else {
 			result = conv.TextBlockV(BlockToolResult, state.Get("output"), text)
 		}
@@ -454,7 +442,7 @@ func opencodeTool(p jsonl.Value, text textMode, kilo bool) (call, result Block) 
 			result.IsError = true
 		}
 	default:
-		result = literalBlock(opencodeInterrupted, text)
+		result = conv.LiteralBlock(opencodeInterrupted, text)
 		result.IsError = true
 	}
 	result.Kind, result.ID, result.Name = BlockToolResult, id, name

@@ -1,4 +1,6 @@
-package transcript
+// Package openhands is ctxc's code for OpenHands conversations, as internal/openhandsconv exports
+// them: their reader, the decoder of one line and the writer of a compaction.
+package openhands
 
 import (
 	"fmt"
@@ -12,7 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// openhandsReader reads OpenHands conversations (its software agent SDK's, which the OpenHands
+// reader reads OpenHands conversations (its software agent SDK's, which the OpenHands
 // CLI runs: ~/.openhands/conversations/<id>/events/event-<index>-<id>.json) as
 // internal/openhandsconv exports them: a header {"type":"openhands","sessionId",...}, then each
 // event on a line, in index order. An event's "kind" says what it is.
@@ -35,38 +37,39 @@ import (
 // Compaction: a Condensation event removes the events of forgotten_event_ids from the view and,
 // with a summary and a summary_offset, inserts the summary (a user message) at that place of
 // what is left (View.from_events). Each Condensation counts as a compaction.
-type openhandsReader struct {
-	view []openhandsEntry // the view, as the events so far leave it
+type reader struct {
+	view []entry // the view, as the events so far leave it
 	// prevResponse is the MsgID of the last event's message (an ActionEvent's response): a
 	// further ActionEvent of that response continues its message in the statistics.
 	prevResponse string
 	prevChars    int
 }
 
-// openhandsEntry is one event of the view: its id, where it is (the summary of a Condensation:
-// sel openhandsSelSummary), and what its message counts: an action's response id (hashed) makes
+// entry is one event of the view: its id, where it is (the summary of a Condensation:
+// sel selSummary), and what its message counts: an action's response id (hashed) makes
 // it one message with the action before it in the view when that one has the same (finish).
-type openhandsEntry struct {
+type entry struct {
 	id            string
-	at            ref
+	at            conv.Ref
 	chars, images int
 	response      uint64
 }
 
 const (
-	openhandsSelEvent uint8 = iota
-	openhandsSelSummary
+	selEvent uint8 = iota
+	selSummary
 )
 
-// openhandsHeaderType is the type of the export's first line.
-const openhandsHeaderType = "openhands"
+// HeaderType is the type of the export's first line.
+const HeaderType = "openhands"
 
-// openhandsErrorHeader is what the SDK puts before the content of an observation with is_error.
-const openhandsErrorHeader = "[An error occurred during execution.]\n"
+// errorHeader is what the SDK puts before the content of an observation with is_error.
+const errorHeader = "[An error occurred during execution.]\n"
 
-func newOpenhandsReader() *openhandsReader { return &openhandsReader{} }
+// NewReader is a reader of one OpenHands conversation.
+func NewReader() conv.Reader { return &reader{} }
 
-func (r *openhandsReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *reader) Add(l *conv.Line, doc gjson.Result, st *conv.Stats) {
 	v := jsonl.Value(doc.Raw)
 	kind := v.Get("kind").Str()
 	if kind == "Condensation" {
@@ -74,7 +77,7 @@ func (r *openhandsReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 		r.prevResponse = ""
 		return
 	}
-	m, ok := openhandsMessage(v, kind, conv.NoText)
+	m, ok := message(v, kind, conv.NoText)
 	if !ok {
 		return
 	}
@@ -87,16 +90,16 @@ func (r *openhandsReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 		r.prevChars = m.Chars()
 	}
 	r.prevResponse = strings.Clone(m.MsgID)
-	e := openhandsEntry{id: strings.Clone(v.Get("id").Str()), chars: m.Chars(), images: m.Images(),
-		at: ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num)}}
+	e := entry{id: strings.Clone(v.Get("id").Str()), chars: m.Chars(), images: m.Images(),
+		at: conv.Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num)}}
 	if m.MsgID != "" {
-		e.response = geminiKey(m.MsgID)
+		e.response = conv.IDKey(m.MsgID)
 	}
 	r.view = append(r.view, e)
 }
 
 // condense applies a Condensation to the view (Condensation.apply).
-func (r *openhandsReader) condense(l *scanLine, v jsonl.Value, st *Stats) {
+func (r *reader) condense(l *conv.Line, v jsonl.Value, st *conv.Stats) {
 	st.Compactions++
 	st.AddRecord(l)
 	forgotten := map[string]bool{}
@@ -112,14 +115,14 @@ func (r *openhandsReader) condense(l *scanLine, v jsonl.Value, st *Stats) {
 	}
 	r.view = kept
 	summary, offset := v.Get("summary"), v.Get("summary_offset")
-	if !summary.IsString() || !openhandsIsNumber(offset) {
+	if !summary.IsString() || !isNumber(offset) {
 		return
 	}
-	m := openhandsSummary(summary, conv.NoText)
-	e := openhandsEntry{id: strings.Clone(v.Get("id").Str()) + "-summary", chars: m.Chars(),
-		at: ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Sel: openhandsSelSummary}}
+	m := summaryMessage(summary, conv.NoText)
+	e := entry{id: strings.Clone(v.Get("id").Str()) + "-summary", chars: m.Chars(),
+		at: conv.Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Sel: selSummary}}
 	i := min(max(int(offset.Int()), 0), len(r.view)) // (Python's list.insert)
-	r.view = append(r.view, openhandsEntry{})
+	r.view = append(r.view, entry{})
 	copy(r.view[i+1:], r.view[i:])
 	r.view[i] = e
 }
@@ -127,9 +130,9 @@ func (r *openhandsReader) condense(l *scanLine, v jsonl.Value, st *Stats) {
 // finish gives the view's refs: an action whose response is the one of the action before it is
 // no message of its own (Result.Messages merges it, by MsgID) and adds to that message's
 // estimate what its characters add.
-func (r *openhandsReader) Finish(st *Stats) []ref {
-	st.Format = FormatOpenhands
-	refs := make([]ref, len(r.view))
+func (r *reader) Finish(st *conv.Stats) []conv.Ref {
+	st.Format = conv.FormatOpenhands
+	refs := make([]conv.Ref, len(r.view))
 	chars := 0
 	for i, e := range r.view {
 		at := e.at
@@ -145,91 +148,91 @@ func (r *openhandsReader) Finish(st *Stats) []ref {
 	return refs
 }
 
-func (r *openhandsReader) Materialize(b []byte, x ref) ([]Message, error) {
+func (r *reader) Materialize(b []byte, x conv.Ref) ([]conv.Message, error) {
 	v := jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)
-	if x.Sel == openhandsSelSummary {
-		m := openhandsSummary(v.Get("summary"), conv.WithText)
+	if x.Sel == selSummary {
+		m := summaryMessage(v.Get("summary"), conv.WithText)
 		m.Line = x.LineNum()
-		return []Message{m}, nil
+		return []conv.Message{m}, nil
 	}
-	m, ok := openhandsMessage(v, v.Get("kind").Str(), conv.WithText)
+	m, ok := message(v, v.Get("kind").Str(), conv.WithText)
 	if !ok {
 		return nil, fmt.Errorf("not an OpenHands event of the conversation")
 	}
 	m.Line = x.LineNum()
-	return []Message{m}, nil
+	return []conv.Message{m}, nil
 }
 
-// openhandsSummary is a Condensation's summary as the SDK sends it (CondensationSummaryEvent).
-func openhandsSummary(summary jsonl.Value, text textMode) Message {
-	return Message{Role: RoleUser, Summary: true, Blocks: []Block{conv.TextBlockV(BlockText, summary, text)}}
+// summaryMessage is a Condensation's summary as the SDK sends it (CondensationSummaryEvent).
+func summaryMessage(summary jsonl.Value, text conv.TextMode) conv.Message {
+	return conv.Message{Role: conv.RoleUser, Summary: true, Blocks: []conv.Block{conv.TextBlockV(conv.BlockText, summary, text)}}
 }
 
-// openhandsMessage is the message an event is in the conversation (ok false for an event that
+// message is the message an event is in the conversation (ok false for an event that
 // is none).
-func openhandsMessage(v jsonl.Value, kind string, text textMode) (Message, bool) {
+func message(v jsonl.Value, kind string, text conv.TextMode) (conv.Message, bool) {
 	switch kind {
 	case "SystemPromptEvent":
-		m := Message{Role: RoleSystem}
+		m := conv.Message{Role: conv.RoleSystem}
 		for _, k := range []string{"system_prompt", "dynamic_context"} {
 			if t := v.Get(k).Get("text"); t.IsString() {
-				m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, t, text))
+				m.Blocks = append(m.Blocks, conv.TextBlockV(conv.BlockText, t, text))
 			}
 		}
 		return m, true
 	case "MessageEvent":
-		return openhandsLLMMessage(v, text)
+		return llmMessage(v, text)
 	case "ActionEvent":
-		return openhandsAction(v, text), true
+		return action(v, text), true
 	case "ObservationEvent", "UserRejectObservation", "AgentErrorEvent":
-		return openhandsObservation(v, kind, text), true
+		return observation(v, kind, text), true
 	case "CondensationSummaryEvent": // (the SDK makes it from a Condensation; read if written)
-		return openhandsSummary(v.Get("summary"), text), true
+		return summaryMessage(v.Get("summary"), text), true
 	}
-	return Message{}, false
+	return conv.Message{}, false
 }
 
-// openhandsLLMMessage is a MessageEvent's llm_message, its extended_content after its content.
-func openhandsLLMMessage(v jsonl.Value, text textMode) (Message, bool) {
+// llmMessage is a MessageEvent's llm_message, its extended_content after its content.
+func llmMessage(v jsonl.Value, text conv.TextMode) (conv.Message, bool) {
 	lm := v.Get("llm_message")
-	var m Message
+	var m conv.Message
 	switch lm.Get("role").Str() {
 	case "user":
-		m.Role = RoleUser
+		m.Role = conv.RoleUser
 	case "assistant":
-		m.Role = RoleAssistant
+		m.Role = conv.RoleAssistant
 	case "system":
-		m.Role = RoleSystem
+		m.Role = conv.RoleSystem
 	case "tool":
-		m.Role = RoleTool
+		m.Role = conv.RoleTool
 	default:
-		return Message{}, false
+		return conv.Message{}, false
 	}
-	m.Blocks = openhandsThinking(lm, m.Blocks, text)
-	m.Blocks = openhandsContent(lm.Get("content"), BlockText, m.Blocks, text)
-	m.Blocks = openhandsContent(v.Get("extended_content"), BlockText, m.Blocks, text)
+	m.Blocks = thinking(lm, m.Blocks, text)
+	m.Blocks = content(lm.Get("content"), conv.BlockText, m.Blocks, text)
+	m.Blocks = content(v.Get("extended_content"), conv.BlockText, m.Blocks, text)
 	return m, true
 }
 
-// openhandsThinking appends what a message or an action says of its reasoning: its
+// thinking appends what a message or an action says of its reasoning: its
 // thinking_blocks, else its reasoning_content.
-func openhandsThinking(v jsonl.Value, out []Block, text textMode) []Block {
+func thinking(v jsonl.Value, out []conv.Block, text conv.TextMode) []conv.Block {
 	n := len(out)
 	v.Get("thinking_blocks").Each(func(_ string, b jsonl.Value) bool {
 		if t := b.Get("thinking"); t.IsString() && t != `""` {
-			out = append(out, conv.TextBlockV(BlockThinking, t, text))
+			out = append(out, conv.TextBlockV(conv.BlockThinking, t, text))
 		}
 		return true
 	})
 	if t := v.Get("reasoning_content"); len(out) == n && t.IsString() && t != `""` {
-		out = append(out, conv.TextBlockV(BlockThinking, t, text))
+		out = append(out, conv.TextBlockV(conv.BlockThinking, t, text))
 	}
 	return out
 }
 
-// openhandsContent appends a content list's text and images, as blocks of kind (text, or a
+// content appends a content list's text and images, as blocks of kind (text, or a
 // tool result's).
-func openhandsContent(content jsonl.Value, kind BlockKind, out []Block, text textMode) []Block {
+func content(content jsonl.Value, kind conv.BlockKind, out []conv.Block, text conv.TextMode) []conv.Block {
 	content.Each(func(_ string, c jsonl.Value) bool {
 		switch c.Get("type").Str() {
 		case "text":
@@ -237,19 +240,19 @@ func openhandsContent(content jsonl.Value, kind BlockKind, out []Block, text tex
 		case "image":
 			n := 0
 			c.Get("image_urls").Each(func(string, jsonl.Value) bool { n++; return true })
-			out = append(out, Block{Kind: BlockImage, Images: n})
+			out = append(out, conv.Block{Kind: conv.BlockImage, Images: n})
 		}
 		return true
 	})
 	return out
 }
 
-// openhandsAction is an ActionEvent's assistant message: its thought, its reasoning and its
+// action is an ActionEvent's assistant message: its thought, its reasoning and its
 // tool call. MsgID is the response's id, which merges the actions of one response.
-func openhandsAction(v jsonl.Value, text textMode) Message {
-	m := Message{Role: RoleAssistant}
-	m.Blocks = openhandsThinking(v, m.Blocks, text)
-	m.Blocks = openhandsContent(v.Get("thought"), BlockText, m.Blocks, text)
+func action(v jsonl.Value, text conv.TextMode) conv.Message {
+	m := conv.Message{Role: conv.RoleAssistant}
+	m.Blocks = thinking(v, m.Blocks, text)
+	m.Blocks = content(v.Get("thought"), conv.BlockText, m.Blocks, text)
 	call := v.Get("tool_call")
 	m.Blocks = append(m.Blocks, conv.ToolCallBlockV(call.Get("id").Str(), call.Get("name").Str(), call.Get("arguments"), text))
 	if id := v.Get("llm_response_id").Str(); id != "" {
@@ -258,56 +261,56 @@ func openhandsAction(v jsonl.Value, text textMode) Message {
 	return m
 }
 
-// openhandsObservation is a tool message answering an action.
-func openhandsObservation(v jsonl.Value, kind string, text textMode) Message {
+// observation is a tool message answering an action.
+func observation(v jsonl.Value, kind string, text conv.TextMode) conv.Message {
 	id, name := v.Get("tool_call_id").Str(), v.Get("tool_name").Str()
-	var blocks []Block
+	var blocks []conv.Block
 	switch kind {
 	case "UserRejectObservation":
 		reason := v.Get("rejection_reason")
 		if !reason.IsString() {
 			reason = `"User rejected the action"`
 		}
-		blocks = []Block{literalBlock("Action rejected: "+reason.Str(), text)}
+		blocks = []conv.Block{conv.LiteralBlock("Action rejected: "+reason.Str(), text)}
 	case "AgentErrorEvent":
-		blocks = []Block{conv.TextBlockV(BlockText, v.Get("error"), text)}
+		blocks = []conv.Block{conv.TextBlockV(conv.BlockText, v.Get("error"), text)}
 		blocks[0].IsError = true
 	default:
-		blocks = openhandsObservationContent(v.Get("observation"), text)
-		blocks = openhandsContent(v.Get("extended_content"), BlockText, blocks, text)
+		blocks = observationContent(v.Get("observation"), text)
+		blocks = content(v.Get("extended_content"), conv.BlockText, blocks, text)
 	}
-	blocks[0].Kind, blocks[0].ID, blocks[0].Name = BlockToolResult, id, name // (then any extended content)
-	return Message{Role: RoleTool, Blocks: blocks}
+	blocks[0].Kind, blocks[0].ID, blocks[0].Name = conv.BlockToolResult, id, name // (then any extended content)
+	return conv.Message{Role: conv.RoleTool, Blocks: blocks}
 }
 
-// openhandsObservationContent is an observation's to_llm_content as one tool result: the error
+// observationContent is an observation's to_llm_content as one tool result: the error
 // header when is_error, then its content's text (a terminal's: framed by its metadata); its
 // images after it.
-func openhandsObservationContent(obs jsonl.Value, text textMode) []Block {
+func observationContent(obs jsonl.Value, text conv.TextMode) []conv.Block {
 	var b strings.Builder
 	if obs.Get("is_error").Bool() {
-		b.WriteString(openhandsErrorHeader)
+		b.WriteString(errorHeader)
 	}
 	if obs.Get("kind").Str() == "TerminalObservation" {
-		b.WriteString(openhandsTerminalText(obs))
-		return []Block{literalBlock(b.String(), text)}
+		b.WriteString(terminalText(obs))
+		return []conv.Block{conv.LiteralBlock(b.String(), text)}
 	}
-	images := openhandsContent(obs.Get("content"), BlockText, nil, conv.WithText)
+	images := content(obs.Get("content"), conv.BlockText, nil, conv.WithText)
 	for _, c := range images {
 		b.WriteString(c.Text)
 	}
-	out := []Block{literalBlock(b.String(), text)}
+	out := []conv.Block{conv.LiteralBlock(b.String(), text)}
 	for _, c := range images {
-		if c.Kind == BlockImage {
+		if c.Kind == conv.BlockImage {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// openhandsTerminalText is a TerminalObservation's text as the SDK sends it (its
+// terminalText is a TerminalObservation's text as the SDK sends it (its
 // to_llm_content; the truncation of an output over 30,000 characters is not applied).
-func openhandsTerminalText(obs jsonl.Value) string {
+func terminalText(obs jsonl.Value) string {
 	var b strings.Builder
 	md := obs.Get("metadata")
 	b.WriteString(md.Get("prefix").Str())
@@ -325,44 +328,47 @@ func openhandsTerminalText(obs jsonl.Value) string {
 		b.WriteString("\n[Python interpreter: " + py.Str() + "]")
 	}
 	code := md.Get("exit_code")
-	if openhandsIsNumber(code) && code.Int() != -1 {
+	if isNumber(code) && code.Int() != -1 {
 		b.WriteString("\n[Command finished with exit code " + strconv.FormatInt(code.Int(), 10) + "]")
 	}
 	return b.String()
 }
 
-// openhandsRecord is one event seen on its own (ctxc grep): its message, or a Condensation's
+// Record is one event seen on its own (ctxc grep): its message, or a Condensation's
 // summary (the compaction record).
-func openhandsRecord(v jsonl.Value) Record {
+func Record(v jsonl.Value) conv.Record {
 	kind := v.Get("kind").Str()
 	if kind == "Condensation" {
-		rec := Record{Compaction: true}
+		rec := conv.Record{Compaction: true}
 		if s := v.Get("summary"); s.IsString() {
-			rec.Messages = []Message{openhandsSummary(s, conv.SearchText)}
+			rec.Messages = []conv.Message{summaryMessage(s, conv.SearchText)}
 		}
 		return rec
 	}
-	m, ok := openhandsMessage(v, kind, conv.SearchText)
+	m, ok := message(v, kind, conv.SearchText)
 	if !ok {
-		return Record{}
+		return conv.Record{}
 	}
-	return Record{Messages: []Message{m}}
+	return conv.Record{Messages: []conv.Message{m}}
 }
 
-// openhandsWriter: ctxc never writes into an OpenHands conversation (its event files are the
-// SDK's); a compaction is written with -o, as a ctxc-format file.
-type openhandsWriter struct{}
+// Writer: ctxc never writes into an OpenHands conversation (its event files are the
+// SDK's); a compaction is written with -o, as a ctxc-format file, by Ctxc (ctxc's marker
+// writer, which transcript gives).
+type Writer struct {
+	Ctxc conv.Writer
+}
 
-func (openhandsWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
-	return Written{}, &safewrite.ReadOnlyError{Path: src.Path, Reason: "is an OpenHands conversation, which ctxc only reads",
+func (Writer) Append(src *conv.Source, c *conv.Compaction, late [][]byte) (conv.Written, error) {
+	return conv.Written{}, &safewrite.ReadOnlyError{Path: src.Path, Reason: "is an OpenHands conversation, which ctxc only reads",
 		Hint: "give -o OUT to write the result as a new ctxc-format session"}
 }
 
-func (openhandsWriter) New(src *Source, c *Compaction) (Written, error) {
-	return markerWriter{source: FormatOpenhands}.New(src, c)
+func (w Writer) New(src *conv.Source, c *conv.Compaction) (conv.Written, error) {
+	return w.Ctxc.New(src, c)
 }
 
-// openhandsIsNumber reports whether v is a JSON number.
-func openhandsIsNumber(v jsonl.Value) bool {
+// isNumber reports whether v is a JSON number.
+func isNumber(v jsonl.Value) bool {
 	return len(v) > 0 && (v[0] == '-' || v[0] >= '0' && v[0] <= '9')
 }
