@@ -157,3 +157,26 @@ func TestReadmeLinksEveryDoc(t *testing.T) {
 		}
 	}
 }
+
+// TestArchitectureAgentPackagesBelowTranscript: an agent's package (internal/agent/<agent>) is
+// written against internal/conv and never imports internal/transcript, which imports it.
+func TestArchitectureAgentPackagesBelowTranscript(t *testing.T) {
+	files, err := filepath.Glob("../internal/agent/*/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no agent package: %v", err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if p := strings.Trim(imp.Path.Value, `"`); strings.HasSuffix(p, "/internal/transcript") {
+				t.Errorf("%s imports %s", name, p)
+			}
+		}
+	}
+}
