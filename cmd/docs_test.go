@@ -3,9 +3,11 @@ package cmd
 import (
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -54,8 +56,9 @@ func withoutCodeBlocks(s string) string {
 }
 
 // TestArchitectureMatchesPackages checks docs/architecture.md's map against the code: the
-// packages its tree lists under internal/ are exactly the directories there, and each has a
-// package comment that says what it owns.
+// packages its tree lists under internal/ are exactly the directories there (a package inside
+// another's directory, such as an agent's under internal/agent, listed indented under it), and
+// each has a package comment that says what it owns.
 func TestArchitectureMatchesPackages(t *testing.T) {
 	b, err := os.ReadFile("../docs/architecture.md")
 	if err != nil {
@@ -67,30 +70,59 @@ func TestArchitectureMatchesPackages(t *testing.T) {
 	}
 	tree, _, _ = strings.Cut(tree, "```")
 	var listed []string
+	parent := ""
 	for _, line := range strings.Split(tree, "\n") {
-		if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(line, "  ") && strings.HasSuffix(f[0], "/") {
-			listed = append(listed, strings.TrimSuffix(f[0], "/"))
+		f := strings.Fields(line)
+		if len(f) == 0 || !strings.HasPrefix(line, "  ") || !strings.HasSuffix(f[0], "/") {
+			continue
 		}
-	}
-	ents, err := os.ReadDir("../internal")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dirs []string
-	for _, e := range ents {
-		if e.IsDir() {
-			dirs = append(dirs, e.Name())
+		name := strings.TrimSuffix(f[0], "/")
+		if strings.HasPrefix(line, "    ") {
+			listed = append(listed, parent+"/"+name)
+			continue
 		}
+		parent = name
+		listed = append(listed, name)
 	}
+	dirs := internalPackageDirs(t)
 	sort.Strings(listed)
 	if strings.Join(listed, " ") != strings.Join(dirs, " ") {
 		t.Errorf("docs/architecture.md lists %v; internal/ holds %v", listed, dirs)
 	}
 	for _, d := range dirs {
-		if doc := packageDoc(t, filepath.Join("../internal", d)); !strings.HasPrefix(doc, "Package "+d+" ") {
-			t.Errorf("internal/%s: package comment %q does not start with \"Package %s\"", d, doc, d)
+		if doc, base := packageDoc(t, filepath.Join("../internal", d)), filepath.Base(d); !strings.HasPrefix(doc, "Package "+base+" ") {
+			t.Errorf("internal/%s: package comment %q does not start with \"Package %s\"", d, doc, base)
 		}
 	}
+}
+
+// internalPackageDirs are the directories under internal/, and the directories inside them that
+// hold a package (Go files other than tests, testdata aside), as paths under internal/.
+func internalPackageDirs(t *testing.T) []string {
+	t.Helper()
+	var dirs []string
+	err := filepath.WalkDir("../internal", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || p == "../internal" {
+			return err
+		}
+		if d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		rel, _ := filepath.Rel("../internal", p)
+		if !strings.Contains(rel, string(filepath.Separator)) {
+			dirs = append(dirs, rel)
+			return nil
+		}
+		if files, _ := filepath.Glob(filepath.Join(p, "*.go")); slices.ContainsFunc(files, func(f string) bool { return !strings.HasSuffix(f, "_test.go") }) {
+			dirs = append(dirs, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(dirs)
+	return dirs
 }
 
 // packageDoc returns the package comment of the package in dir.
@@ -122,6 +154,29 @@ func TestReadmeLinksEveryDoc(t *testing.T) {
 	for _, d := range docs {
 		if link := "(docs/" + filepath.Base(d) + ")"; !strings.Contains(string(readme), link) {
 			t.Errorf("README does not link docs/%s", filepath.Base(d))
+		}
+	}
+}
+
+// TestArchitectureAgentPackagesBelowTranscript: an agent's package (internal/agent/<agent>) is
+// written against internal/conv and never imports internal/transcript, which imports it.
+func TestArchitectureAgentPackagesBelowTranscript(t *testing.T) {
+	files, err := filepath.Glob("../internal/agent/*/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no agent package: %v", err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if p := strings.Trim(imp.Path.Value, `"`); strings.HasSuffix(p, "/internal/transcript") {
+				t.Errorf("%s imports %s", name, p)
+			}
 		}
 	}
 }

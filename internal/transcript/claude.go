@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
@@ -67,7 +68,7 @@ func (c *claudeReader) trackRecord(l *scanLine, typ string, st *Stats) {
 		c.recordOpen = false
 		return
 	}
-	st.extendRecord(l)
+	st.ExtendRecord(l)
 }
 
 // claudePreserved is a compact_boundary's compactMetadata.preservedMessages: records before the
@@ -186,8 +187,8 @@ func scanClaudeLine(line jsonl.Value, t textMode, det *scanLine) claudeLine {
 			if !rest.IsObject() {
 				return -1
 			}
-			if t == noText {
-				m, n := anthropicMessageAt(rest, noText)
+			if t == conv.NoText {
+				m, n := anthropicMessageAt(rest, conv.NoText)
 				f.parsed, f.msg = m, rest[:n]
 				return n
 			}
@@ -231,7 +232,7 @@ func scanClaudeLine(line jsonl.Value, t textMode, det *scanLine) claudeLine {
 // add reads one record: a sidechain record goes to the side reader; a compact_boundary opens a
 // compaction; a message is counted; and a record with a uuid is kept, with what the context
 // walk needs, for finish.
-func (c *claudeReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+func (c *claudeReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	f := c.walk(l, doc)
 	isMessage := (f.typ == "user" || f.typ == "assistant") && f.msg.IsObject()
 	if f.sidechain && !c.isSide {
@@ -258,14 +259,14 @@ func (c *claudeReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 // walk is line l's walk: the range worker's when it walked the line ahead (with the text mode
 // this reader wants), else one made here.
 func (c *claudeReader) walk(l *scanLine, doc gjson.Result) claudeLine {
-	if l.pre != nil && l.pre.claude != nil {
-		return *l.pre.claude
+	if preOf(l) != nil && preOf(l).claude != nil {
+		return *preOf(l).claude
 	}
-	t := noText
+	t := conv.NoText
 	if c.kept != nil {
 		t = c.text
-		if t == windowedText {
-			t = withText // windows only where the line is detached (they refer to the file)
+		if t == conv.WindowedText {
+			t = conv.WithText // windows only where the line is detached (they refer to the file)
 		}
 	}
 	return scanClaudeLine(jsonl.Value(doc.Raw), t, nil)
@@ -276,7 +277,7 @@ func (c *claudeReader) walk(l *scanLine, doc gjson.Result) claudeLine {
 // a boundary without them leaves none of an earlier boundary's.
 func (c *claudeReader) openCompaction(l *scanLine, preserved jsonl.Value, st *Stats) {
 	st.Compactions++
-	st.addRecord(l)
+	st.AddRecord(l)
 	c.recordOpen = true
 	c.preserved = nil
 	if preserved.Exists() {
@@ -314,11 +315,11 @@ func (c *claudeReader) addMessage(l *scanLine, f *claudeLine, rec *claudeRec, st
 // response before adds only what it grows that message by.
 func (c *claudeReader) countResponse(m *Message, results bool, st *Stats) {
 	if m.Role == RoleAssistant && m.MsgID != "" && m.MsgID == c.prevID {
-		st.countContinuation(m, c.prevChars)
+		st.CountContinuation(m, c.prevChars)
 		c.prevChars += m.Chars()
 		return
 	}
-	st.countMessage(m)
+	st.CountMessage(m)
 	if m.Role == RoleAssistant {
 		c.prevID, c.prevChars = strings.Clone(m.MsgID), m.Chars()
 	} else if !results {
@@ -361,24 +362,25 @@ func (c *claudeReader) addSide(l *scanLine, doc gjson.Result, st *Stats) {
 				}
 			}
 		}
-		c.sideSt = &Stats{Path: st.Path, topN: st.topN}
-		if st.onCounted != nil {
-			c.sideSt.onCounted = func(m Counted) {
+		c.sideSt = &Stats{Path: st.Path, TopN: st.TopN}
+		if st.OnCounted != nil {
+			c.sideSt.OnCounted = func(m Counted) {
 				m.Sidechain = true
-				st.onCounted(m)
+				st.OnCounted(m)
 			}
 		}
 	}
-	c.side.add(l, doc, c.sideSt)
+	c.side.Add(l, doc, c.sideSt)
 }
 
 // adoptSide makes the sidechain the file's conversation: its history counts, usage, largest
 // messages and kept messages replace the (empty) main chain's.
 func (c *claudeReader) adoptSide(st *Stats) []ref {
-	refs := c.side.finish(c.sideSt)
+	refs := c.side.Finish(c.sideSt)
 	s := c.sideSt
 	st.Messages, st.ToolCalls, st.ToolResults, st.Images = s.Messages, s.ToolCalls, s.ToolResults, s.Images
-	st.Chars, st.Tokens, st.Usage, st.top = s.Chars, s.Tokens, s.Usage, s.top
+	st.Chars, st.Tokens, st.Usage = s.Chars, s.Tokens, s.Usage
+	st.TakeTop(s)
 	st.Compactions += s.Compactions
 	st.Sidechain = 0
 	st.Subagent = true
@@ -395,7 +397,7 @@ func (c *claudeReader) message(msg jsonl.Value, typ string, text textMode) Messa
 func (c *claudeReader) normalize(m Message, typ string) Message {
 	m.Dialect = DialectNone
 	if m.Role == "" {
-		m.Role = roleConst(Role(typ)) // not the line's bytes: the message may be kept
+		m.Role = conv.RoleConst(Role(typ)) // not the line's bytes: the message may be kept
 	}
 	if m.Role != RoleAssistant {
 		m.MsgID = ""
@@ -445,12 +447,12 @@ func (c *claudeReader) trackUsage(cur Usage, ok bool, id string, st *Stats) {
 
 func (c *claudeReader) flushUsage(st *Stats) {
 	if c.usage.ok {
-		st.countUsage("", c.usage.u, true)
+		st.CountUsage("", c.usage.u, true)
 		c.usage.ok = false
 	}
 }
 
-func (c *claudeReader) finish(st *Stats) []ref {
+func (c *claudeReader) Finish(st *Stats) []ref {
 	c.flushUsage(st)
 	st.Format = FormatClaude
 	if c.leaf < 0 && c.side != nil && c.side.leaf >= 0 {
@@ -482,7 +484,7 @@ func (c *claudeReader) finish(st *Stats) []ref {
 		case !r.results:
 			respID = 0
 		}
-		refs = append(refs, ref{off: r.off, size: r.size, line: r.line, tokens: tok, msgs: n})
+		refs = append(refs, ref{Off: r.off, Size: r.size, Line: r.line, Tokens: tok, Msgs: n})
 	}
 	return refs
 }
@@ -732,7 +734,7 @@ func (c *claudeReader) finishContext(ms []Message) []Message {
 	for _, m := range ms {
 		switch {
 		case m.Role == RoleAssistant && m.MsgID != "" && resp >= 0 && out[resp].MsgID == m.MsgID:
-			out[resp].absorb(&m)
+			out[resp].Absorb(&m)
 			continue
 		case m.Role == RoleAssistant && m.MsgID != "":
 			resp = len(out)
@@ -749,11 +751,11 @@ func onlyResults(m *Message) bool {
 	return len(m.Blocks) > 0 && m.ToolResults() == len(m.Blocks)
 }
 
-func (c *claudeReader) materialize(b []byte, r ref) ([]Message, error) {
-	doc := gjson.Parse(unsafeString(b))
+func (c *claudeReader) Materialize(b []byte, r ref) ([]Message, error) {
+	doc := gjson.Parse(conv.UnsafeString(b))
 	typ := doc.Get("type").String()
-	m := c.message(jsonl.Value(doc.Get("message").Raw), typ, withText)
-	m.Line = r.lineNum()
+	m := c.message(jsonl.Value(doc.Get("message").Raw), typ, conv.WithText)
+	m.Line = r.LineNum()
 	m.Summary = doc.Get("isCompactSummary").Bool()
 	return []Message{m}, nil
 }
@@ -761,11 +763,11 @@ func (c *claudeReader) materialize(b []byte, r ref) ([]Message, error) {
 func preparseClaudeMessage(msg jsonl.Value, t textMode, det *scanLine) Message {
 	if det != nil {
 		m, _ := anthropicMessageAt(msg, t)
-		detach(&m, det.Bytes, det.bytesOffset(), "")
+		detach(&m, det.Bytes, det.BytesOffset(), "")
 		return m
 	}
-	if t == windowedText {
-		t = withText // windows only where the line is detached (they refer to the file)
+	if t == conv.WindowedText {
+		t = conv.WithText // windows only where the line is detached (they refer to the file)
 	}
 	// Parsed in place, then owned: the line's buffer is reused (or unmapped) after the walk.
 	m, _ := anthropicMessageAt(msg, t)

@@ -3,6 +3,7 @@ package transcript
 import (
 	"io"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -81,7 +82,7 @@ func preservedStart(f io.ReaderAt, from, off int64, pm gjson.Result) (int64, err
 		if _, err := r.ReadAt(ln, start); err != nil && err != io.EOF {
 			return -1, nil, err
 		}
-		delete(want, gjson.GetBytes(trimLine(ln), "uuid").String())
+		delete(want, gjson.GetBytes(conv.TrimLine(ln), "uuid").String())
 		if len(want) > 0 {
 			return -1, nil, nil
 		}

@@ -297,7 +297,5 @@ func readPaths() map[string]func(t *testing.T, path string) (*Stats, []Message) 
 
 // statsView is the exported part of Stats.
 func statsView(st *Stats) Stats {
-	v := *st
-	v.top, v.topN, v.dedupe = nil, 0, nil
-	return v
+	return st.WithoutScanState()
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/agent"
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
 
@@ -47,12 +48,12 @@ func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 	var edited [][]byte // copies of records an emergency compaction cut, kept instead of them
 	for i := range c.Tail {
 		m := &c.Tail[i]
-		recs, err := src.records(m)
+		recs, err := src.Records(m)
 		if err != nil {
 			return Written{}, err
 		}
 		for _, b := range recs {
-			o, err := parseObject(b)
+			o, err := conv.ParseObject(b)
 			if err != nil {
 				return Written{}, fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
 			}
@@ -60,11 +61,11 @@ func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 				if err := claudeApplyEdits(o, m); err != nil {
 					return Written{}, fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
 				}
-				o.set("uuid", newUUID())
-				o.del("toolUseResult")
-				edited = append(edited, o.encode())
+				o.Set("uuid", newUUID())
+				o.Del("toolUseResult")
+				edited = append(edited, o.Encode())
 			}
-			u := o.str("uuid")
+			u := o.Str("uuid")
 			if u == "" {
 				return Written{}, fmt.Errorf("%s:%d: a kept record has no uuid", src.Path, m.Line)
 			}
@@ -74,8 +75,8 @@ func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 	}
 	if last == nil {
 		for i := len(c.Head) - 1; i >= 0 && last == nil; i-- {
-			if recs, err := src.records(&c.Head[i]); err == nil && len(recs) > 0 {
-				last, _ = parseObject(recs[len(recs)-1])
+			if recs, err := src.Records(&c.Head[i]); err == nil && len(recs) > 0 {
+				last, _ = conv.ParseObject(recs[len(recs)-1])
 			}
 		}
 	}
@@ -84,23 +85,23 @@ func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 		return Written{}, err
 	}
 	if last == nil {
-		if last, err = parseObject(newest); err != nil {
+		if last, err = conv.ParseObject(newest); err != nil {
 			return Written{}, fmt.Errorf("%s: %w", src.Path, err)
 		}
 	}
-	env := &object{vals: map[string]json.RawMessage{}}
-	env.set("parentUuid", nil)
+	env := conv.NewObject()
+	env.Set("parentUuid", nil)
 	// A subagent transcript (every record a sidechain) stays one: its records go on the side
 	// chain with its agent id.
-	side := string(last.get("isSidechain")) == "true"
-	env.set("isSidechain", side)
+	side := string(last.Get("isSidechain")) == "true"
+	env.Set("isSidechain", side)
 	for _, k := range claudeEnvelope {
-		if v := last.get(k); v != nil {
-			env.set(k, v)
+		if v := last.Get(k); v != nil {
+			env.Set(k, v)
 		}
 	}
-	if id := last.get("agentId"); side && id != nil {
-		env.set("agentId", id)
+	if id := last.Get("agentId"); side && id != nil {
+		env.Set("agentId", id)
 	}
 	now := rfc3339ms(c.Now)
 	sumID := newUUID()
@@ -110,31 +111,31 @@ func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 	if len(uuids) > 0 {
 		cm["preservedMessages"] = map[string]any{"anchorUuid": sumID, "uuids": uuids}
 	}
-	b := claudeBoundary(env.clone(), now, cm, meta)
-	if no, err := parseObject(newest); err == nil && no.str("uuid") != "" {
-		b.set("logicalParentUuid", no.str("uuid"))
+	b := claudeBoundary(env.Clone(), now, cm, meta)
+	if no, err := conv.ParseObject(newest); err == nil && no.Str("uuid") != "" {
+		b.Set("logicalParentUuid", no.Str("uuid"))
 	}
-	sum := claudeSummary(env.clone(), b.str("uuid"), sumID, now, headedSummary(c))
+	sum := claudeSummary(env.Clone(), b.Str("uuid"), sumID, now, headedSummary(c))
 	// The boundary first: until the summary is written, a boundary whose list names records
 	// not yet written is ignored by Claude Code (and by ctxc), so a cut write is harmless.
-	out := append([][]byte{b.encode()}, edited...)
-	out = append(out, sum.encode())
+	out := append([][]byte{b.Encode()}, edited...)
+	out = append(out, sum.Encode())
 	return Written{Data: lines(out), Messages: 1 + len(c.Tail)}, nil
 }
 
 // claudeApplyEdits writes the cut texts of an edited message into a copy of one of its
 // records: tool results (content) and tool calls (input).
 func claudeApplyEdits(o *object, m *Message) error {
-	raw := o.get("message")
+	raw := o.Get("message")
 	if raw == nil {
 		return nil
 	}
-	msg, err := parseObject(raw)
+	msg, err := conv.ParseObject(raw)
 	if err != nil {
 		return err
 	}
 	var content []json.RawMessage
-	if json.Unmarshal(msg.get("content"), &content) != nil {
+	if json.Unmarshal(msg.Get("content"), &content) != nil {
 		return nil // a string: no blocks to cut
 	}
 	results, calls := map[string]string{}, map[string]string{}
@@ -147,25 +148,25 @@ func claudeApplyEdits(o *object, m *Message) error {
 		}
 	}
 	for k, part := range content {
-		po, err := parseObject(part)
+		po, err := conv.ParseObject(part)
 		if err != nil {
 			continue
 		}
-		switch po.str("type") {
+		switch po.Str("type") {
 		case "tool_result":
-			if t, ok := results[po.str("tool_use_id")]; ok {
-				po.set("content", t)
-				content[k] = po.encode()
+			if t, ok := results[po.Str("tool_use_id")]; ok {
+				po.Set("content", t)
+				content[k] = po.Encode()
 			}
 		case "tool_use":
-			if a, ok := calls[po.str("id")]; ok && json.Valid([]byte(a)) {
-				po.set("input", json.RawMessage(a))
-				content[k] = po.encode()
+			if a, ok := calls[po.Str("id")]; ok && json.Valid([]byte(a)) {
+				po.Set("input", json.RawMessage(a))
+				content[k] = po.Encode()
 			}
 		}
 	}
-	msg.set("content", content)
-	o.set("message", json.RawMessage(msg.encode()))
+	msg.Set("content", content)
+	o.Set("message", json.RawMessage(msg.Encode()))
 	return nil
 }
 
@@ -192,14 +193,14 @@ func claudeRecords(src *Source, c *Compaction, session string) (Written, error) 
 	meta := c.Meta
 	meta.TailLines = 0 // the copies are the new file's own history
 	boundary := claudeBoundary(cp.newRecord(), now, map[string]any{"trigger": "manual", "preTokens": c.Meta.TokensBefore}, meta)
-	cp.out = [][]byte{boundary.encode()}
-	cp.parent = boundary.str("uuid")
+	cp.out = [][]byte{boundary.Encode()}
+	cp.parent = boundary.Str("uuid")
 	if err := cp.copyAll(head); err != nil {
 		return Written{}, err
 	}
 	sum := claudeSummary(cp.newRecord(), cp.parent, newUUID(), now, SummaryPreamble+c.Summary)
-	cp.out = append(cp.out, sum.encode())
-	cp.parent = sum.str("uuid")
+	cp.out = append(cp.out, sum.Encode())
+	cp.parent = sum.Str("uuid")
 	if err := cp.copyAll(tail); err != nil {
 		return Written{}, err
 	}
@@ -222,7 +223,7 @@ type claudeKept struct {
 func claudeKeptRecords(src *Source, ms []Message) ([]claudeKept, error) {
 	var out []claudeKept
 	for i := range ms {
-		recs, err := src.records(&ms[i])
+		recs, err := src.Records(&ms[i])
 		if err != nil {
 			return nil, err
 		}
@@ -257,18 +258,18 @@ func newClaudeCopy(src *Source, head, tail []claudeKept, session string) (*claud
 	default:
 		return nil, fmt.Errorf("%s: nothing kept to write the compaction after", src.Path)
 	}
-	last, err := parseObject(newest)
+	last, err := conv.ParseObject(newest)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src.Path, err)
 	}
 	env := map[string]json.RawMessage{}
 	for _, k := range claudeEnvelope {
-		if v := last.get(k); v != nil {
+		if v := last.Get(k); v != nil {
 			env[k] = v
 		}
 	}
 	if session != "" {
-		env["sessionId"], _ = marshal(session)
+		env["sessionId"], _ = conv.Marshal(session)
 	}
 	return &claudeCopy{src: src, session: session, env: env, uuids: map[string]string{}, msgIDs: map[string]string{}}, nil
 }
@@ -276,12 +277,12 @@ func newClaudeCopy(src *Source, head, tail []claudeKept, session string) (*claud
 // newRecord is an empty record in the session's envelope, at the root of the main chain until
 // its parent is set.
 func (cp *claudeCopy) newRecord() *object {
-	o := &object{vals: map[string]json.RawMessage{}}
-	o.set("parentUuid", nil)
-	o.set("isSidechain", false)
+	o := conv.NewObject()
+	o.Set("parentUuid", nil)
+	o.Set("isSidechain", false)
 	for _, k := range claudeEnvelope {
 		if v, ok := cp.env[k]; ok {
-			o.set(k, v)
+			o.Set(k, v)
 		}
 	}
 	return o
@@ -303,7 +304,7 @@ func (cp *claudeCopy) copyAll(recs []claudeKept) error {
 // (and goes when the response was not copied); its message id is renamed so that Claude Code
 // does not merge it with the original response.
 func (cp *claudeCopy) copyRecord(b []byte, m *Message) error {
-	o, err := parseObject(b)
+	o, err := conv.ParseObject(b)
 	if err != nil {
 		return fmt.Errorf("%s: a kept record: %w", cp.src.Path, err)
 	}
@@ -311,29 +312,29 @@ func (cp *claudeCopy) copyRecord(b []byte, m *Message) error {
 		if err := claudeApplyEdits(o, m); err != nil {
 			return fmt.Errorf("%s:%d: %w", cp.src.Path, m.Line, err)
 		}
-		o.del("toolUseResult")
+		o.Del("toolUseResult")
 	}
 	id := newUUID()
-	if old := o.str("uuid"); old != "" {
+	if old := o.Str("uuid"); old != "" {
 		cp.uuids[old] = id
 	}
-	o.set("uuid", id)
-	o.set("parentUuid", cp.parent)
-	o.set("isSidechain", false)
-	o.del("logicalParentUuid")
+	o.Set("uuid", id)
+	o.Set("parentUuid", cp.parent)
+	o.Set("isSidechain", false)
+	o.Del("logicalParentUuid")
 	if cp.session != "" {
-		o.set("sessionId", cp.session)
+		o.Set("sessionId", cp.session)
 	}
-	if a := o.str("sourceToolAssistantUUID"); a != "" {
+	if a := o.Str("sourceToolAssistantUUID"); a != "" {
 		if n, ok := cp.uuids[a]; ok {
-			o.set("sourceToolAssistantUUID", n)
+			o.Set("sourceToolAssistantUUID", n)
 		} else {
-			o.del("sourceToolAssistantUUID")
+			o.Del("sourceToolAssistantUUID")
 		}
 	}
 	claudeRenameMessageID(o, cp.msgIDs)
 	cp.parent = id
-	cp.out = append(cp.out, o.encode())
+	cp.out = append(cp.out, o.Encode())
 	return nil
 }
 
@@ -347,27 +348,27 @@ func claudeResumeHint(env map[string]json.RawMessage, session string) string {
 
 // claudeBoundary fills o (the session's envelope) as a compact_boundary record.
 func claudeBoundary(o *object, now string, compactMetadata map[string]any, meta MarkerMeta) *object {
-	o.set("type", "system")
-	o.set("subtype", "compact_boundary")
-	o.set("content", "Conversation compacted")
-	o.set("isMeta", false)
-	o.set("timestamp", now)
-	o.set("uuid", newUUID())
-	o.set("level", "info")
-	o.set("compactMetadata", compactMetadata)
-	o.set("ctxc", meta)
+	o.Set("type", "system")
+	o.Set("subtype", "compact_boundary")
+	o.Set("content", "Conversation compacted")
+	o.Set("isMeta", false)
+	o.Set("timestamp", now)
+	o.Set("uuid", newUUID())
+	o.Set("level", "info")
+	o.Set("compactMetadata", compactMetadata)
+	o.Set("ctxc", meta)
 	return o
 }
 
 // claudeSummary fills o (the session's envelope) as the isCompactSummary user message.
 func claudeSummary(o *object, parent, id, now, text string) *object {
-	o.set("parentUuid", parent)
-	o.set("type", "user")
-	o.set("message", map[string]any{"role": "user", "content": text})
-	o.set("isVisibleInTranscriptOnly", true)
-	o.set("isCompactSummary", true)
-	o.set("uuid", id)
-	o.set("timestamp", now)
+	o.Set("parentUuid", parent)
+	o.Set("type", "user")
+	o.Set("message", map[string]any{"role": "user", "content": text})
+	o.Set("isVisibleInTranscriptOnly", true)
+	o.Set("isCompactSummary", true)
+	o.Set("uuid", id)
+	o.Set("timestamp", now)
 	return o
 }
 
@@ -376,22 +377,22 @@ func claudeSummary(o *object, parent, id, now, text string) *object {
 // id, Claude Code would gather the original records back into the copies' response, as it does
 // for the blocks of parallel calls.
 func claudeRenameMessageID(o *object, msgIDs map[string]string) {
-	msg := o.get("message")
+	msg := o.Get("message")
 	if msg == nil {
 		return
 	}
-	m, err := parseObject(msg)
+	m, err := conv.ParseObject(msg)
 	if err != nil {
 		return
 	}
-	if old := m.str("id"); old != "" {
+	if old := m.Str("id"); old != "" {
 		n, ok := msgIDs[old]
 		if !ok {
 			n = "msg_ctxc_" + newHexID(24)
 			msgIDs[old] = n
 		}
-		m.set("id", n)
-		o.set("message", json.RawMessage(m.encode()))
+		m.Set("id", n)
+		o.Set("message", json.RawMessage(m.Encode()))
 	}
 }
 
@@ -409,19 +410,19 @@ func claudeSession(ms []Message, s *NewSession, r *sessionRender) (Written, Drop
 		if msg == nil {
 			continue
 		}
-		o := &object{vals: map[string]json.RawMessage{}}
-		o.set("parentUuid", parentOrNil(parent))
-		o.set("isSidechain", false)
-		o.set("userType", "external")
-		o.set("cwd", s.Cwd)
-		o.set("sessionId", id)
-		o.set("type", msg["role"])
-		o.set("message", msg)
+		o := conv.NewObject()
+		o.Set("parentUuid", parentOrNil(parent))
+		o.Set("isSidechain", false)
+		o.Set("userType", "external")
+		o.Set("cwd", s.Cwd)
+		o.Set("sessionId", id)
+		o.Set("type", msg["role"])
+		o.Set("message", msg)
 		u := newUUID()
-		o.set("uuid", u)
-		o.set("timestamp", now)
+		o.Set("uuid", u)
+		o.Set("timestamp", now)
 		parent = u
-		out = append(out, o.encode())
+		out = append(out, o.Encode())
 	}
 	if len(out) == 0 {
 		return Written{}, r.dropped, fmt.Errorf("no message to write")

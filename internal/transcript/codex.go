@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
@@ -173,7 +174,7 @@ func (r *codexReader) callKeys(m *Message) (call, result uint64) {
 	return call, result
 }
 
-func (r *codexReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *codexReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	v := jsonl.Value(doc.Raw)
 	typ, payload, state := codexEnvelope(v)
 	r.trackRecord(l, typ, payload, st)
@@ -204,7 +205,7 @@ func (r *codexReader) trackRecord(l *scanLine, typ string, payload jsonl.Value, 
 		r.recordOpen = false
 		return
 	}
-	st.extendRecord(l)
+	st.ExtendRecord(l)
 }
 
 // codexEnvelope reads a line's type, payload and whether it is a bare-era state record.
@@ -232,7 +233,7 @@ func codexItemOf(v jsonl.Value) jsonl.Value {
 }
 
 func (r *codexReader) addItem(l *scanLine, it jsonl.Value, st *Stats) {
-	m, kind := codexItemMessage(it, noText)
+	m, kind := codexItemMessage(it, conv.NoText)
 	if len(m.Blocks) == 0 {
 		return
 	}
@@ -241,12 +242,12 @@ func (r *codexReader) addItem(l *scanLine, it jsonl.Value, st *Stats) {
 		r.run.add(&m)
 	} else {
 		r.flushRun(st)
-		st.countMessage(&m)
+		st.CountMessage(&m)
 	}
 	ci := codexItem{r: codexLineRef(l, codexSelItem), chars: int64(m.Chars()), imgs: int32(m.Images()), kind: kind}
 	ci.call, ci.result = r.callKeys(&m)
 	if kind == cxUser {
-		_, n := codexUserText(it.Get("content"), noText)
+		_, n := codexUserText(it.Get("content"), conv.NoText)
 		ci.textChars = int64(n)
 	}
 	r.hist = append(r.hist, ci)
@@ -265,12 +266,12 @@ func (r *codexReader) addItem(l *scanLine, it jsonl.Value, st *Stats) {
 }
 
 func codexLineRef(l *scanLine, sel uint8) ref {
-	return ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), sel: sel}
+	return ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Sel: sel}
 }
 
 func (r *codexReader) addCompacted(l *scanLine, p jsonl.Value, st *Stats) {
 	st.Compactions++
-	st.addRecord(l)
+	st.AddRecord(l)
 	r.recordOpen = true
 	r.flushRun(st)
 	var msg, rh jsonl.Value
@@ -286,16 +287,16 @@ func (r *codexReader) addCompacted(l *scanLine, p jsonl.Value, st *Stats) {
 	if msg.IsString() && msg != `""` {
 		// The summary text is new content (a remote compaction leaves it empty: its summary is
 		// the opaque compaction item).
-		sm := codexSummaryMessage(msg, noText)
+		sm := codexSummaryMessage(msg, conv.NoText)
 		sm.Line = l.Num
-		st.countMessage(&sm)
+		st.CountMessage(&sm)
 	}
 	if rh.IsArray() {
 		var b codexBase
 		var calls []uint64
 		answered := map[uint64]bool{}
 		rh.Each(func(_ string, it jsonl.Value) bool {
-			m, kind := codexItemMessage(it, noText)
+			m, kind := codexItemMessage(it, conv.NoText)
 			if len(m.Blocks) == 0 {
 				return true
 			}
@@ -330,7 +331,7 @@ func (r *codexReader) addCompacted(l *scanLine, p jsonl.Value, st *Stats) {
 		}
 		tok := int64(estimate.FromChars(int(it.textChars)))
 		u := codexItem{r: it.r, kind: cxUser, textChars: it.textChars}
-		u.r.sel = codexSelUserText
+		u.r.Sel = codexSelUserText
 		if tok > remaining {
 			u.textChars = remaining * estimate.CharsPerToken
 			tok = remaining
@@ -344,7 +345,7 @@ func (r *codexReader) addCompacted(l *scanLine, p jsonl.Value, st *Stats) {
 	for i := len(sel) - 1; i >= 0; i-- {
 		hist = append(hist, sel[i])
 	}
-	sm := codexSummaryMessage(msg, noText)
+	sm := codexSummaryMessage(msg, conv.NoText)
 	hist = append(hist, codexItem{r: codexLineRef(l, codexSelSummary), chars: int64(sm.Chars()), kind: cxOther})
 	r.hist = hist
 }
@@ -390,7 +391,7 @@ func (r *codexReader) tokenCount(info gjson.Result, st *Stats) {
 		}
 		r.lastTot, r.haveTot = tot, true
 	}
-	st.countUsage("", u, true)
+	st.CountUsage("", u, true)
 }
 
 // rollback drops the last n user turns: the history is cut at the n-th last real user message
@@ -449,14 +450,14 @@ func (r *codexReader) flushRun(st *Stats) {
 	if c.images > 0 {
 		m.Blocks = append(m.Blocks, Block{Kind: BlockImage, Images: c.images - 1})
 	}
-	st.countMessage(&m)
+	st.CountMessage(&m)
 	if c.calls > 1 {
 		st.ToolCalls += c.calls - 1
 	}
 	*c = codexRun{}
 }
 
-func (r *codexReader) finish(st *Stats) []ref {
+func (r *codexReader) Finish(st *Stats) []ref {
 	r.flushRun(st)
 	st.Format = FormatCodex
 	if r.window > 0 {
@@ -479,25 +480,25 @@ func (r *codexReader) finish(st *Stats) []ref {
 	for _, it := range r.hist {
 		rf := it.r
 		if it.kind == cxBase {
-			rf.tokens, rf.msgs = r.base.tokens, r.base.msgs
+			rf.Tokens, rf.Msgs = r.base.tokens, r.base.msgs
 			run = r.base.tail
 			for _, c := range r.base.open {
 				if !answered[c] {
 					answered[c] = true
-					rf.tokens += abortedTokens
-					rf.msgs++
+					rf.Tokens += abortedTokens
+					rf.Msgs++
 				}
 			}
 		} else {
 			tok, newMsg := run.add(it.kind == cxAsst, it.chars, int64(it.imgs))
-			rf.tokens = int32(tok)
+			rf.Tokens = int32(tok)
 			if newMsg {
-				rf.msgs = 1
+				rf.Msgs = 1
 			}
 			if it.call != 0 && !answered[it.call] {
 				answered[it.call] = true
-				rf.tokens += abortedTokens
-				rf.msgs++
+				rf.Tokens += abortedTokens
+				rf.Msgs++
 			}
 		}
 		refs = append(refs, rf)
@@ -505,10 +506,10 @@ func (r *codexReader) finish(st *Stats) []ref {
 	return refs
 }
 
-func (r *codexReader) materialize(b []byte, x ref) ([]Message, error) {
-	item := codexItemOf(jsonl.Value(gjson.Parse(unsafeString(b)).Raw)) // as add sees it: from the first { on
-	line := x.lineNum()
-	switch x.sel {
+func (r *codexReader) Materialize(b []byte, x ref) ([]Message, error) {
+	item := codexItemOf(jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)) // as add sees it: from the first { on
+	line := x.LineNum()
+	switch x.Sel {
 	case codexSelReplacement:
 		rh := item.Get("replacement_history")
 		if !rh.IsArray() {
@@ -518,7 +519,7 @@ func (r *codexReader) materialize(b []byte, x ref) ([]Message, error) {
 		k := int32(0)
 		rh.Each(func(_ string, it jsonl.Value) bool {
 			k++
-			m, kind := codexItemMessage(it, withText)
+			m, kind := codexItemMessage(it, conv.WithText)
 			if len(m.Blocks) == 0 {
 				return true
 			}
@@ -532,19 +533,19 @@ func (r *codexReader) materialize(b []byte, x ref) ([]Message, error) {
 		})
 		return out, nil
 	case codexSelSummary:
-		m := codexSummaryMessage(item.Get("message"), withText)
+		m := codexSummaryMessage(item.Get("message"), conv.WithText)
 		m.Line = line
 		m.Src = []SrcRef{{Line: int32(line), Item: SrcSynthesized}}
 		return []Message{m}, nil
 	case codexSelUserText:
-		s, n := codexUserText(item.Get("content"), withText)
-		if limit := int(x.tokens) * estimate.CharsPerToken; n > limit {
+		s, n := codexUserText(item.Get("content"), conv.WithText)
+		if limit := int(x.Tokens) * estimate.CharsPerToken; n > limit {
 			s, n = codexTruncate(s, limit), limit
 		}
 		return []Message{{Role: RoleUser, Line: line, Src: []SrcRef{{Line: int32(line), Item: SrcSynthesized}},
 			Blocks: []Block{{Kind: BlockText, Text: s, Chars: n}}}}, nil
 	}
-	m, kind := codexItemMessage(item, withText)
+	m, kind := codexItemMessage(item, conv.WithText)
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation item")
 	}
@@ -575,11 +576,11 @@ func codexTruncate(s string, n int) string {
 func codexSummaryMessage(msg jsonl.Value, text textMode) Message {
 	var b Block
 	if msg.IsString() && msg != `""` {
-		b = textBlockV(BlockText, msg, text)
+		b = conv.TextBlockV(BlockText, msg, text)
 	} else {
 		const none = "(no summary available)"
 		b = Block{Kind: BlockText, Chars: estimate.Chars(none)}
-		if text.on() {
+		if text.On() {
 			b.Text = none
 		}
 	}
@@ -591,7 +592,7 @@ func codexSummaryMessage(msg jsonl.Value, text textMode) Message {
 // points.
 func codexUserText(content jsonl.Value, text textMode) (string, int) {
 	if content.IsString() {
-		if text.on() {
+		if text.On() {
 			return content.Str(), content.Chars()
 		}
 		return "", content.Chars()
@@ -610,13 +611,13 @@ func codexUserText(content jsonl.Value, text textMode) (string, int) {
 			}
 			n++
 			chars += t.Chars()
-			if text.on() {
+			if text.On() {
 				parts = append(parts, t.Str())
 			}
 		}
 		return true
 	})
-	if text.on() {
+	if text.On() {
 		return joinLines(parts), chars
 	}
 	return "", chars

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
@@ -76,7 +77,7 @@ func BenchmarkCodexItemMessage(b *testing.B) {
 	for _, tc := range []struct {
 		name string
 		text textMode
-	}{{"noText", noText}, {"withText", withText}} {
+	}{{"noText", conv.NoText}, {"withText", conv.WithText}} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.SetBytes(size)
 			b.ReportAllocs()

@@ -3,6 +3,7 @@ package transcript
 import (
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
@@ -105,7 +106,7 @@ func codexReasoning(f *codexFields, text textMode) Message {
 	m := Message{Role: RoleAssistant}
 	thinking := func(_ string, p jsonl.Value) bool {
 		if t := p.Get("text"); t.IsString() && t != `""` {
-			m.Blocks = append(m.Blocks, textBlockV(BlockThinking, t, text))
+			m.Blocks = append(m.Blocks, conv.TextBlockV(BlockThinking, t, text))
 		}
 		return true
 	}
@@ -116,14 +117,14 @@ func codexReasoning(f *codexFields, text textMode) Message {
 
 // codexToolCall is an assistant message of one tool call.
 func codexToolCall(callID, name string, args jsonl.Value, text textMode) Message {
-	return Message{Role: RoleAssistant, Blocks: []Block{toolCallBlockV(callID, name, args, text)}}
+	return Message{Role: RoleAssistant, Blocks: []Block{conv.ToolCallBlockV(callID, name, args, text)}}
 }
 
 // codexWebSearch reads a web_search_call: a server-side tool, for which no output item follows,
 // so it is an opaque block counting its action rather than a tool call that needs a result.
 func codexWebSearch(action jsonl.Value, text textMode) Message {
 	b := Block{Kind: BlockOpaque, Chars: action.Chars()}
-	if text.on() {
+	if text.On() {
 		b.Text = string(action)
 	}
 	return Message{Role: RoleAssistant, Blocks: []Block{b}}

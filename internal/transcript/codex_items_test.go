@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
@@ -82,7 +83,7 @@ func TestCodexItemMessage(t *testing.T) {
 			"/other"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, kind := codexItemMessage(jsonl.Value(tc.item), withText)
+			m, kind := codexItemMessage(jsonl.Value(tc.item), conv.WithText)
 			if got := codexItemView(m, kind); got != tc.want {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
 			}
@@ -90,7 +91,7 @@ func TestCodexItemMessage(t *testing.T) {
 			for i := range m.Blocks {
 				m.Blocks[i].Text, m.Blocks[i].Args = "", ""
 			}
-			if got, want := codexItemView(codexItemMessage(jsonl.Value(tc.item), noText)), codexItemView(m, kind); got != want {
+			if got, want := codexItemView(codexItemMessage(jsonl.Value(tc.item), conv.NoText)), codexItemView(m, kind); got != want {
 				t.Errorf("counts only: got  %s\nwant %s", got, want)
 			}
 		})

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxc/ctxc/internal/conv"
 )
 
 const readerSamplesDir = "../../../shared/samples"
@@ -72,7 +74,7 @@ func roleSeq(msgs []Message) string {
 
 func countRoles(msgs []Message) (rc RoleCounts, calls, results int) {
 	for i := range msgs {
-		rc.add(statsRole(&msgs[i]))
+		rc.Add(conv.StatsRole(&msgs[i]))
 		calls += msgs[i].ToolCalls()
 		results += msgs[i].ToolResults()
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
@@ -34,26 +35,26 @@ func (codexWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil {
 		return Written{}, err
 	}
-	meta, err := parseObject(first)
-	if err != nil || meta.str("type") != "session_meta" {
+	meta, err := conv.ParseObject(first)
+	if err != nil || meta.Str("type") != "session_meta" {
 		return Written{}, fmt.Errorf("%s: the first line is not a session_meta record: a new Codex session needs one", src.Path)
 	}
-	payload, err := parseObject(meta.get("payload"))
+	payload, err := conv.ParseObject(meta.Get("payload"))
 	if err != nil {
 		return Written{}, fmt.Errorf("%s:1: session_meta: %w", src.Path, err)
 	}
 	id := newUUIDv7(c.Now)
-	payload.set("id", id)
-	payload.set("timestamp", rfc3339ms(c.Now))
-	meta.set("payload", json.RawMessage(payload.encode()))
-	meta.set("timestamp", rfc3339ms(c.Now))
+	payload.Set("id", id)
+	payload.Set("timestamp", rfc3339ms(c.Now))
+	meta.Set("payload", json.RawMessage(payload.Encode()))
+	meta.Set("timestamp", rfc3339ms(c.Now))
 	line, err := codexCompacted(src, c)
 	if err != nil {
 		return Written{}, err
 	}
-	return Written{Data: lines([][]byte{meta.encode(), line}), Messages: codexMessages(c), Session: id,
+	return Written{Data: lines([][]byte{meta.Encode(), line}), Messages: codexMessages(c), Session: id,
 		Resume: fmt.Sprintf("place it as $CODEX_HOME/sessions/%s/rollout-%s-%s.jsonl, then: %s",
-			c.Now.UTC().Format("2006/01/02"), c.Now.UTC().Format("2006-01-02T15-04-05"), id, resumeHint(FormatCodex, id))}, nil
+			c.Now.UTC().Format("2006/01/02"), c.Now.UTC().Format("2006-01-02T15-04-05"), id, conv.ResumeHint(FormatCodex, id))}, nil
 }
 
 // codexMessages is how many messages the written history reloads to: head, summary, tail.
@@ -63,7 +64,7 @@ func codexCompacted(src *Source, c *Compaction) ([]byte, error) {
 	var hist []json.RawMessage
 	add := func(ms []Message) error {
 		for i := range ms {
-			recs, err := src.records(&ms[i])
+			recs, err := src.Records(&ms[i])
 			if err != nil {
 				return err
 			}
@@ -77,7 +78,7 @@ func codexCompacted(src *Source, c *Compaction) ([]byte, error) {
 					hist = append(hist, it)
 					continue
 				}
-				hist = append(hist, json.RawMessage(codexItemOf(jsonl.Value(unsafeString(r)))))
+				hist = append(hist, json.RawMessage(codexItemOf(jsonl.Value(conv.UnsafeString(r)))))
 			}
 		}
 		return nil
@@ -86,7 +87,7 @@ func codexCompacted(src *Source, c *Compaction) ([]byte, error) {
 		return nil, err
 	}
 	text := SummaryPreamble + c.Summary
-	summary, err := marshal(map[string]any{"type": "message", "role": "user",
+	summary, err := conv.Marshal(map[string]any{"type": "message", "role": "user",
 		"content": []map[string]string{{"type": "input_text", "text": text}}})
 	if err != nil {
 		return nil, err
@@ -95,26 +96,26 @@ func codexCompacted(src *Source, c *Compaction) ([]byte, error) {
 	if err := add(c.Tail); err != nil {
 		return nil, err
 	}
-	payload := &object{vals: map[string]json.RawMessage{}}
-	payload.set("message", text)
-	payload.set("replacement_history", hist)
+	payload := conv.NewObject()
+	payload.Set("message", text)
+	payload.Set("replacement_history", hist)
 	meta := c.Meta
 	meta.TailLines = 0
-	payload.set("ctxc", meta)
-	rec := &object{vals: map[string]json.RawMessage{}}
-	rec.set("timestamp", rfc3339ms(c.Now))
-	rec.set("type", "compacted")
-	rec.set("payload", json.RawMessage(payload.encode()))
-	return rec.encode(), nil
+	payload.Set("ctxc", meta)
+	rec := conv.NewObject()
+	rec.Set("timestamp", rfc3339ms(c.Now))
+	rec.Set("type", "compacted")
+	rec.Set("payload", json.RawMessage(payload.Encode()))
+	return rec.Encode(), nil
 }
 
 // codexRender writes a message no record holds as such (a legacy rebuild's summary or cut user
 // text, an output for a call left open) as a response item.
 func codexRender(m *Message) (json.RawMessage, error) {
 	if m.Role == RoleTool && len(m.Blocks) == 1 && m.Blocks[0].Kind == BlockToolResult {
-		return marshal(map[string]any{"type": "function_call_output", "call_id": m.Blocks[0].ID, "output": m.Blocks[0].Text})
+		return conv.Marshal(map[string]any{"type": "function_call_output", "call_id": m.Blocks[0].ID, "output": m.Blocks[0].Text})
 	}
-	return marshal(map[string]any{"type": "message", "role": string(m.Role),
+	return conv.Marshal(map[string]any{"type": "message", "role": string(m.Role),
 		"content": []map[string]string{{"type": "input_text", "text": m.TextContent()}}})
 }
 
@@ -134,7 +135,7 @@ func newUUIDv7(t time.Time) string {
 func codexSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error) {
 	id := newUUIDv7(s.Now)
 	now := rfc3339ms(s.Now)
-	meta, err := marshal(map[string]any{"timestamp": now, "type": "session_meta", "payload": map[string]any{
+	meta, err := conv.Marshal(map[string]any{"timestamp": now, "type": "session_meta", "payload": map[string]any{
 		"id": id, "timestamp": now, "cwd": s.Cwd, "originator": "codex_cli_rs", "cli_version": "0.169.0", "source": "cli"}})
 	if err != nil {
 		return Written{}, r.dropped, err
@@ -142,7 +143,7 @@ func codexSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropp
 	out := [][]byte{meta}
 	for i := range ms {
 		for _, it := range codexItems(&ms[i], r) {
-			rec, err := marshal(map[string]any{"timestamp": now, "type": "response_item", "payload": it})
+			rec, err := conv.Marshal(map[string]any{"timestamp": now, "type": "response_item", "payload": it})
 			if err != nil {
 				return Written{}, r.dropped, err
 			}

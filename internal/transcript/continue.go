@@ -3,6 +3,7 @@ package transcript
 import (
 	"fmt"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -54,30 +55,30 @@ func continueFieldsOf(v jsonl.Value) continueFields {
 	return f
 }
 
-func (r *continueReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *continueReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	v := jsonl.Value(doc.Raw)
 	f := continueFieldsOf(v)
 	if !f.message.IsObject() {
 		return // the header
 	}
-	ms := continueItemMessages(f, noText)
+	ms := continueItemMessages(f, conv.NoText)
 	tokens := 0
 	for i := range ms {
 		ms[i].Line = l.Num
-		st.countMessage(&ms[i])
+		st.CountMessage(&ms[i])
 		tokens += ms[i].Tokens()
 	}
 	if u, ok := continueUsage(f.message.Get("usage")); ok {
-		st.countUsage("", u, true)
+		st.CountUsage("", u, true)
 	}
 	if f.summary.Exists() {
 		st.Compactions++
-		st.addRecord(l)
+		st.AddRecord(l)
 		if r.summary < 0 {
 			r.summary = len(r.items)
 		}
 	}
-	r.items = append(r.items, ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens), msgs: int32(len(ms))})
+	r.items = append(r.items, ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(tokens), Msgs: int32(len(ms))})
 }
 
 // continueUsage is an assistant message's recorded usage (OpenAI's names).
@@ -90,7 +91,7 @@ func continueUsage(u jsonl.Value) (Usage, bool) {
 	return Usage{Input: int(max(in-cached, 0)), Output: int(out), CacheRead: int(cached)}, true
 }
 
-func (r *continueReader) finish(st *Stats) []ref {
+func (r *continueReader) Finish(st *Stats) []ref {
 	st.Format = FormatContinue
 	refs := r.items
 	if r.summary >= 0 {
@@ -98,22 +99,22 @@ func (r *continueReader) finish(st *Stats) []ref {
 	}
 	out := refs[:0:0]
 	for _, x := range refs {
-		if x.msgs > 0 {
+		if x.Msgs > 0 {
 			out = append(out, x)
 		}
 	}
 	return out
 }
 
-func (r *continueReader) materialize(b []byte, x ref) ([]Message, error) {
-	v := jsonl.Value(gjson.Parse(unsafeString(b)).Raw)
+func (r *continueReader) Materialize(b []byte, x ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)
 	f := continueFieldsOf(v)
 	if !f.message.IsObject() {
 		return nil, fmt.Errorf("not a history item")
 	}
-	ms := continueItemMessages(f, withText)
+	ms := continueItemMessages(f, conv.WithText)
 	for i := range ms {
-		ms[i].Line = x.lineNum()
+		ms[i].Line = x.LineNum()
 	}
 	return ms, nil
 }
@@ -165,7 +166,7 @@ func continueMessage(msg, contextItems jsonl.Value, text textMode) Message {
 	}
 	toolCalls.Each(func(_ string, tc jsonl.Value) bool {
 		fn := tc.Get("function")
-		m.Blocks = append(m.Blocks, toolCallBlockV(tc.Get("id").Str(), fn.Get("name").Str(), fn.Get("arguments"), text))
+		m.Blocks = append(m.Blocks, conv.ToolCallBlockV(tc.Get("id").Str(), fn.Get("name").Str(), fn.Get("arguments"), text))
 		return true
 	})
 	if len(m.Blocks) > 1 && m.Blocks[0].Kind == BlockText && continueEmpty(content) {
@@ -182,16 +183,16 @@ func continueContent(c jsonl.Value, text textMode) []Block {
 		if c.IsNull() || !c.Exists() {
 			c = `""`
 		}
-		return []Block{textBlockV(BlockText, c, text)}
+		return []Block{conv.TextBlockV(BlockText, c, text)}
 	}
 	var out []Block
 	c.Each(func(_ string, p jsonl.Value) bool {
 		switch p.Get("type").Str() {
 		case "text":
-			out = append(out, textBlockV(BlockText, p.Get("text"), text))
+			out = append(out, conv.TextBlockV(BlockText, p.Get("text"), text))
 		case "imageUrl":
 			b := Block{Kind: BlockImage}
-			if text.on() {
+			if text.On() {
 				b.Text = string(p)
 			}
 			out = append(out, b)
@@ -206,17 +207,17 @@ func continueContent(c jsonl.Value, text textMode) []Block {
 // continueContextText is a user message's text with its context items before it, as Continue
 // CLI renders them.
 func continueContextText(content, items jsonl.Value, text textMode) Block {
-	t := piText{text: text.on(), noCount: text == searchText}
+	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 	items.Each(func(_ string, it jsonl.Value) bool {
-		t.lit(`<context name="`)
-		t.val(it.Get("name"))
-		t.lit("\">\n")
-		t.val(it.Get("content"))
-		t.lit("\n</context>\n\n")
+		t.Lit(`<context name="`)
+		t.Val(it.Get("name"))
+		t.Lit("\">\n")
+		t.Val(it.Get("content"))
+		t.Lit("\n</context>\n\n")
 		return true
 	})
-	t.val(content)
-	return t.block()
+	t.Val(content)
+	return t.Block()
 }
 
 // continueResult is the tool message of one tool call state.
@@ -225,20 +226,20 @@ func continueResult(s jsonl.Value, text textMode) Message {
 	if fn := s.Get("toolCall").Get("function"); fn.IsObject() {
 		b.Name = fn.Get("name").Str()
 	}
-	t := piText{text: text.on(), noCount: text == searchText}
+	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 	n := 0
 	s.Get("output").Each(func(_ string, o jsonl.Value) bool {
 		if n > 0 {
-			t.lit("\n")
+			t.Lit("\n")
 		}
-		t.val(o.Get("content"))
+		t.Val(o.Get("content"))
 		n++
 		return true
 	})
 	if n == 0 {
-		t.lit(continueCancelled)
+		t.Lit(continueCancelled)
 	}
-	tb := t.block()
+	tb := t.Block()
 	b.Text, b.Chars = tb.Text, tb.Chars
 	return Message{Role: RoleTool, Blocks: []Block{b}}
 }
@@ -250,7 +251,7 @@ func continueRecord(v jsonl.Value) Record {
 	if !f.message.IsObject() {
 		return Record{}
 	}
-	rec := Record{Messages: continueItemMessages(f, searchText), Compaction: f.summary.Exists()}
+	rec := Record{Messages: continueItemMessages(f, conv.SearchText), Compaction: f.summary.Exists()}
 	if rec.Compaction {
 		rec.Meta = metaOf(v.Get("ctxc"))
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
@@ -30,7 +31,7 @@ import (
 // continueSniff is how the document starts (after a byte-order mark): "{", a line end, then its
 // first member, "sessionId".
 func continueSniff(head []byte) bool {
-	head = trimBOM(head)
+	head = conv.TrimBOM(head)
 	if len(head) == 0 || head[0] != '{' {
 		return false
 	}
@@ -61,7 +62,7 @@ func continueSnapshot(path string, f *os.File) (text []byte, ok bool, err error)
 		if err != nil {
 			return nil, false, fmt.Errorf("%s: %w", path, err)
 		}
-		doc = trimBOM(doc)
+		doc = conv.TrimBOM(doc)
 		if json.Valid(doc) {
 			text, err := ContinueLines(doc)
 			if err != nil {
@@ -125,10 +126,6 @@ func ContinueLines(doc []byte) ([]byte, error) {
 	})
 	return out.Bytes(), err
 }
-
-// Snapshot reports whether the format's sessions are read as snapshots (Continue CLI's): their
-// text, and the offsets in it, are not the file's bytes.
-func (f Format) Snapshot() bool { return f == FormatContinue }
 
 // IsSnapshot reports whether the file at path is a session its agent rewrites whole (Continue
 // CLI's), which ctxc reads as a snapshot and never writes into.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
@@ -38,8 +39,8 @@ func (continueWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil {
 		return Written{}, err
 	}
-	h, err := parseObject(first)
-	if err != nil || h.str("sessionId") == "" {
+	h, err := conv.ParseObject(first)
+	if err != nil || h.Str("sessionId") == "" {
 		return Written{}, fmt.Errorf("%s: not a Continue CLI session (no sessionId on its first line)", src.Path)
 	}
 	ms := append(append(append([]Message{}, c.Head...), SummaryMessage(c.Summary, 0)), c.Tail...)
@@ -52,13 +53,13 @@ func (continueWriter) New(src *Source, c *Compaction) (Written, error) {
 	if items[0], err = continueMark(items[0], c.Summary, meta); err != nil {
 		return Written{}, err
 	}
-	doc := continueDoc{SessionID: newUUID(), Title: h.str("title"), WorkspaceDirectory: h.str("workspaceDirectory"), History: items}
+	doc := continueDoc{SessionID: newUUID(), Title: h.Str("title"), WorkspaceDirectory: h.Str("workspaceDirectory"), History: items}
 	data, err := continueEncode(doc)
 	if err != nil {
 		return Written{}, err
 	}
 	return Written{Data: data, Messages: len(items), Session: doc.SessionID,
-		Resume: fmt.Sprintf("place it as ~/.continue/sessions/%s.json, then: %s", doc.SessionID, resumeHint(FormatContinue, doc.SessionID))}, nil
+		Resume: fmt.Sprintf("place it as ~/.continue/sessions/%s.json, then: %s", doc.SessionID, conv.ResumeHint(FormatContinue, doc.SessionID))}, nil
 }
 
 // continueEncode writes a document as JSON.stringify(doc, undefined, 2) does (HTML characters
@@ -89,7 +90,7 @@ func continueItems(ms []Message) ([]json.RawMessage, error) {
 			items = continueUserItems(m)
 		}
 		for _, it := range items {
-			b, err := marshal(it)
+			b, err := conv.Marshal(it)
 			if err != nil {
 				return nil, err
 			}
@@ -162,13 +163,13 @@ func continueUserItems(m *Message) []map[string]any {
 
 // continueMark puts the compaction mark and ctxc's provenance on an item.
 func continueMark(item json.RawMessage, summary string, meta MarkerMeta) (json.RawMessage, error) {
-	o, err := parseObject(item)
+	o, err := conv.ParseObject(item)
 	if err != nil {
 		return nil, err
 	}
-	o.set("conversationSummary", summary)
-	o.set("ctxc", meta)
-	b := o.encode()
+	o.Set("conversationSummary", summary)
+	o.Set("ctxc", meta)
+	b := o.Encode()
 	if !jsonl.Valid(b) {
 		return nil, fmt.Errorf("rendering the compaction mark")
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -86,7 +87,7 @@ func (f copilotFields) sub() bool {
 	return f.data.Get("agentId").Str() != "" || f.data.Get("parentToolCallId").IsString()
 }
 
-func (r *copilotReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *copilotReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	f := copilotEventFields(jsonl.Value(doc.Raw))
 	typ := f.typ.Str()
 	if typ == "session.usage_record" {
@@ -99,19 +100,19 @@ func (r *copilotReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 		}
 		return
 	}
-	m := copilotMessage(typ, f.data, noText)
+	m := copilotMessage(typ, f.data, conv.NoText)
 	if len(m.Blocks) == 0 {
 		return
 	}
 	m.Line = l.Num
-	st.countMessage(&m)
+	st.CountMessage(&m)
 	if f.sub() {
 		return
 	}
 	if typ == "user.message" {
 		r.users = append(r.users, strings.Clone(f.data.Get("content").Text()))
 	}
-	r.events = append(r.events, ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(m.Tokens()), msgs: 1})
+	r.events = append(r.events, ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1})
 }
 
 func (r *copilotReader) usage(l *scanLine, data jsonl.Value, st *Stats) {
@@ -122,20 +123,20 @@ func (r *copilotReader) usage(l *scanLine, data jsonl.Value, st *Stats) {
 	us := Usage{Input: int(u.Get("inputTokens").Int()), Output: int(u.Get("outputTokens").Int()),
 		CacheRead: int(u.Get("cacheReadTokens").Int()), CacheWrite: int(u.Get("cacheWriteTokens").Int())}
 	if us.Total() > 0 {
-		st.countUsage(fmt.Sprint("copilot:", l.Num), us, true)
+		st.CountUsage(fmt.Sprint("copilot:", l.Num), us, true)
 	}
 }
 
 // compaction notes a successful compaction: its summary message starts the context.
 func (r *copilotReader) compaction(l *scanLine, data jsonl.Value, st *Stats) {
 	st.Compactions++
-	st.addRecord(l)
+	st.AddRecord(l)
 	r.prefix = copilotPrefix(r.users)
-	m := copilotSummary(r.prefix, data.Get("summaryContent"), noText)
+	m := copilotSummary(r.prefix, data.Get("summaryContent"), conv.NoText)
 	m.Line = l.Num
-	st.countMessage(&m)
+	st.CountMessage(&m)
 	r.comp = len(r.events)
-	r.events = append(r.events, ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(m.Tokens()), msgs: 1, sel: copilotSelSummary})
+	r.events = append(r.events, ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1, Sel: copilotSelSummary})
 }
 
 // copilotPrefix is the wrapper before the summary text: the user messages so far.
@@ -152,14 +153,14 @@ func copilotPrefix(users []string) string {
 }
 
 func copilotSummary(prefix string, summary jsonl.Value, text textMode) Message {
-	t := piText{text: text.on(), noCount: text == searchText}
-	t.lit(prefix)
-	t.val(summary)
-	t.lit(copilotSummaryTail)
-	return Message{Role: RoleUser, Summary: true, Blocks: []Block{t.block()}}
+	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
+	t.Lit(prefix)
+	t.Val(summary)
+	t.Lit(copilotSummaryTail)
+	return Message{Role: RoleUser, Summary: true, Blocks: []Block{t.Block()}}
 }
 
-func (r *copilotReader) finish(st *Stats) []ref {
+func (r *copilotReader) Finish(st *Stats) []ref {
 	st.Format = FormatCopilot
 	if r.comp < 0 {
 		return r.events
@@ -167,18 +168,18 @@ func (r *copilotReader) finish(st *Stats) []ref {
 	return r.events[r.comp:]
 }
 
-func (r *copilotReader) materialize(b []byte, x ref) ([]Message, error) {
-	f := copilotEventFields(jsonl.Value(gjson.Parse(unsafeString(b)).Raw))
+func (r *copilotReader) Materialize(b []byte, x ref) ([]Message, error) {
+	f := copilotEventFields(jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw))
 	var m Message
-	if x.sel == copilotSelSummary {
-		m = copilotSummary(r.prefix, f.data.Get("summaryContent"), withText)
+	if x.Sel == copilotSelSummary {
+		m = copilotSummary(r.prefix, f.data.Get("summaryContent"), conv.WithText)
 	} else {
-		m = copilotMessage(f.typ.Str(), f.data, withText)
+		m = copilotMessage(f.typ.Str(), f.data, conv.WithText)
 	}
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation event")
 	}
-	m.Line = x.lineNum()
+	m.Line = x.LineNum()
 	return []Message{m}, nil
 }
 
@@ -196,7 +197,7 @@ func copilotMessage(typ string, data jsonl.Value, text textMode) Message {
 		if !c.IsString() {
 			return Message{}
 		}
-		return Message{Role: RoleUser, Blocks: []Block{textBlockV(BlockText, c, text)}}
+		return Message{Role: RoleUser, Blocks: []Block{conv.TextBlockV(BlockText, c, text)}}
 	case "assistant.message":
 		return copilotAssistant(data, text)
 	case "tool.execution_complete":
@@ -204,9 +205,9 @@ func copilotMessage(typ string, data jsonl.Value, text textMode) Message {
 		if !data.Get("success").Bool() {
 			c = data.Get("error").Get("message")
 		}
-		b := Block{Kind: BlockToolResult, ID: data.Get("toolCallId").Str(), Chars: text.count(c)}
+		b := Block{Kind: BlockToolResult, ID: data.Get("toolCallId").Str(), Chars: text.Count(c)}
 		b.IsError = !data.Get("success").Bool()
-		if text.on() {
+		if text.On() {
 			b.Text = c.Text()
 		}
 		return Message{Role: RoleTool, Blocks: []Block{b}}
@@ -217,10 +218,10 @@ func copilotMessage(typ string, data jsonl.Value, text textMode) Message {
 func copilotAssistant(data jsonl.Value, text textMode) Message {
 	m := Message{Role: RoleAssistant}
 	if c := data.Get("content"); c.IsString() && c != `""` {
-		m.Blocks = append(m.Blocks, textBlockV(BlockText, c, text))
+		m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, c, text))
 	}
 	data.Get("toolRequests").Each(func(_ string, t jsonl.Value) bool {
-		m.Blocks = append(m.Blocks, toolCallBlockV(t.Get("toolCallId").Str(), t.Get("name").Str(), t.Get("arguments"), text))
+		m.Blocks = append(m.Blocks, conv.ToolCallBlockV(t.Get("toolCallId").Str(), t.Get("name").Str(), t.Get("arguments"), text))
 		return true
 	})
 	return m
@@ -240,7 +241,7 @@ func copilotRecord(v jsonl.Value) Record {
 		}
 		return Record{Compaction: true, Meta: metaOf(f.data.Get("ctxc")), Messages: []Message{m}}
 	}
-	m := copilotMessage(f.typ.Str(), f.data, searchText)
+	m := copilotMessage(f.typ.Str(), f.data, conv.SearchText)
 	if len(m.Blocks) == 0 {
 		return Record{}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
 
@@ -24,11 +25,11 @@ func (copilotWriter) Append(src *Source, c *Compaction, late [][]byte) (Written,
 	if err != nil {
 		return Written{}, err
 	}
-	lo, err := parseObject(last)
+	lo, err := conv.ParseObject(last)
 	if err != nil {
 		return Written{}, fmt.Errorf("%s: the newest event: %w", src.Path, err)
 	}
-	out, err := copilotEvents(src, c, lo.str("id"))
+	out, err := copilotEvents(src, c, lo.Str("id"))
 	if err != nil {
 		return Written{}, err
 	}
@@ -40,47 +41,47 @@ func (copilotWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil {
 		return Written{}, err
 	}
-	h, err := parseObject(first)
-	if err != nil || h.str("type") != "session.start" {
+	h, err := conv.ParseObject(first)
+	if err != nil || h.Str("type") != "session.start" {
 		return Written{}, fmt.Errorf("%s:1: not a Copilot session.start event: a new Copilot session needs one", src.Path)
 	}
-	data, err := parseObject(h.get("data"))
+	data, err := conv.ParseObject(h.Get("data"))
 	if err != nil {
 		return Written{}, fmt.Errorf("%s:1: session.start data: %w", src.Path, err)
 	}
 	id := newUUID()
-	data.set("sessionId", id)
-	data.set("startTime", rfc3339ms(c.Now))
-	h.set("data", json.RawMessage(data.encode()))
-	h.set("id", newUUID())
-	h.set("timestamp", rfc3339ms(c.Now))
-	h.set("parentId", nil)
-	out, err := copilotEvents(src, c, h.str("id"))
+	data.Set("sessionId", id)
+	data.Set("startTime", rfc3339ms(c.Now))
+	h.Set("data", json.RawMessage(data.Encode()))
+	h.Set("id", newUUID())
+	h.Set("timestamp", rfc3339ms(c.Now))
+	h.Set("parentId", nil)
+	out, err := copilotEvents(src, c, h.Str("id"))
 	if err != nil {
 		return Written{}, err
 	}
-	return Written{Data: lines(append([][]byte{h.encode()}, out...)), Messages: 1 + len(c.Tail), Session: id,
-		Resume: fmt.Sprintf("place it as ~/.copilot/session-state/%s/events.jsonl, then: %s", id, resumeHint(FormatCopilot, id))}, nil
+	return Written{Data: lines(append([][]byte{h.Encode()}, out...)), Messages: 1 + len(c.Tail), Session: id,
+		Resume: fmt.Sprintf("place it as ~/.copilot/session-state/%s/events.jsonl, then: %s", id, conv.ResumeHint(FormatCopilot, id))}, nil
 }
 
 // copilotEvents are the compaction event, child of parent, and the copies of the tail.
 func copilotEvents(src *Source, c *Compaction, parent string) ([][]byte, error) {
-	e := &object{vals: map[string]json.RawMessage{}}
-	e.set("type", "session.compaction_complete")
+	e := conv.NewObject()
+	e.Set("type", "session.compaction_complete")
 	meta := c.Meta
 	meta.TailLines = 0
-	e.set("data", map[string]any{"success": true, "outcome": "applied", "trigger": "manual",
+	e.Set("data", map[string]any{"success": true, "outcome": "applied", "trigger": "manual",
 		"preCompactionTokens": c.Meta.TokensBefore, "postCompactionTokens": c.Meta.TokensAfter,
 		"messagesRemoved": len(c.Head) + len(c.Middle), "summaryContent": headedSummary(c), "ctxc": meta})
 	id := newUUID()
-	e.set("id", id)
-	e.set("timestamp", rfc3339ms(c.Now))
-	e.set("parentId", parentOrNil(parent))
+	e.Set("id", id)
+	e.Set("timestamp", rfc3339ms(c.Now))
+	e.Set("parentId", parentOrNil(parent))
 	copies, err := copyTailRecords(src, c, "Copilot", id, copilotApplyEdits)
 	if err != nil {
 		return nil, err
 	}
-	return append([][]byte{e.encode()}, copies...), nil
+	return append([][]byte{e.Encode()}, copies...), nil
 }
 
 func parentOrNil(id string) any {
@@ -92,18 +93,18 @@ func parentOrNil(id string) any {
 
 // copilotApplyEdits writes a cut tool result's text into a copy of its event.
 func copilotApplyEdits(o *object, m *Message) {
-	data, err := parseObject(o.get("data"))
+	data, err := conv.ParseObject(o.Get("data"))
 	if err != nil {
 		return
 	}
 	for _, b := range m.Blocks {
 		if b.Kind == BlockToolResult {
-			data.set("success", true)
-			data.set("result", map[string]string{"content": b.Text})
-			data.del("error")
+			data.Set("success", true)
+			data.Set("result", map[string]string{"content": b.Text})
+			data.Del("error")
 		}
 	}
-	o.set("data", json.RawMessage(data.encode()))
+	o.Set("data", json.RawMessage(data.Encode()))
 }
 
 // copilotVersion is the Copilot CLI version a new session's session.start names (the one its
@@ -123,7 +124,7 @@ func copilotSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dro
 	var out [][]byte
 	event := func(typ string, data map[string]any) error {
 		e := newUUID()
-		b, err := marshal(map[string]any{"type": typ, "data": data, "id": e, "timestamp": now, "parentId": parentOrNil(parent)})
+		b, err := conv.Marshal(map[string]any{"type": typ, "data": data, "id": e, "timestamp": now, "parentId": parentOrNil(parent)})
 		if err != nil {
 			return err
 		}

@@ -27,7 +27,7 @@ func TestScanCountedAddsUpToStats(t *testing.T) {
 			var roles RoleCounts
 			var tokens int64
 			for _, c := range counted {
-				roles.add(c.Role)
+				roles.Add(c.Role)
 				tokens += int64(c.Tokens)
 			}
 			if roles != st.Messages {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -84,7 +85,7 @@ func detectLines(lr lineSource, path string) (Format, error) {
 			continue
 		}
 		seen++
-		f, strong, derr := detectLine(gjson.Parse(unsafeString(l.Bytes)))
+		f, strong, derr := detectLine(gjson.Parse(conv.UnsafeString(l.Bytes)))
 		if derr != nil {
 			if weak == FormatUnknown {
 				return FormatUnknown, &DataError{Path: path, Line: l.Num, Msg: derr.Error()}

@@ -2,13 +2,13 @@ package transcript
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
@@ -410,7 +410,7 @@ func InvalidUTF8(ms []Message) (n, line int) {
 		m := &ms[i]
 		k := 0
 		if m.Raw != nil {
-			k = jsonl.InvalidUTF8(unsafeString(m.Raw))
+			k = jsonl.InvalidUTF8(conv.UnsafeString(m.Raw))
 		} else {
 			for _, b := range m.Blocks {
 				k += jsonl.InvalidUTF8(b.Text) + jsonl.InvalidUTF8(b.Args) + jsonl.InvalidUTF8(b.Name) + jsonl.InvalidUTF8(b.ID)
@@ -422,16 +422,6 @@ func InvalidUTF8(ms []Message) (n, line int) {
 		n += k
 	}
 	return n, line
-}
-
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // OpenAILine renders one message as OpenAI chat lines (a message with tool results becomes one
@@ -476,7 +466,7 @@ func OpenAILine(m Message) ([][]byte, error) {
 		texts = []string{OpaqueSummaryNote}
 	}
 	if len(parts) > len(texts) { // images present: content parts, the rare case
-		l, err := marshal(openAIMsg{Role: string(role), Content: parts, ToolCalls: calls})
+		l, err := conv.Marshal(openAIMsg{Role: string(role), Content: parts, ToolCalls: calls})
 		if err != nil {
 			return nil, err
 		}
@@ -707,7 +697,7 @@ func anthropicToolInput(args string) json.RawMessage {
 	if gjson.Valid(args) && gjson.Parse(args).IsObject() {
 		return json.RawMessage(args)
 	}
-	input, _ := marshal(map[string]any{"input": args})
+	input, _ := conv.Marshal(map[string]any{"input": args})
 	return input
 }
 
@@ -734,7 +724,7 @@ func anthropicEncode(seq []*anthropicTurn) ([][]byte, error) {
 			out = append(out, a.raw)
 			continue
 		}
-		l, err := marshal(anthropicMsg{Role: string(a.role), Content: a.blocks})
+		l, err := conv.Marshal(anthropicMsg{Role: string(a.role), Content: a.blocks})
 		if err != nil {
 			return nil, err
 		}
@@ -760,7 +750,7 @@ func ctxcLines(ms []Message) ([][]byte, error) {
 			if mk.Head == nil {
 				mk.Head = []json.RawMessage{}
 			}
-			l, err := marshal(mk)
+			l, err := conv.Marshal(mk)
 			if err != nil {
 				return nil, err
 			}

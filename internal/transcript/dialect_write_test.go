@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/tidwall/gjson"
 )
 
@@ -135,13 +136,13 @@ func FuzzOpenAILine(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := marshal(openAIMsg{Role: role, Content: text, ToolCalls: []openAICall{{ID: id, Type: "function", Function: openAIFunction{Name: name, Arguments: args}}}})
+		want, _ := conv.Marshal(openAIMsg{Role: role, Content: text, ToolCalls: []openAICall{{ID: id, Type: "function", Function: openAIFunction{Name: name, Arguments: args}}}})
 		if role != "tool" && !bytes.Equal(got[len(got)-1], want) {
 			t.Fatalf("got  %s\nwant %s", got[len(got)-1], want)
 		}
 		tm := Message{Role: RoleTool, Blocks: []Block{{Kind: BlockToolResult, ID: id, Text: result}}}
 		got, _ = OpenAILine(tm)
-		want, _ = marshal(struct {
+		want, _ = conv.Marshal(struct {
 			Role       string `json:"role"`
 			ToolCallID string `json:"tool_call_id"`
 			Content    string `json:"content"`

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -87,7 +88,7 @@ func droidEventFields(v jsonl.Value) droidFields {
 	return f
 }
 
-func (r *droidReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *droidReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	v := jsonl.Value(doc.Raw)
 	f := droidEventFields(v)
 	switch f.typ.Str() {
@@ -102,18 +103,18 @@ func (r *droidReader) message(l *scanLine, f droidFields, st *Stats) {
 	if !f.message.IsObject() {
 		return
 	}
-	m := anthropicMessage(f.message, noText)
+	m := anthropicMessage(f.message, conv.NoText)
 	if len(m.Blocks) == 0 {
 		return
 	}
 	m.Line = l.Num
-	st.countMessage(&m)
-	x := ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(m.Tokens()), msgs: 1}
+	st.CountMessage(&m)
+	x := ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1}
 	switch {
 	case droidSideband(f.message, &m):
-		x.sel = droidSelSideband
+		x.Sel = droidSelSideband
 	case m.ToolResults() == len(m.Blocks):
-		x.sel = droidSelToolOnly
+		x.Sel = droidSelToolOnly
 	}
 	if f.id.IsString() {
 		r.ids[droidKey(f.id.Str())] = len(r.msgs)
@@ -131,11 +132,11 @@ func droidSideband(msg jsonl.Value, m *Message) bool {
 
 func (r *droidReader) compaction(l *scanLine, v jsonl.Value, st *Stats) {
 	st.Compactions++
-	st.addRecord(l)
-	m := droidSummary(v, noText)
+	st.AddRecord(l)
+	m := droidSummary(v, conv.NoText)
 	m.Line = l.Num
-	st.countMessage(&m)
-	c := &droidComp{at: ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(m.Tokens()), msgs: 1, sel: droidSelSummary},
+	st.CountMessage(&m)
+	c := &droidComp{at: ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1, Sel: droidSelSummary},
 		index: -1, msgs: len(r.msgs)}
 	a := v.Get("anchorMessage")
 	if id := a.Get("id"); id.IsString() {
@@ -147,19 +148,19 @@ func (r *droidReader) compaction(l *scanLine, v jsonl.Value, st *Stats) {
 	r.comp = c
 }
 
-func (r *droidReader) finish(st *Stats) []ref {
+func (r *droidReader) Finish(st *Stats) []ref {
 	st.Format = FormatDroid
 	keep := r.msgs
 	var refs []ref
 	if c := r.comp; c != nil {
 		refs = append(refs, c.at)
 		keep = r.msgs[r.anchor(c)+1:]
-		for len(keep) > 0 && keep[0].sel == droidSelToolOnly {
+		for len(keep) > 0 && keep[0].Sel == droidSelToolOnly {
 			keep = keep[1:]
 		}
 	}
 	for _, x := range keep {
-		if x.sel != droidSelSideband {
+		if x.Sel != droidSelSideband {
 			refs = append(refs, x)
 		}
 	}
@@ -180,46 +181,46 @@ func (r *droidReader) anchor(c *droidComp) int {
 	return int(c.index)
 }
 
-func (r *droidReader) materialize(b []byte, x ref) ([]Message, error) {
-	v := jsonl.Value(gjson.Parse(unsafeString(b)).Raw)
+func (r *droidReader) Materialize(b []byte, x ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)
 	var m Message
-	if x.sel == droidSelSummary {
-		m = droidSummary(v, withText)
+	if x.Sel == droidSelSummary {
+		m = droidSummary(v, conv.WithText)
 	} else {
-		m = anthropicMessage(droidEventFields(v).message, withText)
+		m = anthropicMessage(droidEventFields(v).message, conv.WithText)
 	}
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation event")
 	}
-	m.Line = x.lineNum()
+	m.Line = x.LineNum()
 	return []Message{m}, nil
 }
 
 // droidSummary is a compaction_state's summary message as droid sends it.
 func droidSummary(v jsonl.Value, text textMode) Message {
-	t := piText{text: text.on(), noCount: text == searchText}
+	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 	summary := v.Get("summaryText")
 	var info Block
 	hasInfo := false
 	if si := v.Get("systemInfoText"); si.IsString() && si != `""` {
-		info, hasInfo = textBlockV(BlockText, si, text), true
+		info, hasInfo = conv.TextBlockV(BlockText, si, text), true
 	}
 	if v.Get("summaryKind").Str() == "provider_switch_serialization" {
 		fence := "```"
-		t.lit(droidSerializeHead + fence + "text\n")
-		t.val(summary)
-		t.lit("\n" + fence + "\n\n" + droidSerializeTail)
+		t.Lit(droidSerializeHead + fence + "text\n")
+		t.Val(summary)
+		t.Lit("\n" + fence + "\n\n" + droidSerializeTail)
 		m := Message{Role: RoleUser, Summary: true}
 		if hasInfo {
 			m.Blocks = append(m.Blocks, info)
 		}
-		m.Blocks = append(m.Blocks, t.block())
+		m.Blocks = append(m.Blocks, t.Block())
 		return m
 	}
-	t.lit(droidSummaryHead)
-	t.val(summary)
-	t.lit(droidSummaryTail)
-	m := Message{Role: RoleUser, Summary: true, Blocks: []Block{t.block()}}
+	t.Lit(droidSummaryHead)
+	t.Val(summary)
+	t.Lit(droidSummaryTail)
+	m := Message{Role: RoleUser, Summary: true, Blocks: []Block{t.Block()}}
 	if hasInfo {
 		m.Blocks = append(m.Blocks, info)
 	}
@@ -240,7 +241,7 @@ func droidRecord(v jsonl.Value) Record {
 		if !f.message.IsObject() {
 			return Record{}
 		}
-		m := anthropicMessage(f.message, searchText)
+		m := anthropicMessage(f.message, conv.SearchText)
 		if len(m.Blocks) == 0 {
 			return Record{}
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/ctxc/ctxc/internal/agent"
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
@@ -38,7 +39,7 @@ func (droidWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, e
 		return Written{}, err
 	}
 	e := droidCompaction(c, anchorID, anchorIdx)
-	out := [][]byte{e.encode()}
+	out := [][]byte{e.Encode()}
 	if !byRef {
 		copies, err := droidCopies(src, c, anchorID)
 		if err != nil {
@@ -54,45 +55,45 @@ func (droidWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil {
 		return Written{}, err
 	}
-	h, err := parseObject(first)
-	if err != nil || h.str("type") != "session_start" {
+	h, err := conv.ParseObject(first)
+	if err != nil || h.Str("type") != "session_start" {
 		return Written{}, fmt.Errorf("%s:1: not a droid session_start line: a new droid session needs one", src.Path)
 	}
 	id := newUUID()
-	h.set("id", id)
+	h.Set("id", id)
 	e := droidCompaction(c, "", -1)
 	copies, err := droidCopies(src, c, "")
 	if err != nil {
 		return Written{}, err
 	}
-	out := append([][]byte{h.encode(), e.encode()}, copies...)
+	out := append([][]byte{h.Encode(), e.Encode()}, copies...)
 	return Written{Data: lines(out), Messages: 1 + len(c.Tail), Session: id,
-		Resume: fmt.Sprintf("place it as ~/.factory/sessions/<project folder with / as ->/%s.jsonl, then: %s", id, resumeHint(FormatDroid, id))}, nil
+		Resume: fmt.Sprintf("place it as ~/.factory/sessions/<project folder with / as ->/%s.jsonl, then: %s", id, conv.ResumeHint(FormatDroid, id))}, nil
 }
 
 // droidCompaction is the compaction_state event; anchorID "" leaves the anchor out.
 func droidCompaction(c *Compaction, anchorID string, anchorIdx int) *object {
-	e := &object{vals: map[string]json.RawMessage{}}
-	e.set("type", "compaction_state")
-	e.set("id", newUUID())
-	e.set("timestamp", rfc3339ms(c.Now))
-	e.set("summaryText", headedSummary(c))
-	e.set("summaryTokens", c.Meta.TokensAfter)
-	e.set("summaryKind", "llm_summary")
+	e := conv.NewObject()
+	e.Set("type", "compaction_state")
+	e.Set("id", newUUID())
+	e.Set("timestamp", rfc3339ms(c.Now))
+	e.Set("summaryText", headedSummary(c))
+	e.Set("summaryTokens", c.Meta.TokensAfter)
+	e.Set("summaryKind", "llm_summary")
 	if anchorID != "" {
-		e.set("anchorMessage", map[string]any{"id": anchorID, "index": anchorIdx})
+		e.Set("anchorMessage", map[string]any{"id": anchorID, "index": anchorIdx})
 	}
-	e.set("removedCount", len(c.Head)+len(c.Middle))
+	e.Set("removedCount", len(c.Head)+len(c.Middle))
 	meta := c.Meta
 	meta.TailLines = 0
-	e.set("ctxc", meta)
+	e.Set("ctxc", meta)
 	return e
 }
 
 // droidAnchor finds the id and index of the newest "message" event before line stop (0: in
 // the whole file).
 func droidAnchor(src *Source, stop int) (id string, idx int, err error) {
-	lr := jsonl.NewLineReader(io.NewSectionReader(src.f, 0, 1<<62))
+	lr := jsonl.NewLineReader(io.NewSectionReader(src.ReaderAt(), 0, 1<<62))
 	idx = -1
 	n := 0
 	for {
@@ -103,11 +104,11 @@ func droidAnchor(src *Source, stop int) (id string, idx int, err error) {
 		if err != nil {
 			return "", 0, fmt.Errorf("%s: %w", src.Path, err)
 		}
-		b := trimBOM(trimLine(l.Bytes))
+		b := conv.TrimBOM(conv.TrimLine(l.Bytes))
 		if !jsonl.Valid(b) {
 			continue
 		}
-		f := droidEventFields(jsonl.Value(unsafeString(b)))
+		f := droidEventFields(jsonl.Value(conv.UnsafeString(b)))
 		if f.typ.Str() == "message" {
 			id, idx = f.id.Str(), n
 			n++
@@ -126,7 +127,7 @@ func droidCopies(src *Source, c *Compaction, parent string) ([][]byte, error) {
 
 // droidApplyEdits writes a cut tool result's text into a copy of its event.
 func droidApplyEdits(o *object, m *Message) {
-	msg, err := parseObject(o.get("message"))
+	msg, err := conv.ParseObject(o.Get("message"))
 	if err != nil {
 		return
 	}
@@ -137,7 +138,7 @@ func droidApplyEdits(o *object, m *Message) {
 		}
 	}
 	if content != nil {
-		msg.set("content", content)
-		o.set("message", json.RawMessage(msg.encode()))
+		msg.Set("content", content)
+		o.Set("message", json.RawMessage(msg.Encode()))
 	}
 }

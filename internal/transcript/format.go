@@ -5,34 +5,13 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/agent"
+	"github.com/ctxc/ctxc/internal/agent/aider"
+	"github.com/ctxc/ctxc/internal/agent/cline"
+	"github.com/ctxc/ctxc/internal/agent/goose"
+	"github.com/ctxc/ctxc/internal/agent/nanocoder"
+	"github.com/ctxc/ctxc/internal/agent/openhands"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
-)
-
-// Format names a transcript format.
-type Format string
-
-// Formats (docs/design.md §3).
-const (
-	FormatUnknown   Format = ""
-	FormatOpenAI    Format = agent.OpenAI
-	FormatAnthropic Format = agent.Anthropic
-	FormatCtxc      Format = agent.Ctxc
-	FormatClaude    Format = agent.ClaudeCode
-	FormatCodex     Format = agent.Codex
-	FormatPi        Format = agent.Pi
-	FormatCopilot   Format = agent.Copilot
-	FormatDroid     Format = agent.Droid
-	FormatGemini    Format = agent.GeminiCLI
-	FormatQwen      Format = agent.QwenCode
-	FormatOpencode  Format = agent.Opencode
-	FormatAider     Format = agent.Aider
-	FormatOpenhands Format = agent.Openhands
-	FormatContinue  Format = agent.ContinueCLI
-	FormatKilo      Format = agent.Kilo
-	FormatCline     Format = agent.Cline
-	FormatGoose     Format = agent.Goose
-	FormatNanocoder Format = agent.Nanocoder
 )
 
 // Formats lists the accepted --format values: the formats of the registry (internal/agent).
@@ -84,38 +63,6 @@ func ParseFormat(s string) (Format, error) {
 		return Format(s), nil
 	}
 	return FormatUnknown, fmt.Errorf("unknown format %q (want auto, %s)", s, strings.Join(agent.Names(), ", "))
-}
-
-// Agent is the format's descriptor in the registry (the zero Agent for FormatUnknown).
-func (f Format) Agent() agent.Agent {
-	a, _ := agent.Lookup(string(f))
-	return a
-}
-
-// IsGeneric reports whether the format is a plain message list that ctxc may append markers to.
-func (f Format) IsGeneric() bool {
-	return f.Agent().Generic
-}
-
-// ref points at a line that contributes to the effective context. Lines are re-read by offset
-// when the context is materialized, so only this much is kept per line while scanning.
-type ref struct {
-	off    int64
-	size   int32
-	line   int32
-	tokens int32
-	msgs   int32
-	sel    uint8 // reader-specific: which part of the line to take
-}
-
-// formatReader is implemented once per format (one file each). add sees every valid JSON line in
-// order; the reader updates the file statistics and keeps what it needs to compute the
-// effective context; effective returns the references in context order; materialize turns one
-// referenced line into messages with their text.
-type formatReader interface {
-	add(l *scanLine, doc gjson.Result, st *Stats)
-	finish(st *Stats) []ref
-	materialize(b []byte, r ref) ([]Message, error)
 }
 
 func newFormatReader(f Format) formatReader {
@@ -269,15 +216,15 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 		return FormatKilo, true, nil
 	case m.info.IsObject() && m.parts.IsArray():
 		return FormatOpencode, true, nil
-	case typ == aiderRecordType:
+	case typ == aider.RecordType:
 		return FormatAider, true, nil
-	case typ == openhandsHeaderType && has(m.sessionID):
+	case typ == openhands.HeaderType && has(m.sessionID):
 		return FormatOpenhands, true, nil
-	case (typ == clineHeaderType && has(m.sessionID)) || typ == clineCompactedType:
+	case (typ == cline.HeaderType && has(m.sessionID)) || typ == cline.CompactedType:
 		return FormatCline, true, nil
-	case typ == gooseHeaderType && has(m.sessionID):
+	case typ == goose.HeaderType && has(m.sessionID):
 		return FormatGoose, true, nil
-	case typ == nanocoderHeaderType && has(m.sessionID):
+	case typ == nanocoder.HeaderType && has(m.sessionID):
 		return FormatNanocoder, true, nil
 	case has(m.payload) && has(m.timestamp) && codexItemTypes[typ]:
 		return FormatCodex, true, nil

@@ -1,6 +1,13 @@
 package transcript
 
-import "github.com/ctxc/ctxc/internal/jsonl"
+import (
+	"github.com/ctxc/ctxc/internal/agent/aider"
+	"github.com/ctxc/ctxc/internal/agent/cline"
+	"github.com/ctxc/ctxc/internal/agent/goose"
+	"github.com/ctxc/ctxc/internal/agent/nanocoder"
+	"github.com/ctxc/ctxc/internal/agent/openhands"
+	"github.com/ctxc/ctxc/internal/jsonl"
+)
 
 // agentCode is the code transcript runs for an agent's format, one entry per agent: its reader
 // of a whole file, its decoder of one line, its writer of compaction records and its writer of
@@ -28,12 +35,12 @@ var agentCodes = []agentCode{
 	{FormatDroid, func() formatReader { return newDroidReader() }, droidRecord, droidWriter{}, nil},
 	{FormatOpencode, func() formatReader { return newOpencodeReader(FormatOpencode) }, opencodeRecord, opencodeWriter{FormatOpencode}, nil},
 	{FormatKilo, func() formatReader { return newOpencodeReader(FormatKilo) }, kiloRecord, opencodeWriter{FormatKilo}, nil},
-	{FormatAider, func() formatReader { return newAiderReader() }, aiderRecord, aiderWriter{}, nil},
-	{FormatOpenhands, func() formatReader { return newOpenhandsReader() }, openhandsRecord, openhandsWriter{}, nil},
+	{FormatAider, aider.NewReader, aider.Record, aider.Writer{Ctxc: markerWriter{source: FormatAider}}, nil},
+	{FormatOpenhands, openhands.NewReader, openhands.Record, openhands.Writer{Ctxc: markerWriter{source: FormatOpenhands}}, nil},
 	{FormatContinue, func() formatReader { return newContinueReader() }, continueRecord, continueWriter{}, nil},
-	{FormatCline, func() formatReader { return newClineReader() }, clineRecord, clineWriter{}, nil},
-	{FormatGoose, func() formatReader { return newGooseReader() }, gooseRecord, gooseWriter{}, nil},
-	{FormatNanocoder, func() formatReader { return newNanocoderReader() }, nanocoderRecord, nanocoderWriter{}, nil},
+	{FormatCline, cline.NewReader, cline.Record, cline.Writer{}, nil},
+	{FormatGoose, goose.NewReader, goose.Record, goose.Writer{Ctxc: markerWriter{source: FormatGoose}}, nil},
+	{FormatNanocoder, nanocoder.NewReader, nanocoder.Record, nanocoder.Writer{Ctxc: markerWriter{source: FormatNanocoder}}, nil},
 }
 
 // codeOf is the agent code of a format (ok false for a message list or an unknown format).

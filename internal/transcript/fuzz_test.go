@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/aiderhist"
 	"github.com/ctxc/ctxc/internal/clinesess"
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/openhandsconv"
 	"github.com/tidwall/gjson"
@@ -181,7 +182,7 @@ func FuzzMarker(f *testing.F) {
 				break
 			}
 			if bytes.Contains(l.Bytes, markerProbe) && gjson.ValidBytes(l.Bytes) {
-				if _, ok := parseMarkerDoc(gjson.ParseBytes(l.Bytes), noText); ok {
+				if _, ok := parseMarkerDoc(gjson.ParseBytes(l.Bytes), conv.NoText); ok {
 					want = l.Offset
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unsafe"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -114,16 +115,6 @@ func newGeminiReader() *geminiReader {
 	return &geminiReader{index: map[uint64]int32{}}
 }
 
-// geminiKey is an id's 64-bit FNV-1a hash.
-func geminiKey(id string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(id); i++ {
-		h ^= uint64(id[i])
-		h *= 1099511628211
-	}
-	return h
-}
-
 // geminiFields are the top-level members of a record the reader uses.
 type geminiFields struct {
 	id, typ, content, thoughts, toolCalls, tokens, set, rewind, sessionID, projectHash, messages jsonl.Value
@@ -161,16 +152,16 @@ func geminiFieldsOf(v jsonl.Value) geminiFields {
 	return f
 }
 
-func (r *geminiReader) add(l *scanLine, doc gjson.Result, st *Stats) {
-	if l.pre != nil && l.pre.gemini != nil {
-		r.apply(l, l.pre.gemini, l.Offset, int32(l.Size), st)
+func (r *geminiReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
+	if preOf(l) != nil && preOf(l).gemini != nil {
+		r.apply(l, preOf(l).gemini, l.Offset, int32(l.Size), st)
 		return
 	}
 	v := jsonl.Value(doc.Raw)
 	f := geminiFieldsOf(v)
 	switch {
 	case f.rewind.IsString():
-		r.rewind(geminiKey(f.rewind.Str()))
+		r.rewind(conv.IDKey(f.rewind.Str()))
 	case f.id.IsString():
 		r.message(l, v, st, false)
 	case f.set.IsObject():
@@ -198,7 +189,7 @@ func (r *geminiReader) messages(l *scanLine, msgs jsonl.Value, st *Stats) {
 	})
 	if compacted {
 		st.Compactions++
-		st.addRecord(l)
+		st.AddRecord(l)
 	}
 }
 
@@ -214,7 +205,7 @@ type geminiPre struct {
 
 // preparseGemini walks a message line ahead of the reader into p, and reports whether it is one.
 func preparseGemini(l *scanLine, p *geminiPre) bool {
-	return geminiWalk(p, jsonl.Value(gjson.Parse(unsafeString(l.Bytes)).Raw))
+	return geminiWalk(p, jsonl.Value(gjson.Parse(conv.UnsafeString(l.Bytes)).Raw))
 }
 
 // message records a message record v (the line, or an object inside it: sub). It reports a new
@@ -252,7 +243,7 @@ func (r *geminiReader) apply(l *scanLine, p *geminiPre, off int64, size int32, s
 		if d.usage {
 			st.Usage.LastContext = u.Input + u.CacheRead + u.CacheWrite // a response counted once
 		} else {
-			st.countUsage("", u, true)
+			st.CountUsage("", u, true)
 			d.usage = true
 		}
 	}
@@ -279,9 +270,9 @@ func geminiUsage(t jsonl.Value) Usage {
 
 func (r *geminiReader) count(st *Stats, c geminiCounted, line int) {
 	for i := 0; i < int(c.n); i++ {
-		st.Messages.add(geminiRoles[c.roles[i]])
+		st.Messages.Add(geminiRoles[c.roles[i]])
 		st.Tokens += int64(c.tokens[i])
-		st.counted(Counted{Line: line, Role: geminiRoles[c.roles[i]], Tokens: int(c.tokens[i])})
+		st.TellCounted(Counted{Line: line, Role: geminiRoles[c.roles[i]], Tokens: int(c.tokens[i])})
 	}
 	st.ToolCalls += int(c.calls)
 	st.ToolResults += int(c.results)
@@ -291,9 +282,9 @@ func (r *geminiReader) count(st *Stats, c geminiCounted, line int) {
 
 func (r *geminiReader) uncount(st *Stats, c geminiCounted, line int) {
 	for i := 0; i < int(c.n); i++ {
-		st.Messages.sub(geminiRoles[c.roles[i]])
+		st.Messages.Sub(geminiRoles[c.roles[i]])
 		st.Tokens -= int64(c.tokens[i])
-		st.counted(Counted{Line: line, Role: geminiRoles[c.roles[i]], Tokens: -int(c.tokens[i]), Retracted: true})
+		st.TellCounted(Counted{Line: line, Role: geminiRoles[c.roles[i]], Tokens: -int(c.tokens[i]), Retracted: true})
 	}
 	st.ToolCalls -= int(c.calls)
 	st.ToolResults -= int(c.results)
@@ -322,16 +313,16 @@ func (r *geminiReader) drop(p int32) {
 	r.entries = r.entries[:p]
 }
 
-func (r *geminiReader) finish(st *Stats) []ref {
+func (r *geminiReader) Finish(st *Stats) []ref {
 	st.Format = FormatGemini
-	if st.topN > 0 {
+	if st.TopN > 0 {
 		r.pushTop(st)
 	}
 	refs := make([]ref, 0, len(r.entries))
 	for _, i := range r.entries {
 		d := r.ids.at(i)
 		if d.c.n > 0 {
-			refs = append(refs, ref{off: d.off, size: d.size, line: d.line, tokens: d.c.tokens[0] + d.c.tokens[1], msgs: int32(d.c.n)})
+			refs = append(refs, ref{Off: d.off, Size: d.size, Line: d.line, Tokens: d.c.tokens[0] + d.c.tokens[1], Msgs: int32(d.c.n)})
 		}
 	}
 	return refs
@@ -358,15 +349,15 @@ func (r *geminiReader) pushTop(st *Stats) {
 		return strings.Compare(string(a.Role)+a.Kind, string(b.Role)+b.Kind)
 	})
 	for _, t := range top {
-		st.pushTop(t)
+		st.PushTop(t)
 	}
 }
 
-func (r *geminiReader) materialize(b []byte, x ref) ([]Message, error) {
-	v := jsonl.Value(gjson.Parse(unsafeString(b)).Raw)
-	ms := geminiRecordMessages(geminiFieldsOf(v), withText)
+func (r *geminiReader) Materialize(b []byte, x ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)
+	ms := geminiRecordMessages(geminiFieldsOf(v), conv.WithText)
 	for i := range ms {
-		ms[i].Line = x.lineNum()
+		ms[i].Line = x.LineNum()
 	}
 	return ms, nil
 }
@@ -457,21 +448,6 @@ func trimLeftIf(s string, trim bool) string {
 	return s
 }
 
-func (c *RoleCounts) sub(r Role) {
-	switch r {
-	case RoleSystem:
-		c.System--
-	case RoleDeveloper:
-		c.Developer--
-	case RoleUser:
-		c.User--
-	case RoleAssistant:
-		c.Assistant--
-	case RoleTool:
-		c.Tool--
-	}
-}
-
 // geminiCall is a recorded tool call's members.
 type geminiCall struct{ id, name, args, result jsonl.Value }
 
@@ -542,7 +518,7 @@ func geminiModelMessages(f geminiFields, text textMode) []Message {
 		})
 		blocks = append(blocks, m.Blocks...)
 		for _, c := range calls {
-			blocks = append(blocks, toolCallBlockV(c.id.Str(), c.name.Str(), c.args, text))
+			blocks = append(blocks, conv.ToolCallBlockV(c.id.Str(), c.name.Str(), c.args, text))
 		}
 		m.Blocks = blocks
 	}
@@ -569,16 +545,16 @@ func geminiThought(t jsonl.Value, text textMode) Block {
 		return true
 	})
 	if subject.IsString() && subject != `""` {
-		pt := piText{text: text.on(), noCount: text == searchText}
-		pt.lit("**")
-		pt.val(subject)
-		pt.lit("** ")
-		pt.val(desc)
-		b := pt.block()
+		pt := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
+		pt.Lit("**")
+		pt.Val(subject)
+		pt.Lit("** ")
+		pt.Val(desc)
+		b := pt.Block()
 		b.Kind = BlockThinking
 		return b
 	}
-	return textBlockV(BlockThinking, desc, text)
+	return conv.TextBlockV(BlockThinking, desc, text)
 }
 
 // geminiResults is the message of the tool calls' results.

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
@@ -89,7 +90,7 @@ func (p *geminiPre) push(t *geminiTally, r Role) {
 func geminiWalk(p *geminiPre, v jsonl.Value) (message bool) {
 	var w geminiCount
 	v.Walk(w.member)
-	*p = geminiPre{key: geminiKey(w.id.Str())}
+	*p = geminiPre{key: conv.IDKey(w.id.Str())}
 	typ := w.typ.Str()
 	switch typ {
 	case "user":
@@ -130,15 +131,15 @@ func (w *geminiCount) member(k string, rest jsonl.Value) int {
 		w.thoughts = geminiTally{}
 		return rest.Walk(func(_ string, r jsonl.Value) int {
 			t, n := r.Prefix()
-			w.thoughts.add(geminiThought(t, noText))
+			w.thoughts.add(geminiThought(t, conv.NoText))
 			return n
 		})
 	case "toolCalls":
 		w.calls, w.results = geminiTally{}, geminiTally{}
 		return rest.Walk(func(_ string, r jsonl.Value) int {
 			c, n := geminiCallAt(r)
-			w.calls.add(toolCallBlockV("", c.name.Str(), c.args, noText))
-			geminiEachResultBlock(c, noText, w.results.add)
+			w.calls.add(conv.ToolCallBlockV("", c.name.Str(), c.args, conv.NoText))
+			geminiEachResultBlock(c, conv.NoText, w.results.add)
 			return n
 		})
 	case "id", "type", "tokens", "$rewindTo":
@@ -167,14 +168,14 @@ func (w *geminiCount) part(p jsonl.Value, f geminiPartFields) {
 			w.summary = geminiSummaryText(p)
 		}
 		w.prefix.addOf(p, nil)
-		w.parts.add(textBlockV(BlockText, p, noText))
+		w.parts.add(conv.TextBlockV(BlockText, p, conv.NoText))
 		return
 	}
 	if first {
 		w.summary = geminiSummaryText(f.text)
 	}
 	w.prefix.addOf(p, &f)
-	w.parts.add(geminiPartBlockOf(p, f, noText))
+	w.parts.add(geminiPartBlockOf(p, f, conv.NoText))
 }
 
 // model adds up a gemini message: the model's message (its thoughts, content and calls, or its

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -15,14 +16,14 @@ import (
 // (geminiRecordMessages, as a load builds them), then counted as Message and the statistics
 // count them. geminiWalk must give the same figures without building them.
 func geminiRecordCounts(f geminiFields) geminiPre {
-	p := geminiPre{key: geminiKey(f.id.Str())}
-	ms := geminiRecordMessages(f, noText)
+	p := geminiPre{key: conv.IDKey(f.id.Str())}
+	ms := geminiRecordMessages(f, conv.NoText)
 	p.c.n = int8(len(ms))
 	for i := range ms {
 		m := &ms[i]
-		p.c.roles[i], p.c.tokens[i] = geminiRoleIndex(statsRole(m)), int32(m.Tokens())
+		p.c.roles[i], p.c.tokens[i] = geminiRoleIndex(conv.StatsRole(m)), int32(m.Tokens())
 		for k := BlockText; k <= BlockOpaque; k++ {
-			if k.String() == dominantKind(m) {
+			if k.String() == conv.DominantKind(m) {
 				p.c.kinds[i] = uint8(k)
 			}
 		}
@@ -66,7 +67,7 @@ func geminiRecords(data []byte, fn func(v jsonl.Value, f geminiFields)) {
 // geminiLines are data's lines without their line ends, the file's byte-order mark taken off
 // the first.
 func geminiLines(data []byte) [][]byte {
-	lines := bytes.Split(trimBOM(data), []byte("\n"))
+	lines := bytes.Split(conv.TrimBOM(data), []byte("\n"))
 	for i, l := range lines {
 		lines[i] = bytes.TrimSuffix(l, []byte("\r"))
 	}
@@ -225,7 +226,7 @@ func (g *geminiFullStats) record(f geminiFields) (summary bool) {
 	for i := range old {
 		g.count(&old[i], -1)
 	}
-	ms := geminiRecordMessages(f, noText)
+	ms := geminiRecordMessages(f, conv.NoText)
 	for i := range ms {
 		g.count(&ms[i], 1)
 	}
@@ -238,7 +239,7 @@ func (g *geminiFullStats) record(f geminiFields) (summary bool) {
 		if g.usage[id] {
 			g.st.Usage.LastContext = u.Input + u.CacheRead + u.CacheWrite
 		} else {
-			g.st.countUsage("", u, true)
+			g.st.CountUsage("", u, true)
 			g.usage[id] = true
 		}
 	}
@@ -257,9 +258,9 @@ func slicesContains(list []string, s string) bool {
 func (g *geminiFullStats) count(m *Message, sign int) {
 	st := &g.st
 	if sign > 0 {
-		st.Messages.add(statsRole(m))
+		st.Messages.Add(conv.StatsRole(m))
 	} else {
-		st.Messages.sub(statsRole(m))
+		st.Messages.Sub(conv.StatsRole(m))
 	}
 	st.Tokens += int64(sign * m.Tokens())
 	st.Chars += int64(sign * m.Chars())

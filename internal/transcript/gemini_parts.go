@@ -3,6 +3,7 @@ package transcript
 import (
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
@@ -89,7 +90,7 @@ func geminiEachPart(c jsonl.Value, fn func(p jsonl.Value)) {
 // geminiPartBlock turns one part into a block.
 func geminiPartBlock(p jsonl.Value, text textMode) Block {
 	if p.IsString() {
-		return textBlockV(BlockText, p, text)
+		return conv.TextBlockV(BlockText, p, text)
 	}
 	return geminiPartBlockOf(p, geminiPartOf(p), text)
 }
@@ -97,7 +98,7 @@ func geminiPartBlock(p jsonl.Value, text textMode) Block {
 // geminiPartBlockAt is geminiPartBlock for a part read by geminiPartAt.
 func geminiPartBlockAt(p jsonl.Value, f geminiPartFields, text textMode) Block {
 	if p.IsString() {
-		return textBlockV(BlockText, p, text)
+		return conv.TextBlockV(BlockText, p, text)
 	}
 	return geminiPartBlockOf(p, f, text)
 }
@@ -118,17 +119,17 @@ func geminiPartBlockOf(p jsonl.Value, f geminiPartFields, text textMode) Block {
 			}
 			return true
 		})
-		return toolCallBlockV(id.Str(), name.Str(), args, text)
+		return conv.ToolCallBlockV(id.Str(), name.Str(), args, text)
 	case f.response.IsObject():
 		return geminiResponseBlock(f.response, text)
 	case f.text.IsString():
 		if f.thought.Bool() {
-			return textBlockV(BlockThinking, f.text, text)
+			return conv.TextBlockV(BlockThinking, f.text, text)
 		}
-		return textBlockV(BlockText, f.text, text)
+		return conv.TextBlockV(BlockText, f.text, text)
 	case f.inline.IsObject():
 		b := Block{Kind: BlockImage}
-		if text.on() {
+		if text.On() {
 			b.Text = string(p)
 		}
 		return b

@@ -84,7 +84,7 @@ func TestGeminiContent(t *testing.T) {
 		{"warning", `{"id":"a","type":"warning","content":"w"}`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ms, err := (&geminiReader{}).materialize([]byte(tc.line), ref{})
+			ms, err := (&geminiReader{}).Materialize([]byte(tc.line), ref{})
 			if err != nil {
 				t.Fatal(err)
 			}

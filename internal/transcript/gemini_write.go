@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/agent"
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
@@ -36,25 +37,25 @@ func (geminiWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil {
 		return Written{}, err
 	}
-	h, err := parseObject(first)
-	if err != nil || h.str("projectHash") == "" {
+	h, err := conv.ParseObject(first)
+	if err != nil || h.Str("projectHash") == "" {
 		return Written{}, fmt.Errorf("%s: the first line is not a Gemini CLI session header: a new session needs its projectHash", src.Path)
 	}
 	id := newUUID()
 	now := rfc3339ms(c.Now)
-	header := &object{vals: map[string]json.RawMessage{}}
-	header.set("sessionId", id)
-	header.set("projectHash", h.str("projectHash"))
-	header.set("startTime", now)
-	header.set("lastUpdated", now)
-	header.set("kind", "main")
+	header := conv.NewObject()
+	header.Set("sessionId", id)
+	header.Set("projectHash", h.Str("projectHash"))
+	header.Set("startTime", now)
+	header.Set("lastUpdated", now)
+	header.Set("kind", "main")
 	line, n, err := geminiSet(c)
 	if err != nil {
 		return Written{}, err
 	}
-	return Written{Data: lines([][]byte{header.encode(), line}), Messages: n, Session: id,
+	return Written{Data: lines([][]byte{header.Encode(), line}), Messages: n, Session: id,
 		Resume: fmt.Sprintf("place it as ~/.gemini/tmp/<project>/chats/session-%s-%s.jsonl, then: %s",
-			c.Now.UTC().Format("2006-01-02T15-04"), id[:8], resumeHint(FormatGemini, id))}, nil
+			c.Now.UTC().Format("2006-01-02T15-04"), id[:8], conv.ResumeHint(FormatGemini, id))}, nil
 }
 
 // geminiSet renders the $set line and says how many messages it reloads to.
@@ -80,15 +81,15 @@ func geminiSet(c *Compaction) ([]byte, int, error) {
 	if err := add(c.Tail); err != nil {
 		return nil, 0, err
 	}
-	set := &object{vals: map[string]json.RawMessage{}}
-	set.set("messages", msgs)
-	set.set("lastUpdated", now)
+	set := conv.NewObject()
+	set.Set("messages", msgs)
+	set.Set("lastUpdated", now)
 	meta := c.Meta
 	meta.TailLines = 0
-	rec := &object{vals: map[string]json.RawMessage{}}
-	rec.set("$set", json.RawMessage(set.encode()))
-	rec.set("ctxc", meta)
-	return rec.encode(), len(msgs), nil
+	rec := conv.NewObject()
+	rec.Set("$set", json.RawMessage(set.Encode()))
+	rec.Set("ctxc", meta)
+	return rec.Encode(), len(msgs), nil
 }
 
 // geminiRender is a message as a Gemini CLI message record.
@@ -101,7 +102,7 @@ func geminiRender(m *Message, now string) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return marshal(map[string]any{"id": newUUID(), "timestamp": now, "type": typ, "content": parts})
+	return conv.Marshal(map[string]any{"id": newUUID(), "timestamp": now, "type": typ, "content": parts})
 }
 
 // geminiParts renders a message's blocks as Gemini API parts.
@@ -146,11 +147,11 @@ func geminiParts(m *Message, role string) ([]any, error) {
 func geminiRecord(v jsonl.Value) Record {
 	f := geminiFieldsOf(v)
 	if f.id.IsString() {
-		return Record{Messages: geminiRecordMessages(f, searchText)}
+		return Record{Messages: geminiRecordMessages(f, conv.SearchText)}
 	}
 	var rec Record
 	f.set.Get("messages").Each(func(_ string, m jsonl.Value) bool {
-		for _, msg := range geminiRecordMessages(geminiFieldsOf(m), searchText) {
+		for _, msg := range geminiRecordMessages(geminiFieldsOf(m), conv.SearchText) {
 			if msg.Summary {
 				rec.Compaction = true
 				rec.Messages = append(rec.Messages, msg)
@@ -172,13 +173,13 @@ func geminiRecord(v jsonl.Value) Record {
 func geminiSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error) {
 	id := newUUID()
 	now := rfc3339ms(s.Now)
-	header := &object{vals: map[string]json.RawMessage{}}
-	header.set("sessionId", id)
-	header.set("projectHash", agent.GeminiProjectHash(s.Cwd))
-	header.set("startTime", now)
-	header.set("lastUpdated", now)
-	header.set("kind", "main")
-	out := [][]byte{header.encode()}
+	header := conv.NewObject()
+	header.Set("sessionId", id)
+	header.Set("projectHash", agent.GeminiProjectHash(s.Cwd))
+	header.Set("startTime", now)
+	header.Set("lastUpdated", now)
+	header.Set("kind", "main")
+	out := [][]byte{header.Encode()}
 	for _, m := range r.freshCalls(ms, "call_") {
 		if m.Role != RoleAssistant && geminiIgnoredUserText(m.TextContent()) && !hasResults(m) {
 			r.dropped.Unsent++

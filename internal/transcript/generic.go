@@ -3,6 +3,7 @@ package transcript
 import (
 	"fmt"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -33,12 +34,12 @@ const (
 
 func newGenericReader(f Format) *genericReader { return &genericReader{format: f} }
 
-func (g *genericReader) add(l *scanLine, doc gjson.Result, st *Stats) {
-	if l.pre != nil && l.pre.ok && l.pre.generic {
+func (g *genericReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
+	if preOf(l) != nil && preOf(l).ok && preOf(l).generic {
 		// Parsed ahead (with its text when loading) by a worker, which found it to be a message
 		// (not a marker, not meta): no need to walk the line again here, on the one goroutine
 		// that orders lines.
-		g.addMessage(l, *l.pre.m, l.pre.d, st)
+		g.addMessage(l, *preOf(l).m, preOf(l).d, st)
 		return
 	}
 	line := jsonl.Value(doc.Raw)
@@ -63,12 +64,12 @@ func (g *genericReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 		return -1
 	})
 	if compact.Exists() {
-		mk, ok := parseMarkerDoc(doc, noText)
+		mk, ok := parseMarkerDoc(doc, conv.NoText)
 		if !ok {
 			return // not a usable marker: the previous one still counts
 		}
 		st.Markers++
-		st.addRecord(l)
+		st.AddRecord(l)
 		g.refs = g.refs[:0]
 		g.kept = g.kept[:0]
 		tokens := 0
@@ -80,10 +81,10 @@ func (g *genericReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 			g.observe(&sum, &l.Line)
 		}
 		tokens += sum.Tokens()
-		g.refs = append(g.refs, ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens), msgs: int32(len(mk.head) + 1), sel: selMarker})
+		g.refs = append(g.refs, ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(tokens), Msgs: int32(len(mk.head) + 1), Sel: selMarker})
 		g.copies = mk.tailLines
 		if g.keep {
-			ms, _ := g.materialize(append([]byte(nil), l.Bytes...), g.refs[0])
+			ms, _ := g.Materialize(append([]byte(nil), l.Bytes...), g.refs[0])
 			g.kept = append(g.kept, ms...)
 		}
 		return
@@ -108,7 +109,7 @@ func (g *genericReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 		m, d = *p.m, p.d
 	default:
 		d, _ = messageDialectV(msg)
-		m = parseDialectV(msg, d, noText)
+		m = parseDialectV(msg, d, conv.NoText)
 	}
 	g.addMessage(l, m, d, st)
 }
@@ -123,11 +124,11 @@ func (g *genericReader) addMessage(l *scanLine, m Message, d Dialect, st *Stats)
 	}
 	if g.copies > 0 {
 		g.copies-- // a verbatim copy of a tail line: in the context, but not new history
-		st.extendRecord(l)
+		st.ExtendRecord(l)
 	} else {
-		st.countMessage(&m)
+		st.CountMessage(&m)
 	}
-	g.refs = append(g.refs, ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(m.Tokens()), msgs: 1, sel: selMessage})
+	g.refs = append(g.refs, ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1, Sel: selMessage})
 	if g.keep {
 		g.kept = append(g.kept, m)
 	}
@@ -181,7 +182,7 @@ func preparseInto(p *preparsed, slots walkSlots, f Format, t textMode, l *scanLi
 	// its bytes (see detach): a compaction needs the bytes of only its head and tail, and keeping
 	// every line would double what it holds in memory.
 	var det *scanLine
-	if t == windowedText {
+	if t == conv.WindowedText {
 		det = l
 	}
 	if f == FormatClaude {
@@ -189,7 +190,7 @@ func preparseInto(p *preparsed, slots walkSlots, f Format, t textMode, l *scanLi
 		if cl == nil {
 			cl = new(claudeLine)
 		}
-		*cl = scanClaudeLine(jsonl.Value(unsafeString(l.Bytes)), t, det)
+		*cl = scanClaudeLine(jsonl.Value(conv.UnsafeString(l.Bytes)), t, det)
 		*p = preparsed{ok: cl.msg.Exists(), claude: cl, inPlace: true} // uuids point into the line
 		return
 	}
@@ -211,7 +212,7 @@ func preparseInto(p *preparsed, slots walkSlots, f Format, t textMode, l *scanLi
 // preparseGeneric parses a valid line as a generic message with its text; ok is false for
 // other lines (markers, meta, events), which the reader handles itself.
 func preparseGeneric(line []byte, t textMode, det *scanLine) preparsed {
-	v := jsonl.Value(unsafeString(line))
+	v := jsonl.Value(conv.UnsafeString(line))
 	var role, message jsonl.Value
 	marker := false
 	v.Walk(func(k string, rest jsonl.Value) int {
@@ -240,28 +241,28 @@ func preparseGeneric(line []byte, t textMode, det *scanLine) preparsed {
 		p.generic = true
 		return p
 	}
-	return preparsed{generic: true, inPlace: t == noText}
+	return preparsed{generic: true, inPlace: t == conv.NoText}
 }
 
 // preparseMessage parses msg with its text from an owned copy: the message keeps substrings of
 // it, and Raw is it.
 func preparseMessage(msg jsonl.Value, t textMode, det *scanLine) preparsed {
 	d, _ := messageDialectV(msg)
-	if t == noText {
+	if t == conv.NoText {
 		// Counts only (stats): parsed in place, as the reader itself would.
-		m := parseDialectV(msg, d, noText)
+		m := parseDialectV(msg, d, conv.NoText)
 		return preparsed{m: &m, d: d, ok: true, inPlace: true}
 	}
 	if det != nil {
 		m := parseDialectV(msg, d, t)
-		detach(&m, det.Bytes, det.bytesOffset(), string(msg))
+		detach(&m, det.Bytes, det.BytesOffset(), string(msg))
 		return preparsed{m: &m, d: d, ok: true}
 	}
-	if t == windowedText {
-		t = withText // windows only where the line is detached (they refer to the file)
+	if t == conv.WindowedText {
+		t = conv.WithText // windows only where the line is detached (they refer to the file)
 	}
 	own := []byte(msg)
-	m := parseDialectV(jsonl.Value(unsafeString(own)), d, t)
+	m := parseDialectV(jsonl.Value(conv.UnsafeString(own)), d, t)
 	m.Raw = own
 	return preparsed{m: &m, d: d, ok: true}
 }
@@ -282,7 +283,7 @@ func parseDialect(msg gjson.Result, d Dialect, text textMode) Message {
 	return parseOpenAIMessage(msg, text)
 }
 
-func (g *genericReader) finish(st *Stats) []ref {
+func (g *genericReader) Finish(st *Stats) []ref {
 	switch {
 	case st.Markers > 0 || g.meta:
 		st.Format = FormatCtxc
@@ -294,14 +295,14 @@ func (g *genericReader) finish(st *Stats) []ref {
 	return g.refs
 }
 
-func (g *genericReader) materialize(b []byte, r ref) ([]Message, error) {
+func (g *genericReader) Materialize(b []byte, r ref) ([]Message, error) {
 	doc := gjson.ParseBytes(b)
-	if r.sel == selMarker {
-		mk, ok := parseMarkerDoc(doc, withText)
+	if r.Sel == selMarker {
+		mk, ok := parseMarkerDoc(doc, conv.WithText)
 		if !ok {
 			return nil, fmt.Errorf("marker changed while reading")
 		}
-		out := append(mk.head, SummaryMessage(mk.summary, r.lineNum()))
+		out := append(mk.head, SummaryMessage(mk.summary, r.LineNum()))
 		return out, nil
 	}
 	msg, ok := messageOf(doc)
@@ -309,10 +310,8 @@ func (g *genericReader) materialize(b []byte, r ref) ([]Message, error) {
 		return nil, fmt.Errorf("not a message")
 	}
 	d, _ := messageDialect(msg)
-	m := parseDialect(msg, d, withText)
-	m.Line = r.lineNum()
+	m := parseDialect(msg, d, conv.WithText)
+	m.Line = r.LineNum()
 	m.Raw = []byte(msg.Raw)
 	return []Message{m}, nil
 }
-
-func (r ref) lineNum() int { return int(r.line) }

@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -85,7 +86,7 @@ func IsMessageLine(l []byte) bool {
 	if !jsonl.Valid(l) {
 		return false
 	}
-	doc := gjson.Parse(unsafeString(l))
+	doc := gjson.Parse(conv.UnsafeString(l))
 	_, ok := messageOf(doc)
 	return ok
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -122,7 +123,7 @@ func opencodeInfoOf(info jsonl.Value) opencodeInfo {
 	return i
 }
 
-func (r *opencodeReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *opencodeReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	v := jsonl.Value(doc.Raw)
 	f := opencodeLineFields(v)
 	if !f.info.IsObject() {
@@ -130,15 +131,15 @@ func (r *opencodeReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 	}
 	info := opencodeInfoOf(f.info)
 	info.kilo = r.format == FormatKilo
-	msgs := opencodeMessages(info, f.parts, noText)
+	msgs := opencodeMessages(info, f.parts, conv.NoText)
 	tokens := 0
 	for i := range msgs {
 		msgs[i].Line = l.Num
-		st.countMessage(&msgs[i])
+		st.CountMessage(&msgs[i])
 		tokens += msgs[i].Tokens()
 	}
 	// (the ids are copied: the line's bytes may be a mapped window, gone after the scan)
-	m := opencodeMsg{at: ref{off: l.Offset, size: int32(l.Size), line: int32(l.Num), tokens: int32(tokens), msgs: int32(len(msgs))},
+	m := opencodeMsg{at: ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(tokens), Msgs: int32(len(msgs))},
 		id: strings.Clone(info.id), parentID: strings.Clone(info.parentID), user: info.role == "user"}
 	if info.role == "assistant" {
 		opencodeUsage(f.parts, st)
@@ -147,7 +148,7 @@ func (r *opencodeReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 		m.summaryOfParentID = true
 		m.summaryDone = info.finished && !info.err.Exists()
 		if n := len(st.Records); n > 0 {
-			st.extendRecord(l)
+			st.ExtendRecord(l)
 		}
 	}
 	if m.user {
@@ -157,7 +158,7 @@ func (r *opencodeReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 				m.tailStart, m.hasTailStart = strings.Clone(t.Str()), true
 			}
 			st.Compactions++
-			st.addRecord(l)
+			st.AddRecord(l)
 		}
 	}
 	r.msgs = append(r.msgs, m)
@@ -175,7 +176,7 @@ func opencodeUsage(parts jsonl.Value, st *Stats) {
 		u := Usage{Input: int(t.Get("input").Int()), Output: int(t.Get("output").Int() + t.Get("reasoning").Int()),
 			CacheRead: int(cache.Get("read").Int()), CacheWrite: int(cache.Get("write").Int())}
 		if u.Total() > 0 {
-			st.countUsage("", u, true)
+			st.CountUsage("", u, true)
 		}
 		return true
 	})
@@ -194,12 +195,12 @@ func opencodeCompactionPart(parts jsonl.Value) (jsonl.Value, bool) {
 	return out, out != ""
 }
 
-func (r *opencodeReader) finish(st *Stats) []ref {
+func (r *opencodeReader) Finish(st *Stats) []ref {
 	st.Format = r.format
 	kept := opencodeFilterCompacted(r.msgs)
 	refs := make([]ref, 0, len(kept))
 	for _, m := range kept {
-		if m.at.msgs > 0 {
+		if m.at.Msgs > 0 {
 			refs = append(refs, m.at)
 		}
 	}
@@ -283,25 +284,25 @@ func opencodeTailAfterSummary(kept []opencodeMsg) []opencodeMsg {
 	return append(out, kept[s+1:]...)
 }
 
-func (r *opencodeReader) materialize(b []byte, x ref) ([]Message, error) {
-	v := jsonl.Value(gjson.Parse(unsafeString(b)).Raw)
+func (r *opencodeReader) Materialize(b []byte, x ref) ([]Message, error) {
+	v := jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)
 	f := opencodeLineFields(v)
 	if !f.info.IsObject() {
 		return nil, fmt.Errorf("not an opencode message")
 	}
 	info := opencodeInfoOf(f.info)
 	info.kilo = r.format == FormatKilo
-	msgs := opencodeMessages(info, f.parts, withText)
+	msgs := opencodeMessages(info, f.parts, conv.WithText)
 	for i := range msgs {
-		msgs[i].Line = x.lineNum()
+		msgs[i].Line = x.LineNum()
 	}
 	return msgs, nil
 }
 
 // opencodeMessages are the messages opencode sends for one of its messages.
 func opencodeMessages(info opencodeInfo, parts jsonl.Value, text textMode) []Message {
-	if text == windowedText {
-		text = withText // (a tool's output is one part of a line: read whole)
+	if text == conv.WindowedText {
+		text = conv.WithText // (a tool's output is one part of a line: read whole)
 	}
 	switch info.role {
 	case "user":
@@ -349,16 +350,16 @@ func opencodeUser(parts jsonl.Value, text textMode) Message {
 		switch p.Get("type").Str() {
 		case "text":
 			if t := p.Get("text"); !p.Get("ignored").Bool() && t.IsString() && t != `""` {
-				m.Blocks = append(m.Blocks, textBlockV(BlockText, t, text))
+				m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, t, text))
 			}
 		case "file":
 			if b, ok := opencodeFile(p, text); ok {
 				m.Blocks = append(m.Blocks, b)
 			}
 		case "compaction":
-			m.Blocks = append(m.Blocks, literalBlock(opencodeCompactionPrompt, text))
+			m.Blocks = append(m.Blocks, conv.LiteralBlock(opencodeCompactionPrompt, text))
 		case "subtask":
-			m.Blocks = append(m.Blocks, literalBlock(opencodeSubtaskPrompt, text))
+			m.Blocks = append(m.Blocks, conv.LiteralBlock(opencodeSubtaskPrompt, text))
 		}
 		return true
 	})
@@ -376,18 +377,6 @@ func opencodeFile(p jsonl.Value, text textMode) (Block, bool) {
 		return Block{Kind: BlockImage, Images: 1}, true
 	}
 	return opaqueBlockV(p, text), true
-}
-
-// literalBlock is a text block of a fixed text.
-func literalBlock(s string, text textMode) Block {
-	b := Block{Kind: BlockText}
-	if text != searchText {
-		b.Chars = len([]rune(s))
-	}
-	if text.on() {
-		b.Text = s
-	}
-	return b
 }
 
 // opencodeAssistant cuts an assistant message into its steps: per step an assistant message and
@@ -413,11 +402,11 @@ func opencodeAssistant(parts jsonl.Value, text textMode, kilo bool) []Message {
 				return true
 			}
 			if v := p.Get("text"); v.IsString() && v != `""` {
-				a.Blocks = append(a.Blocks, textBlockV(BlockText, v, text))
+				a.Blocks = append(a.Blocks, conv.TextBlockV(BlockText, v, text))
 			}
 		case "reasoning":
 			if v := p.Get("text"); v.IsString() && v != `""` {
-				a.Blocks = append(a.Blocks, textBlockV(BlockThinking, v, text))
+				a.Blocks = append(a.Blocks, conv.TextBlockV(BlockThinking, v, text))
 			}
 		case "tool":
 			call, result := opencodeTool(p, text, kilo)
@@ -434,26 +423,26 @@ func opencodeAssistant(parts jsonl.Value, text textMode, kilo bool) []Message {
 func opencodeTool(p jsonl.Value, text textMode, kilo bool) (call, result Block) {
 	id, name := p.Get("callID").Str(), p.Get("tool").Str()
 	state := p.Get("state")
-	call = toolCallBlockV(id, name, state.Get("input"), text)
+	call = conv.ToolCallBlockV(id, name, state.Get("input"), text)
 	switch state.Get("status").Str() {
 	case "completed":
 		if state.Get("time").Get("compacted").Exists() {
-			result = literalBlock(opencodeClearedResult, text)
+			result = conv.LiteralBlock(opencodeClearedResult, text)
 		} else if notice := kiloBoardNotice(state.Get("metadata")); kilo && notice != "" {
-			result = literalBlock(state.Get("output").Str()+"\n"+notice, text)
+			result = conv.LiteralBlock(state.Get("output").Str()+"\n"+notice, text)
 		} else {
-			result = textBlockV(BlockToolResult, state.Get("output"), text)
+			result = conv.TextBlockV(BlockToolResult, state.Get("output"), text)
 		}
 	case "error":
 		md := state.Get("metadata")
 		if out := md.Get("output"); md.Get("interrupted").Bool() && out.IsString() {
-			result = textBlockV(BlockToolResult, out, text)
+			result = conv.TextBlockV(BlockToolResult, out, text)
 		} else {
-			result = textBlockV(BlockToolResult, state.Get("error"), text)
+			result = conv.TextBlockV(BlockToolResult, state.Get("error"), text)
 			result.IsError = true
 		}
 	default:
-		result = literalBlock(opencodeInterrupted, text)
+		result = conv.LiteralBlock(opencodeInterrupted, text)
 		result.IsError = true
 	}
 	result.Kind, result.ID, result.Name = BlockToolResult, id, name
@@ -488,7 +477,7 @@ func opencodeLineRecord(v jsonl.Value, kilo bool) Record {
 	}
 	info := opencodeInfoOf(f.info)
 	info.kilo = kilo
-	rec := Record{Messages: opencodeMessages(info, f.parts, searchText)}
+	rec := Record{Messages: opencodeMessages(info, f.parts, conv.SearchText)}
 	if info.role == "user" {
 		_, rec.Compaction = opencodeCompactionPart(f.parts)
 	}

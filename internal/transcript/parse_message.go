@@ -2,8 +2,8 @@ package transcript
 
 import (
 	"strings"
-	"unicode/utf8"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -12,28 +12,9 @@ import (
 // Anthropic Messages API messages. With text=false they only count (stats); with text=true they
 // also copy out the text (load, compact).
 
-func textBlockV(kind BlockKind, v jsonl.Value, text textMode) Block {
-	b := Block{Kind: kind, Chars: text.count(v)}
-	if text.on() {
-		b.Text = v.Text()
-	}
-	return b
-}
-
-func toolCallBlockV(id, name string, args jsonl.Value, text textMode) Block {
-	b := Block{Kind: BlockToolCall, ID: id, Name: name, Chars: utf8.RuneCountInString(name) + text.count(args)}
-	if text.on() {
-		b.Args = args.Text()
-		if b.Args == "" {
-			b.Args = "{}"
-		}
-	}
-	return b
-}
-
 func opaqueBlockV(v jsonl.Value, text textMode) Block {
 	b := Block{Kind: BlockOpaque}
-	if text.on() {
+	if text.On() {
 		b.Text = string(v)
 	}
 	return b
@@ -79,18 +60,18 @@ func openAIMessage(msg jsonl.Value, text textMode) Message {
 		return m
 	}
 	if reasoning.Exists() && !reasoning.IsNull() {
-		m.Blocks = append(m.Blocks, textBlockV(BlockThinking, reasoning, text))
+		m.Blocks = append(m.Blocks, conv.TextBlockV(BlockThinking, reasoning, text))
 	}
 	if content.IsArray() {
 		content.Each(func(_ string, p jsonl.Value) bool {
 			switch p.Get("type").Str() {
 			case "text", "input_text", "output_text":
-				m.Blocks = append(m.Blocks, textBlockV(BlockText, p.Get("text"), text))
+				m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, p.Get("text"), text))
 			case "refusal":
-				m.Blocks = append(m.Blocks, textBlockV(BlockText, p.Get("refusal"), text))
+				m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, p.Get("refusal"), text))
 			case "image_url", "input_image":
 				b := Block{Kind: BlockImage}
-				if text.on() {
+				if text.On() {
 					b.Text = string(p)
 				}
 				m.Blocks = append(m.Blocks, b)
@@ -100,18 +81,18 @@ func openAIMessage(msg jsonl.Value, text textMode) Message {
 			return true
 		})
 	} else if content.Exists() && !content.IsNull() {
-		m.Blocks = append(m.Blocks, textBlockV(BlockText, content, text))
+		m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, content, text))
 	}
 	if refusal.IsString() {
-		m.Blocks = append(m.Blocks, textBlockV(BlockText, refusal, text))
+		m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, refusal, text))
 	}
 	toolCalls.Each(func(_ string, tc jsonl.Value) bool {
 		fn := tc.Get("function")
-		m.Blocks = append(m.Blocks, toolCallBlockV(tc.Get("id").Str(), fn.Get("name").Str(), fn.Get("arguments"), text))
+		m.Blocks = append(m.Blocks, conv.ToolCallBlockV(tc.Get("id").Str(), fn.Get("name").Str(), fn.Get("arguments"), text))
 		return true
 	})
 	if functionCall.IsObject() {
-		m.Blocks = append(m.Blocks, toolCallBlockV("", functionCall.Get("name").Str(), functionCall.Get("arguments"), text))
+		m.Blocks = append(m.Blocks, conv.ToolCallBlockV("", functionCall.Get("name").Str(), functionCall.Get("arguments"), text))
 	}
 	return m
 }
@@ -120,11 +101,11 @@ func openAIMessage(msg jsonl.Value, text textMode) Message {
 func contentResultV(c jsonl.Value, text textMode) Block {
 	b := Block{Kind: BlockToolResult}
 	if !c.IsArray() {
-		b.Chars = text.count(c)
+		b.Chars = text.Count(c)
 		switch {
-		case text == windowedText && c.IsString() && len(c) > 3*ToolTextWindow:
+		case text == conv.WindowedText && c.IsString() && len(c) > 3*ToolTextWindow:
 			windowed(&b, c)
-		case text.on():
+		case text.On():
 			b.Text = c.Text()
 		}
 		return b
@@ -136,19 +117,19 @@ func contentResultV(c jsonl.Value, text textMode) Block {
 			b.Images++
 		case "text", "input_text", "output_text":
 			t := p.Get("text")
-			b.Chars += text.count(t)
-			if text.on() {
+			b.Chars += text.Count(t)
+			if text.On() {
 				parts = append(parts, t.Str())
 			}
 		default:
-			b.Chars += text.count(p)
-			if text.on() {
+			b.Chars += text.Count(p)
+			if text.On() {
 				parts = append(parts, string(p))
 			}
 		}
 		return true
 	})
-	if text.on() {
+	if text.On() {
 		b.Text = joinLines(parts)
 	}
 	return b
@@ -205,7 +186,7 @@ func anthropicMessageAt(v jsonl.Value, text textMode) (Message, int) {
 			}
 			val, n := rest.Prefix()
 			if val.Exists() && !val.IsNull() {
-				m.Blocks = append(m.Blocks, textBlockV(BlockText, val, text))
+				m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, val, text))
 			}
 			return n
 		}
@@ -254,17 +235,17 @@ func anthropicBlockAt(v jsonl.Value, text textMode) (Block, int) {
 	})
 	switch typ {
 	case "text":
-		return textBlockV(BlockText, textV, text), n
+		return conv.TextBlockV(BlockText, textV, text), n
 	case "thinking":
 		// The signature is opaque and never counted (docs/design.md §4), but kept with the block
 		// so that it can be replayed.
-		b := textBlockV(BlockThinking, thinking, text)
-		if text.on() {
+		b := conv.TextBlockV(BlockThinking, thinking, text)
+		if text.On() {
 			b.Verbatim = strings.Clone(string(v[:n]))
 		}
 		return b, n
 	case "tool_use", "server_tool_use":
-		return toolCallBlockV(id, name, input, text), n
+		return conv.ToolCallBlockV(id, name, input, text), n
 	case "tool_result", "web_search_tool_result":
 		r := contentResultV(content, text)
 		r.ID = useID
@@ -272,12 +253,12 @@ func anthropicBlockAt(v jsonl.Value, text textMode) (Block, int) {
 		return r, n
 	case "image":
 		bl := Block{Kind: BlockImage}
-		if text.on() {
+		if text.On() {
 			bl.Text = string(v[:n])
 		}
 		return bl, n
 	case "compaction":
-		return textBlockV(BlockText, content, text), n
+		return conv.TextBlockV(BlockText, content, text), n
 	}
 	return opaqueBlockV(v[:n], text), n // redacted_thinking, document, unknown: kept, not counted
 }
@@ -292,30 +273,4 @@ func parseAnthropicMessage(msg gjson.Result, text textMode) Message {
 	m := anthropicMessage(jsonl.Value(msg.Raw), text)
 	m.MsgID = ""
 	return m
-}
-
-// textMode says how much text a parse decodes.
-type textMode uint8
-
-const (
-	// noText: counts only (stats).
-	noText textMode = iota
-	// withText: every text whole.
-	withText
-	// windowedText: like withText, except that a large tool result keeps only its first and
-	// last ToolTextWindow bytes decoded (Block.Cut); Materialize reads the rest back.
-	windowedText
-	// searchText: like withText, without counting characters (Block.Chars stays 0): a search
-	// of the whole history (DecodeRecord) needs the text, not the estimate.
-	searchText
-)
-
-func (t textMode) on() bool { return t != noText }
-
-// count is v.Chars(), or 0 when the mode does not count.
-func (t textMode) count(v jsonl.Value) int {
-	if t == searchText {
-		return 0
-	}
-	return v.Chars()
 }

@@ -5,7 +5,7 @@ import (
 	"hash/fnv"
 	"strings"
 
-	"github.com/ctxc/ctxc/internal/estimate"
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -154,7 +154,7 @@ func piEntryFields(v jsonl.Value) piFields {
 	return f
 }
 
-func (r *piReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *piReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	idx := int32(len(r.entries))
 	e := piEntry{off: l.Offset, size: int32(l.Size), line: int32(l.Num)}
 	f := piEntryFields(jsonl.Value(doc.Raw))
@@ -176,10 +176,10 @@ func (r *piReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 	}
 	if typ == "compaction" {
 		st.Compactions++
-		st.addRecord(l)
-		sm := piSummaryMessage(f.summary, noText)
+		st.AddRecord(l)
+		sm := piSummaryMessage(f.summary, conv.NoText)
 		sm.Line = l.Num
-		st.countMessage(&sm)
+		st.CountMessage(&sm)
 		c := piComp{tokens: int32(sm.Tokens())}
 		if f.keptID.IsString() {
 			c.kept, c.hasKept = piKey(f.keptID.Str()), true
@@ -191,16 +191,16 @@ func (r *piReader) add(l *scanLine, doc gjson.Result, st *Stats) {
 		r.entries = append(r.entries, e)
 		return
 	}
-	m, emit := piEntryMessage(typ, f, noText)
+	m, emit := piEntryMessage(typ, f, conv.NoText)
 	if len(m.Blocks) > 0 {
 		m.Line = l.Num
-		st.countMessage(&m)
+		st.CountMessage(&m)
 		if emit {
 			e.flags |= piEmits
 			e.tokens = int32(m.Tokens())
 		}
 		if m.Usage != nil {
-			st.countUsage(strings.Clone(f.id.Str()), *m.Usage, true)
+			st.CountUsage(strings.Clone(f.id.Str()), *m.Usage, true)
 		}
 	}
 	r.entries = append(r.entries, e)
@@ -210,7 +210,7 @@ func piIsNumber(v jsonl.Value) bool {
 	return len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))
 }
 
-func (r *piReader) finish(st *Stats) []ref {
+func (r *piReader) Finish(st *Stats) []ref {
 	st.Format = FormatPi
 	path := r.path()
 	comp := -1
@@ -223,7 +223,7 @@ func (r *piReader) finish(st *Stats) []ref {
 	emit := func(idx int32) {
 		e := r.entries[idx]
 		if e.flags&piEmits != 0 {
-			refs = append(refs, ref{off: e.off, size: e.size, line: e.line, tokens: e.tokens, msgs: 1, sel: piSelEntry})
+			refs = append(refs, ref{Off: e.off, Size: e.size, Line: e.line, Tokens: e.tokens, Msgs: 1, Sel: piSelEntry})
 		}
 	}
 	if comp < 0 {
@@ -235,7 +235,7 @@ func (r *piReader) finish(st *Stats) []ref {
 	ci := path[comp]
 	c := r.comps[ci]
 	ce := r.entries[ci]
-	refs = append(refs, ref{off: ce.off, size: ce.size, line: ce.line, tokens: c.tokens, msgs: 1, sel: piSelSummary})
+	refs = append(refs, ref{Off: ce.off, Size: ce.size, Line: ce.line, Tokens: c.tokens, Msgs: 1, Sel: piSelSummary})
 	first := int32(-1)
 	if c.hasKept {
 		if r.version < 2 {
@@ -294,18 +294,18 @@ func (r *piReader) path() []int32 {
 	return path
 }
 
-func (r *piReader) materialize(b []byte, x ref) ([]Message, error) {
-	f := piEntryFields(jsonl.Value(gjson.Parse(unsafeString(b)).Raw)) // as add sees it: from the first { on
-	if x.sel == piSelSummary {
-		m := piSummaryMessage(f.summary, withText)
-		m.Line = x.lineNum()
+func (r *piReader) Materialize(b []byte, x ref) ([]Message, error) {
+	f := piEntryFields(jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)) // as add sees it: from the first { on
+	if x.Sel == piSelSummary {
+		m := piSummaryMessage(f.summary, conv.WithText)
+		m.Line = x.LineNum()
 		return []Message{m}, nil
 	}
-	m, _ := piEntryMessage(f.typ.Str(), f, withText)
+	m, _ := piEntryMessage(f.typ.Str(), f, conv.WithText)
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation entry")
 	}
-	m.Line = x.lineNum()
+	m.Line = x.LineNum()
 	return []Message{m}, nil
 }
 
@@ -314,39 +314,6 @@ func piSummaryMessage(summary jsonl.Value, text textMode) Message {
 	m := piWrapped(summary, piCompactionPrefix, piCompactionSuffix, text)
 	m.Summary = true
 	return m
-}
-
-// piText builds a text block from literals and JSON values, counting code points without
-// copying when only statistics are wanted.
-type piText struct {
-	text    bool
-	noCount bool // searchText: no character counts
-	chars   int
-	buf     []byte
-}
-
-func (t *piText) lit(s string) {
-	t.chars += estimate.Chars(s)
-	if t.text {
-		t.buf = append(t.buf, s...)
-	}
-}
-
-func (t *piText) val(v jsonl.Value) {
-	if !t.noCount {
-		t.chars += v.Chars()
-	}
-	if t.text {
-		t.buf = append(t.buf, v.Text()...)
-	}
-}
-
-func (t *piText) block() Block {
-	b := Block{Kind: BlockText, Chars: t.chars}
-	if t.text {
-		b.Text = string(t.buf)
-	}
-	return b
 }
 
 // piEntryMessage turns a non-compaction entry into a message (no blocks: none). emit is false
@@ -368,11 +335,11 @@ func piEntryMessage(typ string, f piFields, text textMode) (m Message, emit bool
 }
 
 func piWrapped(s jsonl.Value, prefix, suffix string, text textMode) Message {
-	t := piText{text: text.on(), noCount: text == searchText}
-	t.lit(prefix)
-	t.val(s)
-	t.lit(suffix)
-	return Message{Role: RoleUser, Blocks: []Block{t.block()}}
+	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
+	t.Lit(prefix)
+	t.Val(s)
+	t.Lit(suffix)
+	return Message{Role: RoleUser, Blocks: []Block{t.Block()}}
 }
 
 // piMsgFields are the fields of a message (AgentMessage) the reader uses.
@@ -477,11 +444,11 @@ func piAssistantBlock(b jsonl.Value, text textMode) Block {
 	})
 	switch typ.Str() {
 	case "text":
-		return textBlockV(BlockText, txt, text)
+		return conv.TextBlockV(BlockText, txt, text)
 	case "thinking": // thinkingSignature is not counted
-		return textBlockV(BlockThinking, thinking, text)
+		return conv.TextBlockV(BlockThinking, thinking, text)
 	case "toolCall":
-		return toolCallBlockV(id.Str(), name.Str(), args, text)
+		return conv.ToolCallBlockV(id.Str(), name.Str(), args, text)
 	case "image":
 		return piImageBlock(b, text)
 	}
@@ -490,35 +457,35 @@ func piAssistantBlock(b jsonl.Value, text textMode) Block {
 
 // piBashText is the user text pi sends for a bash execution (messages.ts bashExecutionToText).
 func piBashText(f *piMsgFields, text textMode) Block {
-	t := piText{text: text.on(), noCount: text == searchText}
-	t.lit("Ran `")
-	t.val(f.command)
-	t.lit("`\n")
+	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
+	t.Lit("Ran `")
+	t.Val(f.command)
+	t.Lit("`\n")
 	if f.output.IsString() && f.output != `""` {
-		t.lit("```\n")
-		t.val(f.output)
-		t.lit("\n```")
+		t.Lit("```\n")
+		t.Val(f.output)
+		t.Lit("\n```")
 	} else {
-		t.lit("(no output)")
+		t.Lit("(no output)")
 	}
 	if f.cancelled.Bool() {
-		t.lit("\n\n(command cancelled)")
+		t.Lit("\n\n(command cancelled)")
 	} else if piIsNumber(f.exitCode) && f.exitCode.Int() != 0 {
-		t.lit("\n\nCommand exited with code ")
-		t.lit(string(f.exitCode))
+		t.Lit("\n\nCommand exited with code ")
+		t.Lit(string(f.exitCode))
 	}
 	if f.truncated.Bool() && f.fullOutputPath.IsString() && f.fullOutputPath != `""` {
-		t.lit("\n\n[Output truncated. Full output: ")
-		t.val(f.fullOutputPath)
-		t.lit("]")
+		t.Lit("\n\n[Output truncated. Full output: ")
+		t.Val(f.fullOutputPath)
+		t.Lit("]")
 	}
-	return t.block()
+	return t.Block()
 }
 
 // piContent reads user-side content: a string or text/image blocks.
 func piContent(c jsonl.Value, text textMode) []Block {
 	if c.IsString() {
-		return []Block{textBlockV(BlockText, c, text)}
+		return []Block{conv.TextBlockV(BlockText, c, text)}
 	}
 	var out []Block
 	c.Each(func(_ string, b jsonl.Value) bool {
@@ -534,7 +501,7 @@ func piContent(c jsonl.Value, text textMode) []Block {
 		})
 		switch typ.Str() {
 		case "text":
-			out = append(out, textBlockV(BlockText, txt, text))
+			out = append(out, conv.TextBlockV(BlockText, txt, text))
 		case "image":
 			out = append(out, piImageBlock(b, text))
 		default:
@@ -547,7 +514,7 @@ func piContent(c jsonl.Value, text textMode) []Block {
 
 func piImageBlock(b jsonl.Value, text textMode) Block {
 	bl := Block{Kind: BlockImage}
-	if text.on() {
+	if text.On() {
 		bl.Text = string(b)
 	}
 	return bl

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
@@ -205,13 +206,13 @@ func TestPiBashText(t *testing.T) {
 		{`{"role":"bashExecution","command":"cat big","output":"x","exitCode":0,"truncated":true,"fullOutputPath":"/tmp/o.txt"}`, "Ran `cat big`\n```\nx\n```\n\n[Output truncated. Full output: /tmp/o.txt]"},
 	} {
 		doc := jsonl.Value(tc.msg)
-		m, emit := piMessage(doc, withText)
-		stats, _ := piMessage(doc, noText)
+		m, emit := piMessage(doc, conv.WithText)
+		stats, _ := piMessage(doc, conv.NoText)
 		if !emit || m.Role != RoleUser || m.TextContent() != tc.want || stats.Chars() != len([]rune(tc.want)) {
 			t.Errorf("%s: %q (%d chars, stats %d)", tc.msg, m.TextContent(), m.Chars(), stats.Chars())
 		}
 	}
-	m, emit := piMessage(jsonl.Value(`{"role":"bashExecution","command":"ls","output":"","excludeFromContext":true}`), noText)
+	m, emit := piMessage(jsonl.Value(`{"role":"bashExecution","command":"ls","output":"","excludeFromContext":true}`), conv.NoText)
 	if emit || len(m.Blocks) != 1 {
 		t.Errorf("excluded bash: emit=%v %+v", emit, m)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
@@ -36,25 +37,25 @@ func (piWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, erro
 	if err != nil {
 		return Written{}, err
 	}
-	fe, err := parseObject(first)
+	fe, err := conv.ParseObject(first)
 	if err != nil {
 		return Written{}, fmt.Errorf("%s:%d: %w", src.Path, c.Tail[0].Line, err)
 	}
-	if firstID := fe.str("id"); firstID != "" {
+	if firstID := fe.Str("id"); firstID != "" {
 		parent, err := piLeafID(src)
 		if err != nil {
 			return Written{}, err
 		}
 		e := piCompaction(c, newHexID(8), parent, "firstKeptEntryId", firstID)
-		return Written{Data: lines([][]byte{e.encode()}), Messages: 1 + len(c.Tail)}, nil
+		return Written{Data: lines([][]byte{e.Encode()}), Messages: 1 + len(c.Tail)}, nil
 	}
 	// v1: entries are addressed by their index in the file, the header being 0.
-	idx, err := src.entryIndex(c.Tail[0].Line)
+	idx, err := entryIndex(src, c.Tail[0].Line)
 	if err != nil {
 		return Written{}, err
 	}
 	e := piCompaction(c, "", "", "firstKeptEntryIndex", idx)
-	return Written{Data: lines([][]byte{e.encode()}), Messages: 1 + len(c.Tail)}, nil
+	return Written{Data: lines([][]byte{e.Encode()}), Messages: 1 + len(c.Tail)}, nil
 }
 
 // piAppendCopies is the append of an emergency compaction that cut blocks in the tail: the tail
@@ -73,12 +74,12 @@ func piAppendCopies(src *Source, c *Compaction) (Written, error) {
 	first := ""
 	for i := range c.Tail {
 		m := &c.Tail[i]
-		recs, err := src.records(m)
+		recs, err := src.Records(m)
 		if err != nil {
 			return Written{}, err
 		}
 		for _, r := range recs {
-			o, err := parseObject(r)
+			o, err := conv.ParseObject(r)
 			if err != nil {
 				return Written{}, fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
 			}
@@ -89,14 +90,14 @@ func piAppendCopies(src *Source, c *Compaction) (Written, error) {
 			if first == "" {
 				first = id
 			}
-			o.set("id", id)
-			o.set("parentId", parent)
+			o.Set("id", id)
+			o.Set("parentId", parent)
 			parent = id
-			copies = append(copies, o.encode())
+			copies = append(copies, o.Encode())
 		}
 	}
 	e := piCompaction(c, cid, leafID, "firstKeptEntryId", first)
-	return Written{Data: lines(append([][]byte{e.encode()}, copies...)), Messages: 1 + len(c.Tail)}, nil
+	return Written{Data: lines(append([][]byte{e.Encode()}, copies...)), Messages: 1 + len(c.Tail)}, nil
 }
 
 // piCompaction is the compaction entry: id and parent are left out for v1 files (""), and the
@@ -105,19 +106,19 @@ func piAppendCopies(src *Source, c *Compaction) (Written, error) {
 func piCompaction(c *Compaction, id, parent, firstKey string, first any) *object {
 	meta := c.Meta
 	meta.TailLines = 0
-	e := &object{vals: map[string]json.RawMessage{}}
-	e.set("type", "compaction")
+	e := conv.NewObject()
+	e.Set("type", "compaction")
 	if id != "" {
-		e.set("id", id)
-		e.set("parentId", parent)
+		e.Set("id", id)
+		e.Set("parentId", parent)
 	}
-	e.set("timestamp", rfc3339ms(c.Now))
-	e.set("summary", headedSummary(c))
-	e.set(firstKey, first)
-	e.set("tokensBefore", c.Meta.TokensBefore)
-	e.set("details", map[string]any{"readFiles": []string{}, "modifiedFiles": []string{}})
-	e.set("fromHook", false)
-	e.set("ctxc", meta)
+	e.Set("timestamp", rfc3339ms(c.Now))
+	e.Set("summary", headedSummary(c))
+	e.Set(firstKey, first)
+	e.Set("tokensBefore", c.Meta.TokensBefore)
+	e.Set("details", map[string]any{"readFiles": []string{}, "modifiedFiles": []string{}})
+	e.Set("fromHook", false)
+	e.Set("ctxc", meta)
 	return e
 }
 
@@ -127,25 +128,25 @@ func piLeafID(src *Source) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	lo, err := parseObject(leaf)
-	if err != nil || lo.str("id") == "" {
+	lo, err := conv.ParseObject(leaf)
+	if err != nil || lo.Str("id") == "" {
 		return "", fmt.Errorf("%s: the newest entry has no id to continue from (pi v2 or later is needed)", src.Path)
 	}
-	return lo.str("id"), nil
+	return lo.Str("id"), nil
 }
 
 // piApplyEdits writes a cut tool result's text into a copy of its entry.
 func piApplyEdits(o *object, m *Message) {
-	msg, err := parseObject(o.get("message"))
+	msg, err := conv.ParseObject(o.Get("message"))
 	if err != nil {
 		return
 	}
 	for _, b := range m.Blocks {
 		if b.Kind == BlockToolResult {
-			msg.set("content", []map[string]string{{"type": "text", "text": b.Text}})
+			msg.Set("content", []map[string]string{{"type": "text", "text": b.Text}})
 		}
 	}
-	o.set("message", json.RawMessage(msg.encode()))
+	o.Set("message", json.RawMessage(msg.Encode()))
 }
 
 func (piWriter) New(src *Source, c *Compaction) (Written, error) {
@@ -153,24 +154,24 @@ func (piWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil {
 		return Written{}, err
 	}
-	h, err := parseObject(first)
-	if err != nil || h.str("type") != "session" {
+	h, err := conv.ParseObject(first)
+	if err != nil || h.Str("type") != "session" {
 		return Written{}, fmt.Errorf("%s:1: not a pi session header: a new pi session needs one", src.Path)
 	}
 	if len(c.Tail) == 0 {
 		return Written{}, fmt.Errorf("%s: pi keeps the tail by reference to its first entry: there must be a tail", src.Path)
 	}
 	id := newUUIDv7(c.Now)
-	h.set("version", 3)
-	h.set("id", id)
-	h.set("timestamp", rfc3339ms(c.Now))
-	h.del("branchedFrom")
-	h.del("parentSession")
-	out := [][]byte{h.encode()}
+	h.Set("version", 3)
+	h.Set("id", id)
+	h.Set("timestamp", rfc3339ms(c.Now))
+	h.Del("branchedFrom")
+	h.Del("parentSession")
+	out := [][]byte{h.Encode()}
 	parent := ""
 	firstKept := ""
 	for i := range c.Tail {
-		recs, err := src.records(&c.Tail[i])
+		recs, err := src.Records(&c.Tail[i])
 		if err != nil {
 			return Written{}, err
 		}
@@ -178,7 +179,7 @@ func (piWriter) New(src *Source, c *Compaction) (Written, error) {
 			if r == nil {
 				continue
 			}
-			o, err := parseObject(r)
+			o, err := conv.ParseObject(r)
 			if err != nil {
 				return Written{}, fmt.Errorf("%s:%d: %w", src.Path, c.Tail[i].Line, err)
 			}
@@ -186,26 +187,26 @@ func (piWriter) New(src *Source, c *Compaction) (Written, error) {
 				piApplyEdits(o, &c.Tail[i])
 			}
 			eid := newHexID(8)
-			o.set("id", eid)
+			o.Set("id", eid)
 			if parent == "" {
-				o.set("parentId", nil)
+				o.Set("parentId", nil)
 				firstKept = eid
 			} else {
-				o.set("parentId", parent)
+				o.Set("parentId", parent)
 			}
 			parent = eid
-			out = append(out, o.encode())
+			out = append(out, o.Encode())
 		}
 	}
 	e := piCompaction(c, newHexID(8), parent, "firstKeptEntryId", firstKept)
-	out = append(out, e.encode())
+	out = append(out, e.Encode())
 	return Written{Data: lines(out), Messages: 1 + len(c.Tail), Session: id,
-		Resume: resumeHint(FormatPi, "")}, nil
+		Resume: conv.ResumeHint(FormatPi, "")}, nil
 }
 
 // entryIndex is a v1 pi entry's index: the count of entries (valid JSON lines) before line n.
-func (s *Source) entryIndex(n int) (int, error) {
-	lr := jsonl.NewLineReader(io.NewSectionReader(s.f, 0, 1<<62))
+func entryIndex(s *Source, n int) (int, error) {
+	lr := jsonl.NewLineReader(io.NewSectionReader(s.ReaderAt(), 0, 1<<62))
 	idx := 0
 	for {
 		l, err := lr.Next()
@@ -215,7 +216,7 @@ func (s *Source) entryIndex(n int) (int, error) {
 		if l.Num == n {
 			return idx, nil
 		}
-		if jsonl.Valid(trimBOM(l.Bytes)) {
+		if jsonl.Valid(conv.TrimBOM(l.Bytes)) {
 			idx++
 		}
 	}
@@ -227,7 +228,7 @@ func (s *Source) entryIndex(n int) (int, error) {
 func piSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error) {
 	id := newUUIDv7(s.Now)
 	now := rfc3339ms(s.Now)
-	h, err := marshal(map[string]any{"type": "session", "version": 3, "id": id, "timestamp": now, "cwd": s.Cwd})
+	h, err := conv.Marshal(map[string]any{"type": "session", "version": 3, "id": id, "timestamp": now, "cwd": s.Cwd})
 	if err != nil {
 		return Written{}, r.dropped, err
 	}
@@ -237,7 +238,7 @@ func piSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped,
 	for i := range ms {
 		for _, msg := range piMessages(&ms[i], r, names, s.Now.UnixMilli()) {
 			eid := newHexID(8)
-			e, err := marshal(map[string]any{"type": "message", "id": eid, "parentId": parentOrNil(parent), "timestamp": now, "message": msg})
+			e, err := conv.Marshal(map[string]any{"type": "message", "id": eid, "parentId": parentOrNil(parent), "timestamp": now, "message": msg})
 			if err != nil {
 				return Written{}, r.dropped, err
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -117,7 +118,7 @@ func (f *qwenFields) valid() bool {
 		f.sessionID.IsString() && f.sessionID != `""` && qwenRecordTypes[f.typ.Str()]
 }
 
-func (r *qwenReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *qwenReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	f := qwenFieldsOf(jsonl.Value(doc.Raw))
 	if !f.valid() {
 		return
@@ -169,7 +170,7 @@ func (r *qwenReader) typeOf(idx int32) string {
 // message counts a record's message; the records of one assistant response after its first
 // add to that response.
 func (r *qwenReader) message(l *scanLine, rec *qwenRec, f qwenFields, typ string, fragment bool, st *Stats) {
-	m := qwenMessage(f.message, noText)
+	m := qwenMessage(f.message, conv.NoText)
 	m.Line = l.Num
 	if len(m.Blocks) == 0 {
 		return
@@ -181,20 +182,20 @@ func (r *qwenReader) message(l *scanLine, rec *qwenRec, f qwenFields, typ string
 			r.chars = map[uint64]int{}
 		}
 		prev := r.chars[rec.key]
-		rec.tokens = int32(continuationTokens(&m, prev))
+		rec.tokens = int32(conv.ContinuationTokens(&m, prev))
 		r.chars[rec.key] = prev + m.Chars()
 		if fragment && prev > 0 {
-			st.countContinuation(&m, prev)
+			st.CountContinuation(&m, prev)
 		} else {
-			st.countMessage(&m)
+			st.CountMessage(&m)
 		}
 		if f.usage.IsObject() {
-			st.countUsage(strings.Clone(f.uuid.Str()), qwenUsage(f.usage), true)
+			st.CountUsage(strings.Clone(f.uuid.Str()), qwenUsage(f.usage), true)
 		}
 		return
 	}
 	rec.tokens = int32(m.Tokens())
-	st.countMessage(&m)
+	st.CountMessage(&m)
 }
 
 // compression notes a chat_compression record: its summary (the first content of the
@@ -205,14 +206,14 @@ func (r *qwenReader) compression(l *scanLine, idx int32, payload jsonl.Value, st
 		return
 	}
 	st.Compactions++
-	st.addRecord(l)
+	st.AddRecord(l)
 	c := qwenComp{}
-	for i, m := range qwenHistory(hist, noText) {
+	for i, m := range qwenHistory(hist, conv.NoText) {
 		c.msgs++
 		c.tokens += int32(m.Tokens())
 		if i == 0 {
 			m.Line = l.Num
-			st.countMessage(&m)
+			st.CountMessage(&m)
 		}
 	}
 	r.comp[idx] = c
@@ -268,7 +269,7 @@ func qwenHistory(hist jsonl.Value, text textMode) []Message {
 	return out
 }
 
-func (r *qwenReader) finish(st *Stats) []ref {
+func (r *qwenReader) Finish(st *Stats) []ref {
 	st.Format = FormatQwen
 	path := r.path()
 	start := 0
@@ -282,7 +283,7 @@ func (r *qwenReader) finish(st *Stats) []ref {
 	for _, idx := range path[start:] {
 		if r.recs[idx].flags&qwenCompression != 0 {
 			rec, c := r.recs[idx], r.comp[idx]
-			refs = append(refs, ref{off: rec.off, size: rec.size, line: rec.line, tokens: c.tokens, msgs: c.msgs, sel: qwenSelCompression})
+			refs = append(refs, ref{Off: rec.off, Size: rec.size, Line: rec.line, Tokens: c.tokens, Msgs: c.msgs, Sel: qwenSelCompression})
 			prev = nil
 			continue
 		}
@@ -295,7 +296,7 @@ func (r *qwenReader) finish(st *Stats) []ref {
 			if rec.flags&qwenAssistant != 0 && prev != nil && prev.key == rec.key {
 				msgs = 0 // a further record of a response: merged into it (MsgID)
 			}
-			refs = append(refs, ref{off: rec.off, size: rec.size, line: rec.line, tokens: rec.tokens, msgs: msgs, sel: qwenSelRecord})
+			refs = append(refs, ref{Off: rec.off, Size: rec.size, Line: rec.line, Tokens: rec.tokens, Msgs: msgs, Sel: qwenSelRecord})
 			prev = nil
 			if rec.flags&qwenAssistant != 0 {
 				prev = rec
@@ -335,20 +336,20 @@ func (r *qwenReader) path() []int32 {
 	return path
 }
 
-func (r *qwenReader) materialize(b []byte, x ref) ([]Message, error) {
-	f := qwenFieldsOf(jsonl.Value(gjson.Parse(unsafeString(b)).Raw))
-	if x.sel == qwenSelCompression {
-		ms := qwenHistory(f.payload.Get("compressedHistory"), withText)
+func (r *qwenReader) Materialize(b []byte, x ref) ([]Message, error) {
+	f := qwenFieldsOf(jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw))
+	if x.Sel == qwenSelCompression {
+		ms := qwenHistory(f.payload.Get("compressedHistory"), conv.WithText)
 		for i := range ms {
-			ms[i].Line = x.lineNum()
+			ms[i].Line = x.LineNum()
 		}
 		return ms, nil
 	}
-	m := qwenMessage(f.message, withText)
+	m := qwenMessage(f.message, conv.WithText)
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation record")
 	}
-	m.Line = x.lineNum()
+	m.Line = x.LineNum()
 	if m.Role == RoleAssistant {
 		m.MsgID = strings.Clone(f.uuid.Str())
 	}

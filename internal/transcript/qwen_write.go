@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
@@ -25,11 +26,11 @@ func (qwenWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, er
 	if err != nil {
 		return Written{}, err
 	}
-	o, err := parseObject(last)
-	if err != nil || o.str("uuid") == "" || o.str("sessionId") == "" {
+	o, err := conv.ParseObject(last)
+	if err != nil || o.Str("uuid") == "" || o.Str("sessionId") == "" {
 		return Written{}, fmt.Errorf("%s: the last line is not a Qwen Code record (uuid, sessionId)", src.Path)
 	}
-	rec, n, err := qwenCompressionRecord(c, o.str("uuid"), o.str("sessionId"), o)
+	rec, n, err := qwenCompressionRecord(c, o.Str("uuid"), o.Str("sessionId"), o)
 	if err != nil {
 		return Written{}, err
 	}
@@ -41,8 +42,8 @@ func (qwenWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil {
 		return Written{}, err
 	}
-	o, err := parseObject(first)
-	if err != nil || o.str("sessionId") == "" {
+	o, err := conv.ParseObject(first)
+	if err != nil || o.Str("sessionId") == "" {
 		return Written{}, fmt.Errorf("%s: the first line is not a Qwen Code record (sessionId)", src.Path)
 	}
 	id := newUUID()
@@ -51,7 +52,7 @@ func (qwenWriter) New(src *Source, c *Compaction) (Written, error) {
 		return Written{}, err
 	}
 	return Written{Data: lines([][]byte{rec}), Messages: n, Session: id,
-		Resume: fmt.Sprintf("place it as ~/.qwen/projects/<project>/chats/%s.jsonl, then in the project: %s", id, resumeHint(FormatQwen, id))}, nil
+		Resume: fmt.Sprintf("place it as ~/.qwen/projects/<project>/chats/%s.jsonl, then in the project: %s", id, conv.ResumeHint(FormatQwen, id))}, nil
 }
 
 // qwenCompressionRecord renders the chat_compression record; like (a record of the session) gives
@@ -69,7 +70,7 @@ func qwenCompressionRecord(c *Compaction, parent, session string, like *object) 
 			if err != nil {
 				return err
 			}
-			b, err := marshal(map[string]any{"role": role, "parts": parts})
+			b, err := conv.Marshal(map[string]any{"role": role, "parts": parts})
 			if err != nil {
 				return err
 			}
@@ -86,7 +87,7 @@ func qwenCompressionRecord(c *Compaction, parent, session string, like *object) 
 	if err := add(c.Tail); err != nil {
 		return nil, 0, err
 	}
-	payload, err := marshal(map[string]any{
+	payload, err := conv.Marshal(map[string]any{
 		"info": map[string]any{"originalTokenCount": c.Meta.TokensBefore, "newTokenCount": c.Meta.TokensAfter,
 			"compressionStatus": 1, "newTokenCountIsEstimated": true},
 		"compressedHistory": hist,
@@ -94,27 +95,27 @@ func qwenCompressionRecord(c *Compaction, parent, session string, like *object) 
 	if err != nil {
 		return nil, 0, err
 	}
-	rec := &object{vals: map[string]json.RawMessage{}}
-	rec.set("uuid", newUUID())
+	rec := conv.NewObject()
+	rec.Set("uuid", newUUID())
 	if parent == "" {
-		rec.set("parentUuid", nil)
+		rec.Set("parentUuid", nil)
 	} else {
-		rec.set("parentUuid", parent)
+		rec.Set("parentUuid", parent)
 	}
-	rec.set("sessionId", session)
-	rec.set("timestamp", rfc3339ms(c.Now))
-	rec.set("type", "system")
+	rec.Set("sessionId", session)
+	rec.Set("timestamp", rfc3339ms(c.Now))
+	rec.Set("type", "system")
 	for _, k := range []string{"cwd", "version"} {
-		if v := like.get(k); v != nil {
-			rec.set(k, v)
+		if v := like.Get(k); v != nil {
+			rec.Set(k, v)
 		}
 	}
-	rec.set("subtype", "chat_compression")
-	rec.set("systemPayload", json.RawMessage(payload))
+	rec.Set("subtype", "chat_compression")
+	rec.Set("systemPayload", json.RawMessage(payload))
 	meta := c.Meta
 	meta.TailLines = 0
-	rec.set("ctxc", meta)
-	return rec.encode(), len(hist), nil
+	rec.Set("ctxc", meta)
+	return rec.Encode(), len(hist), nil
 }
 
 // qwenRecord decodes one line for searches: a record's message; a chat compression's summary
@@ -128,7 +129,7 @@ func qwenRecord(v jsonl.Value) Record {
 		if f.subtype.Str() != "chat_compression" {
 			return Record{}
 		}
-		ms := qwenHistory(f.payload.Get("compressedHistory"), searchText)
+		ms := qwenHistory(f.payload.Get("compressedHistory"), conv.SearchText)
 		rec := Record{Compaction: true, Meta: metaOf(v.Get("ctxc"))}
 		if len(ms) > 0 {
 			rec.Messages = ms[:1]
@@ -138,7 +139,7 @@ func qwenRecord(v jsonl.Value) Record {
 	if f.subtype.Str() == "realtime_message" {
 		return Record{}
 	}
-	m := qwenMessage(f.message, searchText)
+	m := qwenMessage(f.message, conv.SearchText)
 	if len(m.Blocks) == 0 {
 		return Record{}
 	}
@@ -170,7 +171,7 @@ func qwenSession(ms []Message, s *NewSession, r *sessionRender) (Written, Droppe
 			return err
 		}
 		u := newUUID()
-		rec, err := marshal(map[string]any{"uuid": u, "parentUuid": parentOrNil(parent), "sessionId": id, "timestamp": now,
+		rec, err := conv.Marshal(map[string]any{"uuid": u, "parentUuid": parentOrNil(parent), "sessionId": id, "timestamp": now,
 			"type": typ, "cwd": s.Cwd, "version": qwenVersion, "message": map[string]any{"role": role, "parts": ps}})
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
@@ -146,13 +147,13 @@ func scanRangesAt(f io.ReaderAt, at rangeStart, size int64, path string, opts Op
 func walkAheadFormat(f io.ReaderAt, size int64, path string, opts Options) (Format, textMode) {
 	pre, text := opts.keep, opts.keepText()
 	if pre == FormatUnknown {
-		text = noText
+		text = conv.NoText
 		pre = opts.Format
 		if pre == FormatUnknown {
 			pre, _ = detectAt(f, size, path, opts)
 		}
 	}
-	if pre != FormatClaude && !pre.IsGeneric() && (pre != FormatGemini || text != noText) {
+	if pre != FormatClaude && !pre.IsGeneric() && (pre != FormatGemini || text != conv.NoText) {
 		pre = FormatUnknown
 	}
 	return pre, text
@@ -378,7 +379,7 @@ func (w *rangeWork) work(i, linesHint int) (r *rangeResult) {
 					slots.gemini = &r.gemini[k]
 				}
 				preparseInto(&r.pre[k], slots, pre, text, l)
-				l.pre = &r.pre[k]
+				l.Pre = &r.pre[k]
 			}
 		}
 	}

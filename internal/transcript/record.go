@@ -4,31 +4,10 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
-
-// Record is what one line of a transcript adds to the conversation history, decoded with its
-// text, for searches of the whole history (ctxc grep) and checks of a file line by line. It
-// says the same as the format readers do about a line seen on its own: copies of earlier
-// records (a ctxc marker's head, the items a Codex replacement_history carries over) are not
-// new history and are left out; a compaction's summary is.
-type Record struct {
-	Messages []Message // new conversation messages of the line, with their text and Line set
-	// Compaction is set when the line is a compaction record: a ctxc marker, a Claude Code
-	// compact_boundary, a Codex compacted item, a pi compaction entry.
-	Compaction bool
-	// Meta is ctxc's provenance on a compaction record that ctxc wrote (nil otherwise, or when
-	// it cannot be read).
-	Meta *MarkerMeta
-	// TailLines, for a ctxc marker, is how many lines right after it copy the kept tail.
-	TailLines int
-	// Sidechain: a subagent's record (Claude Code isSidechain:true, a Copilot CLI subagent's
-	// event). Its messages are in Messages: they are the whole conversation of a subagent
-	// file, which grep and search read as the history the file holds; a caller that wants only
-	// what the user and the main agent said (memory) leaves them out.
-	Sidechain bool
-}
 
 // DecodeRecord decodes one line (without its terminator; a BOM is accepted) of a file of format
 // f. ok is false when the line is not valid JSON.
@@ -43,11 +22,11 @@ func DecodeRecordTransient(f Format, line []byte, num int) (rec Record, ok bool)
 }
 
 func decodeRecord(f Format, line []byte, num int, own bool) (rec Record, ok bool) {
-	line = trimBOM(trimLine(line))
+	line = conv.TrimBOM(conv.TrimLine(line))
 	if !jsonl.Valid(line) {
 		return Record{}, false
 	}
-	s := unsafeString(line)
+	s := conv.UnsafeString(line)
 	if own {
 		s = string(line) // messages keep substrings of it
 	}
@@ -86,7 +65,7 @@ func genericRecord(doc gjson.Result) Record {
 		return Record{}
 	}
 	d, _ := messageDialectV(msg)
-	m := parseDialectV(msg, d, searchText)
+	m := parseDialectV(msg, d, conv.SearchText)
 	m.Raw = []byte(msg)
 	return Record{Messages: []Message{m}}
 }
@@ -153,14 +132,14 @@ func genericRecordGJSON(doc gjson.Result) Record {
 		return Record{}
 	}
 	d, _ := messageDialect(msg)
-	m := parseDialect(msg, d, searchText)
+	m := parseDialect(msg, d, conv.SearchText)
 	m.Raw = []byte(msg.Raw)
 	return Record{Messages: []Message{m}}
 }
 
 // genericMarker reads a ctxc marker line.
 func genericMarker(doc gjson.Result) Record {
-	mk, ok := parseMarkerDoc(doc, noText)
+	mk, ok := parseMarkerDoc(doc, conv.NoText)
 	if !ok {
 		return Record{}
 	}
@@ -198,7 +177,7 @@ func claudeRecord(v jsonl.Value) Record {
 		return Record{}
 	}
 	c := claudeReader{}
-	m := c.message(msg, typ, searchText)
+	m := c.message(msg, typ, conv.SearchText)
 	m.Summary = summary
 	return Record{Messages: []Message{m}, Sidechain: sidechain}
 }
@@ -212,10 +191,10 @@ func codexRecord(v jsonl.Value) Record {
 		case "compacted":
 			rec := Record{Compaction: true, Meta: metaOf(payload.Get("ctxc"))}
 			if msg := payload.Get("message"); msg.IsString() && msg != `""` {
-				rec.Messages = append(rec.Messages, codexSummaryMessage(msg, searchText))
+				rec.Messages = append(rec.Messages, codexSummaryMessage(msg, conv.SearchText))
 			}
 			payload.Get("replacement_history").Each(func(_ string, it jsonl.Value) bool {
-				if m, _ := codexItemMessage(it, searchText); m.Summary && len(m.Blocks) > 0 {
+				if m, _ := codexItemMessage(it, conv.SearchText); m.Summary && len(m.Blocks) > 0 {
 					rec.Messages = append(rec.Messages, m) // the summary is new; the rest are copies
 				}
 				return true
@@ -231,7 +210,7 @@ func codexRecord(v jsonl.Value) Record {
 }
 
 func codexItemRecord(it jsonl.Value) Record {
-	m, _ := codexItemMessage(it, searchText)
+	m, _ := codexItemMessage(it, conv.SearchText)
 	if len(m.Blocks) == 0 {
 		return Record{}
 	}
@@ -254,7 +233,7 @@ func piRecord(v jsonl.Value) Record {
 		}
 		return Record{Compaction: true, Meta: metaOf(v.Get("ctxc")), Messages: []Message{m}}
 	}
-	m, _ := piEntryMessage(typ, f, searchText)
+	m, _ := piEntryMessage(typ, f, conv.SearchText)
 	if len(m.Blocks) == 0 {
 		return Record{}
 	}

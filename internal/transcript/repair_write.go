@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/tidwall/gjson"
 )
 
@@ -135,7 +136,7 @@ func OnlyResultsAfter(msgs []Message, i int) bool {
 // resultRecord is what a moved result is made of: Claude Code, the tool_result block; Codex,
 // the output item; pi, the toolResult entry.
 func resultRecord(src *Source, f Format, m *Message, id string) ([]byte, error) {
-	recs, err := src.records(m)
+	recs, err := src.Records(m)
 	if err != nil {
 		return nil, err
 	}
@@ -235,18 +236,18 @@ func (w *repairWrite) newTreeCopy(first int) (*treeCopy, error) {
 		t.idKey, t.parentKey = "id", "parentId"
 	}
 	m := &w.msgs[first]
-	startRecs, err := w.src.records(m)
+	startRecs, err := w.src.Records(m)
 	if err != nil || len(startRecs) == 0 || startRecs[0] == nil {
 		return nil, fmt.Errorf("%s:%d: cannot read the record the repair starts from: %v", w.src.Path, m.Line, err)
 	}
-	start, err := parseObject(startRecs[0])
+	start, err := conv.ParseObject(startRecs[0])
 	if err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", w.src.Path, m.Line, err)
 	}
-	if w.f == FormatPi && start.str("id") == "" {
+	if w.f == FormatPi && start.Str("id") == "" {
 		return nil, fmt.Errorf("%s: a pi v1 session (entries without ids) cannot be repaired by appending", w.src.Path)
 	}
-	if t.parent = start.get(t.parentKey); t.parent == nil {
+	if t.parent = start.Get(t.parentKey); t.parent == nil {
 		t.parent = json.RawMessage("null")
 	}
 	return t, nil
@@ -256,7 +257,7 @@ func (w *repairWrite) newTreeCopy(first int) (*treeCopy, error) {
 // answers the calls of an assistant message that have no result right after them.
 func (t *treeCopy) copyMessage(i int) error {
 	m := &t.msgs[i]
-	recs, err := t.src.records(m)
+	recs, err := t.src.Records(m)
 	if err != nil {
 		return err
 	}
@@ -289,7 +290,7 @@ func (t *treeCopy) copyMessage(i int) error {
 // withoutDropped is the record r of message i without the results left out of their place; nil
 // when nothing of it is left.
 func (t *treeCopy) withoutDropped(r []byte, m *Message, i int) (*object, error) {
-	o, err := parseObject(r)
+	o, err := conv.ParseObject(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", t.src.Path, m.Line, err)
 	}
@@ -300,12 +301,12 @@ func (t *treeCopy) withoutDropped(r []byte, m *Message, i int) (*object, error) 
 	if keep == nil {
 		return nil, nil
 	}
-	msg, err := parseObject(o.get("message"))
+	msg, err := conv.ParseObject(o.Get("message"))
 	if err != nil {
 		return nil, err
 	}
-	msg.set("content", keep)
-	o.set("message", json.RawMessage(msg.encode()))
+	msg.Set("content", keep)
+	o.Set("message", json.RawMessage(msg.Encode()))
 	return o, nil
 }
 
@@ -314,22 +315,22 @@ func (t *treeCopy) withoutDropped(r []byte, m *Message, i int) (*object, error) 
 // response whose call they answer follows that response's copy.
 func (t *treeCopy) emit(o *object) {
 	id := t.newID()
-	if old := o.str(t.idKey); old != "" {
+	if old := o.Str(t.idKey); old != "" {
 		t.uuids[old] = id
 	}
 	if t.f == FormatClaude {
-		if a := o.str("sourceToolAssistantUUID"); a != "" {
+		if a := o.Str("sourceToolAssistantUUID"); a != "" {
 			if n, ok := t.uuids[a]; ok {
-				o.set("sourceToolAssistantUUID", n)
+				o.Set("sourceToolAssistantUUID", n)
 			}
 		}
 		claudeRenameMessageID(o, t.msgIDs)
 	}
-	o.set(t.idKey, id)
-	o.set(t.parentKey, t.parent)
-	o.del("logicalParentUuid")
-	t.parent, _ = marshal(id)
-	t.out = append(t.out, o.encode())
+	o.Set(t.idKey, id)
+	o.Set(t.parentKey, t.parent)
+	o.Del("logicalParentUuid")
+	t.parent, _ = conv.Marshal(id)
+	t.out = append(t.out, o.Encode())
 }
 
 // newID is a fresh record id in the format's shape: a UUID for Claude Code, hex digits for pi.
@@ -353,7 +354,7 @@ func (t *treeCopy) answer(after *object, id string) error {
 		t.emit(t.piPlaceholder(id, c))
 		return nil
 	}
-	o, err := parseObject(c.moved)
+	o, err := conv.ParseObject(c.moved)
 	if err != nil {
 		return err
 	}
@@ -363,12 +364,12 @@ func (t *treeCopy) answer(after *object, id string) error {
 
 // piPlaceholder is a toolResult entry answering call id with RepairResultText, as an error.
 func (t *treeCopy) piPlaceholder(id string, c *repairCall) *object {
-	o := &object{vals: map[string]json.RawMessage{}}
-	o.set("type", "message")
-	o.set("id", "")
-	o.set("parentId", nil)
-	o.set("timestamp", t.stamp)
-	o.set("message", map[string]any{"role": "toolResult", "toolCallId": id, "toolName": c.name,
+	o := conv.NewObject()
+	o.Set("type", "message")
+	o.Set("id", "")
+	o.Set("parentId", nil)
+	o.Set("timestamp", t.stamp)
+	o.Set("message", map[string]any{"role": "toolResult", "toolCallId": id, "toolName": c.name,
 		"content": []any{map[string]any{"type": "text", "text": RepairResultText}}, "isError": true, "timestamp": t.now.UnixMilli()})
 	return o
 }
@@ -376,22 +377,22 @@ func (t *treeCopy) piPlaceholder(id string, c *repairCall) *object {
 // claudeResult is a user record, in the envelope of the response after, holding the result of
 // call id: the block moved from later in the session, or RepairResultText as an error.
 func (t *treeCopy) claudeResult(after *object, id string, c *repairCall) *object {
-	o := &object{vals: map[string]json.RawMessage{}}
-	o.set("parentUuid", nil)
-	o.set("isSidechain", false)
+	o := conv.NewObject()
+	o.Set("parentUuid", nil)
+	o.Set("isSidechain", false)
 	for _, k := range claudeEnvelope {
-		if v := after.get(k); v != nil {
-			o.set(k, v)
+		if v := after.Get(k); v != nil {
+			o.Set(k, v)
 		}
 	}
-	o.set("type", "user")
+	o.Set("type", "user")
 	block := c.moved
 	if block == nil {
-		block, _ = marshal(map[string]any{"type": "tool_result", "tool_use_id": id, "content": RepairResultText, "is_error": true})
+		block, _ = conv.Marshal(map[string]any{"type": "tool_result", "tool_use_id": id, "content": RepairResultText, "is_error": true})
 	}
-	o.set("message", map[string]any{"role": "user", "content": []json.RawMessage{block}})
-	o.set("uuid", "")
-	o.set("timestamp", t.stamp)
+	o.Set("message", map[string]any{"role": "user", "content": []json.RawMessage{block}})
+	o.Set("uuid", "")
+	o.Set("timestamp", t.stamp)
 	return o
 }
 
@@ -446,7 +447,7 @@ func (w *repairWrite) codex() error {
 			items = append(items, w.codexAnswers(i)...)
 		}
 	}
-	line, err := marshal(map[string]any{"timestamp": rfc3339ms(w.now), "type": "compacted",
+	line, err := conv.Marshal(map[string]any{"timestamp": rfc3339ms(w.now), "type": "compacted",
 		"payload": map[string]any{"message": "", "replacement_history": items}})
 	if err != nil {
 		return err
@@ -460,7 +461,7 @@ func (w *repairWrite) codex() error {
 // out of their place. It notes the type of each call, which its output's type follows.
 func (w *repairWrite) codexItems(i int) ([]json.RawMessage, error) {
 	m := &w.msgs[i]
-	recs, err := w.src.records(m)
+	recs, err := w.src.Records(m)
 	if err != nil {
 		return nil, err
 	}
@@ -479,7 +480,7 @@ func (w *repairWrite) codexItems(i int) ([]json.RawMessage, error) {
 			if m.Role == RoleTool {
 				continue
 			}
-			b, _ := marshal(map[string]any{"type": "message", "role": string(m.Role),
+			b, _ := conv.Marshal(map[string]any{"type": "message", "role": string(m.Role),
 				"content": []any{map[string]any{"type": "input_text", "text": m.TextContent()}}})
 			items = append(items, b)
 			continue
@@ -511,7 +512,7 @@ func (w *repairWrite) codexAnswers(i int) []json.RawMessage {
 		if c.typ == "custom_tool_call" {
 			typ = "custom_tool_call_output"
 		}
-		b, _ := marshal(map[string]any{"type": typ, "call_id": id, "output": RepairResultText})
+		b, _ := conv.Marshal(map[string]any{"type": typ, "call_id": id, "output": RepairResultText})
 		items = append(items, b)
 	}
 	return items

@@ -58,7 +58,7 @@ type streamBatch struct {
 // free frees the memory of the batch's long lines that nothing took.
 func (b *streamBatch) free() {
 	for i := range b.lines {
-		b.lines[i].free()
+		b.lines[i].Free()
 	}
 	if b.pending != nil {
 		b.pending()
@@ -148,7 +148,7 @@ func (p *streamPipeline) fill(b *streamBatch) {
 		}
 		line := scanLine{Line: l}
 		if release, ok := p.lr.Take(); ok {
-			line.release = release
+			line.Release = release
 		} else {
 			start := len(b.buf)
 			b.buf = append(b.buf, l.Bytes...)
@@ -168,7 +168,7 @@ func (p *streamPipeline) validate() {
 		for i := range b.lines {
 			valid[i] = jsonl.Valid(b.lines[i].Bytes)
 			if valid[i] && p.opts.keep != FormatUnknown {
-				b.lines[i].pre = preparse(p.opts.keep, p.opts.keepText(), &b.lines[i])
+				b.lines[i].Pre = preparse(p.opts.keep, p.opts.keepText(), &b.lines[i])
 			}
 		}
 		b.valid = valid
@@ -187,7 +187,7 @@ func (p *streamPipeline) parse(sc *scanner) (*Result, error) {
 		pendingMem, b.pending = b.pending, nil
 		for i := range b.lines {
 			err := sc.line(&b.lines[i], b.valid[i])
-			b.lines[i].free()
+			b.lines[i].Free()
 			if err != nil {
 				b.free()
 				return nil, err
@@ -198,8 +198,8 @@ func (p *streamPipeline) parse(sc *scanner) (*Result, error) {
 		}
 		p.free <- b
 	}
-	pending := &scanLine{release: pendingMem}
-	defer pending.free()
+	pending := &scanLine{Release: pendingMem}
+	defer pending.Free()
 	if l, ok := p.lr.Pending(); ok {
 		pending.Line = l
 		return sc.finishAt(pending, p.lr.Offset())
@@ -218,4 +218,10 @@ func (p *streamPipeline) stop() {
 			b.free()
 		}
 	}()
+}
+
+// preOf is what a worker's walk found of l (nil: nothing, the reader parses the line).
+func preOf(l *scanLine) *preparsed {
+	p, _ := l.Pre.(*preparsed)
+	return p
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/ctxc/ctxc/internal/conv"
 )
 
 // NewSession is a conversation to write as a new session of an agent, whatever format it was
@@ -151,7 +153,7 @@ func callArgs(args string) json.RawMessage {
 	if json.Valid([]byte(args)) && strings.HasPrefix(strings.TrimSpace(args), "{") {
 		return json.RawMessage(args)
 	}
-	b, _ := marshal(map[string]string{"input": args})
+	b, _ := conv.Marshal(map[string]string{"input": args})
 	return b
 }
 

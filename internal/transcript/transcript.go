@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"unsafe"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/sessionstore"
@@ -56,9 +56,9 @@ type Options struct {
 // keepText is how loads decode the text of the messages they keep.
 func (o Options) keepText() textMode {
 	if o.Windowed {
-		return windowedText
+		return conv.WindowedText
 	}
-	return withText
+	return conv.WithText
 }
 
 // Warning reports a skipped line.
@@ -70,20 +70,6 @@ type Warning struct {
 
 // String is the warning as printed: the path as quote.Name prints it.
 func (w Warning) String() string { return fmt.Sprintf("%s:%d: %s", quote.Name(w.Path), w.Line, w.Msg) }
-
-// DataError is bad input: a file that is not a transcript, or (with Strict) an invalid line.
-type DataError struct {
-	Path string
-	Line int // 0 when not about one line
-	Msg  string
-}
-
-func (e *DataError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
-}
 
 // Result is one scanned file: its statistics and, for Load, what makes its effective context.
 type Result struct {
@@ -103,24 +89,6 @@ func scanLines(r io.Reader, path string, opts Options) (*Result, error) {
 		lr.SetMaxLine(opts.MaxLine)
 	}
 	return scanFrom(lr, path, opts, opts.Format)
-}
-
-// scanLine is a line as the format readers take it: the line and, when a worker already walked
-// it (a range reader or the pipeline's validators), what that walk found.
-type scanLine struct {
-	jsonl.Line
-	pre *preparsed
-	// release, when set, frees the memory the line's bytes were read into, a long line's own
-	// (jsonl.LineReader.Take): once the line is read, unless the scanner holds it (hold).
-	release func()
-}
-
-// free frees the line's own memory, if it has any and nothing took it.
-func (l *scanLine) free() {
-	if l.release != nil {
-		l.release()
-		l.release = nil
-	}
 }
 
 type bufferedLine struct {
@@ -152,7 +120,7 @@ type scanner struct {
 const garbageLines = 16
 
 func newScanner(path string, opts Options, format Format) *scanner {
-	sc := &scanner{path: path, opts: opts, st: &Stats{Path: path, topN: opts.Top, onCounted: opts.Counted}}
+	sc := &scanner{path: path, opts: opts, st: &Stats{Path: path, TopN: opts.Top, OnCounted: opts.Counted}}
 	if format != FormatUnknown {
 		sc.settle(format)
 	}
@@ -180,7 +148,7 @@ func (sc *scanner) settle(f Format) {
 	for i := range sc.held {
 		b := sc.held[i]
 		b.line.Bytes = b.data
-		sc.rd.add(&b.line, gjson.Parse(unsafeString(b.data)), sc.st)
+		sc.rd.Add(&b.line, gjson.Parse(conv.UnsafeString(b.data)), sc.st)
 	}
 	sc.releaseHeld()
 }
@@ -192,17 +160,17 @@ func (sc *scanner) settle(f Format) {
 // own (a long line of a stream: release) is held where it is, the memory taken over.
 func (sc *scanner) hold(l *scanLine) bufferedLine {
 	held := bufferedLine{line: *l}
-	held.line.release = nil
-	if l.release != nil {
-		held.data, held.release = l.Bytes, l.release
-		l.release = nil
+	held.line.Release = nil
+	if l.Release != nil {
+		held.data, held.release = l.Bytes, l.Release
+		l.Release = nil
 		return held
 	}
-	if held.line.pre != nil && held.line.pre.inPlace {
-		held.line.pre = nil // it points into the line's buffer: re-parsed from data
+	if preOf(&held.line) != nil && preOf(&held.line).inPlace {
+		held.line.Pre = nil // it points into the line's buffer: re-parsed from data
 	}
 	if len(l.Bytes) >= inPlaceFrom && sc.mapLine != nil {
-		if data, release, err := sc.mapLine(l.bytesOffset(), len(l.Bytes)); err == nil {
+		if data, release, err := sc.mapLine(l.BytesOffset(), len(l.Bytes)); err == nil {
 			held.data, held.release = data, release
 			return held
 		}
@@ -231,9 +199,9 @@ func (sc *scanner) line(l *scanLine, valid bool) error {
 		return sc.invalid(l.Num, l.Bytes)
 	}
 	sc.valid()
-	doc := gjson.Parse(unsafeString(l.Bytes))
+	doc := gjson.Parse(conv.UnsafeString(l.Bytes))
 	if sc.rd != nil {
-		sc.rd.add(l, doc, st)
+		sc.rd.Add(l, doc, st)
 		return nil
 	}
 	f, strong, derr := detectLine(doc)
@@ -267,8 +235,8 @@ func (sc *scanner) finish(lr *jsonl.LineReader) (*Result, error) {
 	var pending *scanLine
 	if p, ok := lr.Pending(); ok {
 		pending = &scanLine{Line: p}
-		pending.release, _ = lr.Take()
-		defer pending.free()
+		pending.Release, _ = lr.Take()
+		defer pending.Free()
 	}
 	return sc.finishAt(pending, lr.Offset())
 }
@@ -277,7 +245,7 @@ func (sc *scanner) finish(lr *jsonl.LineReader) (*Result, error) {
 // line end.
 func (sc *scanner) finishAt(pending *scanLine, size int64) (*Result, error) {
 	st := sc.st
-	if p := pending; p != nil && (sc.format.Native() || (sc.rd == nil && sc.weak.Native())) && jsonl.Valid(trimBOM(p.Bytes)) {
+	if p := pending; p != nil && (sc.format.Native() || (sc.rd == nil && sc.weak.Native())) && jsonl.Valid(conv.TrimBOM(p.Bytes)) {
 		// Claude Code, Codex and pi read a last record that lacks only its newline as a
 		// record (checked through resume.sh: cmd/agents_test.go, a compaction's append cut
 		// short): ctxc reads their files as they do.
@@ -311,15 +279,15 @@ func (sc *scanner) finishAt(pending *scanLine, size int64) (*Result, error) {
 		sc.settle(sc.weak)
 	}
 	st.Bytes = size
-	refs := sc.rd.finish(st)
+	refs := sc.rd.Finish(st)
 	if st.Format == FormatUnknown {
 		st.Format = sc.format
 	}
 	for _, r := range refs {
-		st.EffTokens += int64(r.tokens)
-		st.EffMessages += int(r.msgs)
+		st.EffTokens += int64(r.Tokens)
+		st.EffMessages += int(r.Msgs)
 	}
-	st.finish(sc.opts.Window)
+	st.Finish(sc.opts.Window)
 	return &Result{Stats: st, refs: refs, reader: sc.rd}, nil
 }
 
@@ -339,9 +307,9 @@ func scanFrom(lr *jsonl.LineReader, path string, opts Options, format Format) (*
 			return nil, sc.readErr(err)
 		}
 		sl := scanLine{Line: l}
-		sl.release, _ = lr.Take()
+		sl.Release, _ = lr.Take()
 		err = sc.line(&sl, jsonl.Valid(l.Bytes))
-		sl.free()
+		sl.Free()
 		if err != nil {
 			return nil, err
 		}
@@ -365,7 +333,7 @@ func (sc *scanner) invalid(num int, line []byte) error {
 	if sc.opts.Strict {
 		return &DataError{Path: sc.path, Line: num, Msg: "not valid JSON"}
 	}
-	sc.st.badLine(num)
+	sc.st.BadLine(num)
 	sc.preface = append(sc.preface, Warning{Path: sc.path, Line: num, Msg: "not valid JSON: skipped"})
 	if len(sc.preface) >= garbageLines {
 		return &DataError{Path: sc.path, Line: sc.preface[0].Line, Msg: garbageMsg()}
@@ -412,7 +380,7 @@ func (sc *scanner) valid() {
 // notJSONL says what a file whose first line is not valid JSON is, when that line shows it is
 // a JSON document written over several lines ("" when it does not).
 func notJSONL(first []byte) string {
-	b := bytes.TrimSpace(trimBOM(first))
+	b := bytes.TrimSpace(conv.TrimBOM(first))
 	switch {
 	case len(b) > 0 && b[0] == '[':
 		return "a JSON array (pretty-printed?), not a JSONL transcript (want one JSON object per line)"
@@ -426,7 +394,7 @@ func invalidLine(st *Stats, path string, num int, msg string, opts Options) erro
 	if opts.Strict {
 		return &DataError{Path: path, Line: num, Msg: msg}
 	}
-	st.badLine(num)
+	st.BadLine(num)
 	if opts.Warn != nil {
 		opts.Warn(Warning{Path: path, Line: num, Msg: msg + ": skipped"})
 	}
@@ -461,7 +429,7 @@ func (res *Result) messages(f io.ReaderAt) ([]Message, error) {
 	if c, ok := res.reader.(*claudeReader); ok && c.kept != nil {
 		out := make([]Message, 0, len(res.refs))
 		for _, r := range res.refs {
-			out = append(out, c.kept[r.line])
+			out = append(out, c.kept[r.Line])
 		}
 		return mergeSplitAssistant(out), nil
 	}
@@ -496,25 +464,25 @@ func (res *Result) messages(f io.ReaderAt) ([]Message, error) {
 func (res *Result) materialize(f io.ReaderAt, refs []ref) ([]Message, error) {
 	out := make([]Message, 0, len(refs))
 	for _, r := range refs {
-		if r.size <= 0 {
-			ms, err := res.reader.materialize(nil, r)
+		if r.Size <= 0 {
+			ms, err := res.reader.Materialize(nil, r)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, ms...)
 			continue
 		}
-		buf := make([]byte, r.size) // owned: messages may keep substrings of it
-		if _, err := f.ReadAt(buf, r.off); err != nil && !(errors.Is(err, io.EOF) && len(buf) == int(r.size)) {
-			return nil, fmt.Errorf("%s: re-reading line %d: %w", res.Stats.Path, r.line, err)
+		buf := make([]byte, r.Size) // owned: messages may keep substrings of it
+		if _, err := f.ReadAt(buf, r.Off); err != nil && !(errors.Is(err, io.EOF) && len(buf) == int(r.Size)) {
+			return nil, fmt.Errorf("%s: re-reading line %d: %w", res.Stats.Path, r.Line, err)
 		}
-		b := trimLine(buf)
-		if r.off == 0 {
-			b = trimBOM(b)
+		b := conv.TrimLine(buf)
+		if r.Off == 0 {
+			b = conv.TrimBOM(b)
 		}
-		ms, err := res.reader.materialize(b, r)
+		ms, err := res.reader.Materialize(b, r)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", res.Stats.Path, r.line, err)
+			return nil, fmt.Errorf("%s:%d: %w", res.Stats.Path, r.Line, err)
 		}
 		out = append(out, ms...)
 	}
@@ -540,36 +508,13 @@ func readFile(path string, opts Options) (*Result, []Message, error) {
 	return res, msgs, err
 }
 
-func trimLine(b []byte) []byte {
-	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
-func trimBOM(b []byte) []byte {
-	if len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
-		return b[3:]
-	}
-	return b
-}
-
-// unsafeString views b as a string without copying; the caller must not let the string outlive
-// or observe changes to b.
-func unsafeString(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
-}
-
 // mergeSplitAssistant joins consecutive assistant messages that share a provider message id:
 // Claude Code writes one line per content block of one API response.
 func mergeSplitAssistant(ms []Message) []Message {
 	out := ms[:0]
 	for _, m := range ms {
 		if n := len(out); n > 0 && m.Role == RoleAssistant && m.MsgID != "" && out[n-1].Role == RoleAssistant && out[n-1].MsgID == m.MsgID {
-			out[n-1].absorb(&m)
+			out[n-1].Absorb(&m)
 			continue
 		}
 		out = append(out, m)
@@ -597,12 +542,12 @@ const minRangesFile = 8 << 20
 // source of a summary: `sed -n 'FROM,LASTp' FILE | sha256sum` gives the same digest.
 func (res *Result) LineSpan(from, before int) (start, end int64, last int, ok bool) {
 	for _, r := range res.refs {
-		line := int(r.line)
+		line := int(r.Line)
 		switch {
 		case line == from && !ok:
-			start, end, last, ok = r.off, r.off+int64(r.size), line, true
+			start, end, last, ok = r.Off, r.Off+int64(r.Size), line, true
 		case ok && line > last && (before <= 0 || line < before):
-			end, last = r.off+int64(r.size), line
+			end, last = r.Off+int64(r.Size), line
 		}
 	}
 	return start, end, last, ok

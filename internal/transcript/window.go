@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
@@ -26,7 +27,7 @@ func windowed(b *Block, lit jsonl.Value) {
 		b.Text = lit.Str()
 		return
 	}
-	b.Text, b.Tail, b.Cut, b.src = head, tail, true, string(lit)
+	b.Text, b.Tail, b.Cut, b.CutSrc = head, tail, true, string(lit)
 }
 
 // windowEnds decodes at least w bytes of each end of the JSON string literal lit; cut is false
@@ -135,14 +136,6 @@ func startsEscape(s string, j int) bool {
 	return n%2 == 0
 }
 
-// bytesOffset is where l.Bytes starts in the file: after a byte order mark on the first line.
-func (l *scanLine) bytesOffset() int64 {
-	if extra := l.Size - len(l.Bytes); l.Offset == 0 && (extra == len(jsonl.BOM)+1 || extra == len(jsonl.BOM)+2) {
-		return int64(len(jsonl.BOM))
-	}
-	return l.Offset
-}
-
 // detach makes m, parsed in place from line (which starts at byte off of the file), independent
 // of line's buffer: strings that point into it are copied, except that the literal of a Cut
 // block and raw, the message's verbatim JSON (Raw; "" if none), become file spans for
@@ -152,13 +145,13 @@ func detach(m *Message, line []byte, off int64, raw string) {
 	for i := range m.Blocks {
 		b := &m.Blocks[i]
 		if b.Cut {
-			o, _ := at(b.src)
-			b.span, b.src = span{off: o, n: int32(len(b.src))}, ""
+			o, _ := at(b.CutSrc)
+			b.Span, b.CutSrc = span{Off: o, N: int32(len(b.CutSrc))}, ""
 		}
 	}
 	own(m, at)
 	if o, in := at(raw); in {
-		m.rawSpan, m.Raw = span{off: o, n: int32(len(raw))}, nil
+		m.RawSpan, m.Raw = span{Off: o, N: int32(len(raw))}, nil
 	}
 }
 
@@ -190,7 +183,7 @@ func own(m *Message, at func(string) (int64, bool)) {
 	for i := range m.Blocks {
 		b := &m.Blocks[i]
 		b.Text, b.Tail, b.ID, b.Name, b.Args = clone(b.Text), clone(b.Tail), clone(b.ID), clone(b.Name), clone(b.Args)
-		b.Verbatim, b.src = clone(b.Verbatim), clone(b.src)
+		b.Verbatim, b.CutSrc = clone(b.Verbatim), clone(b.CutSrc)
 	}
 }
 
@@ -201,38 +194,38 @@ func own(m *Message, at func(string) (int64, bool)) {
 // code points, the same decoded ends).
 func Materialize(f io.ReaderAt, ms []Message) error {
 	read := func(s span) ([]byte, error) {
-		buf := make([]byte, s.n)
-		if _, err := f.ReadAt(buf, s.off); err != nil {
-			return nil, fmt.Errorf("reading back bytes %d-%d: %w", s.off, s.off+int64(s.n), err)
+		buf := make([]byte, s.N)
+		if _, err := f.ReadAt(buf, s.Off); err != nil {
+			return nil, fmt.Errorf("reading back bytes %d-%d: %w", s.Off, s.Off+int64(s.N), err)
 		}
 		return buf, nil
 	}
 	changed := errors.New("the file changed while it was being compacted")
 	for i := range ms {
 		m := &ms[i]
-		if m.rawSpan.n > 0 {
-			raw, err := read(m.rawSpan)
+		if m.RawSpan.N > 0 {
+			raw, err := read(m.RawSpan)
 			if err != nil {
 				return err
 			}
 			if !jsonl.Valid(raw) {
 				return changed
 			}
-			if re := parseDialectV(jsonl.Value(unsafeString(raw)), m.Dialect, noText); re.Role != m.Role || re.Chars() != m.Chars() {
+			if re := parseDialectV(jsonl.Value(conv.UnsafeString(raw)), m.Dialect, conv.NoText); re.Role != m.Role || re.Chars() != m.Chars() {
 				return changed
 			}
-			m.Raw, m.rawSpan = raw, span{}
+			m.Raw, m.RawSpan = raw, span{}
 		}
 		for j := range m.Blocks {
 			b := &m.Blocks[j]
 			if !b.Cut {
 				continue
 			}
-			lit, err := read(b.span)
+			lit, err := read(b.Span)
 			if err != nil {
 				return err
 			}
-			v := jsonl.Value(unsafeString(lit))
+			v := jsonl.Value(conv.UnsafeString(lit))
 			if !v.IsString() || !jsonl.Valid(lit) || v.Chars() != b.Chars {
 				return changed
 			}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxc/ctxc/internal/conv"
 )
 
 // sourceOf opens path as OpenSource does, without a load (LastRecord needs none).
@@ -18,7 +20,7 @@ func sourceOf(t *testing.T, path string) *Source {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Source{Path: path, file: file, f: f, n: n}
+	return conv.NewSource(path, file, f, n, nil)
 }
 
 // TestLastRecord: the newest valid record, whatever follows it (blank lines, a cut line), a

@@ -1,9 +1,11 @@
-package transcript
+package openhands_test
 
 import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // TestOpenhandsConversations: conversations the OpenHands SDK wrote (testdata/openhands, public),
@@ -16,7 +18,7 @@ func TestOpenhandsConversations(t *testing.T) {
 		system, user, assistant, tool, calls, eff int
 		texts                                     map[int]string // context message: its text
 	}{
-		{"../../testdata/openhands/conversations/cd94562403b9487ebdd4018e3f531dfd/base_state.json", 1, 2, 3, 2, 2, 8,
+		{"../../../testdata/openhands/conversations/cd94562403b9487ebdd4018e3f531dfd/base_state.json", 1, 2, 3, 2, 2, 8,
 			map[int]string{
 				1: "Use the terminal tool to run `pwd` and write the output to tool_output.txt. Reply with a short confirmation once done.",
 				3: "\n[The command completed with exit code 0.]\n[Current working directory: /workspace/project/software-agent-sdk]\n" +
@@ -24,15 +26,15 @@ func TestOpenhandsConversations(t *testing.T) {
 				5: "The current directory has been written to tool_output.txt.",
 				7: "I executed the `pwd` command to get the current directory and saved the output to a file named `tool_output.txt`.",
 			}},
-		{"../../testdata/openhands/persistence/00000000000000000000000000000203/base_state.json", 1, 2, 2, 0, 0, 5, nil},
+		{"../../../testdata/openhands/persistence/00000000000000000000000000000203/base_state.json", 1, 2, 2, 0, 0, 5, nil},
 	}
 	for _, c := range cases {
-		res, msgs, err := LoadFile(c.path, Options{})
+		res, msgs, err := transcript.LoadFile(c.path, transcript.Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", c.path, err)
 		}
 		st := res.Stats
-		if st.Format != FormatOpenhands || st.Messages.System != c.system || st.Messages.User != c.user ||
+		if st.Format != transcript.FormatOpenhands || st.Messages.System != c.system || st.Messages.User != c.user ||
 			st.Messages.Assistant != c.assistant || st.Messages.Tool != c.tool || st.ToolCalls != c.calls ||
 			st.ToolResults != c.calls || st.Compactions != 0 || st.BadLines != 0 || st.EffMessages != c.eff || len(msgs) != c.eff {
 			t.Errorf("%s: %+v, %d messages loaded", c.path, st, len(msgs))
@@ -47,10 +49,10 @@ func TestOpenhandsConversations(t *testing.T) {
 }
 
 // messageText joins a message's text and tool-result blocks.
-func messageText(m *Message) string {
+func messageText(m *transcript.Message) string {
 	var b strings.Builder
 	for _, bl := range m.Blocks {
-		if bl.Kind == BlockText || bl.Kind == BlockToolResult {
+		if bl.Kind == transcript.BlockText || bl.Kind == transcript.BlockToolResult {
 			b.WriteString(bl.Text)
 		}
 	}
@@ -75,12 +77,12 @@ func TestOpenhandsRules(t *testing.T) {
 		`{"id":"e7","kind":"AgentErrorEvent","tool_call_id":"c","tool_name":"x","error":"bad call"}`,
 	}
 	data := []byte(strings.Join(lines, "\n") + "\n")
-	res, err := Scan(bytes.NewReader(data), "t", Options{})
+	res, err := transcript.Scan(bytes.NewReader(data), "t", transcript.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	st := res.Stats
-	if st.Format != FormatOpenhands || st.Messages.Assistant != 1 || st.ToolCalls != 2 || st.ToolResults != 3 || st.Compactions != 1 {
+	if st.Format != transcript.FormatOpenhands || st.Messages.Assistant != 1 || st.ToolCalls != 2 || st.ToolResults != 3 || st.Compactions != 1 {
 		t.Errorf("stats %+v", st)
 	}
 	msgs, err := res.Messages(bytes.NewReader(data))
@@ -97,7 +99,7 @@ func TestOpenhandsRules(t *testing.T) {
 	}
 
 	// Before the condensation: the whole conversation, the two actions one message.
-	res, err = Scan(bytes.NewReader(data[:bytes.Index(data, []byte(`{"id":"e6"`))]), "t", Options{})
+	res, err = transcript.Scan(bytes.NewReader(data[:bytes.Index(data, []byte(`{"id":"e6"`))]), "t", transcript.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,4 @@
-// Package transcript owns the agents' session formats: detecting a file's format, reading it
-// into one message model (Message, Block) with its statistics, each agent's rule for the context
-// it rebuilds on resume (the effective context: Claude Code's compact boundaries, Codex's
-// replacement history, pi's compaction entries, ctxc's markers), and each format's writers: the
-// compaction records an agent resumes (WriterFor), the records of `ctxc repair` (PlanRepair) and
-// the message lists of `ctxc load` (WriteMessages). Each format is one room: its reader, its
-// reload rule and its writer side by side. Reading has one entry point per need: Scan (a
-// stream), ScanFile (a file's statistics), LoadFile and LoadFileUpTo (the effective context) and
-// Detect (the format alone). It imports neither cobra nor viper.
-package transcript
+package conv
 
 import "github.com/ctxc/ctxc/internal/estimate"
 
@@ -71,14 +62,16 @@ type Block struct {
 	// and rune boundaries); the part between was not decoded. Materialize reads it back.
 	Cut  bool
 	Tail string
-	src  string // with Cut, while parsing: the JSON string literal, in the line
-	span span   // with Cut, after parsing: where that literal is in the file
+	// CutSrc, with Cut, while parsing: the JSON string literal, in the line.
+	CutSrc string `json:"-"`
+	// Span, with Cut, after parsing: where that literal is in the file.
+	Span Span `json:"-"`
 }
 
-// span is a part of the file: what a windowed load left out and Materialize reads back.
-type span struct {
-	off int64
-	n   int32
+// Span is a part of the file: what a windowed load left out and Materialize reads back.
+type Span struct {
+	Off int64
+	N   int32
 }
 
 // Usage is provider usage recorded in the transcript for one response.
@@ -110,7 +103,8 @@ type Message struct {
 	Dialect Dialect // shape of Raw
 	Summary bool    // a compaction summary (ctxc, Claude Code, Codex, pi)
 	MsgID   string  // provider message id, used to merge Claude Code's split assistant lines
-	rawSpan span    // a windowed load of a long line: where Raw is in the file (Raw is nil)
+	// RawSpan: a windowed load of a long line: where Raw is in the file (Raw is nil).
+	RawSpan Span `json:"-"`
 	// Edited: ctxc changed the message (an emergency compaction cut a block): writers render it
 	// anew rather than copying its records.
 	Edited bool
@@ -143,8 +137,8 @@ func (m *Message) Sources() []SrcRef {
 	return nil
 }
 
-// absorb merges the blocks of the next record of the same response into m.
-func (m *Message) absorb(next *Message) {
+// Absorb merges the blocks of the next record of the same response into m.
+func (m *Message) Absorb(next *Message) {
 	own := m.Sources()
 	src := append(own[:len(own):len(own)], next.Sources()...)
 	m.Blocks = append(m.Blocks[:len(m.Blocks):len(m.Blocks)], next.Blocks...)

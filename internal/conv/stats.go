@@ -1,4 +1,4 @@
-package transcript
+package conv
 
 import (
 	"container/heap"
@@ -20,7 +20,7 @@ type RoleCounts struct {
 // Total is the number of messages.
 func (c RoleCounts) Total() int { return c.System + c.Developer + c.User + c.Assistant + c.Tool }
 
-func (c *RoleCounts) add(r Role) {
+func (c *RoleCounts) Add(r Role) {
 	switch r {
 	case RoleSystem:
 		c.System++
@@ -85,11 +85,13 @@ type Stats struct {
 	// file order (ctxc audit reads the context on either side of each).
 	Records []CompactionRecord `json:"-"`
 
+	// TopN is how many of the largest messages Top keeps (Options.Top).
+	TopN int `json:"-"`
+	// OnCounted is Options.Counted: told of each message as it is counted.
+	OnCounted func(Counted) `json:"-"`
+
 	top    topHeap
-	topN   int
 	dedupe map[string]struct{} // provider response ids already counted for usage
-	// onCounted is Options.Counted: told of each message as it is counted.
-	onCounted func(Counted)
 }
 
 const maxBadLineNums = 20
@@ -106,57 +108,68 @@ type CompactionRecord struct {
 	Start, End int64
 }
 
-// addRecord notes a compaction record at line l.
-func (st *Stats) addRecord(l *scanLine) {
+// WithoutScanState is st without what the scan keeps to count (its largest messages so far, the
+// responses whose usage it counted, how many largest messages it keeps).
+func (st *Stats) WithoutScanState() Stats {
+	v := *st
+	v.top, v.TopN, v.dedupe = nil, 0, nil
+	return v
+}
+
+// TakeTop makes s's largest messages st's.
+func (st *Stats) TakeTop(s *Stats) { st.top = s.top }
+
+// AddRecord notes a compaction record at line l.
+func (st *Stats) AddRecord(l *Line) {
 	st.Records = append(st.Records, CompactionRecord{Line: l.Num, Start: l.Offset, End: l.Offset + int64(l.Size)})
 }
 
-// extendRecord makes line l part of the newest compaction record.
-func (st *Stats) extendRecord(l *scanLine) {
+// ExtendRecord makes line l part of the newest compaction record.
+func (st *Stats) ExtendRecord(l *Line) {
 	if n := len(st.Records); n > 0 {
 		st.Records[n-1].End = l.Offset + int64(l.Size)
 	}
 }
 
-func (st *Stats) badLine(n int) {
+func (st *Stats) BadLine(n int) {
 	st.BadLines++
 	if len(st.BadLineNums) < maxBadLineNums {
 		st.BadLineNums = append(st.BadLineNums, n)
 	}
 }
 
-// countMessage adds one message of the whole history.
-func (st *Stats) countMessage(m *Message) {
-	st.Messages.add(statsRole(m))
-	st.countContent(m)
-	if st.onCounted != nil {
-		st.counted(Counted{Line: m.Line, Role: statsRole(m), Tokens: m.Tokens(), Tools: toolNames(m)})
+// CountMessage adds one message of the whole history.
+func (st *Stats) CountMessage(m *Message) {
+	st.Messages.Add(StatsRole(m))
+	st.CountContent(m)
+	if st.OnCounted != nil {
+		st.TellCounted(Counted{Line: m.Line, Role: StatsRole(m), Tokens: m.Tokens(), Tools: ToolNames(m)})
 	}
 }
 
-// countContent adds a message's content without counting a new message: used for the further
+// CountContent adds a message's content without counting a new message: used for the further
 // lines of a response that Claude Code split over several lines. prevChars is what the earlier
 // lines of the response already counted, so that the response is estimated as one message.
-func (st *Stats) countContinuation(m *Message, prevChars int) {
+func (st *Stats) CountContinuation(m *Message, prevChars int) {
 	st.ToolCalls += m.ToolCalls()
 	st.ToolResults += m.ToolResults()
 	st.Images += m.Images()
 	chars := m.Chars()
 	st.Chars += int64(chars)
-	tok := continuationTokens(m, prevChars)
+	tok := ContinuationTokens(m, prevChars)
 	st.Tokens += int64(tok)
-	if st.onCounted != nil {
-		st.counted(Counted{Line: m.Line, Role: m.Role, Tokens: tok, Tools: toolNames(m), Continues: true})
+	if st.OnCounted != nil {
+		st.TellCounted(Counted{Line: m.Line, Role: m.Role, Tokens: tok, Tools: ToolNames(m), Continues: true})
 	}
 }
 
-// continuationTokens is what one more line of a split response adds to the response's estimate.
-func continuationTokens(m *Message, prevChars int) int {
+// ContinuationTokens is what one more line of a split response adds to the response's estimate.
+func ContinuationTokens(m *Message, prevChars int) int {
 	c := m.Chars()
 	return estimate.FromChars(prevChars+c) - estimate.FromChars(prevChars) + m.Images()*estimate.ImageTokens
 }
 
-func (st *Stats) countContent(m *Message) {
+func (st *Stats) CountContent(m *Message) {
 	calls, results := m.ToolCalls(), m.ToolResults()
 	st.ToolCalls += calls
 	st.ToolResults += results
@@ -165,14 +178,14 @@ func (st *Stats) countContent(m *Message) {
 	st.Chars += int64(chars)
 	tok := m.Tokens()
 	st.Tokens += int64(tok)
-	if st.topN > 0 && tok > 0 {
-		st.pushTop(TopMessage{Line: m.Line, Role: statsRole(m), Tokens: tok, Kind: dominantKind(m)})
+	if st.TopN > 0 && tok > 0 {
+		st.PushTop(TopMessage{Line: m.Line, Role: StatsRole(m), Tokens: tok, Kind: DominantKind(m)})
 	}
 }
 
-// countUsage adds a response's recorded usage once per response id (Claude Code writes one
+// CountUsage adds a response's recorded usage once per response id (Claude Code writes one
 // line per content block, each repeating the usage of the whole response).
-func (st *Stats) countUsage(id string, u Usage, last bool) {
+func (st *Stats) CountUsage(id string, u Usage, last bool) {
 	if st.Usage == nil {
 		st.Usage = &RecordedUsage{}
 	}
@@ -198,8 +211,8 @@ func (st *Stats) countUsage(id string, u Usage, last bool) {
 	}
 }
 
-// roleConst returns r as one of the Role constants when it is one, else a copy.
-func roleConst(r Role) Role {
+// RoleConst returns r as one of the Role constants when it is one, else a copy.
+func RoleConst(r Role) Role {
 	for _, c := range []Role{RoleUser, RoleAssistant, RoleTool, RoleSystem, RoleDeveloper} {
 		if r == c {
 			return c
@@ -208,14 +221,14 @@ func roleConst(r Role) Role {
 	return Role(strings.Clone(string(r)))
 }
 
-func statsRole(m *Message) Role {
+func StatsRole(m *Message) Role {
 	if len(m.Blocks) > 0 && m.ToolResults() == len(m.Blocks) {
 		return RoleTool
 	}
 	return m.Role
 }
 
-func dominantKind(m *Message) string {
+func DominantKind(m *Message) string {
 	best, bestChars := "text", -1
 	for _, b := range m.Blocks {
 		c := b.Chars
@@ -230,7 +243,7 @@ func dominantKind(m *Message) string {
 }
 
 // finishStats fills the derived fields.
-func (st *Stats) finish(window int) {
+func (st *Stats) Finish(window int) {
 	st.Estimator = estimate.Name
 	if st.Usage != nil && st.Usage.LastContext > 0 && st.EffTokens > 0 {
 		st.Calibration = float64(st.Usage.LastContext) / float64(st.EffTokens)
@@ -239,7 +252,7 @@ func (st *Stats) finish(window int) {
 		st.Window = window
 		st.WindowPct = 100 * float64(st.EffTokens) / float64(window)
 	}
-	if st.topN > 0 {
+	if st.TopN > 0 {
 		st.Top = make([]TopMessage, len(st.top))
 		for i := len(st.top) - 1; i >= 0; i-- {
 			st.Top[i] = heap.Pop(&st.top).(TopMessage)
@@ -248,9 +261,9 @@ func (st *Stats) finish(window int) {
 	st.dedupe = nil
 }
 
-func (st *Stats) pushTop(t TopMessage) {
-	t.Role = roleConst(t.Role) // the role may point into a line buffer that is reused
-	if len(st.top) < st.topN {
+func (st *Stats) PushTop(t TopMessage) {
+	t.Role = RoleConst(t.Role) // the role may point into a line buffer that is reused
+	if len(st.top) < st.TopN {
 		heap.Push(&st.top, t)
 		return
 	}
@@ -277,4 +290,58 @@ func (h *topHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// Counted is one message of a whole history as `ctxc stats` counts it, told to
+// Options.Counted as the scan counts it: ctxc export writes a row for each, so that its tables
+// add up to the statistics.
+type Counted struct {
+	Line   int  // the line the message came from (0 when synthesized)
+	Role   Role // as stats counts it: a message of tool results only is RoleTool
+	Tokens int  // what the message adds to Stats.Tokens
+	// Tools are the names of the tool calls the message makes.
+	Tools []string
+	// Continues: the line is one more part of the response counted just before (Claude Code
+	// writes a response's blocks on lines of their own): Tokens add to that message, no new
+	// message is counted.
+	Continues bool
+	// Retracted: the messages counted for Line are taken back (a Gemini CLI record rewritten
+	// later in the file); Tokens is then what they had added, negated.
+	Retracted bool
+	// Sidechain: the message is a subagent's (Claude Code isSidechain): counted only when the
+	// file is the subagent's own (Stats.Subagent).
+	Sidechain bool
+}
+
+// TellCounted tells the caller's Options.Counted of one counted message.
+func (st *Stats) TellCounted(c Counted) {
+	if st.OnCounted != nil {
+		st.OnCounted(c)
+	}
+}
+
+// ToolNames are the names of the tool calls of m.
+func ToolNames(m *Message) []string {
+	var names []string
+	for i := range m.Blocks {
+		if b := &m.Blocks[i]; b.Kind == BlockToolCall {
+			names = append(names, b.Name)
+		}
+	}
+	return names
+}
+
+func (c *RoleCounts) Sub(r Role) {
+	switch r {
+	case RoleSystem:
+		c.System--
+	case RoleDeveloper:
+		c.Developer--
+	case RoleUser:
+		c.User--
+	case RoleAssistant:
+		c.Assistant--
+	case RoleTool:
+		c.Tool--
+	}
 }

@@ -1,4 +1,4 @@
-package transcript
+package nanocoder_test
 
 import (
 	"os"
@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf16"
+
+	"github.com/ctxc/ctxc/internal/agent/nanocoder"
+	"github.com/ctxc/ctxc/internal/transcript"
 )
 
 // TestNanocoderFixtures: the sessions Nanocoder 1.30.0 wrote (cmd's TestAgentNanocoder*, which
@@ -25,12 +28,12 @@ func TestNanocoderFixtures(t *testing.T) {
 			[]string{"<conversation-summary>\n<state_snapshot>", "", "hello from notes", "Done."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, msgs, err := LoadFile(filepath.Join("../../testdata/fixtures", tc.name), Options{})
+			res, msgs, err := transcript.LoadFile(filepath.Join("../../../testdata/fixtures", tc.name), transcript.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			st := res.Stats
-			if st.Format != FormatNanocoder || st.Messages.User != tc.user || st.Messages.Assistant != tc.assistant ||
+			if st.Format != transcript.FormatNanocoder || st.Messages.User != tc.user || st.Messages.Assistant != tc.assistant ||
 				st.Messages.Tool != tc.tool || st.ToolCalls != tc.calls || st.Compactions != tc.compactions ||
 				st.EffMessages != tc.effective {
 				t.Errorf("stats: %+v", st)
@@ -40,7 +43,7 @@ func TestNanocoderFixtures(t *testing.T) {
 			}
 			for i, m := range msgs {
 				text := m.TextContent()
-				if m.Role == RoleTool {
+				if m.Role == transcript.RoleTool {
 					text = m.Blocks[0].Text // (a result's text)
 				}
 				if !strings.HasPrefix(text, tc.texts[i]) {
@@ -87,14 +90,14 @@ func TestNanocoderContext(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Stats.Format != FormatNanocoder {
+			if res.Stats.Format != transcript.FormatNanocoder {
 				t.Fatalf("format %q", res.Stats.Format)
 			}
 			var got []string
 			for _, m := range msgs {
 				for _, b := range m.Blocks {
 					switch b.Kind {
-					case BlockToolCall:
+					case transcript.BlockToolCall:
 						got = append(got, string(m.Role)+": call "+b.Name)
 					default:
 						got = append(got, string(m.Role)+": "+b.Text)
@@ -108,7 +111,7 @@ func TestNanocoderContext(t *testing.T) {
 	}
 }
 
-// TestNanocoderCap: Nanocoder sends its last nanocoderMaxMessages messages, a cut that would
+// TestNanocoderCap: Nanocoder sends its last nanocoder.MaxMessages messages, a cut that would
 // start on a tool result moved back to the call before it.
 func TestNanocoderCap(t *testing.T) {
 	var b strings.Builder
@@ -117,7 +120,7 @@ func TestNanocoderCap(t *testing.T) {
 	b.WriteString(`{"role":"assistant","content":"","tool_calls":[{"id":"c1","function":{"name":"read_file","arguments":{}}}]}` + "\n")
 	b.WriteString(`{"role":"tool","tool_call_id":"c1","name":"read_file","content":"r1"}` + "\n")
 	b.WriteString(`{"role":"tool","tool_call_id":"c1","name":"read_file","content":"r2"}` + "\n")
-	for i := 0; i < nanocoderMaxMessages-2; i++ {
+	for i := 0; i < nanocoder.MaxMessages-2; i++ {
 		b.WriteString(`{"role":"user","content":"u"}` + "\n")
 	}
 	res, msgs, err := loadNanocoderText(t, b.String())
@@ -125,7 +128,7 @@ func TestNanocoderCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 1002 messages: the cut at the 3rd (a result) moves to the call, the 2nd
-	if len(msgs) != nanocoderMaxMessages+1 || msgs[0].Blocks[0].Kind != BlockToolCall || res.Stats.Messages.User != nanocoderMaxMessages-1 {
+	if len(msgs) != nanocoder.MaxMessages+1 || msgs[0].Blocks[0].Kind != transcript.BlockToolCall || res.Stats.Messages.User != nanocoder.MaxMessages-1 {
 		t.Errorf("%d messages, the first %+v; stats %+v", len(msgs), msgs[0], res.Stats.Messages)
 	}
 }
@@ -137,22 +140,22 @@ func TestNanocoderCut(t *testing.T) {
 		in   string
 	}{
 		{"short", "abc"},
-		{"at the limit", strings.Repeat("a", nanocoderMaxResultChars)},
+		{"at the limit", strings.Repeat("a", nanocoder.MaxResultChars)},
 		{"ASCII past it", strings.Repeat("0123456789", 3000)},
 		{"astral past it", strings.Repeat("😀x", 9000)},
 		{"bytes past it, code units not", strings.Repeat("é", 15000)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := nanocoderCut(tc.in)
+			got := nanocoder.Cut(tc.in)
 			n := len(utf16.Encode([]rune(tc.in)))
-			if n <= nanocoderMaxResultChars {
+			if n <= nanocoder.MaxResultChars {
 				if got != tc.in {
 					t.Errorf("cut a result of %d code units", n)
 				}
 				return
 			}
-			if units := len(utf16.Encode([]rune(got))); units != nanocoderMaxResultChars {
-				t.Errorf("%d code units after the cut, want %d", units, nanocoderMaxResultChars)
+			if units := len(utf16.Encode([]rune(got))); units != nanocoder.MaxResultChars {
+				t.Errorf("%d code units after the cut, want %d", units, nanocoder.MaxResultChars)
 			}
 			marker := "\n... [Output truncated: " + strconv.Itoa(n) + " characters total;"
 			if !strings.Contains(got, marker) {
@@ -169,11 +172,11 @@ func TestNanocoderCut(t *testing.T) {
 }
 
 // loadNanocoderText loads an export's text from a file.
-func loadNanocoderText(t *testing.T, text string) (*Result, []Message, error) {
+func loadNanocoderText(t *testing.T, text string) (*transcript.Result, []transcript.Message, error) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "s.jsonl")
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return LoadFile(p, Options{})
+	return transcript.LoadFile(p, transcript.Options{})
 }

@@ -1,4 +1,4 @@
-package transcript
+package cline
 
 import (
 	"strconv"
@@ -10,18 +10,18 @@ import (
 )
 
 // Cline's message builder (@cline/core MessageBuilder.buildForApi, 3.0.65) cuts each string of
-// a tool result longer than clineMaxResultChars UTF-16 code units in its middle, before it sends
+// a tool result longer than maxResultChars UTF-16 code units in its middle, before it sends
 // it: the strings of a result that is a string, the text of its text parts, the content of its
 // file parts, and every string inside its other objects (read_files' {query, result, success});
 // a result that is not a string is then sent as its JSON. (CLINE_MESSAGE_BUILDER_MAX_TOOL_RESULT_CHARS
 // changes the limit: ctxc takes the default.)
-const clineMaxResultChars = 8000
+const maxResultChars = 8000
 
-// clineCutResult is a tool result's content as Cline sends it: a string cut, or JSON (as
+// cutResult is a tool result's content as Cline sends it: a string cut, or JSON (as
 // JSON.stringify writes it) with its strings cut.
-func clineCutResult(c jsonl.Value) string {
+func cutResult(c jsonl.Value) string {
 	if c.IsString() {
-		return clineCut(c.Text())
+		return cutMiddle(c.Text())
 	}
 	var b strings.Builder
 	if c.IsArray() {
@@ -34,32 +34,32 @@ func clineCutResult(c jsonl.Value) string {
 			i++
 			switch typ := p.Get("type").Str(); {
 			case !p.IsObject() || typ == "image":
-				clineJSON(&b, p, false)
+				writeJSON(&b, p, false)
 			case typ == "text", typ == "file":
-				clineJSONKey(&b, p, map[string]bool{"text": typ == "text", "content": typ == "file"})
+				writeJSONKeys(&b, p, map[string]bool{"text": typ == "text", "content": typ == "file"})
 			default:
-				clineJSON(&b, p, true)
+				writeJSON(&b, p, true)
 			}
 			return true
 		})
 		b.WriteByte(']')
 		return b.String()
 	}
-	clineJSON(&b, c, false)
+	writeJSON(&b, c, false)
 	return b.String()
 }
 
-// clineJSON writes v as JSON.stringify does, every string cut when cut is set.
-func clineJSON(b *strings.Builder, v jsonl.Value, cut bool) {
+// writeJSON writes v as JSON.stringify does, every string cut when cut is set.
+func writeJSON(b *strings.Builder, v jsonl.Value, cut bool) {
 	switch {
 	case v.IsString():
 		s := v.Text()
 		if cut {
-			s = clineCut(s)
+			s = cutMiddle(s)
 		}
 		clinesess.Quote(b, s)
 	case v.IsObject():
-		clineObject(b, v, func(string, jsonl.Value) bool { return cut })
+		writeObject(b, v, func(string, jsonl.Value) bool { return cut })
 	case v.IsArray():
 		b.WriteByte('[')
 		i := 0
@@ -68,7 +68,7 @@ func clineJSON(b *strings.Builder, v jsonl.Value, cut bool) {
 				b.WriteByte(',')
 			}
 			i++
-			clineJSON(b, val, cut)
+			writeJSON(b, val, cut)
 			return true
 		})
 		b.WriteByte(']')
@@ -77,14 +77,14 @@ func clineJSON(b *strings.Builder, v jsonl.Value, cut bool) {
 	}
 }
 
-// clineJSONKey writes an object as JSON.stringify does, the strings of the keys in cut cut.
-func clineJSONKey(b *strings.Builder, v jsonl.Value, cut map[string]bool) {
-	clineObject(b, v, func(k string, val jsonl.Value) bool { return cut[k] && val.IsString() })
+// writeJSONKeys writes an object as JSON.stringify does, the strings of the keys in cut cut.
+func writeJSONKeys(b *strings.Builder, v jsonl.Value, cut map[string]bool) {
+	writeObject(b, v, func(k string, val jsonl.Value) bool { return cut[k] && val.IsString() })
 }
 
-// clineObject writes an object as JSON.stringify does, each member's strings cut when cutMember
+// writeObject writes an object as JSON.stringify does, each member's strings cut when cutMember
 // says so.
-func clineObject(b *strings.Builder, v jsonl.Value, cutMember func(k string, val jsonl.Value) bool) {
+func writeObject(b *strings.Builder, v jsonl.Value, cutMember func(k string, val jsonl.Value) bool) {
 	b.WriteByte('{')
 	i := 0
 	v.Each(func(k string, val jsonl.Value) bool {
@@ -94,21 +94,21 @@ func clineObject(b *strings.Builder, v jsonl.Value, cutMember func(k string, val
 		i++
 		clinesess.Quote(b, k)
 		b.WriteByte(':')
-		clineJSON(b, val, cutMember(k, val))
+		writeJSON(b, val, cutMember(k, val))
 		return true
 	})
 	b.WriteByte('}')
 }
 
-// clineCut is Cline's middle cut of a string (truncateMiddle): over clineMaxResultChars UTF-16
+// cutMiddle is Cline's middle cut of a string (truncateMiddle): over maxResultChars UTF-16
 // code units, its head and tail around "\n\n...[truncated N chars]...\n\n", the whole no longer
 // than the limit.
-func clineCut(s string) string {
-	if len(s) <= clineMaxResultChars { // (no more code units than bytes)
+func cutMiddle(s string) string {
+	if len(s) <= maxResultChars { // (no more code units than bytes)
 		return s
 	}
 	u := utf16.Encode([]rune(s))
-	n, limit := len(u), clineMaxResultChars
+	n, limit := len(u), maxResultChars
 	if n <= limit {
 		return s
 	}

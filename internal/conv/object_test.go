@@ -1,4 +1,4 @@
-package transcript
+package conv
 
 import (
 	"bytes"
@@ -13,14 +13,14 @@ import (
 // decodeObject is how parseObject read a record with encoding/json's decoder, token by token:
 // the reference parseObject keeps to (keys in first-seen order, a repeated key's last value,
 // each value's bytes as written).
-func decodeObject(b []byte) (*object, error) {
+func decodeObject(b []byte) (*Object, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	t, err := dec.Token()
 	if err != nil || t != json.Delim('{') {
 		return nil, fmt.Errorf("not a JSON object")
 	}
-	o := &object{vals: map[string]json.RawMessage{}}
+	o := NewObject()
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
@@ -41,7 +41,7 @@ func decodeObject(b []byte) (*object, error) {
 
 func sameObject(t *testing.T, in []byte) {
 	t.Helper()
-	got, gerr := parseObject(in)
+	got, gerr := ParseObject(in)
 	want, werr := decodeObject(in)
 	if gerr != nil && werr == nil && !json.Valid(in) {
 		return // the decoder reads a record cut short as what it has; parseObject refuses it
@@ -83,9 +83,9 @@ func TestParseObjectAllocates(t *testing.T) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	o, err := parseObject(rec)
+	o, err := ParseObject(rec)
 	runtime.ReadMemStats(&after)
-	if err != nil || o.get("message") == nil {
+	if err != nil || o.Get("message") == nil {
 		t.Fatalf("not parsed: %v", err)
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(rec))*3/2 {

@@ -1,4 +1,6 @@
-package transcript
+// Package nanocoder is ctxc's code for Nanocoder's sessions, as internal/nanocodersess exports
+// them: their reader, the decoder of one line and the writer of a compaction.
+package nanocoder
 
 import (
 	"fmt"
@@ -7,12 +9,13 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/tidwall/gjson"
 )
 
-// nanocoderReader reads Nanocoder sessions (<sessions>/<id>.json) as internal/nanocodersess
+// reader reads Nanocoder sessions (<sessions>/<id>.json) as internal/nanocodersess
 // exports them: a header {"type":"nanocoder","sessionId","cwd","messages":N,...}, then each
 // message of the session on a line: {"role","content":"...","tool_calls":[{"id","function":
 // {"name","arguments":{...}}}],"tool_call_id","name","reasoning","structuredContent","images"}.
@@ -31,21 +34,21 @@ import (
 // </conversation-summary>\n\n(The above is an automated summary...)", followed by those it kept,
 // and saves the session so: the file holds no more than what it resumes. Each such message
 // counts as a compaction.
-type nanocoderReader struct {
-	msgs []nanocoderEntry
+type reader struct {
+	msgs []entry
 }
 
-// nanocoderEntry is one stored message: where it is, its role, its tool result's call id, the
+// entry is one stored message: where it is, its role, its tool result's call id, the
 // ids of its tool calls.
-type nanocoderEntry struct {
-	ref   ref
+type entry struct {
+	ref   conv.Ref
 	role  string
 	id    string
 	calls []string
 }
 
-// nanocoderHeaderType is the type of the export's first line (nanocodersess.HeaderType).
-const nanocoderHeaderType = "nanocoder"
+// HeaderType is the type of the export's first line (nanocodersess.HeaderType).
+const HeaderType = "nanocoder"
 
 // nanocoderMaxMessages is how many of the last messages Nanocoder sends (its
 // nanocoder.sessions.maxMessages; ctxc takes the default).
@@ -58,36 +61,36 @@ const nanocoderMaxResultChars = 20000
 // nanocoderSummaryPrefix starts the user message of Nanocoder's compaction.
 const nanocoderSummaryPrefix = "<conversation-summary>\n"
 
-func newNanocoderReader() *nanocoderReader { return &nanocoderReader{} }
+func NewReader() conv.Reader { return &reader{} }
 
-func (r *nanocoderReader) add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *reader) Add(l *conv.Line, doc gjson.Result, st *conv.Stats) {
 	v := jsonl.Value(doc.Raw)
 	if nanocoderHeader(v) {
 		return
 	}
-	ms := nanocoderMessages(v, noText)
+	ms := nanocoderMessages(v, conv.NoText)
 	// (strings of its own: the line's bytes may be a window of the file, unmapped after)
-	e := nanocoderEntry{role: strings.Clone(v.Get("role").Str()), id: strings.Clone(v.Get("tool_call_id").Str())}
+	e := entry{role: strings.Clone(v.Get("role").Str()), id: strings.Clone(v.Get("tool_call_id").Str())}
 	v.Get("tool_calls").Each(func(_ string, c jsonl.Value) bool {
 		e.calls = append(e.calls, strings.Clone(c.Get("id").Str()))
 		return true
 	})
 	if nanocoderSummary(v) {
 		st.Compactions++
-		st.addRecord(l)
+		st.AddRecord(l)
 	}
 	for i := range ms {
 		ms[i].Line = l.Num
-		st.countMessage(&ms[i])
+		st.CountMessage(&ms[i])
 	}
-	e.ref = clineRef(l, ms)
+	e.ref = conv.RefOf(l, ms)
 	r.msgs = append(r.msgs, e)
 }
 
 // finish gives the messages Nanocoder sends: the last nanocoderMaxMessages, its results of no
 // call before them left out.
-func (r *nanocoderReader) finish(st *Stats) []ref {
-	st.Format = FormatNanocoder
+func (r *reader) Finish(st *conv.Stats) []conv.Ref {
+	st.Format = conv.FormatNanocoder
 	start := 0
 	if n := len(r.msgs); n > nanocoderMaxMessages {
 		start = n - nanocoderMaxMessages
@@ -96,7 +99,7 @@ func (r *nanocoderReader) finish(st *Stats) []ref {
 		}
 	}
 	seen := map[string]bool{}
-	var out []ref
+	var out []conv.Ref
 	for _, e := range r.msgs[start:] {
 		switch {
 		case e.role == "tool" && (e.id == "" || !seen[e.id]):
@@ -108,28 +111,28 @@ func (r *nanocoderReader) finish(st *Stats) []ref {
 				}
 			}
 		}
-		if e.ref.msgs > 0 {
+		if e.ref.Msgs > 0 {
 			out = append(out, e.ref)
 		}
 	}
 	return out
 }
 
-func (r *nanocoderReader) materialize(b []byte, x ref) ([]Message, error) {
-	v := jsonl.Value(gjson.Parse(unsafeString(b)).Raw)
+func (r *reader) Materialize(b []byte, x conv.Ref) ([]conv.Message, error) {
+	v := jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)
 	if !v.IsObject() || nanocoderHeader(v) {
 		return nil, fmt.Errorf("not a Nanocoder message")
 	}
-	ms := nanocoderMessages(v, withText)
+	ms := nanocoderMessages(v, conv.WithText)
 	for i := range ms {
-		ms[i].Line = x.lineNum()
+		ms[i].Line = x.LineNum()
 	}
 	return ms, nil
 }
 
 // nanocoderHeader: a line is the export's header.
 func nanocoderHeader(v jsonl.Value) bool {
-	return v.Get("type").Str() == nanocoderHeaderType && !v.Get("role").Exists()
+	return v.Get("type").Str() == HeaderType && !v.Get("role").Exists()
 }
 
 // nanocoderSummary: a stored message is the summary of Nanocoder's compaction.
@@ -143,42 +146,42 @@ func nanocoderSummary(v jsonl.Value) bool {
 
 // nanocoderMessages is what one stored message sends, at most one message (none for a message
 // of role "system", which joins the system prompt).
-func nanocoderMessages(v jsonl.Value, text textMode) []Message {
+func nanocoderMessages(v jsonl.Value, text conv.TextMode) []conv.Message {
 	role := v.Get("role").Str()
 	content := v.Get("content")
 	switch role {
 	case "system":
 		return nil
 	case "tool":
-		return []Message{{Role: RoleTool, Blocks: []Block{nanocoderResult(v, text)}}}
+		return []conv.Message{{Role: conv.RoleTool, Blocks: []conv.Block{nanocoderResult(v, text)}}}
 	case "assistant":
-		m := Message{Role: RoleAssistant}
+		m := conv.Message{Role: conv.RoleAssistant}
 		if nanocoderText(content) != "" {
-			m.Blocks = append(m.Blocks, textBlockV(BlockText, content, text))
+			m.Blocks = append(m.Blocks, conv.TextBlockV(conv.BlockText, content, text))
 		}
 		v.Get("tool_calls").Each(func(_ string, c jsonl.Value) bool {
 			f := c.Get("function")
-			m.Blocks = append(m.Blocks, toolCallBlockV(c.Get("id").Str(), f.Get("name").Str(), f.Get("arguments"), text))
+			m.Blocks = append(m.Blocks, conv.ToolCallBlockV(c.Get("id").Str(), f.Get("name").Str(), f.Get("arguments"), text))
 			return true
 		})
 		if len(m.Blocks) == 0 {
 			return nil
 		}
-		return []Message{m}
+		return []conv.Message{m}
 	}
 	// user, and any other role, which Nanocoder sends as a user's
-	m := Message{Role: RoleUser, Summary: nanocoderSummary(v)}
+	m := conv.Message{Role: conv.RoleUser, Summary: nanocoderSummary(v)}
 	if nanocoderText(content) != "" {
-		m.Blocks = append(m.Blocks, textBlockV(BlockText, content, text))
+		m.Blocks = append(m.Blocks, conv.TextBlockV(conv.BlockText, content, text))
 	}
 	v.Get("images").Each(func(_ string, _ jsonl.Value) bool {
-		m.Blocks = append(m.Blocks, Block{Kind: BlockImage})
+		m.Blocks = append(m.Blocks, conv.Block{Kind: conv.BlockImage})
 		return true
 	})
 	if len(m.Blocks) == 0 {
 		return nil
 	}
-	return []Message{m}
+	return []conv.Message{m}
 }
 
 // nanocoderText is a message's content when it is a string ("" for anything else).
@@ -192,8 +195,8 @@ func nanocoderText(c jsonl.Value) string {
 // nanocoderResult is a tool result as Nanocoder sends it: its structuredContent as JSON when it
 // has one and that JSON is not cut, else its content (or that JSON), cut past
 // nanocoderMaxResultChars.
-func nanocoderResult(v jsonl.Value, text textMode) Block {
-	b := Block{Kind: BlockToolResult, ID: v.Get("tool_call_id").Str(), Name: v.Get("name").Str()}
+func nanocoderResult(v jsonl.Value, text conv.TextMode) conv.Block {
+	b := conv.Block{Kind: conv.BlockToolResult, ID: v.Get("tool_call_id").Str(), Name: v.Get("name").Str()}
 	var s string
 	if sc := v.Get("structuredContent"); sc.Exists() {
 		s = string(sc) // (compact: the export's line is)
@@ -201,9 +204,9 @@ func nanocoderResult(v jsonl.Value, text textMode) Block {
 		s = nanocoderText(v.Get("content"))
 	}
 	s = nanocoderCut(s)
-	t := piText{text: text.on(), noCount: text == searchText}
-	t.lit(s)
-	tb := t.block()
+	t := conv.TextBuilder{Text: text.On(), NoCount: text == conv.SearchText}
+	t.Lit(s)
+	tb := t.Block()
 	b.Text, b.Chars = tb.Text, tb.Chars
 	return b
 }
@@ -233,22 +236,24 @@ func nanocoderUTF16(u []uint16) string { return string(utf16.Decode(u)) }
 
 // nanocoderRecord is one line seen on its own (ctxc grep): its message; the summary of a
 // compaction is its record.
-func nanocoderRecord(v jsonl.Value) Record {
+func Record(v jsonl.Value) conv.Record {
 	if nanocoderHeader(v) {
-		return Record{}
+		return conv.Record{}
 	}
-	return Record{Messages: nanocoderMessages(v, searchText), Compaction: nanocoderSummary(v)}
+	return conv.Record{Messages: nanocoderMessages(v, conv.SearchText), Compaction: nanocoderSummary(v)}
 }
 
-// nanocoderWriter: ctxc never writes into a Nanocoder session; a compaction is written with -o,
-// as a ctxc-format file.
-type nanocoderWriter struct{}
+// Writer: ctxc never writes into a Nanocoder session; a compaction is written with -o, as a
+// ctxc-format file, by Ctxc (ctxc's marker writer, which transcript gives).
+type Writer struct {
+	Ctxc conv.Writer
+}
 
-func (nanocoderWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
-	return Written{}, &safewrite.ReadOnlyError{Path: src.Path, Reason: "is a Nanocoder session, which Nanocoder rewrites whole",
+func (Writer) Append(src *conv.Source, c *conv.Compaction, late [][]byte) (conv.Written, error) {
+	return conv.Written{}, &safewrite.ReadOnlyError{Path: src.Path, Reason: "is a Nanocoder session, which Nanocoder rewrites whole",
 		Hint: "give -o OUT to write the result as a new ctxc-format session"}
 }
 
-func (nanocoderWriter) New(src *Source, c *Compaction) (Written, error) {
-	return markerWriter{source: FormatNanocoder}.New(src, c)
+func (w Writer) New(src *conv.Source, c *conv.Compaction) (conv.Written, error) {
+	return w.Ctxc.New(src, c)
 }
