@@ -94,8 +94,8 @@ func (b *builder) addDoc(d doc, texts []string) {
 // termID is a term's id in the segment, a new one for a term not seen yet; -1 for a stopword
 // (kept in the table too, so that a stopword costs one lookup).
 func (b *builder) termID(term []byte) int32 {
-	h := hashTerm(term)
-	tid, slot, ok := b.terms.get(term, h)
+	k := hashTerm(term)
+	tid, slot, ok := b.terms.get(term, k, b.strs)
 	if ok {
 		return tid
 	}
@@ -106,7 +106,7 @@ func (b *builder) termID(term []byte) int32 {
 		b.strs = append(b.strs, s)
 		b.post = append(b.post, termPostings{lastDoc: -1})
 	}
-	b.terms.put(slot, s, h, tid)
+	b.terms.put(slot, k, tid, b.strs)
 	return tid
 }
 
