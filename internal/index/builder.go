@@ -7,7 +7,8 @@ import (
 	"io"
 	"math"
 	"os"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
@@ -294,7 +295,7 @@ func (b *builder) sortedTerms() []int32 {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	sort.Slice(order, func(i, j int) bool { return b.strs[order[i]] < b.strs[order[j]] })
+	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(b.strs[x], b.strs[y]) })
 	return order
 }
 
