@@ -7,7 +7,8 @@ import (
 	"io"
 	"math"
 	"os"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
@@ -23,20 +24,23 @@ const initialTerms = 1 << 17
 // builder gathers one segment in memory: the documents, their terms' postings, and the
 // trigrams of each file's bytes.
 type builder struct {
-	terms   termTable
-	strs    []string
-	post    []termPostings // by term id
-	docs    []doc
-	tris    [][]uint64 // trigram<<32 | block, in the order blocks were added, in chunks
-	blocks  []uint32   // by block: its file
-	places  []blockPlace
-	inBlock int        // bytes added to the block being filled
-	filling blockPlace // where the block being filled is (from its first line to its last)
-	files   []uint32
-	masks   []escapeMask
-	text    int64 // bytes of raw text taken in
-	totalLn uint64
-	open    bool // lines of a file were added since the last endFile
+	terms termTable
+	strs  []string
+	post  []termPostings // by term id
+	docs  []doc
+	tris  [][]uint64 // trigram<<32 | block, in the order blocks were added, in chunks
+	// triCount counts the pairs by each half of their trigram (its low and its high 12 bits):
+	// the counts of the radix sort's two passes, kept as the pairs are added.
+	triCount *[2][1 << 12]int
+	blocks   []uint32 // by block: its file
+	places   []blockPlace
+	inBlock  int        // bytes added to the block being filled
+	filling  blockPlace // where the block being filled is (from its first line to its last)
+	files    []uint32
+	masks    []escapeMask
+	text     int64 // bytes of raw text taken in
+	totalLn  uint64
+	open     bool // lines of a file were added since the last endFile
 
 	set     *trigramSet
 	termBuf []byte
@@ -54,7 +58,7 @@ type termPostings struct {
 }
 
 func newBuilder() *builder {
-	return &builder{terms: newTermTable(), set: newTrigramSet(),
+	return &builder{terms: newTermTable(), set: newTrigramSet(), triCount: new([2][1 << 12]int),
 		strs: make([]string, 0, initialTerms), post: make([]termPostings, 0, initialTerms)}
 }
 
@@ -91,8 +95,8 @@ func (b *builder) addDoc(d doc, texts []string) {
 // termID is a term's id in the segment, a new one for a term not seen yet; -1 for a stopword
 // (kept in the table too, so that a stopword costs one lookup).
 func (b *builder) termID(term []byte) int32 {
-	h := hashTerm(term)
-	tid, slot, ok := b.terms.get(term, h)
+	k := hashTerm(term)
+	tid, slot, ok := b.terms.get(term, k, b.strs)
 	if ok {
 		return tid
 	}
@@ -103,7 +107,7 @@ func (b *builder) termID(term []byte) int32 {
 		b.strs = append(b.strs, s)
 		b.post = append(b.post, termPostings{lastDoc: -1})
 	}
-	b.terms.put(slot, s, h, tid)
+	b.terms.put(slot, k, tid, b.strs)
 	return tid
 }
 
@@ -137,12 +141,19 @@ var newline = []byte{'\n'}
 // endBlock records the trigrams of the lines added since the last block, as a block of file.
 func (b *builder) endBlock(file uint32) {
 	block := uint64(len(b.blocks))
-	for _, t := range b.set.list {
+	list := b.set.list
+	for len(list) > 0 {
 		if n := len(b.tris); n == 0 || len(b.tris[n-1]) == cap(b.tris[n-1]) {
 			b.tris = append(b.tris, make([]uint64, 0, triChunk))
 		}
 		last := &b.tris[len(b.tris)-1]
-		*last = append(*last, uint64(t)<<32|block)
+		room := min(cap(*last)-len(*last), len(list))
+		for _, t := range list[:room] {
+			*last = append(*last, uint64(t)<<32|block)
+			b.triCount[0][t&(1<<12-1)]++
+			b.triCount[1][t>>12]++
+		}
+		list = list[room:]
 	}
 	b.blocks = append(b.blocks, file)
 	b.places = append(b.places, b.filling)
@@ -284,7 +295,7 @@ func (b *builder) sortedTerms() []int32 {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	sort.Slice(order, func(i, j int) bool { return b.strs[order[i]] < b.strs[order[j]] })
+	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(b.strs[x], b.strs[y]) })
 	return order
 }
 
@@ -306,30 +317,24 @@ func (b *builder) writeTermTable(w *countWriter, order []int32) {
 
 // writeTrigrams writes the trigram table and the file lists; it returns the trigrams' count.
 func (b *builder) writeTrigrams(w *countWriter, ft *segmentFooter) uint64 {
-	total := 0
-	for _, c := range b.tris {
-		total += len(c)
-	}
-	all := make([]uint64, 0, total)
-	for _, c := range b.tris {
-		all = append(all, c...)
-	}
-	b.tris = nil
-	radixSort(all)
+	b.sortTrigrams()
 	var lists []byte
 	var n uint64
-	for i := 0; i < len(all); {
-		t := uint32(all[i] >> 32)
-		w.u32(t)
-		w.u64(uint64(len(lists)))
-		var last uint32
-		for ; i < len(all) && uint32(all[i]>>32) == t; i++ {
-			id := uint32(all[i]) // a block
+	t, last := uint32(0), uint32(0)
+	for _, c := range b.tris {
+		for _, v := range c {
+			if n == 0 || uint32(v>>32) != t {
+				t, last = uint32(v>>32), 0
+				w.u32(t)
+				w.u64(uint64(len(lists)))
+				n++
+			}
+			id := uint32(v) // a block
 			lists = binary.AppendUvarint(lists, uint64(id-last))
 			last = id
 		}
-		n++
 	}
+	b.tris = nil
 	w.u32(0)
 	w.u64(uint64(len(lists)))
 	ft.triPost = w.n
@@ -337,26 +342,41 @@ func (b *builder) writeTrigrams(w *countWriter, ft *segmentFooter) uint64 {
 	return n
 }
 
-// radixSort sorts by the upper 32 bits (the trigram; 24 bits used), keeping the order of
-// equal keys (file ids, added in ascending order).
-func radixSort(a []uint64) {
-	tmp := make([]uint64, len(a))
-	for shift := uint(32); shift < 32+triBits; shift += 12 {
-		var count [1<<12 + 1]int
-		for _, v := range a {
-			count[(v>>shift)&(1<<12-1)+1]++
-		}
-		for i := 1; i < len(count); i++ {
-			count[i] += count[i-1]
-		}
-		for _, v := range a {
-			k := (v >> shift) & (1<<12 - 1)
-			tmp[count[k]] = v
-			count[k]++
-		}
-		a, tmp = tmp, a
+// sortTrigrams sorts the trigram pairs, in their chunks, by trigram, the blocks of a trigram
+// in the order they were added (ascending): a radix sort of two passes of 12 bits, with the
+// counts endBlock kept, from the chunks to a buffer and back.
+func (b *builder) sortTrigrams() {
+	total := 0
+	for _, c := range b.tris {
+		total += len(c)
 	}
-	// two passes: the sorted data is back in the caller's slice
+	tmp := make([]uint64, total)
+	var at [1 << 12]int
+	offsets(&at, &b.triCount[0])
+	for _, c := range b.tris {
+		for _, v := range c {
+			k := (v >> 32) & (1<<12 - 1)
+			tmp[at[k]] = v
+			at[k]++
+		}
+	}
+	// Every chunk but the last is full: pair p goes to chunk p/triChunk.
+	offsets(&at, &b.triCount[1])
+	for _, v := range tmp {
+		k := (v >> 44) & (1<<12 - 1)
+		p := at[k]
+		b.tris[p/triChunk][p%triChunk] = v
+		at[k]++
+	}
+}
+
+// offsets sets at to where each key's run starts, given the keys' counts.
+func offsets(at, count *[1 << 12]int) {
+	sum := 0
+	for k, c := range count {
+		at[k] = sum
+		sum += c
+	}
 }
 
 // countWriter writes and counts, keeping the first error.

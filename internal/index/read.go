@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -22,6 +24,10 @@ type fileReader struct {
 	format transcript.Format
 	docs   int
 	texts  []string
+	// lr is the line reader, reset for each file: its 1 MiB buffer is made once per worker
+	// rather than once per file (the reader of an appended part, a LimitReader, does not say
+	// its size, so a fresh reader took the whole buffer for a file of a few KB).
+	lr *jsonl.LineReader
 	// spill, after each line, writes the segment being filled once it is full (updater.spill).
 	spill func() error
 }
@@ -42,7 +48,8 @@ func (fr *fileReader) read(path string, from, size int64) error {
 	if fr.e.Compressed {
 		r = rc // the file's size is not the decompressed size: read to its end
 	}
-	lr := jsonl.NewLineReader(r)
+	lr := fr.lineReader(r)
+	defer lr.Free()
 	lr.SetStart(from, fr.e.Lines)
 	done, lines := from, fr.e.Lines
 	for {
@@ -64,6 +71,19 @@ func (fr *fileReader) read(path string, from, size int64) error {
 	fr.e.Lines, fr.e.Done = lines, done
 	fr.e.Tail, err = tailHash(path, done)
 	return err
+}
+
+// lineReader returns fr's line reader, made to read r. A line longer than its buffer is read
+// into memory of its own (OwnLongLines), freed at the next line: a worker keeps no memory of
+// a file's longest line once past it.
+func (fr *fileReader) lineReader(r io.Reader) *jsonl.LineReader {
+	if fr.lr == nil {
+		fr.lr = jsonl.NewLineReader(r)
+	} else {
+		fr.lr.Reset(r)
+	}
+	fr.lr.OwnLongLines()
+	return fr.lr
 }
 
 // detect sets the format: the entry's for an append, else forced or detected.
@@ -99,7 +119,7 @@ func (fr *fileReader) line(l jsonl.Line) {
 		fr.e.Scan = true
 		return
 	}
-	rd := gjson.ParseBytes(line)
+	rd := gjson.Parse(unsafe.String(unsafe.SliceData(line), len(line))) // (describe copies what it keeps)
 	fr.describe(rd)
 	rec, ok := transcript.DecodeRecordTransient(fr.format, line, num)
 	if !ok {
@@ -138,10 +158,10 @@ func (fr *fileReader) describe(d gjson.Result) {
 		id, cwd = info.Get("sessionID"), info.Get("path.cwd")
 	}
 	if fr.e.Session == "" && id.Type == gjson.String {
-		fr.e.Session = id.String()
+		fr.e.Session = strings.Clone(id.String())
 	}
 	if fr.e.Project == "" && cwd.Type == gjson.String {
-		fr.e.Project = cwd.String()
+		fr.e.Project = strings.Clone(cwd.String())
 	}
 	if fr.e.Start == 0 {
 		fr.e.Start = int64(lineTime(d))

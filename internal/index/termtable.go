@@ -1,66 +1,117 @@
 package index
 
-// termTable maps a segment's terms to their ids: open addressing with linear probing over a
-// hash computed from the term's bytes, which the builder looks up once for every word of the
-// text (a Go map of strings spent most of a build hashing and probing).
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// termTable maps a segment's terms to their ids: open addressing with linear probing, which
+// the builder looks up once for every word of the text (a Go map of strings spent most of a
+// build hashing and probing). A slot is two words: the term's first 8 bytes, and its length,
+// part of its hash and its id. Most terms are 8 bytes or shorter, and such a term is found
+// from its slot alone; a longer one is then compared with its string (the ids' terms, strs).
+// A table larger than the caches pays a miss for each place a lookup reads: one, where a
+// slot pointing to entries and strings made it three or four.
 type termTable struct {
-	slots []int32 // index+1 into keys; 0: empty
-	keys  []string
-	hash  []uint64
-	vals  []int32
+	slots []uint64 // 2 words a slot: prefix; len<<56 | hash>>40<<32 | uint32(id)+2 (0: empty)
+	n     int      // slots in use
 }
+
+// termKey is what a lookup compares first: a term's first 8 bytes (zero past its end), and
+// its length with the upper 24 bits of its hash (the word's bits 32–63 in a slot); h places
+// it.
+type termKey struct {
+	prefix, tag, h uint64
+}
+
+// maxShortTerm is the longest term a slot holds whole. A term with no id (a stopword) must be
+// no longer: a longer term is checked against the string of its id.
+const maxShortTerm = 8
 
 func newTermTable() termTable {
-	return termTable{slots: make([]int32, 4*initialTerms), keys: make([]string, 0, initialTerms),
-		hash: make([]uint64, 0, initialTerms), vals: make([]int32, 0, initialTerms)}
+	return termTable{slots: make([]uint64, 2*4*initialTerms)}
 }
 
-// hashTerm is FNV-1a of the term's bytes, with a final mix.
-func hashTerm(t []byte) uint64 {
-	h := uint64(14695981039346656037)
-	for _, c := range t {
-		h ^= uint64(c)
-		h *= 1099511628211
+// hashTerm reads a term's key: its prefix, and a hash of its bytes (8 at a time, mixed).
+func hashTerm(t []byte) termKey {
+	n := len(t)
+	var k termKey
+	k.prefix = loadPart(t)
+	h := (k.prefix ^ uint64(n)<<58) * 0x9e3779b97f4a7c15
+	for i := 8; i < n; i += 8 {
+		h = bits.RotateLeft64(h, 29) ^ loadPart(t[i:])
+		h *= 0xbf58476d1ce4e5b9
 	}
+	h ^= h >> 31
+	h *= 0x94d049bb133111eb
 	h ^= h >> 29
-	h *= 0xbf58476d1ce4e5b9
-	return h ^ h>>32
+	k.h = h
+	k.tag = uint64(n)<<24 | h>>40
+	return k
 }
 
-// get finds term; when it is absent, slot is where put inserts it.
-func (t *termTable) get(term []byte, h uint64) (val int32, slot int, ok bool) {
-	mask := len(t.slots) - 1
-	for i := int(h) & mask; ; i = (i + 1) & mask {
-		k := t.slots[i]
-		if k == 0 {
+// loadPart reads up to 8 bytes of t as a little-endian word, zero past t's end.
+func loadPart(t []byte) uint64 {
+	if len(t) >= 8 {
+		return binary.LittleEndian.Uint64(t)
+	}
+	var w uint64
+	for i := len(t) - 1; i >= 0; i-- {
+		w = w<<8 | uint64(t[i])
+	}
+	return w
+}
+
+// get finds term (whose key is k; strs are the terms by id); when it is absent, slot is
+// where put inserts it.
+func (t *termTable) get(term []byte, k termKey, strs []string) (val int32, slot int, ok bool) {
+	mask := len(t.slots)/2 - 1
+	for i := int(k.h) & mask; ; i = (i + 1) & mask {
+		s := t.slots[2*i : 2*i+2 : 2*i+2]
+		if s[1] == 0 {
 			return 0, i, false
 		}
-		if t.hash[k-1] == h && t.keys[k-1] == string(term) {
-			return t.vals[k-1], i, true
+		if s[0] == k.prefix && s[1]>>32 == k.tag {
+			id := int32(uint32(s[1]) - 2)
+			if len(term) <= maxShortTerm || strs[id] == string(term) {
+				return id, i, true
+			}
 		}
 	}
 }
 
-// put inserts a term get did not find, at the slot it gave.
-func (t *termTable) put(slot int, term string, h uint64, val int32) {
-	t.keys = append(t.keys, term)
-	t.hash = append(t.hash, h)
-	t.vals = append(t.vals, val)
-	t.slots[slot] = int32(len(t.keys))
-	if 2*len(t.keys) > len(t.slots) {
-		t.grow()
+// put inserts a term get did not find, at the slot it gave, with its id (-1: none, for a
+// term of at most maxShortTerm bytes); strs are the terms by id, val's among them.
+func (t *termTable) put(slot int, k termKey, val int32, strs []string) {
+	t.slots[2*slot] = k.prefix
+	t.slots[2*slot+1] = k.tag<<32 | uint64(uint32(val)+2)
+	t.n++
+	if 2*t.n > len(t.slots)/2 {
+		t.grow(strs)
 	}
 }
 
-// grow doubles the slots and places every key again.
-func (t *termTable) grow() {
-	t.slots = make([]int32, 2*len(t.slots))
-	mask := len(t.slots) - 1
-	for k, h := range t.hash {
-		i := int(h) & mask
-		for t.slots[i] != 0 {
+// grow doubles the slots and places every term again.
+func (t *termTable) grow(strs []string) {
+	old := t.slots
+	t.slots = make([]uint64, 2*len(old))
+	mask := len(t.slots)/2 - 1
+	var short [8]byte
+	for j := 0; j < len(old); j += 2 {
+		if old[j+1] == 0 {
+			continue
+		}
+		var term []byte
+		if n := int(old[j+1] >> 56); n <= maxShortTerm {
+			binary.LittleEndian.PutUint64(short[:], old[j])
+			term = short[:n]
+		} else {
+			term = []byte(strs[int32(uint32(old[j+1])-2)])
+		}
+		i := int(hashTerm(term).h) & mask
+		for t.slots[2*i+1] != 0 {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = int32(k + 1)
+		t.slots[2*i], t.slots[2*i+1] = old[j], old[j+1]
 	}
 }
