@@ -103,14 +103,25 @@ func (h *AgentHome) ClineResume(id string) ([]byte, error) {
 // clineACP runs `cline --acp` (3 minutes at most): initialize, session/load of id, session/prompt
 // with prompt; a permission Cline asks for is given (its first option).
 func (h *AgentHome) clineACP(id, prompt string) error {
+	env := []string{"CLINE_PROVIDER=openai-compatible", "CLINE_API_KEY=fake-key", "CLINE_MODEL=fake-model"}
+	return h.runACP([]string{"--acp"}, env, func(c *acpConn) error {
+		if err := c.call("session/load", map[string]any{"sessionId": id, "cwd": h.Proj, "mcpServers": []any{}}); err != nil {
+			return err
+		}
+		return c.call("session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": prompt}}})
+	})
+}
+
+// runACP runs the agent's command with args in ACP mode (3 minutes at most), env added to the
+// agent's environment: initialize, then steps; its standard error is kept in the home's folder.
+func (h *AgentHome) runACP(args, env []string, steps func(*acpConn) error) error {
 	h.runs++
 	bin, _ := MoreBin(h.cmd)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(bin, h.cmd), "--acp")
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, h.cmd), args...)
 	cmd.Dir = h.Proj
-	cmd.Env = append(os.Environ(), "HOME="+h.Home, "NO_COLOR=1", "CI=1",
-		"CLINE_PROVIDER=openai-compatible", "CLINE_API_KEY=fake-key", "CLINE_MODEL=fake-model")
+	cmd.Env = append(append(os.Environ(), "HOME="+h.Home, "NO_COLOR=1", "CI=1"), env...)
 	cmd.Env = append(cmd.Env, h.env(h.Fake.URL)...)
 	stderr, err := os.Create(filepath.Join(h.dir, fmt.Sprintf("run%d.out", h.runs)))
 	if err != nil {
@@ -132,10 +143,7 @@ func (h *AgentHome) clineACP(id, prompt string) error {
 	c := &acpConn{in: in, out: bufio.NewReaderSize(out, 1<<20)}
 	err = c.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}})
 	if err == nil {
-		err = c.call("session/load", map[string]any{"sessionId": id, "cwd": h.Proj, "mcpServers": []any{}})
-	}
-	if err == nil {
-		err = c.call("session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": prompt}}})
+		err = steps(c)
 	}
 	in.Close()
 	done := make(chan error, 1)
@@ -147,7 +155,7 @@ func (h *AgentHome) clineACP(id, prompt string) error {
 		<-done
 	}
 	if err != nil {
-		return fmt.Errorf("cline --acp: %w", err)
+		return fmt.Errorf("%s --acp: %w", h.cmd, err)
 	}
 	return nil
 }

@@ -1,16 +1,11 @@
 package agentcheck
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/ctxc/ctxc/internal/agent"
 )
@@ -114,49 +109,7 @@ func acpText(s string) []any { return []any{map[string]any{"type": "text", "text
 // nanocoderACP runs `nanocoder --acp` (3 minutes at most): initialize, then steps; a permission
 // Nanocoder asks for is given (its first option).
 func (h *AgentHome) nanocoderACP(steps func(*acpConn) error) error {
-	h.runs++
-	bin, _ := MoreBin(h.cmd)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(bin, h.cmd), "--acp", "--provider", "fake", "--model", "fake-model")
-	cmd.Dir = h.Proj
-	cmd.Env = append(os.Environ(), "HOME="+h.Home, "NO_COLOR=1", "CI=1")
-	cmd.Env = append(cmd.Env, h.env(h.Fake.URL)...)
-	stderr, err := os.Create(filepath.Join(h.dir, fmt.Sprintf("run%d.out", h.runs)))
-	if err != nil {
-		return err
-	}
-	defer stderr.Close()
-	cmd.Stderr = stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	c := &acpConn{in: in, out: bufio.NewReaderSize(out, 1<<20)}
-	err = c.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}})
-	if err == nil {
-		err = steps(c)
-	}
-	in.Close()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		cmd.Process.Kill()
-		<-done
-	}
-	if err != nil {
-		return fmt.Errorf("nanocoder --acp: %w", err)
-	}
-	return nil
+	return h.runACP([]string{"--acp", "--provider", "fake", "--model", "fake-model"}, nil, steps)
 }
 
 // NanocoderRun runs a new session on prompt in Nanocoder's own (Ink) runtime, headless
