@@ -152,7 +152,7 @@ func continueMessage(msg, contextItems jsonl.Value, text textMode) Message {
 	})
 	switch role {
 	case "tool":
-		b := contentResultV(content, text)
+		b := conv.ContentResultV(content, text)
 		b.ID = callID.Str()
 		return Message{Role: RoleTool, Blocks: []Block{b}}
 	case "thinking":
@@ -197,7 +197,7 @@ func continueContent(c jsonl.Value, text textMode) []Block {
 			}
 			out = append(out, b)
 		default:
-			out = append(out, opaqueBlockV(p, text))
+			out = append(out, conv.OpaqueBlockV(p, text))
 		}
 		return true
 	})
@@ -253,7 +253,7 @@ func continueRecord(v jsonl.Value) Record {
 	}
 	rec := Record{Messages: continueItemMessages(f, conv.SearchText), Compaction: f.summary.Exists()}
 	if rec.Compaction {
-		rec.Meta = metaOf(v.Get("ctxc"))
+		rec.Meta = conv.MetaOf(v.Get("ctxc"))
 	}
 	return rec
 }

@@ -53,7 +53,7 @@ func (continueWriter) New(src *Source, c *Compaction) (Written, error) {
 	if items[0], err = continueMark(items[0], c.Summary, meta); err != nil {
 		return Written{}, err
 	}
-	doc := continueDoc{SessionID: newUUID(), Title: h.Str("title"), WorkspaceDirectory: h.Str("workspaceDirectory"), History: items}
+	doc := continueDoc{SessionID: conv.NewUUID(), Title: h.Str("title"), WorkspaceDirectory: h.Str("workspaceDirectory"), History: items}
 	data, err := continueEncode(doc)
 	if err != nil {
 		return Written{}, err

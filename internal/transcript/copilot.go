@@ -239,7 +239,7 @@ func copilotRecord(v jsonl.Value) Record {
 		if s := f.data.Get("summaryContent"); s.IsString() {
 			m.Blocks = []Block{{Kind: BlockText, Text: s.Str()}}
 		}
-		return Record{Compaction: true, Meta: metaOf(f.data.Get("ctxc")), Messages: []Message{m}}
+		return Record{Compaction: true, Meta: conv.MetaOf(f.data.Get("ctxc")), Messages: []Message{m}}
 	}
 	m := copilotMessage(f.typ.Str(), f.data, conv.SearchText)
 	if len(m.Blocks) == 0 {

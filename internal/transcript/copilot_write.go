@@ -33,7 +33,7 @@ func (copilotWriter) Append(src *Source, c *Compaction, late [][]byte) (Written,
 	if err != nil {
 		return Written{}, err
 	}
-	return Written{Data: lines(out), Messages: 1 + len(c.Tail)}, nil
+	return Written{Data: conv.Lines(out), Messages: 1 + len(c.Tail)}, nil
 }
 
 func (copilotWriter) New(src *Source, c *Compaction) (Written, error) {
@@ -49,18 +49,18 @@ func (copilotWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil {
 		return Written{}, fmt.Errorf("%s:1: session.start data: %w", src.Path, err)
 	}
-	id := newUUID()
+	id := conv.NewUUID()
 	data.Set("sessionId", id)
-	data.Set("startTime", rfc3339ms(c.Now))
+	data.Set("startTime", conv.RFC3339ms(c.Now))
 	h.Set("data", json.RawMessage(data.Encode()))
-	h.Set("id", newUUID())
-	h.Set("timestamp", rfc3339ms(c.Now))
+	h.Set("id", conv.NewUUID())
+	h.Set("timestamp", conv.RFC3339ms(c.Now))
 	h.Set("parentId", nil)
 	out, err := copilotEvents(src, c, h.Str("id"))
 	if err != nil {
 		return Written{}, err
 	}
-	return Written{Data: lines(append([][]byte{h.Encode()}, out...)), Messages: 1 + len(c.Tail), Session: id,
+	return Written{Data: conv.Lines(append([][]byte{h.Encode()}, out...)), Messages: 1 + len(c.Tail), Session: id,
 		Resume: fmt.Sprintf("place it as ~/.copilot/session-state/%s/events.jsonl, then: %s", id, conv.ResumeHint(FormatCopilot, id))}, nil
 }
 
@@ -72,12 +72,12 @@ func copilotEvents(src *Source, c *Compaction, parent string) ([][]byte, error) 
 	meta.TailLines = 0
 	e.Set("data", map[string]any{"success": true, "outcome": "applied", "trigger": "manual",
 		"preCompactionTokens": c.Meta.TokensBefore, "postCompactionTokens": c.Meta.TokensAfter,
-		"messagesRemoved": len(c.Head) + len(c.Middle), "summaryContent": headedSummary(c), "ctxc": meta})
-	id := newUUID()
+		"messagesRemoved": len(c.Head) + len(c.Middle), "summaryContent": conv.HeadedSummary(c), "ctxc": meta})
+	id := conv.NewUUID()
 	e.Set("id", id)
-	e.Set("timestamp", rfc3339ms(c.Now))
+	e.Set("timestamp", conv.RFC3339ms(c.Now))
 	e.Set("parentId", parentOrNil(parent))
-	copies, err := copyTailRecords(src, c, "Copilot", id, copilotApplyEdits)
+	copies, err := conv.CopyTailRecords(src, c, "Copilot", id, copilotApplyEdits)
 	if err != nil {
 		return nil, err
 	}
@@ -118,12 +118,12 @@ const copilotVersion = "1.0.102"
 // a failed tool: its error's message). System and developer text becomes user text: Copilot
 // rebuilds its own system prompt.
 func copilotSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error) {
-	id := newUUID()
-	now := rfc3339ms(s.Now)
+	id := conv.NewUUID()
+	now := conv.RFC3339ms(s.Now)
 	parent := ""
 	var out [][]byte
 	event := func(typ string, data map[string]any) error {
-		e := newUUID()
+		e := conv.NewUUID()
 		b, err := conv.Marshal(map[string]any{"type": typ, "data": data, "id": e, "timestamp": now, "parentId": parentOrNil(parent)})
 		if err != nil {
 			return err
@@ -148,7 +148,7 @@ func copilotSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dro
 	if messages == 0 {
 		return Written{}, r.dropped, fmt.Errorf("no message to write")
 	}
-	return Written{Data: lines(out), Messages: messages, Session: id}, r.dropped, nil
+	return Written{Data: conv.Lines(out), Messages: messages, Session: id}, r.dropped, nil
 }
 
 type copilotEvent struct {
@@ -188,7 +188,7 @@ func copilotMessageEvents(m *Message) []copilotEvent {
 		if calls == nil {
 			calls = []map[string]any{}
 		}
-		out = append(out, copilotEvent{"assistant.message", map[string]any{"messageId": newUUID(), "content": content, "toolRequests": calls}})
+		out = append(out, copilotEvent{"assistant.message", map[string]any{"messageId": conv.NewUUID(), "content": content, "toolRequests": calls}})
 	case m.Role != RoleAssistant && content != "":
 		out = append(out, copilotEvent{"user.message", map[string]any{"content": content}})
 	}

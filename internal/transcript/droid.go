@@ -103,7 +103,7 @@ func (r *droidReader) message(l *scanLine, f droidFields, st *Stats) {
 	if !f.message.IsObject() {
 		return
 	}
-	m := anthropicMessage(f.message, conv.NoText)
+	m := conv.AnthropicMessage(f.message, conv.NoText)
 	if len(m.Blocks) == 0 {
 		return
 	}
@@ -142,7 +142,7 @@ func (r *droidReader) compaction(l *scanLine, v jsonl.Value, st *Stats) {
 	if id := a.Get("id"); id.IsString() {
 		c.anchorID, c.hasID = droidKey(id.Str()), true
 	}
-	if i := a.Get("index"); piIsNumber(i) {
+	if i := a.Get("index"); conv.IsNumber(i) {
 		c.index = i.Int()
 	}
 	r.comp = c
@@ -187,7 +187,7 @@ func (r *droidReader) Materialize(b []byte, x ref) ([]Message, error) {
 	if x.Sel == droidSelSummary {
 		m = droidSummary(v, conv.WithText)
 	} else {
-		m = anthropicMessage(droidEventFields(v).message, conv.WithText)
+		m = conv.AnthropicMessage(droidEventFields(v).message, conv.WithText)
 	}
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation event")
@@ -236,12 +236,12 @@ func droidRecord(v jsonl.Value) Record {
 		if s := v.Get("summaryText"); s.IsString() {
 			m.Blocks = []Block{{Kind: BlockText, Text: s.Str()}}
 		}
-		return Record{Compaction: true, Meta: metaOf(v.Get("ctxc")), Messages: []Message{m}}
+		return Record{Compaction: true, Meta: conv.MetaOf(v.Get("ctxc")), Messages: []Message{m}}
 	case "message":
 		if !f.message.IsObject() {
 			return Record{}
 		}
-		m := anthropicMessage(f.message, conv.SearchText)
+		m := conv.AnthropicMessage(f.message, conv.SearchText)
 		if len(m.Blocks) == 0 {
 			return Record{}
 		}

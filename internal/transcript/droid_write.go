@@ -47,7 +47,7 @@ func (droidWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, e
 		}
 		out = append(out, copies...)
 	}
-	return Written{Data: lines(out), Messages: 1 + len(c.Tail)}, nil
+	return Written{Data: conv.Lines(out), Messages: 1 + len(c.Tail)}, nil
 }
 
 func (droidWriter) New(src *Source, c *Compaction) (Written, error) {
@@ -59,7 +59,7 @@ func (droidWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil || h.Str("type") != "session_start" {
 		return Written{}, fmt.Errorf("%s:1: not a droid session_start line: a new droid session needs one", src.Path)
 	}
-	id := newUUID()
+	id := conv.NewUUID()
 	h.Set("id", id)
 	e := droidCompaction(c, "", -1)
 	copies, err := droidCopies(src, c, "")
@@ -67,7 +67,7 @@ func (droidWriter) New(src *Source, c *Compaction) (Written, error) {
 		return Written{}, err
 	}
 	out := append([][]byte{h.Encode(), e.Encode()}, copies...)
-	return Written{Data: lines(out), Messages: 1 + len(c.Tail), Session: id,
+	return Written{Data: conv.Lines(out), Messages: 1 + len(c.Tail), Session: id,
 		Resume: fmt.Sprintf("place it as ~/.factory/sessions/<project folder with / as ->/%s.jsonl, then: %s", id, conv.ResumeHint(FormatDroid, id))}, nil
 }
 
@@ -75,9 +75,9 @@ func (droidWriter) New(src *Source, c *Compaction) (Written, error) {
 func droidCompaction(c *Compaction, anchorID string, anchorIdx int) *object {
 	e := conv.NewObject()
 	e.Set("type", "compaction_state")
-	e.Set("id", newUUID())
-	e.Set("timestamp", rfc3339ms(c.Now))
-	e.Set("summaryText", headedSummary(c))
+	e.Set("id", conv.NewUUID())
+	e.Set("timestamp", conv.RFC3339ms(c.Now))
+	e.Set("summaryText", conv.HeadedSummary(c))
 	e.Set("summaryTokens", c.Meta.TokensAfter)
 	e.Set("summaryKind", "llm_summary")
 	if anchorID != "" {
@@ -122,7 +122,7 @@ func droidAnchor(src *Source, stop int) (id string, idx int, err error) {
 
 // droidCopies are the tail's message events under fresh ids, chained from parent.
 func droidCopies(src *Source, c *Compaction, parent string) ([][]byte, error) {
-	return copyTailRecords(src, c, agent.Droid, parent, droidApplyEdits)
+	return conv.CopyTailRecords(src, c, agent.Droid, parent, droidApplyEdits)
 }
 
 // droidApplyEdits writes a cut tool result's text into a copy of its event.

@@ -574,7 +574,7 @@ func geminiResults(calls []geminiCall, text textMode) Message {
 func geminiEachResultBlock(c geminiCall, text textMode, fn func(Block)) {
 	switch res := c.result; {
 	case res.IsString() && res != `""`:
-		b := contentResultV(res, text)
+		b := conv.ContentResultV(res, text)
 		b.ID, b.Name = c.id.Str(), c.name.Str()
 		fn(b)
 	case res.IsArray():

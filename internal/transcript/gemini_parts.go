@@ -134,7 +134,7 @@ func geminiPartBlockOf(p jsonl.Value, f geminiPartFields, text textMode) Block {
 		}
 		return b
 	}
-	return opaqueBlockV(p, text)
+	return conv.OpaqueBlockV(p, text)
 }
 
 // geminiResponseBlock is a functionResponse: its response's "output" (or "error") string is the
@@ -176,7 +176,7 @@ func geminiResponseBlock(r jsonl.Value, text textMode) Block {
 	} else if e.Exists() {
 		out, isErr = e, true
 	}
-	b := contentResultV(out, text)
+	b := conv.ContentResultV(out, text)
 	b.ID, b.Name, b.IsError = id.Str(), name.Str(), isErr
 	return b
 }

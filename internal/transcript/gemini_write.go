@@ -29,7 +29,7 @@ func (geminiWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, 
 	if err != nil {
 		return Written{}, err
 	}
-	return Written{Data: lines([][]byte{line}), Messages: n}, nil
+	return Written{Data: conv.Lines([][]byte{line}), Messages: n}, nil
 }
 
 func (geminiWriter) New(src *Source, c *Compaction) (Written, error) {
@@ -41,8 +41,8 @@ func (geminiWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil || h.Str("projectHash") == "" {
 		return Written{}, fmt.Errorf("%s: the first line is not a Gemini CLI session header: a new session needs its projectHash", src.Path)
 	}
-	id := newUUID()
-	now := rfc3339ms(c.Now)
+	id := conv.NewUUID()
+	now := conv.RFC3339ms(c.Now)
 	header := conv.NewObject()
 	header.Set("sessionId", id)
 	header.Set("projectHash", h.Str("projectHash"))
@@ -53,14 +53,14 @@ func (geminiWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil {
 		return Written{}, err
 	}
-	return Written{Data: lines([][]byte{header.Encode(), line}), Messages: n, Session: id,
+	return Written{Data: conv.Lines([][]byte{header.Encode(), line}), Messages: n, Session: id,
 		Resume: fmt.Sprintf("place it as ~/.gemini/tmp/<project>/chats/session-%s-%s.jsonl, then: %s",
 			c.Now.UTC().Format("2006-01-02T15-04"), id[:8], conv.ResumeHint(FormatGemini, id))}, nil
 }
 
 // geminiSet renders the $set line and says how many messages it reloads to.
 func geminiSet(c *Compaction) ([]byte, int, error) {
-	now := rfc3339ms(c.Now)
+	now := conv.RFC3339ms(c.Now)
 	var msgs []json.RawMessage
 	add := func(ms []Message) error {
 		for i := range ms {
@@ -102,7 +102,7 @@ func geminiRender(m *Message, now string) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return conv.Marshal(map[string]any{"id": newUUID(), "timestamp": now, "type": typ, "content": parts})
+	return conv.Marshal(map[string]any{"id": conv.NewUUID(), "timestamp": now, "type": typ, "content": parts})
 }
 
 // geminiParts renders a message's blocks as Gemini API parts.
@@ -160,7 +160,7 @@ func geminiRecord(v jsonl.Value) Record {
 		return true
 	})
 	if rec.Compaction {
-		rec.Meta = metaOf(v.Get("ctxc"))
+		rec.Meta = conv.MetaOf(v.Get("ctxc"))
 	}
 	return rec
 }
@@ -171,8 +171,8 @@ func geminiRecord(v jsonl.Value) Record {
 // result as a user message of functionResponse parts named after their call). System and
 // developer text becomes user text: Gemini CLI rebuilds its own system instruction.
 func geminiSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error) {
-	id := newUUID()
-	now := rfc3339ms(s.Now)
+	id := conv.NewUUID()
+	now := conv.RFC3339ms(s.Now)
 	header := conv.NewObject()
 	header.Set("sessionId", id)
 	header.Set("projectHash", agent.GeminiProjectHash(s.Cwd))
@@ -193,7 +193,7 @@ func geminiSession(ms []Message, s *NewSession, r *sessionRender) (Written, Drop
 	if len(out) == 1 {
 		return Written{}, r.dropped, fmt.Errorf("no message to write")
 	}
-	return Written{Data: lines(out), Messages: len(out) - 1, Session: id}, r.dropped, nil
+	return Written{Data: conv.Lines(out), Messages: len(out) - 1, Session: id}, r.dropped, nil
 }
 
 // geminiIgnoredUserText: a user message Gemini CLI leaves out of the history it resumes (its

@@ -183,7 +183,7 @@ func (r *piReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 		c := piComp{tokens: int32(sm.Tokens())}
 		if f.keptID.IsString() {
 			c.kept, c.hasKept = piKey(f.keptID.Str()), true
-		} else if piIsNumber(f.keptIndex) {
+		} else if conv.IsNumber(f.keptIndex) {
 			c.keptIndex, c.hasKept = f.keptIndex.Int(), true
 		}
 		r.comps[idx] = c
@@ -204,10 +204,6 @@ func (r *piReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 		}
 	}
 	r.entries = append(r.entries, e)
-}
-
-func piIsNumber(v jsonl.Value) bool {
-	return len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))
 }
 
 func (r *piReader) Finish(st *Stats) []ref {
@@ -407,7 +403,7 @@ func piMessage(msg jsonl.Value, text textMode) (m Message, emit bool) {
 			emit = false
 		}
 	case "toolResult":
-		b := contentResultV(f.content, text)
+		b := conv.ContentResultV(f.content, text)
 		b.ID = f.callID.Str()
 		b.Name = f.toolName.Str()
 		b.IsError = f.isError.Bool()
@@ -452,7 +448,7 @@ func piAssistantBlock(b jsonl.Value, text textMode) Block {
 	case "image":
 		return piImageBlock(b, text)
 	}
-	return opaqueBlockV(b, text)
+	return conv.OpaqueBlockV(b, text)
 }
 
 // piBashText is the user text pi sends for a bash execution (messages.ts bashExecutionToText).
@@ -470,7 +466,7 @@ func piBashText(f *piMsgFields, text textMode) Block {
 	}
 	if f.cancelled.Bool() {
 		t.Lit("\n\n(command cancelled)")
-	} else if piIsNumber(f.exitCode) && f.exitCode.Int() != 0 {
+	} else if conv.IsNumber(f.exitCode) && f.exitCode.Int() != 0 {
 		t.Lit("\n\nCommand exited with code ")
 		t.Lit(string(f.exitCode))
 	}
@@ -505,7 +501,7 @@ func piContent(c jsonl.Value, text textMode) []Block {
 		case "image":
 			out = append(out, piImageBlock(b, text))
 		default:
-			out = append(out, opaqueBlockV(b, text))
+			out = append(out, conv.OpaqueBlockV(b, text))
 		}
 		return true
 	})

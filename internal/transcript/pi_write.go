@@ -47,7 +47,7 @@ func (piWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, erro
 			return Written{}, err
 		}
 		e := piCompaction(c, newHexID(8), parent, "firstKeptEntryId", firstID)
-		return Written{Data: lines([][]byte{e.Encode()}), Messages: 1 + len(c.Tail)}, nil
+		return Written{Data: conv.Lines([][]byte{e.Encode()}), Messages: 1 + len(c.Tail)}, nil
 	}
 	// v1: entries are addressed by their index in the file, the header being 0.
 	idx, err := entryIndex(src, c.Tail[0].Line)
@@ -55,7 +55,7 @@ func (piWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, erro
 		return Written{}, err
 	}
 	e := piCompaction(c, "", "", "firstKeptEntryIndex", idx)
-	return Written{Data: lines([][]byte{e.Encode()}), Messages: 1 + len(c.Tail)}, nil
+	return Written{Data: conv.Lines([][]byte{e.Encode()}), Messages: 1 + len(c.Tail)}, nil
 }
 
 // piAppendCopies is the append of an emergency compaction that cut blocks in the tail: the tail
@@ -97,7 +97,7 @@ func piAppendCopies(src *Source, c *Compaction) (Written, error) {
 		}
 	}
 	e := piCompaction(c, cid, leafID, "firstKeptEntryId", first)
-	return Written{Data: lines(append([][]byte{e.Encode()}, copies...)), Messages: 1 + len(c.Tail)}, nil
+	return Written{Data: conv.Lines(append([][]byte{e.Encode()}, copies...)), Messages: 1 + len(c.Tail)}, nil
 }
 
 // piCompaction is the compaction entry: id and parent are left out for v1 files (""), and the
@@ -112,8 +112,8 @@ func piCompaction(c *Compaction, id, parent, firstKey string, first any) *object
 		e.Set("id", id)
 		e.Set("parentId", parent)
 	}
-	e.Set("timestamp", rfc3339ms(c.Now))
-	e.Set("summary", headedSummary(c))
+	e.Set("timestamp", conv.RFC3339ms(c.Now))
+	e.Set("summary", conv.HeadedSummary(c))
 	e.Set(firstKey, first)
 	e.Set("tokensBefore", c.Meta.TokensBefore)
 	e.Set("details", map[string]any{"readFiles": []string{}, "modifiedFiles": []string{}})
@@ -164,7 +164,7 @@ func (piWriter) New(src *Source, c *Compaction) (Written, error) {
 	id := newUUIDv7(c.Now)
 	h.Set("version", 3)
 	h.Set("id", id)
-	h.Set("timestamp", rfc3339ms(c.Now))
+	h.Set("timestamp", conv.RFC3339ms(c.Now))
 	h.Del("branchedFrom")
 	h.Del("parentSession")
 	out := [][]byte{h.Encode()}
@@ -200,7 +200,7 @@ func (piWriter) New(src *Source, c *Compaction) (Written, error) {
 	}
 	e := piCompaction(c, newHexID(8), parent, "firstKeptEntryId", firstKept)
 	out = append(out, e.Encode())
-	return Written{Data: lines(out), Messages: 1 + len(c.Tail), Session: id,
+	return Written{Data: conv.Lines(out), Messages: 1 + len(c.Tail), Session: id,
 		Resume: conv.ResumeHint(FormatPi, "")}, nil
 }
 
@@ -227,7 +227,7 @@ func entryIndex(s *Source, n int) (int, error) {
 // messages of their own (pi's shape); system and developer text becomes user text.
 func piSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error) {
 	id := newUUIDv7(s.Now)
-	now := rfc3339ms(s.Now)
+	now := conv.RFC3339ms(s.Now)
 	h, err := conv.Marshal(map[string]any{"type": "session", "version": 3, "id": id, "timestamp": now, "cwd": s.Cwd})
 	if err != nil {
 		return Written{}, r.dropped, err
@@ -249,7 +249,7 @@ func piSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped,
 	if len(out) == 1 {
 		return Written{}, r.dropped, fmt.Errorf("no message to write")
 	}
-	return Written{Data: lines(out), Messages: len(out) - 1, Session: id}, r.dropped, nil
+	return Written{Data: conv.Lines(out), Messages: len(out) - 1, Session: id}, r.dropped, nil
 }
 
 // PiEmptyResult is the text of a tool result that has none, in a new pi session: pi sends an

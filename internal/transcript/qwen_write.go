@@ -34,7 +34,7 @@ func (qwenWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, er
 	if err != nil {
 		return Written{}, err
 	}
-	return Written{Data: lines([][]byte{rec}), Messages: n}, nil
+	return Written{Data: conv.Lines([][]byte{rec}), Messages: n}, nil
 }
 
 func (qwenWriter) New(src *Source, c *Compaction) (Written, error) {
@@ -46,12 +46,12 @@ func (qwenWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil || o.Str("sessionId") == "" {
 		return Written{}, fmt.Errorf("%s: the first line is not a Qwen Code record (sessionId)", src.Path)
 	}
-	id := newUUID()
+	id := conv.NewUUID()
 	rec, n, err := qwenCompressionRecord(c, "", id, o)
 	if err != nil {
 		return Written{}, err
 	}
-	return Written{Data: lines([][]byte{rec}), Messages: n, Session: id,
+	return Written{Data: conv.Lines([][]byte{rec}), Messages: n, Session: id,
 		Resume: fmt.Sprintf("place it as ~/.qwen/projects/<project>/chats/%s.jsonl, then in the project: %s", id, conv.ResumeHint(FormatQwen, id))}, nil
 }
 
@@ -96,14 +96,14 @@ func qwenCompressionRecord(c *Compaction, parent, session string, like *object) 
 		return nil, 0, err
 	}
 	rec := conv.NewObject()
-	rec.Set("uuid", newUUID())
+	rec.Set("uuid", conv.NewUUID())
 	if parent == "" {
 		rec.Set("parentUuid", nil)
 	} else {
 		rec.Set("parentUuid", parent)
 	}
 	rec.Set("sessionId", session)
-	rec.Set("timestamp", rfc3339ms(c.Now))
+	rec.Set("timestamp", conv.RFC3339ms(c.Now))
 	rec.Set("type", "system")
 	for _, k := range []string{"cwd", "version"} {
 		if v := like.Get(k); v != nil {
@@ -130,7 +130,7 @@ func qwenRecord(v jsonl.Value) Record {
 			return Record{}
 		}
 		ms := qwenHistory(f.payload.Get("compressedHistory"), conv.SearchText)
-		rec := Record{Compaction: true, Meta: metaOf(v.Get("ctxc"))}
+		rec := Record{Compaction: true, Meta: conv.MetaOf(v.Get("ctxc"))}
 		if len(ms) > 0 {
 			rec.Messages = ms[:1]
 		}
@@ -157,8 +157,8 @@ const qwenVersion = "0.24.4"
 // of functionResponse parts, which Qwen Code sends as the answers of their calls. System and
 // developer text becomes user text: Qwen Code rebuilds its own system prompt.
 func qwenSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error) {
-	id := newUUID()
-	now := rfc3339ms(s.Now)
+	id := conv.NewUUID()
+	now := conv.RFC3339ms(s.Now)
 	parent := ""
 	var out [][]byte
 	add := func(typ, role string, parts []Block) error {
@@ -170,7 +170,7 @@ func qwenSession(ms []Message, s *NewSession, r *sessionRender) (Written, Droppe
 		if err != nil {
 			return err
 		}
-		u := newUUID()
+		u := conv.NewUUID()
 		rec, err := conv.Marshal(map[string]any{"uuid": u, "parentUuid": parentOrNil(parent), "sessionId": id, "timestamp": now,
 			"type": typ, "cwd": s.Cwd, "version": qwenVersion, "message": map[string]any{"role": role, "parts": ps}})
 		if err != nil {
@@ -201,5 +201,5 @@ func qwenSession(ms []Message, s *NewSession, r *sessionRender) (Written, Droppe
 	if len(out) == 0 {
 		return Written{}, r.dropped, fmt.Errorf("no message to write")
 	}
-	return Written{Data: lines(out), Messages: len(out), Session: id}, r.dropped, nil
+	return Written{Data: conv.Lines(out), Messages: len(out), Session: id}, r.dropped, nil
 }
