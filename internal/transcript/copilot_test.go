@@ -7,7 +7,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// TestCopilotFixtures: the counts and the effective context of hand-checked Copilot CLI and droid
+// TestCopilotFixtures: the counts and the effective context of hand-checked Copilot CLI
 // sessions (each line read and counted by hand): the compaction's summary starts the context in
 // the agent's own wrapper, sub-agent events and messages the agent keeps from the model are left
 // out of it.
@@ -22,8 +22,6 @@ func TestCopilotFixtures(t *testing.T) {
 		{"copilot-compacted.jsonl", FormatCopilot, 3, 4, 2, 2, 4,
 			copilotSummaryHead + "<user_message>\nREAD notes.txt please\n</user_message>\n" + copilotSummaryMid + "The user asked to read notes.txt.\n</summary>\n",
 			"<current_datetime>"},
-		{"droid-compacted.jsonl", FormatDroid, 5, 3, 1, 1, 3,
-			droidSummaryHead + "The notes were read." + droidSummaryTail + "\n<system-reminder>env</system-reminder>", "And again?"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			res, msgs, err := LoadFile("../../testdata/fixtures/"+tc.file, Options{})
