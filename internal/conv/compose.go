@@ -160,3 +160,11 @@ func MetaOf(v jsonl.Value) *MarkerMeta {
 func IsNumber(v jsonl.Value) bool {
 	return len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))
 }
+
+// ParentOrNil is an event's parentId: the id, or null for the first event.
+func ParentOrNil(id string) any {
+	if id == "" {
+		return nil
+	}
+	return id
+}

@@ -411,7 +411,7 @@ func claudeSession(ms []Message, s *NewSession, r *sessionRender) (Written, Drop
 			continue
 		}
 		o := conv.NewObject()
-		o.Set("parentUuid", parentOrNil(parent))
+		o.Set("parentUuid", conv.ParentOrNil(parent))
 		o.Set("isSidechain", false)
 		o.Set("userType", "external")
 		o.Set("cwd", s.Cwd)

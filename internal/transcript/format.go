@@ -7,6 +7,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/agent/aider"
 	"github.com/ctxc/ctxc/internal/agent/cline"
+	"github.com/ctxc/ctxc/internal/agent/copilot"
 	"github.com/ctxc/ctxc/internal/agent/droid"
 	"github.com/ctxc/ctxc/internal/agent/goose"
 	"github.com/ctxc/ctxc/internal/agent/nanocoder"
@@ -43,8 +44,8 @@ func Wrappers(f Format) []Wrapper {
 	case FormatPi:
 		return []Wrapper{head(piCompactionPrefix), tail(piCompactionSuffix), head(piBranchPrefix), tail(piBranchSuffix)}
 	case FormatCopilot:
-		return []Wrapper{head(copilotSummaryHead), mid(copilotSummaryMid), tail(copilotSummaryTail),
-			mid(copilotUserMsgOpen), mid(copilotUserMsgClose)}
+		return []Wrapper{head(copilot.SummaryHead), mid(copilot.SummaryMid), tail(copilot.SummaryTail),
+			mid(copilot.UserMsgOpen), mid(copilot.UserMsgClose)}
 	case FormatDroid:
 		return []Wrapper{head(droid.SummaryHead), tail(droid.SummaryTail), head(droid.SerializeHead), tail(droid.SerializeTail)}
 	case FormatOpencode, FormatKilo: // texts opencode (and kilo) sends for parts that hold none

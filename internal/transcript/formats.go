@@ -3,6 +3,7 @@ package transcript
 import (
 	"github.com/ctxc/ctxc/internal/agent/aider"
 	"github.com/ctxc/ctxc/internal/agent/cline"
+	"github.com/ctxc/ctxc/internal/agent/copilot"
 	"github.com/ctxc/ctxc/internal/agent/droid"
 	"github.com/ctxc/ctxc/internal/agent/goose"
 	"github.com/ctxc/ctxc/internal/agent/nanocoder"
@@ -32,7 +33,7 @@ var agentCodes = []agentCode{
 	{FormatPi, func() formatReader { return newPiReader() }, piRecord, piWriter{}, piSession},
 	{FormatGemini, func() formatReader { return newGeminiReader() }, geminiRecord, geminiWriter{}, geminiSession},
 	{FormatQwen, func() formatReader { return newQwenReader() }, qwenRecord, qwenWriter{}, qwenSession},
-	{FormatCopilot, func() formatReader { return newCopilotReader() }, copilotRecord, copilotWriter{}, copilotSession},
+	{FormatCopilot, copilot.NewReader, copilot.Record, copilot.Writer{}, copilotSession},
 	{FormatDroid, droid.NewReader, droid.Record, droid.Writer{}, nil},
 	{FormatOpencode, func() formatReader { return newOpencodeReader(FormatOpencode) }, opencodeRecord, opencodeWriter{FormatOpencode}, nil},
 	{FormatKilo, func() formatReader { return newOpencodeReader(FormatKilo) }, kiloRecord, opencodeWriter{FormatKilo}, nil},

@@ -238,7 +238,7 @@ func piSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped,
 	for i := range ms {
 		for _, msg := range piMessages(&ms[i], r, names, s.Now.UnixMilli()) {
 			eid := newHexID(8)
-			e, err := conv.Marshal(map[string]any{"type": "message", "id": eid, "parentId": parentOrNil(parent), "timestamp": now, "message": msg})
+			e, err := conv.Marshal(map[string]any{"type": "message", "id": eid, "parentId": conv.ParentOrNil(parent), "timestamp": now, "message": msg})
 			if err != nil {
 				return Written{}, r.dropped, err
 			}

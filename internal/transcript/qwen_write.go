@@ -171,7 +171,7 @@ func qwenSession(ms []Message, s *NewSession, r *sessionRender) (Written, Droppe
 			return err
 		}
 		u := conv.NewUUID()
-		rec, err := conv.Marshal(map[string]any{"uuid": u, "parentUuid": parentOrNil(parent), "sessionId": id, "timestamp": now,
+		rec, err := conv.Marshal(map[string]any{"uuid": u, "parentUuid": conv.ParentOrNil(parent), "sessionId": id, "timestamp": now,
 			"type": typ, "cwd": s.Cwd, "version": qwenVersion, "message": map[string]any{"role": role, "parts": ps}})
 		if err != nil {
 			return err
