@@ -8,6 +8,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent/goose"
 	"github.com/ctxc/ctxc/internal/agent/nanocoder"
 	"github.com/ctxc/ctxc/internal/agent/openhands"
+	"github.com/ctxc/ctxc/internal/agent/qwen"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
@@ -32,7 +33,7 @@ var agentCodes = []agentCode{
 	{FormatCodex, func() formatReader { return newCodexReader() }, codexRecord, codexWriter{}, codexSession},
 	{FormatPi, func() formatReader { return newPiReader() }, piRecord, piWriter{}, piSession},
 	{FormatGemini, func() formatReader { return newGeminiReader() }, geminiRecord, geminiWriter{}, geminiSession},
-	{FormatQwen, func() formatReader { return newQwenReader() }, qwenRecord, qwenWriter{}, qwenSession},
+	{FormatQwen, qwen.NewReader, qwen.Record, qwen.Writer{}, qwenSession},
 	{FormatCopilot, copilot.NewReader, copilot.Record, copilot.Writer{}, copilotSession},
 	{FormatDroid, droid.NewReader, droid.Record, droid.Writer{}, nil},
 	{FormatOpencode, func() formatReader { return newOpencodeReader(FormatOpencode) }, opencodeRecord, opencodeWriter{FormatOpencode}, nil},

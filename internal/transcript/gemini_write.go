@@ -98,48 +98,11 @@ func geminiRender(m *Message, now string) (json.RawMessage, error) {
 	if m.Role == RoleAssistant {
 		typ, role = "gemini", "model"
 	}
-	parts, err := geminiParts(m, role)
+	parts, err := conv.GeminiParts(m, role)
 	if err != nil {
 		return nil, err
 	}
 	return conv.Marshal(map[string]any{"id": conv.NewUUID(), "timestamp": now, "type": typ, "content": parts})
-}
-
-// geminiParts renders a message's blocks as Gemini API parts.
-func geminiParts(m *Message, role string) ([]any, error) {
-	var parts []any
-	for i := range m.Blocks {
-		b := &m.Blocks[i]
-		switch b.Kind {
-		case BlockText:
-			parts = append(parts, map[string]any{"text": b.Text})
-		case BlockThinking:
-			if role == "model" {
-				parts = append(parts, map[string]any{"text": b.Text, "thought": true})
-			}
-		case BlockToolCall:
-			args := json.RawMessage(b.Args)
-			if !jsonl.Valid(args) || !strings.HasPrefix(strings.TrimSpace(b.Args), "{") {
-				args = json.RawMessage("{}")
-			}
-			parts = append(parts, map[string]any{"functionCall": map[string]any{"id": b.ID, "name": b.Name, "args": args}})
-		case BlockToolResult:
-			key := "output"
-			if b.IsError {
-				key = "error"
-			}
-			parts = append(parts, map[string]any{"functionResponse": map[string]any{"id": b.ID, "name": b.Name,
-				"response": map[string]any{key: b.Text}}})
-		default: // images and other parts: their JSON as written
-			if strings.HasPrefix(b.Text, "{") && jsonl.Valid([]byte(b.Text)) {
-				parts = append(parts, json.RawMessage(b.Text))
-			}
-		}
-	}
-	if len(parts) == 0 {
-		return nil, fmt.Errorf("a %s message with nothing Gemini can hold (line %d)", m.Role, m.Line)
-	}
-	return parts, nil
 }
 
 // geminiRecord decodes one line for searches: a message record's messages; a $set of
