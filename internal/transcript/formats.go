@@ -3,6 +3,7 @@ package transcript
 import (
 	"github.com/ctxc/ctxc/internal/agent/aider"
 	"github.com/ctxc/ctxc/internal/agent/cline"
+	"github.com/ctxc/ctxc/internal/agent/continuecli"
 	"github.com/ctxc/ctxc/internal/agent/copilot"
 	"github.com/ctxc/ctxc/internal/agent/droid"
 	"github.com/ctxc/ctxc/internal/agent/goose"
@@ -40,7 +41,7 @@ var agentCodes = []agentCode{
 	{FormatKilo, func() formatReader { return newOpencodeReader(FormatKilo) }, kiloRecord, opencodeWriter{FormatKilo}, nil},
 	{FormatAider, aider.NewReader, aider.Record, aider.Writer{Ctxc: markerWriter{source: FormatAider}}, nil},
 	{FormatOpenhands, openhands.NewReader, openhands.Record, openhands.Writer{Ctxc: markerWriter{source: FormatOpenhands}}, nil},
-	{FormatContinue, func() formatReader { return newContinueReader() }, continueRecord, continueWriter{}, nil},
+	{FormatContinue, continuecli.NewReader, continuecli.Record, continuecli.Writer{}, nil},
 	{FormatCline, cline.NewReader, cline.Record, cline.Writer{}, nil},
 	{FormatGoose, goose.NewReader, goose.Record, goose.Writer{Ctxc: markerWriter{source: FormatGoose}}, nil},
 	{FormatNanocoder, nanocoder.NewReader, nanocoder.Record, nanocoder.Writer{Ctxc: markerWriter{source: FormatNanocoder}}, nil},
