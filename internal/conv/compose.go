@@ -24,7 +24,7 @@ func NewUUID() string {
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-// lines joins records into JSONL, valid UTF-8 (records carried over byte for byte may hold
+// Lines joins records into JSONL, valid UTF-8 (records carried over byte for byte may hold
 // bytes that are not: they are written as \ufffd, jsonl.AppendValidUTF8).
 func Lines(recs [][]byte) []byte {
 	var out []byte
@@ -67,7 +67,7 @@ const (
 	HeadClose = "\n</ctxc-head>\n\n"
 )
 
-// headedSummary is the text of a summary that holds the head: ctxc's preamble, the head's
+// HeadedSummary is the text of a summary that holds the head: ctxc's preamble, the head's
 // section, then the summary. A head already summarized (the context starts with such a
 // summary, which planning puts in the middle) is carried on from it, so the task survives any
 // number of compactions verbatim.
@@ -108,7 +108,7 @@ func HeadSection(summary string) string {
 	return head
 }
 
-// copyTailRecords copies the records of the tail's messages under fresh ids, each made the
+// CopyTailRecords copies the records of the tail's messages under fresh ids, each made the
 // child of the one before (starting from parent, "" for none), as an agent that chains its
 // records by id needs its tail copied; edit writes an emergency cut into a copy.
 func CopyTailRecords(src *Source, c *Compaction, agent, parent string, edit func(*Object, *Message)) ([][]byte, error) {

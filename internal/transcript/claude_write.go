@@ -22,7 +22,7 @@ import (
 // either the file as it was, or a boundary whose summary is missing or cut off, which Claude
 // Code resumes as head-less history's tail (checked: cmd/agents_test.go), never a broken chain.
 // The head cannot come before a summary kept this way, so the summary holds it verbatim
-// (headedSummary).
+// (conv.HeadedSummary).
 //
 // A new file (-o) holds the boundary, copies of the head's records, the summary, then copies
 // of the tail's records, re-chained one after the other under fresh uuids and fresh message ids

@@ -15,7 +15,7 @@ import (
 // the newest entry (pi's leaf), whose firstKeptEntryId names the first entry of the tail. pi's
 // context is then its summary message, the entries from the first kept one on, and what follows.
 // The head cannot be kept by reference (the kept entries run from firstKeptEntryId to the end),
-// so the summary says what it held (headedSummary). v1 files
+// so the summary says what it held (conv.HeadedSummary). v1 files
 // (no entry ids) get a v1 entry with firstKeptEntryIndex. ctxc's provenance is under "ctxc",
 // which pi ignores. A new file (-o) is a v3 session: the header with a fresh id, copies of the
 // tail's entries under fresh ids, then the compaction entry.
