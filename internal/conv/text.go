@@ -1,6 +1,7 @@
 package conv
 
 import (
+	"hash/fnv"
 	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/internal/estimate"
@@ -105,4 +106,30 @@ func LiteralBlock(s string, text TextMode) Block {
 		b.Text = s
 	}
 	return b
+}
+
+// EntryKey maps an entry id to a map key (pi's, Qwen Code's): an 8-hex id exactly, anything else by FNV-1a (top bit set
+// so the two never meet).
+func EntryKey(id string) uint64 {
+	if len(id) == 8 {
+		var v uint64
+		ok := true
+		for i := 0; i < 8 && ok; i++ {
+			c := id[i]
+			switch {
+			case c >= '0' && c <= '9':
+				v = v<<4 | uint64(c-'0')
+			case c >= 'a' && c <= 'f':
+				v = v<<4 | uint64(c-'a'+10)
+			default:
+				ok = false
+			}
+		}
+		if ok {
+			return v
+		}
+	}
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64() | 1<<63
 }

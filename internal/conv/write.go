@@ -201,7 +201,6 @@ func (s *Source) Records(m *Message) ([][]byte, error) {
 	return out, nil
 }
 
-// newUUID is a random RFC 4122 version 4 UUID.
 // ResumeHint is the command that resumes a written session, from the registry: its id
 // as it is, or for an agent that resumes a file, the word FILE where the file goes.
 func ResumeHint(f Format, id string) string {

@@ -188,7 +188,7 @@ func scanClaudeLine(line jsonl.Value, t textMode, det *scanLine) claudeLine {
 				return -1
 			}
 			if t == conv.NoText {
-				m, n := anthropicMessageAt(rest, conv.NoText)
+				m, n := conv.AnthropicMessageAt(rest, conv.NoText)
 				f.parsed, f.msg = m, rest[:n]
 				return n
 			}
@@ -391,7 +391,7 @@ func (c *claudeReader) adoptSide(st *Stats) []ref {
 // message parses a record's "message". Claude Code's assistant messages carry API response
 // fields (id, model, usage...) that an API request may not contain, so Raw is not kept.
 func (c *claudeReader) message(msg jsonl.Value, typ string, text textMode) Message {
-	return c.normalize(anthropicMessage(msg, text), typ)
+	return c.normalize(conv.AnthropicMessage(msg, text), typ)
 }
 
 func (c *claudeReader) normalize(m Message, typ string) Message {
@@ -762,7 +762,7 @@ func (c *claudeReader) Materialize(b []byte, r ref) ([]Message, error) {
 
 func preparseClaudeMessage(msg jsonl.Value, t textMode, det *scanLine) Message {
 	if det != nil {
-		m, _ := anthropicMessageAt(msg, t)
+		m, _ := conv.AnthropicMessageAt(msg, t)
 		detach(&m, det.Bytes, det.BytesOffset(), "")
 		return m
 	}
@@ -770,7 +770,7 @@ func preparseClaudeMessage(msg jsonl.Value, t textMode, det *scanLine) Message {
 		t = conv.WithText // windows only where the line is detached (they refer to the file)
 	}
 	// Parsed in place, then owned: the line's buffer is reused (or unmapped) after the walk.
-	m, _ := anthropicMessageAt(msg, t)
+	m, _ := conv.AnthropicMessageAt(msg, t)
 	own(&m, inLine(unsafe.Slice(unsafe.StringData(string(msg)), len(msg)), 0))
 	return m
 }

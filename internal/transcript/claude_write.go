@@ -22,7 +22,7 @@ import (
 // either the file as it was, or a boundary whose summary is missing or cut off, which Claude
 // Code resumes as head-less history's tail (checked: cmd/agents_test.go), never a broken chain.
 // The head cannot come before a summary kept this way, so the summary holds it verbatim
-// (headedSummary).
+// (conv.HeadedSummary).
 //
 // A new file (-o) holds the boundary, copies of the head's records, the summary, then copies
 // of the tail's records, re-chained one after the other under fresh uuids and fresh message ids
@@ -61,7 +61,7 @@ func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 				if err := claudeApplyEdits(o, m); err != nil {
 					return Written{}, fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
 				}
-				o.Set("uuid", newUUID())
+				o.Set("uuid", conv.NewUUID())
 				o.Del("toolUseResult")
 				edited = append(edited, o.Encode())
 			}
@@ -103,8 +103,8 @@ func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 	if id := last.Get("agentId"); side && id != nil {
 		env.Set("agentId", id)
 	}
-	now := rfc3339ms(c.Now)
-	sumID := newUUID()
+	now := conv.RFC3339ms(c.Now)
+	sumID := conv.NewUUID()
 	meta := c.Meta
 	meta.TailLines = 0
 	cm := map[string]any{"trigger": "manual", "preTokens": c.Meta.TokensBefore}
@@ -115,12 +115,12 @@ func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 	if no, err := conv.ParseObject(newest); err == nil && no.Str("uuid") != "" {
 		b.Set("logicalParentUuid", no.Str("uuid"))
 	}
-	sum := claudeSummary(env.Clone(), b.Str("uuid"), sumID, now, headedSummary(c))
+	sum := claudeSummary(env.Clone(), b.Str("uuid"), sumID, now, conv.HeadedSummary(c))
 	// The boundary first: until the summary is written, a boundary whose list names records
 	// not yet written is ignored by Claude Code (and by ctxc), so a cut write is harmless.
 	out := append([][]byte{b.Encode()}, edited...)
 	out = append(out, sum.Encode())
-	return Written{Data: lines(out), Messages: 1 + len(c.Tail)}, nil
+	return Written{Data: conv.Lines(out), Messages: 1 + len(c.Tail)}, nil
 }
 
 // claudeApplyEdits writes the cut texts of an edited message into a copy of one of its
@@ -171,7 +171,7 @@ func claudeApplyEdits(o *object, m *Message) error {
 }
 
 func (claudeWriter) New(src *Source, c *Compaction) (Written, error) {
-	return claudeRecords(src, c, newUUID())
+	return claudeRecords(src, c, conv.NewUUID())
 }
 
 // claudeRecords renders boundary, head copies, summary and tail copies. session, when set,
@@ -189,7 +189,7 @@ func claudeRecords(src *Source, c *Compaction, session string) (Written, error) 
 	if err != nil {
 		return Written{}, err
 	}
-	now := rfc3339ms(c.Now)
+	now := conv.RFC3339ms(c.Now)
 	meta := c.Meta
 	meta.TailLines = 0 // the copies are the new file's own history
 	boundary := claudeBoundary(cp.newRecord(), now, map[string]any{"trigger": "manual", "preTokens": c.Meta.TokensBefore}, meta)
@@ -198,13 +198,13 @@ func claudeRecords(src *Source, c *Compaction, session string) (Written, error) 
 	if err := cp.copyAll(head); err != nil {
 		return Written{}, err
 	}
-	sum := claudeSummary(cp.newRecord(), cp.parent, newUUID(), now, SummaryPreamble+c.Summary)
+	sum := claudeSummary(cp.newRecord(), cp.parent, conv.NewUUID(), now, SummaryPreamble+c.Summary)
 	cp.out = append(cp.out, sum.Encode())
 	cp.parent = sum.Str("uuid")
 	if err := cp.copyAll(tail); err != nil {
 		return Written{}, err
 	}
-	w := Written{Data: lines(cp.out), Messages: len(c.Head) + 1 + len(c.Tail)}
+	w := Written{Data: conv.Lines(cp.out), Messages: len(c.Head) + 1 + len(c.Tail)}
 	if session != "" {
 		w.Session = session
 		w.Resume = claudeResumeHint(cp.env, session)
@@ -314,7 +314,7 @@ func (cp *claudeCopy) copyRecord(b []byte, m *Message) error {
 		}
 		o.Del("toolUseResult")
 	}
-	id := newUUID()
+	id := conv.NewUUID()
 	if old := o.Str("uuid"); old != "" {
 		cp.uuids[old] = id
 	}
@@ -353,7 +353,7 @@ func claudeBoundary(o *object, now string, compactMetadata map[string]any, meta 
 	o.Set("content", "Conversation compacted")
 	o.Set("isMeta", false)
 	o.Set("timestamp", now)
-	o.Set("uuid", newUUID())
+	o.Set("uuid", conv.NewUUID())
 	o.Set("level", "info")
 	o.Set("compactMetadata", compactMetadata)
 	o.Set("ctxc", meta)
@@ -401,8 +401,8 @@ func claudeRenameMessageID(o *object, msgIDs map[string]string) {
 // as the Messages API wants them; system and developer text becomes user text (Claude Code
 // records only user and assistant messages).
 func claudeSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error) {
-	id := newUUID()
-	now := rfc3339ms(s.Now)
+	id := conv.NewUUID()
+	now := conv.RFC3339ms(s.Now)
 	parent := ""
 	var out [][]byte
 	for i := range ms {
@@ -411,14 +411,14 @@ func claudeSession(ms []Message, s *NewSession, r *sessionRender) (Written, Drop
 			continue
 		}
 		o := conv.NewObject()
-		o.Set("parentUuid", parentOrNil(parent))
+		o.Set("parentUuid", conv.ParentOrNil(parent))
 		o.Set("isSidechain", false)
 		o.Set("userType", "external")
 		o.Set("cwd", s.Cwd)
 		o.Set("sessionId", id)
 		o.Set("type", msg["role"])
 		o.Set("message", msg)
-		u := newUUID()
+		u := conv.NewUUID()
 		o.Set("uuid", u)
 		o.Set("timestamp", now)
 		parent = u
@@ -427,7 +427,7 @@ func claudeSession(ms []Message, s *NewSession, r *sessionRender) (Written, Drop
 	if len(out) == 0 {
 		return Written{}, r.dropped, fmt.Errorf("no message to write")
 	}
-	return Written{Data: lines(out), Messages: len(out), Session: id}, r.dropped, nil
+	return Written{Data: conv.Lines(out), Messages: len(out), Session: id}, r.dropped, nil
 }
 
 // claudeMessage is the message of one record: nil when nothing of m is left to send.

@@ -618,7 +618,7 @@ func codexUserText(content jsonl.Value, text textMode) (string, int) {
 		return true
 	})
 	if text.On() {
-		return joinLines(parts), chars
+		return conv.JoinLines(parts), chars
 	}
 	return "", chars
 }

@@ -29,7 +29,7 @@ func codexItemMessage(it jsonl.Value, text textMode) (Message, codexKind) {
 	case "web_search_call":
 		return codexWebSearch(f.action, text), cxAsst
 	case "compaction", "compaction_summary":
-		return Message{Role: RoleUser, Summary: true, Blocks: []Block{opaqueBlockV(it, text)}}, cxOther
+		return Message{Role: RoleUser, Summary: true, Blocks: []Block{conv.OpaqueBlockV(it, text)}}, cxOther
 	case "ghost_snapshot":
 		return Message{}, cxOther
 	default:
@@ -84,7 +84,7 @@ func (f *codexFields) callIDOrID() string {
 // which rollbacks and legacy compactions count) unless it is injected context or a summary
 // kept in a replacement_history (ctxc's or Codex's own).
 func codexMessageItem(it jsonl.Value, f *codexFields, text textMode) (Message, codexKind) {
-	m := openAIMessage(it, text)
+	m := conv.OpenAIMessage(it, text)
 	m.Dialect = DialectNone
 	kind := cxOther
 	switch m.Role {
@@ -159,12 +159,12 @@ func codexArgs(f *codexFields) jsonl.Value {
 func codexOutput(out jsonl.Value, id string, text textMode) Block {
 	var b Block
 	if c := out.Get("content"); out.IsObject() && c.Exists() {
-		b = contentResultV(c, text)
+		b = conv.ContentResultV(c, text)
 		if s := out.Get("success"); s.Exists() && !s.Bool() {
 			b.IsError = true
 		}
 	} else {
-		b = contentResultV(out, text)
+		b = conv.ContentResultV(out, text)
 	}
 	b.ID = id
 	return b

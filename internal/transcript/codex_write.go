@@ -27,7 +27,7 @@ func (codexWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, e
 	if err != nil {
 		return Written{}, err
 	}
-	return Written{Data: lines([][]byte{line}), Messages: codexMessages(c)}, nil
+	return Written{Data: conv.Lines([][]byte{line}), Messages: codexMessages(c)}, nil
 }
 
 func (codexWriter) New(src *Source, c *Compaction) (Written, error) {
@@ -45,14 +45,14 @@ func (codexWriter) New(src *Source, c *Compaction) (Written, error) {
 	}
 	id := newUUIDv7(c.Now)
 	payload.Set("id", id)
-	payload.Set("timestamp", rfc3339ms(c.Now))
+	payload.Set("timestamp", conv.RFC3339ms(c.Now))
 	meta.Set("payload", json.RawMessage(payload.Encode()))
-	meta.Set("timestamp", rfc3339ms(c.Now))
+	meta.Set("timestamp", conv.RFC3339ms(c.Now))
 	line, err := codexCompacted(src, c)
 	if err != nil {
 		return Written{}, err
 	}
-	return Written{Data: lines([][]byte{meta.Encode(), line}), Messages: codexMessages(c), Session: id,
+	return Written{Data: conv.Lines([][]byte{meta.Encode(), line}), Messages: codexMessages(c), Session: id,
 		Resume: fmt.Sprintf("place it as $CODEX_HOME/sessions/%s/rollout-%s-%s.jsonl, then: %s",
 			c.Now.UTC().Format("2006/01/02"), c.Now.UTC().Format("2006-01-02T15-04-05"), id, conv.ResumeHint(FormatCodex, id))}, nil
 }
@@ -103,7 +103,7 @@ func codexCompacted(src *Source, c *Compaction) ([]byte, error) {
 	meta.TailLines = 0
 	payload.Set("ctxc", meta)
 	rec := conv.NewObject()
-	rec.Set("timestamp", rfc3339ms(c.Now))
+	rec.Set("timestamp", conv.RFC3339ms(c.Now))
 	rec.Set("type", "compacted")
 	rec.Set("payload", json.RawMessage(payload.Encode()))
 	return rec.Encode(), nil
@@ -121,7 +121,7 @@ func codexRender(m *Message) (json.RawMessage, error) {
 
 // newUUIDv7 is a time-ordered UUID, the kind Codex gives its sessions.
 func newUUIDv7(t time.Time) string {
-	u := []byte(newUUID())
+	u := []byte(conv.NewUUID())
 	ms := fmt.Sprintf("%012x", t.UnixMilli())
 	copy(u[0:8], ms[0:8])
 	copy(u[9:13], ms[8:12])
@@ -134,7 +134,7 @@ func newUUIDv7(t time.Time) string {
 // developer message, as Codex records its own instructions.
 func codexSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error) {
 	id := newUUIDv7(s.Now)
-	now := rfc3339ms(s.Now)
+	now := conv.RFC3339ms(s.Now)
 	meta, err := conv.Marshal(map[string]any{"timestamp": now, "type": "session_meta", "payload": map[string]any{
 		"id": id, "timestamp": now, "cwd": s.Cwd, "originator": "codex_cli_rs", "cli_version": "0.169.0", "source": "cli"}})
 	if err != nil {
@@ -153,7 +153,7 @@ func codexSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropp
 	if len(out) == 1 {
 		return Written{}, r.dropped, fmt.Errorf("no message to write")
 	}
-	return Written{Data: lines(out), Messages: len(out) - 1, Session: id}, r.dropped, nil
+	return Written{Data: conv.Lines(out), Messages: len(out) - 1, Session: id}, r.dropped, nil
 }
 
 // codexItems are the response items of one message: its text as one message item, each call

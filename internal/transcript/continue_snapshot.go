@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/agent/continuecli"
 	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
@@ -141,10 +142,7 @@ func IsSnapshot(path string) bool {
 }
 
 // SnapshotReadOnly is the error of a command that would write into such a session.
-func SnapshotReadOnly(path string) *safewrite.ReadOnlyError {
-	return &safewrite.ReadOnlyError{Path: path, Reason: "is a Continue CLI session, which Continue CLI rewrites whole",
-		Hint: "give -o ~/.continue/sessions/NEW.json to write the compacted session as a new one"}
-}
+func SnapshotReadOnly(path string) *safewrite.ReadOnlyError { return continuecli.ReadOnly(path) }
 
 // continueSessionName: a file met in a directory walk is a Continue CLI session when it is a
 // *.json file in a "sessions" folder of Continue's home (~/.continue, or CONTINUE_GLOBAL_DIR

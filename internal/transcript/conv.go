@@ -44,6 +44,7 @@ type (
 )
 
 const (
+	ToolTextWindow   = conv.ToolTextWindow
 	RoleSystem       = conv.RoleSystem
 	RoleDeveloper    = conv.RoleDeveloper
 	RoleUser         = conv.RoleUser

@@ -7,6 +7,8 @@ import (
 	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/agent/aider"
 	"github.com/ctxc/ctxc/internal/agent/cline"
+	"github.com/ctxc/ctxc/internal/agent/copilot"
+	"github.com/ctxc/ctxc/internal/agent/droid"
 	"github.com/ctxc/ctxc/internal/agent/goose"
 	"github.com/ctxc/ctxc/internal/agent/nanocoder"
 	"github.com/ctxc/ctxc/internal/agent/openhands"
@@ -42,10 +44,10 @@ func Wrappers(f Format) []Wrapper {
 	case FormatPi:
 		return []Wrapper{head(piCompactionPrefix), tail(piCompactionSuffix), head(piBranchPrefix), tail(piBranchSuffix)}
 	case FormatCopilot:
-		return []Wrapper{head(copilotSummaryHead), mid(copilotSummaryMid), tail(copilotSummaryTail),
-			mid(copilotUserMsgOpen), mid(copilotUserMsgClose)}
+		return []Wrapper{head(copilot.SummaryHead), mid(copilot.SummaryMid), tail(copilot.SummaryTail),
+			mid(copilot.UserMsgOpen), mid(copilot.UserMsgClose)}
 	case FormatDroid:
-		return []Wrapper{head(droidSummaryHead), tail(droidSummaryTail), head(droidSerializeHead), tail(droidSerializeTail)}
+		return []Wrapper{head(droid.SummaryHead), tail(droid.SummaryTail), head(droid.SerializeHead), tail(droid.SerializeTail)}
 	case FormatOpencode, FormatKilo: // texts opencode (and kilo) sends for parts that hold none
 		return []Wrapper{{Text: opencodeCompactionPrompt}, {Text: opencodeSubtaskPrompt}, {Text: opencodeClearedResult},
 			{Text: opencodeInterrupted}}

@@ -3,9 +3,13 @@ package transcript
 import (
 	"github.com/ctxc/ctxc/internal/agent/aider"
 	"github.com/ctxc/ctxc/internal/agent/cline"
+	"github.com/ctxc/ctxc/internal/agent/continuecli"
+	"github.com/ctxc/ctxc/internal/agent/copilot"
+	"github.com/ctxc/ctxc/internal/agent/droid"
 	"github.com/ctxc/ctxc/internal/agent/goose"
 	"github.com/ctxc/ctxc/internal/agent/nanocoder"
 	"github.com/ctxc/ctxc/internal/agent/openhands"
+	"github.com/ctxc/ctxc/internal/agent/qwen"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
@@ -30,14 +34,14 @@ var agentCodes = []agentCode{
 	{FormatCodex, func() formatReader { return newCodexReader() }, codexRecord, codexWriter{}, codexSession},
 	{FormatPi, func() formatReader { return newPiReader() }, piRecord, piWriter{}, piSession},
 	{FormatGemini, func() formatReader { return newGeminiReader() }, geminiRecord, geminiWriter{}, geminiSession},
-	{FormatQwen, func() formatReader { return newQwenReader() }, qwenRecord, qwenWriter{}, qwenSession},
-	{FormatCopilot, func() formatReader { return newCopilotReader() }, copilotRecord, copilotWriter{}, copilotSession},
-	{FormatDroid, func() formatReader { return newDroidReader() }, droidRecord, droidWriter{}, nil},
+	{FormatQwen, qwen.NewReader, qwen.Record, qwen.Writer{}, qwenSession},
+	{FormatCopilot, copilot.NewReader, copilot.Record, copilot.Writer{}, copilotSession},
+	{FormatDroid, droid.NewReader, droid.Record, droid.Writer{}, nil},
 	{FormatOpencode, func() formatReader { return newOpencodeReader(FormatOpencode) }, opencodeRecord, opencodeWriter{FormatOpencode}, nil},
 	{FormatKilo, func() formatReader { return newOpencodeReader(FormatKilo) }, kiloRecord, opencodeWriter{FormatKilo}, nil},
 	{FormatAider, aider.NewReader, aider.Record, aider.Writer{Ctxc: markerWriter{source: FormatAider}}, nil},
 	{FormatOpenhands, openhands.NewReader, openhands.Record, openhands.Writer{Ctxc: markerWriter{source: FormatOpenhands}}, nil},
-	{FormatContinue, func() formatReader { return newContinueReader() }, continueRecord, continueWriter{}, nil},
+	{FormatContinue, continuecli.NewReader, continuecli.Record, continuecli.Writer{}, nil},
 	{FormatCline, cline.NewReader, cline.Record, cline.Writer{}, nil},
 	{FormatGoose, goose.NewReader, goose.Record, goose.Writer{Ctxc: markerWriter{source: FormatGoose}}, nil},
 	{FormatNanocoder, nanocoder.NewReader, nanocoder.Record, nanocoder.Writer{Ctxc: markerWriter{source: FormatNanocoder}}, nil},

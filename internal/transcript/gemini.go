@@ -380,8 +380,8 @@ func geminiRecordMessages(f geminiFields, text textMode) []Message {
 		if geminiIgnoredUser(geminiContentPrefix(f.content)) {
 			return nil
 		}
-		m := geminiContentMessage("user", f.content, text)
-		m.Summary = geminiSummaryParts(f.content)
+		m := conv.GeminiContentMessage("user", f.content, text)
+		m.Summary = conv.GeminiSummaryParts(f.content)
 		return []Message{m}
 	case "gemini":
 		return geminiModelMessages(f, text)
@@ -393,13 +393,13 @@ func geminiRecordMessages(f geminiFields, text textMode) []Message {
 // whether to send it (partListUnionToString), leading white space trimmed.
 func geminiContentPrefix(c jsonl.Value) string {
 	var g geminiPrefix
-	geminiEachPart(c, g.add)
+	conv.GeminiEachPart(c, g.add)
 	return g.String()
 }
 
 // geminiPrefix builds geminiContentPrefix part by part, in a buffer of its own (a user record's
 // walk allocates nothing for it): parts are added while it holds under 64 bytes, and a part
-// adds at most 256 (valuePrefix's bound; escapes decode to fewer bytes than they take).
+// adds at most 256 (conv.ValuePrefix's bound; escapes decode to fewer bytes than they take).
 type geminiPrefix struct {
 	buf [64 + 256]byte
 	n   int
@@ -410,30 +410,30 @@ func (g *geminiPrefix) add(p jsonl.Value) {
 		g.addOf(p, nil)
 		return
 	}
-	f := geminiPartOf(p)
+	f := conv.GeminiPartOf(p)
 	g.addOf(p, &f)
 }
 
 // addOf adds part p, whose members are f when it is not a string.
-func (g *geminiPrefix) addOf(p jsonl.Value, f *geminiPartFields) {
+func (g *geminiPrefix) addOf(p jsonl.Value, f *conv.GeminiPart) {
 	if g.n >= 64 {
 		return
 	}
 	if p.IsString() {
-		g.write(trimLeftIf(valuePrefix(p, 256), g.n == 0))
+		g.write(trimLeftIf(conv.ValuePrefix(p, 256), g.n == 0))
 		return
 	}
 	switch {
-	case f.thought.Exists():
+	case f.Thought.Exists():
 		g.write("[Thought: ")
-	case f.call.Exists():
+	case f.Call.Exists():
 		g.write("[Function Call: ")
-	case f.response.Exists():
+	case f.Response.Exists():
 		g.write("[Function Response: ")
-	case f.inline.Exists():
+	case f.Inline.Exists():
 		g.write("[Media: ")
 	default:
-		g.write(trimLeftIf(valuePrefix(f.text, 256), g.n == 0))
+		g.write(trimLeftIf(conv.ValuePrefix(f.Text, 256), g.n == 0))
 	}
 }
 
@@ -502,7 +502,7 @@ func geminiModelContent(c jsonl.Value) jsonl.Value {
 
 // geminiModelMessages is a gemini message: the model's message and the results of its calls.
 func geminiModelMessages(f geminiFields, text textMode) []Message {
-	m := geminiContentMessage("model", geminiModelContent(f.content), text)
+	m := conv.GeminiContentMessage("model", geminiModelContent(f.content), text)
 	calls := geminiCalls(f.toolCalls)
 	own := false
 	for i := range m.Blocks {
@@ -574,16 +574,16 @@ func geminiResults(calls []geminiCall, text textMode) Message {
 func geminiEachResultBlock(c geminiCall, text textMode, fn func(Block)) {
 	switch res := c.result; {
 	case res.IsString() && res != `""`:
-		b := contentResultV(res, text)
+		b := conv.ContentResultV(res, text)
 		b.ID, b.Name = c.id.Str(), c.name.Str()
 		fn(b)
 	case res.IsArray():
 		res.Walk(func(_ string, r jsonl.Value) int {
-			p, f, n := geminiPartAt(r)
-			fn(geminiPartBlockAt(p, f, text))
+			p, f, n := conv.GeminiPartAt(r)
+			fn(conv.GeminiPartBlockAt(p, f, text))
 			return n
 		})
 	case res.IsObject():
-		fn(geminiPartBlockOf(res, geminiPartOf(res), text))
+		fn(conv.GeminiPartBlockOf(res, conv.GeminiPartOf(res), text))
 	}
 }

@@ -11,7 +11,7 @@ import (
 // each record's messages only to count them cost more than the walk itself: blocks allocated per
 // part, and the collector running under ctxc's soft memory limit. So the walk adds the blocks up
 // as it makes them (geminiTally), with the same functions that make them for a load
-// (geminiPartBlock, geminiThought, toolCallBlockV, geminiEachResultBlock) and the same rules
+// (conv.GeminiPartBlock, geminiThought, toolCallBlockV, geminiEachResultBlock) and the same rules
 // for which messages a record yields (geminiRecordMessages): the figures are the messages' by
 // construction, and TestGeminiCountsMatchMessages holds the two to it.
 
@@ -108,9 +108,9 @@ func geminiWalk(p *geminiPre, v jsonl.Value) (message bool) {
 }
 
 // geminiCount is a record's walk. Its type, which decides what the content makes, may come after
-// the content: the content's parts are added up as they are walked (geminiContentMessage), with
+// the content: the content's parts are added up as they are walked (conv.GeminiContentMessage), with
 // the start of their text (geminiContentPrefix: an ignored user message) and whether the first
-// opens a summary (geminiSummaryParts), as are the thoughts and the tool calls (both the calls
+// opens a summary (conv.GeminiSummaryParts), as are the thoughts and the tool calls (both the calls
 // and their results: geminiModelMessages). Each member is thus walked once.
 type geminiCount struct {
 	id, typ, tokens, rewind, content jsonl.Value
@@ -124,7 +124,7 @@ func (w *geminiCount) member(k string, rest jsonl.Value) int {
 	switch k {
 	case "content":
 		w.parts, w.prefix.n, w.summary, w.inContent = geminiTally{}, 0, false, false
-		n := geminiPartsAt(rest, w.part)
+		n := conv.GeminiPartsAt(rest, w.part)
 		w.content = rest[:n]
 		return n
 	case "thoughts":
@@ -160,22 +160,22 @@ func (w *geminiCount) member(k string, rest jsonl.Value) int {
 }
 
 // part adds a part of the content (f: its members, when it is not a string).
-func (w *geminiCount) part(p jsonl.Value, f geminiPartFields) {
+func (w *geminiCount) part(p jsonl.Value, f conv.GeminiPart) {
 	first := !w.inContent
 	w.inContent = true
 	if p.IsString() {
 		if first {
-			w.summary = geminiSummaryText(p)
+			w.summary = conv.GeminiSummaryText(p)
 		}
 		w.prefix.addOf(p, nil)
 		w.parts.add(conv.TextBlockV(BlockText, p, conv.NoText))
 		return
 	}
 	if first {
-		w.summary = geminiSummaryText(f.text)
+		w.summary = conv.GeminiSummaryText(f.Text)
 	}
 	w.prefix.addOf(p, &f)
-	w.parts.add(geminiPartBlockOf(p, f, conv.NoText))
+	w.parts.add(conv.GeminiPartBlockOf(p, f, conv.NoText))
 }
 
 // model adds up a gemini message: the model's message (its thoughts, content and calls, or its

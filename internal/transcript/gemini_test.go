@@ -8,8 +8,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// The Gemini CLI and Qwen Code fixtures: two files the agents wrote offline (Gemini CLI 0.61.0,
-// Qwen Code 0.24.4: a tool call, then two resumed turns) and small hand-written ones for the
+// The Gemini CLI fixtures: a file the agent wrote offline (Gemini CLI 0.61.0: a tool call, then
+// two resumed turns) and small hand-written ones for the
 // records the runs do not produce (rewinds, metadata and compression records, fragments,
 // branches, non-conversation records).
 func TestGeminiQwenFiles(t *testing.T) {
@@ -36,21 +36,6 @@ func TestGeminiQwenFiles(t *testing.T) {
 		// The $set of messages after two turns is Gemini CLI's chat compression.
 		{path: "gemini-compressed.jsonl", format: FormatGemini, history: RoleCounts{User: 4, Assistant: 4},
 			compactions: 1, effective: "Sauaua", summary: true},
-		{path: "qwen-0.24-tool-resumed.jsonl", format: FormatQwen, history: RoleCounts{User: 3, Assistant: 4, Tool: 1},
-			calls: 1, res: 1, effective: "uatauaua",
-			usage: RecordedUsage{Responses: 4, InputTokens: 400, OutputTokens: 20, LastContext: 100}},
-		// Qwen Code compacted this session itself (told by the fake that its context was nearly
-		// full): the summary, its "Got it.", the file it had read and its open call lead the
-		// context; the call's result is before the compression record, so not in the context (the
-		// call is answered by ctxc load's placeholder, and Qwen Code sends a result for it too).
-		{path: "qwen-0.24-own-compression.jsonl", format: FormatQwen, history: RoleCounts{User: 4, Assistant: 4, Tool: 1},
-			calls: 1, res: 1, compactions: 1, effective: "Sauaauaua", summary: true,
-			usage: RecordedUsage{Responses: 4, InputTokens: 900300, OutputTokens: 20, LastContext: 100}},
-		// The leaf is r10 (r11 is not a conversation record); the path leaves the abandoned
-		// branch r6–r7 out; the compression replaces r1–r8; r10's two records are one message.
-		{path: "qwen-branch-compression.jsonl", format: FormatQwen, history: RoleCounts{User: 4, Assistant: 4, Tool: 1},
-			calls: 1, res: 1, compactions: 1, effective: "Saua", summary: true,
-			usage: RecordedUsage{Responses: 3, InputTokens: 610, OutputTokens: 12, CacheRead: 100, LastContext: 60}},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			st, msgs := readTranscript(t, filepath.Join("../../testdata/fixtures", tc.path), FormatUnknown)

@@ -29,7 +29,7 @@ func (geminiWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, 
 	if err != nil {
 		return Written{}, err
 	}
-	return Written{Data: lines([][]byte{line}), Messages: n}, nil
+	return Written{Data: conv.Lines([][]byte{line}), Messages: n}, nil
 }
 
 func (geminiWriter) New(src *Source, c *Compaction) (Written, error) {
@@ -41,8 +41,8 @@ func (geminiWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil || h.Str("projectHash") == "" {
 		return Written{}, fmt.Errorf("%s: the first line is not a Gemini CLI session header: a new session needs its projectHash", src.Path)
 	}
-	id := newUUID()
-	now := rfc3339ms(c.Now)
+	id := conv.NewUUID()
+	now := conv.RFC3339ms(c.Now)
 	header := conv.NewObject()
 	header.Set("sessionId", id)
 	header.Set("projectHash", h.Str("projectHash"))
@@ -53,14 +53,14 @@ func (geminiWriter) New(src *Source, c *Compaction) (Written, error) {
 	if err != nil {
 		return Written{}, err
 	}
-	return Written{Data: lines([][]byte{header.Encode(), line}), Messages: n, Session: id,
+	return Written{Data: conv.Lines([][]byte{header.Encode(), line}), Messages: n, Session: id,
 		Resume: fmt.Sprintf("place it as ~/.gemini/tmp/<project>/chats/session-%s-%s.jsonl, then: %s",
 			c.Now.UTC().Format("2006-01-02T15-04"), id[:8], conv.ResumeHint(FormatGemini, id))}, nil
 }
 
 // geminiSet renders the $set line and says how many messages it reloads to.
 func geminiSet(c *Compaction) ([]byte, int, error) {
-	now := rfc3339ms(c.Now)
+	now := conv.RFC3339ms(c.Now)
 	var msgs []json.RawMessage
 	add := func(ms []Message) error {
 		for i := range ms {
@@ -98,48 +98,11 @@ func geminiRender(m *Message, now string) (json.RawMessage, error) {
 	if m.Role == RoleAssistant {
 		typ, role = "gemini", "model"
 	}
-	parts, err := geminiParts(m, role)
+	parts, err := conv.GeminiParts(m, role)
 	if err != nil {
 		return nil, err
 	}
-	return conv.Marshal(map[string]any{"id": newUUID(), "timestamp": now, "type": typ, "content": parts})
-}
-
-// geminiParts renders a message's blocks as Gemini API parts.
-func geminiParts(m *Message, role string) ([]any, error) {
-	var parts []any
-	for i := range m.Blocks {
-		b := &m.Blocks[i]
-		switch b.Kind {
-		case BlockText:
-			parts = append(parts, map[string]any{"text": b.Text})
-		case BlockThinking:
-			if role == "model" {
-				parts = append(parts, map[string]any{"text": b.Text, "thought": true})
-			}
-		case BlockToolCall:
-			args := json.RawMessage(b.Args)
-			if !jsonl.Valid(args) || !strings.HasPrefix(strings.TrimSpace(b.Args), "{") {
-				args = json.RawMessage("{}")
-			}
-			parts = append(parts, map[string]any{"functionCall": map[string]any{"id": b.ID, "name": b.Name, "args": args}})
-		case BlockToolResult:
-			key := "output"
-			if b.IsError {
-				key = "error"
-			}
-			parts = append(parts, map[string]any{"functionResponse": map[string]any{"id": b.ID, "name": b.Name,
-				"response": map[string]any{key: b.Text}}})
-		default: // images and other parts: their JSON as written
-			if strings.HasPrefix(b.Text, "{") && jsonl.Valid([]byte(b.Text)) {
-				parts = append(parts, json.RawMessage(b.Text))
-			}
-		}
-	}
-	if len(parts) == 0 {
-		return nil, fmt.Errorf("a %s message with nothing Gemini can hold (line %d)", m.Role, m.Line)
-	}
-	return parts, nil
+	return conv.Marshal(map[string]any{"id": conv.NewUUID(), "timestamp": now, "type": typ, "content": parts})
 }
 
 // geminiRecord decodes one line for searches: a message record's messages; a $set of
@@ -160,7 +123,7 @@ func geminiRecord(v jsonl.Value) Record {
 		return true
 	})
 	if rec.Compaction {
-		rec.Meta = metaOf(v.Get("ctxc"))
+		rec.Meta = conv.MetaOf(v.Get("ctxc"))
 	}
 	return rec
 }
@@ -171,8 +134,8 @@ func geminiRecord(v jsonl.Value) Record {
 // result as a user message of functionResponse parts named after their call). System and
 // developer text becomes user text: Gemini CLI rebuilds its own system instruction.
 func geminiSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error) {
-	id := newUUID()
-	now := rfc3339ms(s.Now)
+	id := conv.NewUUID()
+	now := conv.RFC3339ms(s.Now)
 	header := conv.NewObject()
 	header.Set("sessionId", id)
 	header.Set("projectHash", agent.GeminiProjectHash(s.Cwd))
@@ -193,7 +156,7 @@ func geminiSession(ms []Message, s *NewSession, r *sessionRender) (Written, Drop
 	if len(out) == 1 {
 		return Written{}, r.dropped, fmt.Errorf("no message to write")
 	}
-	return Written{Data: lines(out), Messages: len(out) - 1, Session: id}, r.dropped, nil
+	return Written{Data: conv.Lines(out), Messages: len(out) - 1, Session: id}, r.dropped, nil
 }
 
 // geminiIgnoredUserText: a user message Gemini CLI leaves out of the history it resumes (its

@@ -269,11 +269,11 @@ func preparseMessage(msg jsonl.Value, t textMode, det *scanLine) preparsed {
 
 func parseDialectV(msg jsonl.Value, d Dialect, text textMode) Message {
 	if d == DialectAnthropic {
-		m := anthropicMessage(msg, text)
+		m := conv.AnthropicMessage(msg, text)
 		m.MsgID = "" // only Claude Code splits responses over lines
 		return m
 	}
-	return openAIMessage(msg, text)
+	return conv.OpenAIMessage(msg, text)
 }
 
 func parseDialect(msg gjson.Result, d Dialect, text textMode) Message {
@@ -314,4 +314,16 @@ func (g *genericReader) Materialize(b []byte, r ref) ([]Message, error) {
 	m.Line = r.LineNum()
 	m.Raw = []byte(msg.Raw)
 	return []Message{m}, nil
+}
+
+// Wrappers over gjson values for the code that walks lines with gjson (detection, markers):
+// the values' Raw text is a substring of the line, so converting costs nothing.
+
+func parseOpenAIMessage(msg gjson.Result, text textMode) Message {
+	return conv.OpenAIMessage(jsonl.Value(msg.Raw), text)
+}
+func parseAnthropicMessage(msg gjson.Result, text textMode) Message {
+	m := conv.AnthropicMessage(jsonl.Value(msg.Raw), text)
+	m.MsgID = ""
+	return m
 }

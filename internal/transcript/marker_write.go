@@ -60,7 +60,7 @@ func (w markerWriter) render(c *Compaction, tail [][]byte, copies int) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	return append(line, lines(tail)...), nil
+	return append(line, conv.Lines(tail)...), nil
 }
 
 // messageLines renders messages as lines of a generic file: the bytes as written when they can

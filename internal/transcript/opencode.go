@@ -376,7 +376,7 @@ func opencodeFile(p jsonl.Value, text textMode) (Block, bool) {
 	if len(mime) > 6 && mime[:6] == "image/" {
 		return Block{Kind: BlockImage, Images: 1}, true
 	}
-	return opaqueBlockV(p, text), true
+	return conv.OpaqueBlockV(p, text), true
 }
 
 // opencodeAssistant cuts an assistant message into its steps: per step an assistant message and

@@ -2,7 +2,6 @@ package transcript
 
 import (
 	"fmt"
-	"hash/fnv"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/conv"
@@ -95,32 +94,6 @@ func newPiReader() *piReader {
 	return &piReader{version: 1, header: -1, ids: map[uint64]int32{}, comps: map[int32]piComp{}}
 }
 
-// piKey maps an entry id to a map key: an 8-hex id exactly, anything else by FNV-1a (top bit set
-// so the two never meet).
-func piKey(id string) uint64 {
-	if len(id) == 8 {
-		var v uint64
-		ok := true
-		for i := 0; i < 8 && ok; i++ {
-			c := id[i]
-			switch {
-			case c >= '0' && c <= '9':
-				v = v<<4 | uint64(c-'0')
-			case c >= 'a' && c <= 'f':
-				v = v<<4 | uint64(c-'a'+10)
-			default:
-				ok = false
-			}
-		}
-		if ok {
-			return v
-		}
-	}
-	h := fnv.New64a()
-	h.Write([]byte(id))
-	return h.Sum64() | 1<<63
-}
-
 // piFields are the top-level fields of an entry the reader uses, found in one pass.
 type piFields struct {
 	typ, id, parentID, version, message, content, summary, keptID, keptIndex jsonl.Value
@@ -168,10 +141,10 @@ func (r *piReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 		return
 	}
 	if f.id.IsString() {
-		r.ids[piKey(f.id.Str())] = idx
+		r.ids[conv.EntryKey(f.id.Str())] = idx
 	}
 	if f.parentID.IsString() {
-		e.parent = piKey(f.parentID.Str())
+		e.parent = conv.EntryKey(f.parentID.Str())
 		e.flags |= piHasParent
 	}
 	if typ == "compaction" {
@@ -182,8 +155,8 @@ func (r *piReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 		st.CountMessage(&sm)
 		c := piComp{tokens: int32(sm.Tokens())}
 		if f.keptID.IsString() {
-			c.kept, c.hasKept = piKey(f.keptID.Str()), true
-		} else if piIsNumber(f.keptIndex) {
+			c.kept, c.hasKept = conv.EntryKey(f.keptID.Str()), true
+		} else if conv.IsNumber(f.keptIndex) {
 			c.keptIndex, c.hasKept = f.keptIndex.Int(), true
 		}
 		r.comps[idx] = c
@@ -204,10 +177,6 @@ func (r *piReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 		}
 	}
 	r.entries = append(r.entries, e)
-}
-
-func piIsNumber(v jsonl.Value) bool {
-	return len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))
 }
 
 func (r *piReader) Finish(st *Stats) []ref {
@@ -407,7 +376,7 @@ func piMessage(msg jsonl.Value, text textMode) (m Message, emit bool) {
 			emit = false
 		}
 	case "toolResult":
-		b := contentResultV(f.content, text)
+		b := conv.ContentResultV(f.content, text)
 		b.ID = f.callID.Str()
 		b.Name = f.toolName.Str()
 		b.IsError = f.isError.Bool()
@@ -452,7 +421,7 @@ func piAssistantBlock(b jsonl.Value, text textMode) Block {
 	case "image":
 		return piImageBlock(b, text)
 	}
-	return opaqueBlockV(b, text)
+	return conv.OpaqueBlockV(b, text)
 }
 
 // piBashText is the user text pi sends for a bash execution (messages.ts bashExecutionToText).
@@ -470,7 +439,7 @@ func piBashText(f *piMsgFields, text textMode) Block {
 	}
 	if f.cancelled.Bool() {
 		t.Lit("\n\n(command cancelled)")
-	} else if piIsNumber(f.exitCode) && f.exitCode.Int() != 0 {
+	} else if conv.IsNumber(f.exitCode) && f.exitCode.Int() != 0 {
 		t.Lit("\n\nCommand exited with code ")
 		t.Lit(string(f.exitCode))
 	}
@@ -505,7 +474,7 @@ func piContent(c jsonl.Value, text textMode) []Block {
 		case "image":
 			out = append(out, piImageBlock(b, text))
 		default:
-			out = append(out, opaqueBlockV(b, text))
+			out = append(out, conv.OpaqueBlockV(b, text))
 		}
 		return true
 	})

@@ -15,7 +15,7 @@ import (
 // the newest entry (pi's leaf), whose firstKeptEntryId names the first entry of the tail. pi's
 // context is then its summary message, the entries from the first kept one on, and what follows.
 // The head cannot be kept by reference (the kept entries run from firstKeptEntryId to the end),
-// so the summary says what it held (headedSummary). v1 files
+// so the summary says what it held (conv.HeadedSummary). v1 files
 // (no entry ids) get a v1 entry with firstKeptEntryIndex. ctxc's provenance is under "ctxc",
 // which pi ignores. A new file (-o) is a v3 session: the header with a fresh id, copies of the
 // tail's entries under fresh ids, then the compaction entry.
@@ -47,7 +47,7 @@ func (piWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, erro
 			return Written{}, err
 		}
 		e := piCompaction(c, newHexID(8), parent, "firstKeptEntryId", firstID)
-		return Written{Data: lines([][]byte{e.Encode()}), Messages: 1 + len(c.Tail)}, nil
+		return Written{Data: conv.Lines([][]byte{e.Encode()}), Messages: 1 + len(c.Tail)}, nil
 	}
 	// v1: entries are addressed by their index in the file, the header being 0.
 	idx, err := entryIndex(src, c.Tail[0].Line)
@@ -55,7 +55,7 @@ func (piWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, erro
 		return Written{}, err
 	}
 	e := piCompaction(c, "", "", "firstKeptEntryIndex", idx)
-	return Written{Data: lines([][]byte{e.Encode()}), Messages: 1 + len(c.Tail)}, nil
+	return Written{Data: conv.Lines([][]byte{e.Encode()}), Messages: 1 + len(c.Tail)}, nil
 }
 
 // piAppendCopies is the append of an emergency compaction that cut blocks in the tail: the tail
@@ -97,7 +97,7 @@ func piAppendCopies(src *Source, c *Compaction) (Written, error) {
 		}
 	}
 	e := piCompaction(c, cid, leafID, "firstKeptEntryId", first)
-	return Written{Data: lines(append([][]byte{e.Encode()}, copies...)), Messages: 1 + len(c.Tail)}, nil
+	return Written{Data: conv.Lines(append([][]byte{e.Encode()}, copies...)), Messages: 1 + len(c.Tail)}, nil
 }
 
 // piCompaction is the compaction entry: id and parent are left out for v1 files (""), and the
@@ -112,8 +112,8 @@ func piCompaction(c *Compaction, id, parent, firstKey string, first any) *object
 		e.Set("id", id)
 		e.Set("parentId", parent)
 	}
-	e.Set("timestamp", rfc3339ms(c.Now))
-	e.Set("summary", headedSummary(c))
+	e.Set("timestamp", conv.RFC3339ms(c.Now))
+	e.Set("summary", conv.HeadedSummary(c))
 	e.Set(firstKey, first)
 	e.Set("tokensBefore", c.Meta.TokensBefore)
 	e.Set("details", map[string]any{"readFiles": []string{}, "modifiedFiles": []string{}})
@@ -164,7 +164,7 @@ func (piWriter) New(src *Source, c *Compaction) (Written, error) {
 	id := newUUIDv7(c.Now)
 	h.Set("version", 3)
 	h.Set("id", id)
-	h.Set("timestamp", rfc3339ms(c.Now))
+	h.Set("timestamp", conv.RFC3339ms(c.Now))
 	h.Del("branchedFrom")
 	h.Del("parentSession")
 	out := [][]byte{h.Encode()}
@@ -200,7 +200,7 @@ func (piWriter) New(src *Source, c *Compaction) (Written, error) {
 	}
 	e := piCompaction(c, newHexID(8), parent, "firstKeptEntryId", firstKept)
 	out = append(out, e.Encode())
-	return Written{Data: lines(out), Messages: 1 + len(c.Tail), Session: id,
+	return Written{Data: conv.Lines(out), Messages: 1 + len(c.Tail), Session: id,
 		Resume: conv.ResumeHint(FormatPi, "")}, nil
 }
 
@@ -227,7 +227,7 @@ func entryIndex(s *Source, n int) (int, error) {
 // messages of their own (pi's shape); system and developer text becomes user text.
 func piSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error) {
 	id := newUUIDv7(s.Now)
-	now := rfc3339ms(s.Now)
+	now := conv.RFC3339ms(s.Now)
 	h, err := conv.Marshal(map[string]any{"type": "session", "version": 3, "id": id, "timestamp": now, "cwd": s.Cwd})
 	if err != nil {
 		return Written{}, r.dropped, err
@@ -238,7 +238,7 @@ func piSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped,
 	for i := range ms {
 		for _, msg := range piMessages(&ms[i], r, names, s.Now.UnixMilli()) {
 			eid := newHexID(8)
-			e, err := conv.Marshal(map[string]any{"type": "message", "id": eid, "parentId": parentOrNil(parent), "timestamp": now, "message": msg})
+			e, err := conv.Marshal(map[string]any{"type": "message", "id": eid, "parentId": conv.ParentOrNil(parent), "timestamp": now, "message": msg})
 			if err != nil {
 				return Written{}, r.dropped, err
 			}
@@ -249,7 +249,7 @@ func piSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped,
 	if len(out) == 1 {
 		return Written{}, r.dropped, fmt.Errorf("no message to write")
 	}
-	return Written{Data: lines(out), Messages: len(out) - 1, Session: id}, r.dropped, nil
+	return Written{Data: conv.Lines(out), Messages: len(out) - 1, Session: id}, r.dropped, nil
 }
 
 // PiEmptyResult is the text of a tool result that has none, in a new pi session: pi sends an

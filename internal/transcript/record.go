@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/conv"
@@ -41,17 +40,6 @@ func decodeRecord(f Format, line []byte, num int, own bool) (rec Record, ok bool
 		rec.Messages[i].Line = num
 	}
 	return rec, true
-}
-
-func metaOf(v jsonl.Value) *MarkerMeta {
-	if !v.IsObject() {
-		return nil
-	}
-	var m MarkerMeta
-	if json.Unmarshal([]byte(v), &m) != nil {
-		return nil
-	}
-	return &m
 }
 
 func genericRecord(doc gjson.Result) Record {
@@ -143,7 +131,7 @@ func genericMarker(doc gjson.Result) Record {
 	if !ok {
 		return Record{}
 	}
-	rec := Record{Compaction: true, TailLines: mk.tailLines, Meta: metaOf(jsonl.Value(mk.meta.Raw))}
+	rec := Record{Compaction: true, TailLines: mk.tailLines, Meta: conv.MetaOf(jsonl.Value(mk.meta.Raw))}
 	s := Message{Role: RoleUser, Summary: true, Blocks: []Block{{Kind: BlockText, Text: mk.summary}}}
 	rec.Messages = []Message{s}
 	return rec
@@ -171,7 +159,7 @@ func claudeRecord(v jsonl.Value) Record {
 		return true
 	})
 	if typ == "system" && subtype == "compact_boundary" {
-		return Record{Compaction: true, Meta: metaOf(meta)}
+		return Record{Compaction: true, Meta: conv.MetaOf(meta)}
 	}
 	if (typ != "user" && typ != "assistant") || !msg.IsObject() {
 		return Record{}
@@ -189,7 +177,7 @@ func codexRecord(v jsonl.Value) Record {
 		case "response_item":
 			return codexItemRecord(payload)
 		case "compacted":
-			rec := Record{Compaction: true, Meta: metaOf(payload.Get("ctxc"))}
+			rec := Record{Compaction: true, Meta: conv.MetaOf(payload.Get("ctxc"))}
 			if msg := payload.Get("message"); msg.IsString() && msg != `""` {
 				rec.Messages = append(rec.Messages, codexSummaryMessage(msg, conv.SearchText))
 			}
@@ -231,7 +219,7 @@ func piRecord(v jsonl.Value) Record {
 		if f.summary.IsString() {
 			m.Blocks = []Block{{Kind: BlockText, Text: f.summary.Str()}}
 		}
-		return Record{Compaction: true, Meta: metaOf(v.Get("ctxc")), Messages: []Message{m}}
+		return Record{Compaction: true, Meta: conv.MetaOf(v.Get("ctxc")), Messages: []Message{m}}
 	}
 	m, _ := piEntryMessage(typ, f, conv.SearchText)
 	if len(m.Blocks) == 0 {

@@ -211,7 +211,7 @@ func (w *repairWrite) tree(first int) error {
 		}
 	}
 	w.plan.Records = len(t.out)
-	w.plan.Data = lines(t.out)
+	w.plan.Data = conv.Lines(t.out)
 	return nil
 }
 
@@ -230,7 +230,7 @@ type treeCopy struct {
 // newTreeCopy starts the branch at the parent of message first's first record, so that the
 // agent resumes the copies instead of the records they repair.
 func (w *repairWrite) newTreeCopy(first int) (*treeCopy, error) {
-	t := &treeCopy{repairWrite: w, idKey: "uuid", parentKey: "parentUuid", stamp: rfc3339ms(w.now),
+	t := &treeCopy{repairWrite: w, idKey: "uuid", parentKey: "parentUuid", stamp: conv.RFC3339ms(w.now),
 		uuids: map[string]string{}, msgIDs: map[string]string{}}
 	if w.f == FormatPi {
 		t.idKey, t.parentKey = "id", "parentId"
@@ -339,7 +339,7 @@ func (t *treeCopy) newID() string {
 	if t.f == FormatPi {
 		return newHexID(piEntryIDDigits)
 	}
-	return newUUID()
+	return conv.NewUUID()
 }
 
 // answer appends the result of call id right after the response after (its last record): the
@@ -447,7 +447,7 @@ func (w *repairWrite) codex() error {
 			items = append(items, w.codexAnswers(i)...)
 		}
 	}
-	line, err := conv.Marshal(map[string]any{"timestamp": rfc3339ms(w.now), "type": "compacted",
+	line, err := conv.Marshal(map[string]any{"timestamp": conv.RFC3339ms(w.now), "type": "compacted",
 		"payload": map[string]any{"message": "", "replacement_history": items}})
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/tidwall/gjson"
 )
 
@@ -70,7 +71,7 @@ const (
 var (
 	uuidShape  = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 	piIDShape  = regexp.MustCompile(`^[0-9a-f]{8}$`)
-	stampOfNow = rfc3339ms(repairNow)
+	stampOfNow = conv.RFC3339ms(repairNow)
 )
 
 // TestPlanRepairTree: the copies a Claude Code or pi session gets, each the child of the one

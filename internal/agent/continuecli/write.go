@@ -1,4 +1,4 @@
-package transcript
+package continuecli
 
 import (
 	"bytes"
@@ -7,9 +7,10 @@ import (
 
 	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/safewrite"
 )
 
-// continueWriter writes a compaction as a new Continue CLI session: one JSON document, as
+// Writer writes a compaction as a new Continue CLI session: one JSON document, as
 // Continue CLI writes its sessions, with a fresh sessionId, the source's title and
 // workspaceDirectory, and the history: the head's messages, the summary as an assistant
 // message, then the tail's messages, each rendered anew as a history item (an assistant
@@ -20,10 +21,10 @@ import (
 //
 // Continue CLI rewrites a session's file whole as the session goes on, so ctxc writes no record
 // into it: a compaction in place is refused, -o writes the new session.
-type continueWriter struct{}
+type Writer struct{}
 
-func (continueWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
-	return Written{}, SnapshotReadOnly(src.Path)
+func (Writer) Append(src *conv.Source, c *conv.Compaction, late [][]byte) (conv.Written, error) {
+	return conv.Written{}, ReadOnly(src.Path)
 }
 
 // continueDoc is a session document, its members in Continue CLI's order.
@@ -34,32 +35,32 @@ type continueDoc struct {
 	History            []json.RawMessage `json:"history"`
 }
 
-func (continueWriter) New(src *Source, c *Compaction) (Written, error) {
+func (Writer) New(src *conv.Source, c *conv.Compaction) (conv.Written, error) {
 	first, err := src.FirstRecord()
 	if err != nil {
-		return Written{}, err
+		return conv.Written{}, err
 	}
 	h, err := conv.ParseObject(first)
 	if err != nil || h.Str("sessionId") == "" {
-		return Written{}, fmt.Errorf("%s: not a Continue CLI session (no sessionId on its first line)", src.Path)
+		return conv.Written{}, fmt.Errorf("%s: not a Continue CLI session (no sessionId on its first line)", src.Path)
 	}
-	ms := append(append(append([]Message{}, c.Head...), SummaryMessage(c.Summary, 0)), c.Tail...)
+	ms := append(append(append([]conv.Message{}, c.Head...), conv.SummaryMessage(c.Summary, 0)), c.Tail...)
 	items, err := continueItems(ms)
 	if err != nil {
-		return Written{}, err
+		return conv.Written{}, err
 	}
 	meta := c.Meta
 	meta.TailLines = 0
 	if items[0], err = continueMark(items[0], c.Summary, meta); err != nil {
-		return Written{}, err
+		return conv.Written{}, err
 	}
-	doc := continueDoc{SessionID: newUUID(), Title: h.Str("title"), WorkspaceDirectory: h.Str("workspaceDirectory"), History: items}
+	doc := continueDoc{SessionID: conv.NewUUID(), Title: h.Str("title"), WorkspaceDirectory: h.Str("workspaceDirectory"), History: items}
 	data, err := continueEncode(doc)
 	if err != nil {
-		return Written{}, err
+		return conv.Written{}, err
 	}
-	return Written{Data: data, Messages: len(items), Session: doc.SessionID,
-		Resume: fmt.Sprintf("place it as ~/.continue/sessions/%s.json, then: %s", doc.SessionID, conv.ResumeHint(FormatContinue, doc.SessionID))}, nil
+	return conv.Written{Data: data, Messages: len(items), Session: doc.SessionID,
+		Resume: fmt.Sprintf("place it as ~/.continue/sessions/%s.json, then: %s", doc.SessionID, conv.ResumeHint(conv.FormatContinue, doc.SessionID))}, nil
 }
 
 // continueEncode writes a document as JSON.stringify(doc, undefined, 2) does (HTML characters
@@ -76,15 +77,15 @@ func continueEncode(doc continueDoc) ([]byte, error) {
 }
 
 // continueItems renders messages as history items, one each.
-func continueItems(ms []Message) ([]json.RawMessage, error) {
+func continueItems(ms []conv.Message) ([]json.RawMessage, error) {
 	var out []json.RawMessage
 	for i := range ms {
 		m := &ms[i]
 		var items []map[string]any
 		switch m.Role {
-		case RoleAssistant:
+		case conv.RoleAssistant:
 			items = []map[string]any{continueAssistant(m)}
-		case RoleTool:
+		case conv.RoleTool:
 			items = continueToolItems(m)
 		default:
 			items = continueUserItems(m)
@@ -109,14 +110,14 @@ func continueItem(msg map[string]any) map[string]any {
 
 // continueAssistant is an assistant message: its text (thinking included, as text Continue CLI
 // sends back) and its calls.
-func continueAssistant(m *Message) map[string]any {
+func continueAssistant(m *conv.Message) map[string]any {
 	text := ""
 	var calls []any
 	for _, b := range m.Blocks {
 		switch b.Kind {
-		case BlockText:
+		case conv.BlockText:
 			text += b.Text
-		case BlockToolCall:
+		case conv.BlockToolCall:
 			args := b.Args
 			if args == "" {
 				args = "{}"
@@ -133,10 +134,10 @@ func continueAssistant(m *Message) map[string]any {
 }
 
 // continueToolItems are a message's tool results, one "tool" message each.
-func continueToolItems(m *Message) []map[string]any {
+func continueToolItems(m *conv.Message) []map[string]any {
 	var out []map[string]any
 	for _, b := range m.Blocks {
-		if b.Kind == BlockToolResult {
+		if b.Kind == conv.BlockToolResult {
 			out = append(out, continueItem(map[string]any{"role": "tool", "content": b.Text, "toolCallId": b.ID}))
 		}
 	}
@@ -144,11 +145,11 @@ func continueToolItems(m *Message) []map[string]any {
 }
 
 // continueUserItems is a user (or system) message as a user message, its results apart.
-func continueUserItems(m *Message) []map[string]any {
+func continueUserItems(m *conv.Message) []map[string]any {
 	out := continueToolItems(m)
 	text := ""
 	for _, b := range m.Blocks {
-		if b.Kind == BlockText || b.Kind == BlockThinking {
+		if b.Kind == conv.BlockText || b.Kind == conv.BlockThinking {
 			if text != "" {
 				text += "\n"
 			}
@@ -162,7 +163,7 @@ func continueUserItems(m *Message) []map[string]any {
 }
 
 // continueMark puts the compaction mark and ctxc's provenance on an item.
-func continueMark(item json.RawMessage, summary string, meta MarkerMeta) (json.RawMessage, error) {
+func continueMark(item json.RawMessage, summary string, meta conv.MarkerMeta) (json.RawMessage, error) {
 	o, err := conv.ParseObject(item)
 	if err != nil {
 		return nil, err
@@ -174,4 +175,11 @@ func continueMark(item json.RawMessage, summary string, meta MarkerMeta) (json.R
 		return nil, fmt.Errorf("rendering the compaction mark")
 	}
 	return b, nil
+}
+
+// ReadOnly is the error of a command that would write into a Continue CLI session, which Continue
+// CLI rewrites whole.
+func ReadOnly(path string) *safewrite.ReadOnlyError {
+	return &safewrite.ReadOnlyError{Path: path, Reason: "is a Continue CLI session, which Continue CLI rewrites whole",
+		Hint: "give -o ~/.continue/sessions/NEW.json to write the compacted session as a new one"}
 }

@@ -1,4 +1,7 @@
-package transcript
+// Package copilot is ctxc's code for GitHub Copilot CLI's sessions: their reader, the decoder of
+// one line and the writer of a compaction (a new session from messages stays with the handoff
+// rendering, in internal/transcript).
+package copilot
 
 import (
 	"fmt"
@@ -9,7 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// copilotReader reads GitHub Copilot CLI sessions: ~/.copilot/session-state/<id>/events.jsonl,
+// reader reads GitHub Copilot CLI sessions: ~/.copilot/session-state/<id>/events.jsonl,
 // one event a line, {"type","data","id","timestamp","parentId"} (docs/formats.md).
 //
 // Conversation:
@@ -31,8 +34,8 @@ import (
 // Reload rule (Copilot CLI 1.0.102 on --resume, checked against its requests): the newest
 // successful compaction starts the context with its summary message; the conversation events
 // after it follow. Without a compaction every conversation event counts, in file order.
-type copilotReader struct {
-	events []ref
+type reader struct {
+	events []conv.Ref
 	users  []string // content of the user messages so far (Copilot's summary lists them)
 	comp   int      // index in events of the newest compaction, -1 when none
 	prefix string   // the newest compaction's wrapper before its summary text
@@ -46,14 +49,15 @@ const (
 
 // Copilot's wrapper for a compaction summary (Copilot CLI 1.0.102, from its resume requests).
 const (
-	copilotSummaryHead  = "Some of the conversation history has been summarized to free up context.\n\nYou were originally given instructions from a user over one or more turns. Here were the user messages:\n"
-	copilotSummaryMid   = "\nHere is a summary of the prior context:\n<summary>\n"
-	copilotSummaryTail  = "\n</summary>\n"
-	copilotUserMsgOpen  = "<user_message>\n"
-	copilotUserMsgClose = "\n</user_message>\n"
+	SummaryHead  = "Some of the conversation history has been summarized to free up context.\n\nYou were originally given instructions from a user over one or more turns. Here were the user messages:\n"
+	SummaryMid   = "\nHere is a summary of the prior context:\n<summary>\n"
+	SummaryTail  = "\n</summary>\n"
+	UserMsgOpen  = "<user_message>\n"
+	UserMsgClose = "\n</user_message>\n"
 )
 
-func newCopilotReader() *copilotReader { return &copilotReader{comp: -1} }
+// NewReader is a reader of one Copilot CLI session.
+func NewReader() conv.Reader { return &reader{comp: -1} }
 
 // copilotFields are the members of an event the reader uses.
 type copilotFields struct {
@@ -87,7 +91,7 @@ func (f copilotFields) sub() bool {
 	return f.data.Get("agentId").Str() != "" || f.data.Get("parentToolCallId").IsString()
 }
 
-func (r *copilotReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *reader) Add(l *conv.Line, doc gjson.Result, st *conv.Stats) {
 	f := copilotEventFields(jsonl.Value(doc.Raw))
 	typ := f.typ.Str()
 	if typ == "session.usage_record" {
@@ -112,15 +116,15 @@ func (r *copilotReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	if typ == "user.message" {
 		r.users = append(r.users, strings.Clone(f.data.Get("content").Text()))
 	}
-	r.events = append(r.events, ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1})
+	r.events = append(r.events, conv.Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1})
 }
 
-func (r *copilotReader) usage(l *scanLine, data jsonl.Value, st *Stats) {
+func (r *reader) usage(l *conv.Line, data jsonl.Value, st *conv.Stats) {
 	u := data.Get("usage")
 	if !u.IsObject() {
 		return
 	}
-	us := Usage{Input: int(u.Get("inputTokens").Int()), Output: int(u.Get("outputTokens").Int()),
+	us := conv.Usage{Input: int(u.Get("inputTokens").Int()), Output: int(u.Get("outputTokens").Int()),
 		CacheRead: int(u.Get("cacheReadTokens").Int()), CacheWrite: int(u.Get("cacheWriteTokens").Int())}
 	if us.Total() > 0 {
 		st.CountUsage(fmt.Sprint("copilot:", l.Num), us, true)
@@ -128,7 +132,7 @@ func (r *copilotReader) usage(l *scanLine, data jsonl.Value, st *Stats) {
 }
 
 // compaction notes a successful compaction: its summary message starts the context.
-func (r *copilotReader) compaction(l *scanLine, data jsonl.Value, st *Stats) {
+func (r *reader) compaction(l *conv.Line, data jsonl.Value, st *conv.Stats) {
 	st.Compactions++
 	st.AddRecord(l)
 	r.prefix = copilotPrefix(r.users)
@@ -136,41 +140,41 @@ func (r *copilotReader) compaction(l *scanLine, data jsonl.Value, st *Stats) {
 	m.Line = l.Num
 	st.CountMessage(&m)
 	r.comp = len(r.events)
-	r.events = append(r.events, ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1, Sel: copilotSelSummary})
+	r.events = append(r.events, conv.Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1, Sel: copilotSelSummary})
 }
 
 // copilotPrefix is the wrapper before the summary text: the user messages so far.
 func copilotPrefix(users []string) string {
 	var b strings.Builder
-	b.WriteString(copilotSummaryHead)
+	b.WriteString(SummaryHead)
 	for _, u := range users {
-		b.WriteString(copilotUserMsgOpen)
+		b.WriteString(UserMsgOpen)
 		b.WriteString(u)
-		b.WriteString(copilotUserMsgClose)
+		b.WriteString(UserMsgClose)
 	}
-	b.WriteString(copilotSummaryMid)
+	b.WriteString(SummaryMid)
 	return b.String()
 }
 
-func copilotSummary(prefix string, summary jsonl.Value, text textMode) Message {
-	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
+func copilotSummary(prefix string, summary jsonl.Value, text conv.TextMode) conv.Message {
+	t := conv.TextBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 	t.Lit(prefix)
 	t.Val(summary)
-	t.Lit(copilotSummaryTail)
-	return Message{Role: RoleUser, Summary: true, Blocks: []Block{t.Block()}}
+	t.Lit(SummaryTail)
+	return conv.Message{Role: conv.RoleUser, Summary: true, Blocks: []conv.Block{t.Block()}}
 }
 
-func (r *copilotReader) Finish(st *Stats) []ref {
-	st.Format = FormatCopilot
+func (r *reader) Finish(st *conv.Stats) []conv.Ref {
+	st.Format = conv.FormatCopilot
 	if r.comp < 0 {
 		return r.events
 	}
 	return r.events[r.comp:]
 }
 
-func (r *copilotReader) Materialize(b []byte, x ref) ([]Message, error) {
+func (r *reader) Materialize(b []byte, x conv.Ref) ([]conv.Message, error) {
 	f := copilotEventFields(jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw))
-	var m Message
+	var m conv.Message
 	if x.Sel == copilotSelSummary {
 		m = copilotSummary(r.prefix, f.data.Get("summaryContent"), conv.WithText)
 	} else {
@@ -180,13 +184,13 @@ func (r *copilotReader) Materialize(b []byte, x ref) ([]Message, error) {
 		return nil, fmt.Errorf("not a conversation event")
 	}
 	m.Line = x.LineNum()
-	return []Message{m}, nil
+	return []conv.Message{m}, nil
 }
 
 // copilotMessage turns a conversation event into a message (no blocks: none).
-func copilotMessage(typ string, data jsonl.Value, text textMode) Message {
+func copilotMessage(typ string, data jsonl.Value, text conv.TextMode) conv.Message {
 	if !data.IsObject() {
-		return Message{}
+		return conv.Message{}
 	}
 	switch typ {
 	case "user.message":
@@ -195,9 +199,9 @@ func copilotMessage(typ string, data jsonl.Value, text textMode) Message {
 			c = data.Get("content")
 		}
 		if !c.IsString() {
-			return Message{}
+			return conv.Message{}
 		}
-		return Message{Role: RoleUser, Blocks: []Block{conv.TextBlockV(BlockText, c, text)}}
+		return conv.Message{Role: conv.RoleUser, Blocks: []conv.Block{conv.TextBlockV(conv.BlockText, c, text)}}
 	case "assistant.message":
 		return copilotAssistant(data, text)
 	case "tool.execution_complete":
@@ -205,20 +209,20 @@ func copilotMessage(typ string, data jsonl.Value, text textMode) Message {
 		if !data.Get("success").Bool() {
 			c = data.Get("error").Get("message")
 		}
-		b := Block{Kind: BlockToolResult, ID: data.Get("toolCallId").Str(), Chars: text.Count(c)}
+		b := conv.Block{Kind: conv.BlockToolResult, ID: data.Get("toolCallId").Str(), Chars: text.Count(c)}
 		b.IsError = !data.Get("success").Bool()
 		if text.On() {
 			b.Text = c.Text()
 		}
-		return Message{Role: RoleTool, Blocks: []Block{b}}
+		return conv.Message{Role: conv.RoleTool, Blocks: []conv.Block{b}}
 	}
-	return Message{}
+	return conv.Message{}
 }
 
-func copilotAssistant(data jsonl.Value, text textMode) Message {
-	m := Message{Role: RoleAssistant}
+func copilotAssistant(data jsonl.Value, text conv.TextMode) conv.Message {
+	m := conv.Message{Role: conv.RoleAssistant}
 	if c := data.Get("content"); c.IsString() && c != `""` {
-		m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, c, text))
+		m.Blocks = append(m.Blocks, conv.TextBlockV(conv.BlockText, c, text))
 	}
 	data.Get("toolRequests").Each(func(_ string, t jsonl.Value) bool {
 		m.Blocks = append(m.Blocks, conv.ToolCallBlockV(t.Get("toolCallId").Str(), t.Get("name").Str(), t.Get("arguments"), text))
@@ -227,23 +231,23 @@ func copilotAssistant(data jsonl.Value, text textMode) Message {
 	return m
 }
 
-// copilotRecord is one event seen on its own (ctxc grep): a compaction's summary is its
+// Record is one event seen on its own (ctxc grep): a compaction's summary is its
 // summaryContent (the wrapper's list of user messages repeats earlier records).
-func copilotRecord(v jsonl.Value) Record {
+func Record(v jsonl.Value) conv.Record {
 	f := copilotEventFields(v)
 	if f.typ.Str() == "session.compaction_complete" {
 		if !f.data.Get("success").Bool() {
-			return Record{}
+			return conv.Record{}
 		}
-		m := Message{Role: RoleUser, Summary: true}
+		m := conv.Message{Role: conv.RoleUser, Summary: true}
 		if s := f.data.Get("summaryContent"); s.IsString() {
-			m.Blocks = []Block{{Kind: BlockText, Text: s.Str()}}
+			m.Blocks = []conv.Block{{Kind: conv.BlockText, Text: s.Str()}}
 		}
-		return Record{Compaction: true, Meta: metaOf(f.data.Get("ctxc")), Messages: []Message{m}}
+		return conv.Record{Compaction: true, Meta: conv.MetaOf(f.data.Get("ctxc")), Messages: []conv.Message{m}}
 	}
 	m := copilotMessage(f.typ.Str(), f.data, conv.SearchText)
 	if len(m.Blocks) == 0 {
-		return Record{}
+		return conv.Record{}
 	}
-	return Record{Messages: []Message{m}, Sidechain: f.sub()}
+	return conv.Record{Messages: []conv.Message{m}, Sidechain: f.sub()}
 }

@@ -1,18 +1,17 @@
-package transcript
+package conv
 
 import (
 	"strings"
 
-	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
-	"github.com/tidwall/gjson"
 )
 
-// Shared parsers for the two wire shapes that several formats embed: OpenAI chat messages and
+// The parsers of the two wire shapes that several formats embed: OpenAI chat messages and
 // Anthropic Messages API messages. With text=false they only count (stats); with text=true they
 // also copy out the text (load, compact).
 
-func opaqueBlockV(v jsonl.Value, text textMode) Block {
+// OpaqueBlockV is a block ctxc keeps but does not read (its JSON as its text, counted as none).
+func OpaqueBlockV(v jsonl.Value, text TextMode) Block {
 	b := Block{Kind: BlockOpaque}
 	if text.On() {
 		b.Text = string(v)
@@ -20,8 +19,8 @@ func opaqueBlockV(v jsonl.Value, text textMode) Block {
 	return b
 }
 
-// openAIMessage reads one OpenAI chat message.
-func openAIMessage(msg jsonl.Value, text textMode) Message {
+// OpenAIMessage reads one OpenAI chat message.
+func OpenAIMessage(msg jsonl.Value, text TextMode) Message {
 	m := Message{Dialect: DialectOpenAI}
 	var content, reasoning, refusal, toolCalls, functionCall jsonl.Value
 	var callID, name string
@@ -49,26 +48,26 @@ func openAIMessage(msg jsonl.Value, text textMode) Message {
 	switch m.Role {
 	case "function": // legacy function-call result
 		m.Role = RoleTool
-		b := contentResultV(content, text)
+		b := ContentResultV(content, text)
 		b.Name = name
 		m.Blocks = append(m.Blocks, b)
 		return m
 	case RoleTool:
-		b := contentResultV(content, text)
+		b := ContentResultV(content, text)
 		b.ID, b.Name = callID, name
 		m.Blocks = append(m.Blocks, b)
 		return m
 	}
 	if reasoning.Exists() && !reasoning.IsNull() {
-		m.Blocks = append(m.Blocks, conv.TextBlockV(BlockThinking, reasoning, text))
+		m.Blocks = append(m.Blocks, TextBlockV(BlockThinking, reasoning, text))
 	}
 	if content.IsArray() {
 		content.Each(func(_ string, p jsonl.Value) bool {
 			switch p.Get("type").Str() {
 			case "text", "input_text", "output_text":
-				m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, p.Get("text"), text))
+				m.Blocks = append(m.Blocks, TextBlockV(BlockText, p.Get("text"), text))
 			case "refusal":
-				m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, p.Get("refusal"), text))
+				m.Blocks = append(m.Blocks, TextBlockV(BlockText, p.Get("refusal"), text))
 			case "image_url", "input_image":
 				b := Block{Kind: BlockImage}
 				if text.On() {
@@ -76,34 +75,34 @@ func openAIMessage(msg jsonl.Value, text textMode) Message {
 				}
 				m.Blocks = append(m.Blocks, b)
 			default:
-				m.Blocks = append(m.Blocks, opaqueBlockV(p, text))
+				m.Blocks = append(m.Blocks, OpaqueBlockV(p, text))
 			}
 			return true
 		})
 	} else if content.Exists() && !content.IsNull() {
-		m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, content, text))
+		m.Blocks = append(m.Blocks, TextBlockV(BlockText, content, text))
 	}
 	if refusal.IsString() {
-		m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, refusal, text))
+		m.Blocks = append(m.Blocks, TextBlockV(BlockText, refusal, text))
 	}
 	toolCalls.Each(func(_ string, tc jsonl.Value) bool {
 		fn := tc.Get("function")
-		m.Blocks = append(m.Blocks, conv.ToolCallBlockV(tc.Get("id").Str(), fn.Get("name").Str(), fn.Get("arguments"), text))
+		m.Blocks = append(m.Blocks, ToolCallBlockV(tc.Get("id").Str(), fn.Get("name").Str(), fn.Get("arguments"), text))
 		return true
 	})
 	if functionCall.IsObject() {
-		m.Blocks = append(m.Blocks, conv.ToolCallBlockV("", functionCall.Get("name").Str(), functionCall.Get("arguments"), text))
+		m.Blocks = append(m.Blocks, ToolCallBlockV("", functionCall.Get("name").Str(), functionCall.Get("arguments"), text))
 	}
 	return m
 }
 
-// contentResultV reads tool-result content that is a string or an array of text/image parts.
-func contentResultV(c jsonl.Value, text textMode) Block {
+// ContentResultV reads tool-result content that is a string or an array of text/image parts.
+func ContentResultV(c jsonl.Value, text TextMode) Block {
 	b := Block{Kind: BlockToolResult}
 	if !c.IsArray() {
 		b.Chars = text.Count(c)
 		switch {
-		case text == conv.WindowedText && c.IsString() && len(c) > 3*ToolTextWindow:
+		case text == WindowedText && c.IsString() && len(c) > 3*ToolTextWindow:
 			windowed(&b, c)
 		case text.On():
 			b.Text = c.Text()
@@ -130,12 +129,13 @@ func contentResultV(c jsonl.Value, text textMode) Block {
 		return true
 	})
 	if text.On() {
-		b.Text = joinLines(parts)
+		b.Text = JoinLines(parts)
 	}
 	return b
 }
 
-func joinLines(parts []string) string {
+// JoinLines joins parts with newlines.
+func JoinLines(parts []string) string {
 	switch len(parts) {
 	case 0:
 		return ""
@@ -156,15 +156,15 @@ func joinLines(parts []string) string {
 	return string(buf)
 }
 
-// anthropicMessage reads one Anthropic Messages API message (also Claude Code's "message").
-func anthropicMessage(msg jsonl.Value, text textMode) Message {
-	m, _ := anthropicMessageAt(msg, text)
+// AnthropicMessage reads one Anthropic Messages API message (also Claude Code's "message").
+func AnthropicMessage(msg jsonl.Value, text TextMode) Message {
+	m, _ := AnthropicMessageAt(msg, text)
 	return m
 }
 
-// anthropicMessageAt reads the message that starts at v (v may run on past it) and returns its
+// AnthropicMessageAt reads the message that starts at v (v may run on past it) and returns its
 // length too: Claude Code's reader parses it in the same walk over the line.
-func anthropicMessageAt(v jsonl.Value, text textMode) (Message, int) {
+func AnthropicMessageAt(v jsonl.Value, text TextMode) (Message, int) {
 	m := Message{Dialect: DialectAnthropic}
 	n := v.Walk(func(k string, rest jsonl.Value) int {
 		switch k {
@@ -186,7 +186,7 @@ func anthropicMessageAt(v jsonl.Value, text textMode) (Message, int) {
 			}
 			val, n := rest.Prefix()
 			if val.Exists() && !val.IsNull() {
-				m.Blocks = append(m.Blocks, conv.TextBlockV(BlockText, val, text))
+				m.Blocks = append(m.Blocks, TextBlockV(BlockText, val, text))
 			}
 			return n
 		}
@@ -196,10 +196,10 @@ func anthropicMessageAt(v jsonl.Value, text textMode) (Message, int) {
 }
 
 // anthropicBlockAt reads the content block that starts at v and returns its length.
-func anthropicBlockAt(v jsonl.Value, text textMode) (Block, int) {
+func anthropicBlockAt(v jsonl.Value, text TextMode) (Block, int) {
 	if !v.IsObject() {
 		val, n := v.Prefix()
-		return opaqueBlockV(val, text), n
+		return OpaqueBlockV(val, text), n
 	}
 	var typ, id, name, useID string
 	var textV, thinking, input, content jsonl.Value
@@ -235,19 +235,19 @@ func anthropicBlockAt(v jsonl.Value, text textMode) (Block, int) {
 	})
 	switch typ {
 	case "text":
-		return conv.TextBlockV(BlockText, textV, text), n
+		return TextBlockV(BlockText, textV, text), n
 	case "thinking":
 		// The signature is opaque and never counted (docs/design.md §4), but kept with the block
 		// so that it can be replayed.
-		b := conv.TextBlockV(BlockThinking, thinking, text)
+		b := TextBlockV(BlockThinking, thinking, text)
 		if text.On() {
 			b.Verbatim = strings.Clone(string(v[:n]))
 		}
 		return b, n
 	case "tool_use", "server_tool_use":
-		return conv.ToolCallBlockV(id, name, input, text), n
+		return ToolCallBlockV(id, name, input, text), n
 	case "tool_result", "web_search_tool_result":
-		r := contentResultV(content, text)
+		r := ContentResultV(content, text)
 		r.ID = useID
 		r.IsError = isError
 		return r, n
@@ -258,19 +258,7 @@ func anthropicBlockAt(v jsonl.Value, text textMode) (Block, int) {
 		}
 		return bl, n
 	case "compaction":
-		return conv.TextBlockV(BlockText, content, text), n
+		return TextBlockV(BlockText, content, text), n
 	}
-	return opaqueBlockV(v[:n], text), n // redacted_thinking, document, unknown: kept, not counted
-}
-
-// Wrappers over gjson values for the code that walks lines with gjson (detection, markers):
-// the values' Raw text is a substring of the line, so converting costs nothing.
-
-func parseOpenAIMessage(msg gjson.Result, text textMode) Message {
-	return openAIMessage(jsonl.Value(msg.Raw), text)
-}
-func parseAnthropicMessage(msg gjson.Result, text textMode) Message {
-	m := anthropicMessage(jsonl.Value(msg.Raw), text)
-	m.MsgID = ""
-	return m
+	return OpaqueBlockV(v[:n], text), n // redacted_thinking, document, unknown: kept, not counted
 }

@@ -1,4 +1,6 @@
-package transcript
+// Package droid is ctxc's code for Factory droid's sessions: their reader, the decoder of one
+// line and the writer of a compaction.
+package droid
 
 import (
 	"fmt"
@@ -9,7 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// droidReader reads Factory droid sessions: ~/.factory/sessions/<cwd>/<id>.jsonl beside
+// reader reads Factory droid sessions: ~/.factory/sessions/<cwd>/<id>.jsonl beside
 // <id>.settings.json (docs/formats.md). The first line is {"type":"session_start","id",...}.
 //
 // Conversation: "message" events {"id","parentId","timestamp","message":{role, content}}, whose
@@ -29,14 +31,14 @@ import (
 // message, followed by the messages after its anchor (found by id, else by index; none: all of
 // them), leading tool results skipped. Without a compaction every message counts. Usage is in
 // <id>.settings.json, not in the session file.
-type droidReader struct {
-	msgs []ref          // every conversation message, in file order (sel: droidSelSideband when not sent)
+type reader struct {
+	msgs []conv.Ref     // every conversation message, in file order (sel: droidSelSideband when not sent)
 	ids  map[uint64]int // message id → index in msgs
 	comp *droidComp
 }
 
 type droidComp struct {
-	at       ref // the compaction_state line
+	at       conv.Ref // the compaction_state line
 	anchorID uint64
 	hasID    bool
 	index    int64 // anchorMessage.index, -1 when absent
@@ -53,13 +55,14 @@ const (
 
 // Droid's wrappers for summaries (droid 0.215.0, q2I).
 const (
-	droidSummaryHead   = "A previous instance of Droid has summarized the conversation thus far as follows:\n\n<summary>\n"
-	droidSummaryTail   = "\n</summary>\n\nIMPORTANT: This summary was created by a previous instance of Droid. Files referenced in the summary may not be available until you explicitly view them again."
-	droidSerializeHead = "The following prefix of this conversation has been serialized to maintain compatibility across model providers.\n\n"
-	droidSerializeTail = "When making tool calls, always use your native tool calling schema \u2014 do not replicate the text format shown in the transcript above."
+	SummaryHead   = "A previous instance of Droid has summarized the conversation thus far as follows:\n\n<summary>\n"
+	SummaryTail   = "\n</summary>\n\nIMPORTANT: This summary was created by a previous instance of Droid. Files referenced in the summary may not be available until you explicitly view them again."
+	SerializeHead = "The following prefix of this conversation has been serialized to maintain compatibility across model providers.\n\n"
+	SerializeTail = "When making tool calls, always use your native tool calling schema \u2014 do not replicate the text format shown in the transcript above."
 )
 
-func newDroidReader() *droidReader { return &droidReader{ids: map[uint64]int{}} }
+// NewReader is a reader of one droid session.
+func NewReader() conv.Reader { return &reader{ids: map[uint64]int{}} }
 
 func droidKey(id string) uint64 {
 	h := fnv.New64a()
@@ -88,7 +91,7 @@ func droidEventFields(v jsonl.Value) droidFields {
 	return f
 }
 
-func (r *droidReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *reader) Add(l *conv.Line, doc gjson.Result, st *conv.Stats) {
 	v := jsonl.Value(doc.Raw)
 	f := droidEventFields(v)
 	switch f.typ.Str() {
@@ -99,17 +102,17 @@ func (r *droidReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	}
 }
 
-func (r *droidReader) message(l *scanLine, f droidFields, st *Stats) {
+func (r *reader) message(l *conv.Line, f droidFields, st *conv.Stats) {
 	if !f.message.IsObject() {
 		return
 	}
-	m := anthropicMessage(f.message, conv.NoText)
+	m := conv.AnthropicMessage(f.message, conv.NoText)
 	if len(m.Blocks) == 0 {
 		return
 	}
 	m.Line = l.Num
 	st.CountMessage(&m)
-	x := ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1}
+	x := conv.Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1}
 	switch {
 	case droidSideband(f.message, &m):
 		x.Sel = droidSelSideband
@@ -123,35 +126,35 @@ func (r *droidReader) message(l *scanLine, f droidFields, st *Stats) {
 }
 
 // droidSideband: a message droid shows the user but does not send (IH1).
-func droidSideband(msg jsonl.Value, m *Message) bool {
+func droidSideband(msg jsonl.Value, m *conv.Message) bool {
 	if msg.Get("hookEventName").Exists() {
 		return true
 	}
 	return msg.Get("visibility").Str() == "user_only" && m.ToolResults() == 0
 }
 
-func (r *droidReader) compaction(l *scanLine, v jsonl.Value, st *Stats) {
+func (r *reader) compaction(l *conv.Line, v jsonl.Value, st *conv.Stats) {
 	st.Compactions++
 	st.AddRecord(l)
 	m := droidSummary(v, conv.NoText)
 	m.Line = l.Num
 	st.CountMessage(&m)
-	c := &droidComp{at: ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1, Sel: droidSelSummary},
+	c := &droidComp{at: conv.Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(m.Tokens()), Msgs: 1, Sel: droidSelSummary},
 		index: -1, msgs: len(r.msgs)}
 	a := v.Get("anchorMessage")
 	if id := a.Get("id"); id.IsString() {
 		c.anchorID, c.hasID = droidKey(id.Str()), true
 	}
-	if i := a.Get("index"); piIsNumber(i) {
+	if i := a.Get("index"); conv.IsNumber(i) {
 		c.index = i.Int()
 	}
 	r.comp = c
 }
 
-func (r *droidReader) Finish(st *Stats) []ref {
-	st.Format = FormatDroid
+func (r *reader) Finish(st *conv.Stats) []conv.Ref {
+	st.Format = conv.FormatDroid
 	keep := r.msgs
-	var refs []ref
+	var refs []conv.Ref
 	if c := r.comp; c != nil {
 		refs = append(refs, c.at)
 		keep = r.msgs[r.anchor(c)+1:]
@@ -168,7 +171,7 @@ func (r *droidReader) Finish(st *Stats) []ref {
 }
 
 // anchor is the index of the compaction's anchor message (droid's Y2I), -1 for none.
-func (r *droidReader) anchor(c *droidComp) int {
+func (r *reader) anchor(c *droidComp) int {
 	if c.hasID {
 		if i, ok := r.ids[c.anchorID]; ok {
 			return i
@@ -181,71 +184,71 @@ func (r *droidReader) anchor(c *droidComp) int {
 	return int(c.index)
 }
 
-func (r *droidReader) Materialize(b []byte, x ref) ([]Message, error) {
+func (r *reader) Materialize(b []byte, x conv.Ref) ([]conv.Message, error) {
 	v := jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)
-	var m Message
+	var m conv.Message
 	if x.Sel == droidSelSummary {
 		m = droidSummary(v, conv.WithText)
 	} else {
-		m = anthropicMessage(droidEventFields(v).message, conv.WithText)
+		m = conv.AnthropicMessage(droidEventFields(v).message, conv.WithText)
 	}
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation event")
 	}
 	m.Line = x.LineNum()
-	return []Message{m}, nil
+	return []conv.Message{m}, nil
 }
 
 // droidSummary is a compaction_state's summary message as droid sends it.
-func droidSummary(v jsonl.Value, text textMode) Message {
-	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
+func droidSummary(v jsonl.Value, text conv.TextMode) conv.Message {
+	t := conv.TextBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 	summary := v.Get("summaryText")
-	var info Block
+	var info conv.Block
 	hasInfo := false
 	if si := v.Get("systemInfoText"); si.IsString() && si != `""` {
-		info, hasInfo = conv.TextBlockV(BlockText, si, text), true
+		info, hasInfo = conv.TextBlockV(conv.BlockText, si, text), true
 	}
 	if v.Get("summaryKind").Str() == "provider_switch_serialization" {
 		fence := "```"
-		t.Lit(droidSerializeHead + fence + "text\n")
+		t.Lit(SerializeHead + fence + "text\n")
 		t.Val(summary)
-		t.Lit("\n" + fence + "\n\n" + droidSerializeTail)
-		m := Message{Role: RoleUser, Summary: true}
+		t.Lit("\n" + fence + "\n\n" + SerializeTail)
+		m := conv.Message{Role: conv.RoleUser, Summary: true}
 		if hasInfo {
 			m.Blocks = append(m.Blocks, info)
 		}
 		m.Blocks = append(m.Blocks, t.Block())
 		return m
 	}
-	t.Lit(droidSummaryHead)
+	t.Lit(SummaryHead)
 	t.Val(summary)
-	t.Lit(droidSummaryTail)
-	m := Message{Role: RoleUser, Summary: true, Blocks: []Block{t.Block()}}
+	t.Lit(SummaryTail)
+	m := conv.Message{Role: conv.RoleUser, Summary: true, Blocks: []conv.Block{t.Block()}}
 	if hasInfo {
 		m.Blocks = append(m.Blocks, info)
 	}
 	return m
 }
 
-// droidRecord is one event seen on its own (ctxc grep).
-func droidRecord(v jsonl.Value) Record {
+// Record is one event seen on its own (ctxc grep).
+func Record(v jsonl.Value) conv.Record {
 	f := droidEventFields(v)
 	switch f.typ.Str() {
 	case "compaction_state":
-		m := Message{Role: RoleUser, Summary: true}
+		m := conv.Message{Role: conv.RoleUser, Summary: true}
 		if s := v.Get("summaryText"); s.IsString() {
-			m.Blocks = []Block{{Kind: BlockText, Text: s.Str()}}
+			m.Blocks = []conv.Block{{Kind: conv.BlockText, Text: s.Str()}}
 		}
-		return Record{Compaction: true, Meta: metaOf(v.Get("ctxc")), Messages: []Message{m}}
+		return conv.Record{Compaction: true, Meta: conv.MetaOf(v.Get("ctxc")), Messages: []conv.Message{m}}
 	case "message":
 		if !f.message.IsObject() {
-			return Record{}
+			return conv.Record{}
 		}
-		m := anthropicMessage(f.message, conv.SearchText)
+		m := conv.AnthropicMessage(f.message, conv.SearchText)
 		if len(m.Blocks) == 0 {
-			return Record{}
+			return conv.Record{}
 		}
-		return Record{Messages: []Message{m}}
+		return conv.Record{Messages: []conv.Message{m}}
 	}
-	return Record{}
+	return conv.Record{}
 }

@@ -1,4 +1,7 @@
-package transcript
+// Package continuecli is ctxc's code for Continue CLI's sessions, as transcript reads their
+// documents (one history item a line): their reader, the decoder of one line and the writer of
+// a new session (-o); the reading of the documents themselves stays in internal/transcript.
+package continuecli
 
 import (
 	"fmt"
@@ -8,7 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// continueReader reads Continue CLI sessions (~/.continue/sessions/<id>.json, docs/formats.md),
+// reader reads Continue CLI sessions (~/.continue/sessions/<id>.json, docs/formats.md),
 // laid out one record a line by continueSnapshot: the session's header (sessionId, title,
 // workspaceDirectory, usage...), then its history items {"message":{role, content, toolCalls,
 // toolCallId, usage}, "contextItems":[{name, content}], "toolCallStates":[{toolCallId, status,
@@ -22,15 +25,16 @@ import (
 // Compaction: Continue CLI's /compact (and its auto-compaction) replaces the history with an
 // assistant message holding the summary, marked by "conversationSummary"; on resume the context
 // starts at the first item that has one (getHistoryForLLM), every earlier item left out.
-type continueReader struct {
-	items   []ref // every history item's line, in order
-	summary int   // the index in items of the first item with a conversationSummary, -1 if none
+type reader struct {
+	items   []conv.Ref // every history item's line, in order
+	summary int        // the index in items of the first item with a conversationSummary, -1 if none
 }
 
 // continueCancelled is the result Continue CLI sends for a tool call that has no output.
 const continueCancelled = "Tool cancelled"
 
-func newContinueReader() *continueReader { return &continueReader{summary: -1} }
+// NewReader is a reader of one Continue CLI session.
+func NewReader() conv.Reader { return &reader{summary: -1} }
 
 // continueFields are the members of a history item the reader uses.
 type continueFields struct {
@@ -55,7 +59,7 @@ func continueFieldsOf(v jsonl.Value) continueFields {
 	return f
 }
 
-func (r *continueReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *reader) Add(l *conv.Line, doc gjson.Result, st *conv.Stats) {
 	v := jsonl.Value(doc.Raw)
 	f := continueFieldsOf(v)
 	if !f.message.IsObject() {
@@ -78,21 +82,21 @@ func (r *continueReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 			r.summary = len(r.items)
 		}
 	}
-	r.items = append(r.items, ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(tokens), Msgs: int32(len(ms))})
+	r.items = append(r.items, conv.Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Tokens: int32(tokens), Msgs: int32(len(ms))})
 }
 
 // continueUsage is an assistant message's recorded usage (OpenAI's names).
-func continueUsage(u jsonl.Value) (Usage, bool) {
+func continueUsage(u jsonl.Value) (conv.Usage, bool) {
 	if !u.IsObject() {
-		return Usage{}, false
+		return conv.Usage{}, false
 	}
 	in, out := u.Get("prompt_tokens").Int(), u.Get("completion_tokens").Int()
 	cached := u.Get("prompt_tokens_details").Get("cached_tokens").Int()
-	return Usage{Input: int(max(in-cached, 0)), Output: int(out), CacheRead: int(cached)}, true
+	return conv.Usage{Input: int(max(in-cached, 0)), Output: int(out), CacheRead: int(cached)}, true
 }
 
-func (r *continueReader) Finish(st *Stats) []ref {
-	st.Format = FormatContinue
+func (r *reader) Finish(st *conv.Stats) []conv.Ref {
+	st.Format = conv.FormatContinue
 	refs := r.items
 	if r.summary >= 0 {
 		refs = refs[r.summary:]
@@ -106,7 +110,7 @@ func (r *continueReader) Finish(st *Stats) []ref {
 	return out
 }
 
-func (r *continueReader) Materialize(b []byte, x ref) ([]Message, error) {
+func (r *reader) Materialize(b []byte, x conv.Ref) ([]conv.Message, error) {
 	v := jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)
 	f := continueFieldsOf(v)
 	if !f.message.IsObject() {
@@ -120,12 +124,12 @@ func (r *continueReader) Materialize(b []byte, x ref) ([]Message, error) {
 }
 
 // continueItemMessages is what a history item sends: its message, then its tool results.
-func continueItemMessages(f continueFields, text textMode) []Message {
+func continueItemMessages(f continueFields, text conv.TextMode) []conv.Message {
 	m := continueMessage(f.message, f.contextItems, text)
 	// The summary is the message the mark is on when it holds it (ctxc marks the first item of
 	// the history it writes, a head message before the summary).
 	m.Summary = f.summary.Exists() && f.message.Get("content") == f.summary
-	out := []Message{m}
+	out := []conv.Message{m}
 	f.toolCallStates.Each(func(_ string, s jsonl.Value) bool {
 		out = append(out, continueResult(s, text))
 		return true
@@ -134,7 +138,7 @@ func continueItemMessages(f continueFields, text textMode) []Message {
 }
 
 // continueMessage is a history item's message as Continue CLI sends it.
-func continueMessage(msg, contextItems jsonl.Value, text textMode) Message {
+func continueMessage(msg, contextItems jsonl.Value, text conv.TextMode) conv.Message {
 	var role string
 	var content, toolCalls, callID jsonl.Value
 	msg.Each(func(k string, v jsonl.Value) bool {
@@ -152,13 +156,13 @@ func continueMessage(msg, contextItems jsonl.Value, text textMode) Message {
 	})
 	switch role {
 	case "tool":
-		b := contentResultV(content, text)
+		b := conv.ContentResultV(content, text)
 		b.ID = callID.Str()
-		return Message{Role: RoleTool, Blocks: []Block{b}}
+		return conv.Message{Role: conv.RoleTool, Blocks: []conv.Block{b}}
 	case "thinking":
 		role = "assistant"
 	}
-	m := Message{Role: Role(role)}
+	m := conv.Message{Role: conv.Role(role)}
 	if role == "user" && content.IsString() && contextItems.IsArray() && contextItems != "[]" {
 		m.Blocks = append(m.Blocks, continueContextText(content, contextItems, text))
 	} else {
@@ -169,7 +173,7 @@ func continueMessage(msg, contextItems jsonl.Value, text textMode) Message {
 		m.Blocks = append(m.Blocks, conv.ToolCallBlockV(tc.Get("id").Str(), fn.Get("name").Str(), fn.Get("arguments"), text))
 		return true
 	})
-	if len(m.Blocks) > 1 && m.Blocks[0].Kind == BlockText && continueEmpty(content) {
+	if len(m.Blocks) > 1 && m.Blocks[0].Kind == conv.BlockText && continueEmpty(content) {
 		m.Blocks = m.Blocks[1:] // an empty text beside tool calls: nothing the model reads
 	}
 	return m
@@ -178,26 +182,26 @@ func continueMessage(msg, contextItems jsonl.Value, text textMode) Message {
 func continueEmpty(c jsonl.Value) bool { return !c.Exists() || c.IsNull() || c == `""` }
 
 // continueContent is a message's content: a string, or parts (text, imageUrl).
-func continueContent(c jsonl.Value, text textMode) []Block {
+func continueContent(c jsonl.Value, text conv.TextMode) []conv.Block {
 	if !c.IsArray() {
 		if c.IsNull() || !c.Exists() {
 			c = `""`
 		}
-		return []Block{conv.TextBlockV(BlockText, c, text)}
+		return []conv.Block{conv.TextBlockV(conv.BlockText, c, text)}
 	}
-	var out []Block
+	var out []conv.Block
 	c.Each(func(_ string, p jsonl.Value) bool {
 		switch p.Get("type").Str() {
 		case "text":
-			out = append(out, conv.TextBlockV(BlockText, p.Get("text"), text))
+			out = append(out, conv.TextBlockV(conv.BlockText, p.Get("text"), text))
 		case "imageUrl":
-			b := Block{Kind: BlockImage}
+			b := conv.Block{Kind: conv.BlockImage}
 			if text.On() {
 				b.Text = string(p)
 			}
 			out = append(out, b)
 		default:
-			out = append(out, opaqueBlockV(p, text))
+			out = append(out, conv.OpaqueBlockV(p, text))
 		}
 		return true
 	})
@@ -206,8 +210,8 @@ func continueContent(c jsonl.Value, text textMode) []Block {
 
 // continueContextText is a user message's text with its context items before it, as Continue
 // CLI renders them.
-func continueContextText(content, items jsonl.Value, text textMode) Block {
-	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
+func continueContextText(content, items jsonl.Value, text conv.TextMode) conv.Block {
+	t := conv.TextBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 	items.Each(func(_ string, it jsonl.Value) bool {
 		t.Lit(`<context name="`)
 		t.Val(it.Get("name"))
@@ -221,12 +225,12 @@ func continueContextText(content, items jsonl.Value, text textMode) Block {
 }
 
 // continueResult is the tool message of one tool call state.
-func continueResult(s jsonl.Value, text textMode) Message {
-	b := Block{Kind: BlockToolResult, ID: s.Get("toolCallId").Str()}
+func continueResult(s jsonl.Value, text conv.TextMode) conv.Message {
+	b := conv.Block{Kind: conv.BlockToolResult, ID: s.Get("toolCallId").Str()}
 	if fn := s.Get("toolCall").Get("function"); fn.IsObject() {
 		b.Name = fn.Get("name").Str()
 	}
-	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
+	t := conv.TextBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 	n := 0
 	s.Get("output").Each(func(_ string, o jsonl.Value) bool {
 		if n > 0 {
@@ -241,19 +245,19 @@ func continueResult(s jsonl.Value, text textMode) Message {
 	}
 	tb := t.Block()
 	b.Text, b.Chars = tb.Text, tb.Chars
-	return Message{Role: RoleTool, Blocks: []Block{b}}
+	return conv.Message{Role: conv.RoleTool, Blocks: []conv.Block{b}}
 }
 
-// continueRecord decodes one line for searches: a history item's messages; an item with a
+// Record decodes one line for searches: a history item's messages; an item with a
 // conversationSummary is a compaction record.
-func continueRecord(v jsonl.Value) Record {
+func Record(v jsonl.Value) conv.Record {
 	f := continueFieldsOf(v)
 	if !f.message.IsObject() {
-		return Record{}
+		return conv.Record{}
 	}
-	rec := Record{Messages: continueItemMessages(f, conv.SearchText), Compaction: f.summary.Exists()}
+	rec := conv.Record{Messages: continueItemMessages(f, conv.SearchText), Compaction: f.summary.Exists()}
 	if rec.Compaction {
-		rec.Meta = metaOf(v.Get("ctxc"))
+		rec.Meta = conv.MetaOf(v.Get("ctxc"))
 	}
 	return rec
 }

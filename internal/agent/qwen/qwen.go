@@ -1,4 +1,7 @@
-package transcript
+// Package qwen is ctxc's code for Qwen Code's sessions: their reader, the decoder of one line
+// and the writer of a compaction (a new session from messages stays with the handoff rendering,
+// in internal/transcript).
+package qwen
 
 import (
 	"fmt"
@@ -9,7 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// qwenReader reads Qwen Code sessions (~/.qwen/projects/<cwd>/chats/<session>.jsonl,
+// reader reads Qwen Code sessions (~/.qwen/projects/<cwd>/chats/<session>.jsonl,
 // docs/formats.md), as Qwen Code 0.24 rebuilds its history on resume.
 //
 // Records, one a line: {"uuid","parentUuid","sessionId","timestamp","type",...} with type
@@ -32,7 +35,7 @@ import (
 // Code joins it to the user message before it; a slash command's record does not take back the
 // command's text; a side task's source boundary is not looked for; uuids are compared by a
 // 64-bit hash.
-type qwenReader struct {
+type reader struct {
 	recs  []qwenRec
 	first map[uint64]int32   // first conversation record of each uuid
 	frags map[int32][]int32  // further records of a uuid, by its first record
@@ -77,8 +80,9 @@ var qwenNonConversation = map[string]bool{"session_artifact_event": true, "sessi
 
 var qwenRecordTypes = map[string]bool{"user": true, "assistant": true, "tool_result": true, "system": true}
 
-func newQwenReader() *qwenReader {
-	return &qwenReader{first: map[uint64]int32{}, leaf: -1, comp: map[int32]qwenComp{}}
+// NewReader is a reader of one Qwen Code session.
+func NewReader() conv.Reader {
+	return &reader{first: map[uint64]int32{}, leaf: -1, comp: map[int32]qwenComp{}}
 }
 
 // qwenFields are the members of a record the reader uses.
@@ -118,7 +122,7 @@ func (f *qwenFields) valid() bool {
 		f.sessionID.IsString() && f.sessionID != `""` && qwenRecordTypes[f.typ.Str()]
 }
 
-func (r *qwenReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *reader) Add(l *conv.Line, doc gjson.Result, st *conv.Stats) {
 	f := qwenFieldsOf(jsonl.Value(doc.Raw))
 	if !f.valid() {
 		return
@@ -129,9 +133,9 @@ func (r *qwenReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	}
 	idx := int32(len(r.recs))
 	uuid := f.uuid.Str()
-	rec := qwenRec{off: l.Offset, size: int32(l.Size), line: int32(l.Num), key: piKey(uuid)}
+	rec := qwenRec{off: l.Offset, size: int32(l.Size), line: int32(l.Num), key: conv.EntryKey(uuid)}
 	if f.parent.IsString() {
-		rec.parent, rec.flags = piKey(f.parent.Str()), qwenHasParent
+		rec.parent, rec.flags = conv.EntryKey(f.parent.Str()), qwenHasParent
 	}
 	firstIdx, seen := r.first[rec.key]
 	if !seen {
@@ -157,7 +161,7 @@ func (r *qwenReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	r.recs = append(r.recs, rec)
 }
 
-func (r *qwenReader) typeOf(idx int32) string {
+func (r *reader) typeOf(idx int32) string {
 	switch fl := r.recs[idx].flags; {
 	case fl&qwenSystem != 0:
 		return "system"
@@ -169,7 +173,7 @@ func (r *qwenReader) typeOf(idx int32) string {
 
 // message counts a record's message; the records of one assistant response after its first
 // add to that response.
-func (r *qwenReader) message(l *scanLine, rec *qwenRec, f qwenFields, typ string, fragment bool, st *Stats) {
+func (r *reader) message(l *conv.Line, rec *qwenRec, f qwenFields, typ string, fragment bool, st *conv.Stats) {
 	m := qwenMessage(f.message, conv.NoText)
 	m.Line = l.Num
 	if len(m.Blocks) == 0 {
@@ -200,7 +204,7 @@ func (r *qwenReader) message(l *scanLine, rec *qwenRec, f qwenFields, typ string
 
 // compression notes a chat_compression record: its summary (the first content of the
 // compressed history) counts in the history, and the whole list is its context.
-func (r *qwenReader) compression(l *scanLine, idx int32, payload jsonl.Value, st *Stats) {
+func (r *reader) compression(l *conv.Line, idx int32, payload jsonl.Value, st *conv.Stats) {
 	hist := payload.Get("compressedHistory")
 	if !hist.Exists() || hist.IsNull() || hist == "false" || hist == `""` || hist == "0" {
 		return
@@ -219,7 +223,7 @@ func (r *qwenReader) compression(l *scanLine, idx int32, payload jsonl.Value, st
 	r.comp[idx] = c
 }
 
-func qwenUsage(u jsonl.Value) Usage {
+func qwenUsage(u jsonl.Value) conv.Usage {
 	var prompt, cand, thoughts, cached int64
 	u.Each(func(k string, v jsonl.Value) bool {
 		switch k {
@@ -234,11 +238,11 @@ func qwenUsage(u jsonl.Value) Usage {
 		}
 		return true
 	})
-	return Usage{Input: int(max(prompt-cached, 0)), Output: int(cand + thoughts), CacheRead: int(cached)}
+	return conv.Usage{Input: int(max(prompt-cached, 0)), Output: int(cand + thoughts), CacheRead: int(cached)}
 }
 
 // qwenMessage is a record's message: a Gemini API content.
-func qwenMessage(msg jsonl.Value, text textMode) Message {
+func qwenMessage(msg jsonl.Value, text conv.TextMode) conv.Message {
 	var role, parts jsonl.Value
 	msg.Each(func(k string, v jsonl.Value) bool {
 		switch k {
@@ -250,14 +254,14 @@ func qwenMessage(msg jsonl.Value, text textMode) Message {
 		return true
 	})
 	if !parts.IsArray() {
-		return Message{}
+		return conv.Message{}
 	}
-	return geminiContentMessage(role.Str(), parts, text)
+	return conv.GeminiContentMessage(role.Str(), parts, text)
 }
 
 // qwenHistory reads a compressedHistory: a list of contents, the first a summary.
-func qwenHistory(hist jsonl.Value, text textMode) []Message {
-	var out []Message
+func qwenHistory(hist jsonl.Value, text conv.TextMode) []conv.Message {
+	var out []conv.Message
 	hist.Each(func(_ string, c jsonl.Value) bool {
 		m := qwenMessage(c, text)
 		if len(out) == 0 {
@@ -269,11 +273,11 @@ func qwenHistory(hist jsonl.Value, text textMode) []Message {
 	return out
 }
 
-func (r *qwenReader) Finish(st *Stats) []ref {
-	st.Format = FormatQwen
+func (r *reader) Finish(st *conv.Stats) []conv.Ref {
+	st.Format = conv.FormatQwen
 	path := r.path()
 	start := 0
-	var refs []ref
+	var refs []conv.Ref
 	for i, idx := range path {
 		if r.recs[idx].flags&qwenCompression != 0 {
 			start = i
@@ -283,7 +287,7 @@ func (r *qwenReader) Finish(st *Stats) []ref {
 	for _, idx := range path[start:] {
 		if r.recs[idx].flags&qwenCompression != 0 {
 			rec, c := r.recs[idx], r.comp[idx]
-			refs = append(refs, ref{Off: rec.off, Size: rec.size, Line: rec.line, Tokens: c.tokens, Msgs: c.msgs, Sel: qwenSelCompression})
+			refs = append(refs, conv.Ref{Off: rec.off, Size: rec.size, Line: rec.line, Tokens: c.tokens, Msgs: c.msgs, Sel: qwenSelCompression})
 			prev = nil
 			continue
 		}
@@ -296,7 +300,7 @@ func (r *qwenReader) Finish(st *Stats) []ref {
 			if rec.flags&qwenAssistant != 0 && prev != nil && prev.key == rec.key {
 				msgs = 0 // a further record of a response: merged into it (MsgID)
 			}
-			refs = append(refs, ref{Off: rec.off, Size: rec.size, Line: rec.line, Tokens: rec.tokens, Msgs: msgs, Sel: qwenSelRecord})
+			refs = append(refs, conv.Ref{Off: rec.off, Size: rec.size, Line: rec.line, Tokens: rec.tokens, Msgs: msgs, Sel: qwenSelRecord})
 			prev = nil
 			if rec.flags&qwenAssistant != 0 {
 				prev = rec
@@ -307,7 +311,7 @@ func (r *qwenReader) Finish(st *Stats) []ref {
 }
 
 // path returns the first records of the uuids from the root to the leaf.
-func (r *qwenReader) path() []int32 {
+func (r *reader) path() []int32 {
 	if r.leaf < 0 {
 		return nil
 	}
@@ -336,7 +340,7 @@ func (r *qwenReader) path() []int32 {
 	return path
 }
 
-func (r *qwenReader) Materialize(b []byte, x ref) ([]Message, error) {
+func (r *reader) Materialize(b []byte, x conv.Ref) ([]conv.Message, error) {
 	f := qwenFieldsOf(jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw))
 	if x.Sel == qwenSelCompression {
 		ms := qwenHistory(f.payload.Get("compressedHistory"), conv.WithText)
@@ -350,8 +354,8 @@ func (r *qwenReader) Materialize(b []byte, x ref) ([]Message, error) {
 		return nil, fmt.Errorf("not a conversation record")
 	}
 	m.Line = x.LineNum()
-	if m.Role == RoleAssistant {
+	if m.Role == conv.RoleAssistant {
 		m.MsgID = strings.Clone(f.uuid.Str())
 	}
-	return []Message{m}, nil
+	return []conv.Message{m}, nil
 }

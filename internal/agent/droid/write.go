@@ -1,4 +1,4 @@
-package transcript
+package droid
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
 
-// droidWriter writes a compaction as droid does when it compacts itself: a compaction_state
+// Writer writes a compaction as droid does when it compacts itself: a compaction_state
 // event whose summaryText is the summary (with the head, which droid cannot keep by reference)
 // and whose anchorMessage names the message right before the kept tail; droid's context is then
 // its summary message and the messages after the anchor. When the tail cannot be kept by
@@ -20,11 +20,11 @@ import (
 // provenance rides under "ctxc", which droid ignores. A new file (-o) is the session_start line
 // with a fresh id, the compaction_state without an anchor (droid then keeps every message), and
 // copies of the tail.
-type droidWriter struct{}
+type Writer struct{}
 
-func (droidWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
+func (Writer) Append(src *conv.Source, c *conv.Compaction, late [][]byte) (conv.Written, error) {
 	if len(late) > 0 {
-		return Written{}, &safewrite.BusyError{Path: src.Path, Reason: safewrite.ReasonChanged}
+		return conv.Written{}, &safewrite.BusyError{Path: src.Path, Reason: safewrite.ReasonChanged}
 	}
 	byRef := len(c.Tail) > 0 && c.Tail[0].ToolResults() < len(c.Tail[0].Blocks)
 	for i := range c.Tail {
@@ -36,48 +36,48 @@ func (droidWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, e
 	}
 	anchorID, anchorIdx, err := droidAnchor(src, stop)
 	if err != nil {
-		return Written{}, err
+		return conv.Written{}, err
 	}
 	e := droidCompaction(c, anchorID, anchorIdx)
 	out := [][]byte{e.Encode()}
 	if !byRef {
 		copies, err := droidCopies(src, c, anchorID)
 		if err != nil {
-			return Written{}, err
+			return conv.Written{}, err
 		}
 		out = append(out, copies...)
 	}
-	return Written{Data: lines(out), Messages: 1 + len(c.Tail)}, nil
+	return conv.Written{Data: conv.Lines(out), Messages: 1 + len(c.Tail)}, nil
 }
 
-func (droidWriter) New(src *Source, c *Compaction) (Written, error) {
+func (Writer) New(src *conv.Source, c *conv.Compaction) (conv.Written, error) {
 	first, err := src.FirstRecord()
 	if err != nil {
-		return Written{}, err
+		return conv.Written{}, err
 	}
 	h, err := conv.ParseObject(first)
 	if err != nil || h.Str("type") != "session_start" {
-		return Written{}, fmt.Errorf("%s:1: not a droid session_start line: a new droid session needs one", src.Path)
+		return conv.Written{}, fmt.Errorf("%s:1: not a droid session_start line: a new droid session needs one", src.Path)
 	}
-	id := newUUID()
+	id := conv.NewUUID()
 	h.Set("id", id)
 	e := droidCompaction(c, "", -1)
 	copies, err := droidCopies(src, c, "")
 	if err != nil {
-		return Written{}, err
+		return conv.Written{}, err
 	}
 	out := append([][]byte{h.Encode(), e.Encode()}, copies...)
-	return Written{Data: lines(out), Messages: 1 + len(c.Tail), Session: id,
-		Resume: fmt.Sprintf("place it as ~/.factory/sessions/<project folder with / as ->/%s.jsonl, then: %s", id, conv.ResumeHint(FormatDroid, id))}, nil
+	return conv.Written{Data: conv.Lines(out), Messages: 1 + len(c.Tail), Session: id,
+		Resume: fmt.Sprintf("place it as ~/.factory/sessions/<project folder with / as ->/%s.jsonl, then: %s", id, conv.ResumeHint(conv.FormatDroid, id))}, nil
 }
 
 // droidCompaction is the compaction_state event; anchorID "" leaves the anchor out.
-func droidCompaction(c *Compaction, anchorID string, anchorIdx int) *object {
+func droidCompaction(c *conv.Compaction, anchorID string, anchorIdx int) *conv.Object {
 	e := conv.NewObject()
 	e.Set("type", "compaction_state")
-	e.Set("id", newUUID())
-	e.Set("timestamp", rfc3339ms(c.Now))
-	e.Set("summaryText", headedSummary(c))
+	e.Set("id", conv.NewUUID())
+	e.Set("timestamp", conv.RFC3339ms(c.Now))
+	e.Set("summaryText", conv.HeadedSummary(c))
 	e.Set("summaryTokens", c.Meta.TokensAfter)
 	e.Set("summaryKind", "llm_summary")
 	if anchorID != "" {
@@ -92,7 +92,7 @@ func droidCompaction(c *Compaction, anchorID string, anchorIdx int) *object {
 
 // droidAnchor finds the id and index of the newest "message" event before line stop (0: in
 // the whole file).
-func droidAnchor(src *Source, stop int) (id string, idx int, err error) {
+func droidAnchor(src *conv.Source, stop int) (id string, idx int, err error) {
 	lr := jsonl.NewLineReader(io.NewSectionReader(src.ReaderAt(), 0, 1<<62))
 	idx = -1
 	n := 0
@@ -121,19 +121,19 @@ func droidAnchor(src *Source, stop int) (id string, idx int, err error) {
 }
 
 // droidCopies are the tail's message events under fresh ids, chained from parent.
-func droidCopies(src *Source, c *Compaction, parent string) ([][]byte, error) {
-	return copyTailRecords(src, c, agent.Droid, parent, droidApplyEdits)
+func droidCopies(src *conv.Source, c *conv.Compaction, parent string) ([][]byte, error) {
+	return conv.CopyTailRecords(src, c, agent.Droid, parent, droidApplyEdits)
 }
 
 // droidApplyEdits writes a cut tool result's text into a copy of its event.
-func droidApplyEdits(o *object, m *Message) {
+func droidApplyEdits(o *conv.Object, m *conv.Message) {
 	msg, err := conv.ParseObject(o.Get("message"))
 	if err != nil {
 		return
 	}
 	var content []map[string]any
 	for _, b := range m.Blocks {
-		if b.Kind == BlockToolResult {
+		if b.Kind == conv.BlockToolResult {
 			content = append(content, map[string]any{"type": "tool_result", "tool_use_id": b.ID, "is_error": b.IsError, "content": b.Text})
 		}
 	}
