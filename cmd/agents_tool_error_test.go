@@ -18,7 +18,7 @@ const undeclaredTool = "no_such_tool"
 
 // callUndeclared makes the agent's fake model call undeclaredTool.
 func callUndeclared(h *agentcheck.AgentHome) {
-	h.Fake.Tool, h.Fake.Undeclared = undeclaredTool, true
+	h.Fake.CallUndeclared(undeclaredTool)
 }
 
 func TestAgentToolErrorFileAgents(t *testing.T) {

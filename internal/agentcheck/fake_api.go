@@ -22,16 +22,14 @@ import (
 // check) are answered with the text "{}" so that the agent moves on.
 type FakeAPI struct {
 	URL  string
-	Tool string // the tool to call, by its declared name
-	// Undeclared: call Tool even though the agent did not declare it (a model that calls a
-	// tool the agent does not have, which the agent answers with an error result).
-	Undeclared bool
-	Args       map[string]any // its arguments
+	Tool string         // the tool to call, by its declared name
+	Args map[string]any // its arguments
 	// Calls is how many tool results a conversation asked for a call gets before the fake
 	// answers "Done." (0: 1).
 	Calls int
 
 	inputTokens int  // the prompt usage each answer reports (0: 100): SetInputTokens
+	undeclared  bool // CallUndeclared: the tool is called though the agent did not declare it
 	snapshot    bool // the fake answered an agent's compression request
 	compacted   bool // and a request came after it: usage 100 from then on
 
@@ -110,10 +108,12 @@ func writeJSON(w http.ResponseWriter, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-// answer is what the fake replies: a text or a tool call.
+// answer is what the fake replies: a text or a call of tool with args.
 type answer struct {
 	text string
 	call bool
+	tool string
+	args map[string]any
 }
 
 // decide applies the answer rule to a conversation: lastResult says it ends with a tool result,
@@ -128,6 +128,8 @@ func (f *FakeAPI) decide(lastResult bool, results int, lastUser string, tools []
 		f.compacted = true // a request after the agent's compression: its context is the summary
 	}
 	f.snapshot = f.snapshot || snapshot
+	call := answer{call: true, tool: f.Tool, args: f.Args}
+	undeclared := f.undeclared
 	f.mu.Unlock()
 	switch {
 	case schema:
@@ -137,16 +139,24 @@ func (f *FakeAPI) decide(lastResult bool, results int, lastUser string, tools []
 	case snapshot:
 		return answer{text: SnapshotReply}
 	case strings.Contains(lastUser, ToolWord) || lastResult:
-		if f.Undeclared {
-			return answer{call: true}
+		if undeclared {
+			return call
 		}
 		for _, t := range tools {
-			if t == f.Tool {
-				return answer{call: true}
+			if t == call.tool {
+				return call
 			}
 		}
 	}
 	return answer{text: "OK"}
+}
+
+// CallUndeclared makes the fake call tool, which the agent does not declare (a model that
+// calls a tool the agent does not have, which the agent answers with an error result).
+func (f *FakeAPI) CallUndeclared(tool string) {
+	f.mu.Lock()
+	f.Tool, f.undeclared = tool, true
+	f.mu.Unlock()
 }
 
 // SetInputTokens sets the prompt usage the answers report from now on (an agent that sees a
@@ -198,7 +208,7 @@ func (f *FakeAPI) geminiResponse(body []byte) map[string]any {
 	a := f.geminiAnswer(body)
 	var part map[string]any
 	if a.call {
-		part = map[string]any{"functionCall": map[string]any{"name": f.Tool, "args": f.Args}}
+		part = map[string]any{"functionCall": map[string]any{"name": a.tool, "args": a.args}}
 	} else {
 		part = map[string]any{"text": a.text}
 	}
@@ -259,12 +269,12 @@ func (f *FakeAPI) chat(w http.ResponseWriter, body []byte) {
 	f.mu.Lock()
 	callID := fmt.Sprintf("call_%d", len(f.reqs))
 	f.mu.Unlock()
-	args, _ := json.Marshal(f.Args)
+	args, _ := json.Marshal(a.args)
 	msg := map[string]any{"role": "assistant", "content": a.text}
 	finish := "stop"
 	if a.call {
 		msg = map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"index": 0, "id": callID, "type": "function",
-			"function": map[string]any{"name": f.Tool, "arguments": string(args)}}}}
+			"function": map[string]any{"name": a.tool, "arguments": string(args)}}}}
 		finish = "tool_calls"
 	}
 	usage := map[string]any{"prompt_tokens": f.usage(), "completion_tokens": 5, "total_tokens": f.usage() + 5}
