@@ -11,6 +11,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent/openhands"
 	"github.com/ctxc/ctxc/internal/agent/qwen"
 	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/safewrite"
 )
 
 // agentCode is the code transcript runs for an agent's format, one entry per agent: its reader
@@ -37,14 +38,30 @@ var agentCodes = []agentCode{
 	{FormatQwen, qwen.NewReader, qwen.Record, qwen.Writer{}, qwenSession},
 	{FormatCopilot, copilot.NewReader, copilot.Record, copilot.Writer{}, copilotSession},
 	{FormatDroid, droid.NewReader, droid.Record, droid.Writer{}, nil},
-	{FormatOpencode, func() formatReader { return newOpencodeReader(FormatOpencode) }, opencodeRecord, opencodeWriter{FormatOpencode}, nil},
-	{FormatKilo, func() formatReader { return newOpencodeReader(FormatKilo) }, kiloRecord, opencodeWriter{FormatKilo}, nil},
-	{FormatAider, aider.NewReader, aider.Record, aider.Writer{Ctxc: markerWriter{source: FormatAider}}, nil},
-	{FormatOpenhands, openhands.NewReader, openhands.Record, openhands.Writer{Ctxc: markerWriter{source: FormatOpenhands}}, nil},
+	{FormatOpencode, func() formatReader { return newOpencodeReader(FormatOpencode) }, opencodeRecord, readOnlyWriter{FormatOpencode, opencodeReadOnly}, nil},
+	{FormatKilo, func() formatReader { return newOpencodeReader(FormatKilo) }, kiloRecord, readOnlyWriter{FormatKilo, kiloReadOnly}, nil},
+	{FormatAider, aider.NewReader, aider.Record, readOnlyWriter{FormatAider, aider.ReadOnly}, nil},
+	{FormatOpenhands, openhands.NewReader, openhands.Record, readOnlyWriter{FormatOpenhands, openhands.ReadOnly}, nil},
 	{FormatContinue, continuecli.NewReader, continuecli.Record, continuecli.Writer{}, nil},
 	{FormatCline, cline.NewReader, cline.Record, cline.Writer{}, nil},
-	{FormatGoose, goose.NewReader, goose.Record, goose.Writer{Ctxc: markerWriter{source: FormatGoose}}, nil},
-	{FormatNanocoder, nanocoder.NewReader, nanocoder.Record, nanocoder.Writer{Ctxc: markerWriter{source: FormatNanocoder}}, nil},
+	{FormatGoose, goose.NewReader, goose.Record, readOnlyWriter{FormatGoose, goose.ReadOnly}, nil},
+	{FormatNanocoder, nanocoder.NewReader, nanocoder.Record, readOnlyWriter{FormatNanocoder, nanocoder.ReadOnly}, nil},
+}
+
+// readOnlyWriter writes for an agent whose sessions ctxc only reads: never into them (Append
+// refuses, with why: reason); a compaction is written with -o as a ctxc-format file.
+type readOnlyWriter struct {
+	source Format
+	reason string
+}
+
+func (w readOnlyWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
+	return Written{}, &safewrite.ReadOnlyError{Path: src.Path, Reason: w.reason,
+		Hint: "give -o OUT to write the result as a new ctxc-format session"}
+}
+
+func (w readOnlyWriter) New(src *Source, c *Compaction) (Written, error) {
+	return markerWriter{source: w.source}.New(src, c)
 }
 
 // codeOf is the agent code of a format (ok false for a message list or an unknown format).

@@ -11,7 +11,6 @@ import (
 
 	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
-	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/tidwall/gjson"
 )
 
@@ -243,17 +242,6 @@ func Record(v jsonl.Value) conv.Record {
 	return conv.Record{Messages: nanocoderMessages(v, conv.SearchText), Compaction: nanocoderSummary(v)}
 }
 
-// Writer: ctxc never writes into a Nanocoder session; a compaction is written with -o, as a
-// ctxc-format file, by Ctxc (ctxc's marker writer, which transcript gives).
-type Writer struct {
-	Ctxc conv.Writer
-}
-
-func (Writer) Append(src *conv.Source, c *conv.Compaction, late [][]byte) (conv.Written, error) {
-	return conv.Written{}, &safewrite.ReadOnlyError{Path: src.Path, Reason: "is a Nanocoder session, which Nanocoder rewrites whole",
-		Hint: "give -o OUT to write the result as a new ctxc-format session"}
-}
-
-func (w Writer) New(src *conv.Source, c *conv.Compaction) (conv.Written, error) {
-	return w.Ctxc.New(src, c)
-}
+// ReadOnly says why ctxc never writes into a Nanocoder session; a compaction is written with -o, as a
+// ctxc-format file.
+const ReadOnly = "is a Nanocoder session, which Nanocoder rewrites whole"

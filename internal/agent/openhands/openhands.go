@@ -10,7 +10,6 @@ import (
 	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/jsonl"
-	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/tidwall/gjson"
 )
 
@@ -352,21 +351,9 @@ func Record(v jsonl.Value) conv.Record {
 	return conv.Record{Messages: []conv.Message{m}}
 }
 
-// Writer: ctxc never writes into an OpenHands conversation (its event files are the
-// SDK's); a compaction is written with -o, as a ctxc-format file, by Ctxc (ctxc's marker
-// writer, which transcript gives).
-type Writer struct {
-	Ctxc conv.Writer
-}
-
-func (Writer) Append(src *conv.Source, c *conv.Compaction, late [][]byte) (conv.Written, error) {
-	return conv.Written{}, &safewrite.ReadOnlyError{Path: src.Path, Reason: "is an OpenHands conversation, which ctxc only reads",
-		Hint: "give -o OUT to write the result as a new ctxc-format session"}
-}
-
-func (w Writer) New(src *conv.Source, c *conv.Compaction) (conv.Written, error) {
-	return w.Ctxc.New(src, c)
-}
+// ReadOnly says why ctxc never writes into an OpenHands conversation (its event files are the
+// SDK's); a compaction is written with -o, as a ctxc-format file.
+const ReadOnly = "is an OpenHands conversation, which ctxc only reads"
 
 // isNumber reports whether v is a JSON number.
 func isNumber(v jsonl.Value) bool {
