@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 
@@ -119,6 +120,7 @@ func runGrep(opts *GrepOptions) error {
 	var parts map[string]grep.Ranges
 	if ix != nil {
 		files, parts = grepIndex(opts, ix, files, p)
+		grepMemoryAbove()
 	}
 	search := func(path string, emit func(grep.Hit) error) error {
 		if path == "-" {
@@ -147,6 +149,21 @@ func grepMemory() (restore func()) {
 	return func() {
 		debug.SetGCPercent(gc)
 		debug.SetMemoryLimit(limit)
+	}
+}
+
+// grepMemoryAbove raises grep's memory limit by the heap in use now: the index's view of the
+// sessions and its answer, which the search keeps to its end. The limit then bounds what
+// reading the files adds; under a limit that the index alone nearly fills, the collector would
+// run without pause (a pattern in every session of an 11 GB archive took 141 s instead of 37 s).
+func grepMemoryAbove() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	in := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(in)
+	if in[0].Value.Kind() == metrics.KindUint64 {
+		debug.SetMemoryLimit(statsMemoryLimit + int64(in[0].Value.Uint64()))
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -82,4 +84,21 @@ func TestGrepJobsKeepOrder(t *testing.T) {
 			t.Errorf("%v: want hits and the missing file's error:\n%s%s", args, out1, err1)
 		}
 	}
+}
+
+// TestGrepMemoryAboveTheIndex: what grep --index keeps for the whole search (the index's view
+// of the sessions) raises the memory limit, so that the limit bounds only what reading the
+// files adds and the collector does not run without pause.
+func TestGrepMemoryAboveTheIndex(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	defer grepMemory()()
+	kept := make([]byte, 96<<20)
+	for i := range kept {
+		kept[i] = byte(i)
+	}
+	grepMemoryAbove()
+	if limit := debug.SetMemoryLimit(-1); limit < statsMemoryLimit+int64(len(kept)) {
+		t.Fatalf("memory limit %d MiB with %d MiB kept: want at least %d MiB", limit>>20, len(kept)>>20, (statsMemoryLimit+int64(len(kept)))>>20)
+	}
+	runtime.KeepAlive(kept)
 }
