@@ -15,11 +15,9 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/agent"
-	"github.com/ctxc/ctxc/internal/aiderhist"
 	"github.com/ctxc/ctxc/internal/grep"
 	"github.com/ctxc/ctxc/internal/index"
 	"github.com/ctxc/ctxc/internal/objstore"
-	"github.com/ctxc/ctxc/internal/opencodestore"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/sessionstore"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -250,7 +248,7 @@ func agentSessionDirs() []string {
 		return nil
 	}
 	var out []string
-	for _, p := range append(append(agent.SessionDirs(home), opencodestore.DefaultPath(), opencodestore.Kilo.DefaultPath()), aiderhist.DefaultPaths()...) {
+	for _, p := range append(agent.SessionDirs(home), sessionstore.DefaultPaths()...) {
 		if slices.Contains(out, p) {
 			continue
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,8 +19,12 @@ const FileName = ".aider.chat.history.md"
 // headBytes is how much of a *.md file of another name is read to find a session's start line.
 const headBytes = 64 << 10
 
-// files reads histories as their JSONL exports (internal/storefiles).
-var files = &storefiles.Converted{Name: "aider", Export: exportFile, ReadOnly: func(p string) error { return ReadOnly(p) }}
+// Files reads histories as their JSONL exports (internal/storefiles): a directory walk finds
+// the files Aider names so, search looks where Aider keeps the history of the folder it runs in.
+var Files = &storefiles.Converted{Name: "aider", Is: IsHistory, Export: exportFile,
+	Refuse:   func(p string) error { return ReadOnly(p) },
+	Found:    func(_, name string) bool { return Named(name) },
+	Defaults: DefaultPaths}
 
 // ReadOnly is the error of a command that would write into a history: ctxc only reads it.
 func ReadOnly(path string) *safewrite.ReadOnlyError {
@@ -73,19 +76,6 @@ func exportFile(path string, w io.Writer) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
-}
-
-// OpenSession exports a history into an open file that no other program sees, positioned at
-// its start, for every reader of session files.
-func OpenSession(path string) (*os.File, fs.FileInfo, error) { return files.OpenFile(path) }
-
-// StatSession states a history as OpenSession would open it: its export's size.
-func StatSession(path string) (fs.FileInfo, error) { return files.StatFile(path) }
-
-// RunExported runs a command that writes (compact, repair) on a history, never in place
-// (ReadOnly), its -o never the history: on the export, as a temporary file.
-func RunExported(path string, inPlace bool, output string, force bool, run func(tmp string) error) error {
-	return files.RunExported(path, inPlace, output, force, run)
 }
 
 // DefaultPaths are where Aider keeps the history of the folder ctxc runs in: the git root's,

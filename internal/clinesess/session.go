@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,9 +35,13 @@ const HeaderType = "cline"
 // CompactedType wraps a message of the compaction state in the export.
 const CompactedType = "cline_compacted"
 
-// files reads sessions as their exports (internal/storefiles).
-var files = &storefiles.Converted{Name: "cline", Export: exportFile, ReadOnly: func(p string) error { return ReadOnly(p) },
-	Beside: func(p string) []string { return []string{CompactionPath(p)} }}
+// Files reads sessions as their exports (internal/storefiles): a directory walk finds a
+// session by its messages file's name; an output so named is a new session (CheckNewSession).
+var Files = &storefiles.Converted{Name: "cline", Is: IsSession, Export: exportFile,
+	Refuse:     func(p string) error { return ReadOnly(p) },
+	Found:      func(path, _ string) bool { return Named(path) },
+	Beside:     func(p string) []string { return []string{CompactionPath(p)} },
+	NewSession: newSession}
 
 // ReadOnly is the error of a command that would write into a session.
 func ReadOnly(path string) *safewrite.ReadOnlyError {
@@ -202,25 +205,12 @@ func exportFile(path string, w io.Writer) error {
 	return nil
 }
 
-// OpenSession exports a session into an open file that no other program sees, positioned at its
-// start, for every reader of session files.
-func OpenSession(path string) (*os.File, fs.FileInfo, error) { return files.OpenFile(path) }
-
-// StatSession states a session as OpenSession would open it.
-func StatSession(path string) (fs.FileInfo, error) { return files.StatFile(path) }
-
-// RunExported runs a command that writes (compact, repair) on a session, never in place
-// (ReadOnly), on its export as a temporary file.
-//
-// An output named as a session's messages file (Named) is a new session: CheckNewSession.
-func RunExported(path string, inPlace bool, output string, force bool, run func(tmp string) error) error {
-	if !inPlace && output != "" && Named(output) {
-		if err := CheckNewSession(output); err != nil {
-			return err
-		}
-		return files.RunExported(path, false, "", force, run)
+// newSession says whether an output names a new session (Named), and checks it then.
+func newSession(output string) (bool, error) {
+	if !Named(output) {
+		return false, nil
 	}
-	return files.RunExported(path, inPlace, output, force, run)
+	return true, CheckNewSession(output)
 }
 
 // MessageKey is how Cline names a message in a compaction state (compactionBoundaryKey).

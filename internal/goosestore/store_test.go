@@ -103,10 +103,10 @@ func TestNotAGooseStore(t *testing.T) {
 	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "not a Goose session store") {
 		t.Errorf("Open: %v", err)
 	}
-	if IsStoreFile(path) {
+	if Sessions.IsStoreFile(path) {
 		t.Error("IsStoreFile of another agent's sessions.db")
 	}
-	if !IsStoreFile(newStore(t, gooseSchema, nil)) {
+	if !Sessions.IsStoreFile(newStore(t, gooseSchema, nil)) {
 		t.Error("IsStoreFile of a Goose store")
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -33,8 +32,9 @@ const HeaderType = "nanocoder"
 // idPattern is a session's id as Nanocoder makes and accepts one (a UUID v4, lower case).
 var idPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
-// files reads sessions as their exports (internal/storefiles).
-var files = &storefiles.Converted{Name: "nanocoder", Export: exportFile, ReadOnly: func(p string) error { return ReadOnly(p) }}
+// Files reads sessions as their exports (internal/storefiles).
+var Files = &storefiles.Converted{Name: "nanocoder", Is: IsSession, Export: exportFile,
+	Refuse: func(p string) error { return ReadOnly(p) }}
 
 // ReadOnly is the error of a command that would write into a session.
 func ReadOnly(path string) *safewrite.ReadOnlyError {
@@ -150,17 +150,4 @@ func exportFile(path string, w io.Writer) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
-}
-
-// OpenSession exports a session into an open file that no other program sees, positioned at its
-// start, for every reader of session files.
-func OpenSession(path string) (*os.File, fs.FileInfo, error) { return files.OpenFile(path) }
-
-// StatSession states a session as OpenSession would open it.
-func StatSession(path string) (fs.FileInfo, error) { return files.StatFile(path) }
-
-// RunExported runs a command that writes (compact, repair) on a session, never in place
-// (ReadOnly), on its export as a temporary file.
-func RunExported(path string, inPlace bool, output string, force bool, run func(tmp string) error) error {
-	return files.RunExported(path, inPlace, output, force, run)
 }

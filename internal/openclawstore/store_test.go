@@ -100,7 +100,7 @@ func TestExportSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	b = append(b, big)
-	names, err := ListSessions(path)
+	names, err := Sessions.ListSessions(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestOpenNotAStore(t *testing.T) {
 	}
 	text := filepath.Join(dir, "x.sqlite")
 	os.WriteFile(text, []byte("hello"), 0o600)
-	if IsStoreFile(text) || IsSessionName(text+"#s") {
+	if Sessions.IsStoreFile(text) || IsSessionName(text+"#s") {
 		t.Error("a text file named .sqlite is taken for a store")
 	}
 }
@@ -172,9 +172,9 @@ func TestSplitName(t *testing.T) {
 		{hashFile, "", "", false},
 		{"/no/such.sqlite#x", "", "", false},
 	} {
-		store, id, ok := SplitName(tc.name)
+		store, id, ok := Sessions.SplitName(tc.name)
 		if ok != tc.ok || (ok && (store != tc.store || id != tc.id)) {
-			t.Errorf("SplitName(%q) = %q, %q, %v", tc.name, store, id, ok)
+			t.Errorf("Sessions.SplitName(%q) = %q, %q, %v", tc.name, store, id, ok)
 		}
 	}
 }
@@ -218,17 +218,17 @@ func TestStatSessionIsTheExport(t *testing.T) {
 		same := func(when string) {
 			t.Helper()
 			for _, id := range []string{"sa", "sb"} {
-				info, err := StatSession(path + Sep + id)
+				info, err := Sessions.StatSession(path + Sep + id)
 				got, xerr := exportString(t, path, id)
 				if err != nil || xerr != nil || info.Size() != int64(len(got)) {
 					t.Errorf("%s %s %s: stated %v %v, exported %d bytes %v", mode, when, id, info, err, len(got), xerr)
 				}
 			}
 			var ee *EventError
-			if _, err := StatSession(path + Sep + "sc"); !errors.As(err, &ee) {
+			if _, err := Sessions.StatSession(path + Sep + "sc"); !errors.As(err, &ee) {
 				t.Errorf("%s %s: a session with a bad event stated: %v", mode, when, err)
 			}
-			if _, err := StatSession(path + Sep + "nope"); !errors.Is(err, fs.ErrNotExist) {
+			if _, err := Sessions.StatSession(path + Sep + "nope"); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("%s %s: a missing session: %v, want ErrNotExist", mode, when, err)
 			}
 		}

@@ -30,9 +30,9 @@ var Kilo = newAgent("kilo", "kilo", "kilo.db", `{"agent":"kilo","info":`)
 
 func newAgent(name, dir, file, line string) *Agent {
 	a := &Agent{Name: name, Dir: dir, FileName: file, line: line}
-	a.files = &storefiles.Kind{Name: name, NamedAsStore: a.NamedAsStore,
-		Open:     func(store string) (storefiles.Store, error) { return a.Open(store) },
-		ReadOnly: func(name string) error { return a.ReadOnly(name) }}
+	a.files = &storefiles.Kind{Name: name, Named: a.NamedAsStore,
+		Open:   func(store string) (storefiles.Store, error) { return a.Open(store) },
+		Refuse: func(name string) error { return a.ReadOnly(name) }}
 	return a
 }
 
@@ -59,7 +59,7 @@ func (a *Agent) NamedAsStore(path string) bool {
 
 // ReadOnly is the error of a command that writes into a session of the agent's store: ctxc only
 // reads the store.
-func (a *Agent) ReadOnly(name string) *safewrite.ReadOnlyError {
+func (a *Agent) ReadOnly(name string) error {
 	return &safewrite.ReadOnlyError{Path: name, Reason: "is a session of " + a.Name + "'s SQLite store, which ctxc only reads",
 		Hint: "give -o OUT to write the result as a new ctxc-format session"}
 }
@@ -101,6 +101,21 @@ func (a *Agent) StatSession(name string) (fs.FileInfo, error) { return a.files.S
 // ExportTemp exports one session into a new private temporary file; cleanup removes it.
 func (a *Agent) ExportTemp(name string) (path string, cleanup func(), err error) {
 	return a.files.ExportTemp(name)
+}
+
+// Owns reports whether name addresses one session of a store of this agent.
+func (a *Agent) Owns(name string) bool { return a.IsSessionName(name) }
+
+// FoundInWalk says whether a file met in a directory walk (path, its base name) is a store: it
+// has a store's name.
+func (a *Agent) FoundInWalk(_, name string) bool { return a.NamedAsStore(name) }
+
+// DefaultPaths lists where the agent keeps its store, for search's default paths.
+func (a *Agent) DefaultPaths() []string {
+	if p := a.DefaultPath(); p != "" {
+		return []string{p}
+	}
+	return nil
 }
 
 // opencode's store, as the package's functions read it.

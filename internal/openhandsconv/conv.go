@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -38,8 +37,11 @@ var eventName = regexp.MustCompile(`^event-(\d{5,})-([0-9a-fA-F\-]{8,})\.json$`)
 // HeaderType is the type of the export's first line.
 const HeaderType = "openhands"
 
-// files reads conversations as their exports (internal/storefiles).
-var files = &storefiles.Converted{Name: "openhands", Export: exportFile, ReadOnly: func(p string) error { return ReadOnly(p) },
+// Files reads conversations as their exports (internal/storefiles): a directory walk finds
+// a conversation by its StateFile.
+var Files = &storefiles.Converted{Name: "openhands", Is: IsConversation, Export: exportFile,
+	Refuse: func(p string) error { return ReadOnly(p) },
+	Found:  func(path, name string) bool { return name == StateFile && IsConversation(path) },
 	Beside: func(p string) []string { return []string{filepath.Join(filepath.Dir(p), EventsDir)} }}
 
 // ReadOnly is the error of a command that would write into a conversation.
@@ -153,18 +155,4 @@ func exportFile(path string, w io.Writer) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
-}
-
-// OpenSession exports a conversation into an open file that no other program sees, positioned
-// at its start, for every reader of session files.
-func OpenSession(path string) (*os.File, fs.FileInfo, error) { return files.OpenFile(path) }
-
-// StatSession states a conversation as OpenSession would open it: its export's size, at the
-// time its StateFile last changed.
-func StatSession(path string) (fs.FileInfo, error) { return files.StatFile(path) }
-
-// RunExported runs a command that writes (compact, repair) on a conversation, never in place
-// (ReadOnly), on its export as a temporary file.
-func RunExported(path string, inPlace bool, output string, force bool, run func(tmp string) error) error {
-	return files.RunExported(path, inPlace, output, force, run)
 }

@@ -111,16 +111,16 @@ func TestStatFollowsTheEvents(t *testing.T) {
 	state := filepath.Join(dir, StateFile)
 	os.WriteFile(state, []byte(`{}`), 0o644)
 	os.WriteFile(filepath.Join(ev, "event-00000-aaaaaaaa.json"), []byte(`{"kind":"A"}`), 0o644)
-	before, err := StatSession(state)
+	before, err := Files.StatSession(state)
 	if err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(ev, "event-00001-bbbbbbbb.json"), []byte(`{"kind":"B"}`), 0o644)
-	after, err := StatSession(state)
+	after, err := Files.StatSession(state)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, info, err := OpenSession(state)
+	f, info, err := Files.OpenSession(state)
 	if err != nil {
 		t.Fatal(err)
 	}

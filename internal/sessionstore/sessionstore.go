@@ -1,18 +1,18 @@
-// Package sessionstore is where the commands meet the agents that keep their sessions in an
-// SQLite store rather than in files: OpenClaw (internal/openclawstore), opencode and Kilo Code's
-// CLI (internal/opencodestore), Goose (internal/goosestore). A store stands for its sessions, each named STORE#SESSION-ID and
-// opened as a file that no other program sees, in the format its store's package exports; each
-// function here asks the store package the name belongs to. Aider's chat history
-// (internal/aiderhist), a Markdown file, is read the same way: its path names it, and it opens
-// as its JSONL export, never written; so is an OpenHands conversation (internal/openhandsconv),
-// named by its base_state.json, a Cline session (internal/clinesess), named by its
-// <id>.messages.json, and a Nanocoder session (internal/nanocodersess), named by its <id>.json.
+// Package sessionstore is where the commands meet the sessions that ctxc reads through an
+// export rather than as the files they are: the sessions of an agent's SQLite store, each named
+// STORE#SESSION-ID (OpenClaw: internal/openclawstore; opencode and Kilo Code's CLI:
+// internal/opencodestore; Goose: internal/goosestore), and the session files that are not JSON
+// lines, each named by its path (Aider's Markdown chat history: internal/aiderhist; an
+// OpenHands conversation: internal/openhandsconv; a Cline CLI session: internal/clinesess; a
+// Nanocoder session: internal/nanocodersess). Each is opened as a file that no other program
+// sees, in the format its package exports, and never written. An agent's package describes its
+// sessions as a Store or a Source, and is one line of stores or converted below; every function
+// here asks the one the name belongs to.
 package sessionstore
 
 import (
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/ctxc/ctxc/internal/aiderhist"
 	"github.com/ctxc/ctxc/internal/clinesess"
@@ -23,17 +23,54 @@ import (
 	"github.com/ctxc/ctxc/internal/openhandsconv"
 )
 
-// opencodeKinds are the agents whose stores have opencode's schema.
-var opencodeKinds = []*opencodestore.Agent{opencodestore.Opencode, opencodestore.Kilo}
+// A Source is an agent's kind of session that ctxc reads as its export.
+type Source interface {
+	// Owns reports whether name addresses one of its sessions.
+	Owns(name string) bool
+	// ReadOnly is the error of a command that would write into the session: ctxc only reads
+	// it. It says which agent's session it is and what to do instead.
+	ReadOnly(name string) error
+	// OpenSession exports the session into an open file positioned at its start.
+	OpenSession(name string) (*os.File, fs.FileInfo, error)
+	// StatSession states the session as OpenSession would open it.
+	StatSession(name string) (fs.FileInfo, error)
+	// RunExported runs a command that writes (compact, repair) on the session: in place is
+	// the ReadOnly error; the command runs on the session exported as a temporary file.
+	RunExported(name string, inPlace bool, output string, force bool, run func(tmp string) error) error
+	// FoundInWalk says whether a file met in a directory walk (path, its base name) is read
+	// as its sessions.
+	FoundInWalk(path, name string) bool
+	// DefaultPaths lists where the agent keeps them, for search's defaults.
+	DefaultPaths() []string
+}
 
-// opencodeKindOf is the agent of opencode's schema whose store holds the session name names.
-func opencodeKindOf(name string) *opencodestore.Agent {
-	for _, a := range opencodeKinds {
-		if a.IsSessionName(name) {
-			return a
-		}
-	}
-	return nil
+// A Store is a Source whose sessions are in an SQLite file, each named STORE#SESSION-ID.
+type Store interface {
+	Source
+	// NamedAsStore reports whether path has a store's name: only such a file is opened to be
+	// checked by IsStoreFile.
+	NamedAsStore(path string) bool
+	// IsStoreFile reports whether path is a store.
+	IsStoreFile(path string) bool
+	// ListSessions opens a store and lists its sessions' names.
+	ListSessions(path string) ([]string, error)
+}
+
+// stores are the agents' SQLite stores, one line an agent. OpenClaw's, first, answers for a
+// name that none owns (its errors name the session).
+var stores = []Store{
+	openclawstore.Sessions,
+	opencodestore.Opencode,
+	opencodestore.Kilo,
+	goosestore.Sessions,
+}
+
+// converted are the agents' session files read as their exports, one line an agent.
+var converted = []Source{
+	aiderhist.Files,
+	openhandsconv.Files,
+	clinesess.Files,
+	nanocodersess.Files,
 }
 
 // IsSessionName reports whether name addresses one session of a store, or a file read as its
@@ -44,168 +81,114 @@ func IsSessionName(name string) bool {
 
 // IsStoreSession reports whether name is STORE#SESSION-ID, one session of an agent's SQLite store.
 func IsStoreSession(name string) bool {
-	return openclawstore.IsSessionName(name) || opencodeKindOf(name) != nil || goosestore.IsSessionName(name)
+	for _, s := range stores {
+		if s.Owns(name) {
+			return true
+		}
+	}
+	return false
 }
 
-// IsConverted reports whether name is a file read as its JSONL export: Aider's chat history, an
-// OpenHands conversation, a Cline CLI session, a Nanocoder session.
+// IsConverted reports whether name is a file read as its JSONL export.
 func IsConverted(name string) bool {
-	return aiderhist.IsHistory(name) || openhandsconv.IsConversation(name) || clinesess.IsSession(name) ||
-		nanocodersess.IsSession(name)
+	for _, s := range converted {
+		if s.Owns(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// sourceOf is the Source that owns name: a converted file's, a store's, else OpenClaw's, whose
+// errors say that no such session is found.
+func sourceOf(name string) Source {
+	for _, s := range converted {
+		if s.Owns(name) {
+			return s
+		}
+	}
+	for _, s := range stores {
+		if s.Owns(name) {
+			return s
+		}
+	}
+	return stores[0]
 }
 
 // ReadOnly is the error of a command that would write into a session IsSessionName names: ctxc
 // only reads it. It says which agent's session it is and what to do instead.
-func ReadOnly(name string) error {
-	if openhandsconv.IsConversation(name) {
-		return openhandsconv.ReadOnly(name)
-	}
-	if aiderhist.IsHistory(name) {
-		return aiderhist.ReadOnly(name)
-	}
-	if clinesess.IsSession(name) {
-		return clinesess.ReadOnly(name)
-	}
-	if nanocodersess.IsSession(name) {
-		return nanocodersess.ReadOnly(name)
-	}
-	if a := opencodeKindOf(name); a != nil {
-		return a.ReadOnly(name)
-	}
-	if goosestore.IsSessionName(name) {
-		return goosestore.ReadOnly(name)
-	}
-	return openclawstore.ReadOnly(name)
-}
+func ReadOnly(name string) error { return sourceOf(name).ReadOnly(name) }
 
-// OpenSession exports one session of a store into an open file positioned at its start.
-func OpenSession(name string) (*os.File, fs.FileInfo, error) {
-	if openhandsconv.IsConversation(name) {
-		return openhandsconv.OpenSession(name)
-	}
-	if clinesess.IsSession(name) {
-		return clinesess.OpenSession(name)
-	}
-	if nanocodersess.IsSession(name) {
-		return nanocodersess.OpenSession(name)
-	}
-	if aiderhist.IsHistory(name) {
-		return aiderhist.OpenSession(name)
-	}
-	if a := opencodeKindOf(name); a != nil {
-		return a.OpenSession(name)
-	}
-	if goosestore.IsSessionName(name) {
-		return goosestore.OpenSession(name)
-	}
-	return openclawstore.OpenSession(name)
-}
+// OpenSession exports one session into an open file positioned at its start.
+func OpenSession(name string) (*os.File, fs.FileInfo, error) { return sourceOf(name).OpenSession(name) }
 
 // StatSession states a session as OpenSession would open it.
-func StatSession(name string) (fs.FileInfo, error) {
-	if openhandsconv.IsConversation(name) {
-		return openhandsconv.StatSession(name)
-	}
-	if clinesess.IsSession(name) {
-		return clinesess.StatSession(name)
-	}
-	if nanocodersess.IsSession(name) {
-		return nanocodersess.StatSession(name)
-	}
-	if aiderhist.IsHistory(name) {
-		return aiderhist.StatSession(name)
-	}
-	if a := opencodeKindOf(name); a != nil {
-		return a.StatSession(name)
-	}
-	if goosestore.IsSessionName(name) {
-		return goosestore.StatSession(name)
-	}
-	return openclawstore.StatSession(name)
-}
+func StatSession(name string) (fs.FileInfo, error) { return sourceOf(name).StatSession(name) }
 
 // RunExported runs a command that writes (compact, repair) on a session of a store, which ctxc
 // never writes into: in place is a ReadOnly error; the command runs on the session exported as a
 // temporary file.
 func RunExported(name string, inPlace bool, output string, force bool, run func(tmp string) error) error {
-	if openhandsconv.IsConversation(name) {
-		return openhandsconv.RunExported(name, inPlace, output, force, run)
-	}
-	if clinesess.IsSession(name) {
-		return clinesess.RunExported(name, inPlace, output, force, run)
-	}
-	if nanocodersess.IsSession(name) {
-		return nanocodersess.RunExported(name, inPlace, output, force, run)
-	}
-	if aiderhist.IsHistory(name) {
-		return aiderhist.RunExported(name, inPlace, output, force, run)
-	}
-	if a := opencodeKindOf(name); a != nil {
-		return a.RunExported(name, inPlace, output, force, run)
-	}
-	if goosestore.IsSessionName(name) {
-		return goosestore.RunExported(name, inPlace, output, force, run)
-	}
-	return openclawstore.RunExported(name, inPlace, output, force, run)
+	return sourceOf(name).RunExported(name, inPlace, output, force, run)
 }
 
 // NamedAsStore reports whether path has the name of a store: only such a file is opened to be
 // checked by IsStoreFile.
 func NamedAsStore(path string) bool {
-	if openclawstore.NamedAsStore(path) || goosestore.NamedAsStore(path) {
-		return true
-	}
-	for _, a := range opencodeKinds {
-		if a.NamedAsStore(path) {
+	for _, s := range stores {
+		if s.NamedAsStore(path) {
 			return true
 		}
 	}
 	return false
 }
 
-// FoundAsStore reports whether a file named name, met in a walk, is a store's: OpenClaw's
-// openclaw-agent.sqlite, opencode's opencode.db, Kilo's kilo.db. Goose's sessions.db, a name
-// other agents give their databases too, is FoundAsGooseStore.
-func FoundAsStore(name string) bool {
-	if name == openclawstore.FileName || aiderhist.Named(name) {
-		return true
+// FoundInWalk says whether a file met in a directory walk (path, its base name) is read through
+// an export: a store, or an agent's session file that is not JSON lines.
+func FoundInWalk(path, name string) bool {
+	for _, s := range converted {
+		if s.FoundInWalk(path, name) {
+			return true
+		}
 	}
-	for _, a := range opencodeKinds {
-		if a.NamedAsStore(filepath.Base(name)) {
+	for _, s := range stores {
+		if s.FoundInWalk(path, name) {
 			return true
 		}
 	}
 	return false
 }
 
-// FoundAsGooseStore reports whether a file met in a walk (path, its base name) is Goose's store:
-// named sessions.db and holding Goose's tables.
-func FoundAsGooseStore(path, name string) bool {
-	return name == goosestore.FileName && goosestore.IsStoreFile(path)
+// DefaultPaths lists where the agents keep their stores and such files, as far as their
+// packages know (search's defaults add the registry's session folders).
+func DefaultPaths() []string {
+	var out []string
+	for _, s := range stores {
+		out = append(out, s.DefaultPaths()...)
+	}
+	for _, s := range converted {
+		out = append(out, s.DefaultPaths()...)
+	}
+	return out
 }
 
 // IsStoreFile reports whether path is a store.
-func IsStoreFile(path string) bool {
-	if openclawstore.IsStoreFile(path) || goosestore.IsStoreFile(path) {
-		return true
-	}
-	for _, a := range opencodeKinds {
-		if a.IsStoreFile(path) {
-			return true
+func IsStoreFile(path string) bool { return storeOf(path) != nil }
+
+// storeOf is the store path is a file of, nil when none.
+func storeOf(path string) Store {
+	for _, s := range stores {
+		if s.IsStoreFile(path) {
+			return s
 		}
 	}
-	return false
+	return nil
 }
 
 // ListSessions opens a store and lists its sessions' names.
 func ListSessions(path string) ([]string, error) {
-	for _, a := range opencodeKinds {
-		if a.IsStoreFile(path) {
-			return a.ListSessions(path)
-		}
+	if s := storeOf(path); s != nil {
+		return s.ListSessions(path)
 	}
-	if goosestore.IsStoreFile(path) {
-		return goosestore.ListSessions(path)
-	}
-	return openclawstore.ListSessions(path)
+	return stores[0].ListSessions(path)
 }

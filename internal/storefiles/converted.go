@@ -18,17 +18,49 @@ import (
 // export, as they read a session of a store (the export kept while the file and the paths
 // beside it do not change); ctxc never writes into it.
 type Converted struct {
-	Name     string                               // the agent, in temporary files' names
-	Export   func(path string, w io.Writer) error // the file's JSONL export
-	ReadOnly func(path string) error              // the error of a command that would write into it
+	Name   string                               // the agent, in temporary files' names
+	Is     func(path string) bool               // path is one of its files
+	Export func(path string, w io.Writer) error // the file's JSONL export
+	Refuse func(path string) error              // the error of a command that would write into it
+	// Found, if set, says whether a file met in a directory walk (path, its base name) is one
+	// of its files; by default, Is(path).
+	Found func(path, name string) bool
+	// Defaults, if set, lists where the agent keeps its files, for search's default paths.
+	Defaults func() []string
+	// NewSession, if set, says whether an output (-o) names a new session of the agent's,
+	// which it checks itself (the error) instead of as an output file.
+	NewSession func(output string) (bool, error)
 	// Beside, if set, lists other paths the export reads (a folder of events): their sizes
-	// and times are part of the state StatFile measures the export in.
+	// and times are part of the state StatSession measures the export in.
 	Beside func(path string) []string
 }
 
-// OpenFile exports the file into an open file that no other program sees, positioned at its
+// Owns reports whether path is one of its files.
+func (c *Converted) Owns(path string) bool { return c.Is(path) }
+
+// ReadOnly is the error of a command that would write into the file.
+func (c *Converted) ReadOnly(path string) error { return c.Refuse(path) }
+
+// FoundInWalk says whether a file met in a directory walk (path, its base name) is one of its
+// files.
+func (c *Converted) FoundInWalk(path, name string) bool {
+	if c.Found != nil {
+		return c.Found(path, name)
+	}
+	return c.Is(path)
+}
+
+// DefaultPaths lists where the agent keeps its files (none when not said).
+func (c *Converted) DefaultPaths() []string {
+	if c.Defaults == nil {
+		return nil
+	}
+	return c.Defaults()
+}
+
+// OpenSession exports the file into an open file that no other program sees, positioned at its
 // start. The FileInfo has the file's name and time and the export's size.
-func (c *Converted) OpenFile(path string) (*os.File, fs.FileInfo, error) {
+func (c *Converted) OpenSession(path string) (*os.File, fs.FileInfo, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, err
@@ -93,9 +125,9 @@ func (c *Converted) besideKey(path string) string {
 	return b.String()
 }
 
-// StatFile states the file as OpenFile would open it: its export's size, measured once for each
+// StatSession states the file as OpenSession would open it: its export's size, measured once for each
 // state of the file (its size and time) in a process.
-func (c *Converted) StatFile(path string) (fs.FileInfo, error) {
+func (c *Converted) StatSession(path string) (fs.FileInfo, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -123,7 +155,14 @@ func (c *Converted) StatFile(path string) (fs.FileInfo, error) {
 // file itself; the command runs on the export written as a temporary file, removed after.
 func (c *Converted) RunExported(path string, inPlace bool, output string, force bool, run func(tmp string) error) error {
 	if inPlace {
-		return c.ReadOnly(path)
+		return c.Refuse(path)
+	}
+	if output != "" && c.NewSession != nil {
+		if ok, err := c.NewSession(output); ok && err != nil {
+			return err
+		} else if ok {
+			output = "" // (checked as a new session)
+		}
 	}
 	if output != "" {
 		if err := safewrite.CheckOutput(output, []string{path}, force); err != nil {

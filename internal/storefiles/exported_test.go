@@ -35,7 +35,7 @@ func fakeKind(exports *int) *Kind {
 
 // countingKind is fakeKind counting the store's opens too.
 func countingKind(exports, opens *int) *Kind {
-	return &Kind{Name: "fake", NamedAsStore: func(p string) bool { return strings.HasSuffix(p, ".db") },
+	return &Kind{Name: "fake", Named: func(p string) bool { return strings.HasSuffix(p, ".db") },
 		Open: func(store string) (Store, error) { *opens++; return fakeStore{store, exports}, nil }}
 }
 
@@ -138,7 +138,7 @@ func TestConvertedExportsOnce(t *testing.T) {
 		return err
 	}}
 	read := func() string {
-		f, _, err := c.OpenFile(path)
+		f, _, err := c.OpenSession(path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -110,7 +110,9 @@ func isSQLiteKnown(path string) bool {
 
 // IsStoreFile reports whether path has this kind's store name and starts as an SQLite database:
 // a candidate store, checked for its tables when opened.
-func (k *Kind) IsStoreFile(path string) bool { return k.NamedAsStore(path) && IsSQLite(path) }
+func (k *Kind) IsStoreFile(path string) bool {
+	return k.Named(path) && IsSQLite(path) && (k.Check == nil || k.Check(path))
+}
 
 // ListSessions opens a store and lists its sessions' names.
 func (k *Kind) ListSessions(path string) ([]string, error) {

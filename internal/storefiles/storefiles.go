@@ -29,10 +29,46 @@ type Store interface {
 
 // Kind is one agent's store, as its package describes it.
 type Kind struct {
-	Name         string                 // the agent, in temporary files' names
-	NamedAsStore func(path string) bool // a store's file name: only such a file is opened to be checked
-	Open         func(store string) (Store, error)
-	ReadOnly     func(name string) error // the error of a command that would write into a session
+	Name   string                 // the agent, in temporary files' names
+	Named  func(path string) bool // a store's file name: only such a file is opened to be checked
+	Open   func(store string) (Store, error)
+	Refuse func(name string) error // the error of a command that would write into a session
+	// Check, if set, tells a store from another program's SQLite file of the same name.
+	Check func(path string) bool
+	// Found, if set, says whether a file met in a directory walk (path, its base name) is a
+	// store; by default, a file with a store's name.
+	Found func(path, name string) bool
+	// Defaults, if set, lists where the agent keeps its store, for search's default paths.
+	Defaults func() []string
+}
+
+// NamedAsStore reports whether path has a store's name: only such a file is opened to be
+// checked by IsStoreFile.
+func (k *Kind) NamedAsStore(path string) bool { return k.Named(path) }
+
+// Owns reports whether name addresses one session of a store of this kind (STORE#SESSION-ID).
+func (k *Kind) Owns(name string) bool {
+	_, _, ok := k.SplitName(name)
+	return ok
+}
+
+// ReadOnly is the error of a command that would write into a session of the store.
+func (k *Kind) ReadOnly(name string) error { return k.Refuse(name) }
+
+// FoundInWalk says whether a file met in a directory walk (path, its base name) is a store.
+func (k *Kind) FoundInWalk(path, name string) bool {
+	if k.Found != nil {
+		return k.Found(path, name)
+	}
+	return k.Named(name)
+}
+
+// DefaultPaths lists where the agent keeps its store (none when not said).
+func (k *Kind) DefaultPaths() []string {
+	if k.Defaults == nil {
+		return nil
+	}
+	return k.Defaults()
 }
 
 // OpenSession exports one session, named STORE#SESSION-ID, into an open file that no other

@@ -4,24 +4,20 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ctxc/ctxc/internal/clinesess"
-	"github.com/ctxc/ctxc/internal/nanocodersess"
-	"github.com/ctxc/ctxc/internal/openhandsconv"
 	"github.com/ctxc/ctxc/internal/sessionstore"
 )
 
 // Found says whether a regular file met in a directory walk (path, its base name) is read as
-// sessions: a *.jsonl file, with archived its archive *.jsonl.zst, an OpenClaw store
-// (StoreSessions), an Aider chat history, an OpenHands conversation's base_state.json (one
-// with its events folder beside it), or a Continue CLI session (~/.continue/sessions/<id>.json:
-// continueSessionName), a Cline session's <id>.messages.json, a Nanocoder session (<id>.json
-// beside its sessions.json), or Goose's store (sessions.db), unless an agent keeps it beside its sessions (AgentAside). Every command
-// that walks a directory, on the command line or through MCP, finds the same files.
+// sessions: a *.jsonl file, with archived its archive *.jsonl.zst, a Continue CLI session
+// (~/.continue/sessions/<id>.json: continueSessionName), or a file that an agent's package reads
+// through its export (sessionstore.FoundInWalk: an SQLite store, an Aider chat history, an
+// OpenHands conversation's base_state.json, a Cline session's <id>.messages.json, a Nanocoder
+// session), unless an agent keeps it beside its sessions (AgentAside). Every command that walks a
+// directory, on the command line or through MCP, finds the same files.
 func Found(path, name string, archived bool) bool {
 	session := strings.HasSuffix(name, ".jsonl") || archived && IsSessionName(name) ||
-		name == openhandsconv.StateFile && openhandsconv.IsConversation(path) || continueSessionName(path, name) ||
-		clinesess.Named(path) || nanocodersess.IsSession(path)
-	return (session || sessionstore.FoundAsStore(name) || sessionstore.FoundAsGooseStore(path, name)) && !AgentAside(path)
+		continueSessionName(path, name) || sessionstore.FoundInWalk(path, name)
+	return session && !AgentAside(path)
 }
 
 // AgentAside: a JSONL file an agent keeps beside its sessions (Qwen Code's usage logs under
