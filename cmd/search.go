@@ -22,6 +22,7 @@ import (
 	"github.com/ctxc/ctxc/internal/opencodestore"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/sessionstore"
+	"github.com/ctxc/ctxc/internal/sweagenttraj"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -250,7 +251,7 @@ func agentSessionDirs() []string {
 		return nil
 	}
 	var out []string
-	for _, p := range append(append(agent.SessionDirs(home), opencodestore.DefaultPath(), opencodestore.Kilo.DefaultPath()), aiderhist.DefaultPaths()...) {
+	for _, p := range append(append(agent.SessionDirs(home), opencodestore.DefaultPath(), opencodestore.Kilo.DefaultPath()), append(aiderhist.DefaultPaths(), sweagenttraj.DefaultPaths()...)...) {
 		if slices.Contains(out, p) {
 			continue
 		}

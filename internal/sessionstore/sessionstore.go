@@ -6,7 +6,8 @@
 // (internal/aiderhist), a Markdown file, is read the same way: its path names it, and it opens
 // as its JSONL export, never written; so is an OpenHands conversation (internal/openhandsconv),
 // named by its base_state.json, a Cline session (internal/clinesess), named by its
-// <id>.messages.json, and a Nanocoder session (internal/nanocodersess), named by its <id>.json.
+// <id>.messages.json, a Nanocoder session (internal/nanocodersess), named by its <id>.json, and a
+// SWE-agent trajectory (internal/sweagenttraj), named by its <instance>.traj.
 package sessionstore
 
 import (
@@ -21,6 +22,7 @@ import (
 	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/opencodestore"
 	"github.com/ctxc/ctxc/internal/openhandsconv"
+	"github.com/ctxc/ctxc/internal/sweagenttraj"
 )
 
 // opencodeKinds are the agents whose stores have opencode's schema.
@@ -48,15 +50,18 @@ func IsStoreSession(name string) bool {
 }
 
 // IsConverted reports whether name is a file read as its JSONL export: Aider's chat history, an
-// OpenHands conversation, a Cline CLI session, a Nanocoder session.
+// OpenHands conversation, a Cline CLI session, a Nanocoder session, a SWE-agent trajectory.
 func IsConverted(name string) bool {
 	return aiderhist.IsHistory(name) || openhandsconv.IsConversation(name) || clinesess.IsSession(name) ||
-		nanocodersess.IsSession(name)
+		nanocodersess.IsSession(name) || sweagenttraj.IsTrajectory(name)
 }
 
 // ReadOnly is the error of a command that would write into a session IsSessionName names: ctxc
 // only reads it. It says which agent's session it is and what to do instead.
 func ReadOnly(name string) error {
+	if sweagenttraj.IsTrajectory(name) {
+		return sweagenttraj.ReadOnly(name)
+	}
 	if openhandsconv.IsConversation(name) {
 		return openhandsconv.ReadOnly(name)
 	}
@@ -80,6 +85,9 @@ func ReadOnly(name string) error {
 
 // OpenSession exports one session of a store into an open file positioned at its start.
 func OpenSession(name string) (*os.File, fs.FileInfo, error) {
+	if sweagenttraj.IsTrajectory(name) {
+		return sweagenttraj.OpenSession(name)
+	}
 	if openhandsconv.IsConversation(name) {
 		return openhandsconv.OpenSession(name)
 	}
@@ -103,6 +111,9 @@ func OpenSession(name string) (*os.File, fs.FileInfo, error) {
 
 // StatSession states a session as OpenSession would open it.
 func StatSession(name string) (fs.FileInfo, error) {
+	if sweagenttraj.IsTrajectory(name) {
+		return sweagenttraj.StatSession(name)
+	}
 	if openhandsconv.IsConversation(name) {
 		return openhandsconv.StatSession(name)
 	}
@@ -128,6 +139,9 @@ func StatSession(name string) (fs.FileInfo, error) {
 // never writes into: in place is a ReadOnly error; the command runs on the session exported as a
 // temporary file.
 func RunExported(name string, inPlace bool, output string, force bool, run func(tmp string) error) error {
+	if sweagenttraj.IsTrajectory(name) {
+		return sweagenttraj.RunExported(name, inPlace, output, force, run)
+	}
 	if openhandsconv.IsConversation(name) {
 		return openhandsconv.RunExported(name, inPlace, output, force, run)
 	}

@@ -80,6 +80,7 @@ const (
 	FormatCline      = conv.FormatCline
 	FormatGoose      = conv.FormatGoose
 	FormatNanocoder  = conv.FormatNanocoder
+	FormatSWEAgent   = conv.FormatSWEAgent
 )
 
 // SummaryMessage is conv.SummaryMessage.
