@@ -155,6 +155,20 @@ func FuzzNanocoderReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatNanocoder) })
 }
 
+// FuzzSWEAgentReader: SWE-agent's trajectories as internal/sweagenttraj exports them, its
+// last_n_observations elision, a subroutine's messages and the system prompt as a user's.
+func FuzzSWEAgentReader(f *testing.F) {
+	f.Add([]byte(`{"type":"swe-agent","sessionId":"i","messages":6,"modelStats":{"tokens_sent":9,"tokens_received":2,"api_calls":1},` +
+		`"historyProcessors":[{"type":"last_n_observations","n":1,"polling":2}],"systemAsUser":true}` + "\n" +
+		`{"role":"system","content":"s","agent":"main"}` + "\n" +
+		`{"role":"user","content":[{"type":"text","text":"t\r\nu"},{"type":"image_url","image_url":{"url":"x"}}],"agent":"main","message_type":"observation"}` + "\n" +
+		`{"role":"assistant","content":"c","agent":"main","tool_calls":[{"id":"a","function":{"name":"bash","arguments":"{}"}}]}` + "\n" +
+		`{"role":"tool","content":"o1\no2","agent":"main","message_type":"observation","tool_call_ids":["a"],"tags":["keep_output"]}` + "\n" +
+		`{"role":"tool","content":"o3","agent":"main","message_type":"observation","tool_call_ids":["b"]}` + "\n" +
+		`{"role":"user","content":"x","agent":"sub","message_type":"observation"}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatSWEAgent) })
+}
+
 // FuzzKiloReader: Kilo's messages as internal/opencodestore exports them (opencode's reader,
 // with Kilo's transient texts and board notices), opencode's seeds taken as Kilo's too.
 func FuzzKiloReader(f *testing.F) {
