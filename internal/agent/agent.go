@@ -36,6 +36,7 @@ const (
 	Goose       = "goose"
 	Nanocoder   = "nanocoder"
 	SWEAgent    = "swe-agent"
+	MiniSWE     = "mini-swe-agent"
 )
 
 // Agent describes one format.
@@ -136,6 +137,7 @@ var all = sync.OnceValue(func() []Agent {
 		goose,
 		nanocoder,
 		sweAgent,
+		miniSWE,
 	}
 })
 

@@ -7,7 +7,8 @@
 // as its JSONL export, never written; so is an OpenHands conversation (internal/openhandsconv),
 // named by its base_state.json, a Cline session (internal/clinesess), named by its
 // <id>.messages.json, a Nanocoder session (internal/nanocodersess), named by its <id>.json, and a
-// SWE-agent trajectory (internal/sweagenttraj), named by its <instance>.traj.
+// SWE-agent trajectory (internal/sweagenttraj), named by its <instance>.traj, and a mini-swe-agent
+// trajectory (internal/miniswetraj), named by its <instance>.traj.json.
 package sessionstore
 
 import (
@@ -18,6 +19,7 @@ import (
 	"github.com/ctxc/ctxc/internal/aiderhist"
 	"github.com/ctxc/ctxc/internal/clinesess"
 	"github.com/ctxc/ctxc/internal/goosestore"
+	"github.com/ctxc/ctxc/internal/miniswetraj"
 	"github.com/ctxc/ctxc/internal/nanocodersess"
 	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/opencodestore"
@@ -50,15 +52,19 @@ func IsStoreSession(name string) bool {
 }
 
 // IsConverted reports whether name is a file read as its JSONL export: Aider's chat history, an
-// OpenHands conversation, a Cline CLI session, a Nanocoder session, a SWE-agent trajectory.
+// OpenHands conversation, a Cline CLI session, a Nanocoder session, a SWE-agent or mini-swe-agent trajectory.
 func IsConverted(name string) bool {
 	return aiderhist.IsHistory(name) || openhandsconv.IsConversation(name) || clinesess.IsSession(name) ||
-		nanocodersess.IsSession(name) || sweagenttraj.IsTrajectory(name)
+		nanocodersess.IsSession(name) || sweagenttraj.IsTrajectory(name) ||
+		miniswetraj.IsTrajectory(name)
 }
 
 // ReadOnly is the error of a command that would write into a session IsSessionName names: ctxc
 // only reads it. It says which agent's session it is and what to do instead.
 func ReadOnly(name string) error {
+	if miniswetraj.IsTrajectory(name) {
+		return miniswetraj.ReadOnly(name)
+	}
 	if sweagenttraj.IsTrajectory(name) {
 		return sweagenttraj.ReadOnly(name)
 	}
@@ -85,6 +91,9 @@ func ReadOnly(name string) error {
 
 // OpenSession exports one session of a store into an open file positioned at its start.
 func OpenSession(name string) (*os.File, fs.FileInfo, error) {
+	if miniswetraj.IsTrajectory(name) {
+		return miniswetraj.OpenSession(name)
+	}
 	if sweagenttraj.IsTrajectory(name) {
 		return sweagenttraj.OpenSession(name)
 	}
@@ -111,6 +120,9 @@ func OpenSession(name string) (*os.File, fs.FileInfo, error) {
 
 // StatSession states a session as OpenSession would open it.
 func StatSession(name string) (fs.FileInfo, error) {
+	if miniswetraj.IsTrajectory(name) {
+		return miniswetraj.StatSession(name)
+	}
 	if sweagenttraj.IsTrajectory(name) {
 		return sweagenttraj.StatSession(name)
 	}
@@ -139,6 +151,9 @@ func StatSession(name string) (fs.FileInfo, error) {
 // never writes into: in place is a ReadOnly error; the command runs on the session exported as a
 // temporary file.
 func RunExported(name string, inPlace bool, output string, force bool, run func(tmp string) error) error {
+	if miniswetraj.IsTrajectory(name) {
+		return miniswetraj.RunExported(name, inPlace, output, force, run)
+	}
 	if sweagenttraj.IsTrajectory(name) {
 		return sweagenttraj.RunExported(name, inPlace, output, force, run)
 	}

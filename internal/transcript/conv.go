@@ -81,6 +81,7 @@ const (
 	FormatGoose      = conv.FormatGoose
 	FormatNanocoder  = conv.FormatNanocoder
 	FormatSWEAgent   = conv.FormatSWEAgent
+	FormatMiniSWE    = conv.FormatMiniSWE
 )
 
 // SummaryMessage is conv.SummaryMessage.

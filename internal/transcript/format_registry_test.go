@@ -19,6 +19,7 @@ func TestFormatsAreTheRegistry(t *testing.T) {
 		FormatGoose,
 		FormatNanocoder,
 		FormatSWEAgent,
+		FormatMiniSWE,
 	}
 	got := Formats()
 	if len(got) != len(known) {

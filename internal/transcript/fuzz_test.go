@@ -169,6 +169,19 @@ func FuzzSWEAgentReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatSWEAgent) })
 }
 
+// FuzzMiniSWEReader: mini-swe-agent's trajectories as internal/miniswetraj exports them: its
+// messages, their usage in "extra", the run's exit.
+func FuzzMiniSWEReader(f *testing.F) {
+	f.Add([]byte(`{"type":"mini-swe-agent","sessionId":"i","messages":5}` + "\n" +
+		`{"role":"system","content":"s"}` + "\n" +
+		`{"role":"user","content":[{"type":"text","text":"t"}]}` + "\n" +
+		`{"role":"assistant","content":"","tool_calls":[{"id":"a","function":{"name":"bash","arguments":"{}"}}],` +
+		`"extra":{"response":{"id":"r","usage":{"prompt_tokens":9,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":4}}}}}` + "\n" +
+		`{"role":"tool","tool_call_id":"a","content":"o"}` + "\n" +
+		`{"role":"exit","content":"p","extra":{"exit_status":"Submitted"}}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatMiniSWE) })
+}
+
 // FuzzKiloReader: Kilo's messages as internal/opencodestore exports them (opencode's reader,
 // with Kilo's transient texts and board notices), opencode's seeds taken as Kilo's too.
 func FuzzKiloReader(f *testing.F) {
