@@ -43,6 +43,7 @@ func TestScripts(t *testing.T) {
 	samples, _ := filepath.Abs("../../shared/samples")
 	example, _ := filepath.Abs("../testdata/example")
 	fixtures, _ := filepath.Abs("../testdata/fixtures")
+	testdata, _ := filepath.Abs("../testdata")
 	testscript.Run(t, testscript.Params{
 		Dir: "../testdata/script",
 		Setup: func(e *testscript.Env) error {
@@ -52,6 +53,7 @@ func TestScripts(t *testing.T) {
 			e.Setenv("SAMPLES", samples)
 			e.Setenv("EXAMPLE", example) // the example session the README's first command compacts
 			e.Setenv("FIXTURES", fixtures)
+			e.Setenv("TESTDATA", testdata) // (the agents' public files, kept with their licences)
 			for _, k := range []string{"CTXC_TEST_OLLAMA_URL", "CTXC_TEST_OLLAMA_MODEL"} {
 				e.Setenv(k, os.Getenv(k))
 			}

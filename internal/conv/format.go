@@ -26,6 +26,8 @@ const (
 	FormatCline     Format = agent.Cline
 	FormatGoose     Format = agent.Goose
 	FormatNanocoder Format = agent.Nanocoder
+	FormatSWEAgent  Format = agent.SWEAgent
+	FormatMiniSWE   Format = agent.MiniSWE
 )
 
 // Agent is the format's descriptor in the registry (the zero Agent for FormatUnknown).

@@ -4,7 +4,8 @@
 // internal/opencodestore; Goose: internal/goosestore), and the session files that are not JSON
 // lines, each named by its path (Aider's Markdown chat history: internal/aiderhist; an
 // OpenHands conversation: internal/openhandsconv; a Cline CLI session: internal/clinesess; a
-// Nanocoder session: internal/nanocodersess). Each is opened as a file that no other program
+// Nanocoder session: internal/nanocodersess; SWE-agent's and mini-swe-agent's trajectories:
+// internal/sweagenttraj, internal/miniswetraj). Each is opened as a file that no other program
 // sees, in the format its package exports, and never written. An agent's package describes its
 // sessions as a Store or a Source, and is one line of stores or converted below; every function
 // here asks the one the name belongs to.
@@ -17,10 +18,12 @@ import (
 	"github.com/ctxc/ctxc/internal/aiderhist"
 	"github.com/ctxc/ctxc/internal/clinesess"
 	"github.com/ctxc/ctxc/internal/goosestore"
+	"github.com/ctxc/ctxc/internal/miniswetraj"
 	"github.com/ctxc/ctxc/internal/nanocodersess"
 	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/opencodestore"
 	"github.com/ctxc/ctxc/internal/openhandsconv"
+	"github.com/ctxc/ctxc/internal/sweagenttraj"
 )
 
 // A Source is an agent's kind of session that ctxc reads as its export.
@@ -71,6 +74,8 @@ var converted = []Source{
 	openhandsconv.Files,
 	clinesess.Files,
 	nanocodersess.Files,
+	sweagenttraj.Files,
+	miniswetraj.Files,
 }
 
 // IsSessionName reports whether name addresses one session of a store, or a file read as its

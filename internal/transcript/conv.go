@@ -80,6 +80,8 @@ const (
 	FormatCline      = conv.FormatCline
 	FormatGoose      = conv.FormatGoose
 	FormatNanocoder  = conv.FormatNanocoder
+	FormatSWEAgent   = conv.FormatSWEAgent
+	FormatMiniSWE    = conv.FormatMiniSWE
 )
 
 // SummaryMessage is conv.SummaryMessage.

@@ -10,8 +10,10 @@ import (
 	"github.com/ctxc/ctxc/internal/agent/copilot"
 	"github.com/ctxc/ctxc/internal/agent/droid"
 	"github.com/ctxc/ctxc/internal/agent/goose"
+	"github.com/ctxc/ctxc/internal/agent/miniswe"
 	"github.com/ctxc/ctxc/internal/agent/nanocoder"
 	"github.com/ctxc/ctxc/internal/agent/openhands"
+	"github.com/ctxc/ctxc/internal/agent/sweagent"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -228,6 +230,10 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 		return FormatGoose, true, nil
 	case typ == nanocoder.HeaderType && has(m.sessionID):
 		return FormatNanocoder, true, nil
+	case typ == sweagent.HeaderType && has(m.sessionID):
+		return FormatSWEAgent, true, nil
+	case typ == miniswe.HeaderType && has(m.sessionID):
+		return FormatMiniSWE, true, nil
 	case has(m.payload) && has(m.timestamp) && codexItemTypes[typ]:
 		return FormatCodex, true, nil
 	case has(m.recordType) || (has(m.instructions) && has(m.id) && has(m.timestamp)):

@@ -18,6 +18,8 @@ func TestFormatsAreTheRegistry(t *testing.T) {
 		FormatCline,
 		FormatGoose,
 		FormatNanocoder,
+		FormatSWEAgent,
+		FormatMiniSWE,
 	}
 	got := Formats()
 	if len(got) != len(known) {

@@ -7,9 +7,11 @@ import (
 	"github.com/ctxc/ctxc/internal/agent/copilot"
 	"github.com/ctxc/ctxc/internal/agent/droid"
 	"github.com/ctxc/ctxc/internal/agent/goose"
+	"github.com/ctxc/ctxc/internal/agent/miniswe"
 	"github.com/ctxc/ctxc/internal/agent/nanocoder"
 	"github.com/ctxc/ctxc/internal/agent/openhands"
 	"github.com/ctxc/ctxc/internal/agent/qwen"
+	"github.com/ctxc/ctxc/internal/agent/sweagent"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
@@ -46,6 +48,8 @@ var agentCodes = []agentCode{
 	{FormatCline, cline.NewReader, cline.Record, cline.Writer{}, nil},
 	{FormatGoose, goose.NewReader, goose.Record, readOnlyWriter{FormatGoose, goose.ReadOnly}, nil},
 	{FormatNanocoder, nanocoder.NewReader, nanocoder.Record, readOnlyWriter{FormatNanocoder, nanocoder.ReadOnly}, nil},
+	{FormatSWEAgent, sweagent.NewReader, sweagent.Record, readOnlyWriter{FormatSWEAgent, sweagent.ReadOnly}, nil},
+	{FormatMiniSWE, miniswe.NewReader, miniswe.Record, readOnlyWriter{FormatMiniSWE, miniswe.ReadOnly}, nil},
 }
 
 // readOnlyWriter writes for an agent whose sessions ctxc only reads: never into them (Append

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -36,5 +37,31 @@ func TestStoreSessionsOfAFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.jsonl")
 	if got, err := StoreSessions(p); err != nil || len(got) != 1 || got[0] != p {
 		t.Errorf("%v %v", got, err)
+	}
+}
+
+// TestFoundTrajectories: a directory walk reads SWE-agent's <instance>.traj and mini-swe-agent's
+// <instance>.traj.json when the agent wrote them, and no other JSON of those names.
+func TestFoundTrajectories(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name, data string
+		want       bool
+	}{
+		{"i1.traj", "{\n  \"environment\": \"swe_main\",\n  \"trajectory\": []\n}", true},
+		{"i2.traj", `{"trajectory":[],"history":[],"info":{}}`, true},
+		{"i3.traj", `{"steps":[]}`, false},
+		{"i4.traj.json", "{\n  \"info\": {},\n  \"messages\": []\n}", true},
+		{"i5.traj.json", `[{"role":"system","content":"s"}]`, false},
+		{"i6.json", `{"info":{},"messages":[]}`, false},
+	}
+	for _, c := range cases {
+		p := filepath.Join(dir, c.name)
+		if err := os.WriteFile(p, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := Found(p, c.name, false); got != c.want {
+			t.Errorf("%s %q: %v, want %v", c.name, c.data, got, c.want)
+		}
 	}
 }

@@ -155,6 +155,33 @@ func FuzzNanocoderReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatNanocoder) })
 }
 
+// FuzzSWEAgentReader: SWE-agent's trajectories as internal/sweagenttraj exports them, its
+// last_n_observations elision, a subroutine's messages and the system prompt as a user's.
+func FuzzSWEAgentReader(f *testing.F) {
+	f.Add([]byte(`{"type":"swe-agent","sessionId":"i","messages":6,"modelStats":{"tokens_sent":9,"tokens_received":2,"api_calls":1},` +
+		`"historyProcessors":[{"type":"last_n_observations","n":1,"polling":2}],"systemAsUser":true}` + "\n" +
+		`{"role":"system","content":"s","agent":"main"}` + "\n" +
+		`{"role":"user","content":[{"type":"text","text":"t\r\nu"},{"type":"image_url","image_url":{"url":"x"}}],"agent":"main","message_type":"observation"}` + "\n" +
+		`{"role":"assistant","content":"c","agent":"main","tool_calls":[{"id":"a","function":{"name":"bash","arguments":"{}"}}]}` + "\n" +
+		`{"role":"tool","content":"o1\no2","agent":"main","message_type":"observation","tool_call_ids":["a"],"tags":["keep_output"]}` + "\n" +
+		`{"role":"tool","content":"o3","agent":"main","message_type":"observation","tool_call_ids":["b"]}` + "\n" +
+		`{"role":"user","content":"x","agent":"sub","message_type":"observation"}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatSWEAgent) })
+}
+
+// FuzzMiniSWEReader: mini-swe-agent's trajectories as internal/miniswetraj exports them: its
+// messages, their usage in "extra", the run's exit.
+func FuzzMiniSWEReader(f *testing.F) {
+	f.Add([]byte(`{"type":"mini-swe-agent","sessionId":"i","messages":5}` + "\n" +
+		`{"role":"system","content":"s"}` + "\n" +
+		`{"role":"user","content":[{"type":"text","text":"t"}]}` + "\n" +
+		`{"role":"assistant","content":"","tool_calls":[{"id":"a","function":{"name":"bash","arguments":"{}"}}],` +
+		`"extra":{"response":{"id":"r","usage":{"prompt_tokens":9,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":4}}}}}` + "\n" +
+		`{"role":"tool","tool_call_id":"a","content":"o"}` + "\n" +
+		`{"role":"exit","content":"p","extra":{"exit_status":"Submitted"}}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatMiniSWE) })
+}
+
 // FuzzKiloReader: Kilo's messages as internal/opencodestore exports them (opencode's reader,
 // with Kilo's transient texts and board notices), opencode's seeds taken as Kilo's too.
 func FuzzKiloReader(f *testing.F) {
