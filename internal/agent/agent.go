@@ -35,6 +35,8 @@ const (
 	Cline       = "cline"
 	Goose       = "goose"
 	Nanocoder   = "nanocoder"
+	ClineTask   = "cline-task"
+	RooCode     = "roo-code"
 )
 
 // Agent describes one format.
@@ -134,6 +136,8 @@ var all = sync.OnceValue(func() []Agent {
 		cline,
 		goose,
 		nanocoder,
+		clineTask,
+		rooCode,
 	}
 })
 

@@ -26,6 +26,8 @@ const (
 	FormatCline     Format = agent.Cline
 	FormatGoose     Format = agent.Goose
 	FormatNanocoder Format = agent.Nanocoder
+	FormatClineTask Format = agent.ClineTask
+	FormatRooCode   Format = agent.RooCode
 )
 
 // Agent is the format's descriptor in the registry (the zero Agent for FormatUnknown).

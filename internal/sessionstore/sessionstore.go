@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/aiderhist"
 	"github.com/ctxc/ctxc/internal/clinesess"
+	"github.com/ctxc/ctxc/internal/clinetask"
 	"github.com/ctxc/ctxc/internal/goosestore"
 	"github.com/ctxc/ctxc/internal/nanocodersess"
 	"github.com/ctxc/ctxc/internal/openclawstore"
@@ -48,10 +49,11 @@ func IsStoreSession(name string) bool {
 }
 
 // IsConverted reports whether name is a file read as its JSONL export: Aider's chat history, an
-// OpenHands conversation, a Cline CLI session, a Nanocoder session.
+// OpenHands conversation, a Cline CLI session, a task of Cline's extension or its descendants, a
+// Nanocoder session.
 func IsConverted(name string) bool {
 	return aiderhist.IsHistory(name) || openhandsconv.IsConversation(name) || clinesess.IsSession(name) ||
-		nanocodersess.IsSession(name)
+		clinetask.IsTask(name) || nanocodersess.IsSession(name)
 }
 
 // ReadOnly is the error of a command that would write into a session IsSessionName names: ctxc
@@ -65,6 +67,9 @@ func ReadOnly(name string) error {
 	}
 	if clinesess.IsSession(name) {
 		return clinesess.ReadOnly(name)
+	}
+	if clinetask.IsTask(name) {
+		return clinetask.ReadOnly(name)
 	}
 	if nanocodersess.IsSession(name) {
 		return nanocodersess.ReadOnly(name)
@@ -85,6 +90,9 @@ func OpenSession(name string) (*os.File, fs.FileInfo, error) {
 	}
 	if clinesess.IsSession(name) {
 		return clinesess.OpenSession(name)
+	}
+	if clinetask.IsTask(name) {
+		return clinetask.OpenSession(name)
 	}
 	if nanocodersess.IsSession(name) {
 		return nanocodersess.OpenSession(name)
@@ -108,6 +116,9 @@ func StatSession(name string) (fs.FileInfo, error) {
 	}
 	if clinesess.IsSession(name) {
 		return clinesess.StatSession(name)
+	}
+	if clinetask.IsTask(name) {
+		return clinetask.StatSession(name)
 	}
 	if nanocodersess.IsSession(name) {
 		return nanocodersess.StatSession(name)
@@ -133,6 +144,9 @@ func RunExported(name string, inPlace bool, output string, force bool, run func(
 	}
 	if clinesess.IsSession(name) {
 		return clinesess.RunExported(name, inPlace, output, force, run)
+	}
+	if clinetask.IsTask(name) {
+		return clinetask.RunExported(name, inPlace, output, force, run)
 	}
 	if nanocodersess.IsSession(name) {
 		return nanocodersess.RunExported(name, inPlace, output, force, run)

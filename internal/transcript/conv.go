@@ -80,6 +80,8 @@ const (
 	FormatCline      = conv.FormatCline
 	FormatGoose      = conv.FormatGoose
 	FormatNanocoder  = conv.FormatNanocoder
+	FormatClineTask  = conv.FormatClineTask
+	FormatRooCode    = conv.FormatRooCode
 )
 
 // SummaryMessage is conv.SummaryMessage.

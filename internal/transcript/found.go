@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/clinesess"
+	"github.com/ctxc/ctxc/internal/clinetask"
 	"github.com/ctxc/ctxc/internal/nanocodersess"
 	"github.com/ctxc/ctxc/internal/openhandsconv"
 	"github.com/ctxc/ctxc/internal/sessionstore"
@@ -14,13 +15,14 @@ import (
 // sessions: a *.jsonl file, with archived its archive *.jsonl.zst, an OpenClaw store
 // (StoreSessions), an Aider chat history, an OpenHands conversation's base_state.json (one
 // with its events folder beside it), or a Continue CLI session (~/.continue/sessions/<id>.json:
-// continueSessionName), a Cline session's <id>.messages.json, a Nanocoder session (<id>.json
+// continueSessionName), a Cline session's <id>.messages.json, a task of Cline's extension or
+// its descendants (tasks/<id>/api_conversation_history.json), a Nanocoder session (<id>.json
 // beside its sessions.json), or Goose's store (sessions.db), unless an agent keeps it beside its sessions (AgentAside). Every command
 // that walks a directory, on the command line or through MCP, finds the same files.
 func Found(path, name string, archived bool) bool {
 	session := strings.HasSuffix(name, ".jsonl") || archived && IsSessionName(name) ||
 		name == openhandsconv.StateFile && openhandsconv.IsConversation(path) || continueSessionName(path, name) ||
-		clinesess.Named(path) || nanocodersess.IsSession(path)
+		clinesess.Named(path) || clinetask.Named(path) || nanocodersess.IsSession(path)
 	return (session || sessionstore.FoundAsStore(name) || sessionstore.FoundAsGooseStore(path, name)) && !AgentAside(path)
 }
 
