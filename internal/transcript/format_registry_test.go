@@ -17,7 +17,7 @@ func TestFormatsAreTheRegistry(t *testing.T) {
 		FormatKilo,
 		FormatCline,
 		FormatGoose,
-		FormatNanocoder,
+		FormatNanocoder, FormatClineTask, FormatRooCode,
 	}
 	got := Formats()
 	if len(got) != len(known) {
