@@ -2,6 +2,7 @@ package agentcheck
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,13 +65,34 @@ func (h *AgentHome) ClineTaskHistory(id string) string {
 }
 
 // ClineTaskResume resumes task id with Prompt and returns the request of that turn.
+//
+// Cline 2.x answers its own question "resume the task?" with the prompt 100 ms after it loaded
+// the task: when the question comes later (a slow machine), the answer is lost and the task
+// waits. Each try is then bounded (-t) and tried again: a try that sent nothing changed no
+// message of the task (the question it added is dropped when a task is loaded).
 func (h *AgentHome) ClineTaskResume(id string) ([]byte, error) {
-	if err := h.run("task", "-T", id, "-y", "--json", Prompt); err != nil {
-		return nil, err
+	var err error
+	for range clineTaskResumeTries {
+		before := len(h.Fake.Requests("/chat/completions"))
+		err = h.run("task", "-T", id, "-y", "--json", "-t", clineTaskResumeSeconds, Prompt)
+		reqs := h.Fake.Requests("/chat/completions")[before:]
+		if body, lerr := lastTurn(reqs, clineTaskEndsWithPrompt); lerr == nil {
+			return body, nil
+		}
 	}
-	return lastTurn(h.Fake.Requests("/chat/completions"), func(b []byte) bool {
-		return strings.Contains(string(b), "<user_message>\\n"+Prompt+"\\n</user_message>")
-	})
+	return nil, fmt.Errorf("cline2 never sent the resumed turn in %d tries: %v", clineTaskResumeTries, err)
+}
+
+// How often, and how long each time, ClineTaskResume tries.
+const (
+	clineTaskResumeTries   = 3
+	clineTaskResumeSeconds = "90"
+)
+
+// clineTaskEndsWithPrompt: the request holds the prompt as Cline 2.x sends a resumed task's
+// new instructions.
+func clineTaskEndsWithPrompt(b []byte) bool {
+	return strings.Contains(string(b), "<user_message>\\n"+Prompt+"\\n</user_message>")
 }
 
 // clineTaskRequestTurns reduces a request of Cline 2.x: its system prompt (a developer message

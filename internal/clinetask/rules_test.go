@@ -1,7 +1,11 @@
 package clinetask
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -83,4 +87,30 @@ func TestRooReloadRule(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzExport: a task's history and its context edits, whatever they hold, export without a
+// panic, each message on a line of valid JSON.
+func FuzzExport(f *testing.F) {
+	f.Add([]byte(`[{"role":"user","content":"a"},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"x","input":{}}]}]`),
+		[]byte(`[[1,[0,[[0,[[1,"text",["edited"],[]]]]]]]]`))
+	f.Add([]byte(`[{"role":"user","content":"s","isSummary":true,"condenseId":"c"}]`), []byte(`[]`))
+	f.Fuzz(func(t *testing.T, history, edits []byte) {
+		dir := filepath.Join(t.TempDir(), "tasks", "1")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, HistoryFile)
+		os.WriteFile(path, history, 0o644)
+		os.WriteFile(filepath.Join(dir, contextHistoryFile), edits, 0o644)
+		var out bytes.Buffer
+		if err := Export(path, &out); err != nil {
+			return
+		}
+		for i, l := range bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n")) {
+			if !json.Valid(l) {
+				t.Fatalf("line %d is not JSON: %s", i+1, l)
+			}
+		}
+	})
 }

@@ -58,6 +58,9 @@ func (r *reader) Add(l *conv.Line, doc gjson.Result, st *conv.Stats) {
 		}
 		r.refs = append(r.refs, conv.RefOf(l, ms))
 		return
+	case clinetask.MessageType:
+	default:
+		return // (no line of the export)
 	}
 	ms := messages(v, conv.NoText)
 	for i := range ms {
