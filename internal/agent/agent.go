@@ -50,6 +50,8 @@ type Agent struct {
 	// has none (a message list). ByPath says the argument is the file's path, not the session id.
 	Resume string
 	ByPath bool
+	// ResumeIn says where a session is resumed when no command does it (an editor's panel).
+	ResumeIn string
 	// Generic is a plain message list, written by any client, that ctxc may append markers to.
 	Generic bool
 	// Tools are the names of the agent's tools, by what their calls do to files.

@@ -29,6 +29,7 @@ var rooCode = Agent{
 	Name:        RooCode,
 	Description: "Roo Code tasks (<storage>/rooveterinaryinc.roo-cline/tasks/<id>/api_conversation_history.json), read only",
 	Homes:       extensionHomes(nil, "rooveterinaryinc.roo-cline"),
+	ResumeIn:    "Roo Code's task history panel",
 	CtxcOutput:  true,
 	Tools:       clineTaskTools,
 	// A summary is marked "isSummary".
