@@ -37,6 +37,8 @@ const (
 	Nanocoder   = "nanocoder"
 	SWEAgent    = "swe-agent"
 	MiniSWE     = "mini-swe-agent"
+	ClineTask   = "cline-task"
+	RooCode     = "roo-code"
 )
 
 // Agent describes one format.
@@ -50,6 +52,8 @@ type Agent struct {
 	// has none (a message list). ByPath says the argument is the file's path, not the session id.
 	Resume string
 	ByPath bool
+	// ResumeIn says where a session is resumed when no command does it (an editor's panel).
+	ResumeIn string
 	// Generic is a plain message list, written by any client, that ctxc may append markers to.
 	Generic bool
 	// Tools are the names of the agent's tools, by what their calls do to files.
@@ -138,6 +142,8 @@ var all = sync.OnceValue(func() []Agent {
 		nanocoder,
 		sweAgent,
 		miniSWE,
+		clineTask,
+		rooCode,
 	}
 })
 

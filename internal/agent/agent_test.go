@@ -34,7 +34,7 @@ func TestEveryToolNameHasOneKind(t *testing.T) {
 
 func TestEveryAgentResumes(t *testing.T) {
 	for _, a := range All() {
-		if a.Generic != (a.Resume == "") {
+		if a.Generic != (a.Resume == "" && a.ResumeIn == "") {
 			t.Errorf("%s: generic %v, resume command %q", a.Name, a.Generic, a.Resume)
 		}
 	}

@@ -158,6 +158,8 @@ func FromRequest(agent string, body []byte) ([]Turn, error) {
 		return kiloRequestTurns(body)
 	case Goose:
 		return gooseRequestTurns(body)
+	case ClineTask:
+		return clineTaskRequestTurns(body)
 	}
 	return nil, fmt.Errorf("unknown agent %q", agent)
 }
@@ -252,7 +254,7 @@ func FromLoad(agent string, jsonl []byte) ([]Turn, error) {
 			turns = turns[1:]
 		}
 		return turns, nil
-	case Codex, Pi, Copilot, Droid, Gemini, Qwen, Opencode, Continue, Kilo, Cline, Goose, Nanocoder:
+	case Codex, Pi, Copilot, Droid, Gemini, Qwen, Opencode, Continue, Kilo, Cline, Goose, Nanocoder, ClineTask:
 		ms := make([]chatMessage, len(lines))
 		for i, l := range lines {
 			if err := json.Unmarshal(l, &ms[i]); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -27,6 +28,9 @@ type FakeAPI struct {
 	// Calls is how many tool results a conversation asked for a call gets before the fake
 	// answers "Done." (0: 1).
 	Calls int
+	// Done, when the agent declares a tool of that name, is called with {"result": text} in
+	// place of a text answer (an agent whose turns end with a tool: Cline 2.x).
+	Done string
 
 	inputTokens int  // the prompt usage each answer reports (0: 100): SetInputTokens
 	undeclared  bool // CallUndeclared: the tool is called though the agent did not declare it
@@ -244,7 +248,7 @@ func (f *FakeAPI) chatAnswer(body []byte) answer {
 		} else {
 			c.ForEach(func(_, p gjson.Result) bool {
 				// (not the details kilo adds after every user message's own texts)
-				if p.Get("type").Str == "text" && !kiloInjected(p.Get("text").Str) {
+				if p.Get("type").Str == "text" && !kiloInjected(p.Get("text").Str) && !clineTaskInjected(p.Get("text").Str) {
 					lastUser = p.Get("text").Str
 				}
 				return true
@@ -260,7 +264,17 @@ func (f *FakeAPI) chatAnswer(body []byte) answer {
 			results++
 		}
 	}
-	return f.decide(lastResult, results, lastUser, tools, schema)
+	a := f.decide(lastResult, results, lastUser, tools, schema)
+	if !a.call && f.Done != "" && slices.Contains(tools, f.Done) && !schema {
+		a = answer{call: true, tool: f.Done, args: map[string]any{"result": a.text}}
+	}
+	return a
+}
+
+// clineTaskInjected: the note Cline 2.x adds after a user message's texts (its task_progress
+// reminder), which is not what the user asked.
+func clineTaskInjected(text string) bool {
+	return strings.HasPrefix(strings.TrimSpace(text), "# task_progress")
 }
 
 // chat answers Chat Completions, streamed (SSE chunks) or not.

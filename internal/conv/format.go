@@ -28,6 +28,8 @@ const (
 	FormatNanocoder Format = agent.Nanocoder
 	FormatSWEAgent  Format = agent.SWEAgent
 	FormatMiniSWE   Format = agent.MiniSWE
+	FormatClineTask Format = agent.ClineTask
+	FormatRooCode   Format = agent.RooCode
 )
 
 // Agent is the format's descriptor in the registry (the zero Agent for FormatUnknown).

@@ -4,7 +4,8 @@
 // internal/opencodestore; Goose: internal/goosestore), and the session files that are not JSON
 // lines, each named by its path (Aider's Markdown chat history: internal/aiderhist; an
 // OpenHands conversation: internal/openhandsconv; a Cline CLI session: internal/clinesess; a
-// Nanocoder session: internal/nanocodersess; SWE-agent's and mini-swe-agent's trajectories:
+// task of Cline's extension, Cline CLI 2.x, Kilo Code's extension or Roo Code:
+// internal/clinetask; a Nanocoder session: internal/nanocodersess; SWE-agent's and mini-swe-agent's trajectories:
 // internal/sweagenttraj, internal/miniswetraj). Each is opened as a file that no other program
 // sees, in the format its package exports, and never written. An agent's package describes its
 // sessions as a Store or a Source, and is one line of stores or converted below; every function
@@ -17,6 +18,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/aiderhist"
 	"github.com/ctxc/ctxc/internal/clinesess"
+	"github.com/ctxc/ctxc/internal/clinetask"
 	"github.com/ctxc/ctxc/internal/goosestore"
 	"github.com/ctxc/ctxc/internal/miniswetraj"
 	"github.com/ctxc/ctxc/internal/nanocodersess"
@@ -73,6 +75,7 @@ var converted = []Source{
 	aiderhist.Files,
 	openhandsconv.Files,
 	clinesess.Files,
+	clinetask.Files,
 	nanocodersess.Files,
 	sweagenttraj.Files,
 	miniswetraj.Files,

@@ -20,11 +20,12 @@ func TestConvertedFiles(t *testing.T) {
 		{"aider/zen-mcp-server/.aider.chat.history.md", "Aider"},
 		{"openhands/conversations/cd94562403b9487ebdd4018e3f531dfd/base_state.json", "OpenHands"},
 		{"cline/sessions/1795898039634_e06ml/1795898039634_e06ml.messages.json", "Cline"},
+		{"cline-task/tasks/1795924009252/api_conversation_history.json", "Roo Code"},
 		{"nanocoder/sessions/fbf6a75c-3983-467f-be52-be6a3be61394.json", "Nanocoder"},
 		{"sweagent/gpt4__swe-agent__test-repo__default_from_url__t-0.00__p-0.95__c-3.00__install-1/swe-agent__test-repo-i1.traj", "SWE-agent"},
 		{"miniswe/sqlfluff__sqlfluff-2419/sqlfluff__sqlfluff-2419.traj.json", "mini-swe-agent"},
 	} {
-		t.Run(tc.agent, func(t *testing.T) {
+		t.Run(filepath.Base(tc.path), func(t *testing.T) {
 			path := filepath.Join(root, tc.path)
 			owners := 0
 			for _, s := range converted {

@@ -82,6 +82,8 @@ const (
 	FormatNanocoder  = conv.FormatNanocoder
 	FormatSWEAgent   = conv.FormatSWEAgent
 	FormatMiniSWE    = conv.FormatMiniSWE
+	FormatClineTask  = conv.FormatClineTask
+	FormatRooCode    = conv.FormatRooCode
 )
 
 // SummaryMessage is conv.SummaryMessage.

@@ -7,6 +7,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/agent/aider"
 	"github.com/ctxc/ctxc/internal/agent/cline"
+	"github.com/ctxc/ctxc/internal/agent/clinetask"
 	"github.com/ctxc/ctxc/internal/agent/copilot"
 	"github.com/ctxc/ctxc/internal/agent/droid"
 	"github.com/ctxc/ctxc/internal/agent/goose"
@@ -226,6 +227,12 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 		return FormatOpenhands, true, nil
 	case (typ == cline.HeaderType && has(m.sessionID)) || typ == cline.CompactedType:
 		return FormatCline, true, nil
+	case typ == clinetask.ClineHeader || typ == clinetask.OpenType:
+		return FormatClineTask, true, nil
+	case typ == clinetask.RooHeader:
+		return FormatRooCode, true, nil
+	case typ == clinetask.MessageType && m.message.IsObject():
+		return FormatClineTask, false, nil
 	case typ == goose.HeaderType && has(m.sessionID):
 		return FormatGoose, true, nil
 	case typ == nanocoder.HeaderType && has(m.sessionID):

@@ -20,6 +20,7 @@ func TestFormatsAreTheRegistry(t *testing.T) {
 		FormatNanocoder,
 		FormatSWEAgent,
 		FormatMiniSWE,
+		FormatNanocoder, FormatClineTask, FormatRooCode,
 	}
 	got := Formats()
 	if len(got) != len(known) {

@@ -3,6 +3,7 @@ package transcript
 import (
 	"github.com/ctxc/ctxc/internal/agent/aider"
 	"github.com/ctxc/ctxc/internal/agent/cline"
+	"github.com/ctxc/ctxc/internal/agent/clinetask"
 	"github.com/ctxc/ctxc/internal/agent/continuecli"
 	"github.com/ctxc/ctxc/internal/agent/copilot"
 	"github.com/ctxc/ctxc/internal/agent/droid"
@@ -50,6 +51,8 @@ var agentCodes = []agentCode{
 	{FormatNanocoder, nanocoder.NewReader, nanocoder.Record, readOnlyWriter{FormatNanocoder, nanocoder.ReadOnly}, nil},
 	{FormatSWEAgent, sweagent.NewReader, sweagent.Record, readOnlyWriter{FormatSWEAgent, sweagent.ReadOnly}, nil},
 	{FormatMiniSWE, miniswe.NewReader, miniswe.Record, readOnlyWriter{FormatMiniSWE, miniswe.ReadOnly}, nil},
+	{FormatClineTask, clinetask.NewReader, clinetask.Record, readOnlyWriter{FormatClineTask, clinetask.ReadOnly}, nil},
+	{FormatRooCode, clinetask.NewReader, clinetask.Record, readOnlyWriter{FormatRooCode, clinetask.ReadOnly}, nil},
 }
 
 // readOnlyWriter writes for an agent whose sessions ctxc only reads: never into them (Append

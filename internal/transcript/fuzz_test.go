@@ -371,3 +371,17 @@ func FuzzGooseReader(f *testing.F) {
 		`{"role":"user","content":[{"type":"toolResponse","id":"c","toolResult":{"status":"error","error":5}}]}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatGoose) })
 }
+
+// FuzzClineTaskReader: the tasks of Cline's extension and its descendants as internal/clinetask
+// exports them.
+func FuzzClineTaskReader(f *testing.F) {
+	addSeeds(f, "../../testdata/fixtures/cline-task-*.jsonl")
+	f.Add([]byte(`{"type":"cline_task","taskId":"1","messages":3,"deletedRange":[2,1]}` + "\n" +
+		`{"type":"task_message","index":0,"sent":true,"message":{"role":"user","content":[{"type":"text","text":"<task>\nhi\n</task>"}]}}` + "\n" +
+		`{"type":"task_message","index":1,"sent":true,"edits":{"0":"edited"},"message":{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"tool_use","id":"c","name":"summarize_task","input":{}}]}}` + "\n" +
+		`{"type":"task_message","index":2,"sent":true,"calls":["c"],"dropResults":true,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c","content":[{"type":"text","text":"r"},{"type":"image"}]}]}}` + "\n" +
+		`{"type":"task_open_calls","calls":["d"]}` + "\n"))
+	f.Add([]byte(`{"type":"roo_task","taskId":"1","messages":1}` + "\n" +
+		`{"type":"task_message","index":0,"sent":true,"drop":["x"],"message":{"role":"user","content":"s","isSummary":true}}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatClineTask) })
+}
