@@ -35,6 +35,7 @@ const (
 	Cline       = "cline"
 	Goose       = "goose"
 	Nanocoder   = "nanocoder"
+	Omp         = "omp"
 )
 
 // Agent describes one format.
@@ -134,6 +135,7 @@ var all = sync.OnceValue(func() []Agent {
 		cline,
 		goose,
 		nanocoder,
+		omp,
 	}
 })
 

@@ -26,6 +26,7 @@ const (
 	FormatCline     Format = agent.Cline
 	FormatGoose     Format = agent.Goose
 	FormatNanocoder Format = agent.Nanocoder
+	FormatOmp       Format = agent.Omp
 )
 
 // Agent is the format's descriptor in the registry (the zero Agent for FormatUnknown).

@@ -80,6 +80,7 @@ const (
 	FormatCline      = conv.FormatCline
 	FormatGoose      = conv.FormatGoose
 	FormatNanocoder  = conv.FormatNanocoder
+	FormatOmp        = conv.FormatOmp
 )
 
 // SummaryMessage is conv.SummaryMessage.

@@ -8,6 +8,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent/droid"
 	"github.com/ctxc/ctxc/internal/agent/goose"
 	"github.com/ctxc/ctxc/internal/agent/nanocoder"
+	"github.com/ctxc/ctxc/internal/agent/omp"
 	"github.com/ctxc/ctxc/internal/agent/openhands"
 	"github.com/ctxc/ctxc/internal/agent/qwen"
 	"github.com/ctxc/ctxc/internal/jsonl"
@@ -46,6 +47,7 @@ var agentCodes = []agentCode{
 	{FormatCline, cline.NewReader, cline.Record, cline.Writer{}, nil},
 	{FormatGoose, goose.NewReader, goose.Record, readOnlyWriter{FormatGoose, goose.ReadOnly}, nil},
 	{FormatNanocoder, nanocoder.NewReader, nanocoder.Record, readOnlyWriter{FormatNanocoder, nanocoder.ReadOnly}, nil},
+	{FormatOmp, omp.NewReader, omp.Record, ompWriter{}, nil},
 }
 
 // readOnlyWriter writes for an agent whose sessions ctxc only reads: never into them (Append
