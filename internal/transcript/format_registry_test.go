@@ -18,6 +18,7 @@ func TestFormatsAreTheRegistry(t *testing.T) {
 		FormatCline,
 		FormatGoose,
 		FormatNanocoder,
+		FormatOmp,
 	}
 	got := Formats()
 	if len(got) != len(known) {
