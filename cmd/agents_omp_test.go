@@ -108,13 +108,14 @@ func ompAgrees(t *testing.T, h *agentcheck.AgentHome, path string) []agentcheck.
 	return got
 }
 
-// checkOmpStats: ctxc stats counts what the session holds.
+// checkOmpStats: ctxc stats counts what the session holds (a compaction's summary as a user
+// message, as omp sends it).
 func checkOmpStats(t *testing.T, path string) ompCounts {
 	t.Helper()
 	st := statsOf(t, path)
 	c := countOmp(t, path)
 	t.Logf("%+v; the session: %+v", st, c)
-	if st.Format != "omp" || st.Messages.User != c.users || st.Messages.Assistant != c.assistants || st.ToolCalls != c.calls ||
+	if st.Format != "omp" || st.Messages.User != c.users+c.compactions || st.Messages.Assistant != c.assistants || st.ToolCalls != c.calls ||
 		st.ToolResults != c.results || st.Messages.Tool != c.results || st.Compactions != c.compactions {
 		t.Errorf("stats of %s: %+v; it holds %+v", path, st, c)
 	}

@@ -78,21 +78,28 @@ func (h *AgentHome) OmpResume(file string) ([]byte, error) {
 	return lastTurn(h.Fake.Requests("/chat/completions"), qwenEndsWithPrompt)
 }
 
-// ompReminder tells omp's own note of the day and the working folder, which it puts before the
-// first user text of every request and does not keep in the session.
-func ompReminder(part string) bool {
-	return strings.HasPrefix(part, "text:<system-reminder>\nToday: ") && strings.HasSuffix(part, "</system-reminder>")
-}
+// ompReminderHead begins omp's own note of the day and the working folder, which it puts before
+// the first user text of every request and does not keep in the session.
+const ompReminderHead = "text:<system-reminder>\nToday: "
 
-// dropOmpReminder leaves omp's note out of its turns.
+// dropOmpReminder leaves omp's note out of its turns (a user text part that starts with it keeps
+// what follows the note).
 func dropOmpReminder(turns []Turn) []Turn {
 	var out []Turn
 	for _, t := range turns {
 		var parts []string
 		for _, p := range t.Parts {
-			if !(t.Role == "user" && ompReminder(p)) {
-				parts = append(parts, p)
+			if t.Role == "user" && strings.HasPrefix(p, ompReminderHead) {
+				_, rest, ok := strings.Cut(p, "</system-reminder>")
+				if !ok {
+					continue
+				}
+				if rest = strings.TrimSpace(rest); rest == "" {
+					continue
+				}
+				p = "text:" + rest
 			}
+			parts = append(parts, p)
 		}
 		out = appendTurn(out, Turn{Role: t.Role, Parts: parts})
 	}
