@@ -1,8 +1,11 @@
 package agentcheck
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -104,4 +107,43 @@ func dropOmpReminder(turns []Turn) []Turn {
 		out = appendTurn(out, Turn{Role: t.Role, Parts: parts})
 	}
 	return out
+}
+
+// OmpRender renders each text as omp renders a prompt template's value (`render("{{s}}", {s})`
+// of its @oh-my-pi/pi-utils, under the pinned bun): what its post-render pass makes of it. ok is
+// false when omp is not installed.
+func OmpRender(texts []string) (out []string, ok bool, err error) {
+	bin, found := MoreBin("omp")
+	if !found {
+		return nil, false, nil
+	}
+	utils := filepath.Join(bin, "..", "..", "alone", "@oh-my-pi+pi-coding-agent", "node_modules", "@oh-my-pi", "pi-utils", "src", "prompt.ts")
+	if _, err := os.Stat(utils); err != nil {
+		return nil, false, nil
+	}
+	dir, err := os.MkdirTemp("", "ctxc-omp-render")
+	if err != nil {
+		return nil, true, err
+	}
+	defer os.RemoveAll(dir)
+	script := filepath.Join(dir, "render.ts")
+	src := fmt.Sprintf("import { render } from %q;\n", utils) +
+		"const cases: string[] = JSON.parse(await Bun.stdin.text());\n" +
+		"console.log(JSON.stringify(cases.map((s) => render(\"{{s}}\", { s }))));\n"
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		return nil, true, err
+	}
+	in, err := json.Marshal(texts)
+	if err != nil {
+		return nil, true, err
+	}
+	cmd := exec.Command(filepath.Join(bin, "bun"), script)
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return nil, true, fmt.Errorf("bun %s: %v: %s", script, err, stderr.String())
+	}
+	return out, true, json.Unmarshal(b, &out)
 }

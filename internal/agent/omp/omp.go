@@ -321,11 +321,11 @@ func entryMessage(typ string, f fields, text conv.TextMode) (m conv.Message, emi
 	return m, false
 }
 
-func wrapped(s jsonl.Value, prefix, suffix string, text conv.TextMode) conv.Message {
+// wrapped is a summary in one of omp's wrappers, as omp renders the template that holds it
+// (Render: its lines' trailing white space cut, its blank lines gathered).
+func wrapped(s jsonl.Value, head, tail string, text conv.TextMode) conv.Message {
 	t := conv.TextBuilder{Text: text.On(), NoCount: text == conv.SearchText}
-	t.Lit(prefix)
-	t.Val(s)
-	t.Lit(suffix)
+	t.Lit(Render(head + s.Str() + tail))
 	return conv.Message{Role: conv.RoleUser, Blocks: []conv.Block{t.Block()}}
 }
 
