@@ -158,7 +158,7 @@ func FuzzNanocoderReader(f *testing.F) {
 // FuzzOmpReader: Oh My Pi's sessions (pi's entry tree after a title slot line), pi's seeds
 // taken as omp's too.
 func FuzzOmpReader(f *testing.F) {
-	addSeeds(f, "../../testdata/fixtures/omp-*.jsonl", "../../testdata/fixtures/pi-*.jsonl")
+	addSeeds(f, "../../testdata/fixtures/omp-*.jsonl", "../../testdata/fixtures/pi-v1-*.jsonl", "../../testdata/fixtures/pi-openclaw-*.jsonl")
 	f.Add([]byte(`{"type":"title","v":1,"title":"","pad":" "}` + "\n" +
 		`{"type":"session","version":3,"id":"s","cwd":"/p"}` + "\n" +
 		`{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"hi"}}` + "\n" +
