@@ -39,6 +39,7 @@ const (
 	MiniSWE     = "mini-swe-agent"
 	ClineTask   = "cline-task"
 	RooCode     = "roo-code"
+	Omp         = "omp"
 )
 
 // Agent describes one format.
@@ -144,6 +145,7 @@ var all = sync.OnceValue(func() []Agent {
 		miniSWE,
 		clineTask,
 		rooCode,
+		omp,
 	}
 })
 

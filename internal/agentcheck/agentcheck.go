@@ -146,7 +146,7 @@ func FromRequest(agent string, body []byte) ([]Turn, error) {
 			ms = ms[1:]
 		}
 		return dropPrompt(chatTurns(ms)), nil
-	case Copilot, Droid, Continue, Cline, Nanocoder:
+	case Copilot, Droid, Continue, Cline, Nanocoder, Omp:
 		return chatRequestTurns(agent, body)
 	case Gemini:
 		return geminiRequestTurns(body)
@@ -182,6 +182,9 @@ func chatRequestTurns(agent string, body []byte) ([]Turn, error) {
 	turns := chatTurns(ms)
 	if agent == Droid {
 		turns = dropReminders(turns)
+	}
+	if agent == Omp {
+		turns = dropOmpReminder(turns)
 	}
 	if n := len(turns); agent == Copilot && n > 0 && turns[n-1].Role == "user" {
 		parts := turns[n-1].Parts
@@ -254,7 +257,7 @@ func FromLoad(agent string, jsonl []byte) ([]Turn, error) {
 			turns = turns[1:]
 		}
 		return turns, nil
-	case Codex, Pi, Copilot, Droid, Gemini, Qwen, Opencode, Continue, Kilo, Cline, Goose, Nanocoder, ClineTask:
+	case Codex, Pi, Copilot, Droid, Gemini, Qwen, Opencode, Continue, Kilo, Cline, Goose, Nanocoder, ClineTask, Omp:
 		ms := make([]chatMessage, len(lines))
 		for i, l := range lines {
 			if err := json.Unmarshal(l, &ms[i]); err != nil {

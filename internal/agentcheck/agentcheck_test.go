@@ -1,6 +1,7 @@
 package agentcheck
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -172,5 +173,24 @@ func TestCompareGeminiQwen(t *testing.T) {
 	}
 	if Compare(Qwen, want[:1], got) == "" {
 		t.Error("a missing call should differ")
+	}
+}
+
+// omp's note of the day is left out of its turns, whether a part of its own or joined with the
+// text after it; other reminders stay.
+func TestDropOmpReminder(t *testing.T) {
+	note := "text:<system-reminder>\nToday: 2026-11-29; current working directory: '/p'. Do not repeat this information in your reply.\n</system-reminder>"
+	for _, tc := range []struct {
+		in, want []Turn
+	}{
+		{[]Turn{{Role: "user", Parts: []string{note + "\nLook"}}}, []Turn{{Role: "user", Parts: []string{"text:Look"}}}},
+		{[]Turn{{Role: "user", Parts: []string{note, "call:x"}}}, []Turn{{Role: "user", Parts: []string{"call:x"}}}},
+		{[]Turn{{Role: "user", Parts: []string{note}}, {Role: "assistant", Parts: []string{"text:OK"}}}, []Turn{{Role: "assistant", Parts: []string{"text:OK"}}}},
+		{[]Turn{{Role: "user", Parts: []string{"text:<system-reminder>\nother\n</system-reminder>"}}}, []Turn{{Role: "user", Parts: []string{"text:<system-reminder>\nother\n</system-reminder>"}}}},
+	} {
+		got := dropOmpReminder(tc.in)
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("dropOmpReminder(%v) = %v, want %v", tc.in, got, tc.want)
+		}
 	}
 }

@@ -30,6 +30,7 @@ const (
 	FormatMiniSWE   Format = agent.MiniSWE
 	FormatClineTask Format = agent.ClineTask
 	FormatRooCode   Format = agent.RooCode
+	FormatOmp       Format = agent.Omp
 )
 
 // Agent is the format's descriptor in the registry (the zero Agent for FormatUnknown).

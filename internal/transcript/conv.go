@@ -84,6 +84,7 @@ const (
 	FormatMiniSWE    = conv.FormatMiniSWE
 	FormatClineTask  = conv.FormatClineTask
 	FormatRooCode    = conv.FormatRooCode
+	FormatOmp        = conv.FormatOmp
 )
 
 // SummaryMessage is conv.SummaryMessage.

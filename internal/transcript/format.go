@@ -13,6 +13,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent/goose"
 	"github.com/ctxc/ctxc/internal/agent/miniswe"
 	"github.com/ctxc/ctxc/internal/agent/nanocoder"
+	"github.com/ctxc/ctxc/internal/agent/omp"
 	"github.com/ctxc/ctxc/internal/agent/openhands"
 	"github.com/ctxc/ctxc/internal/agent/sweagent"
 	"github.com/ctxc/ctxc/internal/jsonl"
@@ -46,6 +47,9 @@ func Wrappers(f Format) []Wrapper {
 	switch f {
 	case FormatPi:
 		return []Wrapper{head(piCompactionPrefix), tail(piCompactionSuffix), head(piBranchPrefix), tail(piBranchSuffix)}
+	case FormatOmp:
+		return []Wrapper{head(omp.SummaryHead), tail(omp.SummaryTail), head(omp.HandoffHead), tail(omp.HandoffTail),
+			head(omp.BranchHead), tail(omp.BranchTail)}
 	case FormatCopilot:
 		return []Wrapper{head(copilot.SummaryHead), mid(copilot.SummaryMid), tail(copilot.SummaryTail),
 			mid(copilot.UserMsgOpen), mid(copilot.UserMsgClose)}
@@ -215,6 +219,8 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 		return FormatDroid, true, nil
 	case copilotEventType(typ) && has(m.id) && has(m.timestamp):
 		return FormatCopilot, true, nil
+	case typ == omp.HeaderType && !has(m.id):
+		return FormatOmp, true, nil
 	case typ == "session" && has(m.id):
 		return FormatPi, true, nil
 	case m.info.IsObject() && m.parts.IsArray() && m.agent.Str() == agent.Kilo:

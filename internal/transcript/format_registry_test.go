@@ -21,6 +21,7 @@ func TestFormatsAreTheRegistry(t *testing.T) {
 		FormatSWEAgent,
 		FormatMiniSWE,
 		FormatNanocoder, FormatClineTask, FormatRooCode,
+		FormatOmp,
 	}
 	got := Formats()
 	if len(got) != len(known) {

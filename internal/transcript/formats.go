@@ -10,6 +10,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent/goose"
 	"github.com/ctxc/ctxc/internal/agent/miniswe"
 	"github.com/ctxc/ctxc/internal/agent/nanocoder"
+	"github.com/ctxc/ctxc/internal/agent/omp"
 	"github.com/ctxc/ctxc/internal/agent/openhands"
 	"github.com/ctxc/ctxc/internal/agent/qwen"
 	"github.com/ctxc/ctxc/internal/agent/sweagent"
@@ -53,6 +54,7 @@ var agentCodes = []agentCode{
 	{FormatMiniSWE, miniswe.NewReader, miniswe.Record, readOnlyWriter{FormatMiniSWE, miniswe.ReadOnly}, nil},
 	{FormatClineTask, clinetask.NewReader, clinetask.Record, readOnlyWriter{FormatClineTask, clinetask.ReadOnly}, nil},
 	{FormatRooCode, clinetask.NewReader, clinetask.Record, readOnlyWriter{FormatRooCode, clinetask.ReadOnly}, nil},
+	{FormatOmp, omp.NewReader, omp.Record, ompWriter{}, nil},
 }
 
 // readOnlyWriter writes for an agent whose sessions ctxc only reads: never into them (Append

@@ -182,6 +182,18 @@ func FuzzMiniSWEReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatMiniSWE) })
 }
 
+// FuzzOmpReader: Oh My Pi's sessions (pi's entry tree after a title slot line), pi's seeds
+// taken as omp's too.
+func FuzzOmpReader(f *testing.F) {
+	addSeeds(f, "../../testdata/fixtures/omp-*.jsonl", "../../testdata/fixtures/pi-v1-*.jsonl", "../../testdata/fixtures/pi-openclaw-*.jsonl")
+	f.Add([]byte(`{"type":"title","v":1,"title":"","pad":" "}` + "\n" +
+		`{"type":"session","version":3,"id":"s","cwd":"/p"}` + "\n" +
+		`{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"hi"}}` + "\n" +
+		`{"type":"compaction","id":"c","parentId":"a","summary":"s","firstKeptEntryId":"a","method":"handoff"}` + "\n" +
+		`{"type":"branch_summary","id":"b","parentId":"c","summary":"x"}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatOmp) })
+}
+
 // FuzzKiloReader: Kilo's messages as internal/opencodestore exports them (opencode's reader,
 // with Kilo's transient texts and board notices), opencode's seeds taken as Kilo's too.
 func FuzzKiloReader(f *testing.F) {

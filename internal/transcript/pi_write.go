@@ -150,7 +150,7 @@ func piApplyEdits(o *object, m *Message) {
 }
 
 func (piWriter) New(src *Source, c *Compaction) (Written, error) {
-	first, err := src.FirstRecord()
+	first, err := piHeaderRecord(src)
 	if err != nil {
 		return Written{}, err
 	}

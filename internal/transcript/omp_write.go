@@ -1,0 +1,73 @@
+package transcript
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ctxc/ctxc/internal/agent/omp"
+	"github.com/ctxc/ctxc/internal/conv"
+	"github.com/ctxc/ctxc/internal/jsonl"
+)
+
+// ompWriter writes a compaction into an omp session as pi's writer does (omp keeps pi's
+// compaction entry: summary, firstKeptEntryId, tokensBefore), which omp resumes with its own
+// summary wrapper. A new file (-o) is pi's new v3 session after omp's title slot line, so that
+// it reads as omp's.
+type ompWriter struct{}
+
+func (ompWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
+	return piWriter{}.Append(src, c, late)
+}
+
+func (ompWriter) New(src *Source, c *Compaction) (Written, error) {
+	w, err := piWriter{}.New(src, c)
+	if err != nil {
+		return w, err
+	}
+	w.Data = append(ompTitleSlot(c), w.Data...)
+	w.Resume = conv.ResumeHint(FormatOmp, "")
+	return w, nil
+}
+
+// ompTitleSlotBytes is the length of omp's title slot line, its line end included
+// (SESSION_TITLE_SLOT_BYTES): omp rewrites the title in place within it.
+const ompTitleSlotBytes = 256
+
+// ompTitleSlot is an empty title slot line as omp writes it at the top of a new session.
+func ompTitleSlot(c *Compaction) []byte {
+	o := conv.NewObject()
+	o.Set("type", omp.HeaderType)
+	o.Set("v", 1)
+	o.Set("title", "")
+	o.Set("updatedAt", conv.RFC3339ms(c.Now))
+	o.Set("pad", "")
+	line := o.Encode()
+	pad := max(ompTitleSlotBytes-1-len(line), 0)
+	return []byte(strings.Replace(string(line), `"pad":""`, `"pad":"`+strings.Repeat(" ", pad)+`"`, 1) + "\n")
+}
+
+// piHeaderRecord is the session header of a pi or omp session: its first record, or in omp's
+// the one after the title slot.
+func piHeaderRecord(src *Source) ([]byte, error) {
+	lr := jsonl.NewLineReader(io.NewSectionReader(src.ReaderAt(), 0, 1<<62))
+	for records := 0; ; {
+		l, err := lr.Next()
+		if err != nil {
+			return nil, fmt.Errorf("%s: no session header: %v", src.Path, err)
+		}
+		b := bytes.TrimSpace(conv.TrimBOM(l.Bytes))
+		if len(b) == 0 {
+			continue
+		}
+		if !jsonl.Valid(b) {
+			return nil, &DataError{Path: src.Path, Line: l.Num, Msg: "invalid JSON"}
+		}
+		records++
+		if records == 1 && jsonl.Value(b).Get("type").Str() == omp.HeaderType {
+			continue
+		}
+		return append([]byte(nil), b...), nil
+	}
+}
