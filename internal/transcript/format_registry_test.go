@@ -20,7 +20,7 @@ func TestFormatsAreTheRegistry(t *testing.T) {
 		FormatNanocoder,
 		FormatSWEAgent,
 		FormatMiniSWE,
-		FormatNanocoder, FormatClineTask, FormatRooCode,
+		FormatClineTask, FormatRooCode,
 		FormatOmp,
 	}
 	got := Formats()
