@@ -168,3 +168,10 @@ func ParentOrNil(id string) any {
 	}
 	return id
 }
+
+// NewHexID is a random id of n hex digits (pi's entry ids are 8).
+func NewHexID(n int) string {
+	b := make([]byte, (n+1)/2)
+	rand.Read(b)
+	return hex.EncodeToString(b)[:n]
+}

@@ -468,7 +468,7 @@ func (r *codexReader) Finish(st *Stats) []ref {
 	}
 	refs := make([]ref, 0, len(r.hist))
 	var run codexTokenRun
-	// Calls left without an output are answered on load (finishContext): one more message of
+	// Calls left without an output are answered on load (FinishContext): one more message of
 	// CodexAbortedOutput each, charged to the ref that holds the call.
 	answered := map[uint64]bool{}
 	for _, it := range r.hist {
@@ -654,9 +654,9 @@ func codexEnvironment(content jsonl.Value) bool {
 // resumes a session (an interrupted turn): the call is answered, not left open.
 const CodexAbortedOutput = "aborted"
 
-// finishContext answers the calls left open in the context as Codex does on resume: with an
+// FinishContext answers the calls left open in the context as Codex does on resume: with an
 // "aborted" output right after the response that made them.
-func (r *codexReader) finishContext(ms []Message) []Message {
+func (r *codexReader) FinishContext(ms []Message) []Message {
 	answered := map[string]bool{}
 	open := 0
 	for i := range ms {

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"github.com/ctxc/ctxc/internal/agent/aider"
+	"github.com/ctxc/ctxc/internal/agent/claude"
 	"github.com/ctxc/ctxc/internal/agent/cline"
 	"github.com/ctxc/ctxc/internal/agent/continuecli"
 	"github.com/ctxc/ctxc/internal/agent/copilot"
@@ -31,7 +32,7 @@ type agentCode struct {
 }
 
 var agentCodes = []agentCode{
-	{FormatClaude, func() formatReader { return newClaudeReader() }, claudeRecord, claudeWriter{}, claudeSession},
+	{FormatClaude, claude.NewReader, claude.Record, claude.Writer{}, claudeSession},
 	{FormatCodex, func() formatReader { return newCodexReader() }, codexRecord, codexWriter{}, codexSession},
 	{FormatPi, func() formatReader { return newPiReader() }, piRecord, piWriter{}, piSession},
 	{FormatGemini, func() formatReader { return newGeminiReader() }, geminiRecord, geminiWriter{}, geminiSession},

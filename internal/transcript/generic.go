@@ -3,6 +3,7 @@ package transcript
 import (
 	"fmt"
 
+	"github.com/ctxc/ctxc/internal/agent/claude"
 	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
@@ -153,9 +154,17 @@ type preparsed struct {
 	// generic: made by preparseGeneric (a message of the plain formats); claude: made by
 	// preparseClaude, the whole line's walk. A reader uses only its own kind.
 	generic bool
-	claude  *claudeLine
+	claude  *claude.Line
 	gemini  *geminiPre // made by preparseGemini: a Gemini CLI message record's counts
 	inPlace bool       // parsed in place (noText): points into the line's buffer
+}
+
+// AgentWalk is the walk of an agent's reader, which it takes through conv.Line.Walk.
+func (p *preparsed) AgentWalk() any {
+	if p.claude != nil {
+		return p.claude
+	}
+	return nil
 }
 
 // preparse parses a valid line of the given format with its text, ahead of the reader.
@@ -169,7 +178,7 @@ func preparse(f Format, t textMode, l *scanLine) *preparsed {
 // of per-range slices that the range workers give (one allocation per range rather than one
 // or two per line), or nil, for one allocated then.
 type walkSlots struct {
-	claude *claudeLine
+	claude *claude.Line
 	gemini *geminiPre
 }
 
@@ -188,10 +197,10 @@ func preparseInto(p *preparsed, slots walkSlots, f Format, t textMode, l *scanLi
 	if f == FormatClaude {
 		cl := slots.claude
 		if cl == nil {
-			cl = new(claudeLine)
+			cl = new(claude.Line)
 		}
-		*cl = scanClaudeLine(jsonl.Value(conv.UnsafeString(l.Bytes)), t, det)
-		*p = preparsed{ok: cl.msg.Exists(), claude: cl, inPlace: true} // uuids point into the line
+		*cl = claude.ScanLine(jsonl.Value(conv.UnsafeString(l.Bytes)), t, det)
+		*p = preparsed{ok: cl.HasMessage(), claude: cl, inPlace: true} // uuids point into the line
 		return
 	}
 	if f == FormatGemini {
@@ -255,7 +264,7 @@ func preparseMessage(msg jsonl.Value, t textMode, det *scanLine) preparsed {
 	}
 	if det != nil {
 		m := parseDialectV(msg, d, t)
-		detach(&m, det.Bytes, det.BytesOffset(), string(msg))
+		conv.Detach(&m, det.Bytes, det.BytesOffset(), string(msg))
 		return preparsed{m: &m, d: d, ok: true}
 	}
 	if t == conv.WindowedText {

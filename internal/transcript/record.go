@@ -137,39 +137,6 @@ func genericMarker(doc gjson.Result) Record {
 	return rec
 }
 
-func claudeRecord(v jsonl.Value) Record {
-	var typ, subtype string
-	var msg, meta jsonl.Value
-	var sidechain, summary bool
-	v.Each(func(k string, val jsonl.Value) bool {
-		switch k {
-		case "type":
-			typ = val.Str()
-		case "subtype":
-			subtype = val.Str()
-		case "message":
-			msg = val
-		case "ctxc":
-			meta = val
-		case "isSidechain":
-			sidechain = val.Bool()
-		case "isCompactSummary":
-			summary = val.Bool()
-		}
-		return true
-	})
-	if typ == "system" && subtype == "compact_boundary" {
-		return Record{Compaction: true, Meta: conv.MetaOf(meta)}
-	}
-	if (typ != "user" && typ != "assistant") || !msg.IsObject() {
-		return Record{}
-	}
-	c := claudeReader{}
-	m := c.message(msg, typ, conv.SearchText)
-	m.Summary = summary
-	return Record{Messages: []Message{m}, Sidechain: sidechain}
-}
-
 func codexRecord(v jsonl.Value) Record {
 	typ, payload, state := codexEnvelope(v)
 	if payload.Exists() && codexItemTypes[typ] {

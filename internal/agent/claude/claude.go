@@ -1,4 +1,7 @@
-package transcript
+// Package claude is ctxc's code for Claude Code's sessions: their reader, the decoder of one
+// line and the writer of a compaction (a new session from messages stays with the handoff
+// rendering, in internal/transcript).
+package claude
 
 import (
 	"hash/maphash"
@@ -12,7 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// claudeReader reads Claude Code session files (~/.claude/projects/<dir>/<session>.jsonl).
+// Reader reads Claude Code session files (~/.claude/projects/<dir>/<session>.jsonl).
 //
 // Conversation: "user" and "assistant" records with a "message" (an Anthropic Messages API
 // object). One API response is written as one line per content block sharing message.id: the
@@ -32,27 +35,27 @@ import (
 // parentUuid back; the walk ends at a record whose parent is null or unknown, which after a
 // compaction is the boundary. The context is the conversation records on that path, oldest
 // first: the summary message, then everything after it.
-type claudeReader struct {
+type Reader struct {
 	seed      maphash.Seed
 	index     map[uint64]int32 // uuid hash → record index
 	withUUID  int              // records put in index: more than len(index) when a uuid repeats
-	recs      claudeRecs
+	recs      records
 	leaf      int32
-	usage     claudePendingUsage
-	prevID    string            // message.id of the previous message record when it was an assistant one
-	kept      map[int32]Message // load: each message record's message with its text, by line
-	text      textMode          // load: how kept messages' text is decoded
-	observe   func(m *Message, l *jsonl.Line)
+	usage     pendingUsage
+	prevID    string                 // message.id of the previous message record when it was an assistant one
+	kept      map[int32]conv.Message // load: each message record's message with its text, by line
+	text      conv.TextMode          // load: how kept messages' text is decoded
+	observe   func(m *conv.Message, l *jsonl.Line)
 	prevChars int // chars counted so far for that response
 
 	// The sidechain records, read as a conversation of their own by side into sideSt. If the
 	// file ends with no main-chain message, they are its conversation (a subagent file);
-	// otherwise they stay counted apart (Stats.Sidechain) and side is dropped.
-	side   *claudeReader
-	sideSt *Stats
+	// otherwise they stay counted apart (conv.Stats.Sidechain) and side is dropped.
+	side   *Reader
+	sideSt *conv.Stats
 	isSide bool // this reader is a side: sidechain records are its conversation
 
-	preserved *claudePreserved
+	preserved *preservedList
 	// recordOpen: the lines read since the newest compact_boundary are still part of its
 	// compaction (no assistant record yet): see CompactionRecord.
 	recordOpen bool
@@ -60,7 +63,7 @@ type claudeReader struct {
 
 // trackRecord extends the newest compaction record over line l, until the first assistant
 // record after it.
-func (c *claudeReader) trackRecord(l *scanLine, typ string, st *Stats) {
+func (c *Reader) trackRecord(l *conv.Line, typ string, st *conv.Stats) {
 	if !c.recordOpen {
 		return
 	}
@@ -71,17 +74,17 @@ func (c *claudeReader) trackRecord(l *scanLine, typ string, st *Stats) {
 	st.ExtendRecord(l)
 }
 
-// claudePreserved is a compact_boundary's compactMetadata.preservedMessages: records before the
+// preservedList is a compact_boundary's compactMetadata.preservedMessages: records before the
 // boundary that the compaction keeps, relinked one after the other under the anchor (the
 // summary), as Claude Code does on resume; the other records before the boundary are dropped.
-type claudePreserved struct {
+type preservedList struct {
 	boundary int32 // index of the boundary record
 	anchor   uint64
 	uuids    []uint64
 }
 
-func (c *claudeReader) parsePreserved(pm jsonl.Value) *claudePreserved {
-	p := &claudePreserved{boundary: c.recs.len(), anchor: c.hash(pm.Get("anchorUuid").Str())}
+func (c *Reader) parsePreserved(pm jsonl.Value) *preservedList {
+	p := &preservedList{boundary: c.recs.len(), anchor: c.hash(pm.Get("anchorUuid").Str())}
 	pm.Get("uuids").Each(func(_ string, u jsonl.Value) bool {
 		p.uuids = append(p.uuids, c.hash(u.Str()))
 		return true
@@ -92,7 +95,7 @@ func (c *claudeReader) parsePreserved(pm jsonl.Value) *claudePreserved {
 	return p
 }
 
-type claudeRec struct {
+type record struct {
 	self     uint64 // hash of uuid
 	parent   uint64 // hash of parentUuid; 0 when null/absent
 	off      int64
@@ -111,7 +114,7 @@ type claudeRec struct {
 // most often the record just before it, and when no uuid repeats in the file that is the
 // index's answer too: it is checked first, which spares a map lookup per record of the chain
 // (finish runs on one core). With repeated uuids the index decides (it holds the last).
-func (c *claudeReader) lookup(h uint64, i int32) (int32, bool) {
+func (c *Reader) lookup(h uint64, i int32) (int32, bool) {
 	if i > 0 && c.withUUID == len(c.index) && c.recs.at(i-1).self == h {
 		return i - 1, true
 	}
@@ -119,25 +122,25 @@ func (c *claudeReader) lookup(h uint64, i int32) (int32, bool) {
 	return p, ok
 }
 
-// claudeRecs holds the records in chunks of recChunk: appending never copies what is stored
+// records holds the records in chunks of recChunk: appending never copies what is stored
 // (a 1 GB session has 125,000 records, and a slice grown by append allocates about five times
 // its final size on the way, all of it for the collector).
-type claudeRecs struct {
-	chunks [][]claudeRec
+type records struct {
+	chunks [][]record
 	n      int32
 }
 
 const recChunk = 4096
 
-func (r *claudeRecs) len() int32 { return r.n }
+func (r *records) len() int32 { return r.n }
 
-func (r *claudeRecs) at(i int32) *claudeRec { return &r.chunks[i/recChunk][i%recChunk] }
+func (r *records) at(i int32) *record { return &r.chunks[i/recChunk][i%recChunk] }
 
-func (r *claudeRecs) add(rec claudeRec) {
+func (r *records) add(rec record) {
 	if len(r.chunks) == 0 || len(r.chunks[len(r.chunks)-1]) == recChunk {
-		var c []claudeRec
+		var c []record
 		if len(r.chunks) > 0 {
-			c = make([]claudeRec, 0, recChunk) // the first grows as needed: most files are small
+			c = make([]record, 0, recChunk) // the first grows as needed: most files are small
 		}
 		r.chunks = append(r.chunks, c)
 	}
@@ -146,17 +149,36 @@ func (r *claudeRecs) add(rec claudeRec) {
 	r.n++
 }
 
-type claudePendingUsage struct {
+type pendingUsage struct {
 	id string
-	u  Usage
+	u  conv.Usage
 	ok bool
 }
 
-func newClaudeReader() *claudeReader {
-	return &claudeReader{seed: maphash.MakeSeed(), index: map[uint64]int32{}, leaf: -1}
+func newReader() *Reader {
+	return &Reader{seed: maphash.MakeSeed(), index: map[uint64]int32{}, leaf: -1}
 }
 
-func (c *claudeReader) hash(s string) uint64 {
+// NewReader is a reader of one Claude Code session (a *Reader).
+func NewReader() conv.Reader { return newReader() }
+
+// Keep makes the reader a load's: it keeps each message record's message, with its text
+// decoded as text says, for Kept.
+func (c *Reader) Keep(text conv.TextMode) {
+	c.kept = map[int32]conv.Message{}
+	c.text = text
+}
+
+// Observe has fn called with each message as its line is read, in file order.
+func (c *Reader) Observe(fn func(m *conv.Message, l *jsonl.Line)) { c.observe = fn }
+
+// Keeps tells whether the reader kept the messages it read (Keep).
+func (c *Reader) Keeps() bool { return c.kept != nil }
+
+// Kept is the message the reader kept of line n.
+func (c *Reader) Kept(n int32) conv.Message { return c.kept[n] }
+
+func (c *Reader) hash(s string) uint64 {
 	h := maphash.String(c.seed, s)
 	if h == 0 {
 		h = 1 // 0 means "no parent"
@@ -164,23 +186,26 @@ func (c *claudeReader) hash(s string) uint64 {
 	return h
 }
 
-// claudeLine is what the reader takes from one line, found by one walk over it: lines can be
+// Line is what the reader takes from one line, found by one walk over it: lines can be
 // megabytes long. The range workers (scanFileRanges) walk the lines ahead of the reader, in
 // parallel; add walks those that were not.
-type claudeLine struct {
+type Line struct {
 	typ, uuid, parent, subtype string
-	msg                        jsonl.Value // the line's "message" object
-	parsed                     Message     // msg, parsed with the text mode of the walk
+	msg                        jsonl.Value  // the line's "message" object
+	parsed                     conv.Message // msg, parsed with the text mode of the walk
 	sidechain, compactSummary  bool
 	preserved                  jsonl.Value // a compact_boundary's compactMetadata.preservedMessages
-	usage                      Usage       // of an assistant message
+	usage                      conv.Usage  // of an assistant message
 	hasUsage                   bool
 }
 
-// scanClaudeLine walks a line. With noText the message is parsed in place (it keeps substrings
-// of the line); otherwise as preparseClaudeMessage does (owned or detached by det).
-func scanClaudeLine(line jsonl.Value, t textMode, det *scanLine) claudeLine {
-	var f claudeLine
+// HasMessage tells whether the line holds a "message".
+func (f *Line) HasMessage() bool { return f.msg.Exists() }
+
+// ScanLine walks a line. With noText the message is parsed in place (it keeps substrings
+// of the line); otherwise as preparseMessage does (owned or detached by det).
+func ScanLine(line jsonl.Value, t conv.TextMode, det *conv.Line) Line {
+	var f Line
 	line.Walk(func(k string, rest jsonl.Value) int {
 		switch k {
 		case "message":
@@ -194,7 +219,7 @@ func scanClaudeLine(line jsonl.Value, t textMode, det *scanLine) claudeLine {
 			}
 			n := jsonl.SkipValue(string(rest), 0)
 			f.msg = rest[:n]
-			f.parsed = preparseClaudeMessage(f.msg, t, det)
+			f.parsed = preparseMessage(f.msg, t, det)
 			return n
 		case "compactMetadata":
 			v, n := rest.Prefix()
@@ -232,7 +257,7 @@ func scanClaudeLine(line jsonl.Value, t textMode, det *scanLine) claudeLine {
 // add reads one record: a sidechain record goes to the side reader; a compact_boundary opens a
 // compaction; a message is counted; and a record with a uuid is kept, with what the context
 // walk needs, for finish.
-func (c *claudeReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
+func (c *Reader) Add(l *conv.Line, doc gjson.Result, st *conv.Stats) {
 	f := c.walk(l, doc)
 	isMessage := (f.typ == "user" || f.typ == "assistant") && f.msg.IsObject()
 	if f.sidechain && !c.isSide {
@@ -247,7 +272,7 @@ func (c *claudeReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	if boundary {
 		c.openCompaction(l, f.preserved, st)
 	}
-	rec := claudeRec{off: l.Offset, size: int32(l.Size), line: int32(l.Num), message: isMessage, boundary: boundary}
+	rec := record{off: l.Offset, size: int32(l.Size), line: int32(l.Num), message: isMessage, boundary: boundary}
 	if isMessage {
 		c.addMessage(l, &f, &rec, st)
 	}
@@ -258,9 +283,9 @@ func (c *claudeReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 
 // walk is line l's walk: the range worker's when it walked the line ahead (with the text mode
 // this reader wants), else one made here.
-func (c *claudeReader) walk(l *scanLine, doc gjson.Result) claudeLine {
-	if preOf(l) != nil && preOf(l).claude != nil {
-		return *preOf(l).claude
+func (c *Reader) walk(l *conv.Line, doc gjson.Result) Line {
+	if w, ok := l.Walk().(*Line); ok {
+		return *w
 	}
 	t := conv.NoText
 	if c.kept != nil {
@@ -269,13 +294,13 @@ func (c *claudeReader) walk(l *scanLine, doc gjson.Result) claudeLine {
 			t = conv.WithText // windows only where the line is detached (they refer to the file)
 		}
 	}
-	return scanClaudeLine(jsonl.Value(doc.Raw), t, nil)
+	return ScanLine(jsonl.Value(doc.Raw), t, nil)
 }
 
 // openCompaction counts a compact_boundary record: its compaction record starts at line l, and
 // the records it preserves (compactMetadata.preservedMessages) are the only ones resume relinks:
 // a boundary without them leaves none of an earlier boundary's.
-func (c *claudeReader) openCompaction(l *scanLine, preserved jsonl.Value, st *Stats) {
+func (c *Reader) openCompaction(l *conv.Line, preserved jsonl.Value, st *conv.Stats) {
 	st.Compactions++
 	st.AddRecord(l)
 	c.recordOpen = true
@@ -288,7 +313,7 @@ func (c *claudeReader) openCompaction(l *scanLine, preserved jsonl.Value, st *St
 // addMessage counts a user or assistant record's message into the history, hands it to the
 // observer and to a load, and fills in what its record keeps of it: sizes, whether it holds only
 // tool results, and the hash of its response's id.
-func (c *claudeReader) addMessage(l *scanLine, f *claudeLine, rec *claudeRec, st *Stats) {
+func (c *Reader) addMessage(l *conv.Line, f *Line, rec *record, st *conv.Stats) {
 	m := c.normalize(f.parsed, f.typ)
 	m.Line = l.Num
 	m.Summary = f.compactSummary
@@ -313,14 +338,14 @@ func (c *claudeReader) addMessage(l *scanLine, f *claudeLine, rec *claudeRec, st
 // countResponse counts m in the history statistics. A response's blocks are one message even
 // when its tool results come between them (parallel calls: see context): a block of the
 // response before adds only what it grows that message by.
-func (c *claudeReader) countResponse(m *Message, results bool, st *Stats) {
-	if m.Role == RoleAssistant && m.MsgID != "" && m.MsgID == c.prevID {
+func (c *Reader) countResponse(m *conv.Message, results bool, st *conv.Stats) {
+	if m.Role == conv.RoleAssistant && m.MsgID != "" && m.MsgID == c.prevID {
 		st.CountContinuation(m, c.prevChars)
 		c.prevChars += m.Chars()
 		return
 	}
 	st.CountMessage(m)
-	if m.Role == RoleAssistant {
+	if m.Role == conv.RoleAssistant {
 		c.prevID, c.prevChars = strings.Clone(m.MsgID), m.Chars()
 	} else if !results {
 		c.prevID, c.prevChars = "", 0
@@ -329,7 +354,7 @@ func (c *claudeReader) countResponse(m *Message, results bool, st *Stats) {
 
 // keepRecord stores a record with its uuid and parentUuid hashed, indexes it by uuid for the
 // parent walks, and makes it the leaf when it is a message.
-func (c *claudeReader) keepRecord(rec claudeRec, uuid, parent string) {
+func (c *Reader) keepRecord(rec record, uuid, parent string) {
 	if parent != "" {
 		rec.parent = c.hash(parent)
 	}
@@ -346,25 +371,25 @@ func (c *claudeReader) keepRecord(rec claudeRec, uuid, parent string) {
 // addSide reads a sidechain record into the side reader, in case the file turns out to be a
 // subagent transcript (the side reader takes the line's walk from the range workers, or walks
 // it again: sidechain records are rare in main sessions, and subagent files are small).
-func (c *claudeReader) addSide(l *scanLine, doc gjson.Result, st *Stats) {
+func (c *Reader) addSide(l *conv.Line, doc gjson.Result, st *conv.Stats) {
 	if c.side == nil {
-		c.side = newClaudeReader()
+		c.side = newReader()
 		c.side.isSide = true
 		c.side.text = c.text
 		if c.kept != nil {
-			c.side.kept = map[int32]Message{}
+			c.side.kept = map[int32]conv.Message{}
 		}
 		if c.observe != nil {
 			// Compaction's head guess: only while the file has shown no main-chain message.
-			c.side.observe = func(m *Message, l *jsonl.Line) {
+			c.side.observe = func(m *conv.Message, l *jsonl.Line) {
 				if c.leaf < 0 {
 					c.observe(m, l)
 				}
 			}
 		}
-		c.sideSt = &Stats{Path: st.Path, TopN: st.TopN}
+		c.sideSt = &conv.Stats{Path: st.Path, TopN: st.TopN}
 		if st.OnCounted != nil {
-			c.sideSt.OnCounted = func(m Counted) {
+			c.sideSt.OnCounted = func(m conv.Counted) {
 				m.Sidechain = true
 				st.OnCounted(m)
 			}
@@ -375,7 +400,7 @@ func (c *claudeReader) addSide(l *scanLine, doc gjson.Result, st *Stats) {
 
 // adoptSide makes the sidechain the file's conversation: its history counts, usage, largest
 // messages and kept messages replace the (empty) main chain's.
-func (c *claudeReader) adoptSide(st *Stats) []ref {
+func (c *Reader) adoptSide(st *conv.Stats) []conv.Ref {
 	refs := c.side.Finish(c.sideSt)
 	s := c.sideSt
 	st.Messages, st.ToolCalls, st.ToolResults, st.Images = s.Messages, s.ToolCalls, s.ToolResults, s.Images
@@ -390,28 +415,28 @@ func (c *claudeReader) adoptSide(st *Stats) []ref {
 
 // message parses a record's "message". Claude Code's assistant messages carry API response
 // fields (id, model, usage...) that an API request may not contain, so Raw is not kept.
-func (c *claudeReader) message(msg jsonl.Value, typ string, text textMode) Message {
+func (c *Reader) message(msg jsonl.Value, typ string, text conv.TextMode) conv.Message {
 	return c.normalize(conv.AnthropicMessage(msg, text), typ)
 }
 
-func (c *claudeReader) normalize(m Message, typ string) Message {
-	m.Dialect = DialectNone
+func (c *Reader) normalize(m conv.Message, typ string) conv.Message {
+	m.Dialect = conv.DialectNone
 	if m.Role == "" {
-		m.Role = conv.RoleConst(Role(typ)) // not the line's bytes: the message may be kept
+		m.Role = conv.RoleConst(conv.Role(typ)) // not the line's bytes: the message may be kept
 	}
-	if m.Role != RoleAssistant {
+	if m.Role != conv.RoleAssistant {
 		m.MsgID = ""
 	}
 	return m
 }
 
 // claudeUsage reads an assistant message's recorded usage.
-func claudeUsage(msg jsonl.Value) (Usage, bool) {
+func claudeUsage(msg jsonl.Value) (conv.Usage, bool) {
 	u := msg.Get("usage")
 	if !u.IsObject() {
-		return Usage{}, false
+		return conv.Usage{}, false
 	}
-	var cur Usage
+	var cur conv.Usage
 	u.Each(func(k string, v jsonl.Value) bool {
 		switch k {
 		case "input_tokens":
@@ -430,7 +455,7 @@ func claudeUsage(msg jsonl.Value) (Usage, bool) {
 
 // trackUsage counts one response's usage once: split lines repeat it, and in 2.0.x only the
 // last line carries the final output_tokens.
-func (c *claudeReader) trackUsage(cur Usage, ok bool, id string, st *Stats) {
+func (c *Reader) trackUsage(cur conv.Usage, ok bool, id string, st *conv.Stats) {
 	if !ok {
 		return
 	}
@@ -442,19 +467,19 @@ func (c *claudeReader) trackUsage(cur Usage, ok bool, id string, st *Stats) {
 		return
 	}
 	c.flushUsage(st)
-	c.usage = claudePendingUsage{id: strings.Clone(id), u: cur, ok: true} // id views the reused line buffer
+	c.usage = pendingUsage{id: strings.Clone(id), u: cur, ok: true} // id views the reused line buffer
 }
 
-func (c *claudeReader) flushUsage(st *Stats) {
+func (c *Reader) flushUsage(st *conv.Stats) {
 	if c.usage.ok {
 		st.CountUsage("", c.usage.u, true)
 		c.usage.ok = false
 	}
 }
 
-func (c *claudeReader) Finish(st *Stats) []ref {
+func (c *Reader) Finish(st *conv.Stats) []conv.Ref {
 	c.flushUsage(st)
-	st.Format = FormatClaude
+	st.Format = conv.FormatClaude
 	if c.leaf < 0 && c.side != nil && c.side.leaf >= 0 {
 		return c.adoptSide(st)
 	}
@@ -463,7 +488,7 @@ func (c *claudeReader) Finish(st *Stats) []ref {
 		return nil
 	}
 	ctx := c.context()
-	refs := make([]ref, 0, len(ctx))
+	refs := make([]conv.Ref, 0, len(ctx))
 	var respID uint64 // the response whose assistant message later blocks join
 	respChars := 0
 	for _, i := range ctx {
@@ -475,7 +500,7 @@ func (c *claudeReader) Finish(st *Stats) []ref {
 		switch {
 		case r.msgID != 0 && r.msgID == respID:
 			// Another block of the same response: merged into one message on load
-			// (finishContext), and estimated as one.
+			// (FinishContext), and estimated as one.
 			n = 0
 			tok = int32(estimate.FromChars(respChars+int(r.chars)) - estimate.FromChars(respChars) + int(r.images)*estimate.ImageTokens)
 			respChars += int(r.chars)
@@ -484,7 +509,7 @@ func (c *claudeReader) Finish(st *Stats) []ref {
 		case !r.results:
 			respID = 0
 		}
-		refs = append(refs, ref{Off: r.off, Size: r.size, Line: r.line, Tokens: tok, Msgs: n})
+		refs = append(refs, conv.Ref{Off: r.off, Size: r.size, Line: r.line, Tokens: tok, Msgs: n})
 	}
 	return refs
 }
@@ -496,8 +521,8 @@ func (c *claudeReader) Finish(st *Stats) []ref {
 // that block's record, and later records continue from only one of those: the other blocks and
 // results hang off the chain, and Claude Code puts them back (checked with Claude Code 2.1.330
 // through resume.sh: the 40 calls and results of ccl-v2.1.114-worktrees-attachments.jsonl).
-func (c *claudeReader) context() []int32 {
-	links := claudeLinks{c: c, rl: c.relink()}
+func (c *Reader) context() []int32 {
+	links := parentLinks{c: c, rl: c.relink()}
 	on := make([]bool, c.recs.len()) // the records on the chain
 	chain := c.chain(links, on)
 	if len(chain) == 0 {
@@ -514,15 +539,15 @@ func (c *claudeReader) context() []int32 {
 	return out
 }
 
-// claudeLinks are the parent links the context follows: the records' parentUuid, or, after a
+// parentLinks are the parent links the context follows: the records' parentUuid, or, after a
 // preserved-messages compaction, those relink made (rl), which also drop records.
-type claudeLinks struct {
-	c  *claudeReader
-	rl *claudeRelink // nil: the records' own links
+type parentLinks struct {
+	c  *Reader
+	rl *relinked // nil: the records' own links
 }
 
 // leaf is the record the context's walk starts from.
-func (k claudeLinks) leaf() int32 {
+func (k parentLinks) leaf() int32 {
 	if k.rl != nil {
 		return k.rl.leaf
 	}
@@ -530,7 +555,7 @@ func (k claudeLinks) leaf() int32 {
 }
 
 // parent is the hash of record i's parent uuid (0: none).
-func (k claudeLinks) parent(i int32) uint64 {
+func (k parentLinks) parent(i int32) uint64 {
 	if k.rl != nil {
 		if q, ok := k.rl.parent[i]; ok {
 			return q
@@ -541,7 +566,7 @@ func (k claudeLinks) parent(i int32) uint64 {
 
 // dropped tells a record a preserved-messages compaction dropped: one before its boundary that
 // it does not list.
-func (k claudeLinks) dropped(i int32) bool {
+func (k parentLinks) dropped(i int32) bool {
 	if k.rl == nil {
 		return false
 	}
@@ -552,7 +577,7 @@ func (k claudeLinks) dropped(i int32) bool {
 // chain walks the parent links back from the leaf and returns the records on the way, oldest
 // first, marking them in on. The walk ends at a compact_boundary, a root, a parent the file
 // does not hold (a resumed session's) or a dropped record.
-func (c *claudeReader) chain(links claudeLinks, on []bool) []int32 {
+func (c *Reader) chain(links parentLinks, on []bool) []int32 {
 	// Sized for a session that is one long chain (the common case, and the one where growing
 	// it would cost most): finish is the part of a scan that runs on one core.
 	chain := make([]int32, 0, c.recs.len())
@@ -579,7 +604,7 @@ func (c *claudeReader) chain(links claudeLinks, on []bool) []int32 {
 // order: the other blocks of the chain's responses, and their tool results. Only records after
 // the chain's first one count (a compaction's kept copies may repeat message ids of the history
 // before its boundary), never records a preserved-messages compaction dropped.
-func (c *claudeReader) offChainBlocks(chain []int32, on []bool, links claudeLinks) []int32 {
+func (c *Reader) offChainBlocks(chain []int32, on []bool, links parentLinks) []int32 {
 	first := slices.Min(chain)
 	responses := c.chainResponses(chain, on, first, links)
 	if len(responses) == 0 {
@@ -598,7 +623,7 @@ func (c *claudeReader) offChainBlocks(chain []int32, on []bool, links claudeLink
 // chainResponses is the set of the chain's responses (message.id hashes), made only when some
 // message record after the chain's first is off it: most sessions have none, and finish runs on
 // one core. nil: no record to look at.
-func (c *claudeReader) chainResponses(chain []int32, on []bool, first int32, links claudeLinks) map[uint64]bool {
+func (c *Reader) chainResponses(chain []int32, on []bool, first int32, links parentLinks) map[uint64]bool {
 	for i := first + 1; i < c.recs.len(); i++ {
 		if !on[i] && c.recs.at(i).message && !links.dropped(i) {
 			responses := map[uint64]bool{}
@@ -615,7 +640,7 @@ func (c *claudeReader) chainResponses(chain []int32, on []bool, first int32, lin
 
 // ofResponse tells whether record r (index i) is a block of one of responses, or the tool
 // results of a record (after first) that is one.
-func (c *claudeReader) ofResponse(r *claudeRec, i, first int32, responses map[uint64]bool) bool {
+func (c *Reader) ofResponse(r *record, i, first int32, responses map[uint64]bool) bool {
 	switch {
 	case r.msgID != 0:
 		return responses[r.msgID]
@@ -641,8 +666,8 @@ func mergeByIndex(chain, recovered []int32) []int32 {
 	return append(chain[:k:k], tail...)
 }
 
-// claudeRelink is the state of a preserved-messages compaction applied to the records.
-type claudeRelink struct {
+// relinked is the state of a preserved-messages compaction applied to the records.
+type relinked struct {
 	boundary int32
 	parent   map[int32]uint64 // records whose parent changes
 	leaf     int32
@@ -654,7 +679,7 @@ type claudeRelink struct {
 // last listed one, and the other records before the boundary are dropped. The leaf is then the
 // newest message record nothing continues from. A list naming a record not in the file leaves
 // the records as they are (Claude Code does the same).
-func (c *claudeReader) relink() *claudeRelink {
+func (c *Reader) relink() *relinked {
 	p := c.preserved
 	if p == nil {
 		return nil
@@ -667,7 +692,7 @@ func (c *claudeReader) relink() *claudeRelink {
 		}
 		idx[k] = i
 	}
-	r := &claudeRelink{boundary: p.boundary, parent: make(map[int32]uint64, len(idx)+1)}
+	r := &relinked{boundary: p.boundary, parent: make(map[int32]uint64, len(idx)+1)}
 	for k, i := range idx {
 		if k == 0 {
 			r.parent[i] = p.anchor
@@ -698,7 +723,7 @@ func (c *claudeReader) relink() *claudeRelink {
 // attachments or system records (Claude Code 2.1.330 chains a compaction's hook_success and
 // hook_additional_context attachments after the summary and the messages that follow it, and
 // resumes from the newest of them). parent gives a live record's parent (ok false: dropped).
-func (c *claudeReader) newestLeaf(parent func(int32) (uint64, bool), live func(int32) bool) int32 {
+func (c *Reader) newestLeaf(parent func(int32) (uint64, bool), live func(int32) bool) int32 {
 	n := c.recs.len()
 	continued := make([]bool, n) // a message record descends from it
 	for i := range n {
@@ -726,19 +751,19 @@ func (c *claudeReader) newestLeaf(parent func(int32) (uint64, bool), live func(i
 	return -1
 }
 
-// finishContext groups the context as Claude Code sends it: one assistant message per response
+// FinishContext groups the context as Claude Code sends it: one assistant message per response
 // (its blocks, parallel tool calls included, in file order), its tool results after it.
-func (c *claudeReader) finishContext(ms []Message) []Message {
-	out := make([]Message, 0, len(ms))
+func (c *Reader) FinishContext(ms []conv.Message) []conv.Message {
+	out := make([]conv.Message, 0, len(ms))
 	resp := -1 // index in out of the current response's assistant message
 	for _, m := range ms {
 		switch {
-		case m.Role == RoleAssistant && m.MsgID != "" && resp >= 0 && out[resp].MsgID == m.MsgID:
+		case m.Role == conv.RoleAssistant && m.MsgID != "" && resp >= 0 && out[resp].MsgID == m.MsgID:
 			out[resp].Absorb(&m)
 			continue
-		case m.Role == RoleAssistant && m.MsgID != "":
+		case m.Role == conv.RoleAssistant && m.MsgID != "":
 			resp = len(out)
-		case m.Role == RoleAssistant || !onlyResults(&m):
+		case m.Role == conv.RoleAssistant || !onlyResults(&m):
 			resp = -1
 		}
 		out = append(out, m)
@@ -747,23 +772,23 @@ func (c *claudeReader) finishContext(ms []Message) []Message {
 }
 
 // onlyResults: a message made of tool results (Claude Code's user record answering calls).
-func onlyResults(m *Message) bool {
+func onlyResults(m *conv.Message) bool {
 	return len(m.Blocks) > 0 && m.ToolResults() == len(m.Blocks)
 }
 
-func (c *claudeReader) Materialize(b []byte, r ref) ([]Message, error) {
+func (c *Reader) Materialize(b []byte, r conv.Ref) ([]conv.Message, error) {
 	doc := gjson.Parse(conv.UnsafeString(b))
 	typ := doc.Get("type").String()
 	m := c.message(jsonl.Value(doc.Get("message").Raw), typ, conv.WithText)
 	m.Line = r.LineNum()
 	m.Summary = doc.Get("isCompactSummary").Bool()
-	return []Message{m}, nil
+	return []conv.Message{m}, nil
 }
 
-func preparseClaudeMessage(msg jsonl.Value, t textMode, det *scanLine) Message {
+func preparseMessage(msg jsonl.Value, t conv.TextMode, det *conv.Line) conv.Message {
 	if det != nil {
 		m, _ := conv.AnthropicMessageAt(msg, t)
-		detach(&m, det.Bytes, det.BytesOffset(), "")
+		conv.Detach(&m, det.Bytes, det.BytesOffset(), "")
 		return m
 	}
 	if t == conv.WindowedText {
@@ -771,6 +796,40 @@ func preparseClaudeMessage(msg jsonl.Value, t textMode, det *scanLine) Message {
 	}
 	// Parsed in place, then owned: the line's buffer is reused (or unmapped) after the walk.
 	m, _ := conv.AnthropicMessageAt(msg, t)
-	own(&m, inLine(unsafe.Slice(unsafe.StringData(string(msg)), len(msg)), 0))
+	conv.Own(&m, conv.InLine(unsafe.Slice(unsafe.StringData(string(msg)), len(msg)), 0))
 	return m
+}
+
+// Record decodes one line of a Claude Code session on its own (grep, search).
+func Record(v jsonl.Value) conv.Record {
+	var typ, subtype string
+	var msg, meta jsonl.Value
+	var sidechain, summary bool
+	v.Each(func(k string, val jsonl.Value) bool {
+		switch k {
+		case "type":
+			typ = val.Str()
+		case "subtype":
+			subtype = val.Str()
+		case "message":
+			msg = val
+		case "ctxc":
+			meta = val
+		case "isSidechain":
+			sidechain = val.Bool()
+		case "isCompactSummary":
+			summary = val.Bool()
+		}
+		return true
+	})
+	if typ == "system" && subtype == "compact_boundary" {
+		return conv.Record{Compaction: true, Meta: conv.MetaOf(meta)}
+	}
+	if (typ != "user" && typ != "assistant") || !msg.IsObject() {
+		return conv.Record{}
+	}
+	c := Reader{}
+	m := c.message(msg, typ, conv.SearchText)
+	m.Summary = summary
+	return conv.Record{Messages: []conv.Message{m}, Sidechain: sidechain}
 }
