@@ -175,3 +175,13 @@ func NewHexID(n int) string {
 	rand.Read(b)
 	return hex.EncodeToString(b)[:n]
 }
+
+// NewUUIDv7 is a time-ordered UUID, the kind Codex gives its sessions.
+func NewUUIDv7(t time.Time) string {
+	u := []byte(NewUUID())
+	ms := fmt.Sprintf("%012x", t.UnixMilli())
+	copy(u[0:8], ms[0:8])
+	copy(u[9:13], ms[8:12])
+	u[14] = '7'
+	return string(u)
+}

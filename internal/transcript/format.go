@@ -7,6 +7,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/agent/aider"
 	"github.com/ctxc/ctxc/internal/agent/cline"
+	"github.com/ctxc/ctxc/internal/agent/codex"
 	"github.com/ctxc/ctxc/internal/agent/copilot"
 	"github.com/ctxc/ctxc/internal/agent/droid"
 	"github.com/ctxc/ctxc/internal/agent/goose"
@@ -228,7 +229,7 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 		return FormatGoose, true, nil
 	case typ == nanocoder.HeaderType && has(m.sessionID):
 		return FormatNanocoder, true, nil
-	case has(m.payload) && has(m.timestamp) && codexItemTypes[typ]:
+	case has(m.payload) && has(m.timestamp) && codex.ItemTypes[typ]:
 		return FormatCodex, true, nil
 	case has(m.recordType) || (has(m.instructions) && has(m.id) && has(m.timestamp)):
 		return FormatCodex, true, nil
@@ -264,10 +265,6 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 	}
 	return FormatUnknown, false, nil
 }
-
-var codexItemTypes = map[string]bool{"session_meta": true, "response_item": true, "event_msg": true,
-	"turn_context": true, "compacted": true, "world_state": true,
-	"inter_agent_communication": true, "inter_agent_communication_metadata": true}
 
 // copilotEventType: Copilot CLI's event types are dotted, "<area>.<event>".
 func copilotEventType(typ string) bool {

@@ -4,6 +4,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent/aider"
 	"github.com/ctxc/ctxc/internal/agent/claude"
 	"github.com/ctxc/ctxc/internal/agent/cline"
+	"github.com/ctxc/ctxc/internal/agent/codex"
 	"github.com/ctxc/ctxc/internal/agent/continuecli"
 	"github.com/ctxc/ctxc/internal/agent/copilot"
 	"github.com/ctxc/ctxc/internal/agent/droid"
@@ -33,7 +34,7 @@ type agentCode struct {
 
 var agentCodes = []agentCode{
 	{FormatClaude, claude.NewReader, claude.Record, claude.Writer{}, claudeSession},
-	{FormatCodex, func() formatReader { return newCodexReader() }, codexRecord, codexWriter{}, codexSession},
+	{FormatCodex, codex.NewReader, codex.Record, codex.Writer{}, codexSession},
 	{FormatPi, func() formatReader { return newPiReader() }, piRecord, piWriter{}, piSession},
 	{FormatGemini, func() formatReader { return newGeminiReader() }, geminiRecord, geminiWriter{}, geminiSession},
 	{FormatQwen, qwen.NewReader, qwen.Record, qwen.Writer{}, qwenSession},

@@ -161,7 +161,7 @@ func (piWriter) New(src *Source, c *Compaction) (Written, error) {
 	if len(c.Tail) == 0 {
 		return Written{}, fmt.Errorf("%s: pi keeps the tail by reference to its first entry: there must be a tail", src.Path)
 	}
-	id := newUUIDv7(c.Now)
+	id := conv.NewUUIDv7(c.Now)
 	h.Set("version", 3)
 	h.Set("id", id)
 	h.Set("timestamp", conv.RFC3339ms(c.Now))
@@ -226,7 +226,7 @@ func entryIndex(s *Source, n int) (int, error) {
 // message entry per message, each the child of the one before. Tool results are toolResult
 // messages of their own (pi's shape); system and developer text becomes user text.
 func piSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error) {
-	id := newUUIDv7(s.Now)
+	id := conv.NewUUIDv7(s.Now)
 	now := conv.RFC3339ms(s.Now)
 	h, err := conv.Marshal(map[string]any{"type": "session", "version": 3, "id": id, "timestamp": now, "cwd": s.Cwd})
 	if err != nil {

@@ -137,44 +137,6 @@ func genericMarker(doc gjson.Result) Record {
 	return rec
 }
 
-func codexRecord(v jsonl.Value) Record {
-	typ, payload, state := codexEnvelope(v)
-	if payload.Exists() && codexItemTypes[typ] {
-		switch typ {
-		case "response_item":
-			return codexItemRecord(payload)
-		case "compacted":
-			rec := Record{Compaction: true, Meta: conv.MetaOf(payload.Get("ctxc"))}
-			if msg := payload.Get("message"); msg.IsString() && msg != `""` {
-				rec.Messages = append(rec.Messages, codexSummaryMessage(msg, conv.SearchText))
-			}
-			payload.Get("replacement_history").Each(func(_ string, it jsonl.Value) bool {
-				if m, _ := codexItemMessage(it, conv.SearchText); m.Summary && len(m.Blocks) > 0 {
-					rec.Messages = append(rec.Messages, m) // the summary is new; the rest are copies
-				}
-				return true
-			})
-			return rec
-		}
-		return Record{}
-	}
-	if typ == "" || state {
-		return Record{}
-	}
-	return codexItemRecord(v) // bare-era response item
-}
-
-func codexItemRecord(it jsonl.Value) Record {
-	m, _ := codexItemMessage(it, conv.SearchText)
-	if len(m.Blocks) == 0 {
-		return Record{}
-	}
-	if m.Summary && it.Get("type").Str() != "message" {
-		return Record{Compaction: true, Messages: []Message{m}} // an encrypted compaction item
-	}
-	return Record{Messages: []Message{m}}
-}
-
 func piRecord(v jsonl.Value) Record {
 	f := piEntryFields(v)
 	typ := f.typ.Str()
