@@ -8,6 +8,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent/continuecli"
 	"github.com/ctxc/ctxc/internal/agent/copilot"
 	"github.com/ctxc/ctxc/internal/agent/droid"
+	"github.com/ctxc/ctxc/internal/agent/gemini"
 	"github.com/ctxc/ctxc/internal/agent/goose"
 	"github.com/ctxc/ctxc/internal/agent/nanocoder"
 	"github.com/ctxc/ctxc/internal/agent/openhands"
@@ -36,7 +37,7 @@ var agentCodes = []agentCode{
 	{FormatClaude, claude.NewReader, claude.Record, claude.Writer{}, claudeSession},
 	{FormatCodex, codex.NewReader, codex.Record, codex.Writer{}, codexSession},
 	{FormatPi, func() formatReader { return newPiReader() }, piRecord, piWriter{}, piSession},
-	{FormatGemini, func() formatReader { return newGeminiReader() }, geminiRecord, geminiWriter{}, geminiSession},
+	{FormatGemini, gemini.NewReader, gemini.Record, gemini.Writer{}, geminiSession},
 	{FormatQwen, qwen.NewReader, qwen.Record, qwen.Writer{}, qwenSession},
 	{FormatCopilot, copilot.NewReader, copilot.Record, copilot.Writer{}, copilotSession},
 	{FormatDroid, droid.NewReader, droid.Record, droid.Writer{}, nil},

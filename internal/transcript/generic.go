@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ctxc/ctxc/internal/agent/claude"
+	"github.com/ctxc/ctxc/internal/agent/gemini"
 	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
@@ -155,14 +156,17 @@ type preparsed struct {
 	// preparseClaude, the whole line's walk. A reader uses only its own kind.
 	generic bool
 	claude  *claude.Line
-	gemini  *geminiPre // made by preparseGemini: a Gemini CLI message record's counts
-	inPlace bool       // parsed in place (noText): points into the line's buffer
+	gemini  *gemini.Pre // made by gemini.Preparse: a Gemini CLI message record's counts
+	inPlace bool        // parsed in place (noText): points into the line's buffer
 }
 
 // AgentWalk is the walk of an agent's reader, which it takes through conv.Line.Walk.
 func (p *preparsed) AgentWalk() any {
-	if p.claude != nil {
+	switch {
+	case p.claude != nil:
 		return p.claude
+	case p.gemini != nil:
+		return p.gemini
 	}
 	return nil
 }
@@ -179,7 +183,7 @@ func preparse(f Format, t textMode, l *scanLine) *preparsed {
 // or two per line), or nil, for one allocated then.
 type walkSlots struct {
 	claude *claude.Line
-	gemini *geminiPre
+	gemini *gemini.Pre
 }
 
 // preparseInto is preparse into p; a Claude Code line's walk (see claudeLine) goes into
@@ -206,9 +210,9 @@ func preparseInto(p *preparsed, slots walkSlots, f Format, t textMode, l *scanLi
 	if f == FormatGemini {
 		g := slots.gemini
 		if g == nil {
-			g = new(geminiPre)
+			g = new(gemini.Pre)
 		}
-		if preparseGemini(l, g) {
+		if gemini.Preparse(l, g) {
 			*p = preparsed{ok: true, gemini: g}
 		} else {
 			*p = preparsed{}

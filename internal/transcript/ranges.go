@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/ctxc/ctxc/internal/agent/claude"
+	"github.com/ctxc/ctxc/internal/agent/gemini"
 	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
@@ -80,7 +81,7 @@ type rangeResult struct {
 	valid   []bool
 	pre     []preparsed
 	claude  []claude.Line // the walks of Claude Code lines, which pre points to
-	gemini  []geminiPre   // the walks of Gemini CLI message records, which pre points to
+	gemini  []gemini.Pre  // the walks of Gemini CLI message records, which pre points to
 	release func()        // gives back the window the lines' bytes are in, and own
 	own     *[]byte       // the bytes of a last line that goes on past the range
 	count   int           // physical lines that start in the range (blank ones included)
@@ -365,7 +366,7 @@ func (w *rangeWork) work(i, linesHint int) (r *rangeResult) {
 			case FormatClaude:
 				r.claude = make([]claude.Line, lines)
 			case FormatGemini:
-				r.gemini = make([]geminiPre, lines)
+				r.gemini = make([]gemini.Pre, lines)
 			}
 		}
 		for k := range lines {
