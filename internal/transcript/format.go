@@ -13,6 +13,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent/goose"
 	"github.com/ctxc/ctxc/internal/agent/nanocoder"
 	"github.com/ctxc/ctxc/internal/agent/openhands"
+	"github.com/ctxc/ctxc/internal/agent/pi"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -43,7 +44,7 @@ func Wrappers(f Format) []Wrapper {
 	mid := func(t string) Wrapper { return Wrapper{Text: t, Before: true, After: true} }
 	switch f {
 	case FormatPi:
-		return []Wrapper{head(piCompactionPrefix), tail(piCompactionSuffix), head(piBranchPrefix), tail(piBranchSuffix)}
+		return []Wrapper{head(pi.CompactionPrefix), tail(pi.CompactionSuffix), head(pi.BranchPrefix), tail(pi.BranchSuffix)}
 	case FormatCopilot:
 		return []Wrapper{head(copilot.SummaryHead), mid(copilot.SummaryMid), tail(copilot.SummaryTail),
 			mid(copilot.UserMsgOpen), mid(copilot.UserMsgClose)}

@@ -12,6 +12,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent/goose"
 	"github.com/ctxc/ctxc/internal/agent/nanocoder"
 	"github.com/ctxc/ctxc/internal/agent/openhands"
+	"github.com/ctxc/ctxc/internal/agent/pi"
 	"github.com/ctxc/ctxc/internal/agent/qwen"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
@@ -36,7 +37,7 @@ type agentCode struct {
 var agentCodes = []agentCode{
 	{FormatClaude, claude.NewReader, claude.Record, claude.Writer{}, claudeSession},
 	{FormatCodex, codex.NewReader, codex.Record, codex.Writer{}, codexSession},
-	{FormatPi, func() formatReader { return newPiReader() }, piRecord, piWriter{}, piSession},
+	{FormatPi, pi.NewReader, pi.Record, pi.Writer{}, piSession},
 	{FormatGemini, gemini.NewReader, gemini.Record, gemini.Writer{}, geminiSession},
 	{FormatQwen, qwen.NewReader, qwen.Record, qwen.Writer{}, qwenSession},
 	{FormatCopilot, copilot.NewReader, copilot.Record, copilot.Writer{}, copilotSession},

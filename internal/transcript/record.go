@@ -136,23 +136,3 @@ func genericMarker(doc gjson.Result) Record {
 	rec.Messages = []Message{s}
 	return rec
 }
-
-func piRecord(v jsonl.Value) Record {
-	f := piEntryFields(v)
-	typ := f.typ.Str()
-	switch typ {
-	case "session":
-		return Record{}
-	case "compaction":
-		m := Message{Role: RoleUser, Summary: true}
-		if f.summary.IsString() {
-			m.Blocks = []Block{{Kind: BlockText, Text: f.summary.Str()}}
-		}
-		return Record{Compaction: true, Meta: conv.MetaOf(v.Get("ctxc")), Messages: []Message{m}}
-	}
-	m, _ := piEntryMessage(typ, f, conv.SearchText)
-	if len(m.Blocks) == 0 {
-		return Record{}
-	}
-	return Record{Messages: []Message{m}}
-}
