@@ -12,6 +12,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent/droid"
 	"github.com/ctxc/ctxc/internal/agent/goose"
 	"github.com/ctxc/ctxc/internal/agent/nanocoder"
+	"github.com/ctxc/ctxc/internal/agent/opencode"
 	"github.com/ctxc/ctxc/internal/agent/openhands"
 	"github.com/ctxc/ctxc/internal/agent/pi"
 	"github.com/ctxc/ctxc/internal/jsonl"
@@ -51,8 +52,8 @@ func Wrappers(f Format) []Wrapper {
 	case FormatDroid:
 		return []Wrapper{head(droid.SummaryHead), tail(droid.SummaryTail), head(droid.SerializeHead), tail(droid.SerializeTail)}
 	case FormatOpencode, FormatKilo: // texts opencode (and kilo) sends for parts that hold none
-		return []Wrapper{{Text: opencodeCompactionPrompt}, {Text: opencodeSubtaskPrompt}, {Text: opencodeClearedResult},
-			{Text: opencodeInterrupted}}
+		return []Wrapper{{Text: opencode.CompactionPrompt}, {Text: opencode.SubtaskPrompt}, {Text: opencode.ClearedResult},
+			{Text: opencode.Interrupted}}
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent/gemini"
 	"github.com/ctxc/ctxc/internal/agent/goose"
 	"github.com/ctxc/ctxc/internal/agent/nanocoder"
+	"github.com/ctxc/ctxc/internal/agent/opencode"
 	"github.com/ctxc/ctxc/internal/agent/openhands"
 	"github.com/ctxc/ctxc/internal/agent/pi"
 	"github.com/ctxc/ctxc/internal/agent/qwen"
@@ -42,8 +43,8 @@ var agentCodes = []agentCode{
 	{FormatQwen, qwen.NewReader, qwen.Record, qwen.Writer{}, qwenSession},
 	{FormatCopilot, copilot.NewReader, copilot.Record, copilot.Writer{}, copilotSession},
 	{FormatDroid, droid.NewReader, droid.Record, droid.Writer{}, nil},
-	{FormatOpencode, func() formatReader { return newOpencodeReader(FormatOpencode) }, opencodeRecord, readOnlyWriter{FormatOpencode, opencodeReadOnly}, nil},
-	{FormatKilo, func() formatReader { return newOpencodeReader(FormatKilo) }, kiloRecord, readOnlyWriter{FormatKilo, kiloReadOnly}, nil},
+	{FormatOpencode, opencode.NewReader, opencode.Record, readOnlyWriter{FormatOpencode, opencode.ReadOnly}, nil},
+	{FormatKilo, opencode.NewKiloReader, opencode.KiloRecord, readOnlyWriter{FormatKilo, opencode.KiloReadOnly}, nil},
 	{FormatAider, aider.NewReader, aider.Record, readOnlyWriter{FormatAider, aider.ReadOnly}, nil},
 	{FormatOpenhands, openhands.NewReader, openhands.Record, readOnlyWriter{FormatOpenhands, openhands.ReadOnly}, nil},
 	{FormatContinue, continuecli.NewReader, continuecli.Record, continuecli.Writer{}, nil},
