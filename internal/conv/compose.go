@@ -168,3 +168,20 @@ func ParentOrNil(id string) any {
 	}
 	return id
 }
+
+// NewHexID is a random id of n hex digits (pi's entry ids are 8).
+func NewHexID(n int) string {
+	b := make([]byte, (n+1)/2)
+	rand.Read(b)
+	return hex.EncodeToString(b)[:n]
+}
+
+// NewUUIDv7 is a time-ordered UUID, the kind Codex gives its sessions.
+func NewUUIDv7(t time.Time) string {
+	u := []byte(NewUUID())
+	ms := fmt.Sprintf("%012x", t.UnixMilli())
+	copy(u[0:8], ms[0:8])
+	copy(u[9:13], ms[8:12])
+	u[14] = '7'
+	return string(u)
+}

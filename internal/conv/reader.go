@@ -33,11 +33,22 @@ type Reader interface {
 type Line struct {
 	jsonl.Line
 	// Pre is what a worker's walk found of the line, for the readers of internal/transcript that
-	// prepared it (nil: nothing; a reader parses the line itself).
+	// prepared it, and, through Walk, an agent's reader (nil: nothing; a reader parses the line
+	// itself).
 	Pre any
 	// Release, when set, frees the memory the line's bytes were read into, a long line's own
 	// (jsonl.LineReader.Take): once the line is read, unless the scanner holds it (hold).
 	Release func()
+}
+
+// Walk is an agent's own walk of the line, when a worker made it ahead of the reader (Pre
+// holds it): of the type that agent's package gives its walks, which only its reader reads.
+// nil: none, the reader walks the line itself.
+func (l *Line) Walk() any {
+	if w, ok := l.Pre.(interface{ AgentWalk() any }); ok {
+		return w.AgentWalk()
+	}
+	return nil
 }
 
 // Free frees the line's own memory, if it has any and nothing took it.

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
@@ -129,4 +130,55 @@ func startsEscape(s string, j int) bool {
 		n++
 	}
 	return n%2 == 0
+}
+
+// Detach makes m, parsed in place from line (which starts at byte off of the file), independent
+// of line's buffer: strings that point into it are copied, except that the literal of a Cut
+// block and raw, the message's verbatim JSON (Raw; "" if none), become file spans for
+// Materialize.
+func Detach(m *Message, line []byte, off int64, raw string) {
+	at := InLine(line, off)
+	for i := range m.Blocks {
+		b := &m.Blocks[i]
+		if b.Cut {
+			o, _ := at(b.CutSrc)
+			b.Span, b.CutSrc = Span{Off: o, N: int32(len(b.CutSrc))}, ""
+		}
+	}
+	Own(m, at)
+	if o, in := at(raw); in {
+		m.RawSpan, m.Raw = Span{Off: o, N: int32(len(raw))}, nil
+	}
+}
+
+// InLine tells whether a string lies in line (whose first byte is at off in the file), and
+// where in the file.
+func InLine(line []byte, off int64) func(string) (int64, bool) {
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(line)))
+	return func(s string) (int64, bool) {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		if len(s) == 0 || p < base || p >= base+uintptr(len(line)) {
+			return 0, false
+		}
+		return off + int64(p-base), true
+	}
+}
+
+// Own copies each string of m that lies in the line (at) so that m keeps none of the line's
+// bytes. A string decoded from escapes is m's already and is not copied again: a message
+// parsed in place and then owned holds one copy of its text, where parsing a copy of the line
+// held the copy and the decoded text besides.
+func Own(m *Message, at func(string) (int64, bool)) {
+	clone := func(s string) string {
+		if _, in := at(s); in {
+			return strings.Clone(s)
+		}
+		return s
+	}
+	m.Role, m.MsgID = Role(clone(string(m.Role))), clone(m.MsgID)
+	for i := range m.Blocks {
+		b := &m.Blocks[i]
+		b.Text, b.Tail, b.ID, b.Name, b.Args = clone(b.Text), clone(b.Tail), clone(b.ID), clone(b.Name), clone(b.Args)
+		b.Verbatim, b.CutSrc = clone(b.Verbatim), clone(b.CutSrc)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/agent/claude"
 	"github.com/tidwall/gjson"
 )
 
@@ -68,7 +69,7 @@ func TestClaudeNewFile(t *testing.T) {
 				m.Edited = true
 				m.Blocks[0].Text = "[cut]"
 			}
-			w, err := claudeWriter{}.New(src, c)
+			w, err := claude.Writer{}.New(src, c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +120,7 @@ func TestClaudeRecordsInSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	w, err := claudeRecords(src, &Compaction{Summary: "s", Head: msgs[:1], Tail: msgs[5:], Now: repairNow}, "")
+	w, err := claude.Records(src, &Compaction{Summary: "s", Head: msgs[:1], Tail: msgs[5:], Now: repairNow}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestClaudeRecordsInSession(t *testing.T) {
 	if got := describeNewClaude(t, recs, "s1"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if _, err := claudeRecords(src, &Compaction{Summary: "s", Middle: msgs, Now: repairNow}, ""); err == nil ||
+	if _, err := claude.Records(src, &Compaction{Summary: "s", Middle: msgs, Now: repairNow}, ""); err == nil ||
 		!strings.Contains(err.Error(), "nothing kept") {
 		t.Errorf("nothing kept: error %v", err)
 	}

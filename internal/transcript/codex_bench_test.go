@@ -5,9 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/ctxc/ctxc/internal/conv"
-	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
 // codexBenchFixtures are the rollouts whose lines make up the benchmarks' Codex input: every
@@ -56,36 +53,5 @@ func BenchmarkScanCodex(b *testing.B) {
 		if _, err := scanLines(bytes.NewReader(data), "codex", Options{Format: FormatCodex}); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-// BenchmarkCodexItemMessage measures the parse of the fixtures' response items into messages,
-// counts only (stats) and with their text (a load).
-func BenchmarkCodexItemMessage(b *testing.B) {
-	var items []jsonl.Value
-	var size int64
-	for _, l := range bytes.Split(codexBenchRollout(b, 0), []byte("\n")) {
-		if len(l) == 0 {
-			continue
-		}
-		typ, payload, _ := codexEnvelope(jsonl.Value(l))
-		if typ == "response_item" {
-			items = append(items, payload)
-			size += int64(len(payload))
-		}
-	}
-	for _, tc := range []struct {
-		name string
-		text textMode
-	}{{"noText", conv.NoText}, {"withText", conv.WithText}} {
-		b.Run(tc.name, func(b *testing.B) {
-			b.SetBytes(size)
-			b.ReportAllocs()
-			for b.Loop() {
-				for _, it := range items {
-					codexItemMessage(it, tc.text)
-				}
-			}
-		})
 	}
 }

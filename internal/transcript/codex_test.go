@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/agent/codex"
 	"github.com/ctxc/ctxc/internal/conv"
 )
 
@@ -189,7 +190,7 @@ func TestCodexLocalpushSample(t *testing.T) {
 	}
 	// reasoning + commentary + the exec_command call, as one message, then the output Codex
 	// gives a call left open when it resumes
-	if a := msgs[len(msgs)-1]; a.Role != RoleTool || a.Blocks[0].Text != CodexAbortedOutput || a.Blocks[0].ID != msgs[len(msgs)-2].Blocks[2].ID {
+	if a := msgs[len(msgs)-1]; a.Role != RoleTool || a.Blocks[0].Text != codex.AbortedOutput || a.Blocks[0].ID != msgs[len(msgs)-2].Blocks[2].ID {
 		t.Errorf("last message = %+v", a)
 	}
 	last := msgs[len(msgs)-2]

@@ -38,7 +38,6 @@ type (
 	formatReader = conv.Reader
 	scanLine     = conv.Line
 	textMode     = conv.TextMode
-	textBuilder  = conv.TextBuilder
 	object       = conv.Object
 	span         = conv.Span
 )

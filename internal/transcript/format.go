@@ -8,13 +8,16 @@ import (
 	"github.com/ctxc/ctxc/internal/agent/aider"
 	"github.com/ctxc/ctxc/internal/agent/cline"
 	"github.com/ctxc/ctxc/internal/agent/clinetask"
+	"github.com/ctxc/ctxc/internal/agent/codex"
 	"github.com/ctxc/ctxc/internal/agent/copilot"
 	"github.com/ctxc/ctxc/internal/agent/droid"
 	"github.com/ctxc/ctxc/internal/agent/goose"
 	"github.com/ctxc/ctxc/internal/agent/miniswe"
 	"github.com/ctxc/ctxc/internal/agent/nanocoder"
 	"github.com/ctxc/ctxc/internal/agent/omp"
+	"github.com/ctxc/ctxc/internal/agent/opencode"
 	"github.com/ctxc/ctxc/internal/agent/openhands"
+	"github.com/ctxc/ctxc/internal/agent/pi"
 	"github.com/ctxc/ctxc/internal/agent/sweagent"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
@@ -46,7 +49,7 @@ func Wrappers(f Format) []Wrapper {
 	mid := func(t string) Wrapper { return Wrapper{Text: t, Before: true, After: true} }
 	switch f {
 	case FormatPi:
-		return []Wrapper{head(piCompactionPrefix), tail(piCompactionSuffix), head(piBranchPrefix), tail(piBranchSuffix)}
+		return []Wrapper{head(pi.CompactionPrefix), tail(pi.CompactionSuffix), head(pi.BranchPrefix), tail(pi.BranchSuffix)}
 	case FormatOmp:
 		return []Wrapper{head(omp.SummaryHead), tail(omp.SummaryTail), head(omp.HandoffHead), tail(omp.HandoffTail),
 			head(omp.BranchHead), tail(omp.BranchTail)}
@@ -56,8 +59,8 @@ func Wrappers(f Format) []Wrapper {
 	case FormatDroid:
 		return []Wrapper{head(droid.SummaryHead), tail(droid.SummaryTail), head(droid.SerializeHead), tail(droid.SerializeTail)}
 	case FormatOpencode, FormatKilo: // texts opencode (and kilo) sends for parts that hold none
-		return []Wrapper{{Text: opencodeCompactionPrompt}, {Text: opencodeSubtaskPrompt}, {Text: opencodeClearedResult},
-			{Text: opencodeInterrupted}}
+		return []Wrapper{{Text: opencode.CompactionPrompt}, {Text: opencode.SubtaskPrompt}, {Text: opencode.ClearedResult},
+			{Text: opencode.Interrupted}}
 	}
 	return nil
 }
@@ -247,7 +250,7 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 		return FormatSWEAgent, true, nil
 	case typ == miniswe.HeaderType && has(m.sessionID):
 		return FormatMiniSWE, true, nil
-	case has(m.payload) && has(m.timestamp) && codexItemTypes[typ]:
+	case has(m.payload) && has(m.timestamp) && codex.ItemTypes[typ]:
 		return FormatCodex, true, nil
 	case has(m.recordType) || (has(m.instructions) && has(m.id) && has(m.timestamp)):
 		return FormatCodex, true, nil
@@ -283,10 +286,6 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 	}
 	return FormatUnknown, false, nil
 }
-
-var codexItemTypes = map[string]bool{"session_meta": true, "response_item": true, "event_msg": true,
-	"turn_context": true, "compacted": true, "world_state": true,
-	"inter_agent_communication": true, "inter_agent_communication_metadata": true}
 
 // copilotEventType: Copilot CLI's event types are dotted, "<area>.<event>".
 func copilotEventType(typ string) bool {

@@ -2,16 +2,21 @@ package transcript
 
 import (
 	"github.com/ctxc/ctxc/internal/agent/aider"
+	"github.com/ctxc/ctxc/internal/agent/claude"
 	"github.com/ctxc/ctxc/internal/agent/cline"
 	"github.com/ctxc/ctxc/internal/agent/clinetask"
+	"github.com/ctxc/ctxc/internal/agent/codex"
 	"github.com/ctxc/ctxc/internal/agent/continuecli"
 	"github.com/ctxc/ctxc/internal/agent/copilot"
 	"github.com/ctxc/ctxc/internal/agent/droid"
+	"github.com/ctxc/ctxc/internal/agent/gemini"
 	"github.com/ctxc/ctxc/internal/agent/goose"
 	"github.com/ctxc/ctxc/internal/agent/miniswe"
 	"github.com/ctxc/ctxc/internal/agent/nanocoder"
 	"github.com/ctxc/ctxc/internal/agent/omp"
+	"github.com/ctxc/ctxc/internal/agent/opencode"
 	"github.com/ctxc/ctxc/internal/agent/openhands"
+	"github.com/ctxc/ctxc/internal/agent/pi"
 	"github.com/ctxc/ctxc/internal/agent/qwen"
 	"github.com/ctxc/ctxc/internal/agent/sweagent"
 	"github.com/ctxc/ctxc/internal/jsonl"
@@ -35,15 +40,15 @@ type agentCode struct {
 }
 
 var agentCodes = []agentCode{
-	{FormatClaude, func() formatReader { return newClaudeReader() }, claudeRecord, claudeWriter{}, claudeSession},
-	{FormatCodex, func() formatReader { return newCodexReader() }, codexRecord, codexWriter{}, codexSession},
-	{FormatPi, func() formatReader { return newPiReader() }, piRecord, piWriter{}, piSession},
-	{FormatGemini, func() formatReader { return newGeminiReader() }, geminiRecord, geminiWriter{}, geminiSession},
+	{FormatClaude, claude.NewReader, claude.Record, claude.Writer{}, claudeSession},
+	{FormatCodex, codex.NewReader, codex.Record, codex.Writer{}, codexSession},
+	{FormatPi, pi.NewReader, pi.Record, pi.Writer{}, piSession},
+	{FormatGemini, gemini.NewReader, gemini.Record, gemini.Writer{}, geminiSession},
 	{FormatQwen, qwen.NewReader, qwen.Record, qwen.Writer{}, qwenSession},
 	{FormatCopilot, copilot.NewReader, copilot.Record, copilot.Writer{}, copilotSession},
 	{FormatDroid, droid.NewReader, droid.Record, droid.Writer{}, nil},
-	{FormatOpencode, func() formatReader { return newOpencodeReader(FormatOpencode) }, opencodeRecord, readOnlyWriter{FormatOpencode, opencodeReadOnly}, nil},
-	{FormatKilo, func() formatReader { return newOpencodeReader(FormatKilo) }, kiloRecord, readOnlyWriter{FormatKilo, kiloReadOnly}, nil},
+	{FormatOpencode, opencode.NewReader, opencode.Record, readOnlyWriter{FormatOpencode, opencode.ReadOnly}, nil},
+	{FormatKilo, opencode.NewKiloReader, opencode.KiloRecord, readOnlyWriter{FormatKilo, opencode.KiloReadOnly}, nil},
 	{FormatAider, aider.NewReader, aider.Record, readOnlyWriter{FormatAider, aider.ReadOnly}, nil},
 	{FormatOpenhands, openhands.NewReader, openhands.Record, readOnlyWriter{FormatOpenhands, openhands.ReadOnly}, nil},
 	{FormatContinue, continuecli.NewReader, continuecli.Record, continuecli.Writer{}, nil},

@@ -3,6 +3,8 @@ package transcript
 import (
 	"fmt"
 
+	"github.com/ctxc/ctxc/internal/agent/claude"
+	"github.com/ctxc/ctxc/internal/agent/gemini"
 	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
@@ -153,9 +155,20 @@ type preparsed struct {
 	// generic: made by preparseGeneric (a message of the plain formats); claude: made by
 	// preparseClaude, the whole line's walk. A reader uses only its own kind.
 	generic bool
-	claude  *claudeLine
-	gemini  *geminiPre // made by preparseGemini: a Gemini CLI message record's counts
-	inPlace bool       // parsed in place (noText): points into the line's buffer
+	claude  *claude.Line
+	gemini  *gemini.Pre // made by gemini.Preparse: a Gemini CLI message record's counts
+	inPlace bool        // parsed in place (noText): points into the line's buffer
+}
+
+// AgentWalk is the walk of an agent's reader, which it takes through conv.Line.Walk.
+func (p *preparsed) AgentWalk() any {
+	switch {
+	case p.claude != nil:
+		return p.claude
+	case p.gemini != nil:
+		return p.gemini
+	}
+	return nil
 }
 
 // preparse parses a valid line of the given format with its text, ahead of the reader.
@@ -169,8 +182,8 @@ func preparse(f Format, t textMode, l *scanLine) *preparsed {
 // of per-range slices that the range workers give (one allocation per range rather than one
 // or two per line), or nil, for one allocated then.
 type walkSlots struct {
-	claude *claudeLine
-	gemini *geminiPre
+	claude *claude.Line
+	gemini *gemini.Pre
 }
 
 // preparseInto is preparse into p; a Claude Code line's walk (see claudeLine) goes into
@@ -188,18 +201,18 @@ func preparseInto(p *preparsed, slots walkSlots, f Format, t textMode, l *scanLi
 	if f == FormatClaude {
 		cl := slots.claude
 		if cl == nil {
-			cl = new(claudeLine)
+			cl = new(claude.Line)
 		}
-		*cl = scanClaudeLine(jsonl.Value(conv.UnsafeString(l.Bytes)), t, det)
-		*p = preparsed{ok: cl.msg.Exists(), claude: cl, inPlace: true} // uuids point into the line
+		*cl = claude.ScanLine(jsonl.Value(conv.UnsafeString(l.Bytes)), t, det)
+		*p = preparsed{ok: cl.HasMessage(), claude: cl, inPlace: true} // uuids point into the line
 		return
 	}
 	if f == FormatGemini {
 		g := slots.gemini
 		if g == nil {
-			g = new(geminiPre)
+			g = new(gemini.Pre)
 		}
-		if preparseGemini(l, g) {
+		if gemini.Preparse(l, g) {
 			*p = preparsed{ok: true, gemini: g}
 		} else {
 			*p = preparsed{}
@@ -255,7 +268,7 @@ func preparseMessage(msg jsonl.Value, t textMode, det *scanLine) preparsed {
 	}
 	if det != nil {
 		m := parseDialectV(msg, d, t)
-		detach(&m, det.Bytes, det.BytesOffset(), string(msg))
+		conv.Detach(&m, det.Bytes, det.BytesOffset(), string(msg))
 		return preparsed{m: &m, d: d, ok: true}
 	}
 	if t == conv.WindowedText {

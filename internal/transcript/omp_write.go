@@ -1,14 +1,11 @@
 package transcript
 
 import (
-	"bytes"
-	"fmt"
-	"io"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/agent/omp"
+	"github.com/ctxc/ctxc/internal/agent/pi"
 	"github.com/ctxc/ctxc/internal/conv"
-	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
 // ompWriter writes a compaction into an omp session as pi's writer does (omp keeps pi's
@@ -18,11 +15,11 @@ import (
 type ompWriter struct{}
 
 func (ompWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
-	return piWriter{}.Append(src, c, late)
+	return pi.Writer{}.Append(src, c, late)
 }
 
 func (ompWriter) New(src *Source, c *Compaction) (Written, error) {
-	w, err := piWriter{}.New(src, c)
+	w, err := pi.Writer{}.New(src, c)
 	if err != nil {
 		return w, err
 	}
@@ -46,28 +43,4 @@ func ompTitleSlot(c *Compaction) []byte {
 	line := o.Encode()
 	pad := max(ompTitleSlotBytes-1-len(line), 0)
 	return []byte(strings.Replace(string(line), `"pad":""`, `"pad":"`+strings.Repeat(" ", pad)+`"`, 1) + "\n")
-}
-
-// piHeaderRecord is the session header of a pi or omp session: its first record, or in omp's
-// the one after the title slot.
-func piHeaderRecord(src *Source) ([]byte, error) {
-	lr := jsonl.NewLineReader(io.NewSectionReader(src.ReaderAt(), 0, 1<<62))
-	for records := 0; ; {
-		l, err := lr.Next()
-		if err != nil {
-			return nil, fmt.Errorf("%s: no session header: %v", src.Path, err)
-		}
-		b := bytes.TrimSpace(conv.TrimBOM(l.Bytes))
-		if len(b) == 0 {
-			continue
-		}
-		if !jsonl.Valid(b) {
-			return nil, &DataError{Path: src.Path, Line: l.Num, Msg: "invalid JSON"}
-		}
-		records++
-		if records == 1 && jsonl.Value(b).Get("type").Str() == omp.HeaderType {
-			continue
-		}
-		return append([]byte(nil), b...), nil
-	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxc/ctxc/internal/agent/opencode"
 )
 
 // opencodeLine is one message as internal/opencodestore exports it.
@@ -184,8 +186,8 @@ func TestKiloParts(t *testing.T) {
 		format Format
 		want   string
 	}{
-		{"kilo", kiloLine, FormatKilo, "user:look / " + calls + " / tool:result:c1=out\n" + kiloBoardActivity +
-			"|result:c2=out\n" + kiloBoardUnavailable + "|result:c3=out|result:c4=out|result:c5=out / assistant:Done."},
+		{"kilo", kiloLine, FormatKilo, "user:look / " + calls + " / tool:result:c1=out\n" + opencode.KiloBoardActivity +
+			"|result:c2=out\n" + opencode.KiloBoardUnavailable + "|result:c3=out|result:c4=out|result:c5=out / assistant:Done."},
 		{"opencode", opencodeLine, FormatOpencode, "user:look / assistant:working|call:c1=read{}|call:c2=read{}|call:c3=read{}|call:c4=read{}|call:c5=read{}" +
 			" / tool:result:c1=out|result:c2=out|result:c3=out|result:c4=out|result:c5=out / assistant:Done."},
 	} {
@@ -218,7 +220,7 @@ func TestKiloSession(t *testing.T) {
 		roles = append(roles, string(m.Role))
 	}
 	if got := strings.Join(roles, " "); got != "user assistant user assistant" || !msgs[1].Summary ||
-		msgs[0].TextContent() != opencodeCompactionPrompt || !strings.HasPrefix(msgs[2].TextContent(), "Reply with OK.") {
+		msgs[0].TextContent() != opencode.CompactionPrompt || !strings.HasPrefix(msgs[2].TextContent(), "Reply with OK.") {
 		t.Errorf("context: %s", got)
 	}
 }

@@ -7,11 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxc/ctxc/internal/conv"
-	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/agent/pi"
 )
 
-func piSummaryText(s string) string { return piCompactionPrefix + s + piCompactionSuffix }
+func piSummaryText(s string) string { return pi.CompactionPrefix + s + pi.CompactionSuffix }
 
 func TestPiFiles(t *testing.T) {
 	for _, tc := range []struct {
@@ -166,7 +165,7 @@ func TestPiOpenClawBranched(t *testing.T) {
 	if got, want := lines, []int{4, 5, 6, 7, 10, 11, 12, 14, 15}; !equalInts(got, want) {
 		t.Fatalf("effective lines = %v, want %v", got, want)
 	}
-	if got := msgs[4].TextContent(); got != piBranchPrefix+"Der Benutzer bat um eine Zusammenfassung."+piBranchSuffix {
+	if got := msgs[4].TextContent(); got != pi.BranchPrefix+"Der Benutzer bat um eine Zusammenfassung."+pi.BranchSuffix {
 		t.Errorf("branch summary = %q", got)
 	}
 	if got := msgs[5].TextContent(); got != "Turn yielded." || msgs[5].Role != RoleUser {
@@ -195,26 +194,6 @@ func TestPiForeignLastLine(t *testing.T) {
 	}
 	if res.Stats.Format != FormatPi || res.Stats.EffMessages != 0 || res.Stats.Messages.Total() != 12 {
 		t.Errorf("stats = %+v", res.Stats)
-	}
-}
-
-func TestPiBashText(t *testing.T) {
-	for _, tc := range []struct{ msg, want string }{
-		{`{"role":"bashExecution","command":"ls","output":"a\nb","exitCode":0}`, "Ran `ls`\n```\na\nb\n```"},
-		{`{"role":"bashExecution","command":"false","output":"","exitCode":1}`, "Ran `false`\n(no output)\n\nCommand exited with code 1"},
-		{`{"role":"bashExecution","command":"sleep 9","output":"","cancelled":true,"exitCode":null}`, "Ran `sleep 9`\n(no output)\n\n(command cancelled)"},
-		{`{"role":"bashExecution","command":"cat big","output":"x","exitCode":0,"truncated":true,"fullOutputPath":"/tmp/o.txt"}`, "Ran `cat big`\n```\nx\n```\n\n[Output truncated. Full output: /tmp/o.txt]"},
-	} {
-		doc := jsonl.Value(tc.msg)
-		m, emit := piMessage(doc, conv.WithText)
-		stats, _ := piMessage(doc, conv.NoText)
-		if !emit || m.Role != RoleUser || m.TextContent() != tc.want || stats.Chars() != len([]rune(tc.want)) {
-			t.Errorf("%s: %q (%d chars, stats %d)", tc.msg, m.TextContent(), m.Chars(), stats.Chars())
-		}
-	}
-	m, emit := piMessage(jsonl.Value(`{"role":"bashExecution","command":"ls","output":"","excludeFromContext":true}`), conv.NoText)
-	if emit || len(m.Blocks) != 1 {
-		t.Errorf("excluded bash: emit=%v %+v", emit, m)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/ctxc/ctxc/internal/agent/claude"
+	"github.com/ctxc/ctxc/internal/agent/gemini"
 	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
@@ -78,14 +80,14 @@ type rangeResult struct {
 	lines   []scanLine
 	valid   []bool
 	pre     []preparsed
-	claude  []claudeLine // the walks of Claude Code lines, which pre points to
-	gemini  []geminiPre  // the walks of Gemini CLI message records, which pre points to
-	release func()       // gives back the window the lines' bytes are in, and own
-	own     *[]byte      // the bytes of a last line that goes on past the range
-	count   int          // physical lines that start in the range (blank ones included)
-	pending *scanLine    // an unterminated last line (the file's last range only)
-	err     error        // a read error, or a line over the cap (Line is relative to the range)
-	errLine int          // for a jsonl.LineTooLongError: the line's index among the range's physical lines
+	claude  []claude.Line // the walks of Claude Code lines, which pre points to
+	gemini  []gemini.Pre  // the walks of Gemini CLI message records, which pre points to
+	release func()        // gives back the window the lines' bytes are in, and own
+	own     *[]byte       // the bytes of a last line that goes on past the range
+	count   int           // physical lines that start in the range (blank ones included)
+	pending *scanLine     // an unterminated last line (the file's last range only)
+	err     error         // a read error, or a line over the cap (Line is relative to the range)
+	errLine int           // for a jsonl.LineTooLongError: the line's index among the range's physical lines
 }
 
 // scanFileRangesFrom is scanFileRanges of the lines from byte at.off of the file on (the start
@@ -362,9 +364,9 @@ func (w *rangeWork) work(i, linesHint int) (r *rangeResult) {
 			r.pre = make([]preparsed, lines)
 			switch pre {
 			case FormatClaude:
-				r.claude = make([]claudeLine, lines)
+				r.claude = make([]claude.Line, lines)
 			case FormatGemini:
-				r.gemini = make([]geminiPre, lines)
+				r.gemini = make([]gemini.Pre, lines)
 			}
 		}
 		for k := range lines {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/agent/claude"
 	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/tidwall/gjson"
 )
@@ -324,7 +325,7 @@ func (t *treeCopy) emit(o *object) {
 				o.Set("sourceToolAssistantUUID", n)
 			}
 		}
-		claudeRenameMessageID(o, t.msgIDs)
+		claude.RenameMessageID(o, t.msgIDs)
 	}
 	o.Set(t.idKey, id)
 	o.Set(t.parentKey, t.parent)
@@ -380,7 +381,7 @@ func (t *treeCopy) claudeResult(after *object, id string, c *repairCall) *object
 	o := conv.NewObject()
 	o.Set("parentUuid", nil)
 	o.Set("isSidechain", false)
-	for _, k := range claudeEnvelope {
+	for _, k := range claude.Envelope {
 		if v := after.Get(k); v != nil {
 			o.Set(k, v)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/agent/codex"
 	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/tidwall/gjson"
 )
@@ -226,7 +227,7 @@ func TestPlanRepairClaudeLinks(t *testing.T) {
 // open calls answered in their call's output type, late outputs moved, stray outputs left out,
 // messages Codex rebuilt written as messages.
 func TestPlanRepairCodex(t *testing.T) {
-	legacy := `{"timestamp":"2025-10-01T08:10:00.000Z","type":"compacted","payload":{"message":"` + codexSummaryPrefix + ` summary"}}`
+	legacy := `{"timestamp":"2025-10-01T08:10:00.000Z","type":"compacted","payload":{"message":"` + codex.SummaryPrefix + ` summary"}}`
 	for _, tc := range []struct {
 		name                         string
 		lines                        []string
@@ -269,7 +270,7 @@ func TestPlanRepairCodex(t *testing.T) {
 				cx(`{"type":"function_call","name":"shell","arguments":"{}","call_id":"call_f"}`),
 				cx(`{"type":"message","role":"user","content":[{"type":"input_text","text":"what is 2+2?"}]}`),
 			},
-			want: []string{"message:user=first task", "message:user=" + codexSummaryPrefix + " summary", "function_call:call_f",
+			want: []string{"message:user=first task", "message:user=" + codex.SummaryPrefix + " summary", "function_call:call_f",
 				"function_call_output:call_f!", "message:user=what is 2+2?"},
 			placeholders: 1,
 		},

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/ctxc/ctxc/internal/agent/claude"
 	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/quote"
@@ -138,12 +139,11 @@ func (sc *scanner) settle(f Format) {
 		rd.keep = sc.opts.keep.IsGeneric()
 		rd.text = sc.opts.keepText()
 		rd.observe = sc.opts.Observe
-	case *claudeReader:
+	case *claude.Reader:
 		if sc.opts.keep == FormatClaude {
-			rd.kept = map[int32]Message{}
-			rd.text = sc.opts.keepText()
+			rd.Keep(sc.opts.keepText())
 		}
-		rd.observe = sc.opts.Observe
+		rd.Observe(sc.opts.Observe)
 	}
 	for i := range sc.held {
 		b := sc.held[i]
@@ -404,7 +404,7 @@ func invalidLine(st *Stats, path string, num int, msg string, opts Options) erro
 // contextFinisher is a reader whose agent adds to the context it rebuilds (Codex answers calls
 // left open).
 type contextFinisher interface {
-	finishContext(ms []Message) []Message
+	FinishContext(ms []Message) []Message
 }
 
 // Messages re-reads the lines of the effective context from f and returns its messages, in
@@ -415,7 +415,7 @@ func (res *Result) Messages(f io.ReaderAt) ([]Message, error) {
 		return nil, err
 	}
 	if cf, ok := res.reader.(contextFinisher); ok {
-		ms = cf.finishContext(ms)
+		ms = cf.FinishContext(ms)
 	}
 	return ms, nil
 }
@@ -426,10 +426,10 @@ func (res *Result) messages(f io.ReaderAt) ([]Message, error) {
 	if g, ok := res.reader.(*genericReader); ok && g.keep {
 		return g.kept, nil
 	}
-	if c, ok := res.reader.(*claudeReader); ok && c.kept != nil {
+	if c, ok := res.reader.(*claude.Reader); ok && c.Keeps() {
 		out := make([]Message, 0, len(res.refs))
 		for _, r := range res.refs {
-			out = append(out, c.kept[r.Line])
+			out = append(out, c.Kept(r.Line))
 		}
 		return mergeSplitAssistant(out), nil
 	}

@@ -1,9 +1,6 @@
 package transcript
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-
 	"github.com/ctxc/ctxc/internal/conv"
 )
 
@@ -34,9 +31,5 @@ func OpenSource(path string, res *Result) (*Source, error) {
 	return conv.NewSource(path, file, f, n, res.refs), nil
 }
 
-// newHexID is a random id of n hex digits (pi's entry ids are 8).
-func newHexID(n int) string {
-	b := make([]byte, (n+1)/2)
-	rand.Read(b)
-	return hex.EncodeToString(b)[:n]
-}
+// newHexID is conv.NewHexID.
+func newHexID(n int) string { return conv.NewHexID(n) }

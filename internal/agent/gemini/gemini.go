@@ -1,4 +1,7 @@
-package transcript
+// Package gemini is ctxc's code for Gemini CLI's sessions: their reader, the decoder of one line
+// and the writer of a compaction (a new session from messages stays with the handoff rendering,
+// in internal/transcript).
+package gemini
 
 import (
 	"slices"
@@ -11,7 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// geminiReader reads Gemini CLI sessions (~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl,
+// reader reads Gemini CLI sessions (~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl,
 // docs/formats.md), as Gemini CLI 0.61's loadConversationRecord does.
 //
 // Records, one a line:
@@ -35,22 +38,22 @@ import (
 // one function call per tool call — followed, when tool calls have a result, by a message of
 // those results (a string result is {"output": result}).
 //
-// Compaction: Gemini CLI's chat compression replaces the history with a user message holding
+// conv.Compaction: Gemini CLI's chat compression replaces the history with a user message holding
 // the summary (a <state_snapshot>), the model's "Got it." and the kept messages, written as a
 // $set of messages: such a $set that brings in a new summary message counts as a compaction.
 //
 // Statistics count each message id once, in its newest version. Simplifications
 // (docs/formats.md): ids are compared by a 64-bit hash; the older one-JSON-document .json form
 // is not read (Gemini CLI turns it into a .jsonl on resume).
-type geminiReader struct {
+type reader struct {
 	ids     geminiIDs        // every message id read, in the order first read
 	index   map[uint64]int32 // an id's hash: its place in ids
 	entries []int32          // the current message list, in order: places in ids
-	walk    geminiPre        // the walk of a record that no range worker walked
+	walk    Pre              // the walk of a record that no range worker walked
 }
 
 // geminiID is a message id: what its newest record counted in the statistics (taken back when
-// a newer record of the id replaces it), where that record is (a line, or a message object
+// a newer record of the id replaces it), where that record is (a line, or a message conv.Object
 // inside a $set line) and its place in the current list.
 type geminiID struct {
 	c     geminiCounted
@@ -94,9 +97,9 @@ func (s *geminiIDs) add() int32 {
 	return i
 }
 
-var geminiRoles = [...]Role{RoleUser, RoleAssistant, RoleTool, RoleSystem, RoleDeveloper}
+var geminiRoles = [...]conv.Role{conv.RoleUser, conv.RoleAssistant, conv.RoleTool, conv.RoleSystem, conv.RoleDeveloper}
 
-func geminiRoleIndex(r Role) uint8 {
+func geminiRoleIndex(r conv.Role) uint8 {
 	for i, x := range geminiRoles {
 		if x == r {
 			return uint8(i)
@@ -111,9 +114,12 @@ func geminiIgnoredUser(t string) bool {
 		strings.HasPrefix(t, "<session_context>") || strings.HasPrefix(t, "<hook_context>")
 }
 
-func newGeminiReader() *geminiReader {
-	return &geminiReader{index: map[uint64]int32{}}
+func newReader() *reader {
+	return &reader{index: map[uint64]int32{}}
 }
+
+// NewReader is a reader of one Gemini CLI session.
+func NewReader() conv.Reader { return newReader() }
 
 // geminiFields are the top-level members of a record the reader uses.
 type geminiFields struct {
@@ -152,9 +158,9 @@ func geminiFieldsOf(v jsonl.Value) geminiFields {
 	return f
 }
 
-func (r *geminiReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
-	if preOf(l) != nil && preOf(l).gemini != nil {
-		r.apply(l, preOf(l).gemini, l.Offset, int32(l.Size), st)
+func (r *reader) Add(l *conv.Line, doc gjson.Result, st *conv.Stats) {
+	if p, ok := l.Walk().(*Pre); ok {
+		r.apply(l, p, l.Offset, int32(l.Size), st)
 		return
 	}
 	v := jsonl.Value(doc.Raw)
@@ -175,7 +181,7 @@ func (r *geminiReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 }
 
 // messages adds the message objects of a $set (or header) line.
-func (r *geminiReader) messages(l *scanLine, msgs jsonl.Value, st *Stats) {
+func (r *reader) messages(l *conv.Line, msgs jsonl.Value, st *conv.Stats) {
 	compacted := false
 	msgs.Each(func(_ string, m jsonl.Value) bool {
 		if !m.IsObject() {
@@ -193,24 +199,24 @@ func (r *geminiReader) messages(l *scanLine, msgs jsonl.Value, st *Stats) {
 	}
 }
 
-// geminiPre is what a message record adds, from the record alone: a range worker computes it
+// Pre is what a message record adds, from the record alone: a range worker computes it
 // ahead of the reader (preparse), which then only applies it.
-type geminiPre struct {
+type Pre struct {
 	key      uint64
 	c        geminiCounted
 	summary  bool // it opens with a compression summary
 	hasUsage bool
-	usage    Usage
+	usage    conv.Usage
 }
 
-// preparseGemini walks a message line ahead of the reader into p, and reports whether it is one.
-func preparseGemini(l *scanLine, p *geminiPre) bool {
+// Preparse walks a message line ahead of the reader into p, and reports whether it is one.
+func Preparse(l *conv.Line, p *Pre) bool {
 	return geminiWalk(p, jsonl.Value(gjson.Parse(conv.UnsafeString(l.Bytes)).Raw))
 }
 
-// message records a message record v (the line, or an object inside it: sub). It reports a new
+// message records a message record v (the line, or an conv.Object inside it: sub). It reports a new
 // compression summary.
-func (r *geminiReader) message(l *scanLine, v jsonl.Value, st *Stats, sub bool) (summary bool) {
+func (r *reader) message(l *conv.Line, v jsonl.Value, st *conv.Stats, sub bool) (summary bool) {
 	off, size := l.Offset, int32(l.Size)
 	if sub {
 		off, size = subValueSpan(l, v)
@@ -222,7 +228,7 @@ func (r *geminiReader) message(l *scanLine, v jsonl.Value, st *Stats, sub bool) 
 // apply puts a walked message record at off (size bytes) into the list and the statistics: a
 // new id at the list's end, a known one in its place (at the end again when a rewind or a $set
 // took it out), its earlier record's figures taken back. It reports a new compression summary.
-func (r *geminiReader) apply(l *scanLine, p *geminiPre, off int64, size int32, st *Stats) (summary bool) {
+func (r *reader) apply(l *conv.Line, p *Pre, off int64, size int32, st *conv.Stats) (summary bool) {
 	i, seen := r.index[p.key]
 	if !seen {
 		i = r.ids.add()
@@ -250,7 +256,7 @@ func (r *geminiReader) apply(l *scanLine, p *geminiPre, off int64, size int32, s
 	return !seen && p.summary
 }
 
-func geminiUsage(t jsonl.Value) Usage {
+func geminiUsage(t jsonl.Value) conv.Usage {
 	var in, out, cached, thoughts int64
 	t.Each(func(k string, v jsonl.Value) bool {
 		switch k {
@@ -265,14 +271,14 @@ func geminiUsage(t jsonl.Value) Usage {
 		}
 		return true
 	})
-	return Usage{Input: int(max(in-cached, 0)), Output: int(out + thoughts), CacheRead: int(cached)}
+	return conv.Usage{Input: int(max(in-cached, 0)), Output: int(out + thoughts), CacheRead: int(cached)}
 }
 
-func (r *geminiReader) count(st *Stats, c geminiCounted, line int) {
+func (r *reader) count(st *conv.Stats, c geminiCounted, line int) {
 	for i := 0; i < int(c.n); i++ {
 		st.Messages.Add(geminiRoles[c.roles[i]])
 		st.Tokens += int64(c.tokens[i])
-		st.TellCounted(Counted{Line: line, Role: geminiRoles[c.roles[i]], Tokens: int(c.tokens[i])})
+		st.TellCounted(conv.Counted{Line: line, Role: geminiRoles[c.roles[i]], Tokens: int(c.tokens[i])})
 	}
 	st.ToolCalls += int(c.calls)
 	st.ToolResults += int(c.results)
@@ -280,11 +286,11 @@ func (r *geminiReader) count(st *Stats, c geminiCounted, line int) {
 	st.Chars += c.chars
 }
 
-func (r *geminiReader) uncount(st *Stats, c geminiCounted, line int) {
+func (r *reader) uncount(st *conv.Stats, c geminiCounted, line int) {
 	for i := 0; i < int(c.n); i++ {
 		st.Messages.Sub(geminiRoles[c.roles[i]])
 		st.Tokens -= int64(c.tokens[i])
-		st.TellCounted(Counted{Line: line, Role: geminiRoles[c.roles[i]], Tokens: -int(c.tokens[i]), Retracted: true})
+		st.TellCounted(conv.Counted{Line: line, Role: geminiRoles[c.roles[i]], Tokens: -int(c.tokens[i]), Retracted: true})
 	}
 	st.ToolCalls -= int(c.calls)
 	st.ToolResults -= int(c.results)
@@ -294,7 +300,7 @@ func (r *geminiReader) uncount(st *Stats, c geminiCounted, line int) {
 
 // rewind removes the message with that key and every later one; all of them when it is not in
 // the list.
-func (r *geminiReader) rewind(key uint64) {
+func (r *reader) rewind(key uint64) {
 	i, ok := r.index[key]
 	if !ok || r.ids.at(i).pos < 0 {
 		r.clear()
@@ -303,43 +309,43 @@ func (r *geminiReader) rewind(key uint64) {
 	r.drop(r.ids.at(i).pos)
 }
 
-func (r *geminiReader) clear() { r.drop(0) }
+func (r *reader) clear() { r.drop(0) }
 
 // drop removes the entries from p on.
-func (r *geminiReader) drop(p int32) {
+func (r *reader) drop(p int32) {
 	for _, i := range r.entries[p:] {
 		r.ids.at(i).pos = -1
 	}
 	r.entries = r.entries[:p]
 }
 
-func (r *geminiReader) Finish(st *Stats) []ref {
-	st.Format = FormatGemini
+func (r *reader) Finish(st *conv.Stats) []conv.Ref {
+	st.Format = conv.FormatGemini
 	if st.TopN > 0 {
 		r.pushTop(st)
 	}
-	refs := make([]ref, 0, len(r.entries))
+	refs := make([]conv.Ref, 0, len(r.entries))
 	for _, i := range r.entries {
 		d := r.ids.at(i)
 		if d.c.n > 0 {
-			refs = append(refs, ref{Off: d.off, Size: d.size, Line: d.line, Tokens: d.c.tokens[0] + d.c.tokens[1], Msgs: int32(d.c.n)})
+			refs = append(refs, conv.Ref{Off: d.off, Size: d.size, Line: d.line, Tokens: d.c.tokens[0] + d.c.tokens[1], Msgs: int32(d.c.n)})
 		}
 	}
 	return refs
 }
 
 // pushTop offers every id's messages, in their newest records, to the largest messages.
-func (r *geminiReader) pushTop(st *Stats) {
-	var top []TopMessage
+func (r *reader) pushTop(st *conv.Stats) {
+	var top []conv.TopMessage
 	for i := range r.ids.n {
 		d := r.ids.at(i)
 		for k := 0; k < int(d.c.n); k++ {
 			if d.c.tokens[k] > 0 {
-				top = append(top, TopMessage{Line: int(d.line), Role: geminiRoles[d.c.roles[k]], Tokens: int(d.c.tokens[k]), Kind: BlockKind(d.c.kinds[k]).String()})
+				top = append(top, conv.TopMessage{Line: int(d.line), Role: geminiRoles[d.c.roles[k]], Tokens: int(d.c.tokens[k]), Kind: conv.BlockKind(d.c.kinds[k]).String()})
 			}
 		}
 	}
-	slices.SortFunc(top, func(a, b TopMessage) int { // in file order, as other readers push them
+	slices.SortFunc(top, func(a, b conv.TopMessage) int { // in file order, as other readers push them
 		if a.Line != b.Line {
 			return a.Line - b.Line
 		}
@@ -353,7 +359,7 @@ func (r *geminiReader) pushTop(st *Stats) {
 	}
 }
 
-func (r *geminiReader) Materialize(b []byte, x ref) ([]Message, error) {
+func (r *reader) Materialize(b []byte, x conv.Ref) ([]conv.Message, error) {
 	v := jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)
 	ms := geminiRecordMessages(geminiFieldsOf(v), conv.WithText)
 	for i := range ms {
@@ -365,7 +371,7 @@ func (r *geminiReader) Materialize(b []byte, x ref) ([]Message, error) {
 // subValueSpan is where v, a value inside line l, is in the file. The line's Bytes lack a
 // byte-order mark that the file may have before them: the bytes it occupies beyond Bytes are
 // the mark (3) and the line end (0 to 2).
-func subValueSpan(l *scanLine, v jsonl.Value) (int64, int32) {
+func subValueSpan(l *conv.Line, v jsonl.Value) (int64, int32) {
 	start := int64(uintptr(unsafe.Pointer(unsafe.StringData(string(v)))) - uintptr(unsafe.Pointer(unsafe.SliceData(l.Bytes))))
 	if l.Size-len(l.Bytes) >= 3 {
 		start += 3
@@ -374,7 +380,7 @@ func subValueSpan(l *scanLine, v jsonl.Value) (int64, int32) {
 }
 
 // geminiRecordMessages is what a message record yields in the conversation.
-func geminiRecordMessages(f geminiFields, text textMode) []Message {
+func geminiRecordMessages(f geminiFields, text conv.TextMode) []conv.Message {
 	switch f.typ.Str() {
 	case "user":
 		if geminiIgnoredUser(geminiContentPrefix(f.content)) {
@@ -382,7 +388,7 @@ func geminiRecordMessages(f geminiFields, text textMode) []Message {
 		}
 		m := conv.GeminiContentMessage("user", f.content, text)
 		m.Summary = conv.GeminiSummaryParts(f.content)
-		return []Message{m}
+		return []conv.Message{m}
 	case "gemini":
 		return geminiModelMessages(f, text)
 	}
@@ -501,17 +507,17 @@ func geminiModelContent(c jsonl.Value) jsonl.Value {
 }
 
 // geminiModelMessages is a gemini message: the model's message and the results of its calls.
-func geminiModelMessages(f geminiFields, text textMode) []Message {
+func geminiModelMessages(f geminiFields, text conv.TextMode) []conv.Message {
 	m := conv.GeminiContentMessage("model", geminiModelContent(f.content), text)
 	calls := geminiCalls(f.toolCalls)
 	own := false
 	for i := range m.Blocks {
-		if k := m.Blocks[i].Kind; k == BlockToolCall || k == BlockThinking {
+		if k := m.Blocks[i].Kind; k == conv.BlockToolCall || k == conv.BlockThinking {
 			own = true
 		}
 	}
 	if !own {
-		var blocks []Block
+		var blocks []conv.Block
 		f.thoughts.Each(func(_ string, t jsonl.Value) bool {
 			blocks = append(blocks, geminiThought(t, text))
 			return true
@@ -522,7 +528,7 @@ func geminiModelMessages(f geminiFields, text textMode) []Message {
 		}
 		m.Blocks = blocks
 	}
-	var out []Message
+	var out []conv.Message
 	if len(m.Blocks) > 0 {
 		out = append(out, m)
 		if res := geminiResults(calls, text); len(res.Blocks) > 0 {
@@ -533,7 +539,7 @@ func geminiModelMessages(f geminiFields, text textMode) []Message {
 }
 
 // geminiThought is a recorded thought as Gemini CLI replays it: "**subject** description".
-func geminiThought(t jsonl.Value, text textMode) Block {
+func geminiThought(t jsonl.Value, text conv.TextMode) conv.Block {
 	var subject, desc jsonl.Value
 	t.Each(func(k string, v jsonl.Value) bool {
 		switch k {
@@ -545,33 +551,33 @@ func geminiThought(t jsonl.Value, text textMode) Block {
 		return true
 	})
 	if subject.IsString() && subject != `""` {
-		pt := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
+		pt := conv.TextBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 		pt.Lit("**")
 		pt.Val(subject)
 		pt.Lit("** ")
 		pt.Val(desc)
 		b := pt.Block()
-		b.Kind = BlockThinking
+		b.Kind = conv.BlockThinking
 		return b
 	}
-	return conv.TextBlockV(BlockThinking, desc, text)
+	return conv.TextBlockV(conv.BlockThinking, desc, text)
 }
 
 // geminiResults is the message of the tool calls' results.
-func geminiResults(calls []geminiCall, text textMode) Message {
-	m := Message{Role: RoleUser}
+func geminiResults(calls []geminiCall, text conv.TextMode) conv.Message {
+	m := conv.Message{Role: conv.RoleUser}
 	for _, c := range calls {
-		geminiEachResultBlock(c, text, func(b Block) { m.Blocks = append(m.Blocks, b) })
+		geminiEachResultBlock(c, text, func(b conv.Block) { m.Blocks = append(m.Blocks, b) })
 	}
 	if len(m.Blocks) > 0 && m.ToolResults() == len(m.Blocks) {
-		m.Role = RoleTool
+		m.Role = conv.RoleTool
 	}
 	return m
 }
 
 // geminiEachResultBlock calls fn with the blocks of a tool call's result: a string result is
-// {"output": result}, an array its parts, an object the part itself.
-func geminiEachResultBlock(c geminiCall, text textMode, fn func(Block)) {
+// {"output": result}, an array its parts, an conv.Object the part itself.
+func geminiEachResultBlock(c geminiCall, text conv.TextMode, fn func(conv.Block)) {
 	switch res := c.result; {
 	case res.IsString() && res != `""`:
 		b := conv.ContentResultV(res, text)
@@ -586,4 +592,28 @@ func geminiEachResultBlock(c geminiCall, text textMode, fn func(Block)) {
 	case res.IsObject():
 		fn(conv.GeminiPartBlockOf(res, conv.GeminiPartOf(res), text))
 	}
+}
+
+// Record decodes one line of a Gemini CLI session on its own (grep, search): a message record's
+// messages; a $set of messages is copies of earlier messages, except a compression summary it
+// brings.
+func Record(v jsonl.Value) conv.Record {
+	f := geminiFieldsOf(v)
+	if f.id.IsString() {
+		return conv.Record{Messages: geminiRecordMessages(f, conv.SearchText)}
+	}
+	var rec conv.Record
+	f.set.Get("messages").Each(func(_ string, m jsonl.Value) bool {
+		for _, msg := range geminiRecordMessages(geminiFieldsOf(m), conv.SearchText) {
+			if msg.Summary {
+				rec.Compaction = true
+				rec.Messages = append(rec.Messages, msg)
+			}
+		}
+		return true
+	})
+	if rec.Compaction {
+		rec.Meta = conv.MetaOf(v.Get("ctxc"))
+	}
+	return rec
 }

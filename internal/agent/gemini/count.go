@@ -1,4 +1,4 @@
-package transcript
+package gemini
 
 import (
 	"github.com/ctxc/ctxc/internal/conv"
@@ -20,27 +20,27 @@ import (
 type geminiTally struct {
 	blocks, calls, results, thinking, images int32
 	chars                                    int64
-	kind                                     BlockKind // the first block with the most chars
-	best                                     int64     // that block's chars plus one; 0 before any block
+	kind                                     conv.BlockKind // the first block with the most chars
+	best                                     int64          // that block's chars plus one; 0 before any block
 }
 
 // add adds block b after the blocks already added.
-func (t *geminiTally) add(b Block) {
+func (t *geminiTally) add(b conv.Block) {
 	t.blocks++
 	switch b.Kind {
-	case BlockToolCall:
+	case conv.BlockToolCall:
 		t.calls++
-	case BlockToolResult:
+	case conv.BlockToolResult:
 		t.results++
-	case BlockThinking:
+	case conv.BlockThinking:
 		t.thinking++
-	case BlockImage:
+	case conv.BlockImage:
 		t.images++
 	}
 	t.images += int32(b.Images)
 	t.chars += int64(b.Chars)
 	c := int64(b.Chars)
-	if b.Kind == BlockImage {
+	if b.Kind == conv.BlockImage {
 		c = estimate.ImageTokens * estimate.CharsPerToken
 	}
 	if c+1 > t.best {
@@ -62,9 +62,9 @@ func (t *geminiTally) then(u geminiTally) {
 }
 
 // role is the message's role in the statistics: a tool message when every block is a result.
-func (t *geminiTally) role(r Role) Role {
+func (t *geminiTally) role(r conv.Role) conv.Role {
 	if t.blocks > 0 && t.results == t.blocks {
-		return RoleTool
+		return conv.RoleTool
 	}
 	return r
 }
@@ -75,7 +75,7 @@ func (t *geminiTally) tokens() int32 {
 }
 
 // push records the message of blocks t (role r) as the record's next message.
-func (p *geminiPre) push(t *geminiTally, r Role) {
+func (p *Pre) push(t *geminiTally, r conv.Role) {
 	c := &p.c
 	c.roles[c.n], c.tokens[c.n], c.kinds[c.n] = geminiRoleIndex(t.role(r)), t.tokens(), uint8(t.kind)
 	c.n++
@@ -87,15 +87,15 @@ func (p *geminiPre) push(t *geminiTally, r Role) {
 
 // geminiWalk walks record v into p: what the messages geminiRecordMessages yields count, and
 // the response's usage. It reports whether v is a message record line (an id, no rewind).
-func geminiWalk(p *geminiPre, v jsonl.Value) (message bool) {
+func geminiWalk(p *Pre, v jsonl.Value) (message bool) {
 	var w geminiCount
 	v.Walk(w.member)
-	*p = geminiPre{key: conv.IDKey(w.id.Str())}
+	*p = Pre{key: conv.IDKey(w.id.Str())}
 	typ := w.typ.Str()
 	switch typ {
 	case "user":
 		if !geminiIgnoredUser(w.prefix.String()) {
-			p.push(&w.parts, RoleUser)
+			p.push(&w.parts, conv.RoleUser)
 			p.summary = w.summary
 		}
 	case "gemini":
@@ -168,7 +168,7 @@ func (w *geminiCount) part(p jsonl.Value, f conv.GeminiPart) {
 			w.summary = conv.GeminiSummaryText(p)
 		}
 		w.prefix.addOf(p, nil)
-		w.parts.add(conv.TextBlockV(BlockText, p, conv.NoText))
+		w.parts.add(conv.TextBlockV(conv.BlockText, p, conv.NoText))
 		return
 	}
 	if first {
@@ -180,7 +180,7 @@ func (w *geminiCount) part(p jsonl.Value, f conv.GeminiPart) {
 
 // model adds up a gemini message: the model's message (its thoughts, content and calls, or its
 // content alone when that holds a call or a thought), then the message of its calls' results.
-func (w *geminiCount) model(p *geminiPre) {
+func (w *geminiCount) model(p *Pre) {
 	var model geminiTally
 	if geminiModelContent(w.content) != "" {
 		model = w.parts
@@ -194,8 +194,8 @@ func (w *geminiCount) model(p *geminiPre) {
 	if model.blocks == 0 {
 		return
 	}
-	p.push(&model, RoleAssistant)
+	p.push(&model, conv.RoleAssistant)
 	if w.results.blocks > 0 {
-		p.push(&w.results, RoleUser)
+		p.push(&w.results, conv.RoleUser)
 	}
 }

@@ -1,4 +1,4 @@
-package transcript
+package codex
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // codexItemView renders what codexItemMessage makes of an item: the message's role, its kind
 // for the history, whether it is a summary, and each block's kind, id, name, arguments, text,
 // size and error flag.
-func codexItemView(m Message, kind codexKind) string {
+func codexItemView(m conv.Message, kind codexKind) string {
 	kinds := map[codexKind]string{cxOther: "other", cxAsst: "asst", cxUser: "user", cxBase: "base"}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s/%s", m.Role, kinds[kind])
@@ -67,7 +67,7 @@ func TestCodexItemMessage(t *testing.T) {
 			"tool/other [tool_result id=\"call_1\" name=\"\" args=\"\" text=\"a.go\" chars=4]"},
 		{"custom tool call output", `{"type":"custom_tool_call_output","call_id":"call_2","output":"Success."}`,
 			"tool/other [tool_result id=\"call_2\" name=\"\" args=\"\" text=\"Success.\" chars=8]"},
-		{"output object that failed", `{"type":"function_call_output","call_id":"call_1","output":{"content":"exit 1","success":false}}`,
+		{"output conv.Object that failed", `{"type":"function_call_output","call_id":"call_1","output":{"content":"exit 1","success":false}}`,
 			"tool/other [tool_result id=\"call_1\" name=\"\" args=\"\" text=\"exit 1\" chars=6 error]"},
 		{"output of a new type", `{"type":"mcp_tool_call_output","call_id":"call_4","output":[{"type":"input_text","text":"ok"}]}`,
 			"tool/other [tool_result id=\"call_4\" name=\"\" args=\"\" text=\"ok\" chars=2]"},
@@ -87,7 +87,7 @@ func TestCodexItemMessage(t *testing.T) {
 			if got := codexItemView(m, kind); got != tc.want {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
 			}
-			// Counted for stats, the item is the same message without its text.
+			// conv.Counted for stats, the item is the same message without its text.
 			for i := range m.Blocks {
 				m.Blocks[i].Text, m.Blocks[i].Args = "", ""
 			}

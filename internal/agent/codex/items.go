@@ -1,4 +1,4 @@
-package transcript
+package codex
 
 import (
 	"strings"
@@ -13,7 +13,7 @@ type codexFields struct {
 }
 
 // codexItemMessage turns one response item into a message (no blocks: not a message).
-func codexItemMessage(it jsonl.Value, text textMode) (Message, codexKind) {
+func codexItemMessage(it jsonl.Value, text conv.TextMode) (conv.Message, codexKind) {
 	f := codexItemFields(it)
 	switch typ := f.typ.Str(); typ {
 	case "message":
@@ -29,9 +29,9 @@ func codexItemMessage(it jsonl.Value, text textMode) (Message, codexKind) {
 	case "web_search_call":
 		return codexWebSearch(f.action, text), cxAsst
 	case "compaction", "compaction_summary":
-		return Message{Role: RoleUser, Summary: true, Blocks: []Block{conv.OpaqueBlockV(it, text)}}, cxOther
+		return conv.Message{Role: conv.RoleUser, Summary: true, Blocks: []conv.Block{conv.OpaqueBlockV(it, text)}}, cxOther
 	case "ghost_snapshot":
-		return Message{}, cxOther
+		return conv.Message{}, cxOther
 	default:
 		return codexCallItem(typ, &f, text)
 	}
@@ -83,14 +83,14 @@ func (f *codexFields) callIDOrID() string {
 // codexMessageItem reads a message item. A user message is a real one (a turn the user typed,
 // which rollbacks and legacy compactions count) unless it is injected context or a summary
 // kept in a replacement_history (ctxc's or Codex's own).
-func codexMessageItem(it jsonl.Value, f *codexFields, text textMode) (Message, codexKind) {
+func codexMessageItem(it jsonl.Value, f *codexFields, text conv.TextMode) (conv.Message, codexKind) {
 	m := conv.OpenAIMessage(it, text)
-	m.Dialect = DialectNone
+	m.Dialect = conv.DialectNone
 	kind := cxOther
 	switch m.Role {
-	case RoleAssistant:
+	case conv.RoleAssistant:
 		kind = cxAsst
-	case RoleUser:
+	case conv.RoleUser:
 		if codexSummaryItem(f.content) {
 			m.Summary = true
 		} else if codexRealUser(f.content) {
@@ -102,11 +102,11 @@ func codexMessageItem(it jsonl.Value, f *codexFields, text textMode) (Message, c
 
 // codexReasoning reads a reasoning item as assistant thinking: its readable summary texts,
 // then its raw reasoning texts (open models; null for OpenAI), never the encrypted content.
-func codexReasoning(f *codexFields, text textMode) Message {
-	m := Message{Role: RoleAssistant}
+func codexReasoning(f *codexFields, text conv.TextMode) conv.Message {
+	m := conv.Message{Role: conv.RoleAssistant}
 	thinking := func(_ string, p jsonl.Value) bool {
 		if t := p.Get("text"); t.IsString() && t != `""` {
-			m.Blocks = append(m.Blocks, conv.TextBlockV(BlockThinking, t, text))
+			m.Blocks = append(m.Blocks, conv.TextBlockV(conv.BlockThinking, t, text))
 		}
 		return true
 	}
@@ -116,35 +116,35 @@ func codexReasoning(f *codexFields, text textMode) Message {
 }
 
 // codexToolCall is an assistant message of one tool call.
-func codexToolCall(callID, name string, args jsonl.Value, text textMode) Message {
-	return Message{Role: RoleAssistant, Blocks: []Block{conv.ToolCallBlockV(callID, name, args, text)}}
+func codexToolCall(callID, name string, args jsonl.Value, text conv.TextMode) conv.Message {
+	return conv.Message{Role: conv.RoleAssistant, Blocks: []conv.Block{conv.ToolCallBlockV(callID, name, args, text)}}
 }
 
 // codexWebSearch reads a web_search_call: a server-side tool, for which no output item follows,
 // so it is an opaque block counting its action rather than a tool call that needs a result.
-func codexWebSearch(action jsonl.Value, text textMode) Message {
-	b := Block{Kind: BlockOpaque, Chars: action.Chars()}
+func codexWebSearch(action jsonl.Value, text conv.TextMode) conv.Message {
+	b := conv.Block{Kind: conv.BlockOpaque, Chars: action.Chars()}
 	if text.On() {
 		b.Text = string(action)
 	}
-	return Message{Role: RoleAssistant, Blocks: []Block{b}}
+	return conv.Message{Role: conv.RoleAssistant, Blocks: []conv.Block{b}}
 }
 
 // codexCallItem reads an item of a type the reader does not name (Codex adds tool kinds) by
 // its shape: with a call_id, an output (or a type ending in _output) makes it a tool result,
 // and arguments or an input make it a tool call; anything else is no message.
-func codexCallItem(typ string, f *codexFields, text textMode) (Message, codexKind) {
+func codexCallItem(typ string, f *codexFields, text conv.TextMode) (conv.Message, codexKind) {
 	if !f.callID.Exists() {
-		return Message{}, cxOther
+		return conv.Message{}, cxOther
 	}
 	callID := f.callID.Str()
 	if f.output.Exists() || strings.HasSuffix(typ, "_output") {
-		return Message{Role: RoleTool, Blocks: []Block{codexOutput(f.output, callID, text)}}, cxOther
+		return conv.Message{Role: conv.RoleTool, Blocks: []conv.Block{codexOutput(f.output, callID, text)}}, cxOther
 	}
 	if args := codexArgs(f); args.Exists() {
 		return codexToolCall(callID, f.name.Str(), args, text), cxAsst
 	}
-	return Message{}, cxOther
+	return conv.Message{}, cxOther
 }
 
 func codexArgs(f *codexFields) jsonl.Value {
@@ -154,10 +154,10 @@ func codexArgs(f *codexFields) jsonl.Value {
 	return f.input
 }
 
-// codexOutput reads a tool output: a string, an array of content items, or an object
+// codexOutput reads a tool output: a string, an array of content items, or an conv.Object
 // {content, success}.
-func codexOutput(out jsonl.Value, id string, text textMode) Block {
-	var b Block
+func codexOutput(out jsonl.Value, id string, text conv.TextMode) conv.Block {
+	var b conv.Block
 	if c := out.Get("content"); out.IsObject() && c.Exists() {
 		b = conv.ContentResultV(c, text)
 		if s := out.Get("success"); s.Exists() && !s.Bool() {

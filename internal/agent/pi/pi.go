@@ -1,4 +1,7 @@
-package transcript
+// Package pi is ctxc's code for pi's sessions: their reader, the decoder of one line and the
+// writer of a compaction (a new session from messages stays with the handoff rendering, in
+// internal/transcript).
+package pi
 
 import (
 	"fmt"
@@ -9,7 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// piReader reads pi coding agent sessions (v1–v3) and OpenClaw transcripts (docs/formats.md).
+// reader reads pi coding agent sessions (v1–v3) and OpenClaw transcripts (docs/formats.md).
 //
 // Entries are the valid JSON lines, the header {"type":"session",...} included at index 0 (as in
 // pi's own loader). v1 files (no "version") are linear and carry no ids; v2/v3 entries form a
@@ -45,7 +48,7 @@ import (
 //
 // Simplifications (docs/formats.md): a file whose first line is not a header is read anyway (pi
 // would discard and restart it); ids are compared by a 64-bit hash.
-type piReader struct {
+type reader struct {
 	version int       // header version; 1 when absent
 	header  int32     // entry index of the header, -1 before it
 	entries []piEntry // every valid JSON line, in file order
@@ -84,14 +87,17 @@ const (
 
 // pi's wrappers for summaries sent to the model (coding-agent messages.ts).
 const (
-	piCompactionPrefix = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
-	piCompactionSuffix = "\n</summary>"
-	piBranchPrefix     = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
-	piBranchSuffix     = "</summary>"
+	CompactionPrefix = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+	CompactionSuffix = "\n</summary>"
+	BranchPrefix     = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+	BranchSuffix     = "</summary>"
 )
 
-func newPiReader() *piReader {
-	return &piReader{version: 1, header: -1, ids: map[uint64]int32{}, comps: map[int32]piComp{}}
+// NewReader is a reader of one pi session.
+func NewReader() conv.Reader { return newReader() }
+
+func newReader() *reader {
+	return &reader{version: 1, header: -1, ids: map[uint64]int32{}, comps: map[int32]piComp{}}
 }
 
 // piFields are the top-level fields of an entry the reader uses, found in one pass.
@@ -127,7 +133,7 @@ func piEntryFields(v jsonl.Value) piFields {
 	return f
 }
 
-func (r *piReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *reader) Add(l *conv.Line, doc gjson.Result, st *conv.Stats) {
 	idx := int32(len(r.entries))
 	e := piEntry{off: l.Offset, size: int32(l.Size), line: int32(l.Num)}
 	f := piEntryFields(jsonl.Value(doc.Raw))
@@ -179,8 +185,8 @@ func (r *piReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 	r.entries = append(r.entries, e)
 }
 
-func (r *piReader) Finish(st *Stats) []ref {
-	st.Format = FormatPi
+func (r *reader) Finish(st *conv.Stats) []conv.Ref {
+	st.Format = conv.FormatPi
 	path := r.path()
 	comp := -1
 	for i, idx := range path {
@@ -188,11 +194,11 @@ func (r *piReader) Finish(st *Stats) []ref {
 			comp = i
 		}
 	}
-	var refs []ref
+	var refs []conv.Ref
 	emit := func(idx int32) {
 		e := r.entries[idx]
 		if e.flags&piEmits != 0 {
-			refs = append(refs, ref{Off: e.off, Size: e.size, Line: e.line, Tokens: e.tokens, Msgs: 1, Sel: piSelEntry})
+			refs = append(refs, conv.Ref{Off: e.off, Size: e.size, Line: e.line, Tokens: e.tokens, Msgs: 1, Sel: piSelEntry})
 		}
 	}
 	if comp < 0 {
@@ -204,7 +210,7 @@ func (r *piReader) Finish(st *Stats) []ref {
 	ci := path[comp]
 	c := r.comps[ci]
 	ce := r.entries[ci]
-	refs = append(refs, ref{Off: ce.off, Size: ce.size, Line: ce.line, Tokens: c.tokens, Msgs: 1, Sel: piSelSummary})
+	refs = append(refs, conv.Ref{Off: ce.off, Size: ce.size, Line: ce.line, Tokens: c.tokens, Msgs: 1, Sel: piSelSummary})
 	first := int32(-1)
 	if c.hasKept {
 		if r.version < 2 {
@@ -231,7 +237,7 @@ func (r *piReader) Finish(st *Stats) []ref {
 }
 
 // path returns the entry indexes from the root to the leaf (the last entry of the file).
-func (r *piReader) path() []int32 {
+func (r *reader) path() []int32 {
 	var path []int32
 	if r.version < 2 {
 		for i := range r.entries {
@@ -263,52 +269,52 @@ func (r *piReader) path() []int32 {
 	return path
 }
 
-func (r *piReader) Materialize(b []byte, x ref) ([]Message, error) {
+func (r *reader) Materialize(b []byte, x conv.Ref) ([]conv.Message, error) {
 	f := piEntryFields(jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)) // as add sees it: from the first { on
 	if x.Sel == piSelSummary {
 		m := piSummaryMessage(f.summary, conv.WithText)
 		m.Line = x.LineNum()
-		return []Message{m}, nil
+		return []conv.Message{m}, nil
 	}
 	m, _ := piEntryMessage(f.typ.Str(), f, conv.WithText)
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation entry")
 	}
 	m.Line = x.LineNum()
-	return []Message{m}, nil
+	return []conv.Message{m}, nil
 }
 
 // piSummaryMessage is a compaction summary as pi sends it to the model.
-func piSummaryMessage(summary jsonl.Value, text textMode) Message {
-	m := piWrapped(summary, piCompactionPrefix, piCompactionSuffix, text)
+func piSummaryMessage(summary jsonl.Value, text conv.TextMode) conv.Message {
+	m := piWrapped(summary, CompactionPrefix, CompactionSuffix, text)
 	m.Summary = true
 	return m
 }
 
 // piEntryMessage turns a non-compaction entry into a message (no blocks: none). emit is false
 // for messages pi keeps out of the model's context.
-func piEntryMessage(typ string, f piFields, text textMode) (m Message, emit bool) {
+func piEntryMessage(typ string, f piFields, text conv.TextMode) (m conv.Message, emit bool) {
 	switch typ {
 	case "message":
 		return piMessage(f.message, text)
 	case "custom_message":
-		m = Message{Role: RoleUser, Blocks: piContent(f.content, text)}
+		m = conv.Message{Role: conv.RoleUser, Blocks: piContent(f.content, text)}
 		return m, true
 	case "branch_summary":
 		if f.summary.IsString() && f.summary != `""` {
-			m = piWrapped(f.summary, piBranchPrefix, piBranchSuffix, text)
+			m = piWrapped(f.summary, BranchPrefix, BranchSuffix, text)
 		}
 		return m, true
 	}
 	return m, false
 }
 
-func piWrapped(s jsonl.Value, prefix, suffix string, text textMode) Message {
-	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
+func piWrapped(s jsonl.Value, prefix, suffix string, text conv.TextMode) conv.Message {
+	t := conv.TextBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 	t.Lit(prefix)
 	t.Val(s)
 	t.Lit(suffix)
-	return Message{Role: RoleUser, Blocks: []Block{t.Block()}}
+	return conv.Message{Role: conv.RoleUser, Blocks: []conv.Block{t.Block()}}
 }
 
 // piMsgFields are the fields of a message (AgentMessage) the reader uses.
@@ -317,7 +323,7 @@ type piMsgFields struct {
 	command, output, exitCode, cancelled, truncated, fullOutputPath, exclude jsonl.Value
 }
 
-func piMessage(msg jsonl.Value, text textMode) (m Message, emit bool) {
+func piMessage(msg jsonl.Value, text conv.TextMode) (m conv.Message, emit bool) {
 	var f piMsgFields
 	msg.Each(func(k string, v jsonl.Value) bool {
 		switch k {
@@ -357,15 +363,15 @@ func piMessage(msg jsonl.Value, text textMode) (m Message, emit bool) {
 	emit = true
 	switch f.role.Str() {
 	case "user", "custom", "hookMessage":
-		m = Message{Role: RoleUser, Blocks: piContent(f.content, text)}
+		m = conv.Message{Role: conv.RoleUser, Blocks: piContent(f.content, text)}
 	case "assistant":
-		m = Message{Role: RoleAssistant}
+		m = conv.Message{Role: conv.RoleAssistant}
 		f.content.Each(func(_ string, b jsonl.Value) bool {
 			m.Blocks = append(m.Blocks, piAssistantBlock(b, text))
 			return true
 		})
 		if f.usage.IsObject() {
-			us := Usage{Input: int(f.usage.Get("input").Int()), Output: int(f.usage.Get("output").Int()),
+			us := conv.Usage{Input: int(f.usage.Get("input").Int()), Output: int(f.usage.Get("output").Int()),
 				CacheRead: int(f.usage.Get("cacheRead").Int()), CacheWrite: int(f.usage.Get("cacheWrite").Int())}
 			if us.Total() > 0 {
 				m.Usage = &us
@@ -380,19 +386,19 @@ func piMessage(msg jsonl.Value, text textMode) (m Message, emit bool) {
 		b.ID = f.callID.Str()
 		b.Name = f.toolName.Str()
 		b.IsError = f.isError.Bool()
-		m = Message{Role: RoleTool, Blocks: []Block{b}}
+		m = conv.Message{Role: conv.RoleTool, Blocks: []conv.Block{b}}
 	case "bashExecution":
-		m = Message{Role: RoleUser, Blocks: []Block{piBashText(&f, text)}}
+		m = conv.Message{Role: conv.RoleUser, Blocks: []conv.Block{piBashText(&f, text)}}
 		emit = !f.exclude.Bool()
 	case "branchSummary":
-		m = piWrapped(f.summary, piBranchPrefix, piBranchSuffix, text)
+		m = piWrapped(f.summary, BranchPrefix, BranchSuffix, text)
 	case "compactionSummary":
 		m = piSummaryMessage(f.summary, text)
 	}
 	return m, emit
 }
 
-func piAssistantBlock(b jsonl.Value, text textMode) Block {
+func piAssistantBlock(b jsonl.Value, text conv.TextMode) conv.Block {
 	var typ, txt, thinking, id, name, args jsonl.Value
 	b.Each(func(k string, v jsonl.Value) bool {
 		switch k {
@@ -413,9 +419,9 @@ func piAssistantBlock(b jsonl.Value, text textMode) Block {
 	})
 	switch typ.Str() {
 	case "text":
-		return conv.TextBlockV(BlockText, txt, text)
+		return conv.TextBlockV(conv.BlockText, txt, text)
 	case "thinking": // thinkingSignature is not counted
-		return conv.TextBlockV(BlockThinking, thinking, text)
+		return conv.TextBlockV(conv.BlockThinking, thinking, text)
 	case "toolCall":
 		return conv.ToolCallBlockV(id.Str(), name.Str(), args, text)
 	case "image":
@@ -425,8 +431,8 @@ func piAssistantBlock(b jsonl.Value, text textMode) Block {
 }
 
 // piBashText is the user text pi sends for a bash execution (messages.ts bashExecutionToText).
-func piBashText(f *piMsgFields, text textMode) Block {
-	t := textBuilder{Text: text.On(), NoCount: text == conv.SearchText}
+func piBashText(f *piMsgFields, text conv.TextMode) conv.Block {
+	t := conv.TextBuilder{Text: text.On(), NoCount: text == conv.SearchText}
 	t.Lit("Ran `")
 	t.Val(f.command)
 	t.Lit("`\n")
@@ -452,11 +458,11 @@ func piBashText(f *piMsgFields, text textMode) Block {
 }
 
 // piContent reads user-side content: a string or text/image blocks.
-func piContent(c jsonl.Value, text textMode) []Block {
+func piContent(c jsonl.Value, text conv.TextMode) []conv.Block {
 	if c.IsString() {
-		return []Block{conv.TextBlockV(BlockText, c, text)}
+		return []conv.Block{conv.TextBlockV(conv.BlockText, c, text)}
 	}
-	var out []Block
+	var out []conv.Block
 	c.Each(func(_ string, b jsonl.Value) bool {
 		var typ, txt jsonl.Value
 		b.Each(func(k string, v jsonl.Value) bool {
@@ -470,7 +476,7 @@ func piContent(c jsonl.Value, text textMode) []Block {
 		})
 		switch typ.Str() {
 		case "text":
-			out = append(out, conv.TextBlockV(BlockText, txt, text))
+			out = append(out, conv.TextBlockV(conv.BlockText, txt, text))
 		case "image":
 			out = append(out, piImageBlock(b, text))
 		default:
@@ -481,10 +487,31 @@ func piContent(c jsonl.Value, text textMode) []Block {
 	return out
 }
 
-func piImageBlock(b jsonl.Value, text textMode) Block {
-	bl := Block{Kind: BlockImage}
+func piImageBlock(b jsonl.Value, text conv.TextMode) conv.Block {
+	bl := conv.Block{Kind: conv.BlockImage}
 	if text.On() {
 		bl.Text = string(b)
 	}
 	return bl
+}
+
+// Record decodes one line of a pi session on its own (grep, search).
+func Record(v jsonl.Value) conv.Record {
+	f := piEntryFields(v)
+	typ := f.typ.Str()
+	switch typ {
+	case "session":
+		return conv.Record{}
+	case "compaction":
+		m := conv.Message{Role: conv.RoleUser, Summary: true}
+		if f.summary.IsString() {
+			m.Blocks = []conv.Block{{Kind: conv.BlockText, Text: f.summary.Str()}}
+		}
+		return conv.Record{Compaction: true, Meta: conv.MetaOf(v.Get("ctxc")), Messages: []conv.Message{m}}
+	}
+	m, _ := piEntryMessage(typ, f, conv.SearchText)
+	if len(m.Blocks) == 0 {
+		return conv.Record{}
+	}
+	return conv.Record{Messages: []conv.Message{m}}
 }

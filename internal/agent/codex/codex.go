@@ -1,4 +1,7 @@
-package transcript
+// Package codex is ctxc's code for Codex's sessions: their reader, the decoder of one line and
+// the writer of a compaction (a new session from messages stays with the handoff rendering, in
+// internal/transcript).
+package codex
 
 import (
 	"fmt"
@@ -11,7 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// codexReader reads OpenAI Codex CLI rollouts (docs/formats.md) of all three eras: bare (line 1
+// reader reads OpenAI Codex CLI rollouts (docs/formats.md) of all three eras: bare (line 1
 // {"id","timestamp","instructions",...}, then bare response items and {"record_type":"state"}),
 // wrapped ({"timestamp","type","payload"}) and 2026 (wrapped plus "ordinal", world_state,
 // base_instructions).
@@ -45,7 +48,7 @@ import (
 // message, and counts as a compaction.
 //
 // Reload rule (codex-rs rollout_reconstruction): history is replayed forward. A compacted record
-// with replacement_history replaces the whole history with those items (one ref, selector
+// with replacement_history replaces the whole history with those items (one conv.Ref, selector
 // codexSelReplacement). A legacy compacted record (message only) rebuilds the history as the
 // initial context (here: the session's leading developer/system/injected-user messages as
 // recorded), then the real user messages of the history so far as plain text (newest first
@@ -60,7 +63,7 @@ import (
 // code points (Codex: bytes/4); a real user message is one whose text does not start with '<'
 // or "# AGENTS.md instructions" and is not a summary; forked rollouts that embed their parent's
 // history are read as one history.
-type codexReader struct {
+type reader struct {
 	// recordOpen: the lines since the newest compacted line are still part of its compaction
 	// (events, turn context, developer messages such as a hook's note), up to the first user
 	// or assistant item: see CompactionRecord.
@@ -90,8 +93,8 @@ const codexTurnID = "codex:response"
 // codexCompactUserBudget is Codex's COMPACT_USER_MESSAGE_MAX_TOKENS.
 const codexCompactUserBudget = 20000
 
-// codexSummaryPrefix opens Codex's local compaction summaries (SUMMARY_PREFIX).
-const codexSummaryPrefix = "Another language model started to solve this problem"
+// SummaryPrefix opens Codex's local compaction summaries (SUMMARY_PREFIX).
+const SummaryPrefix = "Another language model started to solve this problem"
 
 type codexKind uint8
 
@@ -103,7 +106,7 @@ const (
 )
 
 type codexItem struct {
-	r         ref
+	r         conv.Ref
 	chars     int64 // code points of the message
 	imgs      int32
 	kind      codexKind
@@ -152,33 +155,36 @@ func (t *codexTokenRun) add(asst bool, chars, imgs int64) (tokens int64, newMsg 
 type codexRun struct {
 	active bool
 	line   int
-	chars  [BlockOpaque + 1]int
-	has    [BlockOpaque + 1]bool
+	chars  [conv.BlockOpaque + 1]int
+	has    [conv.BlockOpaque + 1]bool
 	calls  int
 	images int
 }
 
-func newCodexReader() *codexReader { return &codexReader{seed: maphash.MakeSeed()} }
+func newReader() *reader { return &reader{seed: maphash.MakeSeed()} }
+
+// NewReader is a reader of one Codex session.
+func NewReader() conv.Reader { return newReader() }
 
 // callKeys hashes the call ids of a message's tool calls and results (one of each at most per
 // response item).
-func (r *codexReader) callKeys(m *Message) (call, result uint64) {
+func (r *reader) callKeys(m *conv.Message) (call, result uint64) {
 	for _, b := range m.Blocks {
 		switch b.Kind {
-		case BlockToolCall:
+		case conv.BlockToolCall:
 			call = maphash.String(r.seed, b.ID) | 1
-		case BlockToolResult:
+		case conv.BlockToolResult:
 			result = maphash.String(r.seed, b.ID) | 1
 		}
 	}
 	return call, result
 }
 
-func (r *codexReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
+func (r *reader) Add(l *conv.Line, doc gjson.Result, st *conv.Stats) {
 	v := jsonl.Value(doc.Raw)
 	typ, payload, state := codexEnvelope(v)
 	r.trackRecord(l, typ, payload, st)
-	if payload.Exists() && codexItemTypes[typ] {
+	if payload.Exists() && ItemTypes[typ] {
 		switch typ {
 		case "response_item":
 			r.addItem(l, payload, st)
@@ -197,7 +203,7 @@ func (r *codexReader) Add(l *scanLine, doc gjson.Result, st *Stats) {
 
 // trackRecord extends the newest compaction record over line l, until the first response item
 // that is not a developer message (or the next compaction).
-func (r *codexReader) trackRecord(l *scanLine, typ string, payload jsonl.Value, st *Stats) {
+func (r *reader) trackRecord(l *conv.Line, typ string, payload jsonl.Value, st *conv.Stats) {
 	if !r.recordOpen {
 		return
 	}
@@ -226,13 +232,13 @@ func codexEnvelope(v jsonl.Value) (typ string, payload jsonl.Value, state bool) 
 
 // codexItemOf finds the response item of a line: the payload of a wrapped line, else the line.
 func codexItemOf(v jsonl.Value) jsonl.Value {
-	if typ, p, _ := codexEnvelope(v); p.Exists() && codexItemTypes[typ] {
+	if typ, p, _ := codexEnvelope(v); p.Exists() && ItemTypes[typ] {
 		return p
 	}
 	return v
 }
 
-func (r *codexReader) addItem(l *scanLine, it jsonl.Value, st *Stats) {
+func (r *reader) addItem(l *conv.Line, it jsonl.Value, st *conv.Stats) {
 	m, kind := codexItemMessage(it, conv.NoText)
 	if len(m.Blocks) == 0 {
 		return
@@ -252,7 +258,7 @@ func (r *codexReader) addItem(l *scanLine, it jsonl.Value, st *Stats) {
 	}
 	r.hist = append(r.hist, ci)
 	if !r.initDone {
-		if kind == cxOther && !m.Summary && (m.Role == RoleDeveloper || m.Role == RoleSystem || m.Role == RoleUser) {
+		if kind == cxOther && !m.Summary && (m.Role == conv.RoleDeveloper || m.Role == conv.RoleSystem || m.Role == conv.RoleUser) {
 			// Codex sends a fresh environment context with each new turn; a legacy rebuild
 			// keeps the other injected messages but not the recorded environment (checked
 			// with Codex 0.169 through resume.sh).
@@ -265,11 +271,11 @@ func (r *codexReader) addItem(l *scanLine, it jsonl.Value, st *Stats) {
 	}
 }
 
-func codexLineRef(l *scanLine, sel uint8) ref {
-	return ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Sel: sel}
+func codexLineRef(l *conv.Line, sel uint8) conv.Ref {
+	return conv.Ref{Off: l.Offset, Size: int32(l.Size), Line: int32(l.Num), Sel: sel}
 }
 
-func (r *codexReader) addCompacted(l *scanLine, p jsonl.Value, st *Stats) {
+func (r *reader) addCompacted(l *conv.Line, p jsonl.Value, st *conv.Stats) {
 	st.Compactions++
 	st.AddRecord(l)
 	r.recordOpen = true
@@ -350,7 +356,7 @@ func (r *codexReader) addCompacted(l *scanLine, p jsonl.Value, st *Stats) {
 	r.hist = hist
 }
 
-func (r *codexReader) addEvent(v jsonl.Value, st *Stats) {
+func (r *reader) addEvent(v jsonl.Value, st *conv.Stats) {
 	p := gjson.Parse(string(v)) // small, rare lines except token_count
 	switch p.Get("type").String() {
 	case "token_count":
@@ -375,14 +381,14 @@ func (r *codexReader) addEvent(v jsonl.Value, st *Stats) {
 // includes cached_input_tokens, so Input is the uncached part, CacheRead the cached one and the
 // last context is input_tokens. Codex may report the same response twice (the cumulative
 // total_token_usage does not change): such a repeat only refreshes the last context.
-func (r *codexReader) tokenCount(info gjson.Result, st *Stats) {
+func (r *reader) tokenCount(info gjson.Result, st *conv.Stats) {
 	last := info.Get("last_token_usage")
 	if !last.IsObject() {
 		return
 	}
 	in := last.Get("input_tokens").Int()
 	cached := last.Get("cached_input_tokens").Int()
-	u := Usage{Input: int(max(in-cached, 0)), CacheRead: int(cached), Output: int(last.Get("output_tokens").Int())}
+	u := conv.Usage{Input: int(max(in-cached, 0)), CacheRead: int(cached), Output: int(last.Get("output_tokens").Int())}
 	if total := info.Get("total_token_usage"); total.IsObject() {
 		tot := [2]int64{total.Get("input_tokens").Int(), total.Get("total_tokens").Int()}
 		if r.haveTot && tot == r.lastTot && tot != [2]int64{} {
@@ -396,7 +402,7 @@ func (r *codexReader) tokenCount(info gjson.Result, st *Stats) {
 
 // rollback drops the last n user turns: the history is cut at the n-th last real user message
 // (all of them when n exceeds their number); nothing happens without user messages.
-func (r *codexReader) rollback(n int64) {
+func (r *reader) rollback(n int64) {
 	if n <= 0 {
 		return
 	}
@@ -416,17 +422,17 @@ func (r *codexReader) rollback(n int64) {
 	r.hist = r.hist[:cut]
 }
 
-func (c *codexRun) add(m *Message) {
+func (c *codexRun) add(m *conv.Message) {
 	if !c.active {
 		*c = codexRun{active: true, line: m.Line}
 	}
 	for _, b := range m.Blocks {
 		c.chars[b.Kind] += b.Chars
 		c.has[b.Kind] = true
-		if b.Kind == BlockToolCall {
+		if b.Kind == conv.BlockToolCall {
 			c.calls++
 		}
-		if b.Kind == BlockImage {
+		if b.Kind == conv.BlockImage {
 			c.images++
 		}
 		c.images += b.Images
@@ -435,20 +441,20 @@ func (c *codexRun) add(m *Message) {
 
 // flushRun counts the accumulated assistant response as one message: one block per kind, the
 // tool-call count corrected afterwards.
-func (r *codexReader) flushRun(st *Stats) {
+func (r *reader) flushRun(st *conv.Stats) {
 	c := &r.run
 	if !c.active {
 		return
 	}
-	m := Message{Role: RoleAssistant, Line: c.line}
-	for k := BlockText; k <= BlockOpaque; k++ {
-		if !c.has[k] || k == BlockImage {
+	m := conv.Message{Role: conv.RoleAssistant, Line: c.line}
+	for k := conv.BlockText; k <= conv.BlockOpaque; k++ {
+		if !c.has[k] || k == conv.BlockImage {
 			continue
 		}
-		m.Blocks = append(m.Blocks, Block{Kind: k, Chars: c.chars[k]})
+		m.Blocks = append(m.Blocks, conv.Block{Kind: k, Chars: c.chars[k]})
 	}
 	if c.images > 0 {
-		m.Blocks = append(m.Blocks, Block{Kind: BlockImage, Images: c.images - 1})
+		m.Blocks = append(m.Blocks, conv.Block{Kind: conv.BlockImage, Images: c.images - 1})
 	}
 	st.CountMessage(&m)
 	if c.calls > 1 {
@@ -457,26 +463,26 @@ func (r *codexReader) flushRun(st *Stats) {
 	*c = codexRun{}
 }
 
-func (r *codexReader) Finish(st *Stats) []ref {
+func (r *reader) Finish(st *conv.Stats) []conv.Ref {
 	r.flushRun(st)
-	st.Format = FormatCodex
+	st.Format = conv.FormatCodex
 	if r.window > 0 {
 		if st.Usage == nil {
-			st.Usage = &RecordedUsage{}
+			st.Usage = &conv.RecordedUsage{}
 		}
 		st.Usage.ContextWindow = r.window
 	}
-	refs := make([]ref, 0, len(r.hist))
+	refs := make([]conv.Ref, 0, len(r.hist))
 	var run codexTokenRun
-	// Calls left without an output are answered on load (finishContext): one more message of
-	// CodexAbortedOutput each, charged to the ref that holds the call.
+	// Calls left without an output are answered on load (FinishContext): one more message of
+	// AbortedOutput each, charged to the ref that holds the call.
 	answered := map[uint64]bool{}
 	for _, it := range r.hist {
 		if it.result != 0 {
 			answered[it.result] = true
 		}
 	}
-	abortedTokens := int32(estimate.FromChars(len(CodexAbortedOutput)))
+	abortedTokens := int32(estimate.FromChars(len(AbortedOutput)))
 	for _, it := range r.hist {
 		rf := it.r
 		if it.kind == cxBase {
@@ -506,7 +512,7 @@ func (r *codexReader) Finish(st *Stats) []ref {
 	return refs
 }
 
-func (r *codexReader) Materialize(b []byte, x ref) ([]Message, error) {
+func (r *reader) Materialize(b []byte, x conv.Ref) ([]conv.Message, error) {
 	item := codexItemOf(jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)) // as add sees it: from the first { on
 	line := x.LineNum()
 	switch x.Sel {
@@ -515,7 +521,7 @@ func (r *codexReader) Materialize(b []byte, x ref) ([]Message, error) {
 		if !rh.IsArray() {
 			return nil, fmt.Errorf("compacted record without replacement_history")
 		}
-		var out []Message
+		var out []conv.Message
 		k := int32(0)
 		rh.Each(func(_ string, it jsonl.Value) bool {
 			k++
@@ -524,7 +530,7 @@ func (r *codexReader) Materialize(b []byte, x ref) ([]Message, error) {
 				return true
 			}
 			m.Line = line
-			m.Src = []SrcRef{{Line: int32(line), Item: k}}
+			m.Src = []conv.SrcRef{{Line: int32(line), Item: k}}
 			if kind == cxAsst {
 				m.MsgID = codexTurnID
 			}
@@ -535,15 +541,15 @@ func (r *codexReader) Materialize(b []byte, x ref) ([]Message, error) {
 	case codexSelSummary:
 		m := codexSummaryMessage(item.Get("message"), conv.WithText)
 		m.Line = line
-		m.Src = []SrcRef{{Line: int32(line), Item: SrcSynthesized}}
-		return []Message{m}, nil
+		m.Src = []conv.SrcRef{{Line: int32(line), Item: conv.SrcSynthesized}}
+		return []conv.Message{m}, nil
 	case codexSelUserText:
 		s, n := codexUserText(item.Get("content"), conv.WithText)
 		if limit := int(x.Tokens) * estimate.CharsPerToken; n > limit {
 			s, n = codexTruncate(s, limit), limit
 		}
-		return []Message{{Role: RoleUser, Line: line, Src: []SrcRef{{Line: int32(line), Item: SrcSynthesized}},
-			Blocks: []Block{{Kind: BlockText, Text: s, Chars: n}}}}, nil
+		return []conv.Message{{Role: conv.RoleUser, Line: line, Src: []conv.SrcRef{{Line: int32(line), Item: conv.SrcSynthesized}},
+			Blocks: []conv.Block{{Kind: conv.BlockText, Text: s, Chars: n}}}}, nil
 	}
 	m, kind := codexItemMessage(item, conv.WithText)
 	if len(m.Blocks) == 0 {
@@ -553,7 +559,7 @@ func (r *codexReader) Materialize(b []byte, x ref) ([]Message, error) {
 	if kind == cxAsst {
 		m.MsgID = codexTurnID
 	}
-	return []Message{m}, nil
+	return []conv.Message{m}, nil
 }
 
 // codexTruncate keeps the first n code points of s.
@@ -573,24 +579,24 @@ func codexTruncate(s string, n int) string {
 
 // codexSummaryMessage is the user message a legacy compaction puts into the history: the
 // compacted message as written (it already starts with Codex's summary prefix).
-func codexSummaryMessage(msg jsonl.Value, text textMode) Message {
-	var b Block
+func codexSummaryMessage(msg jsonl.Value, text conv.TextMode) conv.Message {
+	var b conv.Block
 	if msg.IsString() && msg != `""` {
-		b = conv.TextBlockV(BlockText, msg, text)
+		b = conv.TextBlockV(conv.BlockText, msg, text)
 	} else {
 		const none = "(no summary available)"
-		b = Block{Kind: BlockText, Chars: estimate.Chars(none)}
+		b = conv.Block{Kind: conv.BlockText, Chars: estimate.Chars(none)}
 		if text.On() {
 			b.Text = none
 		}
 	}
-	return Message{Role: RoleUser, Summary: true, Blocks: []Block{b}}
+	return conv.Message{Role: conv.RoleUser, Summary: true, Blocks: []conv.Block{b}}
 }
 
 // codexUserText is the plain-text form of a user message's content (Codex
 // content_items_to_text): its non-empty text parts joined by newlines; chars counts its code
 // points.
-func codexUserText(content jsonl.Value, text textMode) (string, int) {
+func codexUserText(content jsonl.Value, text conv.TextMode) (string, int) {
 	if content.IsString() {
 		if text.On() {
 			return content.Str(), content.Chars()
@@ -629,7 +635,7 @@ func codexSummaryItem(content jsonl.Value) bool {
 	content.Each(func(_ string, p jsonl.Value) bool {
 		if t := p.Get("text"); t.IsString() && t != `""` {
 			s := string(t[1:])
-			found = strings.HasPrefix(s, SummaryPreamble[:40]) || strings.HasPrefix(s, codexSummaryPrefix)
+			found = strings.HasPrefix(s, conv.SummaryPreamble[:40]) || strings.HasPrefix(s, SummaryPrefix)
 			return false
 		}
 		return true
@@ -650,25 +656,25 @@ func codexEnvironment(content jsonl.Value) bool {
 	return found
 }
 
-// CodexAbortedOutput is the output Codex records for a tool call that never got one when it
+// AbortedOutput is the output Codex records for a tool call that never got one when it
 // resumes a session (an interrupted turn): the call is answered, not left open.
-const CodexAbortedOutput = "aborted"
+const AbortedOutput = "aborted"
 
-// finishContext answers the calls left open in the context as Codex does on resume: with an
+// FinishContext answers the calls left open in the context as Codex does on resume: with an
 // "aborted" output right after the response that made them.
-func (r *codexReader) finishContext(ms []Message) []Message {
+func (r *reader) FinishContext(ms []conv.Message) []conv.Message {
 	answered := map[string]bool{}
 	open := 0
 	for i := range ms {
 		for _, b := range ms[i].Blocks {
-			if b.Kind == BlockToolResult {
+			if b.Kind == conv.BlockToolResult {
 				answered[b.ID] = true
 			}
 		}
 	}
 	for i := range ms {
 		for _, b := range ms[i].Blocks {
-			if b.Kind == BlockToolCall && !answered[b.ID] {
+			if b.Kind == conv.BlockToolCall && !answered[b.ID] {
 				open++
 			}
 		}
@@ -676,15 +682,15 @@ func (r *codexReader) finishContext(ms []Message) []Message {
 	if open == 0 {
 		return ms
 	}
-	out := make([]Message, 0, len(ms)+open)
+	out := make([]conv.Message, 0, len(ms)+open)
 	for _, m := range ms {
 		out = append(out, m)
 		for _, b := range m.Blocks {
-			if b.Kind == BlockToolCall && !answered[b.ID] {
+			if b.Kind == conv.BlockToolCall && !answered[b.ID] {
 				answered[b.ID] = true
 				// Its line is the call's: the output stands for what that line left open.
-				out = append(out, Message{Role: RoleTool, Line: m.Line, Src: []SrcRef{{Line: int32(m.Line), Item: SrcSynthesized}}, Blocks: []Block{{Kind: BlockToolResult, ID: b.ID,
-					Text: CodexAbortedOutput, Chars: len(CodexAbortedOutput)}}})
+				out = append(out, conv.Message{Role: conv.RoleTool, Line: m.Line, Src: []conv.SrcRef{{Line: int32(m.Line), Item: conv.SrcSynthesized}}, Blocks: []conv.Block{{Kind: conv.BlockToolResult, ID: b.ID,
+					Text: AbortedOutput, Chars: len(AbortedOutput)}}})
 			}
 		}
 	}
@@ -725,8 +731,53 @@ func codexRealUser(content jsonl.Value) bool {
 	}
 	switch {
 	case strings.HasPrefix(s, "<"), strings.HasPrefix(s, `\u003c`), strings.HasPrefix(s, `\u003C`),
-		strings.HasPrefix(s, "# AGENTS.md instructions"), strings.HasPrefix(s, codexSummaryPrefix):
+		strings.HasPrefix(s, "# AGENTS.md instructions"), strings.HasPrefix(s, SummaryPrefix):
 		return false
 	}
 	return true
 }
+
+// Record decodes one line of a Codex session on its own (grep, search).
+func Record(v jsonl.Value) conv.Record {
+	typ, payload, state := codexEnvelope(v)
+	if payload.Exists() && ItemTypes[typ] {
+		switch typ {
+		case "response_item":
+			return codexItemRecord(payload)
+		case "compacted":
+			rec := conv.Record{Compaction: true, Meta: conv.MetaOf(payload.Get("ctxc"))}
+			if msg := payload.Get("message"); msg.IsString() && msg != `""` {
+				rec.Messages = append(rec.Messages, codexSummaryMessage(msg, conv.SearchText))
+			}
+			payload.Get("replacement_history").Each(func(_ string, it jsonl.Value) bool {
+				if m, _ := codexItemMessage(it, conv.SearchText); m.Summary && len(m.Blocks) > 0 {
+					rec.Messages = append(rec.Messages, m) // the summary is new; the rest are copies
+				}
+				return true
+			})
+			return rec
+		}
+		return conv.Record{}
+	}
+	if typ == "" || state {
+		return conv.Record{}
+	}
+	return codexItemRecord(v) // bare-era response item
+}
+
+func codexItemRecord(it jsonl.Value) conv.Record {
+	m, _ := codexItemMessage(it, conv.SearchText)
+	if len(m.Blocks) == 0 {
+		return conv.Record{}
+	}
+	if m.Summary && it.Get("type").Str() != "message" {
+		return conv.Record{Compaction: true, Messages: []conv.Message{m}} // an encrypted compaction item
+	}
+	return conv.Record{Messages: []conv.Message{m}}
+}
+
+// ItemTypes are the types of a Codex rollout's lines: the detection of its files and Record know
+// them.
+var ItemTypes = map[string]bool{"session_meta": true, "response_item": true, "event_msg": true,
+	"turn_context": true, "compacted": true, "world_state": true,
+	"inter_agent_communication": true, "inter_agent_communication_metadata": true}

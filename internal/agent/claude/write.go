@@ -1,16 +1,15 @@
-package transcript
+package claude
 
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
 
-// claudeWriter writes a compaction as Claude Code does when it compacts itself: a
+// Writer writes a compaction as Claude Code does when it compacts itself: a
 // compact_boundary system record (parentUuid null: Claude Code's walk back from the newest
 // record stops there) and an isCompactSummary user message. The boundary carries ctxc's
 // provenance under "ctxc", which Claude Code ignores.
@@ -28,38 +27,38 @@ import (
 // of the tail's records, re-chained one after the other under fresh uuids and fresh message ids
 // (Claude Code merges records that share a message id, even across copies), all with a fresh
 // session id.
-type claudeWriter struct{}
+type Writer struct{}
 
-// claudeEnvelope are the session fields every record repeats, taken from the newest one.
-var claudeEnvelope = []string{"userType", "entrypoint", "cwd", "sessionId", "version", "gitBranch", "slug"}
+// Envelope are the session fields every record repeats, taken from the newest one.
+var Envelope = []string{"userType", "entrypoint", "cwd", "sessionId", "version", "gitBranch", "slug"}
 
-func (claudeWriter) Append(src *Source, c *Compaction, late [][]byte) (Written, error) {
+func (Writer) Append(src *conv.Source, c *conv.Compaction, late [][]byte) (conv.Written, error) {
 	if len(late) > 0 {
-		return Written{}, &safewrite.BusyError{Path: src.Path, Reason: safewrite.ReasonChanged}
+		return conv.Written{}, &safewrite.BusyError{Path: src.Path, Reason: safewrite.ReasonChanged}
 	}
 	return claudePreservedAppend(src, c)
 }
 
 // claudePreservedAppend is the in-place append: the boundary listing the tail's records, and
 // the summary they hang off.
-func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
+func claudePreservedAppend(src *conv.Source, c *conv.Compaction) (conv.Written, error) {
 	var uuids []string
-	var last *object
+	var last *conv.Object
 	var edited [][]byte // copies of records an emergency compaction cut, kept instead of them
 	for i := range c.Tail {
 		m := &c.Tail[i]
 		recs, err := src.Records(m)
 		if err != nil {
-			return Written{}, err
+			return conv.Written{}, err
 		}
 		for _, b := range recs {
 			o, err := conv.ParseObject(b)
 			if err != nil {
-				return Written{}, fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
+				return conv.Written{}, fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
 			}
 			if m.Edited {
 				if err := claudeApplyEdits(o, m); err != nil {
-					return Written{}, fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
+					return conv.Written{}, fmt.Errorf("%s:%d: %w", src.Path, m.Line, err)
 				}
 				o.Set("uuid", conv.NewUUID())
 				o.Del("toolUseResult")
@@ -67,7 +66,7 @@ func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 			}
 			u := o.Str("uuid")
 			if u == "" {
-				return Written{}, fmt.Errorf("%s:%d: a kept record has no uuid", src.Path, m.Line)
+				return conv.Written{}, fmt.Errorf("%s:%d: a kept record has no uuid", src.Path, m.Line)
 			}
 			uuids = append(uuids, u)
 			last = o
@@ -82,11 +81,11 @@ func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 	}
 	newest, err := src.LastRecord()
 	if err != nil {
-		return Written{}, err
+		return conv.Written{}, err
 	}
 	if last == nil {
 		if last, err = conv.ParseObject(newest); err != nil {
-			return Written{}, fmt.Errorf("%s: %w", src.Path, err)
+			return conv.Written{}, fmt.Errorf("%s: %w", src.Path, err)
 		}
 	}
 	env := conv.NewObject()
@@ -95,7 +94,7 @@ func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 	// chain with its agent id.
 	side := string(last.Get("isSidechain")) == "true"
 	env.Set("isSidechain", side)
-	for _, k := range claudeEnvelope {
+	for _, k := range Envelope {
 		if v := last.Get(k); v != nil {
 			env.Set(k, v)
 		}
@@ -120,12 +119,12 @@ func claudePreservedAppend(src *Source, c *Compaction) (Written, error) {
 	// not yet written is ignored by Claude Code (and by ctxc), so a cut write is harmless.
 	out := append([][]byte{b.Encode()}, edited...)
 	out = append(out, sum.Encode())
-	return Written{Data: conv.Lines(out), Messages: 1 + len(c.Tail)}, nil
+	return conv.Written{Data: conv.Lines(out), Messages: 1 + len(c.Tail)}, nil
 }
 
 // claudeApplyEdits writes the cut texts of an edited message into a copy of one of its
 // records: tool results (content) and tool calls (input).
-func claudeApplyEdits(o *object, m *Message) error {
+func claudeApplyEdits(o *conv.Object, m *conv.Message) error {
 	raw := o.Get("message")
 	if raw == nil {
 		return nil
@@ -141,9 +140,9 @@ func claudeApplyEdits(o *object, m *Message) error {
 	results, calls := map[string]string{}, map[string]string{}
 	for _, b := range m.Blocks {
 		switch b.Kind {
-		case BlockToolResult:
+		case conv.BlockToolResult:
 			results[b.ID] = b.Text
-		case BlockToolCall:
+		case conv.BlockToolCall:
 			calls[b.ID] = b.Args
 		}
 	}
@@ -170,24 +169,24 @@ func claudeApplyEdits(o *object, m *Message) error {
 	return nil
 }
 
-func (claudeWriter) New(src *Source, c *Compaction) (Written, error) {
-	return claudeRecords(src, c, conv.NewUUID())
+func (Writer) New(src *conv.Source, c *conv.Compaction) (conv.Written, error) {
+	return Records(src, c, conv.NewUUID())
 }
 
-// claudeRecords renders boundary, head copies, summary and tail copies. session, when set,
+// Records renders boundary, head copies, summary and tail copies. session, when set,
 // replaces the session id in every record (a new session file).
-func claudeRecords(src *Source, c *Compaction, session string) (Written, error) {
+func Records(src *conv.Source, c *conv.Compaction, session string) (conv.Written, error) {
 	head, err := claudeKeptRecords(src, c.Head)
 	if err != nil {
-		return Written{}, err
+		return conv.Written{}, err
 	}
 	tail, err := claudeKeptRecords(src, c.Tail)
 	if err != nil {
-		return Written{}, err
+		return conv.Written{}, err
 	}
 	cp, err := newClaudeCopy(src, head, tail, session)
 	if err != nil {
-		return Written{}, err
+		return conv.Written{}, err
 	}
 	now := conv.RFC3339ms(c.Now)
 	meta := c.Meta
@@ -196,15 +195,15 @@ func claudeRecords(src *Source, c *Compaction, session string) (Written, error) 
 	cp.out = [][]byte{boundary.Encode()}
 	cp.parent = boundary.Str("uuid")
 	if err := cp.copyAll(head); err != nil {
-		return Written{}, err
+		return conv.Written{}, err
 	}
-	sum := claudeSummary(cp.newRecord(), cp.parent, conv.NewUUID(), now, SummaryPreamble+c.Summary)
+	sum := claudeSummary(cp.newRecord(), cp.parent, conv.NewUUID(), now, conv.SummaryPreamble+c.Summary)
 	cp.out = append(cp.out, sum.Encode())
 	cp.parent = sum.Str("uuid")
 	if err := cp.copyAll(tail); err != nil {
-		return Written{}, err
+		return conv.Written{}, err
 	}
-	w := Written{Data: conv.Lines(cp.out), Messages: len(c.Head) + 1 + len(c.Tail)}
+	w := conv.Written{Data: conv.Lines(cp.out), Messages: len(c.Head) + 1 + len(c.Tail)}
 	if session != "" {
 		w.Session = session
 		w.Resume = claudeResumeHint(cp.env, session)
@@ -216,11 +215,11 @@ func claudeRecords(src *Source, c *Compaction, session string) (Written, error) 
 // go into the copy of its records.
 type claudeKept struct {
 	b []byte
-	m *Message
+	m *conv.Message
 }
 
 // claudeKeptRecords lists the records of ms, in order, each with its message.
-func claudeKeptRecords(src *Source, ms []Message) ([]claudeKept, error) {
+func claudeKeptRecords(src *conv.Source, ms []conv.Message) ([]claudeKept, error) {
 	var out []claudeKept
 	for i := range ms {
 		recs, err := src.Records(&ms[i])
@@ -237,7 +236,7 @@ func claudeKeptRecords(src *Source, ms []Message) ([]claudeKept, error) {
 // claudeCopy is a new Claude Code file being written: copies of records chained one after the
 // other under fresh uuids and message ids, and new records in the session's envelope.
 type claudeCopy struct {
-	src     *Source
+	src     *conv.Source
 	session string                     // the new session id; "": each copy keeps its own
 	env     map[string]json.RawMessage // the envelope of the newest kept record
 	out     [][]byte
@@ -248,7 +247,7 @@ type claudeCopy struct {
 
 // newClaudeCopy starts a file of copies of head then tail, in the envelope of the newest of
 // their records (with the new session id, when set).
-func newClaudeCopy(src *Source, head, tail []claudeKept, session string) (*claudeCopy, error) {
+func newClaudeCopy(src *conv.Source, head, tail []claudeKept, session string) (*claudeCopy, error) {
 	var newest []byte
 	switch {
 	case len(tail) > 0:
@@ -263,7 +262,7 @@ func newClaudeCopy(src *Source, head, tail []claudeKept, session string) (*claud
 		return nil, fmt.Errorf("%s: %w", src.Path, err)
 	}
 	env := map[string]json.RawMessage{}
-	for _, k := range claudeEnvelope {
+	for _, k := range Envelope {
 		if v := last.Get(k); v != nil {
 			env[k] = v
 		}
@@ -276,11 +275,11 @@ func newClaudeCopy(src *Source, head, tail []claudeKept, session string) (*claud
 
 // newRecord is an empty record in the session's envelope, at the root of the main chain until
 // its parent is set.
-func (cp *claudeCopy) newRecord() *object {
+func (cp *claudeCopy) newRecord() *conv.Object {
 	o := conv.NewObject()
 	o.Set("parentUuid", nil)
 	o.Set("isSidechain", false)
-	for _, k := range claudeEnvelope {
+	for _, k := range Envelope {
 		if v, ok := cp.env[k]; ok {
 			o.Set(k, v)
 		}
@@ -303,7 +302,7 @@ func (cp *claudeCopy) copyAll(recs []claudeKept) error {
 // transcript. Its link to the response whose tool call it answers follows that response's copy
 // (and goes when the response was not copied); its message id is renamed so that Claude Code
 // does not merge it with the original response.
-func (cp *claudeCopy) copyRecord(b []byte, m *Message) error {
+func (cp *claudeCopy) copyRecord(b []byte, m *conv.Message) error {
 	o, err := conv.ParseObject(b)
 	if err != nil {
 		return fmt.Errorf("%s: a kept record: %w", cp.src.Path, err)
@@ -332,7 +331,7 @@ func (cp *claudeCopy) copyRecord(b []byte, m *Message) error {
 			o.Del("sourceToolAssistantUUID")
 		}
 	}
-	claudeRenameMessageID(o, cp.msgIDs)
+	RenameMessageID(o, cp.msgIDs)
 	cp.parent = id
 	cp.out = append(cp.out, o.Encode())
 	return nil
@@ -347,7 +346,7 @@ func claudeResumeHint(env map[string]json.RawMessage, session string) string {
 }
 
 // claudeBoundary fills o (the session's envelope) as a compact_boundary record.
-func claudeBoundary(o *object, now string, compactMetadata map[string]any, meta MarkerMeta) *object {
+func claudeBoundary(o *conv.Object, now string, compactMetadata map[string]any, meta conv.MarkerMeta) *conv.Object {
 	o.Set("type", "system")
 	o.Set("subtype", "compact_boundary")
 	o.Set("content", "Conversation compacted")
@@ -361,7 +360,7 @@ func claudeBoundary(o *object, now string, compactMetadata map[string]any, meta 
 }
 
 // claudeSummary fills o (the session's envelope) as the isCompactSummary user message.
-func claudeSummary(o *object, parent, id, now, text string) *object {
+func claudeSummary(o *conv.Object, parent, id, now, text string) *conv.Object {
 	o.Set("parentUuid", parent)
 	o.Set("type", "user")
 	o.Set("message", map[string]any{"role": "user", "content": text})
@@ -372,11 +371,11 @@ func claudeSummary(o *object, parent, id, now, text string) *object {
 	return o
 }
 
-// claudeRenameMessageID gives the copy o of a Claude Code record a message.id of its own, the
+// RenameMessageID gives the copy o of a Claude Code record a message.id of its own, the
 // same for every copy of one original response (msgIDs: original → copy's). With the original
 // id, Claude Code would gather the original records back into the copies' response, as it does
 // for the blocks of parallel calls.
-func claudeRenameMessageID(o *object, msgIDs map[string]string) {
+func RenameMessageID(o *conv.Object, msgIDs map[string]string) {
 	msg := o.Get("message")
 	if msg == nil {
 		return
@@ -388,76 +387,10 @@ func claudeRenameMessageID(o *object, msgIDs map[string]string) {
 	if old := m.Str("id"); old != "" {
 		n, ok := msgIDs[old]
 		if !ok {
-			n = "msg_ctxc_" + newHexID(24)
+			n = "msg_ctxc_" + conv.NewHexID(24)
 			msgIDs[old] = n
 		}
 		m.Set("id", n)
 		o.Set("message", json.RawMessage(m.Encode()))
 	}
-}
-
-// claudeSession renders a new Claude Code session from messages: one record per message,
-// chained by parentUuid under a fresh session id. Tool results go first in their user record,
-// as the Messages API wants them; system and developer text becomes user text (Claude Code
-// records only user and assistant messages).
-func claudeSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error) {
-	id := conv.NewUUID()
-	now := conv.RFC3339ms(s.Now)
-	parent := ""
-	var out [][]byte
-	for i := range ms {
-		msg := claudeMessage(&ms[i], r)
-		if msg == nil {
-			continue
-		}
-		o := conv.NewObject()
-		o.Set("parentUuid", conv.ParentOrNil(parent))
-		o.Set("isSidechain", false)
-		o.Set("userType", "external")
-		o.Set("cwd", s.Cwd)
-		o.Set("sessionId", id)
-		o.Set("type", msg["role"])
-		o.Set("message", msg)
-		u := conv.NewUUID()
-		o.Set("uuid", u)
-		o.Set("timestamp", now)
-		parent = u
-		out = append(out, o.Encode())
-	}
-	if len(out) == 0 {
-		return Written{}, r.dropped, fmt.Errorf("no message to write")
-	}
-	return Written{Data: conv.Lines(out), Messages: len(out), Session: id}, r.dropped, nil
-}
-
-// claudeMessage is the message of one record: nil when nothing of m is left to send.
-func claudeMessage(m *Message, r *sessionRender) map[string]any {
-	var results, rest []any
-	calls := false
-	for _, b := range m.Blocks {
-		switch b.Kind {
-		case BlockText:
-			if strings.TrimSpace(b.Text) != "" {
-				rest = append(rest, map[string]any{"type": "text", "text": b.Text})
-			}
-		case BlockToolCall:
-			calls = true
-			rest = append(rest, map[string]any{"type": "tool_use", "id": r.callID("toolu_", b.ID), "name": b.Name, "input": callArgs(b.Args)})
-		case BlockToolResult:
-			results = append(results, map[string]any{"type": "tool_result", "tool_use_id": r.callID("toolu_", b.ID), "content": b.Text, "is_error": b.IsError})
-		}
-	}
-	content := append(results, rest...)
-	if len(content) == 0 {
-		return nil
-	}
-	role := userOrAssistant(m.Role)
-	if role == RoleUser {
-		return map[string]any{"role": "user", "content": content}
-	}
-	stop := "end_turn"
-	if calls {
-		stop = "tool_use"
-	}
-	return map[string]any{"id": "msg_ctxc_" + newHexID(24), "type": "message", "role": "assistant", "content": content, "stop_reason": stop}
 }

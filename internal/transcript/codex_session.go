@@ -1,0 +1,73 @@
+package transcript
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ctxc/ctxc/internal/conv"
+)
+
+// codexSession renders a new Codex session from messages: a session_meta line under a fresh
+// id, then one response_item per text, call and output, in order. System text goes as a
+// developer message, as Codex records its own instructions.
+func codexSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error) {
+	id := conv.NewUUIDv7(s.Now)
+	now := conv.RFC3339ms(s.Now)
+	meta, err := conv.Marshal(map[string]any{"timestamp": now, "type": "session_meta", "payload": map[string]any{
+		"id": id, "timestamp": now, "cwd": s.Cwd, "originator": "codex_cli_rs", "cli_version": "0.169.0", "source": "cli"}})
+	if err != nil {
+		return Written{}, r.dropped, err
+	}
+	out := [][]byte{meta}
+	for i := range ms {
+		for _, it := range codexItems(&ms[i], r) {
+			rec, err := conv.Marshal(map[string]any{"timestamp": now, "type": "response_item", "payload": it})
+			if err != nil {
+				return Written{}, r.dropped, err
+			}
+			out = append(out, rec)
+		}
+	}
+	if len(out) == 1 {
+		return Written{}, r.dropped, fmt.Errorf("no message to write")
+	}
+	return Written{Data: conv.Lines(out), Messages: len(out) - 1, Session: id}, r.dropped, nil
+}
+
+// codexItems are the response items of one message: its text as one message item, each call
+// and each output an item of its own, in the order of the blocks.
+func codexItems(m *Message, r *sessionRender) []map[string]any {
+	role, kind := string(m.Role), "input_text"
+	switch m.Role {
+	case RoleAssistant:
+		kind = "output_text"
+	case RoleSystem, RoleDeveloper:
+		role = "developer"
+	case RoleTool:
+		role = "user"
+	}
+	var out []map[string]any
+	var text []map[string]string
+	flush := func() {
+		if len(text) > 0 {
+			out = append(out, map[string]any{"type": "message", "role": role, "content": text})
+			text = nil
+		}
+	}
+	for _, b := range m.Blocks {
+		switch b.Kind {
+		case BlockText:
+			if strings.TrimSpace(b.Text) != "" {
+				text = append(text, map[string]string{"type": kind, "text": b.Text})
+			}
+		case BlockToolCall:
+			flush()
+			out = append(out, map[string]any{"type": "function_call", "name": b.Name, "arguments": callArgsText(b.Args), "call_id": r.callID("call_", b.ID)})
+		case BlockToolResult:
+			flush()
+			out = append(out, map[string]any{"type": "function_call_output", "call_id": r.callID("call_", b.ID), "output": b.Text})
+		}
+	}
+	flush()
+	return out
+}
