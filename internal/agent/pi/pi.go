@@ -49,6 +49,7 @@ import (
 // Simplifications (docs/formats.md): a file whose first line is not a header is read anyway (pi
 // would discard and restart it); ids are compared by a 64-bit hash.
 type reader struct {
+	d       *Dialect
 	version int       // header version; 1 when absent
 	header  int32     // entry index of the header, -1 before it
 	entries []piEntry // every valid JSON line, in file order
@@ -93,16 +94,37 @@ const (
 	BranchSuffix     = "</summary>"
 )
 
-// NewReader is a reader of one pi session.
-func NewReader() conv.Reader { return newReader() }
+// A Dialect is what a descendant of pi (Oh My Pi) changes of pi's sessions, whose entries it
+// keeps: its format, the texts it sends around a compaction's and a branch's summary, how it
+// renders them, and a line it writes above the session's header.
+type Dialect struct {
+	Format conv.Format
+	// Summary gives the texts around a compaction's summary, by the compaction's "method".
+	Summary func(method string) (head, tail string)
+	// BranchHead and BranchTail are the texts around a branch's summary.
+	BranchHead, BranchTail string
+	// Render, if set, is how the agent renders a wrapped summary before it sends it (else as
+	// the summary stands between the texts).
+	Render func(string) string
+	// Title, if set, is the type of a metadata line above the session's header.
+	Title string
+}
 
-func newReader() *reader {
-	return &reader{version: 1, header: -1, ids: map[uint64]int32{}, comps: map[int32]piComp{}}
+// Pi is pi's own dialect: its wrappers (coding-agent messages.ts).
+var Pi = &Dialect{Format: conv.FormatPi, BranchHead: BranchPrefix, BranchTail: BranchSuffix,
+	Summary: func(string) (string, string) { return CompactionPrefix, CompactionSuffix }}
+
+// NewReader is a reader of one pi session.
+func NewReader() conv.Reader { return Pi.NewReader() }
+
+// NewReader is a reader of one session of the dialect.
+func (d *Dialect) NewReader() conv.Reader {
+	return &reader{d: d, version: 1, header: -1, ids: map[uint64]int32{}, comps: map[int32]piComp{}}
 }
 
 // piFields are the top-level fields of an entry the reader uses, found in one pass.
 type piFields struct {
-	typ, id, parentID, version, message, content, summary, keptID, keptIndex jsonl.Value
+	typ, id, parentID, version, message, content, summary, keptID, keptIndex, method jsonl.Value
 }
 
 func piEntryFields(v jsonl.Value) piFields {
@@ -127,6 +149,8 @@ func piEntryFields(v jsonl.Value) piFields {
 			f.keptID = val
 		case "firstKeptEntryIndex":
 			f.keptIndex = val
+		case "method":
+			f.method = val
 		}
 		return true
 	})
@@ -156,7 +180,7 @@ func (r *reader) Add(l *conv.Line, doc gjson.Result, st *conv.Stats) {
 	if typ == "compaction" {
 		st.Compactions++
 		st.AddRecord(l)
-		sm := piSummaryMessage(f.summary, conv.NoText)
+		sm := r.d.summaryMessage(f.summary, f.method, conv.NoText)
 		sm.Line = l.Num
 		st.CountMessage(&sm)
 		c := piComp{tokens: int32(sm.Tokens())}
@@ -170,7 +194,7 @@ func (r *reader) Add(l *conv.Line, doc gjson.Result, st *conv.Stats) {
 		r.entries = append(r.entries, e)
 		return
 	}
-	m, emit := piEntryMessage(typ, f, conv.NoText)
+	m, emit := r.d.entryMessage(typ, f, conv.NoText)
 	if len(m.Blocks) > 0 {
 		m.Line = l.Num
 		st.CountMessage(&m)
@@ -186,7 +210,7 @@ func (r *reader) Add(l *conv.Line, doc gjson.Result, st *conv.Stats) {
 }
 
 func (r *reader) Finish(st *conv.Stats) []conv.Ref {
-	st.Format = conv.FormatPi
+	st.Format = r.d.Format
 	path := r.path()
 	comp := -1
 	for i, idx := range path {
@@ -272,11 +296,11 @@ func (r *reader) path() []int32 {
 func (r *reader) Materialize(b []byte, x conv.Ref) ([]conv.Message, error) {
 	f := piEntryFields(jsonl.Value(gjson.Parse(conv.UnsafeString(b)).Raw)) // as add sees it: from the first { on
 	if x.Sel == piSelSummary {
-		m := piSummaryMessage(f.summary, conv.WithText)
+		m := r.d.summaryMessage(f.summary, f.method, conv.WithText)
 		m.Line = x.LineNum()
 		return []conv.Message{m}, nil
 	}
-	m, _ := piEntryMessage(f.typ.Str(), f, conv.WithText)
+	m, _ := r.d.entryMessage(f.typ.Str(), f, conv.WithText)
 	if len(m.Blocks) == 0 {
 		return nil, fmt.Errorf("not a conversation entry")
 	}
@@ -284,46 +308,53 @@ func (r *reader) Materialize(b []byte, x conv.Ref) ([]conv.Message, error) {
 	return []conv.Message{m}, nil
 }
 
-// piSummaryMessage is a compaction summary as pi sends it to the model.
-func piSummaryMessage(summary jsonl.Value, text conv.TextMode) conv.Message {
-	m := piWrapped(summary, CompactionPrefix, CompactionSuffix, text)
+// summaryMessage is a compaction summary as the agent sends it to the model (method: the
+// compaction's).
+func (d *Dialect) summaryMessage(summary, method jsonl.Value, text conv.TextMode) conv.Message {
+	head, tail := d.Summary(method.Str())
+	m := d.wrapped(summary, head, tail, text)
 	m.Summary = true
 	return m
 }
 
 // piEntryMessage turns a non-compaction entry into a message (no blocks: none). emit is false
 // for messages pi keeps out of the model's context.
-func piEntryMessage(typ string, f piFields, text conv.TextMode) (m conv.Message, emit bool) {
+func (d *Dialect) entryMessage(typ string, f piFields, text conv.TextMode) (m conv.Message, emit bool) {
 	switch typ {
 	case "message":
-		return piMessage(f.message, text)
+		return d.message(f.message, text)
 	case "custom_message":
 		m = conv.Message{Role: conv.RoleUser, Blocks: piContent(f.content, text)}
 		return m, true
 	case "branch_summary":
 		if f.summary.IsString() && f.summary != `""` {
-			m = piWrapped(f.summary, BranchPrefix, BranchSuffix, text)
+			m = d.wrapped(f.summary, d.BranchHead, d.BranchTail, text)
 		}
 		return m, true
 	}
 	return m, false
 }
 
-func piWrapped(s jsonl.Value, prefix, suffix string, text conv.TextMode) conv.Message {
+// wrapped is a summary between the texts the agent sends around it, rendered as it renders it.
+func (d *Dialect) wrapped(s jsonl.Value, prefix, suffix string, text conv.TextMode) conv.Message {
 	t := conv.TextBuilder{Text: text.On(), NoCount: text == conv.SearchText}
-	t.Lit(prefix)
-	t.Val(s)
-	t.Lit(suffix)
+	if d.Render != nil {
+		t.Lit(d.Render(prefix + s.Str() + suffix))
+	} else {
+		t.Lit(prefix)
+		t.Val(s)
+		t.Lit(suffix)
+	}
 	return conv.Message{Role: conv.RoleUser, Blocks: []conv.Block{t.Block()}}
 }
 
 // piMsgFields are the fields of a message (AgentMessage) the reader uses.
 type piMsgFields struct {
-	role, content, usage, stopReason, callID, toolName, isError, summary     jsonl.Value
-	command, output, exitCode, cancelled, truncated, fullOutputPath, exclude jsonl.Value
+	role, content, usage, stopReason, callID, toolName, isError, summary, method jsonl.Value
+	command, output, exitCode, cancelled, truncated, fullOutputPath, exclude     jsonl.Value
 }
 
-func piMessage(msg jsonl.Value, text conv.TextMode) (m conv.Message, emit bool) {
+func (d *Dialect) message(msg jsonl.Value, text conv.TextMode) (m conv.Message, emit bool) {
 	var f piMsgFields
 	msg.Each(func(k string, v jsonl.Value) bool {
 		switch k {
@@ -357,6 +388,8 @@ func piMessage(msg jsonl.Value, text conv.TextMode) (m conv.Message, emit bool) 
 			f.fullOutputPath = v
 		case "excludeFromContext":
 			f.exclude = v
+		case "method":
+			f.method = v
 		}
 		return true
 	})
@@ -391,9 +424,9 @@ func piMessage(msg jsonl.Value, text conv.TextMode) (m conv.Message, emit bool) 
 		m = conv.Message{Role: conv.RoleUser, Blocks: []conv.Block{piBashText(&f, text)}}
 		emit = !f.exclude.Bool()
 	case "branchSummary":
-		m = piWrapped(f.summary, BranchPrefix, BranchSuffix, text)
+		m = d.wrapped(f.summary, d.BranchHead, d.BranchTail, text)
 	case "compactionSummary":
-		m = piSummaryMessage(f.summary, text)
+		m = d.summaryMessage(f.summary, f.method, text)
 	}
 	return m, emit
 }
@@ -496,20 +529,24 @@ func piImageBlock(b jsonl.Value, text conv.TextMode) conv.Block {
 }
 
 // Record decodes one line of a pi session on its own (grep, search).
-func Record(v jsonl.Value) conv.Record {
+func Record(v jsonl.Value) conv.Record { return Pi.Record(v) }
+
+// Record decodes one line of a session of the dialect on its own (grep, search): a compaction's
+// summary as written (Summary: true), or the message an entry yields.
+func (d *Dialect) Record(v jsonl.Value) conv.Record {
 	f := piEntryFields(v)
 	typ := f.typ.Str()
-	switch typ {
-	case "session":
+	switch {
+	case typ == "session", d.Title != "" && typ == d.Title:
 		return conv.Record{}
-	case "compaction":
+	case typ == "compaction":
 		m := conv.Message{Role: conv.RoleUser, Summary: true}
 		if f.summary.IsString() {
 			m.Blocks = []conv.Block{{Kind: conv.BlockText, Text: f.summary.Str()}}
 		}
 		return conv.Record{Compaction: true, Meta: conv.MetaOf(v.Get("ctxc")), Messages: []conv.Message{m}}
 	}
-	m, _ := piEntryMessage(typ, f, conv.SearchText)
+	m, _ := d.entryMessage(typ, f, conv.SearchText)
 	if len(m.Blocks) == 0 {
 		return conv.Record{}
 	}

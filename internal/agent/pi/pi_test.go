@@ -16,13 +16,13 @@ func TestPiBashText(t *testing.T) {
 		{`{"role":"bashExecution","command":"cat big","output":"x","exitCode":0,"truncated":true,"fullOutputPath":"/tmp/o.txt"}`, "Ran `cat big`\n```\nx\n```\n\n[Output truncated. Full output: /tmp/o.txt]"},
 	} {
 		doc := jsonl.Value(tc.msg)
-		m, emit := piMessage(doc, conv.WithText)
-		stats, _ := piMessage(doc, conv.NoText)
+		m, emit := Pi.message(doc, conv.WithText)
+		stats, _ := Pi.message(doc, conv.NoText)
 		if !emit || m.Role != conv.RoleUser || m.TextContent() != tc.want || stats.Chars() != len([]rune(tc.want)) {
 			t.Errorf("%s: %q (%d chars, stats %d)", tc.msg, m.TextContent(), m.Chars(), stats.Chars())
 		}
 	}
-	m, emit := piMessage(jsonl.Value(`{"role":"bashExecution","command":"ls","output":"","excludeFromContext":true}`), conv.NoText)
+	m, emit := Pi.message(jsonl.Value(`{"role":"bashExecution","command":"ls","output":"","excludeFromContext":true}`), conv.NoText)
 	if emit || len(m.Blocks) != 1 {
 		t.Errorf("excluded bash: emit=%v %+v", emit, m)
 	}
