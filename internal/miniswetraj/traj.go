@@ -11,12 +11,10 @@
 package miniswetraj
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -62,35 +60,12 @@ func IsTrajectory(path string) bool {
 	if !Named(path) {
 		return false
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() {
-		return false
-	}
-	var head [headBytes]byte
-	n, _ := f.ReadAt(head[:], 0)
-	return Sniff(head[:n])
+	return storefiles.SniffFile(path, headBytes, Sniff)
 }
 
 // Sniff reports whether a document starts as mini-swe-agent writes a trajectory: "{", then one
 // of its members.
-func Sniff(head []byte) bool {
-	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
-	if len(head) == 0 || head[0] != '{' {
-		return false
-	}
-	rest := bytes.TrimLeft(head[1:], " \t\r\n")
-	for _, m := range members {
-		if bytes.HasPrefix(rest, []byte(m)) {
-			return true
-		}
-	}
-	return false
-}
+func Sniff(head []byte) bool { return storefiles.StartsObject(head, members...) }
 
 // Header is the export's first line: the trajectory's name (its instance_id, else its file's),
 // how the run ended, the model's statistics, mini-swe-agent's version and the trajectory's
@@ -108,40 +83,15 @@ type Header struct {
 // Export writes a trajectory (path: its file) as JSON lines: the Header, then each message of
 // "messages" on one line, as compact JSON.
 func Export(path string, w io.Writer) error {
-	data, err := os.ReadFile(path)
+	doc, err := storefiles.ReadObject(path)
 	if err != nil {
 		return err
 	}
-	if !gjson.ValidBytes(data) {
-		return fmt.Errorf("not a JSON document")
-	}
-	doc := gjson.ParseBytes(data)
-	if !doc.IsObject() {
-		return fmt.Errorf("not a JSON object")
-	}
-	msgs := doc.Get("messages")
-	if msgs.Exists() && !msgs.IsArray() {
-		return fmt.Errorf(`"messages" is not an array`)
-	}
-	list := msgs.Array()
-	bw := bufio.NewWriterSize(w, 64<<10)
-	enc := json.NewEncoder(bw) // (one line, its newline included)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(header(path, doc, len(list))); err != nil {
+	list, err := storefiles.ArrayOf(doc.Get("messages"), "messages")
+	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	for i, m := range list {
-		buf.Reset()
-		if err := json.Compact(&buf, []byte(m.Raw)); err != nil {
-			return fmt.Errorf("message %d: %w", i+1, err)
-		}
-		buf.WriteByte('\n')
-		if _, err := bw.Write(buf.Bytes()); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
+	return storefiles.WriteLines(w, header(path, doc, len(list)), list, "message")
 }
 
 // header is the export's Header of a trajectory of n messages.

@@ -9,9 +9,6 @@
 package nanocodersess
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -20,7 +17,6 @@ import (
 
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/storefiles"
-	"github.com/tidwall/gjson"
 )
 
 // IndexFile is the index of the sessions of a folder, beside them.
@@ -60,29 +56,12 @@ func IsSession(path string) bool {
 	if !Named(path) {
 		return false
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() {
-		return false
-	}
-	var head [64]byte
-	n, _ := f.ReadAt(head[:], 0)
-	return Sniff(head[:n])
+	return storefiles.SniffFile(path, 64, Sniff)
 }
 
 // Sniff reports whether a document starts as Nanocoder writes a session: "{", then its first
 // member, "id".
-func Sniff(head []byte) bool {
-	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
-	if len(head) == 0 || head[0] != '{' {
-		return false
-	}
-	return bytes.HasPrefix(bytes.TrimLeft(head[1:], " \t\r\n"), []byte(`"id"`))
-}
+func Sniff(head []byte) bool { return storefiles.StartsObject(head, `"id"`) }
 
 // Header is the export's first line: the session's id (as `nanocoder --resume` takes it back),
 // its title, working folder, provider and model, and how many messages it holds.
@@ -101,22 +80,14 @@ type Header struct {
 // Export writes a session (path: its file) as JSON lines: the Header, then each message of
 // "messages" on one line, as compact JSON.
 func Export(path string, w io.Writer) error {
-	data, err := os.ReadFile(path)
+	doc, err := storefiles.ReadObject(path)
 	if err != nil {
 		return err
 	}
-	if !gjson.ValidBytes(data) {
-		return fmt.Errorf("not a JSON document")
+	list, err := storefiles.ArrayOf(doc.Get("messages"), "messages")
+	if err != nil {
+		return err
 	}
-	doc := gjson.ParseBytes(data)
-	if !doc.IsObject() {
-		return fmt.Errorf("not a JSON object")
-	}
-	msgs := doc.Get("messages")
-	if msgs.Exists() && !msgs.IsArray() {
-		return fmt.Errorf(`"messages" is not an array`)
-	}
-	list := msgs.Array()
 	id := doc.Get("id").String()
 	if id == "" {
 		id = filepath.Base(path)[:len(filepath.Base(path))-len(filepath.Ext(path))]
@@ -124,24 +95,7 @@ func Export(path string, w io.Writer) error {
 	h := Header{Type: HeaderType, SessionID: id, Title: doc.Get("title").String(), Cwd: doc.Get("workingDirectory").String(),
 		Provider: doc.Get("provider").String(), Model: doc.Get("model").String(), Created: doc.Get("createdAt").String(),
 		Accessed: doc.Get("lastAccessedAt").String(), Messages: len(list)}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	enc := json.NewEncoder(bw) // (one line, its newline included)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(h); err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	for i, m := range list {
-		buf.Reset()
-		if err := json.Compact(&buf, []byte(m.Raw)); err != nil {
-			return fmt.Errorf("message %d: %w", i+1, err)
-		}
-		buf.WriteByte('\n')
-		if _, err := bw.Write(buf.Bytes()); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
+	return storefiles.WriteLines(w, h, list, "message")
 }
 
 // exportFile is Export; an error names the session.

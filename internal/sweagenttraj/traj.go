@@ -11,7 +11,6 @@
 package sweagenttraj
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -63,35 +62,12 @@ func IsTrajectory(path string) bool {
 	if !Named(path) {
 		return false
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() {
-		return false
-	}
-	var head [headBytes]byte
-	n, _ := f.ReadAt(head[:], 0)
-	return Sniff(head[:n])
+	return storefiles.SniffFile(path, headBytes, Sniff)
 }
 
 // Sniff reports whether a document starts as SWE-agent writes a trajectory: "{", then one of
 // its members.
-func Sniff(head []byte) bool {
-	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
-	if len(head) == 0 || head[0] != '{' {
-		return false
-	}
-	rest := bytes.TrimLeft(head[1:], " \t\r\n")
-	for _, m := range members {
-		if bytes.HasPrefix(rest, []byte(m)) {
-			return true
-		}
-	}
-	return false
-}
+func Sniff(head []byte) bool { return storefiles.StartsObject(head, members...) }
 
 // Header is the export's first line: the trajectory's name (its file's, the task's instance),
 // its environment, how it ended, the model's statistics as SWE-agent counted them, the history
@@ -112,40 +88,15 @@ type Header struct {
 // "history" on one line, as compact JSON. A trajectory of SWE-agent's retry agent without a
 // "history" of its own (no attempt chosen yet) exports its last attempt's.
 func Export(path string, w io.Writer) error {
-	data, err := os.ReadFile(path)
+	doc, err := storefiles.ReadObject(path)
 	if err != nil {
 		return err
-	}
-	if !gjson.ValidBytes(data) {
-		return fmt.Errorf("not a JSON document")
-	}
-	doc := gjson.ParseBytes(data)
-	if !doc.IsObject() {
-		return fmt.Errorf("not a JSON object")
 	}
 	list, err := history(doc)
 	if err != nil {
 		return err
 	}
-	h := header(path, doc, len(list))
-	bw := bufio.NewWriterSize(w, 64<<10)
-	enc := json.NewEncoder(bw) // (one line, its newline included)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(h); err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	for i, m := range list {
-		buf.Reset()
-		if err := json.Compact(&buf, []byte(m.Raw)); err != nil {
-			return fmt.Errorf("history message %d: %w", i+1, err)
-		}
-		buf.WriteByte('\n')
-		if _, err := bw.Write(buf.Bytes()); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
+	return storefiles.WriteLines(w, header(path, doc, len(list)), list, "history message")
 }
 
 // history is the trajectory's "history" (its last attempt's, when it has none of its own).
@@ -156,10 +107,7 @@ func history(doc gjson.Result) ([]gjson.Result, error) {
 			msgs = atts[len(atts)-1].Get("history")
 		}
 	}
-	if msgs.Exists() && !msgs.IsArray() {
-		return nil, fmt.Errorf(`"history" is not an array`)
-	}
-	return msgs.Array(), nil
+	return storefiles.ArrayOf(msgs, "history")
 }
 
 // header is the export's Header of a trajectory of n messages.
