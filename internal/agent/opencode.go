@@ -7,7 +7,7 @@ var opencode = Agent{
 	Name:        Opencode,
 	Description: "opencode sessions (~/.local/share/opencode/opencode.db, as STORE#SESSION-ID)",
 	// Its store file alone: the data folder also holds clones of repositories. (Under another
-	// XDG_DATA_HOME, search's defaults find it through opencodestore.DefaultPath.)
+	// XDG_DATA_HOME, search's defaults find it through its store package, sessionstore.DefaultPaths.)
 	Homes:      [][]string{{".local", "share", "opencode", "opencode.db"}},
 	Resume:     "opencode --session",
 	CtxcOutput: true,

@@ -120,10 +120,6 @@ func (a *Agent) DefaultPaths() []string {
 
 // opencode's store, as the package's functions read it.
 
-// DefaultPath is where opencode keeps its store: opencode/opencode.db in XDG_DATA_HOME, by
-// default ~/.local/share ("" when neither is known).
-func DefaultPath() string { return Opencode.DefaultPath() }
-
 // Open opens an opencode store read-only and checks that it has opencode's tables.
 func Open(path string) (*Store, error) { return Opencode.Open(path) }
 
