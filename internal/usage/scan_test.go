@@ -116,7 +116,7 @@ func TestRecordedFormats(t *testing.T) {
 			got = append(got, string(f))
 		}
 	}
-	if want := "claude-code codex pi opencode kilo goose"; strings.Join(got, " ") != want {
+	if want := "claude-code codex pi opencode kilo goose omp"; strings.Join(got, " ") != want {
 		t.Errorf("Recorded: %s, want %s", strings.Join(got, " "), want)
 	}
 	var probes []string
