@@ -21,15 +21,7 @@ import (
 // clineHome prepares a home for Cline, skipping when it is not installed.
 func clineHome(t *testing.T) *agentcheck.AgentHome {
 	t.Helper()
-	if _, ok := agentcheck.MoreBin("cline"); !ok {
-		agentcheck.Skip(t, "cline not installed (eval \"$(scripts/install-agents.sh)\")")
-	}
-	h, err := agentcheck.NewClineHome(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(h.Stop)
-	return h
+	return moreAgentHome(t, "cline", "cline not installed (eval \"$(scripts/install-agents.sh)\")", agentcheck.NewClineHome)
 }
 
 // clineSession is the one session Cline wrote in h.

@@ -19,15 +19,7 @@ import (
 // clineTaskHome prepares a home for Cline 2.x, skipping when it is not installed.
 func clineTaskHome(t *testing.T) *agentcheck.AgentHome {
 	t.Helper()
-	if _, ok := agentcheck.MoreBin("cline2"); !ok {
-		agentcheck.Skip(t, "cline2 (cline@2.18.0) not installed (eval \"$(scripts/install-agents.sh)\")")
-	}
-	h, err := agentcheck.NewClineTaskHome(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(h.Stop)
-	return h
+	return moreAgentHome(t, "cline2", "cline2 (cline@2.18.0) not installed (eval \"$(scripts/install-agents.sh)\")", agentcheck.NewClineTaskHome)
 }
 
 // clineTaskAgrees resumes task id and checks that its request is the context `ctxc load` read

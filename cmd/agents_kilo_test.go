@@ -17,15 +17,7 @@ import (
 // kiloHome prepares a home for kilo, skipping when it is not installed.
 func kiloHome(t *testing.T) *agentcheck.AgentHome {
 	t.Helper()
-	if _, ok := agentcheck.MoreBin("kilo"); !ok {
-		agentcheck.Skip(t, "kilo not installed (eval \"$(scripts/install-agents.sh)\")")
-	}
-	h, err := agentcheck.NewKiloHome(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(h.Stop)
-	return h
+	return moreAgentHome(t, "kilo", "kilo not installed (eval \"$(scripts/install-agents.sh)\")", agentcheck.NewKiloHome)
 }
 
 // kiloAgrees checks that ctxc load of the session name reads the context of kilo's resume

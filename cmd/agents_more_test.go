@@ -220,3 +220,19 @@ func agentOwnCompaction(t *testing.T, agent string) {
 }
 
 func TestAgentQwenOwnCompaction(t *testing.T) { agentOwnCompaction(t, agentcheck.Qwen) }
+
+// moreAgentHome prepares a home for an agent scripts/install-agents.sh installs (its command
+// bin), made by newHome in a temporary folder and stopped at the test's end; the test skips,
+// saying why (skip), when the agent is not installed.
+func moreAgentHome(t *testing.T, bin, skip string, newHome func(dir string) (*agentcheck.AgentHome, error)) *agentcheck.AgentHome {
+	t.Helper()
+	if _, ok := agentcheck.MoreBin(bin); !ok {
+		agentcheck.Skip(t, skip)
+	}
+	h, err := newHome(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Stop)
+	return h
+}

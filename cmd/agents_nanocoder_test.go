@@ -21,15 +21,7 @@ import (
 // nanocoderHome prepares a home for Nanocoder, skipping when it is not installed.
 func nanocoderHome(t *testing.T) *agentcheck.AgentHome {
 	t.Helper()
-	if _, ok := agentcheck.MoreBin("nanocoder"); !ok {
-		agentcheck.Skip(t, "nanocoder not installed (eval \"$(scripts/install-agents.sh)\")")
-	}
-	h, err := agentcheck.NewNanocoderHome(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(h.Stop)
-	return h
+	return moreAgentHome(t, "nanocoder", "nanocoder not installed (eval \"$(scripts/install-agents.sh)\")", agentcheck.NewNanocoderHome)
 }
 
 // nanocoderCounts is what a Nanocoder session holds: its user messages with a text, its tool

@@ -22,15 +22,7 @@ import (
 // ompHome prepares a home for omp, skipping when it is not installed.
 func ompHome(t *testing.T) *agentcheck.AgentHome {
 	t.Helper()
-	if _, ok := agentcheck.MoreBin("omp"); !ok {
-		agentcheck.Skip(t, "omp not installed (eval \"$(scripts/install-agents.sh)\")")
-	}
-	h, err := agentcheck.NewOmpHome(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(h.Stop)
-	return h
+	return moreAgentHome(t, "omp", "omp not installed (eval \"$(scripts/install-agents.sh)\")", agentcheck.NewOmpHome)
 }
 
 // ompCounts is what an omp session holds: its user messages, assistant messages, tool calls and

@@ -17,15 +17,7 @@ import (
 // opencodeHome prepares a home for opencode, skipping when it is not installed.
 func opencodeHome(t *testing.T) *agentcheck.AgentHome {
 	t.Helper()
-	if _, ok := agentcheck.MoreBin("opencode"); !ok {
-		agentcheck.Skip(t, "opencode not installed (eval \"$(scripts/install-agents.sh)\")")
-	}
-	h, err := agentcheck.NewOpencodeHome(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(h.Stop)
-	return h
+	return moreAgentHome(t, "opencode", "opencode not installed (eval \"$(scripts/install-agents.sh)\")", agentcheck.NewOpencodeHome)
 }
 
 // opencodeSession has opencode write a session and compact it; it returns the session's id. The
