@@ -2,10 +2,13 @@
 // the plain facts every package asks about (its --format name, a line that says what it is, the
 // command that resumes one of its sessions, the tools its agent calls on files and the argument
 // keys that hold their paths, the byte string a line holding one of its compaction records
-// contains). Each agent's descriptor is in its own file; All lists them in --format's order.
+// contains). Each agent's descriptor and its name are in its own file; All lists them in
+// --format's order.
 //
-// It imports nothing of ctxc, so that every package may ask it, transcript included: the
-// readers and writers, which are code, stay in transcript, keyed by the same names.
+// It imports nothing of ctxc, so that every package may ask it, transcript included. An agent's
+// code (its reader, its writers, the line types and wrappers detection and grep ask about) is
+// its own package under internal/agent/<name>/, keyed by the same name in transcript's list of
+// agent codes.
 package agent
 
 import (
@@ -13,33 +16,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-)
-
-// The formats' names, as --format takes them.
-const (
-	OpenAI      = "openai"
-	Anthropic   = "anthropic"
-	Ctxc        = "ctxc"
-	ClaudeCode  = "claude-code"
-	Codex       = "codex"
-	Pi          = "pi"
-	Copilot     = "copilot"
-	Droid       = "droid"
-	GeminiCLI   = "gemini-cli"
-	QwenCode    = "qwen-code"
-	Opencode    = "opencode"
-	Aider       = "aider"
-	Openhands   = "openhands"
-	ContinueCLI = "continue-cli"
-	Kilo        = "kilo"
-	Cline       = "cline"
-	Goose       = "goose"
-	Nanocoder   = "nanocoder"
-	SWEAgent    = "swe-agent"
-	MiniSWE     = "mini-swe-agent"
-	ClineTask   = "cline-task"
-	RooCode     = "roo-code"
-	Omp         = "omp"
 )
 
 // Agent describes one format.

@@ -5,6 +5,10 @@ package agent
 // file of all the sessions run there, which ctxc reads as one transcript
 // (internal/aiderhist). Aider restores it with --restore-chat-history, the file named by
 // --chat-history-file. ctxc writes no session of it: `compact -o` of one is a ctxc-format file.
+
+// Aider is the format's name, as --format takes it.
+const Aider = "aider"
+
 var aider = Agent{
 	Name:        Aider,
 	Description: "Aider chat histories (.aider.chat.history.md in each project), read only",

@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// ClaudeCode is the format's name, as --format takes it.
+const ClaudeCode = "claude-code"
+
 var claudeCode = Agent{
 	Name:        ClaudeCode,
 	Description: "Claude Code sessions (~/.claude/projects)",

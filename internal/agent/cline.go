@@ -6,6 +6,10 @@ package agent
 // ctxc reads it through its messages file (internal/clinesess). Its TUI resumes one with
 // --id ID. ctxc writes nothing into it: `compact -o SESSIONS/<new-id>/<new-id>.messages.json`
 // writes a new session of Cline's, ctxc's summary and tail as its compaction state.
+
+// Cline is the format's name, as --format takes it.
+const Cline = "cline"
+
 var cline = Agent{
 	Name:        Cline,
 	Description: "Cline CLI sessions (~/.cline/data/sessions/<id>/<id>.messages.json)",

@@ -6,6 +6,13 @@ package agent
 // its model (internal/clinetask reads it with the deleted range its task list keeps and its
 // context_history.json edits). The CLI 2.x resumes one with -T ID; the extensions from their
 // history panel. ctxc writes nothing into it: `compact -o` of one is a ctxc-format file.
+
+// The formats' names, as --format takes them.
+const (
+	ClineTask = "cline-task"
+	RooCode   = "roo-code"
+)
+
 var clineTask = Agent{
 	Name:        ClineTask,
 	Description: "Cline extension, Cline CLI 2.x and Kilo Code extension tasks (<storage>/tasks/<id>/api_conversation_history.json), read only",

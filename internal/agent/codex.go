@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// Codex is the format's name, as --format takes it.
+const Codex = "codex"
+
 var codex = Agent{
 	Name:        Codex,
 	Description: "Codex CLI rollouts (~/.codex/sessions)",

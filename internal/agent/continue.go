@@ -4,6 +4,10 @@ package agent
 // rewritten whole as the session grows, listed in sessions.json beside it: ctxc reads a snapshot
 // of it. `cn --resume` resumes the newest session; a given one is continued with
 // `cn --fork <id>`, which starts a new session from its history.
+
+// ContinueCLI is the format's name, as --format takes it.
+const ContinueCLI = "continue-cli"
+
 var continueCLI = Agent{
 	Name:        ContinueCLI,
 	Description: "Continue CLI sessions (~/.continue/sessions/<id>.json)",

@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// Copilot is the format's name, as --format takes it.
+const Copilot = "copilot"
+
 var copilot = Agent{
 	Name:        Copilot,
 	Description: "GitHub Copilot CLI sessions (~/.copilot/session-state)",

@@ -1,5 +1,8 @@
 package agent
 
+// Droid is the format's name, as --format takes it.
+const Droid = "droid"
+
 var droid = Agent{
 	Name:        Droid,
 	Description: "Factory droid sessions (~/.factory/sessions)",

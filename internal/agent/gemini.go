@@ -10,6 +10,9 @@ import (
 	"time"
 )
 
+// GeminiCLI is the format's name, as --format takes it.
+const GeminiCLI = "gemini-cli"
+
 var geminiCLI = Agent{
 	Name:        GeminiCLI,
 	Description: "Gemini CLI chats (~/.gemini/tmp/<project>/chats)",

@@ -4,6 +4,10 @@ package agent
 // ~/.local/share/goose/sessions/sessions.db (tables sessions and messages), which ctxc reads as
 // STORE#SESSION-ID (internal/goosestore); `goose session --resume --session-id ID` resumes one.
 // ctxc writes no session of it: `compact -o` of one is a ctxc-format file.
+
+// Goose is the format's name, as --format takes it.
+const Goose = "goose"
+
 var goose = Agent{
 	Name:        Goose,
 	Description: "Goose sessions (~/.local/share/goose/sessions/sessions.db, as STORE#SESSION-ID)",

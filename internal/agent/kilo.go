@@ -4,6 +4,10 @@ package agent
 // opencode's schema (~/.local/share/kilo/kilo.db), which ctxc reads as STORE#SESSION-ID
 // (internal/opencodestore, its Kilo kind); its TUI resumes one with --session ID. ctxc writes no
 // session of it: `compact -o` of one is a ctxc-format file.
+
+// Kilo is the format's name, as --format takes it.
+const Kilo = "kilo"
+
 var kilo = Agent{
 	Name:        Kilo,
 	Description: "Kilo Code CLI sessions (~/.local/share/kilo/kilo.db, as STORE#SESSION-ID)",

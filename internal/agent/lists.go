@@ -2,6 +2,14 @@ package agent
 
 // A message list may be written by any client, whose tools are named as it likes: its calls
 // are judged by every agent's names and by these, which clients of the APIs commonly use.
+
+// The formats' names, as --format takes them.
+const (
+	OpenAI    = "openai"
+	Anthropic = "anthropic"
+	Ctxc      = "ctxc"
+)
+
 var listTools = Tools{
 	Edit:     []string{"create_file", "write_file", "edit_file", "str_replace"},
 	Read:     []string{"read_file", "view"},

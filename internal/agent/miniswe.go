@@ -7,6 +7,10 @@ package agent
 // after each step. ctxc reads it through its export (internal/miniswetraj). mini-swe-agent takes
 // no trajectory back to continue it: `mini-extra inspector FILE` shows one. ctxc writes nothing
 // into it: `compact -o` of one is a ctxc-format file.
+
+// MiniSWE is the format's name, as --format takes it.
+const MiniSWE = "mini-swe-agent"
+
 var miniSWE = Agent{
 	Name:        MiniSWE,
 	Description: "mini-swe-agent trajectories (<instance>.traj.json; ~/.config/mini-swe-agent), read only",

@@ -7,6 +7,10 @@ package agent
 // its sessions, sessions.json. ctxc reads it through its export (internal/nanocodersess). Its
 // TUI resumes one with `nanocoder --resume ID` (`/resume` inside it). ctxc writes nothing into
 // it: `compact -o` of one is a ctxc-format file.
+
+// Nanocoder is the format's name, as --format takes it.
+const Nanocoder = "nanocoder"
+
 var nanocoder = Agent{
 	Name:        Nanocoder,
 	Description: "Nanocoder sessions (~/.local/share/nanocoder/sessions/<id>.json)",

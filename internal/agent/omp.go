@@ -8,6 +8,10 @@ package agent
 // line; its summaries reach the model in wrappers of its own (internal/agent/omp). It resumes
 // one by its file: `omp --resume FILE` (an id prefix also works). Its compaction entries are
 // pi's: ctxc appends one in place, which omp resumes.
+
+// Omp is the format's name, as --format takes it.
+const Omp = "omp"
+
 var omp = Agent{
 	Name:        Omp,
 	Description: "Oh My Pi sessions (~/.omp/agent/sessions)",

@@ -3,6 +3,10 @@ package agent
 // opencode keeps its sessions in SQLite (~/.local/share/opencode/opencode.db), which ctxc reads
 // as STORE#SESSION-ID (internal/opencodestore); its TUI resumes one with --session ID. ctxc
 // writes no session of it: `compact -o` of one is a ctxc-format file.
+
+// Opencode is the format's name, as --format takes it.
+const Opencode = "opencode"
+
 var opencode = Agent{
 	Name:        Opencode,
 	Description: "opencode sessions (~/.local/share/opencode/opencode.db, as STORE#SESSION-ID)",

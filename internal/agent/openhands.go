@@ -5,6 +5,10 @@ package agent
 // JSON event a file), which ctxc reads through its base_state.json (internal/openhandsconv). The
 // CLI resumes one with --resume ID. ctxc writes no event into it: `compact -o` of one is a
 // ctxc-format file.
+
+// Openhands is the format's name, as --format takes it.
+const Openhands = "openhands"
+
 var openhands = Agent{
 	Name:        Openhands,
 	Description: "OpenHands conversations (~/.openhands/conversations/<id>/events), read only",

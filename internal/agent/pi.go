@@ -6,6 +6,9 @@ import (
 	"time"
 )
 
+// Pi is the format's name, as --format takes it.
+const Pi = "pi"
+
 var pi = Agent{
 	Name:        Pi,
 	Description: "pi and OpenClaw sessions (~/.pi/agent/sessions, OpenClaw's JSONL files and SQLite store)",

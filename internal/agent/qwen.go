@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// QwenCode is the format's name, as --format takes it.
+const QwenCode = "qwen-code"
+
 var qwenCode = Agent{
 	Name:        QwenCode,
 	Description: "Qwen Code chats (~/.qwen/projects/<project>/chats)",

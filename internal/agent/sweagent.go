@@ -7,6 +7,10 @@ package agent
 // ctxc reads it through its export (internal/sweagenttraj). SWE-agent takes no session back to
 // continue it: `sweagent run-replay --traj_path FILE` runs its actions again. ctxc writes
 // nothing into it: `compact -o` of one is a ctxc-format file.
+
+// SWEAgent is the format's name, as --format takes it.
+const SWEAgent = "swe-agent"
+
 var sweAgent = Agent{
 	Name:        SWEAgent,
 	Description: "SWE-agent trajectories (trajectories/<user>/<run>/<instance>/<instance>.traj), read only",

@@ -12,19 +12,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// inferred is the schema the SDK infers from a Go type, as JSON decoded into any.
+// inferred is the schema the SDK infers from a Go type, as JSON decoded into any, with the
+// registry's formats where a description says {{agents}} (SearchIn's "agent").
 func inferred(t *testing.T, typ reflect.Type) any {
 	t.Helper()
 	s, err := jsonschema.ForType(typ, &jsonschema.ForOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	text := strings.ReplaceAll(mustJSON(s), "{{agents}}", strings.Join(agent.Names(), ", "))
 	var v any
-	if err := json.Unmarshal([]byte(mustJSON(s)), &v); err != nil {
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
 		t.Fatal(err)
 	}
 	return v

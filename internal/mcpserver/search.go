@@ -15,7 +15,7 @@ import (
 type SearchIn struct {
 	Query   string   `json:"query" jsonschema:"words to find (ranked with BM25: rare words weigh more)"`
 	Paths   []string `json:"paths" jsonschema:"session files or directories: the index is brought up to date with them first, and only they are searched"`
-	Agent   string   `json:"agent,omitempty" jsonschema:"only sessions of this format: openai, anthropic, ctxc, claude-code, codex, pi, copilot, droid, gemini-cli, qwen-code, opencode, aider, openhands, continue-cli, kilo, cline, goose, nanocoder, swe-agent, mini-swe-agent, cline-task, roo-code, omp"`
+	Agent   string   `json:"agent,omitempty" jsonschema:"only sessions of this format: {{agents}}"`
 	Project string   `json:"project,omitempty" jsonschema:"only sessions whose project folder contains this"`
 	Roles   []string `json:"roles,omitempty" jsonschema:"only these roles: user, assistant, tool, system, summary"`
 	Since   string   `json:"since,omitempty" jsonschema:"only messages at or after this RFC 3339 time"`

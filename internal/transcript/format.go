@@ -3,22 +3,11 @@ package transcript
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/ctxc/ctxc/internal/agent"
-	"github.com/ctxc/ctxc/internal/agent/aider"
-	"github.com/ctxc/ctxc/internal/agent/cline"
-	"github.com/ctxc/ctxc/internal/agent/clinetask"
 	"github.com/ctxc/ctxc/internal/agent/codex"
-	"github.com/ctxc/ctxc/internal/agent/copilot"
-	"github.com/ctxc/ctxc/internal/agent/droid"
-	"github.com/ctxc/ctxc/internal/agent/goose"
-	"github.com/ctxc/ctxc/internal/agent/miniswe"
-	"github.com/ctxc/ctxc/internal/agent/nanocoder"
-	"github.com/ctxc/ctxc/internal/agent/omp"
-	"github.com/ctxc/ctxc/internal/agent/opencode"
-	"github.com/ctxc/ctxc/internal/agent/openhands"
-	"github.com/ctxc/ctxc/internal/agent/pi"
-	"github.com/ctxc/ctxc/internal/agent/sweagent"
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -33,36 +22,14 @@ func Formats() []Format {
 	return out
 }
 
-// Wrapper is a fixed text a format's reader puts around what a line holds when it builds a
-// message (the agent's own framing of a summary it sends to the model): no line's raw bytes
-// hold it. After and Before say whether text from the line can follow it or come before it.
-type Wrapper struct {
-	Text          string
-	Before, After bool
-}
+// Wrapper is a fixed text a format's reader puts around what a line holds.
+type Wrapper = conv.Wrapper
 
-// Wrappers are a format's wrappers: a byte-level search for a literal that meets one (inside
-// it, or across an edge that touches the line's text) must decode every line.
+// Wrappers are a format's wrappers (its agent code's): a byte-level search for a literal that
+// meets one (inside it, or across an edge that touches the line's text) must decode every line.
 func Wrappers(f Format) []Wrapper {
-	head := func(t string) Wrapper { return Wrapper{Text: t, After: true} }
-	tail := func(t string) Wrapper { return Wrapper{Text: t, Before: true} }
-	mid := func(t string) Wrapper { return Wrapper{Text: t, Before: true, After: true} }
-	switch f {
-	case FormatPi:
-		return []Wrapper{head(pi.CompactionPrefix), tail(pi.CompactionSuffix), head(pi.BranchPrefix), tail(pi.BranchSuffix)}
-	case FormatOmp:
-		return []Wrapper{head(omp.SummaryHead), tail(omp.SummaryTail), head(omp.HandoffHead), tail(omp.HandoffTail),
-			head(omp.BranchHead), tail(omp.BranchTail)}
-	case FormatCopilot:
-		return []Wrapper{head(copilot.SummaryHead), mid(copilot.SummaryMid), tail(copilot.SummaryTail),
-			mid(copilot.UserMsgOpen), mid(copilot.UserMsgClose)}
-	case FormatDroid:
-		return []Wrapper{head(droid.SummaryHead), tail(droid.SummaryTail), head(droid.SerializeHead), tail(droid.SerializeTail)}
-	case FormatOpencode, FormatKilo: // texts opencode (and kilo) sends for parts that hold none
-		return []Wrapper{{Text: opencode.CompactionPrompt}, {Text: opencode.SubtaskPrompt}, {Text: opencode.ClearedResult},
-			{Text: opencode.Interrupted}}
-	}
-	return nil
+	c, _ := codeOf(f)
+	return c.wrappers
 }
 
 // ParseFormat validates a --format value ("" and "auto" mean detect).
@@ -217,39 +184,20 @@ func gjsonMembers(doc gjson.Result) lineMembers {
 func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 	has := func(v jsonl.Value) bool { return v != "" }
 	typ := m.typ.Str()
+	lt, known := lineTypes()[typ]
 	switch {
 	case (typ == "session_start" || typ == "compaction_state") && has(m.id):
 		return FormatDroid, true, nil
 	case copilotEventType(typ) && has(m.id) && has(m.timestamp):
 		return FormatCopilot, true, nil
-	case typ == omp.HeaderType && !has(m.id):
-		return FormatOmp, true, nil
 	case typ == "session" && has(m.id):
 		return FormatPi, true, nil
 	case m.info.IsObject() && m.parts.IsArray() && m.agent.Str() == agent.Kilo:
 		return FormatKilo, true, nil
 	case m.info.IsObject() && m.parts.IsArray():
 		return FormatOpencode, true, nil
-	case typ == aider.RecordType:
-		return FormatAider, true, nil
-	case typ == openhands.HeaderType && has(m.sessionID):
-		return FormatOpenhands, true, nil
-	case (typ == cline.HeaderType && has(m.sessionID)) || typ == cline.CompactedType:
-		return FormatCline, true, nil
-	case typ == clinetask.ClineHeader || typ == clinetask.OpenType:
-		return FormatClineTask, true, nil
-	case typ == clinetask.RooHeader:
-		return FormatRooCode, true, nil
-	case typ == clinetask.MessageType && m.message.IsObject():
-		return FormatClineTask, false, nil
-	case typ == goose.HeaderType && has(m.sessionID):
-		return FormatGoose, true, nil
-	case typ == nanocoder.HeaderType && has(m.sessionID):
-		return FormatNanocoder, true, nil
-	case typ == sweagent.HeaderType && has(m.sessionID):
-		return FormatSWEAgent, true, nil
-	case typ == miniswe.HeaderType && has(m.sessionID):
-		return FormatMiniSWE, true, nil
+	case known && lt.matches(m):
+		return lt.format, !lt.Weak, nil
 	case has(m.payload) && has(m.timestamp) && codex.ItemTypes[typ]:
 		return FormatCodex, true, nil
 	case has(m.recordType) || (has(m.instructions) && has(m.id) && has(m.timestamp)):
@@ -286,6 +234,27 @@ func (m *lineMembers) detect(v jsonl.Value) (f Format, strong bool, err error) {
 	}
 	return FormatUnknown, false, nil
 }
+
+// lineType is a format's LineType, by the agent code that names it.
+type lineType struct {
+	conv.LineType
+	format Format
+}
+
+func (t lineType) matches(m *lineMembers) bool {
+	return (!t.Session || m.sessionID != "") && (!t.NoID || m.id == "") && (!t.Message || m.message.IsObject())
+}
+
+// lineTypes are the line types of every agent code, by type.
+var lineTypes = sync.OnceValue(func() map[string]lineType {
+	out := map[string]lineType{}
+	for _, c := range agentCodes {
+		for _, t := range c.lines {
+			out[t.Type] = lineType{t, c.format}
+		}
+	}
+	return out
+})
 
 // copilotEventType: Copilot CLI's event types are dotted, "<area>.<event>".
 func copilotEventType(typ string) bool {

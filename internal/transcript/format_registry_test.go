@@ -7,33 +7,42 @@ import (
 	"testing"
 )
 
-// Every format the readers know is in the registry, and the registry has no other.
+// Every agent code is a format of the registry, each once; every format of the registry has
+// agent code or is a message list (the generic reader's); each parses as --format.
 func TestFormatsAreTheRegistry(t *testing.T) {
-	known := []Format{FormatOpenAI, FormatAnthropic, FormatCtxc, FormatClaude, FormatCodex, FormatPi,
-		FormatCopilot, FormatDroid, FormatGemini, FormatQwen, FormatOpencode,
-		FormatAider,
-		FormatOpenhands,
-		FormatContinue,
-		FormatKilo,
-		FormatCline,
-		FormatGoose,
-		FormatNanocoder,
-		FormatSWEAgent,
-		FormatMiniSWE,
-		FormatClineTask, FormatRooCode,
-		FormatOmp,
-	}
-	got := Formats()
-	if len(got) != len(known) {
-		t.Fatalf("registry %v, readers %v", got, known)
-	}
-	for i := range known {
-		if got[i] != known[i] {
-			t.Errorf("registry[%d] = %q, want %q", i, got[i], known[i])
+	coded := map[Format]bool{}
+	for _, c := range agentCodes {
+		if c.format.Agent().Name == "" {
+			t.Errorf("agent code for %q, which the registry does not name", c.format)
 		}
-		if f, err := ParseFormat(string(known[i])); err != nil || f != known[i] {
-			t.Errorf("ParseFormat(%q) = %q, %v", known[i], f, err)
+		if coded[c.format] {
+			t.Errorf("two agent codes for %q", c.format)
 		}
+		coded[c.format] = true
+	}
+	for _, f := range Formats() {
+		if !coded[f] && !f.IsGeneric() {
+			t.Errorf("%q: in the registry, neither a message list nor an agent's code", f)
+		}
+		if got, err := ParseFormat(string(f)); err != nil || got != f {
+			t.Errorf("ParseFormat(%q) = %q, %v", f, got, err)
+		}
+	}
+}
+
+// No line type is named by two formats: detection would tell such a line by the list's order.
+func TestLineTypesAreDistinct(t *testing.T) {
+	seen := map[string]Format{}
+	for _, c := range agentCodes {
+		for _, lt := range c.lines {
+			if f, ok := seen[lt.Type]; ok {
+				t.Errorf("line type %q named by %s and %s", lt.Type, f, c.format)
+			}
+			seen[lt.Type] = c.format
+		}
+	}
+	if len(lineTypes()) != len(seen) {
+		t.Errorf("%d line types looked up, %d named", len(lineTypes()), len(seen))
 	}
 }
 

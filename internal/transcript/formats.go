@@ -19,6 +19,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent/pi"
 	"github.com/ctxc/ctxc/internal/agent/qwen"
 	"github.com/ctxc/ctxc/internal/agent/sweagent"
+	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/ctxc/ctxc/internal/safewrite"
 )
@@ -37,29 +38,33 @@ type agentCode struct {
 	// session writes a new session of the agent from a conversation (RenderSession; nil: ctxc
 	// writes none, the agent is no handoff target). Its order here is SessionTargets'.
 	session func(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error)
+	// lines tell the format's lines by their "type" (detectLine), wrappers are the texts its
+	// reader puts around what a line holds (Wrappers).
+	lines    []conv.LineType
+	wrappers []conv.Wrapper
 }
 
 var agentCodes = []agentCode{
-	{FormatClaude, claude.NewReader, claude.Record, claude.Writer{}, claudeSession},
-	{FormatCodex, codex.NewReader, codex.Record, codex.Writer{}, codexSession},
-	{FormatPi, pi.NewReader, pi.Record, pi.Writer{}, piSession},
-	{FormatGemini, gemini.NewReader, gemini.Record, gemini.Writer{}, geminiSession},
-	{FormatQwen, qwen.NewReader, qwen.Record, qwen.Writer{}, qwenSession},
-	{FormatCopilot, copilot.NewReader, copilot.Record, copilot.Writer{}, copilotSession},
-	{FormatDroid, droid.NewReader, droid.Record, droid.Writer{}, nil},
-	{FormatOpencode, opencode.NewReader, opencode.Record, readOnlyWriter{FormatOpencode, opencode.ReadOnly}, nil},
-	{FormatKilo, opencode.NewKiloReader, opencode.KiloRecord, readOnlyWriter{FormatKilo, opencode.KiloReadOnly}, nil},
-	{FormatAider, aider.NewReader, aider.Record, readOnlyWriter{FormatAider, aider.ReadOnly}, nil},
-	{FormatOpenhands, openhands.NewReader, openhands.Record, readOnlyWriter{FormatOpenhands, openhands.ReadOnly}, nil},
-	{FormatContinue, continuecli.NewReader, continuecli.Record, continuecli.Writer{}, nil},
-	{FormatCline, cline.NewReader, cline.Record, cline.Writer{}, nil},
-	{FormatGoose, goose.NewReader, goose.Record, readOnlyWriter{FormatGoose, goose.ReadOnly}, nil},
-	{FormatNanocoder, nanocoder.NewReader, nanocoder.Record, readOnlyWriter{FormatNanocoder, nanocoder.ReadOnly}, nil},
-	{FormatSWEAgent, sweagent.NewReader, sweagent.Record, readOnlyWriter{FormatSWEAgent, sweagent.ReadOnly}, nil},
-	{FormatMiniSWE, miniswe.NewReader, miniswe.Record, readOnlyWriter{FormatMiniSWE, miniswe.ReadOnly}, nil},
-	{FormatClineTask, clinetask.NewReader, clinetask.Record, readOnlyWriter{FormatClineTask, clinetask.ReadOnly}, nil},
-	{FormatRooCode, clinetask.NewReader, clinetask.Record, readOnlyWriter{FormatRooCode, clinetask.ReadOnly}, nil},
-	{FormatOmp, omp.NewReader, omp.Record, ompWriter{}, nil},
+	{format: FormatClaude, reader: claude.NewReader, record: claude.Record, writer: claude.Writer{}, session: claudeSession},
+	{format: FormatCodex, reader: codex.NewReader, record: codex.Record, writer: codex.Writer{}, session: codexSession},
+	{format: FormatPi, reader: pi.NewReader, record: pi.Record, writer: pi.Writer{}, session: piSession, wrappers: pi.Wrappers},
+	{format: FormatGemini, reader: gemini.NewReader, record: gemini.Record, writer: gemini.Writer{}, session: geminiSession},
+	{format: FormatQwen, reader: qwen.NewReader, record: qwen.Record, writer: qwen.Writer{}, session: qwenSession},
+	{format: FormatCopilot, reader: copilot.NewReader, record: copilot.Record, writer: copilot.Writer{}, session: copilotSession, wrappers: copilot.Wrappers},
+	{format: FormatDroid, reader: droid.NewReader, record: droid.Record, writer: droid.Writer{}, wrappers: droid.Wrappers},
+	{format: FormatOpencode, reader: opencode.NewReader, record: opencode.Record, writer: readOnlyWriter{FormatOpencode, opencode.ReadOnly}, wrappers: opencode.Wrappers},
+	{format: FormatKilo, reader: opencode.NewKiloReader, record: opencode.KiloRecord, writer: readOnlyWriter{FormatKilo, opencode.KiloReadOnly}, wrappers: opencode.Wrappers},
+	{format: FormatAider, reader: aider.NewReader, record: aider.Record, writer: readOnlyWriter{FormatAider, aider.ReadOnly}, lines: aider.LineTypes},
+	{format: FormatOpenhands, reader: openhands.NewReader, record: openhands.Record, writer: readOnlyWriter{FormatOpenhands, openhands.ReadOnly}, lines: openhands.LineTypes},
+	{format: FormatContinue, reader: continuecli.NewReader, record: continuecli.Record, writer: continuecli.Writer{}},
+	{format: FormatCline, reader: cline.NewReader, record: cline.Record, writer: cline.Writer{}, lines: cline.LineTypes},
+	{format: FormatGoose, reader: goose.NewReader, record: goose.Record, writer: readOnlyWriter{FormatGoose, goose.ReadOnly}, lines: goose.LineTypes},
+	{format: FormatNanocoder, reader: nanocoder.NewReader, record: nanocoder.Record, writer: readOnlyWriter{FormatNanocoder, nanocoder.ReadOnly}, lines: nanocoder.LineTypes},
+	{format: FormatSWEAgent, reader: sweagent.NewReader, record: sweagent.Record, writer: readOnlyWriter{FormatSWEAgent, sweagent.ReadOnly}, lines: sweagent.LineTypes},
+	{format: FormatMiniSWE, reader: miniswe.NewReader, record: miniswe.Record, writer: readOnlyWriter{FormatMiniSWE, miniswe.ReadOnly}, lines: miniswe.LineTypes},
+	{format: FormatClineTask, reader: clinetask.NewReader, record: clinetask.Record, writer: readOnlyWriter{FormatClineTask, clinetask.ReadOnly}, lines: clinetask.LineTypes},
+	{format: FormatRooCode, reader: clinetask.NewReader, record: clinetask.Record, writer: readOnlyWriter{FormatRooCode, clinetask.ReadOnly}, lines: clinetask.RooLineTypes},
+	{format: FormatOmp, reader: omp.NewReader, record: omp.Record, writer: omp.Writer{}, lines: omp.LineTypes, wrappers: omp.Wrappers},
 }
 
 // readOnlyWriter writes for an agent whose sessions ctxc only reads: never into them (Append

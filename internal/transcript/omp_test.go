@@ -24,15 +24,3 @@ func TestDetectOmpTitleSlot(t *testing.T) {
 		}
 	}
 }
-
-// The title slot ctxc writes at the top of a new omp session is as long as omp's (256 bytes with
-// its line end), so that omp can rewrite a title in it in place.
-func TestOmpTitleSlotLength(t *testing.T) {
-	line := ompTitleSlot(&Compaction{})
-	if len(line) != ompTitleSlotBytes || line[len(line)-1] != '\n' {
-		t.Fatalf("title slot of %d bytes, want %d ending in a line end: %q", len(line), ompTitleSlotBytes, line)
-	}
-	if f, strong, err := detectLine(gjson.ParseBytes(line)); f != FormatOmp || !strong || err != nil {
-		t.Errorf("detectLine(title slot) = %q, %v, %v", f, strong, err)
-	}
-}

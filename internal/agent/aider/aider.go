@@ -113,3 +113,6 @@ func Record(v jsonl.Value) conv.Record {
 // ReadOnly says why ctxc never writes into Aider's chat history (Aider appends to it as it runs, and
 // restores it whole); a compaction is written with -o, as a ctxc-format file.
 const ReadOnly = "is an Aider chat history, which ctxc only reads"
+
+// LineTypes tell the records ctxc reads Aider's chat history into.
+var LineTypes = []conv.LineType{{Type: RecordType}}

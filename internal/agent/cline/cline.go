@@ -198,3 +198,7 @@ func Record(v jsonl.Value) conv.Record {
 	}
 	return conv.Record{Messages: messages(v, conv.SearchText)}
 }
+
+// LineTypes tell a Cline session as ctxc exports it: its header line, or the line that holds
+// its compaction state.
+var LineTypes = []conv.LineType{{Type: HeaderType, Session: true}, {Type: CompactedType}}

@@ -283,3 +283,11 @@ const (
 	MessageType = clinetask.MessageType
 	OpenType    = clinetask.OpenType
 )
+
+// LineTypes tell a task of Cline or Kilo Code as ctxc exports it (its header, the line after
+// calls left without a result, or a message line, which alone does not decide); RooLineTypes
+// tell a task of Roo Code.
+var (
+	LineTypes    = []conv.LineType{{Type: ClineHeader}, {Type: OpenType}, {Type: MessageType, Message: true, Weak: true}}
+	RooLineTypes = []conv.LineType{{Type: RooHeader}}
+)

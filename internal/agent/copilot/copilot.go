@@ -251,3 +251,7 @@ func Record(v jsonl.Value) conv.Record {
 	}
 	return conv.Record{Messages: []conv.Message{m}, Sidechain: f.sub()}
 }
+
+// Wrappers are the texts Copilot CLI puts around the summaries it sends.
+var Wrappers = []conv.Wrapper{conv.Head(SummaryHead), conv.Mid(SummaryMid), conv.Tail(SummaryTail),
+	conv.Mid(UserMsgOpen), conv.Mid(UserMsgClose)}

@@ -252,3 +252,6 @@ func Record(v jsonl.Value) conv.Record {
 	}
 	return conv.Record{}
 }
+
+// Wrappers are the texts droid puts around the summaries and serialized prefixes it sends.
+var Wrappers = []conv.Wrapper{conv.Head(SummaryHead), conv.Tail(SummaryTail), conv.Head(SerializeHead), conv.Tail(SerializeTail)}

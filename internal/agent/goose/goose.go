@@ -166,3 +166,6 @@ func Record(v jsonl.Value) conv.Record {
 // ReadOnly says why ctxc never writes into Goose's store; a compaction is written with -o, as a
 // ctxc-format file.
 const ReadOnly = "is a session of Goose's SQLite store, which ctxc only reads"
+
+// LineTypes tell a session ctxc exports from Goose's files by its header line.
+var LineTypes = []conv.LineType{{Type: HeaderType, Session: true}}

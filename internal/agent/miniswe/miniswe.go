@@ -119,3 +119,6 @@ func Record(v jsonl.Value) conv.Record {
 // ReadOnly says why ctxc never writes into a mini-swe-agent trajectory; a compaction is written
 // with -o, as a ctxc-format file.
 const ReadOnly = "is a mini-swe-agent trajectory, which mini-swe-agent rewrites whole"
+
+// LineTypes tell a session ctxc exports from mini-swe-agent's files by its header line.
+var LineTypes = []conv.LineType{{Type: HeaderType, Session: true}}

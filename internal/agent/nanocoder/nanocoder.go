@@ -245,3 +245,6 @@ func Record(v jsonl.Value) conv.Record {
 // ReadOnly says why ctxc never writes into a Nanocoder session; a compaction is written with -o, as a
 // ctxc-format file.
 const ReadOnly = "is a Nanocoder session, which Nanocoder rewrites whole"
+
+// LineTypes tell a session ctxc exports from Nanocoder's files by its header line.
+var LineTypes = []conv.LineType{{Type: HeaderType, Session: true}}

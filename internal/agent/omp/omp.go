@@ -60,3 +60,10 @@ func NewReader() conv.Reader { return Dialect.NewReader() }
 
 // Record decodes one line of an omp session on its own (grep, the index).
 func Record(v jsonl.Value) conv.Record { return Dialect.Record(v) }
+
+// Wrappers are the texts omp puts around the summaries it sends.
+var Wrappers = []conv.Wrapper{conv.Head(SummaryHead), conv.Tail(SummaryTail), conv.Head(HandoffHead), conv.Tail(HandoffTail),
+	conv.Head(BranchHead), conv.Tail(BranchTail)}
+
+// LineTypes tell omp's session by its title slot line (pi's sessions have none).
+var LineTypes = []conv.LineType{{Type: HeaderType, NoID: true}}

@@ -503,3 +503,6 @@ func opencodeLineRecord(v jsonl.Value, kilo bool) conv.Record {
 	}
 	return rec
 }
+
+// Wrappers are the texts opencode (and Kilo) sends for parts that hold none.
+var Wrappers = []conv.Wrapper{conv.Fixed(CompactionPrompt), conv.Fixed(SubtaskPrompt), conv.Fixed(ClearedResult), conv.Fixed(Interrupted)}

@@ -359,3 +359,6 @@ const ReadOnly = "is an OpenHands conversation, which ctxc only reads"
 func isNumber(v jsonl.Value) bool {
 	return len(v) > 0 && (v[0] == '-' || v[0] >= '0' && v[0] <= '9')
 }
+
+// LineTypes tell a session ctxc exports from OpenHands's files by its header line.
+var LineTypes = []conv.LineType{{Type: HeaderType, Session: true}}

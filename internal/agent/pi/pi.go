@@ -552,3 +552,7 @@ func (d *Dialect) Record(v jsonl.Value) conv.Record {
 	}
 	return conv.Record{Messages: []conv.Message{m}}
 }
+
+// Wrappers are the texts pi puts around the summaries it sends (grep's byte-level search must
+// decode a line when a literal meets one).
+var Wrappers = []conv.Wrapper{conv.Head(CompactionPrefix), conv.Tail(CompactionSuffix), conv.Head(BranchPrefix), conv.Tail(BranchSuffix)}

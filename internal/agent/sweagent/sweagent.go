@@ -312,3 +312,6 @@ func Record(v jsonl.Value) conv.Record {
 // ReadOnly says why ctxc never writes into a SWE-agent trajectory; a compaction is written with
 // -o, as a ctxc-format file.
 const ReadOnly = "is a SWE-agent trajectory, which SWE-agent rewrites whole"
+
+// LineTypes tell a session ctxc exports from SWE-agent's files by its header line.
+var LineTypes = []conv.LineType{{Type: HeaderType, Session: true}}
