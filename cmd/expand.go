@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/expand"
+	"github.com/ctxc/ctxc/internal/msglist"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
@@ -85,7 +86,7 @@ func runExpand(opts *ExpandOptions) error {
 		if err := transcript.CheckUTF8(ex.Source, ex.Messages, opts.Global.Strict, warn); err != nil {
 			return err
 		}
-		return transcript.WriteMessages(opts.IO.Out, ex.Messages, transcript.OutputDialect(opts.As))
+		return msglist.WriteMessages(opts.IO.Out, ex.Messages, msglist.OutputDialect(opts.As))
 	case "text":
 		w := bufio.NewWriter(opts.IO.Out)
 		for _, m := range ex.Messages {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/ctxc/ctxc/internal/msglist"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -54,7 +55,7 @@ standard input.`,
 }
 
 func runLoad(opts *LoadOptions) error {
-	as, err := transcript.ParseOutputDialect(opts.As)
+	as, err := msglist.ParseOutputDialect(opts.As)
 	if err != nil {
 		return &UsageError{err}
 	}
@@ -87,8 +88,8 @@ func runLoad(opts *LoadOptions) error {
 		return err
 	}
 	if !opts.Raw {
-		var rep transcript.PairReport
-		msgs, rep = transcript.PairToolCalls(msgs)
+		var rep msglist.PairReport
+		msgs, rep = msglist.PairToolCalls(msgs)
 		if rep.Placeholders > 0 && !opts.Global.Quiet {
 			fmt.Fprintf(opts.IO.ErrOut, "note: %d tool call(s) without a result in the context were answered with a placeholder error result\n", rep.Placeholders)
 		}
@@ -106,7 +107,7 @@ func runLoad(opts *LoadOptions) error {
 	if err := transcript.CheckUTF8(shown, msgs, opts.Global.Strict, ropts.Warn); err != nil {
 		return err
 	}
-	return transcript.WriteMessages(opts.IO.Out, msgs, as)
+	return msglist.WriteMessages(opts.IO.Out, msgs, as)
 }
 
 // spoolStdin copies standard input to a temporary file: loading re-reads lines by offset.

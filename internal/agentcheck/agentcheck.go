@@ -16,7 +16,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/agent"
-	"github.com/ctxc/ctxc/internal/transcript"
+	"github.com/ctxc/ctxc/internal/msglist"
 )
 
 // Agent names as resume.sh takes them.
@@ -253,7 +253,7 @@ func FromLoad(agent string, jsonl []byte) ([]Turn, error) {
 		turns := anthropicTurns(agent, ms)
 		// ctxc opens a context that starts with the assistant with a user note (the Messages
 		// API wants a user turn first); Claude Code sends such a context as it is.
-		if len(turns) > 0 && len(turns[0].Parts) == 1 && turns[0].Parts[0] == "text:"+transcript.ContinuesNote {
+		if len(turns) > 0 && len(turns[0].Parts) == 1 && turns[0].Parts[0] == "text:"+msglist.ContinuesNote {
 			turns = turns[1:]
 		}
 		return turns, nil
@@ -306,7 +306,7 @@ func resultParts(id, text string) []string {
 }
 
 // resultsAfterCalls moves the turns that stand between a call and its result after the result,
-// as ctxc load does for the chat dialects (transcript.PairToolCalls): Codex sends a developer or
+// as ctxc load does for the chat dialects (msglist.PairToolCalls): Codex sends a developer or
 // user message recorded while a call ran where it stands, which the Responses API accepts and
 // a Chat Completions request may not. The texts are compared all the same, in that order.
 func resultsAfterCalls(turns []Turn) []Turn {
@@ -541,7 +541,7 @@ func responsesTurns(items []json.RawMessage) []Turn {
 			out = append(out, Turn{Role: "tool", Parts: resultParts(it.CallID, chatText(it.Output))})
 		case "compaction", "compaction_summary":
 			// An encrypted summary: ctxc's chat output says so in a note where it stands.
-			out = append(out, Turn{Role: "user", Parts: []string{"text:" + transcript.OpaqueSummaryNote}})
+			out = append(out, Turn{Role: "user", Parts: []string{"text:" + msglist.OpaqueSummaryNote}})
 		}
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/msglist"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
@@ -58,7 +59,7 @@ func agreeOnResume(t *testing.T, agent, file string, request []byte) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := transcript.WriteMessages(&out, msgs, transcript.AsOpenAI); err != nil {
+	if err := msglist.WriteMessages(&out, msgs, msglist.AsOpenAI); err != nil {
 		t.Fatal(err)
 	}
 	want, err := FromLoad(agent, out.Bytes())

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/agent"
-	"github.com/ctxc/ctxc/internal/transcript"
+	"github.com/ctxc/ctxc/internal/msglist"
 	"github.com/tidwall/gjson"
 )
 
@@ -104,7 +104,7 @@ func qwenUnrecorded(turns []Turn) []Turn {
 	for _, t := range turns {
 		for i, p := range t.Parts {
 			if strings.HasPrefix(p, "output:"+qwenUnrecordedNote) {
-				t.Parts[i] = "output:" + transcript.PlaceholderResult
+				t.Parts[i] = "output:" + msglist.PlaceholderResult
 			}
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/msglist"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/ctxc/ctxc/internal/testsessions"
@@ -121,7 +122,7 @@ func TestRoundTrip(t *testing.T) {
 					t.Errorf("tail %d differs", i)
 				}
 			}
-			if _, rep := transcript.PairToolCalls(got); rep.DroppedResults != 0 || rep.Placeholders != 0 {
+			if _, rep := msglist.PairToolCalls(got); rep.DroppedResults != 0 || rep.Placeholders != 0 {
 				t.Errorf("compacted context needs repair: %+v", rep)
 			}
 			// The marker records its provenance.
@@ -261,7 +262,7 @@ func TestNativeCompaction(t *testing.T) {
 			if summaries != 1 || tokens(got) >= out.TokensBefore {
 				t.Errorf("reloaded: %d summaries, %d tokens (before %d)", summaries, tokens(got), out.TokensBefore)
 			}
-			if _, rep := transcript.PairToolCalls(got); rep.DroppedResults != 0 || rep.Placeholders != 0 {
+			if _, rep := msglist.PairToolCalls(got); rep.DroppedResults != 0 || rep.Placeholders != 0 {
 				t.Errorf("context needs repair: %+v", rep)
 			}
 			res, err := transcript.Scan(strings.NewReader(string(b)), p, transcript.Options{})
@@ -556,7 +557,7 @@ func TestEmergencyAlwaysFits(t *testing.T) {
 			if tok := tokens(got); tok >= o.Threshold {
 				t.Errorf("context after: %d tokens, threshold %d", tok, o.Threshold)
 			}
-			if _, rep := transcript.PairToolCalls(got); rep.Placeholders != 0 || rep.DroppedResults != 0 {
+			if _, rep := msglist.PairToolCalls(got); rep.Placeholders != 0 || rep.DroppedResults != 0 {
 				t.Errorf("a call was separated from its result: %+v", rep)
 			}
 			found := false

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ctxc/ctxc/internal/estimate"
+	"github.com/ctxc/ctxc/internal/msglist"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
@@ -58,7 +59,7 @@ func TestShrinkTailKeepsPairs(t *testing.T) {
 					t.Errorf("cut %+v not applied: %q", c, b.Text[:min(80, len(b.Text))])
 				}
 			}
-			if _, rep := transcript.PairToolCalls(cp[z.TailStart:]); rep.Placeholders+rep.DroppedResults > 0 {
+			if _, rep := msglist.PairToolCalls(cp[z.TailStart:]); rep.Placeholders+rep.DroppedResults > 0 {
 				t.Errorf("budget %d: the tail needs repair: %+v", budget, rep)
 			}
 		}

@@ -1,5 +1,10 @@
 package conv
 
+import (
+	"bytes"
+	"encoding/json"
+)
+
 // MarkerMeta is the "ctxc" object of a marker line (docs/design.md §6): where the summary came from
 // and how it was made.
 type MarkerMeta struct {
@@ -57,4 +62,22 @@ type Cut struct {
 	CharsBefore int    `json:"chars_before"`
 	CharsAfter  int    `json:"chars_after"`
 	Msg, Block  int    `json:"-"` // where the block is in the context (not recorded)
+}
+
+// Marker is a ctxc (or crabtalk) compaction marker line.
+type Marker struct {
+	Compact string            `json:"compact"`
+	Head    []json.RawMessage `json:"head"`
+	Ctxc    *MarkerMeta       `json:"ctxc,omitempty"`
+}
+
+// Encode renders the marker as one JSON line (with its newline), without HTML escaping.
+func (m *Marker) Encode() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

@@ -27,6 +27,7 @@ type (
 	Writer           = conv.Writer
 	Source           = conv.Source
 	MarkerMeta       = conv.MarkerMeta
+	Marker           = conv.Marker
 	LedgerCounts     = conv.LedgerCounts
 	MarkerSource     = conv.MarkerSource
 	Cut              = conv.Cut

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/conv"
+	"github.com/ctxc/ctxc/internal/msglist"
 )
 
 // copilotVersion is the Copilot CLI version a new session's session.start names (the one its
@@ -59,7 +60,7 @@ type copilotEvent struct {
 // copilotMessageEvents are the events of one message: its results first (they answer calls
 // before it), then its text and calls.
 func copilotMessageEvents(m *Message) []copilotEvent {
-	results, rest := splitResults(*m)
+	results, rest := msglist.SplitResults(*m)
 	var out []copilotEvent
 	for _, b := range results.Blocks {
 		data := map[string]any{"toolCallId": b.ID, "success": !b.IsError}

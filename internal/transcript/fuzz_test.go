@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/ctxc/ctxc/internal/msglist"
 	"io"
 	"os"
 	"path/filepath"
@@ -48,10 +49,10 @@ func checkReader(t *testing.T, data []byte, format Format) {
 		if int64(tok) != res.Stats.EffTokens || len(msgs) != res.Stats.EffMessages {
 			t.Fatalf("%s: effective %d msgs %d tokens, stats %d msgs %d tokens", format, len(msgs), tok, res.Stats.EffMessages, res.Stats.EffTokens)
 		}
-		fixed, _ := PairToolCalls(msgs)
-		for _, as := range []OutputDialect{AsOpenAI, AsAnthropic, AsCtxc} {
+		fixed, _ := msglist.PairToolCalls(msgs)
+		for _, as := range []msglist.OutputDialect{msglist.AsOpenAI, msglist.AsAnthropic, msglist.AsCtxc} {
 			var out bytes.Buffer
-			if err := WriteMessages(&out, fixed, as); err != nil {
+			if err := msglist.WriteMessages(&out, fixed, as); err != nil {
 				t.Fatalf("WriteMessages %s: %v", as, err)
 			}
 			for _, l := range bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n")) {
@@ -278,8 +279,8 @@ func FuzzLoad(f *testing.F) {
 		if int64(tok) != res.Stats.EffTokens {
 			t.Fatalf("%s: context %d tokens, stats %d", res.Stats.Format, tok, res.Stats.EffTokens)
 		}
-		fixed, _ := PairToolCalls(msgs)
-		if err := WriteMessages(io.Discard, fixed, AsAnthropic); err != nil {
+		fixed, _ := msglist.PairToolCalls(msgs)
+		if err := msglist.WriteMessages(io.Discard, fixed, msglist.AsAnthropic); err != nil {
 			t.Fatal(err)
 		}
 		// A windowed load (compaction's), once materialized, is the same context.

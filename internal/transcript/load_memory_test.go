@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -13,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/ctxc/ctxc/internal/bigbuf"
-	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/msglist"
 	"github.com/ctxc/ctxc/internal/testsessions"
 )
 
@@ -67,11 +66,11 @@ func TestLoadLongLineAllocates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			msgs, _ = PairToolCalls(msgs)
+			msgs, _ = msglist.PairToolCalls(msgs)
 			if err := CheckUTF8(path, msgs, false, nil); err != nil {
 				t.Fatal(err)
 			}
-			if err := WriteMessages(&out, msgs, AsOpenAI); err != nil {
+			if err := msglist.WriteMessages(&out, msgs, msglist.AsOpenAI); err != nil {
 				t.Fatal(err)
 			}
 			runtime.ReadMemStats(&after)
@@ -91,66 +90,19 @@ type countWriter struct{ n int64 }
 
 func (w *countWriter) Write(b []byte) (int, error) { w.n += int64(len(b)); return len(b), nil }
 
-// TestWriteOpenAIStreamsLongResults: the openai output of messages with tool results long
-// enough to be streamed (streamResultFrom) is byte for byte the lines OpenAILine builds,
-// invalid UTF-8 and all, in the same order (results first, then the message's text and calls),
-// and a raw openai message is still copied as written.
-func TestWriteOpenAIStreamsLongResults(t *testing.T) {
-	long := strings.Repeat("é🙂 \"q\" \\ \n\t\u2028 caf\xe9 \xff ", streamResultFrom/20+1)
-	raw := append(append([]byte(`{"role":"tool","tool_call_id":"r1","content":"`), strings.Repeat("x\xff", streamResultFrom)...), `"}`...)
-	ms := []Message{
-		{Role: RoleUser, Blocks: []Block{{Kind: BlockText, Text: "hi"}}},
-		{Role: RoleAssistant, Blocks: []Block{{Kind: BlockToolCall, ID: "c1", Name: "Read", Args: `{"p":1}`}, {Kind: BlockToolCall, ID: "c2", Name: "Read", Args: `{}`}}},
-		{Role: RoleUser, Blocks: []Block{
-			{Kind: BlockToolResult, ID: "c1", Text: long},
-			{Kind: BlockText, Text: "and a note \xfe"},
-			{Kind: BlockToolResult, ID: "c2\xff", Text: "short"},
-			{Kind: BlockToolCall, ID: "c3", Name: "n", Args: "{}"},
-		}},
-		{Role: RoleTool, Blocks: []Block{{Kind: BlockToolResult, ID: "r1", Text: long}}, Raw: raw, Dialect: DialectOpenAI},
-		{Role: RoleTool, Blocks: []Block{{Kind: BlockToolResult, ID: "c4", Text: long[:streamResultFrom]}}},
-		{Role: RoleAssistant, Blocks: []Block{{Kind: BlockText, Text: "done"}}},
-	}
-	lines, err := openAILines(ms)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want bytes.Buffer
-	for _, l := range lines {
-		v, _ := jsonl.AppendValidUTF8(nil, l)
-		want.Write(v)
-		want.WriteByte('\n')
-	}
-	var got bytes.Buffer
-	if err := WriteMessages(&got, ms, AsOpenAI); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got.Bytes(), want.Bytes()) {
-		g, w := bufio.NewScanner(&got), bufio.NewScanner(&want)
-		g.Buffer(nil, 1<<26)
-		w.Buffer(nil, 1<<26)
-		for i := 1; g.Scan() && w.Scan(); i++ {
-			if !bytes.Equal(g.Bytes(), w.Bytes()) {
-				t.Fatalf("line %d differs: got %.200s…, want %.200s…", i, g.Bytes(), w.Bytes())
-			}
-		}
-		t.Fatalf("got %d bytes, want %d", got.Len(), want.Len())
-	}
-}
-
 // longMessageList writes a plain message list (the OpenAI, Anthropic or ctxc dialect, the
 // last with a marker) with an assistant message of n bytes of text, and returns its path and
 // the length of that message's line.
-func longMessageList(t *testing.T, dialect OutputDialect, n int) (string, int) {
+func longMessageList(t *testing.T, dialect msglist.OutputDialect, n int) (string, int) {
 	t.Helper()
 	text := strings.Repeat("word ", n/5+1)[:n]
 	assistant := map[string]any{"role": "assistant", "content": text}
 	var lines []any
 	switch dialect {
-	case AsAnthropic:
+	case msglist.AsAnthropic:
 		// A thinking block makes it an Anthropic message (text blocks alone are OpenAI's too).
 		assistant["content"] = []any{map[string]any{"type": "thinking", "thinking": "so", "signature": "c2ln"}, map[string]any{"type": "text", "text": text}}
-	case AsCtxc:
+	case msglist.AsCtxc:
 		// A marker: a load reads the lines after it.
 		lines = append(lines, map[string]any{"created_by": "ctxc", "created_at": "2026-01-02T03:04:05Z"},
 			map[string]any{"compact": "what came before", "head": []any{}})
@@ -193,7 +145,7 @@ func allocated(fn func()) uint64 {
 // again to hold it until the (weak) format of a message list was settled, and the lines after
 // a marker were gathered as detection's were.
 func TestMessageListLongLineAllocates(t *testing.T) {
-	for _, dialect := range []OutputDialect{AsOpenAI, AsAnthropic, AsCtxc} {
+	for _, dialect := range []msglist.OutputDialect{msglist.AsOpenAI, msglist.AsAnthropic, msglist.AsCtxc} {
 		t.Run(string(dialect), func(t *testing.T) {
 			path, long := longMessageList(t, dialect, 20<<20)
 			alloc := allocated(func() {
@@ -211,11 +163,11 @@ func TestMessageListLongLineAllocates(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				msgs, _ = PairToolCalls(msgs)
+				msgs, _ = msglist.PairToolCalls(msgs)
 				if err := CheckUTF8(path, msgs, false, nil); err != nil {
 					t.Fatal(err)
 				}
-				if err := WriteMessages(&out, msgs, dialect); err != nil {
+				if err := msglist.WriteMessages(&out, msgs, dialect); err != nil {
 					t.Fatal(err)
 				}
 			})
@@ -237,7 +189,7 @@ func TestMessageListLongLineAllocates(t *testing.T) {
 // read in place (memSource), as a mapped file is, where its windows and its long line were
 // copied, and it is no longer read into a slice grown by doubling (4.7× the line in all).
 func TestArchivedLongLineAllocates(t *testing.T) {
-	plain, long := longMessageList(t, AsOpenAI, 20<<20)
+	plain, long := longMessageList(t, msglist.AsOpenAI, 20<<20)
 	path := archive(t, plain)
 	var out countWriter
 	bigbuf.ResetPeak()
@@ -246,7 +198,7 @@ func TestArchivedLongLineAllocates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteMessages(&out, msgs, AsOpenAI); err != nil {
+		if err := msglist.WriteMessages(&out, msgs, msglist.AsOpenAI); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -293,7 +245,7 @@ func TestStreamLongLineAllocates(t *testing.T) {
 	if !bigbuf.Mapped {
 		t.Skip("no mappings here: a long line is read into the heap")
 	}
-	for _, dialect := range []OutputDialect{AsOpenAI, AsAnthropic, AsCtxc} {
+	for _, dialect := range []msglist.OutputDialect{msglist.AsOpenAI, msglist.AsAnthropic, msglist.AsCtxc} {
 		path, long := longMessageList(t, dialect, 20<<20)
 		archived := archive(t, path)
 		for _, tc := range []struct {
@@ -355,7 +307,7 @@ func TestSpilledLongLineAllocates(t *testing.T) {
 	}
 	defer func(old int64) { spillSize = old }(spillSize)
 	spillSize = 4 << 20
-	for _, dialect := range []OutputDialect{AsOpenAI, AsCtxc} {
+	for _, dialect := range []msglist.OutputDialect{msglist.AsOpenAI, msglist.AsCtxc} {
 		t.Run(string(dialect), func(t *testing.T) {
 			path, long := longMessageList(t, dialect, 20<<20)
 			archived := archive(t, path)
@@ -366,7 +318,7 @@ func TestSpilledLongLineAllocates(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := WriteMessages(&out, msgs, dialect); err != nil {
+				if err := msglist.WriteMessages(&out, msgs, dialect); err != nil {
 					t.Fatal(err)
 				}
 			})

@@ -2,31 +2,12 @@ package transcript
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 
 	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
-
-// Marker is a ctxc (or crabtalk) compaction marker line.
-type Marker struct {
-	Compact string            `json:"compact"`
-	Head    []json.RawMessage `json:"head"`
-	Ctxc    *MarkerMeta       `json:"ctxc,omitempty"`
-}
-
-// Encode renders the marker as one JSON line (with its newline), without HTML escaping.
-func (m *Marker) Encode() ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
 
 type parsedMarker struct {
 	summary   string

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/ctxc/ctxc/internal/msglist"
 	"github.com/tidwall/gjson"
 )
 
@@ -72,7 +73,7 @@ func messageLines(ms []Message) ([][]byte, error) {
 			out = append(out, m.Raw)
 			continue
 		}
-		ls, err := OpenAILine(m)
+		ls, err := msglist.OpenAILine(m)
 		if err != nil {
 			return nil, err
 		}

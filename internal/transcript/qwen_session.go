@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ctxc/ctxc/internal/conv"
+	"github.com/ctxc/ctxc/internal/msglist"
 )
 
 // qwenVersion is the Qwen Code version a new session's records name (the one its format was
@@ -41,7 +42,7 @@ func qwenSession(ms []Message, s *NewSession, r *sessionRender) (Written, Droppe
 		return nil
 	}
 	for _, m := range r.freshCalls(ms, "call_") {
-		results, rest := splitResults(m)
+		results, rest := msglist.SplitResults(m)
 		if len(results.Blocks) > 0 {
 			if err := add("tool_result", "user", results.Blocks); err != nil {
 				return Written{}, r.dropped, err

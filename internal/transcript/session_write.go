@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/conv"
+	"github.com/ctxc/ctxc/internal/msglist"
 )
 
 // NewSession is a conversation to write as a new session of an agent, whatever format it was
@@ -57,10 +58,10 @@ var SessionTargets = func() []Format {
 }()
 
 // RenderSession writes s as a new session file of format f: the session's text, its id and
-// what f could not take. Tool calls and results are paired first (PairToolCalls), so that every
+// what f could not take. Tool calls and results are paired first (msglist.PairToolCalls), so that every
 // result answers a call before it.
 func RenderSession(f Format, s *NewSession) (Written, Dropped, error) {
-	ms, _ := PairToolCalls(s.Messages)
+	ms, _ := msglist.PairToolCalls(s.Messages)
 	r := &sessionRender{ids: map[string]string{}}
 	ms = r.keep(ms)
 	if c, ok := codeOf(f); ok && c.session != nil {
@@ -86,7 +87,7 @@ type sessionRender struct {
 
 // keep leaves out the blocks no target takes (images, reasoning, opaque items) and the
 // messages left empty, counting them; a summary left empty (encrypted) becomes
-// OpaqueSummaryNote.
+// msglist.OpaqueSummaryNote.
 func (r *sessionRender) keep(ms []Message) []Message {
 	out := make([]Message, 0, len(ms))
 	for _, m := range ms {
@@ -112,7 +113,7 @@ func (r *sessionRender) keep(ms []Message) []Message {
 		}
 		if len(bs) == 0 && m.Summary {
 			// A summary only its agent's provider can read: said, as ctxc load says it.
-			bs = []Block{{Kind: BlockText, Text: OpaqueSummaryNote, Chars: len(OpaqueSummaryNote)}}
+			bs = []Block{{Kind: BlockText, Text: msglist.OpaqueSummaryNote, Chars: len(msglist.OpaqueSummaryNote)}}
 		}
 		if len(bs) == 0 {
 			continue

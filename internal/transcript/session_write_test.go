@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/ctxc/ctxc/internal/msglist"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,22 +39,22 @@ func TestRenderSessionMapping(t *testing.T) {
 		has  []string // shapes of the target in the file
 	}{
 		{FormatClaude,
-			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "user|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "user|tool:" + PlaceholderResult, "user:Thanks", "assistant|call:true", "user|tool:"},
+			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "user|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "user|tool:" + msglist.PlaceholderResult, "user:Thanks", "assistant|call:true", "user|tool:"},
 			[]string{`"id":"toolu_`, `"type":"tool_use"`, `"tool_use_id":"toolu_`, `"type":"tool_result"`, `"input":{"input":"ls -l"}`, `"cwd":"/w"`}},
 		{FormatCodex,
-			[]string{"developer:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:"},
+			[]string{"developer:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + msglist.PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:"},
 			[]string{`"type":"session_meta"`, `"name":"read","type":"function_call"`, `"call_id":"call_`, `"type":"function_call_output"`, `"cwd":"/w"`}},
 		{FormatPi,
-			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:" + PiEmptyResult},
+			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + msglist.PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:" + PiEmptyResult},
 			[]string{`"type":"session","version":3`, `"id":"call_`, `"type":"toolCall"`, `"role":"toolResult"`, `"toolName":"read"`, `"cwd":"/w"`}},
 		{FormatGemini,
-			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:"},
+			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + msglist.PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:"},
 			[]string{`"projectHash":"` + agent.GeminiProjectHash("/w") + `"`, `"functionCall":{"args":{"path":"main.go"},"id":"call_`, `"functionResponse":{"id":"call_`, `"name":"read","response":{"output":"package main`, `"type":"gemini"`}},
 		{FormatQwen,
-			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:"},
+			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + msglist.PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:"},
 			[]string{`"type":"tool_result"`, `"functionCall":{"args":{"path":"main.go"},"id":"call_`, `"name":"read","response":{"output":"package main`, `"cwd":"/w"`, `"parentUuid":null`}},
 		{FormatCopilot,
-			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:"},
+			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + msglist.PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:"},
 			[]string{`"type":"session.start"`, `"context":{"cwd":"/w"}`, `"toolRequests":[{"arguments":{"path":"main.go"},"name":"read","toolCallId":"call_`, `"type":"tool.execution_complete"`, `"arguments":{"input":"ls -l"}`}},
 	} {
 		t.Run(string(tc.to), func(t *testing.T) {
@@ -142,7 +143,7 @@ func TestRenderSessionEncryptedSummary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(w.Data), OpaqueSummaryNote) || d.Opaque != 1 {
+		if !strings.Contains(string(w.Data), msglist.OpaqueSummaryNote) || d.Opaque != 1 {
 			t.Errorf("%s: no note of the encrypted summary (dropped %+v):\n%s", f, d, w.Data)
 		}
 	}

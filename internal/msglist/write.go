@@ -1,4 +1,4 @@
-package transcript
+package msglist
 
 import (
 	"bufio"
@@ -60,8 +60,8 @@ type PairReport struct {
 // right after its message; a result with no call before it is dropped (an orphaned result is a
 // hard 400 for every provider). Calls still open at the very end (an interrupted session) are
 // left as they are. Tool calls without an id get a generated one.
-func PairToolCalls(ms []Message) ([]Message, PairReport) {
-	p := callPairing{out: make([]Message, 0, len(ms)), lastResult: lastResults(ms)}
+func PairToolCalls(ms []conv.Message) ([]conv.Message, PairReport) {
+	p := callPairing{out: make([]conv.Message, 0, len(ms)), lastResult: lastResults(ms)}
 	for i, m := range ms {
 		p.add(m, i)
 	}
@@ -71,11 +71,11 @@ func PairToolCalls(ms []Message) ([]Message, PairReport) {
 
 // lastResults gives, for each call id that a tool result answers, the index of the last message
 // holding such a result.
-func lastResults(ms []Message) map[string]int {
+func lastResults(ms []conv.Message) map[string]int {
 	last := map[string]int{}
 	for i := range ms {
 		for _, b := range ms[i].Blocks {
-			if b.Kind == BlockToolResult && b.ID != "" {
+			if b.Kind == conv.BlockToolResult && b.ID != "" {
 				last[b.ID] = i
 			}
 		}
@@ -91,9 +91,9 @@ func generatedCallID(n int) string { return fmt.Sprintf("call_ctxc_%d", n) }
 // among them still waiting for their result, and the messages held back until those results
 // are in.
 type callPairing struct {
-	out        []Message
-	pending    []Block // calls not answered yet, in order
-	held       []Message
+	out        []conv.Message
+	pending    []conv.Block // calls not answered yet, in order
+	held       []conv.Message
 	lastResult map[string]int // lastResults of the whole list
 	gen        int            // ids generated so far
 	rep        PairReport
@@ -102,7 +102,7 @@ type callPairing struct {
 // add appends m, the i-th message, answering the pending calls with placeholders first where m
 // shows that the conversation has moved on past them; a message that only stands between
 // pending calls and their results, which come later, is held until they are in.
-func (p *callPairing) add(m Message, i int) {
+func (p *callPairing) add(m conv.Message, i int) {
 	hasCall, hasResult, hasOther := blockKinds(m.Blocks)
 	switch {
 	case !hasCall && !hasResult && p.resultsAhead(i):
@@ -111,7 +111,7 @@ func (p *callPairing) add(m Message, i int) {
 		return
 	case hasResult && len(p.held) > 0 && (hasCall || hasOther):
 		// The results first, then what was held, then the rest of m.
-		res, rest := splitResults(m)
+		res, rest := SplitResults(m)
 		p.add(res, i)
 		p.add(rest, i)
 		return
@@ -125,7 +125,7 @@ func (p *callPairing) add(m Message, i int) {
 		if hasOther || hasCall {
 			p.flush() // the conversation moves on inside this message
 		}
-	} else if len(p.pending) > 0 && (hasCall || hasOther || m.Role != RoleTool) {
+	} else if len(p.pending) > 0 && (hasCall || hasOther || m.Role != conv.RoleTool) {
 		p.flush()
 	}
 	if hasCall {
@@ -156,13 +156,13 @@ func (p *callPairing) settle(i int) {
 	}
 }
 
-// splitResults splits m into its tool results and its other blocks, two messages of its role.
-func splitResults(m Message) (res, rest Message) {
+// SplitResults splits m into its tool results and its other blocks, two messages of its role.
+func SplitResults(m conv.Message) (res, rest conv.Message) {
 	res, rest = m, m
 	res.Blocks, rest.Blocks = nil, nil
 	res.Raw, rest.Raw = nil, nil // no longer what was written
 	for _, b := range m.Blocks {
-		if b.Kind == BlockToolResult {
+		if b.Kind == conv.BlockToolResult {
 			res.Blocks = append(res.Blocks, b)
 		} else {
 			rest.Blocks = append(rest.Blocks, b)
@@ -172,12 +172,12 @@ func splitResults(m Message) (res, rest Message) {
 }
 
 // blockKinds says what a message's blocks hold: tool calls, tool results, anything else.
-func blockKinds(blocks []Block) (hasCall, hasResult, hasOther bool) {
+func blockKinds(blocks []conv.Block) (hasCall, hasResult, hasOther bool) {
 	for _, b := range blocks {
 		switch b.Kind {
-		case BlockToolCall:
+		case conv.BlockToolCall:
 			hasCall = true
-		case BlockToolResult:
+		case conv.BlockToolResult:
 			hasResult = true
 		default:
 			hasOther = true
@@ -188,11 +188,11 @@ func blockKinds(blocks []Block) (hasCall, hasResult, hasOther bool) {
 
 // takeResults keeps the tool results of m that answer a pending call, which is then no longer
 // pending, and drops the others; left is false when dropping them leaves m empty.
-func (p *callPairing) takeResults(m Message) (_ Message, left bool) {
+func (p *callPairing) takeResults(m conv.Message) (_ conv.Message, left bool) {
 	kept := m.Blocks[:0:0]
 	changed := false
 	for _, b := range m.Blocks {
-		if b.Kind != BlockToolResult {
+		if b.Kind != conv.BlockToolResult {
 			kept = append(kept, b)
 			continue
 		}
@@ -215,17 +215,17 @@ func (p *callPairing) takeResults(m Message) (_ Message, left bool) {
 
 // openCalls makes the tool calls of m the pending ones, giving an id to each call that has
 // none; the ids go on a copy of its blocks, so the caller's messages stay as they were.
-func (p *callPairing) openCalls(m Message) Message {
+func (p *callPairing) openCalls(m conv.Message) conv.Message {
 	for _, b := range m.Blocks {
-		if b.Kind == BlockToolCall && b.ID == "" {
-			m.Blocks = append([]Block(nil), m.Blocks...)
+		if b.Kind == conv.BlockToolCall && b.ID == "" {
+			m.Blocks = append([]conv.Block(nil), m.Blocks...)
 			break
 		}
 	}
 	changedIDs := false
 	for i := range m.Blocks {
 		b := &m.Blocks[i]
-		if b.Kind != BlockToolCall {
+		if b.Kind != conv.BlockToolCall {
 			continue
 		}
 		if b.ID == "" {
@@ -245,9 +245,9 @@ func (p *callPairing) openCalls(m Message) Message {
 // that no call is left open when the conversation moves on; then come the messages held back.
 func (p *callPairing) flush() {
 	if len(p.pending) > 0 {
-		m := Message{Role: RoleTool}
+		m := conv.Message{Role: conv.RoleTool}
 		for _, c := range p.pending {
-			m.Blocks = append(m.Blocks, Block{Kind: BlockToolResult, ID: c.ID, Name: c.Name, IsError: true,
+			m.Blocks = append(m.Blocks, conv.Block{Kind: conv.BlockToolResult, ID: c.ID, Name: c.Name, IsError: true,
 				Text: PlaceholderResult, Chars: estimate.Chars(PlaceholderResult)})
 			p.rep.Placeholders++
 		}
@@ -264,7 +264,7 @@ func (p *callPairing) release() {
 }
 
 // indexCall is the position of the call with the given id among calls, -1 when none has it.
-func indexCall(calls []Block, id string) int {
+func indexCall(calls []conv.Block, id string) int {
 	for i, c := range calls {
 		if c.ID == id {
 			return i
@@ -276,7 +276,7 @@ func indexCall(calls []Block, id string) int {
 // WriteMessages writes messages as JSONL in the given dialect. Messages whose Raw was written in
 // the same dialect are copied byte for byte; the others are converted. The caller repairs the
 // list first (PairToolCalls) when the output must be valid for an API.
-func WriteMessages(w io.Writer, ms []Message, as OutputDialect) error {
+func WriteMessages(w io.Writer, ms []conv.Message, as OutputDialect) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var lines [][]byte
 	var err error
@@ -307,8 +307,8 @@ const streamResultFrom = 1 << 20
 // writeOpenAI writes ms in the openai shape: the messages' lines are built two halves at once
 // (convertAll), except the tool results of streamResultFrom bytes or more, written in order as
 // their turn comes. The bytes are those openAILines gives (a test checks).
-func writeOpenAI(bw *bufio.Writer, ms []Message) error {
-	per, err := convertAll(ms, func(m Message) ([][]byte, error) {
+func writeOpenAI(bw *bufio.Writer, ms []conv.Message) error {
+	per, err := convertAll(ms, func(m conv.Message) ([][]byte, error) {
 		if streamsResult(&m) {
 			return nil, nil
 		}
@@ -335,12 +335,12 @@ func writeOpenAI(bw *bufio.Writer, ms []Message) error {
 
 // streamsResult: m has a tool result of streamResultFrom bytes or more and is not copied as
 // written (OpenAILine copies a raw openai message whole).
-func streamsResult(m *Message) bool {
-	if m.Dialect == DialectOpenAI && m.Raw != nil {
+func streamsResult(m *conv.Message) bool {
+	if m.Dialect == conv.DialectOpenAI && m.Raw != nil {
 		return false
 	}
 	for i := range m.Blocks {
-		if m.Blocks[i].Kind == BlockToolResult && len(m.Blocks[i].Text) >= streamResultFrom {
+		if m.Blocks[i].Kind == conv.BlockToolResult && len(m.Blocks[i].Text) >= streamResultFrom {
 			return true
 		}
 	}
@@ -350,11 +350,11 @@ func streamsResult(m *Message) bool {
 // streamOpenAIResults writes m's tool results as OpenAILine does, one "tool" line each, the
 // text quoted piece by piece, and returns the lines of the rest of m (its text and calls),
 // which OpenAILine writes after the results.
-func streamOpenAIResults(bw *bufio.Writer, m Message) ([][]byte, error) {
+func streamOpenAIResults(bw *bufio.Writer, m conv.Message) ([][]byte, error) {
 	rest := m
-	rest.Blocks = make([]Block, 0, len(m.Blocks))
+	rest.Blocks = make([]conv.Block, 0, len(m.Blocks))
 	for _, b := range m.Blocks {
-		if b.Kind != BlockToolResult {
+		if b.Kind != conv.BlockToolResult {
 			rest.Blocks = append(rest.Blocks, b)
 			continue
 		}
@@ -386,26 +386,10 @@ func (v *validLines) write(bw *bufio.Writer, l []byte) {
 	bw.WriteByte('\n')
 }
 
-// CheckUTF8 is what a command that writes messages of the file path says about their invalid
-// UTF-8: with strict, a DataError at the line of the first message that has any; otherwise a
-// warning (when warn is set) with their count, as WriteMessages writes them as U+FFFD.
-func CheckUTF8(path string, ms []Message, strict bool, warn func(Warning)) error {
-	n, line := InvalidUTF8(ms)
-	switch {
-	case n == 0:
-		return nil
-	case strict:
-		return &DataError{Path: path, Line: line, Msg: "invalid UTF-8 in the message text"}
-	case warn != nil:
-		warn(Warning{Path: path, Line: line, Msg: fmt.Sprintf("%d byte(s) of invalid UTF-8 in the message text (the first here) written as U+FFFD", n)})
-	}
-	return nil
-}
-
 // InvalidUTF8 counts the bytes of the messages' text that are not valid UTF-8, which
 // WriteMessages writes as U+FFFD, and gives the file line of the first message that has any
 // (0: none).
-func InvalidUTF8(ms []Message) (n, line int) {
+func InvalidUTF8(ms []conv.Message) (n, line int) {
 	for i := range ms {
 		m := &ms[i]
 		k := 0
@@ -426,8 +410,8 @@ func InvalidUTF8(ms []Message) (n, line int) {
 
 // OpenAILine renders one message as OpenAI chat lines (a message with tool results becomes one
 // "tool" message per result, then its other content).
-func OpenAILine(m Message) ([][]byte, error) {
-	if m.Dialect == DialectOpenAI && m.Raw != nil {
+func OpenAILine(m conv.Message) ([][]byte, error) {
+	if m.Dialect == conv.DialectOpenAI && m.Raw != nil {
 		return [][]byte{m.Raw}, nil
 	}
 	var out [][]byte
@@ -436,28 +420,28 @@ func OpenAILine(m Message) ([][]byte, error) {
 	var calls []openAICall
 	for _, b := range m.Blocks {
 		switch b.Kind {
-		case BlockToolResult:
+		case conv.BlockToolResult:
 			l := append([]byte(`{"role":"tool","tool_call_id":`), jsonl.Quote(b.ID)...)
 			l = append(l, `,"content":`...)
 			l = jsonl.AppendQuote(l, b.Text)
 			out = append(out, append(l, '}'))
-		case BlockText:
+		case conv.BlockText:
 			texts = append(texts, b.Text)
 			parts = append(parts, textPart{Type: "text", Text: b.Text})
-		case BlockImage:
+		case conv.BlockImage:
 			if p := openAIImagePart(b.Text); p != nil {
 				parts = append(parts, p)
 			}
-		case BlockToolCall:
+		case conv.BlockToolCall:
 			calls = append(calls, openAICall{ID: b.ID, Type: "function", Function: openAIFunction{Name: b.Name, Arguments: b.Args}})
 		}
 	}
 	role := m.Role
-	if role == RoleTool {
+	if role == conv.RoleTool {
 		if len(texts) == 0 && len(parts) == 0 {
 			return out, nil
 		}
-		role = RoleUser
+		role = conv.RoleUser
 	}
 	if len(texts) == 0 && len(parts) == 0 && len(calls) == 0 {
 		if !m.Summary {
@@ -559,7 +543,7 @@ func openAIImagePart(raw string) any {
 	return nil
 }
 
-func openAILines(ms []Message) ([][]byte, error) {
+func openAILines(ms []conv.Message) ([][]byte, error) {
 	per, err := convertAll(ms, OpenAILine)
 	if err != nil {
 		return nil, err
@@ -573,7 +557,7 @@ func openAILines(ms []Message) ([][]byte, error) {
 
 // convertAll renders every message with conv, the two halves of the list at once (writing a
 // large context is mostly string escaping, which each message does on its own).
-func convertAll(ms []Message, conv func(Message) ([][]byte, error)) ([][][]byte, error) {
+func convertAll(ms []conv.Message, conv func(conv.Message) ([][]byte, error)) ([][][]byte, error) {
 	out := make([][][]byte, len(ms))
 	run := func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
@@ -600,11 +584,11 @@ func convertAll(ms []Message, conv func(Message) ([][]byte, error)) ([][][]byte,
 
 // asWritten is a message's lines as written when it has them in a message-list dialect, else
 // its OpenAI lines.
-func asWritten(m Message) ([][]byte, error) {
+func asWritten(m conv.Message) ([][]byte, error) {
 	if m.Summary {
 		return nil, nil // becomes a marker in ctxcLines
 	}
-	if m.Raw != nil && m.Dialect != DialectNone {
+	if m.Raw != nil && m.Dialect != conv.DialectNone {
 		return [][]byte{m.Raw}, nil
 	}
 	return OpenAILine(m)
@@ -614,9 +598,9 @@ func asWritten(m Message) ([][]byte, error) {
 // alternating, starting with user. System and developer messages become user text (the API
 // takes them as a request parameter, which a JSONL of messages cannot carry); consecutive
 // same-role messages are merged, tool results first as the API requires; thinking blocks are
-// replayed as written (Block.Verbatim, with their signature) and dropped when there is no such
+// replayed as written (conv.Block.Verbatim, with their signature) and dropped when there is no such
 // copy, since a signature cannot be rebuilt.
-func anthropicLines(ms []Message) ([][]byte, error) {
+func anthropicLines(ms []conv.Message) ([][]byte, error) {
 	var seq []*anthropicTurn
 	for _, m := range ms {
 		results, blocks := anthropicBlocks(&m)
@@ -632,13 +616,13 @@ func anthropicLines(ms []Message) ([][]byte, error) {
 			continue
 		}
 		var raw []byte
-		if m.Dialect == DialectAnthropic && m.Raw != nil {
+		if m.Dialect == conv.DialectAnthropic && m.Raw != nil {
 			raw = m.Raw
 		}
 		seq = append(seq, &anthropicTurn{role: role, raw: raw, blocks: append(results, blocks...), first: len(results)})
 	}
-	if len(seq) > 0 && seq[0].role != RoleUser {
-		seq = append([]*anthropicTurn{{role: RoleUser, blocks: []any{textPart{Type: "text", Text: ContinuesNote}}}}, seq...)
+	if len(seq) > 0 && seq[0].role != conv.RoleUser {
+		seq = append([]*anthropicTurn{{role: conv.RoleUser, blocks: []any{textPart{Type: "text", Text: ContinuesNote}}}}, seq...)
 	}
 	return anthropicEncode(seq)
 }
@@ -646,7 +630,7 @@ func anthropicLines(ms []Message) ([][]byte, error) {
 // anthropicTurn is one message of the Messages API output: the merge of consecutive messages of
 // one role.
 type anthropicTurn struct {
-	role   Role
+	role   conv.Role
 	raw    []byte // the message as written, while it is a single Anthropic message
 	blocks []any
 	first  int // index of the first tool_result-free block (results are kept in front)
@@ -654,10 +638,10 @@ type anthropicTurn struct {
 
 // anthropicRole is the role a message takes in the Messages API, which has only user and
 // assistant: the system, developer and tool messages are the user's.
-func anthropicRole(r Role) Role {
+func anthropicRole(r conv.Role) conv.Role {
 	switch r {
-	case RoleSystem, RoleDeveloper, RoleTool:
-		return RoleUser
+	case conv.RoleSystem, conv.RoleDeveloper, conv.RoleTool:
+		return conv.RoleUser
 	}
 	return r
 }
@@ -665,24 +649,24 @@ func anthropicRole(r Role) Role {
 // anthropicBlocks renders the content of m as Messages API blocks, its tool results apart (they
 // go in front of the turn). A thinking block is kept only as written, by the assistant, and an
 // image only in Anthropic's shape: neither can be rebuilt from another.
-func anthropicBlocks(m *Message) (results, blocks []any) {
+func anthropicBlocks(m *conv.Message) (results, blocks []any) {
 	for _, b := range m.Blocks {
 		switch b.Kind {
-		case BlockText:
+		case conv.BlockText:
 			t := b.Text
-			if m.Role == RoleSystem || m.Role == RoleDeveloper {
+			if m.Role == conv.RoleSystem || m.Role == conv.RoleDeveloper {
 				t = "[" + string(m.Role) + " instructions]\n" + t
 			}
 			blocks = append(blocks, textPart{Type: "text", Text: t})
-		case BlockToolCall:
+		case conv.BlockToolCall:
 			blocks = append(blocks, toolUsePart{Type: "tool_use", ID: b.ID, Name: b.Name, Input: anthropicToolInput(b.Args)})
-		case BlockToolResult:
+		case conv.BlockToolResult:
 			results = append(results, toolResultPart{Type: "tool_result", ToolUseID: b.ID, Content: b.Text, IsError: b.IsError})
-		case BlockThinking:
-			if b.Verbatim != "" && m.Role == RoleAssistant {
+		case conv.BlockThinking:
+			if b.Verbatim != "" && m.Role == conv.RoleAssistant {
 				blocks = append(blocks, json.RawMessage(b.Verbatim))
 			}
-		case BlockImage:
+		case conv.BlockImage:
 			if v := gjson.Parse(b.Text); v.Get("type").String() == "image" {
 				blocks = append(blocks, json.RawMessage(b.Text))
 			}
@@ -736,7 +720,7 @@ func anthropicEncode(seq []*anthropicTurn) ([][]byte, error) {
 // ctxcLines writes a ctxc-format file: messages as they were written (OpenAI lines for those
 // converted), and each summary as a marker line carrying the messages before it as its head, so
 // that loading the output gives the same context again.
-func ctxcLines(ms []Message) ([][]byte, error) {
+func ctxcLines(ms []conv.Message) ([][]byte, error) {
 	per, err := convertAll(ms, asWritten)
 	if err != nil {
 		return nil, err
@@ -745,8 +729,8 @@ func ctxcLines(ms []Message) ([][]byte, error) {
 	var head []json.RawMessage
 	for i, m := range ms {
 		if m.Summary {
-			text := strings.TrimPrefix(m.TextContent(), SummaryPreamble)
-			mk := Marker{Compact: text, Head: head}
+			text := strings.TrimPrefix(m.TextContent(), conv.SummaryPreamble)
+			mk := conv.Marker{Compact: text, Head: head}
 			if mk.Head == nil {
 				mk.Head = []json.RawMessage{}
 			}

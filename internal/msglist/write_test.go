@@ -1,17 +1,22 @@
-package transcript
+package msglist
 
 import (
+	"bufio"
+	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/ctxc/ctxc/internal/conv"
+	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
 // spec builds messages from lines "role: block block ...", a block being text, call:ID (call:-
 // for a call without an id), result:ID, or raw (the message has its Raw).
-func spec(lines ...string) []Message {
-	var ms []Message
+func spec(lines ...string) []conv.Message {
+	var ms []conv.Message
 	for _, l := range lines {
 		role, blocks, _ := strings.Cut(l, ":")
-		m := Message{Role: Role(role)}
+		m := conv.Message{Role: conv.Role(role)}
 		for _, b := range strings.Fields(blocks) {
 			kind, id, _ := strings.Cut(b, ":")
 			if id == "-" {
@@ -19,11 +24,11 @@ func spec(lines ...string) []Message {
 			}
 			switch kind {
 			case "text":
-				m.Blocks = append(m.Blocks, Block{Kind: BlockText, Text: "t"})
+				m.Blocks = append(m.Blocks, conv.Block{Kind: conv.BlockText, Text: "t"})
 			case "call":
-				m.Blocks = append(m.Blocks, Block{Kind: BlockToolCall, ID: id, Name: "sh", Args: "{}"})
+				m.Blocks = append(m.Blocks, conv.Block{Kind: conv.BlockToolCall, ID: id, Name: "sh", Args: "{}"})
 			case "result":
-				m.Blocks = append(m.Blocks, Block{Kind: BlockToolResult, ID: id, Text: "r"})
+				m.Blocks = append(m.Blocks, conv.Block{Kind: conv.BlockToolResult, ID: id, Text: "r"})
 			case "raw":
 				m.Raw = []byte(`{}`)
 			}
@@ -34,17 +39,17 @@ func spec(lines ...string) []Message {
 }
 
 // unspec writes messages back as spec lines, a placeholder result as result:ID!.
-func unspec(ms []Message) []string {
+func unspec(ms []conv.Message) []string {
 	var out []string
 	for _, m := range ms {
 		l := string(m.Role) + ":"
 		for _, b := range m.Blocks {
 			switch b.Kind {
-			case BlockText:
+			case conv.BlockText:
 				l += " text"
-			case BlockToolCall:
+			case conv.BlockToolCall:
 				l += " call:" + b.ID
-			case BlockToolResult:
+			case conv.BlockToolResult:
 				l += " result:" + b.ID
 				if b.Text == PlaceholderResult && b.IsError && b.Chars == len(PlaceholderResult) {
 					l += "!"
@@ -155,54 +160,56 @@ func TestPairToolCallsMoves(t *testing.T) {
 // TestAnthropicLinesRules: the Messages API shape of a message list: user and assistant turns
 // alternating from the user's, tool results in front of a turn, what cannot be rebuilt left out.
 func TestAnthropicLinesRules(t *testing.T) {
-	call := func(id, args string) Block { return Block{Kind: BlockToolCall, ID: id, Name: "sh", Args: args} }
-	result := func(id string) Block { return Block{Kind: BlockToolResult, ID: id, Text: "r" + id} }
-	text := func(s string) Block { return Block{Kind: BlockText, Text: s} }
+	call := func(id, args string) conv.Block {
+		return conv.Block{Kind: conv.BlockToolCall, ID: id, Name: "sh", Args: args}
+	}
+	result := func(id string) conv.Block { return conv.Block{Kind: conv.BlockToolResult, ID: id, Text: "r" + id} }
+	text := func(s string) conv.Block { return conv.Block{Kind: conv.BlockText, Text: s} }
 	const thinking = `{"type":"thinking","thinking":"hm","signature":"sig"}`
 	const image = `{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA"}}`
 	for _, tc := range []struct {
 		name string
-		in   []Message
+		in   []conv.Message
 		want []string
 	}{
-		{"instructions are the user's", []Message{
-			{Role: RoleSystem, Blocks: []Block{text("be brief")}},
-			{Role: RoleDeveloper, Blocks: []Block{text("use go")}},
-			{Role: RoleUser, Blocks: []Block{text("hi")}},
+		{"instructions are the user's", []conv.Message{
+			{Role: conv.RoleSystem, Blocks: []conv.Block{text("be brief")}},
+			{Role: conv.RoleDeveloper, Blocks: []conv.Block{text("use go")}},
+			{Role: conv.RoleUser, Blocks: []conv.Block{text("hi")}},
 		}, []string{`{"role":"user","content":[{"type":"text","text":"[system instructions]\nbe brief"},{"type":"text","text":"[developer instructions]\nuse go"},{"type":"text","text":"hi"}]}`}},
-		{"the assistant first", []Message{
-			{Role: RoleAssistant, Blocks: []Block{text("hello")}},
+		{"the assistant first", []conv.Message{
+			{Role: conv.RoleAssistant, Blocks: []conv.Block{text("hello")}},
 		}, []string{`{"role":"user","content":[{"type":"text","text":"` + ContinuesNote + `"}]}`,
 			`{"role":"assistant","content":[{"type":"text","text":"hello"}]}`}},
-		{"results in front of a merged turn", []Message{
-			{Role: RoleUser, Blocks: []Block{text("go")}},
-			{Role: RoleAssistant, Blocks: []Block{call("a", `{"x":1}`), call("b", `[1]`), call("c", `nope`), call("d", `{}`)}},
-			{Role: RoleTool, Blocks: []Block{result("a"), text("note")}},
-			{Role: RoleUser, Blocks: []Block{text("and")}},
-			{Role: RoleTool, Blocks: []Block{result("b"), result("c")}},
-			{Role: RoleTool, Blocks: []Block{result("d")}},
+		{"results in front of a merged turn", []conv.Message{
+			{Role: conv.RoleUser, Blocks: []conv.Block{text("go")}},
+			{Role: conv.RoleAssistant, Blocks: []conv.Block{call("a", `{"x":1}`), call("b", `[1]`), call("c", `nope`), call("d", `{}`)}},
+			{Role: conv.RoleTool, Blocks: []conv.Block{result("a"), text("note")}},
+			{Role: conv.RoleUser, Blocks: []conv.Block{text("and")}},
+			{Role: conv.RoleTool, Blocks: []conv.Block{result("b"), result("c")}},
+			{Role: conv.RoleTool, Blocks: []conv.Block{result("d")}},
 		}, []string{`{"role":"user","content":[{"type":"text","text":"go"}]}`,
 			`{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"sh","input":{"x":1}},{"type":"tool_use","id":"b","name":"sh","input":{"input":"[1]"}},{"type":"tool_use","id":"c","name":"sh","input":{"input":"nope"}},{"type":"tool_use","id":"d","name":"sh","input":{}}]}`,
 			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"ra"},{"type":"tool_result","tool_use_id":"b","content":"rb"},{"type":"tool_result","tool_use_id":"c","content":"rc"},{"type":"tool_result","tool_use_id":"d","content":"rd"},{"type":"text","text":"note"},{"type":"text","text":"and"}]}`}},
-		{"an error result", []Message{
-			{Role: RoleTool, Blocks: []Block{{Kind: BlockToolResult, ID: "a", Text: "bad", IsError: true}}},
+		{"an error result", []conv.Message{
+			{Role: conv.RoleTool, Blocks: []conv.Block{{Kind: conv.BlockToolResult, ID: "a", Text: "bad", IsError: true}}},
 		}, []string{`{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"bad","is_error":true}]}`}},
-		{"thinking and images as written", []Message{
-			{Role: RoleUser, Blocks: []Block{{Kind: BlockThinking, Verbatim: thinking}, {Kind: BlockImage, Text: image},
-				{Kind: BlockImage, Text: `{"type":"image_url","image_url":{"url":"u"}}`}}},
-			{Role: RoleAssistant, Blocks: []Block{{Kind: BlockThinking, Verbatim: thinking}, {Kind: BlockThinking, Text: "no signature"}, text("ok")}},
+		{"thinking and images as written", []conv.Message{
+			{Role: conv.RoleUser, Blocks: []conv.Block{{Kind: conv.BlockThinking, Verbatim: thinking}, {Kind: conv.BlockImage, Text: image},
+				{Kind: conv.BlockImage, Text: `{"type":"image_url","image_url":{"url":"u"}}`}}},
+			{Role: conv.RoleAssistant, Blocks: []conv.Block{{Kind: conv.BlockThinking, Verbatim: thinking}, {Kind: conv.BlockThinking, Text: "no signature"}, text("ok")}},
 		}, []string{`{"role":"user","content":[` + image + `]}`, `{"role":"assistant","content":[` + thinking + `,{"type":"text","text":"ok"}]}`}},
-		{"nothing to read", []Message{
-			{Role: RoleUser, Blocks: []Block{text("hi")}},
-			{Role: RoleAssistant, Blocks: []Block{{Kind: BlockOpaque, Text: "{}"}}},
-			{Role: RoleAssistant, Summary: true, Blocks: []Block{{Kind: BlockOpaque, Text: "{}"}}},
+		{"nothing to read", []conv.Message{
+			{Role: conv.RoleUser, Blocks: []conv.Block{text("hi")}},
+			{Role: conv.RoleAssistant, Blocks: []conv.Block{{Kind: conv.BlockOpaque, Text: "{}"}}},
+			{Role: conv.RoleAssistant, Summary: true, Blocks: []conv.Block{{Kind: conv.BlockOpaque, Text: "{}"}}},
 		}, []string{`{"role":"user","content":[{"type":"text","text":"hi"}]}`,
 			`{"role":"assistant","content":[{"type":"text","text":"` + OpaqueSummaryNote + `"}]}`}},
-		{"as written when alone", []Message{
-			{Role: RoleUser, Blocks: []Block{text("a")}, Raw: []byte(`{"role":"user","content":"a"}`), Dialect: DialectAnthropic},
-			{Role: RoleAssistant, Blocks: []Block{text("b")}, Raw: []byte(`{"role":"assistant","content":"b"}`), Dialect: DialectOpenAI},
-			{Role: RoleUser, Blocks: []Block{text("c")}, Raw: []byte(`{"role":"user","content":"c"}`), Dialect: DialectAnthropic},
-			{Role: RoleUser, Blocks: []Block{text("d")}, Raw: []byte(`{"role":"user","content":"d"}`), Dialect: DialectAnthropic},
+		{"as written when alone", []conv.Message{
+			{Role: conv.RoleUser, Blocks: []conv.Block{text("a")}, Raw: []byte(`{"role":"user","content":"a"}`), Dialect: conv.DialectAnthropic},
+			{Role: conv.RoleAssistant, Blocks: []conv.Block{text("b")}, Raw: []byte(`{"role":"assistant","content":"b"}`), Dialect: conv.DialectOpenAI},
+			{Role: conv.RoleUser, Blocks: []conv.Block{text("c")}, Raw: []byte(`{"role":"user","content":"c"}`), Dialect: conv.DialectAnthropic},
+			{Role: conv.RoleUser, Blocks: []conv.Block{text("d")}, Raw: []byte(`{"role":"user","content":"d"}`), Dialect: conv.DialectAnthropic},
 		}, []string{`{"role":"user","content":"a"}`, `{"role":"assistant","content":[{"type":"text","text":"b"}]}`,
 			`{"role":"user","content":[{"type":"text","text":"c"},{"type":"text","text":"d"}]}`}},
 	} {
@@ -219,5 +226,96 @@ func TestAnthropicLinesRules(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
 		})
+	}
+}
+
+// FuzzOpenAILine: the hand-written encoder gives exactly encoding/json's bytes.
+func FuzzOpenAILine(f *testing.F) {
+	f.Add("user", "hello \"world\"\n\t<&>", "call_1", "bash", `{"cmd":"ls"}`, "result \x00\x1f \u2028 \xff")
+	f.Fuzz(func(t *testing.T, role, text, id, name, args, result string) {
+		m := conv.Message{Role: conv.Role(role), Blocks: []conv.Block{
+			{Kind: conv.BlockText, Text: text},
+			{Kind: conv.BlockToolCall, ID: id, Name: name, Args: args},
+		}}
+		got, err := OpenAILine(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := conv.Marshal(openAIMsg{Role: role, Content: text, ToolCalls: []openAICall{{ID: id, Type: "function", Function: openAIFunction{Name: name, Arguments: args}}}})
+		if role != "tool" && !bytes.Equal(got[len(got)-1], want) {
+			t.Fatalf("got  %s\nwant %s", got[len(got)-1], want)
+		}
+		tm := conv.Message{Role: conv.RoleTool, Blocks: []conv.Block{{Kind: conv.BlockToolResult, ID: id, Text: result}}}
+		got, _ = OpenAILine(tm)
+		want, _ = conv.Marshal(struct {
+			Role       string `json:"role"`
+			ToolCallID string `json:"tool_call_id"`
+			Content    string `json:"content"`
+		}{"tool", id, result})
+		if !bytes.Equal(got[0], want) {
+			t.Fatalf("tool: got %s\nwant %s", got[0], want)
+		}
+	})
+}
+
+// Repair gives ids to calls that lack one in its output, not in the caller's messages.
+func TestRepairLeavesItsInputAlone(t *testing.T) {
+	in := []conv.Message{
+		{Role: conv.RoleUser, Blocks: []conv.Block{{Kind: conv.BlockText, Text: "go"}}},
+		{Role: conv.RoleAssistant, Blocks: []conv.Block{{Kind: conv.BlockToolCall, Name: "sh", Args: "{}"}}},
+	}
+	out, _ := PairToolCalls(in)
+	if in[1].Blocks[0].ID != "" {
+		t.Fatalf("Repair changed its input: id %q", in[1].Blocks[0].ID)
+	}
+	if out[1].Blocks[0].ID == "" {
+		t.Fatal("Repair gave no id to the call")
+	}
+}
+
+// TestWriteOpenAIStreamsLongResults: the openai output of messages with tool results long
+// enough to be streamed (streamResultFrom) is byte for byte the lines OpenAILine builds,
+// invalid UTF-8 and all, in the same order (results first, then the message's text and calls),
+// and a raw openai message is still copied as written.
+func TestWriteOpenAIStreamsLongResults(t *testing.T) {
+	long := strings.Repeat("é🙂 \"q\" \\ \n\t\u2028 caf\xe9 \xff ", streamResultFrom/20+1)
+	raw := append(append([]byte(`{"role":"tool","tool_call_id":"r1","content":"`), strings.Repeat("x\xff", streamResultFrom)...), `"}`...)
+	ms := []conv.Message{
+		{Role: conv.RoleUser, Blocks: []conv.Block{{Kind: conv.BlockText, Text: "hi"}}},
+		{Role: conv.RoleAssistant, Blocks: []conv.Block{{Kind: conv.BlockToolCall, ID: "c1", Name: "Read", Args: `{"p":1}`}, {Kind: conv.BlockToolCall, ID: "c2", Name: "Read", Args: `{}`}}},
+		{Role: conv.RoleUser, Blocks: []conv.Block{
+			{Kind: conv.BlockToolResult, ID: "c1", Text: long},
+			{Kind: conv.BlockText, Text: "and a note \xfe"},
+			{Kind: conv.BlockToolResult, ID: "c2\xff", Text: "short"},
+			{Kind: conv.BlockToolCall, ID: "c3", Name: "n", Args: "{}"},
+		}},
+		{Role: conv.RoleTool, Blocks: []conv.Block{{Kind: conv.BlockToolResult, ID: "r1", Text: long}}, Raw: raw, Dialect: conv.DialectOpenAI},
+		{Role: conv.RoleTool, Blocks: []conv.Block{{Kind: conv.BlockToolResult, ID: "c4", Text: long[:streamResultFrom]}}},
+		{Role: conv.RoleAssistant, Blocks: []conv.Block{{Kind: conv.BlockText, Text: "done"}}},
+	}
+	lines, err := openAILines(ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	for _, l := range lines {
+		v, _ := jsonl.AppendValidUTF8(nil, l)
+		want.Write(v)
+		want.WriteByte('\n')
+	}
+	var got bytes.Buffer
+	if err := WriteMessages(&got, ms, AsOpenAI); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		g, w := bufio.NewScanner(&got), bufio.NewScanner(&want)
+		g.Buffer(nil, 1<<26)
+		w.Buffer(nil, 1<<26)
+		for i := 1; g.Scan() && w.Scan(); i++ {
+			if !bytes.Equal(g.Bytes(), w.Bytes()) {
+				t.Fatalf("line %d differs: got %.200s…, want %.200s…", i, g.Bytes(), w.Bytes())
+			}
+		}
+		t.Fatalf("got %d bytes, want %d", got.Len(), want.Len())
 	}
 }

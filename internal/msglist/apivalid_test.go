@@ -1,4 +1,4 @@
-package transcript
+package msglist_test
 
 import (
 	"bufio"
@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ctxc/ctxc/internal/conv"
+	"github.com/ctxc/ctxc/internal/msglist"
+	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/tidwall/gjson"
 )
 
@@ -99,71 +100,27 @@ func validAnthropic(t *testing.T, name string, out []byte) {
 // against each API's rules.
 func TestLoadOutputIsAPIValid(t *testing.T) {
 	files, _ := filepath.Glob("../../testdata/fixtures/*.jsonl")
-	samples, _ := filepath.Glob(filepath.Join(samplesDir, "*", "*.jsonl"))
+	samples, _ := filepath.Glob(filepath.Join("../../../shared/samples", "*", "*.jsonl"))
 	files = append(files, samples...)
 	for _, f := range files {
-		_, msgs, err := LoadFile(f, Options{})
+		_, msgs, err := transcript.LoadFile(f, transcript.Options{})
 		if err != nil {
 			if _, serr := os.Stat(f); serr == nil && filepath.Base(f) != "bom-crlf-bad.jsonl" {
 				t.Errorf("%s: %v", f, err)
 			}
 			continue
 		}
-		fixed, _ := PairToolCalls(msgs)
-		for _, as := range []OutputDialect{AsOpenAI, AsAnthropic} {
+		fixed, _ := msglist.PairToolCalls(msgs)
+		for _, as := range []msglist.OutputDialect{msglist.AsOpenAI, msglist.AsAnthropic} {
 			var buf bytes.Buffer
-			if err := WriteMessages(&buf, fixed, as); err != nil {
+			if err := msglist.WriteMessages(&buf, fixed, as); err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
-			if as == AsOpenAI {
+			if as == msglist.AsOpenAI {
 				validOpenAI(t, f, buf.Bytes())
 			} else {
 				validAnthropic(t, f, buf.Bytes())
 			}
 		}
-	}
-}
-
-// FuzzOpenAILine: the hand-written encoder gives exactly encoding/json's bytes.
-func FuzzOpenAILine(f *testing.F) {
-	f.Add("user", "hello \"world\"\n\t<&>", "call_1", "bash", `{"cmd":"ls"}`, "result \x00\x1f \u2028 \xff")
-	f.Fuzz(func(t *testing.T, role, text, id, name, args, result string) {
-		m := Message{Role: Role(role), Blocks: []Block{
-			{Kind: BlockText, Text: text},
-			{Kind: BlockToolCall, ID: id, Name: name, Args: args},
-		}}
-		got, err := OpenAILine(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, _ := conv.Marshal(openAIMsg{Role: role, Content: text, ToolCalls: []openAICall{{ID: id, Type: "function", Function: openAIFunction{Name: name, Arguments: args}}}})
-		if role != "tool" && !bytes.Equal(got[len(got)-1], want) {
-			t.Fatalf("got  %s\nwant %s", got[len(got)-1], want)
-		}
-		tm := Message{Role: RoleTool, Blocks: []Block{{Kind: BlockToolResult, ID: id, Text: result}}}
-		got, _ = OpenAILine(tm)
-		want, _ = conv.Marshal(struct {
-			Role       string `json:"role"`
-			ToolCallID string `json:"tool_call_id"`
-			Content    string `json:"content"`
-		}{"tool", id, result})
-		if !bytes.Equal(got[0], want) {
-			t.Fatalf("tool: got %s\nwant %s", got[0], want)
-		}
-	})
-}
-
-// Repair gives ids to calls that lack one in its output, not in the caller's messages.
-func TestRepairLeavesItsInputAlone(t *testing.T) {
-	in := []Message{
-		{Role: RoleUser, Blocks: []Block{{Kind: BlockText, Text: "go"}}},
-		{Role: RoleAssistant, Blocks: []Block{{Kind: BlockToolCall, Name: "sh", Args: "{}"}}},
-	}
-	out, _ := PairToolCalls(in)
-	if in[1].Blocks[0].ID != "" {
-		t.Fatalf("Repair changed its input: id %q", in[1].Blocks[0].ID)
-	}
-	if out[1].Blocks[0].ID == "" {
-		t.Fatal("Repair gave no id to the call")
 	}
 }
