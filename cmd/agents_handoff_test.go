@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/ctxc/ctxc/internal/agent/pi"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -96,7 +97,7 @@ func sameHanded(want, got string) bool {
 		return true
 	}
 	// An empty result in a new pi session says it has no output.
-	if want == "output:" && got == "output:"+transcript.PiEmptyResult {
+	if want == "output:" && got == "output:"+pi.EmptyResult {
 		return true
 	}
 	// A result whose images were left out says so after its text.

@@ -28,6 +28,8 @@ type (
 	Source           = conv.Source
 	MarkerMeta       = conv.MarkerMeta
 	Marker           = conv.Marker
+	NewSession       = conv.NewSession
+	Dropped          = conv.Dropped
 	LedgerCounts     = conv.LedgerCounts
 	MarkerSource     = conv.MarkerSource
 	Cut              = conv.Cut

@@ -37,7 +37,7 @@ type agentCode struct {
 	writer Writer
 	// session writes a new session of the agent from a conversation (RenderSession; nil: ctxc
 	// writes none, the agent is no handoff target). Its order here is SessionTargets'.
-	session func(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error)
+	session func(ms []Message, s *NewSession, r *conv.SessionRender) (Written, Dropped, error)
 	// lines tell the format's lines by their "type" (detectLine), wrappers are the texts its
 	// reader puts around what a line holds (Wrappers).
 	lines    []conv.LineType
@@ -45,12 +45,12 @@ type agentCode struct {
 }
 
 var agentCodes = []agentCode{
-	{format: FormatClaude, reader: claude.NewReader, record: claude.Record, writer: claude.Writer{}, session: claudeSession},
-	{format: FormatCodex, reader: codex.NewReader, record: codex.Record, writer: codex.Writer{}, session: codexSession},
-	{format: FormatPi, reader: pi.NewReader, record: pi.Record, writer: pi.Writer{}, session: piSession, wrappers: pi.Wrappers},
-	{format: FormatGemini, reader: gemini.NewReader, record: gemini.Record, writer: gemini.Writer{}, session: geminiSession},
-	{format: FormatQwen, reader: qwen.NewReader, record: qwen.Record, writer: qwen.Writer{}, session: qwenSession},
-	{format: FormatCopilot, reader: copilot.NewReader, record: copilot.Record, writer: copilot.Writer{}, session: copilotSession, wrappers: copilot.Wrappers},
+	{format: FormatClaude, reader: claude.NewReader, record: claude.Record, writer: claude.Writer{}, session: claude.Session},
+	{format: FormatCodex, reader: codex.NewReader, record: codex.Record, writer: codex.Writer{}, session: codex.Session},
+	{format: FormatPi, reader: pi.NewReader, record: pi.Record, writer: pi.Writer{}, session: pi.Session, wrappers: pi.Wrappers},
+	{format: FormatGemini, reader: gemini.NewReader, record: gemini.Record, writer: gemini.Writer{}, session: gemini.Session},
+	{format: FormatQwen, reader: qwen.NewReader, record: qwen.Record, writer: qwen.Writer{}, session: qwen.Session},
+	{format: FormatCopilot, reader: copilot.NewReader, record: copilot.Record, writer: copilot.Writer{}, session: copilot.Session, wrappers: copilot.Wrappers},
 	{format: FormatDroid, reader: droid.NewReader, record: droid.Record, writer: droid.Writer{}, wrappers: droid.Wrappers},
 	{format: FormatOpencode, reader: opencode.NewReader, record: opencode.Record, writer: readOnlyWriter{FormatOpencode, opencode.ReadOnly}, wrappers: opencode.Wrappers},
 	{format: FormatKilo, reader: opencode.NewKiloReader, record: opencode.KiloRecord, writer: readOnlyWriter{FormatKilo, opencode.KiloReadOnly}, wrappers: opencode.Wrappers},

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/ctxc/ctxc/internal/agent/pi"
 	"github.com/ctxc/ctxc/internal/msglist"
 	"os"
 	"path/filepath"
@@ -45,7 +46,7 @@ func TestRenderSessionMapping(t *testing.T) {
 			[]string{"developer:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + msglist.PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:"},
 			[]string{`"type":"session_meta"`, `"name":"read","type":"function_call"`, `"call_id":"call_`, `"type":"function_call_output"`, `"cwd":"/w"`}},
 		{FormatPi,
-			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + msglist.PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:" + PiEmptyResult},
+			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + msglist.PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:" + pi.EmptyResult},
 			[]string{`"type":"session","version":3`, `"id":"call_`, `"type":"toolCall"`, `"role":"toolResult"`, `"toolName":"read"`, `"cwd":"/w"`}},
 		{FormatGemini,
 			[]string{"user:Be terse.", "user:Fix main.go", "assistant:Reading it.|call:read", "tool|tool:package main\n\n" + ImagesLeftOutNote, "assistant|call:shell", "tool|tool:" + msglist.PlaceholderResult, "user:Thanks", "assistant|call:true", "tool|tool:"},

@@ -1,4 +1,4 @@
-package transcript
+package claude
 
 import (
 	"fmt"
@@ -7,17 +7,17 @@ import (
 	"github.com/ctxc/ctxc/internal/conv"
 )
 
-// claudeSession renders a new Claude Code session from messages: one record per message,
+// Session renders a new Claude Code session from messages: one record per message,
 // chained by parentUuid under a fresh session id. Tool results go first in their user record,
 // as the Messages API wants them; system and developer text becomes user text (Claude Code
 // records only user and assistant messages).
-func claudeSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error) {
+func Session(ms []conv.Message, s *conv.NewSession, r *conv.SessionRender) (conv.Written, conv.Dropped, error) {
 	id := conv.NewUUID()
 	now := conv.RFC3339ms(s.Now)
 	parent := ""
 	var out [][]byte
 	for i := range ms {
-		msg := claudeMessage(&ms[i], r)
+		msg := sessionMessage(&ms[i], r)
 		if msg == nil {
 			continue
 		}
@@ -36,39 +36,39 @@ func claudeSession(ms []Message, s *NewSession, r *sessionRender) (Written, Drop
 		out = append(out, o.Encode())
 	}
 	if len(out) == 0 {
-		return Written{}, r.dropped, fmt.Errorf("no message to write")
+		return conv.Written{}, r.Dropped, fmt.Errorf("no message to write")
 	}
-	return Written{Data: conv.Lines(out), Messages: len(out), Session: id}, r.dropped, nil
+	return conv.Written{Data: conv.Lines(out), Messages: len(out), Session: id}, r.Dropped, nil
 }
 
-// claudeMessage is the message of one record: nil when nothing of m is left to send.
-func claudeMessage(m *Message, r *sessionRender) map[string]any {
+// sessionMessage is the message of one record: nil when nothing of m is left to send.
+func sessionMessage(m *conv.Message, r *conv.SessionRender) map[string]any {
 	var results, rest []any
 	calls := false
 	for _, b := range m.Blocks {
 		switch b.Kind {
-		case BlockText:
+		case conv.BlockText:
 			if strings.TrimSpace(b.Text) != "" {
 				rest = append(rest, map[string]any{"type": "text", "text": b.Text})
 			}
-		case BlockToolCall:
+		case conv.BlockToolCall:
 			calls = true
-			rest = append(rest, map[string]any{"type": "tool_use", "id": r.callID("toolu_", b.ID), "name": b.Name, "input": callArgs(b.Args)})
-		case BlockToolResult:
-			results = append(results, map[string]any{"type": "tool_result", "tool_use_id": r.callID("toolu_", b.ID), "content": b.Text, "is_error": b.IsError})
+			rest = append(rest, map[string]any{"type": "tool_use", "id": r.CallID("toolu_", b.ID), "name": b.Name, "input": conv.CallArgs(b.Args)})
+		case conv.BlockToolResult:
+			results = append(results, map[string]any{"type": "tool_result", "tool_use_id": r.CallID("toolu_", b.ID), "content": b.Text, "is_error": b.IsError})
 		}
 	}
 	content := append(results, rest...)
 	if len(content) == 0 {
 		return nil
 	}
-	role := userOrAssistant(m.Role)
-	if role == RoleUser {
+	role := conv.UserOrAssistant(m.Role)
+	if role == conv.RoleUser {
 		return map[string]any{"role": "user", "content": content}
 	}
 	stop := "end_turn"
 	if calls {
 		stop = "tool_use"
 	}
-	return map[string]any{"id": "msg_ctxc_" + newHexID(24), "type": "message", "role": "assistant", "content": content, "stop_reason": stop}
+	return map[string]any{"id": "msg_ctxc_" + conv.NewHexID(24), "type": "message", "role": "assistant", "content": content, "stop_reason": stop}
 }

@@ -1,4 +1,4 @@
-package transcript
+package copilot
 
 import (
 	"fmt"
@@ -12,13 +12,13 @@ import (
 // format was read from).
 const copilotVersion = "1.0.102"
 
-// copilotSession writes a new Copilot CLI session: a session.start event (a fresh session id, the
+// Session writes a new Copilot CLI session: a session.start event (a fresh session id, the
 // project's folder as its context), then one event per conversation item, each the child of the
 // one before: a user.message per user text, an assistant.message per assistant message (its
 // calls as toolRequests), a tool.execution_complete per result (a failed one as Copilot records
 // a failed tool: its error's message). System and developer text becomes user text: Copilot
 // rebuilds its own system prompt.
-func copilotSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error) {
+func Session(ms []conv.Message, s *conv.NewSession, r *conv.SessionRender) (conv.Written, conv.Dropped, error) {
 	id := conv.NewUUID()
 	now := conv.RFC3339ms(s.Now)
 	parent := ""
@@ -35,21 +35,21 @@ func copilotSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dro
 	}
 	if err := event("session.start", map[string]any{"sessionId": id, "version": 1, "producer": "copilot-agent",
 		"copilotVersion": copilotVersion, "startTime": now, "context": map[string]any{"cwd": s.Cwd}}); err != nil {
-		return Written{}, r.dropped, err
+		return conv.Written{}, r.Dropped, err
 	}
 	messages := 0
-	for _, m := range r.freshCalls(ms, "call_") {
-		for _, ev := range copilotMessageEvents(&m) {
+	for _, m := range r.FreshCalls(ms, "call_") {
+		for _, ev := range messageEvents(&m) {
 			if err := event(ev.typ, ev.data); err != nil {
-				return Written{}, r.dropped, err
+				return conv.Written{}, r.Dropped, err
 			}
 			messages++
 		}
 	}
 	if messages == 0 {
-		return Written{}, r.dropped, fmt.Errorf("no message to write")
+		return conv.Written{}, r.Dropped, fmt.Errorf("no message to write")
 	}
-	return Written{Data: conv.Lines(out), Messages: messages, Session: id}, r.dropped, nil
+	return conv.Written{Data: conv.Lines(out), Messages: messages, Session: id}, r.Dropped, nil
 }
 
 type copilotEvent struct {
@@ -57,9 +57,9 @@ type copilotEvent struct {
 	data map[string]any
 }
 
-// copilotMessageEvents are the events of one message: its results first (they answer calls
+// messageEvents are the events of one message: its results first (they answer calls
 // before it), then its text and calls.
-func copilotMessageEvents(m *Message) []copilotEvent {
+func messageEvents(m *conv.Message) []copilotEvent {
 	results, rest := msglist.SplitResults(*m)
 	var out []copilotEvent
 	for _, b := range results.Blocks {
@@ -75,22 +75,22 @@ func copilotMessageEvents(m *Message) []copilotEvent {
 	var calls []map[string]any
 	for _, b := range rest.Blocks {
 		switch b.Kind {
-		case BlockText:
+		case conv.BlockText:
 			if strings.TrimSpace(b.Text) != "" {
 				text = append(text, b.Text)
 			}
-		case BlockToolCall:
-			calls = append(calls, map[string]any{"toolCallId": b.ID, "name": b.Name, "arguments": callArgs(b.Args)})
+		case conv.BlockToolCall:
+			calls = append(calls, map[string]any{"toolCallId": b.ID, "name": b.Name, "arguments": conv.CallArgs(b.Args)})
 		}
 	}
 	content := strings.Join(text, "\n\n")
 	switch {
-	case m.Role == RoleAssistant && (content != "" || len(calls) > 0):
+	case m.Role == conv.RoleAssistant && (content != "" || len(calls) > 0):
 		if calls == nil {
 			calls = []map[string]any{}
 		}
 		out = append(out, copilotEvent{"assistant.message", map[string]any{"messageId": conv.NewUUID(), "content": content, "toolRequests": calls}})
-	case m.Role != RoleAssistant && content != "":
+	case m.Role != conv.RoleAssistant && content != "":
 		out = append(out, copilotEvent{"user.message", map[string]any{"content": content}})
 	}
 	return out

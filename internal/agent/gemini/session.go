@@ -1,20 +1,19 @@
-package transcript
+package gemini
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/agent"
-	"github.com/ctxc/ctxc/internal/agent/gemini"
 	"github.com/ctxc/ctxc/internal/conv"
 )
 
-// geminiSession writes a new Gemini CLI session: the header (a fresh session id, the projectHash
+// Session writes a new Gemini CLI session: the header (a fresh session id, the projectHash
 // Gemini CLI gives the project: the SHA-256 of its folder), then one message record a line, as
 // geminiRender renders a compaction's messages (a model message's calls as functionCall parts, a
 // result as a user message of functionResponse parts named after their call). System and
 // developer text becomes user text: Gemini CLI rebuilds its own system instruction.
-func geminiSession(ms []Message, s *NewSession, r *sessionRender) (Written, Dropped, error) {
+func Session(ms []conv.Message, s *conv.NewSession, r *conv.SessionRender) (conv.Written, conv.Dropped, error) {
 	id := conv.NewUUID()
 	now := conv.RFC3339ms(s.Now)
 	header := conv.NewObject()
@@ -24,32 +23,32 @@ func geminiSession(ms []Message, s *NewSession, r *sessionRender) (Written, Drop
 	header.Set("lastUpdated", now)
 	header.Set("kind", "main")
 	out := [][]byte{header.Encode()}
-	for _, m := range r.freshCalls(ms, "call_") {
-		if m.Role != RoleAssistant && geminiIgnoredUserText(m.TextContent()) && !hasResults(m) {
-			r.dropped.Unsent++
+	for _, m := range r.FreshCalls(ms, "call_") {
+		if m.Role != conv.RoleAssistant && ignoredUserText(m.TextContent()) && !hasResults(m) {
+			r.Dropped.Unsent++
 		}
-		rec, err := gemini.Render(&m, now)
+		rec, err := Render(&m, now)
 		if err != nil {
-			return Written{}, r.dropped, err
+			return conv.Written{}, r.Dropped, err
 		}
 		out = append(out, rec)
 	}
 	if len(out) == 1 {
-		return Written{}, r.dropped, fmt.Errorf("no message to write")
+		return conv.Written{}, r.Dropped, fmt.Errorf("no message to write")
 	}
-	return Written{Data: conv.Lines(out), Messages: len(out) - 1, Session: id}, r.dropped, nil
+	return conv.Written{Data: conv.Lines(out), Messages: len(out) - 1, Session: id}, r.Dropped, nil
 }
 
-// geminiIgnoredUserText: a user message Gemini CLI leaves out of the history it resumes (its
+// ignoredUserText: a user message Gemini CLI leaves out of the history it resumes (its
 // convertSessionToClientHistory): its text, trimmed, starts with "/" or "?" (a command).
-func geminiIgnoredUserText(text string) bool {
+func ignoredUserText(text string) bool {
 	t := strings.TrimSpace(text)
 	return strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?")
 }
 
-func hasResults(m Message) bool {
+func hasResults(m conv.Message) bool {
 	for _, b := range m.Blocks {
-		if b.Kind == BlockToolResult {
+		if b.Kind == conv.BlockToolResult {
 			return true
 		}
 	}
