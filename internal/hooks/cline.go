@@ -121,8 +121,8 @@ func (c cline) Status(o Options) (State, error) {
 			st.Command = cmd
 		}
 	}
-	if !bytes.Equal(data, c.script(o)) {
-		st.Note = "written by another ctxc or with other arguments; ctxc hooks install cline updates it"
+	if exe, _ := firstWord(st.Command); exe != o.Ctxc {
+		st.Note = "written by another ctxc; ctxc hooks install cline updates it"
 	} else if info, err := os.Stat(path); err == nil && info.Mode().Perm()&0o100 == 0 {
 		st.Note = "not executable; ctxc hooks install cline makes it so"
 	}
