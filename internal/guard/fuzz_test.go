@@ -59,7 +59,9 @@ func FuzzClineHookInput(f *testing.F) {
 	clineSessionDir(f, filepath.Join(home, "sessions"), clineState)
 	f.Fuzz(func(t *testing.T, in []byte) {
 		o := Options{Timeout: 10 * time.Second, StateDir: t.TempDir(),
-			Getenv: func(k string) string { return map[string]string{"CLINE_SESSION_DATA_DIR": filepath.Join(home, "sessions")}[k] }}
+			Getenv: func(k string) string {
+				return map[string]string{"CLINE_SESSION_DATA_DIR": filepath.Join(home, "sessions")}[k]
+			}}
 		out, oc, _ := Run(context.Background(), agent.Cline, bytes.NewReader(in), o)
 		switch oc.Action {
 		case "note":
