@@ -3,12 +3,15 @@ package cmd
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ctxc/ctxc/internal/agentcheck"
+	"github.com/ctxc/ctxc/internal/audit"
 	"github.com/ctxc/ctxc/internal/clinesess"
+	"github.com/ctxc/ctxc/internal/hooks"
 )
 
 // The Cline CLI as a judge (scripts/agent-packages.txt; CTXC_MORE_AGENTS_BIN): offline against
@@ -234,4 +237,133 @@ func keepClineSession(t *testing.T, path, prefix string) {
 	if err := clinesess.Export(path, f); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// clineUserHook is a PostToolUse hook of the user's own beside ctxc's, answering after each
+// tool call.
+const clineUserHook = "#!/bin/sh\ncat >/dev/null\necho '{\"contextModification\":\"lint: ok\"}'\n"
+
+// clineHookSession has Cline compact a session after it lost a URL, then call a tool: a first
+// prompt asking for the tool, then ClinePad, then the URL; after the tool's call, the user's own
+// PostToolUse hook answers, and with the large usage the fake reports Cline compacts the session
+// (--compaction basic) before its next request, cutting the end of the prompt (it keeps the
+// first 32,000 characters or so of a user message before the last one). A second prompt, through
+// ACP (where Cline does not compact), asks for the tool again, after whose call Cline runs its
+// PostToolUse hooks. It returns the session and the index of the first request after the
+// compaction.
+func clineHookSession(t *testing.T, h *agentcheck.AgentHome, url string) (id, path string, after int) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(h.Home, ".cline", "hooks", "PostToolUse.sh"), []byte(clineUserHook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.Fake.SetInputTokens(1_000_000)
+	if err := h.ClineRun("Look at the project "+agentcheck.ToolWord+" "+agentcheck.ClinePad+" Then deploy to "+url+".", "--compaction", "basic"); err != nil {
+		t.Fatal(err)
+	}
+	id, path = clineSession(t, h)
+	if _, err := os.Stat(clinesess.CompactionPath(path)); err != nil {
+		t.Fatalf("Cline did not compact: %v", err)
+	}
+	after = len(h.Fake.Requests("/chat/completions")) - 1
+	if err := h.ClinePrompt(id, "Look at it again "+agentcheck.ToolWord); err != nil {
+		t.Fatal(err)
+	}
+	return id, path, after
+}
+
+// installClineHook installs ctxc's hook file in the judge's ~/.cline/hooks with the ctxc binary
+// bin (`ctxc hooks install cline`, as a user would).
+func installClineHook(t *testing.T, bin string, h *agentcheck.AgentHome) string {
+	t.Helper()
+	dir := filepath.Join(h.Home, ".cline", "hooks")
+	cmd := exec.Command(bin, "hooks", "install", "cline", "--dir", dir)
+	cmd.Env = append(os.Environ(), "HOME="+h.Home)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("ctxc hooks install cline: %v: %s", err, out)
+	}
+	path := filepath.Join(dir, hooks.ClineFile)
+	if data, err := os.ReadFile(path); err != nil || !strings.Contains(string(data), bin+" hook cline") {
+		t.Fatalf("the hook file: %v\n%s", err, data)
+	}
+	return path
+}
+
+// requestsWith are the indexes of the requests Cline sent that contain s.
+func requestsWith(reqs []agentcheck.Request, s string) []int {
+	var out []int
+	for i, r := range reqs {
+		if strings.Contains(string(r.Body), s) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// TestAgentClineHook: ctxc's hook file, installed by `ctxc hooks install cline` in the judge's
+// ~/.cline/hooks (clineHookSession). Cline's compaction cuts a URL of the first prompt; at the
+// first tool call after it, Cline runs the hook, which answers, this once, with ctxc's note of
+// what the compaction lost: Cline sends it, the URL in it, with its next request, and again when
+// the session is resumed (it stores it in the session), which `ctxc load` reads as Cline sends it.
+func TestAgentClineHook(t *testing.T) {
+	bin := builtCtxc(t)
+	h := clineHome(t)
+	installClineHook(t, bin, h)
+	const url = "https://ci.example.com/builds/ctxc-judge-7731"
+	id, path, after := clineHookSession(t, h, url)
+	reqs := h.Fake.Requests("/chat/completions")
+	withURL, withNote := requestsWith(reqs, url), requestsWith(reqs, audit.NotePrefix)
+	t.Logf("%d requests, the compaction before request %d; the URL in %v, ctxc's note in %v", len(reqs), after, withURL, withNote)
+	if len(withNote) == 0 || withNote[0] <= after {
+		t.Fatalf("ctxc's note is in requests %v: want one after the first tool call after the compaction (request %d)", withNote, after)
+	}
+	for _, i := range withURL {
+		if i >= after && i < withNote[0] {
+			t.Errorf("request %d, after the compaction, holds the URL before ctxc's note: the compaction did not lose it", i)
+		}
+	}
+	for _, i := range withNote {
+		body := string(reqs[i].Body)
+		if !strings.Contains(body, url) || strings.Count(body, audit.NotePrefix) != 1 || !strings.Contains(body, `<hook_context source=\"PostToolUse\"`) {
+			t.Errorf("request %d: want the URL and ctxc's note once, in Cline's PostToolUse context", i)
+		}
+	}
+	got := clineAgrees(t, h, id, path)
+	if !strings.Contains(fmt.Sprint(got), url) {
+		t.Errorf("Cline does not send the note again on resume: %v", got)
+	}
+	log, _ := os.ReadFile(filepath.Join(h.Home, ".local", "state", "ctxc", "hooks.log"))
+	if strings.Count(string(log), " note facts=") != 1 {
+		t.Errorf("hooks.log:\n%s", log)
+	}
+	t.Logf("hooks.log:\n%s", log)
+	keepClineSession(t, path, "cline-hooked-")
+}
+
+// TestAgentClineHookBroken: ctxc's hook file left in place by a ctxc that is gone: Cline runs
+// it after each tool call, gets nothing from it, and compacts, answers and resumes as without it.
+func TestAgentClineHookBroken(t *testing.T) {
+	gone := filepath.Join(t.TempDir(), "ctxc")
+	data, err := os.ReadFile(builtCtxc(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gone, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := clineHome(t)
+	installClineHook(t, gone, h)
+	os.Remove(gone)
+	const url = "https://ci.example.com/builds/ctxc-judge-7732"
+	id, path, after := clineHookSession(t, h, url)
+	reqs := h.Fake.Requests("/chat/completions")
+	if got := requestsWith(reqs, url); len(got) == 0 || got[len(got)-1] >= after || len(reqs) < after+3 {
+		t.Errorf("%d requests, the compaction before request %d, the URL in %v", len(reqs), after, got)
+	}
+	if got := requestsWith(reqs, audit.NotePrefix); len(got) != 0 {
+		t.Errorf("ctxc's note in requests %v", got)
+	}
+	if got := requestsWith(reqs, "lint: ok"); len(got) < 2 {
+		t.Errorf("the user's own hook answered in requests %v", got)
+	}
+	clineAgrees(t, h, id, path)
 }

@@ -29,7 +29,7 @@ type HookOptions struct {
 func NewCmdHook(f *Factory, runF func(*HookOptions) error) *cobra.Command {
 	opts := &HookOptions{IO: f.IO, Getenv: f.Getenv, Now: f.Now}
 	c := &cobra.Command{
-		Use:   "hook claude-code|codex",
+		Use:   "hook claude-code|codex|cline",
 		Short: "Run as an agent's hook at its compaction (installed by ctxc hooks install)",
 		Long: `The command an agent runs inside its own compaction; ctxc hooks install sets it up. It reads the
 hook's JSON input on stdin.
@@ -42,6 +42,10 @@ tokens. The agent puts that note after its summary and sends it with the next re
                whole ledger of the conversation being compacted.
   codex:       Codex runs it after it wrote its compacted record: the note carries the facts
                of the context before the compaction that its summary lost.
+  cline:       Cline runs it after each tool call (a PostToolUse hook file): at the first tool
+               call after Cline compacted the session, ctxc answers once, with
+               {"contextModification": NOTE} of the facts before the compaction that the
+               compacted context lacks; Cline adds it after the tool's result and stores it.
 The terms that the "Compact Instructions" section of the project's CLAUDE.md or AGENTS.md (in the
 hook input's cwd) names and the conversation holds are facts of the note too (--instructions TEXT
 or @FILE in its place; --no-instructions for none). Other events do nothing.
@@ -75,7 +79,8 @@ happened in one line of $XDG_STATE_HOME/ctxc/hooks.log (~/.local/state/ctxc/hook
 }
 
 func runHook(ctx context.Context, opts *HookOptions) error {
-	o := guard.Options{Budget: opts.Budget, Timeout: opts.Timeout, Memory: opts.Memory}
+	o := guard.Options{Budget: opts.Budget, Timeout: opts.Timeout, Memory: opts.Memory,
+		Getenv: opts.Getenv, StateDir: guard.StateDir(opts.Getenv)}
 	if opts.Instructions != "" || opts.NoInstructions {
 		text, err := hookInstructions(opts)
 		if err != nil {

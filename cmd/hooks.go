@@ -44,6 +44,9 @@ claude-code  a SessionStart hook with matcher "compact" in ~/.claude/settings.js
 codex        the same hook in $CODEX_HOME/hooks.json (default ~/.codex, or --dir DIR), and the
              trust entry Codex requires for it in config.toml.
 pi           the extension ctxc-compact.ts in ~/.pi/agent/extensions/ (or --dir DIR).
+cline        the hook file PostToolUse.bash in ~/.cline/hooks/ (or --dir DIR): Cline runs it after
+             each tool call; at the first one after Cline compacted the session, 'ctxc hook
+             cline' answers with the facts the compaction lost, added to the next request.
 
 Everything else in those files is kept as it was; a file is copied to FILE.ctxc-backup before
 each change. See docs/integrations.md.`,
@@ -74,7 +77,7 @@ func newCmdHooksAction(f *Factory, runF func(*HooksOptions) error, action, short
 		},
 		ValidArgs: hooks.Names(),
 		Example: map[string]string{
-			"install":   "  ctxc hooks install claude-code\n  ctxc hooks install claude-code --settings .claude/settings.json --budget 2000\n  ctxc hooks install claude-code --memory CLAUDE.md\n  ctxc hooks install codex --dry-run",
+			"install":   "  ctxc hooks install claude-code\n  ctxc hooks install claude-code --settings .claude/settings.json --budget 2000\n  ctxc hooks install claude-code --memory CLAUDE.md\n  ctxc hooks install codex --dry-run\n  ctxc hooks install cline --budget 2000",
 			"uninstall": "  ctxc hooks uninstall claude-code\n  ctxc hooks uninstall pi",
 			"status":    "  ctxc hooks status\n  ctxc --json hooks status codex",
 		}[action],
@@ -87,7 +90,7 @@ func newCmdHooksAction(f *Factory, runF func(*HooksOptions) error, action, short
 		},
 	}
 	c.Flags().StringVar(&opts.Settings, "settings", "", "claude-code: the settings file (default ~/.claude/settings.json)")
-	c.Flags().StringVar(&opts.Dir, "dir", "", "codex: CODEX_HOME (default $CODEX_HOME or ~/.codex); pi: the extensions directory (default ~/.pi/agent/extensions)")
+	c.Flags().StringVar(&opts.Dir, "dir", "", "codex: CODEX_HOME (default $CODEX_HOME or ~/.codex); pi: the extensions directory (default ~/.pi/agent/extensions); cline: its hooks folder (default ~/.cline/hooks)")
 	if action == "install" {
 		c.Flags().IntVar(&opts.Budget, "budget", 0, "token budget the hook passes to ctxc (0: ctxc's default)")
 		intRange(c.Flags(), "budget", 1, maxTokens, "ctxc's default")

@@ -37,6 +37,9 @@ func TestHooksCommandJSON(t *testing.T) {
 			map[string]any{"agent": "pi", "path": filepath.Join(home, "ext", "ctxc-compact.ts"), "changed": true}},
 		{[]string{"--json", "hooks", "uninstall", "pi", "--dir", filepath.Join(home, "ext")}, 0,
 			map[string]any{"agent": "pi", "changed": true}},
+		{[]string{"--json", "hooks", "install", "cline", "--budget", "800"}, 0,
+			map[string]any{"agent": "cline", "path": filepath.Join(home, ".cline", "hooks", "PostToolUse.bash"), "changed": true}},
+		{[]string{"hooks", "install", "cline", "--settings", "x.json"}, ExitUsage, nil},
 		{[]string{"hooks", "install", "codex", "--settings", "x.json"}, ExitUsage, nil},
 		{[]string{"hooks", "install", "claude-code", "--dir", "x"}, ExitUsage, nil},
 		{[]string{"hooks", "install"}, ExitUsage, nil},
@@ -69,7 +72,8 @@ func TestHooksCommandJSON(t *testing.T) {
 		t.Fatalf("status: exit %d", code)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 3 || !strings.Contains(lines[0], `"installed":true`) || !strings.Contains(lines[1], `"installed":true`) || !strings.Contains(lines[2], `"installed":false`) {
+	if len(lines) != 4 || !strings.Contains(lines[0], `"installed":true`) || !strings.Contains(lines[1], `"installed":true`) || !strings.Contains(lines[2], `"installed":false`) ||
+		!strings.Contains(lines[3], `"installed":true`) || !strings.Contains(lines[3], `"command":"/opt/ctxc/ctxc hook cline --budget 800"`) {
 		t.Errorf("status:\n%s", out)
 	}
 }

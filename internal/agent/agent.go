@@ -56,6 +56,10 @@ type Agent struct {
 	// SessionStart event (source "compact") and adds the hook's answer to it, so `ctxc hook`
 	// can answer with the note of what the compaction may have lost.
 	CompactNote bool
+	// ToolNote: the agent runs a hook after each tool call and adds its answer to the next
+	// request, so `ctxc hook` can answer, at the first tool call after the agent's own
+	// compaction, with the note of what the compaction lost.
+	ToolNote bool
 }
 
 // Kept is how an agent's compaction record names what the context keeps of the records before

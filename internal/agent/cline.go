@@ -26,4 +26,6 @@ var cline = Agent{
 	CompactionProbe: `"cline_compacted"`,
 	// Its compaction names nothing kept: what it sends on resume is what it kept.
 	Kept: Kept{Rebuild: true},
+	// Its PostToolUse hook's answer is added after the tool's result (ctxc hooks install cline).
+	ToolNote: true,
 }

@@ -100,6 +100,10 @@ func (h *AgentHome) ClineResume(id string) ([]byte, error) {
 	return lastTurn(h.Fake.Requests("/chat/completions"), qwenEndsWithPrompt)
 }
 
+// ClinePrompt continues session id with prompt through `cline --acp` (a turn of its own, which
+// may call tools and compact).
+func (h *AgentHome) ClinePrompt(id, prompt string) error { return h.clineACP(id, prompt) }
+
 // clineACP runs `cline --acp` (3 minutes at most): initialize, session/load of id, session/prompt
 // with prompt; a permission Cline asks for is given (its first option).
 func (h *AgentHome) clineACP(id, prompt string) error {

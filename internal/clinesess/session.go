@@ -230,3 +230,31 @@ func CheckNewSession(output string) error {
 	}
 	return nil
 }
+
+// SessionsDir is the folder of Cline's sessions as Cline 3.0.65 finds it in its environment:
+// $CLINE_SESSION_DATA_DIR, else $CLINE_DATA_DIR/sessions, else $CLINE_DIR/data/sessions, else
+// ~/.cline/data/sessions ("" when none of them, nor the home, is known).
+func SessionsDir(getenv func(string) string) string {
+	if d := strings.TrimSpace(getenv("CLINE_SESSION_DATA_DIR")); d != "" {
+		return d
+	}
+	if d := strings.TrimSpace(getenv("CLINE_DATA_DIR")); d != "" {
+		return filepath.Join(d, "sessions")
+	}
+	if d := strings.TrimSpace(getenv("CLINE_DIR")); d != "" {
+		return filepath.Join(d, "data", "sessions")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".cline", "data", "sessions")
+	}
+	return ""
+}
+
+// MessagesPath is the messages file of session id in the folder of sessions dir; false when id
+// is not a plain name (empty, ".", "..", or holding a path separator).
+func MessagesPath(dir, id string) (string, bool) {
+	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, `/\`) || dir == "" {
+		return "", false
+	}
+	return filepath.Join(dir, id, id+MessagesSuffix), true
+}

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxc/ctxc/internal/agent"
 )
 
 // FuzzHookInput: whatever an agent (or anything else) writes on the hook's stdin, the guard
@@ -36,6 +40,38 @@ func FuzzHookInput(f *testing.F) {
 			}
 			if oc.Action == "error" && oc.Detail == "" {
 				t.Fatal("an error without a reason")
+			}
+		default:
+			t.Fatalf("action %q", oc.Action)
+		}
+	})
+}
+
+// FuzzClineHookInput: whatever Cline (or anything else) writes on the hook's stdin, the guard
+// answers with nothing or with one well-formed contextModification answer, and says why.
+func FuzzClineHookInput(f *testing.F) {
+	f.Add([]byte(clineHookInput("tool_result", "1_x")))
+	f.Add([]byte(clineHookInput("agent_start", "1_x")))
+	f.Add([]byte(clineHookInput("tool_result", "..")))
+	f.Add([]byte(`{"hookName":"tool_result","sessionContext":{"rootSessionId":5}}`))
+	f.Add([]byte("\xff\xfe"))
+	home := f.TempDir()
+	clineSessionDir(f, filepath.Join(home, "sessions"), clineState)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		o := Options{Timeout: 10 * time.Second, StateDir: t.TempDir(),
+			Getenv: func(k string) string {
+				return map[string]string{"CLINE_SESSION_DATA_DIR": filepath.Join(home, "sessions")}[k]
+			}}
+		out, oc, _ := Run(context.Background(), agent.Cline, bytes.NewReader(in), o)
+		switch oc.Action {
+		case "note":
+			var v map[string]string
+			if err := json.Unmarshal(out, &v); err != nil || !strings.HasPrefix(v["contextModification"], NotePrefix) {
+				t.Fatalf("a note that is not Cline's answer: %q", out)
+			}
+		case "skip", "error":
+			if len(out) != 0 || oc.Detail == "" {
+				t.Fatalf("%s with output %q, reason %q", oc.Action, out, oc.Detail)
 			}
 		default:
 			t.Fatalf("action %q", oc.Action)

@@ -57,6 +57,12 @@ type Options struct {
 	// Instructions, when not nil, are the compaction's instructions in place of the project's
 	// "Compact Instructions" section ("" for none): the terms they name are facts of the note.
 	Instructions *string
+	// Getenv reads the environment the agent ran the hook with (Cline: where its sessions are);
+	// nil: os.Getenv.
+	Getenv func(string) string
+	// StateDir is where the guard notes which compactions it answered (Cline's hook runs after
+	// every tool call: the note is given once per compaction); "": no note is given.
+	StateDir string
 }
 
 // Input is the part of a hook's JSON input the guard reads.
@@ -92,11 +98,11 @@ const noteFrame = NotePrefix + "This conversation was just compacted. Before it 
 
 // Agents are the agents whose hook ctxc runs (`ctxc hook AGENT`): those whose compaction
 // starts a session with a SessionStart(compact) event whose answer adds to the context (the
-// registry's CompactNote).
+// registry's CompactNote), and those whose hook after a tool call adds to it (ToolNote: Cline).
 func Agents() []string {
 	var names []string
 	for _, a := range agent.All() {
-		if a.CompactNote {
+		if a.CompactNote || a.ToolNote {
 			names = append(names, a.Name)
 		}
 	}
@@ -108,7 +114,12 @@ func Agents() []string {
 // and never fails. (Claude Code and Codex 0.169.0 read the same SessionStart answer; Codex runs
 // the hook after it has written its compacted record, so the note holds what its summary lost.)
 func Run(ctx context.Context, name string, in io.Reader, o Options) (stdout []byte, out Outcome, ok bool) {
-	if a, found := agent.Lookup(name); !found || !a.CompactNote {
+	a, found := agent.Lookup(name)
+	switch {
+	case found && a.ToolNote:
+		stdout, out = runTool(ctx, name, in, o)
+		return stdout, out, true
+	case !found || !a.CompactNote:
 		return nil, Outcome{}, false
 	}
 	stdout, out = run(ctx, name, in, o)
@@ -177,20 +188,9 @@ func failed(out Outcome, err error) Outcome {
 // readInput reads the hook's JSON object from stdin (at most maxInput bytes).
 func readInput(in io.Reader) (Input, error) {
 	var input Input
-	if in == nil {
-		return input, errors.New("no hook input on stdin")
-	}
-	data, err := io.ReadAll(io.LimitReader(in, maxInput+1))
+	data, err := readObject(in)
 	if err != nil {
-		return input, fmt.Errorf("reading the hook input: %w", err)
-	}
-	switch {
-	case len(data) == 0:
-		return input, errors.New("no hook input on stdin")
-	case len(data) > maxInput:
-		return input, fmt.Errorf("hook input over %d bytes", maxInput)
-	case !gjson.ValidBytes(data) || !gjson.ParseBytes(data).IsObject():
-		return input, errors.New("hook input is not a JSON object")
+		return input, err
 	}
 	if err := json.Unmarshal(data, &input); err != nil {
 		return input, fmt.Errorf("hook input: %w", err)
@@ -199,6 +199,26 @@ func readInput(in io.Reader) (Input, error) {
 		return input, errors.New("hook input has no transcript_path")
 	}
 	return input, nil
+}
+
+// readObject reads the hook's stdin: one JSON object of at most maxInput bytes.
+func readObject(in io.Reader) ([]byte, error) {
+	if in == nil {
+		return nil, errors.New("no hook input on stdin")
+	}
+	data, err := io.ReadAll(io.LimitReader(in, maxInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the hook input: %w", err)
+	}
+	switch {
+	case len(data) == 0:
+		return nil, errors.New("no hook input on stdin")
+	case len(data) > maxInput:
+		return nil, fmt.Errorf("hook input over %d bytes", maxInput)
+	case !gjson.ValidBytes(data) || !gjson.ParseBytes(data).IsObject():
+		return nil, errors.New("hook input is not a JSON object")
+	}
+	return data, nil
 }
 
 // withTimeout runs fn, giving up after d (the work goes on in the background until the
@@ -250,6 +270,11 @@ const (
 // the context being compacted, with the facts of ctxc's note at the previous compaction read
 // back, so that they survive this one too.
 func noteFor(path, instructions string, budget int) (note, error) {
+	return noteFramed(path, instructions, budget, noteFrame)
+}
+
+// noteFramed is noteFor with the note opened by frame.
+func noteFramed(path, instructions string, budget int, frame string) (note, error) {
 	// Each load reads a Claude Code session from its newest compaction on: the hook's time
 	// follows what came since, not the length of the history.
 	ropts := transcript.Options{Windowed: true, MaxLine: maxLine, FromNewestCompaction: true}
@@ -265,9 +290,9 @@ func noteFor(path, instructions string, budget int) (note, error) {
 	if led.Len() == 0 {
 		return n, nil
 	}
-	body, rep := ledger.Note(led, budget-estimate.Tokens(noteFrame))
+	body, rep := ledger.Note(led, budget-estimate.Tokens(frame))
 	if rep.Carried > 0 {
-		n.text, n.carried = noteFrame+body, rep.Carried
+		n.text, n.carried = frame+body, rep.Carried
 	}
 	return n, nil
 }
@@ -353,6 +378,15 @@ func Log(path string, now time.Time, out Outcome) {
 		line += "; " + out.Memory
 	}
 	fmt.Fprintf(f, "%s (%.3fs)\n", line, out.Elapsed.Seconds())
+}
+
+// StateDir is ctxc's state folder, the hook log's: $XDG_STATE_HOME/ctxc, else
+// ~/.local/state/ctxc ("" when neither is known).
+func StateDir(getenv func(string) string) string {
+	if p := LogPath(getenv); p != "" {
+		return filepath.Dir(p)
+	}
+	return ""
 }
 
 // LogPath is the hook log: $XDG_STATE_HOME/ctxc/hooks.log, else ~/.local/state/ctxc/hooks.log

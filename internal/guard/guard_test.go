@@ -258,9 +258,9 @@ func Codex(ctx context.Context, in io.Reader, o Options) ([]byte, Outcome) {
 }
 
 // TestHookAgentsAreTheRegistrys: the agents ctxc hook answers are the registry's CompactNote
-// agents, and no other name runs.
+// and ToolNote agents, and no other name runs.
 func TestHookAgentsAreTheRegistrys(t *testing.T) {
-	if got := strings.Join(Agents(), " "); got != agent.ClaudeCode+" "+agent.Codex {
+	if got := strings.Join(Agents(), " "); got != agent.ClaudeCode+" "+agent.Codex+" "+agent.Cline {
 		t.Errorf("Agents() = %q", got)
 	}
 	for _, name := range []string{agent.Pi, "bogus", ""} {
