@@ -77,9 +77,14 @@ type Agent struct {
 	// target of `ctxc handoff`).
 	Handoff *Handoff
 	// CompactNote: after its own compaction the agent starts the context again with a hook's
-	// SessionStart event (source "compact") and adds the hook's answer to it, so `ctxc hook`
-	// can answer with the note of what the compaction may have lost.
+	// SessionStart event (source "compact"), or ctxc's plugin for it sends one, and adds the
+	// hook's answer to it, so `ctxc hook` can answer with the note of what the compaction may
+	// have lost.
 	CompactNote bool
+	// CompactContext: before its own compaction the agent gives a plugin's text to its
+	// summarizer (opencode's experimental.session.compacting), so `ctxc hook` answers a
+	// PreCompact event with the ledger of the context about to be summarized.
+	CompactContext bool
 }
 
 // Kept is how an agent's compaction record names what the context keeps of the records before

@@ -260,7 +260,7 @@ func Codex(ctx context.Context, in io.Reader, o Options) ([]byte, Outcome) {
 // TestHookAgentsAreTheRegistrys: the agents ctxc hook answers are the registry's CompactNote
 // agents, and no other name runs.
 func TestHookAgentsAreTheRegistrys(t *testing.T) {
-	if got := strings.Join(Agents(), " "); got != agent.ClaudeCode+" "+agent.Codex {
+	if got := strings.Join(Agents(), " "); got != agent.ClaudeCode+" "+agent.Codex+" "+agent.Opencode+" "+agent.Kilo {
 		t.Errorf("Agents() = %q", got)
 	}
 	for _, name := range []string{agent.Pi, "bogus", ""} {
