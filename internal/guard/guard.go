@@ -72,6 +72,10 @@ type Input struct {
 	Event          string `json:"hook_event_name"`
 	Source         string `json:"source"`
 	Trigger        string `json:"trigger"`
+	// Compacted: the compaction SessionStart announces is the newest in the file even when
+	// messages came after it (ctxc's opencode plugin, whose note may wait until the session is
+	// idle): the note holds what it lost.
+	Compacted bool `json:"compacted"`
 }
 
 // Outcome is what one hook call did, for the log.
@@ -150,7 +154,7 @@ func run(ctx context.Context, agent string, pre bool, in io.Reader, o Options) (
 	}
 	instructions := o.instructions(input.Cwd)
 	note, err := withTimeout(ctx, time.Until(deadline), func() (note, error) {
-		return noteFor(input.TranscriptPath, instructions, o.budget(), pre)
+		return noteFor(input.TranscriptPath, instructions, o.budget(), pre, input.Compacted)
 	})
 	if err != nil {
 		return nil, failed(out, err)
@@ -263,8 +267,9 @@ const (
 // not written yet (Claude Code writes it after the hook), the note holds the whole ledger of
 // the context being compacted, with the facts of ctxc's note at the previous compaction read
 // back, so that they survive this one too. Before a compaction (pre), the note is that ledger,
-// framed for the summarizer.
-func noteFor(path, instructions string, budget int, pre bool) (note, error) {
+// framed for the summarizer; after one that is written (compacted), what it lost, whatever came
+// after it.
+func noteFor(path, instructions string, budget int, pre, compacted bool) (note, error) {
 	// Each load reads a Claude Code session from its newest compaction on: the hook's time
 	// follows what came since, not the length of the history.
 	ropts := transcript.Options{Windowed: true, MaxLine: maxLine, FromNewestCompaction: true}
@@ -272,7 +277,7 @@ func noteFor(path, instructions string, budget int, pre bool) (note, error) {
 	if err != nil {
 		return note{}, err
 	}
-	led, basis, err := ledgerFor(path, res.Stats, now, ropts, ledger.Options{Instructions: instructions}, pre)
+	led, basis, err := ledgerFor(path, res.Stats, now, ropts, ledger.Options{Instructions: instructions}, pre, compacted)
 	if err != nil {
 		return note{}, err
 	}
@@ -314,15 +319,16 @@ func projectInstructions(cwd string) string {
 }
 
 // ledgerFor is the ledger the note carries (see noteFor), built with lo; before a compaction
-// (pre), always the ledger of the context being compacted.
-func ledgerFor(path string, st *transcript.Stats, now []transcript.Message, ropts transcript.Options, lo ledger.Options, pre bool) (*ledger.Ledger, string, error) {
+// (pre), always the ledger of the context being compacted; when the newest compaction is the one
+// announced (compacted), what it lost.
+func ledgerFor(path string, st *transcript.Stats, now []transcript.Message, ropts transcript.Options, lo ledger.Options, pre, compacted bool) (*ledger.Ledger, string, error) {
 	if n := len(st.Records); n > 0 && !pre {
 		last := st.Records[n-1]
 		_, after, err := transcript.LoadFileUpTo(path, last.End, ropts)
 		if err != nil {
 			return nil, "", err
 		}
-		if len(after) == len(now) { // nothing since the newest compaction: it is the one announced
+		if compacted || len(after) == len(now) { // nothing since the newest compaction: it is the one announced
 			_, before, err := transcript.LoadFileUpTo(path, last.Start, ropts)
 			if err != nil {
 				return nil, "", err

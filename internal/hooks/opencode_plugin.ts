@@ -3,11 +3,15 @@
 // - experimental.session.compacting (before opencode summarizes): `ctxc hook AGENT` reads the
 //   session from opencode's store (read-only) and answers a PreCompact event with the session's
 //   fact ledger, which goes into output.context: opencode's summarizer is given the facts.
-// - once the summary is written (experimental.compaction.autocontinue after an automatic
-//   compaction, else the session.compacted event): `ctxc hook AGENT` answers SessionStart
-//   (source compact) with what the summary left out of the ledger, and the plugin adds it to the
-//   session as a message of the user's (noReply, synthetic) right after the summary, which
-//   opencode stores and sends with every later request, after a restart too.
+// - once the summary is written: `ctxc hook AGENT` answers SessionStart (source compact) with
+//   what the summary left out of the ledger, and the plugin adds it to the session as a message
+//   of the user's (noReply, synthetic), which opencode stores and sends with every later request,
+//   after a restart too. After an automatic compaction that goes on with opencode's "Continue"
+//   message, that is at experimental.compaction.autocontinue, which opencode awaits before it
+//   writes that message: the note is right after the summary. Otherwise (a compaction asked for,
+//   or one that replays the user's message after the summary) opencode calls no hook between
+//   the summary and its next request: the note waits for session.compacted and then for the
+//   session to be idle, so that opencode does not take it for a new request to answer.
 // It never breaks opencode: a missing ctxc, a failure or a timeout adds nothing, and opencode
 // compacts as always. ctxc hooks install fills in the constants below: keep their lines.
 import { spawn } from "node:child_process";
@@ -23,14 +27,17 @@ const TIMEOUT_MS = 30 * 1000;
 export default async function ctxcCompaction(input: any) {
   const client = input?.client;
   const directory: string = typeof input?.directory === "string" ? input.directory : "";
-  // The sessions whose compaction began in this process and whose note is not sent yet.
+  // The sessions whose compaction began in this process and whose note is not sent yet, and
+  // those of them whose summary is written, their note waiting for the session to be idle.
   const pending = new Set<string>();
+  const compacted = new Set<string>();
 
   async function note(event: string, sessionID: string): Promise<string> {
     const request = JSON.stringify({
       hook_event_name: event,
       source: event === "SessionStart" ? "compact" : "",
       session_id: sessionID,
+      compacted: event === "SessionStart",
       transcript_path: store() + "#" + sessionID,
       cwd: directory,
     });
@@ -40,6 +47,7 @@ export default async function ctxcCompaction(input: any) {
   }
 
   async function restore(sessionID: string): Promise<void> {
+    compacted.delete(sessionID);
     if (!pending.delete(sessionID)) return;
     const text = await note("SessionStart", sessionID);
     if (!text) return;
@@ -70,9 +78,11 @@ export default async function ctxcCompaction(input: any) {
     },
     event: async ({ event }: any) => {
       try {
-        if (event?.type === "session.compacted" && typeof event.properties?.sessionID === "string") {
-          await restore(event.properties.sessionID);
-        }
+        const sessionID = event?.properties?.sessionID;
+        if (typeof sessionID !== "string") return;
+        if (event.type === "session.compacted" && pending.has(sessionID)) compacted.add(sessionID);
+        const idle = event.type === "session.idle" || (event.type === "session.status" && event.properties?.status?.type === "idle");
+        if (idle && compacted.has(sessionID)) await restore(sessionID);
       } catch {
         // opencode goes on without ctxc's note
       }
