@@ -1,17 +1,11 @@
 package cmd
 
 import (
-	"database/sql"
-	"encoding/json"
-	"io"
-	"net/http"
-	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ctxc/ctxc/internal/agentcheck"
 	"github.com/ctxc/ctxc/internal/guard"
@@ -98,40 +92,6 @@ func TestAgentOpencodePlugin(t *testing.T) {
 			}
 		}
 	})
-	t.Run("a compaction asked for (/compact): the note after it", func(t *testing.T) {
-		h := opencodeHome(t)
-		installOpencodePlugin(t, h, bin)
-		if err := h.OpencodeRun("", "Look at the project "+agentcheck.ToolWord); err != nil {
-			t.Fatal(err)
-		}
-		names, err := opencodestore.ListSessions(h.OpencodeStore())
-		if err != nil || len(names) != 1 {
-			t.Fatalf("opencode's store holds %v (%v), want one session", names, err)
-		}
-		_, id, _ := strings.Cut(names[0], opencodestore.Sep)
-		url, stop, err := h.OpencodeServe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer stop()
-		// What the TUI's /compact asks of opencode's server, in the session's folder.
-		session := url + "/session/" + id
-		query := "?directory=" + neturl.QueryEscape(opencodeSessionDir(t, h.OpencodeStore(), id))
-		postJSON(t, session+"/summarize"+query, `{"providerID":"fake","modelID":"fake-model"}`)
-		waitForNote(t, session+"/message"+query)
-		postJSON(t, session+"/message"+query, `{"parts":[{"type":"text","text":"Third question"}]}`)
-		compaction, after := opencodeCompactionRequests(t, h)
-		if !strings.Contains(compaction, "ctxc (a tool the user installed) copied these facts") {
-			t.Errorf("opencode's compaction request lacks ctxc's ledger:\n%.3000s", compaction)
-		}
-		if len(after) == 0 {
-			t.Fatal("opencode sent no turn after its compaction")
-		}
-		last := after[len(after)-1]
-		if notes := ctxcNotes(last); len(notes) != 1 || !strings.Contains(notes[0], "Look at the project [use the tool]") {
-			t.Errorf("the turn after the compaction: %d notes of ctxc: %q", len(notes), notes)
-		}
-	})
 	t.Run("no ctxc binary: opencode compacts on its own", func(t *testing.T) {
 		h := opencodeHome(t)
 		gone := filepath.Join(t.TempDir(), "ctxc")
@@ -184,7 +144,8 @@ func ctxcNotes(body string) []string {
 }
 
 // TestAgentKiloPlugin: Kilo loads the same plugin from its own folder (ctxc hooks install kilo)
-// and calls the same hooks. Kilo compacts before the turn after the one that overflowed.
+// and calls the same hooks: ctxc's ledger is in its compaction request. Kilo compacts before the
+// turn after the one that overflowed.
 func TestAgentKiloPlugin(t *testing.T) {
 	bin := builtCtxc(t)
 	h := kiloHome(t)
@@ -211,72 +172,10 @@ func TestAgentKiloPlugin(t *testing.T) {
 			t.Errorf("ctxc's ledger in kilo's compaction request lacks %q:\n%.3000s", want, ledger)
 		}
 	}
-	// Kilo replays the third question after the summary and answers it once, without the note,
-	// which it stores once the session is idle: the resumed turn holds it once.
+	// Kilo replays the third question after the summary and answers it once: the plugin's note
+	// waits for the session to be idle, so Kilo takes no note for a request of its own. (`kilo
+	// run` exits as soon as the session is idle, before the note is stored.)
 	if len(after) != 1 || len(ctxcNotes(after[0])) != 0 {
-		t.Errorf("kilo sent %d turns after its compaction (want the replayed question's alone, without the note)", len(after))
+		t.Errorf("kilo sent %d turns after its compaction (want the replayed question's alone, without a note)", len(after))
 	}
-	body, err := h.KiloResumeRequest(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if notes := ctxcNotes(string(body)); len(notes) != 1 || !strings.Contains(notes[0], "Look at the project [use the tool]") {
-		t.Errorf("kilo's resumed turn: %d notes of ctxc: %q", len(notes), notes)
-	}
-}
-
-// opencodeSessionDir is the folder opencode's store records for session id.
-func opencodeSessionDir(t *testing.T, store, id string) string {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+store+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var dir string
-	if err := db.QueryRow(`SELECT directory FROM session WHERE id = ?`, id).Scan(&dir); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// judgeClient gives up on an agent's server after three minutes.
-var judgeClient = &http.Client{Timeout: 3 * time.Minute}
-
-// postJSON posts body to url and fails the test unless the answer is 200.
-func postJSON(t *testing.T, url, body string) {
-	t.Helper()
-	resp, err := judgeClient.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	answer, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("POST %s: %s: %s", url, resp.Status, answer)
-	}
-}
-
-// waitForNote waits (a minute at most) until the session's messages (GET url) hold ctxc's note:
-// the plugin adds it once ctxc answers, after the compaction.
-func waitForNote(t *testing.T, url string) {
-	t.Helper()
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
-		resp, err := judgeClient.Get(url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if gjson.ValidBytes(body) && strings.Contains(string(body), jsonString(guard.NotePrefix)) {
-			return
-		}
-	}
-	t.Fatal("no note of ctxc in the session a minute after its compaction")
-}
-
-// jsonString is s as it is written inside a JSON string.
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b[1 : len(b)-1])
 }

@@ -3,14 +3,9 @@ package agentcheck
 import (
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/ctxc/ctxc/internal/agent"
 )
@@ -140,45 +135,4 @@ func opencodeRequestTurns(body []byte) ([]Turn, error) {
 		}
 	}
 	return dropPrompt(chatTurns(ms)), nil
-}
-
-// OpencodeServe starts `opencode serve` (kilo's, for kilo) on a free port of 127.0.0.1, as
-// OpencodeRun runs it, and returns its URL once it answers; stop ends it.
-func (h *AgentHome) OpencodeServe() (url string, stop func(), err error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	bin, _ := MoreBin(h.cmd)
-	cmd := exec.Command(filepath.Join(bin, h.cmd), "serve", "--hostname", "127.0.0.1", "--port", strconv.Itoa(port))
-	cmd.Dir = h.Proj
-	cmd.Env = append(os.Environ(), "HOME="+h.Home, "NO_COLOR=1", "CI=1")
-	cmd.Env = append(cmd.Env, h.env(h.Fake.URL)...)
-	out, err := os.Create(filepath.Join(h.dir, "serve.out"))
-	if err != nil {
-		return "", nil, err
-	}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		out.Close()
-		return "", nil, err
-	}
-	stop = func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		out.Close()
-	}
-	url = fmt.Sprintf("http://127.0.0.1:%d", port)
-	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		if resp, err := http.Get(url + "/session"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return url, stop, nil
-			}
-		}
-	}
-	stop()
-	return "", nil, fmt.Errorf("%s serve did not answer on %s within 2 minutes", h.cmd, url)
 }

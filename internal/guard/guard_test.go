@@ -288,17 +288,28 @@ func TestOpencodeBeforeAndAfter(t *testing.T) {
 	pending, done := filepath.Join(dir, "pending.jsonl"), filepath.Join(dir, "done.jsonl")
 	os.WriteFile(pending, []byte(strings.Join(before, "\n")+"\n"), 0o644)
 	os.WriteFile(done, []byte(strings.Join(append(before, summary), "\n")+"\n"), 0o644)
+	// A compaction that replays the user's message after the summary, answered since.
+	replayed := filepath.Join(dir, "replayed.jsonl")
+	os.WriteFile(replayed, []byte(strings.Join(append(before, summary,
+		`{"info":{"role":"user","time":{"created":8},"id":"msg_8","sessionID":"ses_a"},"parts":[{"type":"text","text":"third","synthetic":true,"id":"prt_13"}]}`,
+		`{"info":{"role":"assistant","parentID":"msg_8","finish":"stop","time":{"created":9},"id":"msg_9","sessionID":"ses_a"},"parts":[{"type":"text","text":"OK","id":"prt_15"}]}`),
+		"\n")+"\n"), 0o644)
 	for _, tc := range []struct {
 		name, agent, path, event, source, action string
+		compacted                                bool
 		want, not                                []string
 	}{
-		{"before the summary", agent.Opencode, pending, "PreCompact", "", "note",
+		{"before the summary", agent.Opencode, pending, "PreCompact", "", "note", false,
 			[]string{preFrame, "/srv/app/notes.txt", "never push to main", `"hookEventName":"PreCompact"`}, []string{NotePrefix}},
-		{"after the summary", agent.Opencode, done, "SessionStart", "compact", "note",
+		{"after the summary", agent.Opencode, done, "SessionStart", "compact", "note", true,
 			[]string{NotePrefix, "never push to main"}, []string{preFrame}},
-		{"Claude Code's PreCompact", agent.ClaudeCode, pending, "PreCompact", "", "skip", nil, nil},
+		{"after the summary and a turn since", agent.Opencode, replayed, "SessionStart", "compact", "note", true,
+			[]string{NotePrefix, "never push to main"}, []string{preFrame, "third"}},
+		{"Claude Code's PreCompact", agent.ClaudeCode, pending, "PreCompact", "", "skip", false, nil, nil},
 	} {
-		out, oc, _ := Run(context.Background(), tc.agent, strings.NewReader(hookInput(tc.path, tc.event, tc.source)), Options{})
+		in, _ := json.Marshal(map[string]any{"session_id": "ses_a", "transcript_path": tc.path, "hook_event_name": tc.event,
+			"source": tc.source, "compacted": tc.compacted})
+		out, oc, _ := Run(context.Background(), tc.agent, strings.NewReader(string(in)), Options{})
 		if oc.Action != tc.action {
 			t.Errorf("%s: %+v", tc.name, oc)
 			continue
