@@ -29,7 +29,7 @@ type HookOptions struct {
 func NewCmdHook(f *Factory, runF func(*HookOptions) error) *cobra.Command {
 	opts := &HookOptions{IO: f.IO, Getenv: f.Getenv, Now: f.Now}
 	c := &cobra.Command{
-		Use:   "hook claude-code|codex|cline",
+		Use:   "hook claude-code|codex|opencode|kilo|cline",
 		Short: "Run as an agent's hook at its compaction (installed by ctxc hooks install)",
 		Long: `The command an agent runs inside its own compaction; ctxc hooks install sets it up. It reads the
 hook's JSON input on stdin.
@@ -42,6 +42,10 @@ tokens. The agent puts that note after its summary and sends it with the next re
                whole ledger of the conversation being compacted.
   codex:       Codex runs it after it wrote its compacted record: the note carries the facts
                of the context before the compaction that its summary lost.
+  opencode:    ctxc's plugin (ctxc hooks install opencode) sends PreCompact before opencode
+               summarizes, answered with the whole ledger for its summarizer, then
+               SessionStart(compact) once the summary is written, answered with what it lost.
+  kilo:        the same, through the same plugin (ctxc hooks install kilo).
   cline:       Cline runs it after each tool call (a PostToolUse hook file): at the first tool
                call after Cline compacted the session, ctxc answers once, with
                {"contextModification": NOTE} of the facts before the compaction that the

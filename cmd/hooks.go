@@ -44,6 +44,10 @@ claude-code  a SessionStart hook with matcher "compact" in ~/.claude/settings.js
 codex        the same hook in $CODEX_HOME/hooks.json (default ~/.codex, or --dir DIR), and the
              trust entry Codex requires for it in config.toml.
 pi           the extension ctxc-compact.ts in ~/.pi/agent/extensions/ (or --dir DIR).
+opencode     the plugin ctxc-compact.ts in $XDG_CONFIG_HOME/opencode/plugin/ (default
+             ~/.config/opencode/plugin/, or --dir DIR): ctxc's ledger goes to opencode's
+             summarizer, and what its summary lost comes back as a message after it.
+kilo         the same plugin in $XDG_CONFIG_HOME/kilo/plugin/ (default ~/.config/kilo/plugin/).
 cline        the hook file PostToolUse.bash in ~/.cline/hooks/ (or --dir DIR): Cline runs it after
              each tool call; at the first one after Cline compacted the session, 'ctxc hook
              cline' answers with the facts the compaction lost, added to the next request.
@@ -78,7 +82,7 @@ func newCmdHooksAction(f *Factory, runF func(*HooksOptions) error, action, short
 		ValidArgs: hooks.Names(),
 		Example: map[string]string{
 			"install":   "  ctxc hooks install claude-code\n  ctxc hooks install claude-code --settings .claude/settings.json --budget 2000\n  ctxc hooks install claude-code --memory CLAUDE.md\n  ctxc hooks install codex --dry-run\n  ctxc hooks install cline --budget 2000",
-			"uninstall": "  ctxc hooks uninstall claude-code\n  ctxc hooks uninstall pi",
+			"uninstall": "  ctxc hooks uninstall claude-code\n  ctxc hooks uninstall pi\n  ctxc hooks uninstall opencode",
 			"status":    "  ctxc hooks status\n  ctxc --json hooks status codex",
 		}[action],
 		RunE: func(c *cobra.Command, a []string) error {
@@ -90,7 +94,7 @@ func newCmdHooksAction(f *Factory, runF func(*HooksOptions) error, action, short
 		},
 	}
 	c.Flags().StringVar(&opts.Settings, "settings", "", "claude-code: the settings file (default ~/.claude/settings.json)")
-	c.Flags().StringVar(&opts.Dir, "dir", "", "codex: CODEX_HOME (default $CODEX_HOME or ~/.codex); pi: the extensions directory (default ~/.pi/agent/extensions); cline: its hooks folder (default ~/.cline/hooks)")
+	c.Flags().StringVar(&opts.Dir, "dir", "", "codex: CODEX_HOME (default $CODEX_HOME or ~/.codex); pi: the extensions directory (default ~/.pi/agent/extensions); opencode, kilo: the plugin directory (default ~/.config/opencode/plugin, ~/.config/kilo/plugin); cline: its hooks folder (default ~/.cline/hooks)")
 	if action == "install" {
 		c.Flags().IntVar(&opts.Budget, "budget", 0, "token budget the hook passes to ctxc (0: ctxc's default)")
 		intRange(c.Flags(), "budget", 1, maxTokens, "ctxc's default")
@@ -146,7 +150,7 @@ func hooksAgents(names []string) ([]hooks.Agent, error) {
 
 // hooksBaseOptions are the options common to every agent: home, executable, arguments.
 func hooksBaseOptions(opts *HooksOptions) (hooks.Options, error) {
-	o := hooks.Options{DryRun: opts.DryRun, Home: opts.Getenv("HOME")}
+	o := hooks.Options{DryRun: opts.DryRun, Home: opts.Getenv("HOME"), ConfigHome: opts.Getenv("XDG_CONFIG_HOME")}
 	if o.Home == "" {
 		h, err := os.UserHomeDir()
 		if err != nil {

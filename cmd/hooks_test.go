@@ -23,7 +23,7 @@ func hooksFactory(t *testing.T, env map[string]string) (*Factory, *strings.Build
 func TestHooksCommandJSON(t *testing.T) {
 	home := t.TempDir()
 	codexHome := filepath.Join(home, "elsewhere")
-	env := map[string]string{"HOME": home, "CODEX_HOME": codexHome}
+	env := map[string]string{"HOME": home, "CODEX_HOME": codexHome, "XDG_CONFIG_HOME": filepath.Join(home, "cfg")}
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -37,6 +37,9 @@ func TestHooksCommandJSON(t *testing.T) {
 			map[string]any{"agent": "pi", "path": filepath.Join(home, "ext", "ctxc-compact.ts"), "changed": true}},
 		{[]string{"--json", "hooks", "uninstall", "pi", "--dir", filepath.Join(home, "ext")}, 0,
 			map[string]any{"agent": "pi", "changed": true}},
+		{[]string{"--json", "hooks", "install", "opencode", "--budget", "500"}, 0,
+			map[string]any{"agent": "opencode", "path": filepath.Join(home, "cfg", "opencode", "plugin", "ctxc-compact.ts"), "changed": true}},
+		{[]string{"hooks", "install", "opencode", "--settings", "x.json"}, ExitUsage, nil},
 		{[]string{"--json", "hooks", "install", "cline", "--budget", "800"}, 0,
 			map[string]any{"agent": "cline", "path": filepath.Join(home, ".cline", "hooks", "PostToolUse.bash"), "changed": true}},
 		{[]string{"hooks", "install", "cline", "--settings", "x.json"}, ExitUsage, nil},
@@ -72,8 +75,9 @@ func TestHooksCommandJSON(t *testing.T) {
 		t.Fatalf("status: exit %d", code)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 4 || !strings.Contains(lines[0], `"installed":true`) || !strings.Contains(lines[1], `"installed":true`) || !strings.Contains(lines[2], `"installed":false`) ||
-		!strings.Contains(lines[3], `"installed":true`) || !strings.Contains(lines[3], `"command":"/opt/ctxc/ctxc hook cline --budget 800"`) {
+	if len(lines) != 6 || !strings.Contains(lines[0], `"installed":true`) || !strings.Contains(lines[1], `"installed":true`) || !strings.Contains(lines[2], `"installed":false`) ||
+		!strings.Contains(lines[3], `"command":"/opt/ctxc/ctxc hook opencode --budget 500"`) ||
+		!strings.Contains(lines[5], `"installed":true`) || !strings.Contains(lines[5], `"command":"/opt/ctxc/ctxc hook cline --budget 800"`) {
 		t.Errorf("status:\n%s", out)
 	}
 }

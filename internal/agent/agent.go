@@ -53,13 +53,18 @@ type Agent struct {
 	// target of `ctxc handoff`).
 	Handoff *Handoff
 	// CompactNote: after its own compaction the agent starts the context again with a hook's
-	// SessionStart event (source "compact") and adds the hook's answer to it, so `ctxc hook`
-	// can answer with the note of what the compaction may have lost.
+	// SessionStart event (source "compact"), or ctxc's plugin for it sends one, and adds the
+	// hook's answer to it, so `ctxc hook` can answer with the note of what the compaction may
+	// have lost.
 	CompactNote bool
 	// ToolNote: the agent runs a hook after each tool call and adds its answer to the next
 	// request, so `ctxc hook` can answer, at the first tool call after the agent's own
 	// compaction, with the note of what the compaction lost.
 	ToolNote bool
+	// CompactContext: before its own compaction the agent gives a plugin's text to its
+	// summarizer (opencode's experimental.session.compacting), so `ctxc hook` answers a
+	// PreCompact event with the ledger of the context about to be summarized.
+	CompactContext bool
 }
 
 // Kept is how an agent's compaction record names what the context keeps of the records before

@@ -18,4 +18,7 @@ var kilo = Agent{
 	CtxcOutput:  true,
 	Tools:       opencode.Tools,
 	UsageProbes: opencode.UsageProbes,
+	// ctxc's plugin for opencode serves Kilo too (ctxc hooks install kilo), from its own folder.
+	CompactNote:    opencode.CompactNote,
+	CompactContext: opencode.CompactContext,
 }

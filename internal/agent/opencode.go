@@ -26,4 +26,9 @@ var opencode = Agent{
 	UsageProbes: []string{`"step-finish"`},
 	// Its compaction records name nothing kept: it keeps the tail its compaction chose.
 	Kept: Kept{Rebuild: true},
+	// ctxc's plugin (ctxc hooks install opencode) runs `ctxc hook opencode` before its
+	// compaction (PreCompact: the ledger goes to its summarizer) and after it (SessionStart,
+	// source compact: what the summary lost goes back as a message after it).
+	CompactNote:    true,
+	CompactContext: true,
 }

@@ -13,7 +13,7 @@ func BenchmarkNote(b *testing.B) {
 		b.Skip("CTXC_BENCH_FILE not set")
 	}
 	for b.Loop() {
-		if _, err := noteFor(path, "", DefaultBudget); err != nil {
+		if _, err := noteFor(path, "", DefaultBudget, false, false); err != nil {
 			b.Fatal(err)
 		}
 	}

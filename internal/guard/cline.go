@@ -153,7 +153,7 @@ func clineNote(ctx context.Context, out Outcome, o Options) ([]byte, Outcome) {
 	}
 	instructions := o.instructions(input.Cwd)
 	note, err := withTimeout(ctx, time.Until(deadline), func() (note, error) {
-		return noteFramed(input.TranscriptPath, instructions, o.budget(), clineFrame)
+		return noteFramed(input.TranscriptPath, instructions, o.budget(), clineFrame, false, false)
 	})
 	if err != nil {
 		return nil, failed(out, err)

@@ -11,6 +11,11 @@
 // before it writes its boundary and summary (and before PostCompact, the only hook given the
 // summary): the note holds the whole ledger of the context being compacted.
 //
+// opencode's compaction takes a plugin's text before it summarizes: ctxc's plugin for it sends a
+// PreCompact event first, answered with the ledger of the context about to be summarized, framed
+// for the summarizer, and SessionStart(compact) once the summary is written, answered with what
+// the summary lost.
+//
 // A hook must never break its agent: every failure (no or bad input, a missing, huge or
 // half-written file, a timeout, a panic) ends in no output and exit status 0, with one line in
 // the log (Log). The package imports neither cobra nor viper.
@@ -73,6 +78,10 @@ type Input struct {
 	Event          string `json:"hook_event_name"`
 	Source         string `json:"source"`
 	Trigger        string `json:"trigger"`
+	// Compacted: the compaction SessionStart announces is the newest in the file even when
+	// messages came after it (ctxc's opencode plugin, whose note may wait until the session is
+	// idle): the note holds what it lost.
+	Compacted bool `json:"compacted"`
 }
 
 // Outcome is what one hook call did, for the log.
@@ -95,6 +104,12 @@ const NotePrefix = audit.NotePrefix
 const noteFrame = NotePrefix + "This conversation was just compacted. Before it was, ctxc (a tool the user installed) copied " +
 	"these facts of it from the session file, so that the summary cannot lose them. They are a record " +
 	"of the conversation so far, not a new message from the user.\n\n"
+
+// preFrame opens the ledger given to an agent's summarizer before it summarizes: what the
+// summary must keep.
+const preFrame = "ctxc (a tool the user installed) copied these facts of the conversation from the session file, " +
+	"verbatim. Keep every one of them in the summary, word for word where they are names, paths, commands, " +
+	"URLs or ids:\n\n"
 
 // Agents are the agents whose hook ctxc runs (`ctxc hook AGENT`): those whose compaction
 // starts a session with a SessionStart(compact) event whose answer adds to the context (the
@@ -122,13 +137,14 @@ func Run(ctx context.Context, name string, in io.Reader, o Options) (stdout []by
 	case !found || !a.CompactNote:
 		return nil, Outcome{}, false
 	}
-	stdout, out = run(ctx, name, in, o)
+	stdout, out = run(ctx, name, a.CompactContext, in, o)
 	return stdout, out, true
 }
 
-// run answers SessionStart(compact) with the note for the session, and anything else with
-// nothing.
-func run(ctx context.Context, agent string, in io.Reader, o Options) (stdout []byte, out Outcome) {
+// run answers SessionStart(compact) with the note for the session, PreCompact (for an agent
+// whose summarizer takes context: pre) with the ledger for its summarizer, and anything else
+// with nothing.
+func run(ctx context.Context, agent string, pre bool, in io.Reader, o Options) (stdout []byte, out Outcome) {
 	out = Outcome{Agent: agent}
 	start := time.Now()
 	defer func() { out.Elapsed = time.Since(start) }()
@@ -137,7 +153,8 @@ func run(ctx context.Context, agent string, in io.Reader, o Options) (stdout []b
 	if err != nil {
 		return nil, failed(out, err)
 	}
-	if input.Event != "SessionStart" || input.Source != "compact" {
+	pre = pre && input.Event == "PreCompact"
+	if !pre && (input.Event != "SessionStart" || input.Source != "compact") {
 		out.Action, out.Detail = "skip", fmt.Sprintf("event %s, source %q: nothing to do", input.Event, input.Source)
 		return nil, out
 	}
@@ -147,7 +164,7 @@ func run(ctx context.Context, agent string, in io.Reader, o Options) (stdout []b
 	}
 	instructions := o.instructions(input.Cwd)
 	note, err := withTimeout(ctx, time.Until(deadline), func() (note, error) {
-		return noteFor(input.TranscriptPath, instructions, o.budget())
+		return noteFor(input.TranscriptPath, instructions, o.budget(), pre, input.Compacted)
 	})
 	if err != nil {
 		return nil, failed(out, err)
@@ -158,7 +175,7 @@ func run(ctx context.Context, agent string, in io.Reader, o Options) (stdout []b
 		return nil, out
 	}
 	b, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
-		"hookEventName": "SessionStart", "additionalContext": note.text}})
+		"hookEventName": input.Event, "additionalContext": note.text}})
 	if err != nil {
 		return nil, failed(out, err)
 	}
@@ -195,7 +212,7 @@ func readInput(in io.Reader) (Input, error) {
 	if err := json.Unmarshal(data, &input); err != nil {
 		return input, fmt.Errorf("hook input: %w", err)
 	}
-	if input.Event == "SessionStart" && input.TranscriptPath == "" {
+	if (input.Event == "SessionStart" || input.Event == "PreCompact") && input.TranscriptPath == "" {
 		return input, errors.New("hook input has no transcript_path")
 	}
 	return input, nil
@@ -268,13 +285,19 @@ const (
 // the facts of the context before it that the context after it lacks; when the compaction is
 // not written yet (Claude Code writes it after the hook), the note holds the whole ledger of
 // the context being compacted, with the facts of ctxc's note at the previous compaction read
-// back, so that they survive this one too.
-func noteFor(path, instructions string, budget int) (note, error) {
-	return noteFramed(path, instructions, budget, noteFrame)
+// back, so that they survive this one too. Before a compaction (pre), the note is that ledger,
+// framed for the summarizer; after one that is written (compacted), what it lost, whatever came
+// after it.
+func noteFor(path, instructions string, budget int, pre, compacted bool) (note, error) {
+	frame := noteFrame
+	if pre {
+		frame = preFrame
+	}
+	return noteFramed(path, instructions, budget, frame, pre, compacted)
 }
 
 // noteFramed is noteFor with the note opened by frame.
-func noteFramed(path, instructions string, budget int, frame string) (note, error) {
+func noteFramed(path, instructions string, budget int, frame string, pre, compacted bool) (note, error) {
 	// Each load reads a Claude Code session from its newest compaction on: the hook's time
 	// follows what came since, not the length of the history.
 	ropts := transcript.Options{Windowed: true, MaxLine: maxLine, FromNewestCompaction: true}
@@ -282,7 +305,7 @@ func noteFramed(path, instructions string, budget int, frame string) (note, erro
 	if err != nil {
 		return note{}, err
 	}
-	led, basis, err := ledgerFor(path, res.Stats, now, ropts, ledger.Options{Instructions: instructions})
+	led, basis, err := ledgerFor(path, res.Stats, now, ropts, ledger.Options{Instructions: instructions}, pre, compacted)
 	if err != nil {
 		return note{}, err
 	}
@@ -319,15 +342,17 @@ func projectInstructions(cwd string) string {
 	return text
 }
 
-// ledgerFor is the ledger the note carries (see noteFor), built with lo.
-func ledgerFor(path string, st *transcript.Stats, now []transcript.Message, ropts transcript.Options, lo ledger.Options) (*ledger.Ledger, string, error) {
-	if n := len(st.Records); n > 0 {
+// ledgerFor is the ledger the note carries (see noteFor), built with lo; before a compaction
+// (pre), always the ledger of the context being compacted; when the newest compaction is the one
+// announced (compacted), what it lost.
+func ledgerFor(path string, st *transcript.Stats, now []transcript.Message, ropts transcript.Options, lo ledger.Options, pre, compacted bool) (*ledger.Ledger, string, error) {
+	if n := len(st.Records); n > 0 && !pre {
 		last := st.Records[n-1]
 		_, after, err := transcript.LoadFileUpTo(path, last.End, ropts)
 		if err != nil {
 			return nil, "", err
 		}
-		if len(after) == len(now) { // nothing since the newest compaction: it is the one announced
+		if compacted || len(after) == len(now) { // nothing since the newest compaction: it is the one announced
 			_, before, err := transcript.LoadFileUpTo(path, last.Start, ropts)
 			if err != nil {
 				return nil, "", err

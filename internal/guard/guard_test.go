@@ -260,12 +260,76 @@ func Codex(ctx context.Context, in io.Reader, o Options) ([]byte, Outcome) {
 // TestHookAgentsAreTheRegistrys: the agents ctxc hook answers are the registry's CompactNote
 // and ToolNote agents, and no other name runs.
 func TestHookAgentsAreTheRegistrys(t *testing.T) {
-	if got := strings.Join(Agents(), " "); got != agent.ClaudeCode+" "+agent.Codex+" "+agent.Cline {
+	if got := strings.Join(Agents(), " "); got != agent.ClaudeCode+" "+agent.Codex+" "+agent.Opencode+" "+agent.Kilo+" "+agent.Cline {
 		t.Errorf("Agents() = %q", got)
 	}
 	for _, name := range []string{agent.Pi, "bogus", ""} {
 		if _, _, ok := Run(context.Background(), name, strings.NewReader("{}"), Options{}); ok {
 			t.Errorf("Run(%q) ran", name)
+		}
+	}
+}
+
+// TestOpencodeBeforeAndAfter: ctxc's plugin for opencode sends PreCompact while opencode's
+// compaction is pending (its compaction part written, its summary not yet), answered with the
+// whole ledger framed for the summarizer, and SessionStart(compact) once the summary is written,
+// answered with what the summary and the kept tail lack. Claude Code's PreCompact stays unanswered.
+func TestOpencodeBeforeAndAfter(t *testing.T) {
+	before := []string{
+		`{"info":{"role":"user","time":{"created":1},"id":"msg_1","sessionID":"ses_a"},"parts":[{"type":"text","text":"Look at /srv/app/notes.txt and never push to main.","id":"prt_1"}]}`,
+		`{"info":{"role":"assistant","parentID":"msg_1","finish":"tool-calls","time":{"created":2},"id":"msg_2","sessionID":"ses_a"},"parts":[{"type":"tool","tool":"read","callID":"call_1","state":{"status":"completed","input":{"filePath":"/srv/app/notes.txt"},"output":"hello"},"id":"prt_3"}]}`,
+		`{"info":{"role":"assistant","parentID":"msg_1","finish":"stop","time":{"created":3},"id":"msg_3","sessionID":"ses_a"},"parts":[{"type":"text","text":"Done.","id":"prt_6"}]}`,
+		`{"info":{"role":"user","time":{"created":4},"id":"msg_4","sessionID":"ses_a"},"parts":[{"type":"text","text":"second","id":"prt_7"}]}`,
+		`{"info":{"role":"assistant","parentID":"msg_4","finish":"stop","time":{"created":5},"id":"msg_5","sessionID":"ses_a"},"parts":[{"type":"text","text":"OK","id":"prt_9"}]}`,
+		`{"info":{"role":"user","time":{"created":6},"id":"msg_6","sessionID":"ses_a"},"parts":[{"type":"compaction","auto":true,"tail_start_id":"msg_4","id":"prt_10"}]}`,
+	}
+	summary := `{"info":{"role":"assistant","parentID":"msg_6","summary":true,"mode":"compaction","finish":"stop","time":{"created":7},"id":"msg_7","sessionID":"ses_a"},"parts":[{"type":"text","text":"The user asked two questions.","id":"prt_12"}]}`
+	dir := t.TempDir()
+	pending, done := filepath.Join(dir, "pending.jsonl"), filepath.Join(dir, "done.jsonl")
+	os.WriteFile(pending, []byte(strings.Join(before, "\n")+"\n"), 0o644)
+	os.WriteFile(done, []byte(strings.Join(append(before, summary), "\n")+"\n"), 0o644)
+	// A compaction that replays the user's message after the summary, answered since.
+	replayed := filepath.Join(dir, "replayed.jsonl")
+	os.WriteFile(replayed, []byte(strings.Join(append(before, summary,
+		`{"info":{"role":"user","time":{"created":8},"id":"msg_8","sessionID":"ses_a"},"parts":[{"type":"text","text":"third","synthetic":true,"id":"prt_13"}]}`,
+		`{"info":{"role":"assistant","parentID":"msg_8","finish":"stop","time":{"created":9},"id":"msg_9","sessionID":"ses_a"},"parts":[{"type":"text","text":"OK","id":"prt_15"}]}`),
+		"\n")+"\n"), 0o644)
+	for _, tc := range []struct {
+		name, agent, path, event, source, action string
+		compacted                                bool
+		want, not                                []string
+	}{
+		{"before the summary", agent.Opencode, pending, "PreCompact", "", "note", false,
+			[]string{preFrame, "/srv/app/notes.txt", "never push to main", `"hookEventName":"PreCompact"`}, []string{NotePrefix}},
+		{"after the summary", agent.Opencode, done, "SessionStart", "compact", "note", true,
+			[]string{NotePrefix, "never push to main"}, []string{preFrame}},
+		{"after the summary and a turn since", agent.Opencode, replayed, "SessionStart", "compact", "note", true,
+			[]string{NotePrefix, "never push to main"}, []string{preFrame, "third"}},
+		{"Claude Code's PreCompact", agent.ClaudeCode, pending, "PreCompact", "", "skip", false, nil, nil},
+	} {
+		in, _ := json.Marshal(map[string]any{"session_id": "ses_a", "transcript_path": tc.path, "hook_event_name": tc.event,
+			"source": tc.source, "compacted": tc.compacted})
+		out, oc, _ := Run(context.Background(), tc.agent, strings.NewReader(string(in)), Options{})
+		if oc.Action != tc.action {
+			t.Errorf("%s: %+v", tc.name, oc)
+			continue
+		}
+		var got map[string]map[string]string
+		if len(out) > 0 {
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("%s: %v: %s", tc.name, err, out)
+			}
+		}
+		text := string(out) + got["hookSpecificOutput"]["additionalContext"]
+		for _, w := range tc.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: lacks %q:\n%s", tc.name, w, text)
+			}
+		}
+		for _, w := range tc.not {
+			if strings.Contains(text, w) {
+				t.Errorf("%s: holds %q:\n%s", tc.name, w, text)
+			}
 		}
 	}
 }

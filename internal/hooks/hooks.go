@@ -1,8 +1,9 @@
 // Package hooks installs, removes and reports ctxc's hooks in each agent's own configuration:
 // a SessionStart(compact) command hook in Claude Code's settings.json and in Codex's
-// hooks.json (with the trust entry Codex requires in config.toml), an extension file in
-// pi's extensions directory, and a PostToolUse hook file in Cline's hooks folder. Edits keep
-// everything else in those files as it was.
+// hooks.json (with the trust entry Codex requires in config.toml), an extension file in pi's
+// extensions directory, a plugin file in opencode's (and Kilo's) plugin directory, and a
+// PostToolUse hook file in Cline's hooks folder. Edits keep everything else in those files as
+// it was.
 package hooks
 
 import (
@@ -22,10 +23,12 @@ import (
 
 // Options say where and what to install.
 type Options struct {
-	Path string   // claude-code: the settings file; pi: the extensions directory; codex: CODEX_HOME; cline: its hooks folder; "" = the agent's default under Home
-	Home string   // the user's home (tests set it)
-	Ctxc string   // the ctxc executable the hook runs (absolute path)
-	Args []string // extra arguments for the hook command (e.g. "--budget", "2000")
+	Path string // claude-code: the settings file; pi: the extensions directory; codex: CODEX_HOME; opencode, kilo: the plugin directory; cline: its hooks folder; "" = the agent's default under Home
+	Home string // the user's home (tests set it)
+	// ConfigHome is $XDG_CONFIG_HOME ("" or relative: ~/.config), where opencode's folder is.
+	ConfigHome string
+	Ctxc       string   // the ctxc executable the hook runs (absolute path)
+	Args       []string // extra arguments for the hook command (e.g. "--budget", "2000")
 	// Memory, when set, is the memory file the hook merges the session's memory into before each
 	// compaction (relative: from the session's folder).
 	Memory string
@@ -80,7 +83,7 @@ type Agent interface {
 	Status(Options) (State, error)
 }
 
-var agents = []Agent{claudeCode{}, codex{}, pi{}, cline{}}
+var agents = []Agent{claudeCode{}, codex{}, pi{}, opencodeAgent, kiloAgent, cline{}}
 
 // All returns every agent ctxc installs hooks for.
 func All() []Agent { return append([]Agent(nil), agents...) }

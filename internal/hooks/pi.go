@@ -1,12 +1,8 @@
 package hooks
 
 import (
-	"bytes"
 	_ "embed"
 	"encoding/json"
-	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -49,87 +45,21 @@ func (pi) extension(o Options) []byte {
 	return []byte(piHeader + r.Replace(piTemplate))
 }
 
-func ownedByCtxc(data []byte) bool { return bytes.HasPrefix(data, []byte(piHeader)) }
-
-func (p pi) Install(o Options) (Change, error) {
-	path := p.path(o)
-	ch := Change{Agent: p.Name(), Path: path}
-	old, _, exists, err := readFile(path)
-	if err != nil {
-		return ch, err
-	}
-	if exists && !ownedByCtxc(old) {
-		return ch, &ConflictError{Path: path, Msg: "a file ctxc did not write is already there; nothing was changed (move it away to install ctxc's extension)"}
-	}
-	data := p.extension(o)
-	if bytes.Equal(old, data) {
-		ch.Note = "already installed"
-		return ch, nil
-	}
-	ch.Changed = true
-	if o.DryRun {
-		ch.Preview = string(data)
-		return ch, nil
-	}
-	_, err = writeFile(path, old, 0o644, exists, data, false)
-	return ch, err
+// file is the extension as ctxc's own file.
+func (p pi) file() ownedFile {
+	return ownedFile{agent: p.Name(), header: piHeader, what: p.Place().What}
 }
 
-func (p pi) Uninstall(o Options) (Change, error) {
-	path := p.path(o)
-	ch := Change{Agent: p.Name(), Path: path}
-	old, _, exists, err := readFile(path)
-	if err != nil || !exists {
-		if err == nil {
-			ch.Note = "not installed"
-		}
-		return ch, err
-	}
-	if !ownedByCtxc(old) {
-		return ch, &ConflictError{Path: path, Msg: "not written by ctxc (its first line is not ctxc's); left in place"}
-	}
-	ch.Changed = true
-	if o.DryRun {
-		return ch, nil
-	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return ch, err
-	}
-	return ch, nil
-}
+func (p pi) Install(o Options) (Change, error) { return p.file().install(p.path(o), p.extension(o), o) }
+
+func (p pi) Uninstall(o Options) (Change, error) { return p.file().uninstall(p.path(o), o) }
 
 func (p pi) Status(o Options) (State, error) {
-	path := p.path(o)
-	st := State{Agent: p.Name(), Path: path}
-	data, _, exists, err := readFile(path)
-	switch {
-	case err != nil:
-		return st, err
-	case !exists:
-		return st, nil
-	case !ownedByCtxc(data):
-		st.Note = "a file ctxc did not write has ctxc's name"
-		return st, nil
-	}
-	st.Installed = true
-	st.Command = p.command(data)
-	if !bytes.Equal(data, p.extension(o)) {
-		st.Note = "written by another ctxc or with other arguments; ctxc hooks install pi updates it"
-	}
-	return st, nil
+	return p.file().status(p.path(o), p.extension(o), p.command)
 }
 
 // command reads the executable and arguments back from an installed extension.
 func (pi) command(data []byte) string {
-	var exe string
-	var args []string
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "const CTXC: string = "); ok {
-			json.Unmarshal([]byte(strings.TrimSuffix(v, ";")), &exe)
-		}
-		if v, ok := strings.CutPrefix(line, "const CTXC_ARGS: string[] = "); ok {
-			json.Unmarshal([]byte(strings.TrimSuffix(v, ";")), &args)
-		}
-	}
+	exe, args := templateCommand(data)
 	return strings.TrimSpace(shellQuote(exe) + " " + strings.Join(args, " "))
 }
