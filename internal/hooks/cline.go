@@ -1,10 +1,6 @@
 package hooks
 
 import (
-	"bytes"
-	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -46,85 +42,30 @@ func (cline) script(o Options) []byte {
 		"exec " + hookCommand(o, agent.Cline) + "\n")
 }
 
-func clineOwned(data []byte) bool {
-	_, rest, ok := bytes.Cut(data, []byte("\n"))
-	return ok && bytes.HasPrefix(rest, []byte(clineHeader))
+func (c cline) file() ownedFile {
+	return ownedFile{agent: c.Name(), header: clineHeader, what: c.Place().What, second: true, executable: true}
 }
 
-func (c cline) Install(o Options) (Change, error) {
-	path := c.path(o)
-	ch := Change{Agent: c.Name(), Path: path}
-	old, _, exists, err := readFile(path)
-	if err != nil {
-		return ch, err
-	}
-	if exists && !clineOwned(old) {
-		return ch, &ConflictError{Path: path, Msg: "a file ctxc did not write is already there; nothing was changed (move it away to install ctxc's hook)"}
-	}
-	data := c.script(o)
-	if bytes.Equal(old, data) {
-		if info, err := os.Stat(path); err == nil && info.Mode().Perm()&0o100 != 0 {
-			ch.Note = "already installed"
-			return ch, nil
-		}
-	}
-	ch.Changed = true
-	if o.DryRun {
-		ch.Preview = string(data)
-		return ch, nil
-	}
-	if _, err := writeFile(path, old, 0o755, exists, data, false); err != nil {
-		return ch, err
-	}
-	return ch, os.Chmod(path, 0o755)
-}
+func (c cline) Install(o Options) (Change, error) { return c.file().install(c.path(o), c.script(o), o) }
 
-func (c cline) Uninstall(o Options) (Change, error) {
-	path := c.path(o)
-	ch := Change{Agent: c.Name(), Path: path}
-	old, _, exists, err := readFile(path)
-	if err != nil || !exists {
-		if err == nil {
-			ch.Note = "not installed"
-		}
-		return ch, err
-	}
-	if !clineOwned(old) {
-		return ch, &ConflictError{Path: path, Msg: "not written by ctxc (its second line is not ctxc's); left in place"}
-	}
-	ch.Changed = true
-	if o.DryRun {
-		return ch, nil
-	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return ch, err
-	}
-	return ch, nil
-}
+func (c cline) Uninstall(o Options) (Change, error) { return c.file().uninstall(c.path(o), o) }
 
 func (c cline) Status(o Options) (State, error) {
-	path := c.path(o)
-	st := State{Agent: c.Name(), Path: path}
-	data, _, exists, err := readFile(path)
-	switch {
-	case err != nil:
-		return st, err
-	case !exists:
-		return st, nil
-	case !clineOwned(data):
-		st.Note = "a file ctxc did not write has ctxc's name"
-		return st, nil
+	// Cline's file is the same whatever arguments it was installed with, as long as this ctxc
+	// runs it: status without --budget does not call it another's.
+	sameCtxc := func(data []byte) bool {
+		exe, _ := firstWord(clineCommand(data))
+		return exe == o.Ctxc
 	}
-	st.Installed = true
+	return c.file().status(c.path(o), sameCtxc, clineCommand)
+}
+
+// clineCommand is the command ctxc's hook file runs.
+func clineCommand(data []byte) string {
 	for _, line := range strings.Split(string(data), "\n") {
 		if cmd, ok := strings.CutPrefix(line, "exec "); ok {
-			st.Command = cmd
+			return cmd
 		}
 	}
-	if exe, _ := firstWord(st.Command); exe != o.Ctxc {
-		st.Note = "written by another ctxc; ctxc hooks install cline updates it"
-	} else if info, err := os.Stat(path); err == nil && info.Mode().Perm()&0o100 == 0 {
-		st.Note = "not executable; ctxc hooks install cline makes it so"
-	}
-	return st, nil
+	return ""
 }

@@ -80,7 +80,7 @@ func (p opencode) Install(o Options) (Change, error) {
 func (p opencode) Uninstall(o Options) (Change, error) { return p.file().uninstall(p.path(o), o) }
 
 func (p opencode) Status(o Options) (State, error) {
-	return p.file().status(p.path(o), p.plugin(o), func(data []byte) string {
+	return p.file().status(p.path(o), sameAs(p.plugin(o)), func(data []byte) string {
 		exe, args := templateCommand(data)
 		return strings.TrimSpace(strings.Join(append([]string{shellQuote(exe), "hook", p.Name()}, quoteAll(args)...), " "))
 	})

@@ -55,7 +55,7 @@ func (p pi) Install(o Options) (Change, error) { return p.file().install(p.path(
 func (p pi) Uninstall(o Options) (Change, error) { return p.file().uninstall(p.path(o), o) }
 
 func (p pi) Status(o Options) (State, error) {
-	return p.file().status(p.path(o), p.extension(o), p.command)
+	return p.file().status(p.path(o), sameAs(p.extension(o)), p.command)
 }
 
 // command reads the executable and arguments back from an installed extension.
