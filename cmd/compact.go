@@ -515,7 +515,7 @@ func printOutcome(opts *CompactOptions, enc *json.Encoder, bar *progress, out *c
 		if out.Session != "" {
 			bar.Println(w, fmt.Sprintf("new %s session %s: %s", out.Format, out.Session, out.Resume))
 		}
-		if a := out.Format.Agent(); out.Output != "" && out.Output != "-" && a.CtxcOutput {
+		if a := out.Format.Agent(); out.Output != "" && out.Output != "-" && a.CtxcOutput && out.Session == "" {
 			bar.Println(w, fmt.Sprintf("%s is a ctxc-format file: %s cannot import it", quote.Name(out.Output), a.Name))
 		}
 		if out.TailAside != "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,6 +53,12 @@ func (h *AgentHome) run(args ...string) error {
 
 // runCmd runs a command (name: its path, or one on PATH) in the agent's home, as run does.
 func (h *AgentHome) runCmd(name string, args ...string) error {
+	_, err := h.runOut(name, args...)
+	return err
+}
+
+// runOut runs a command as runCmd does and returns what it wrote on its standard output.
+func (h *AgentHome) runOut(name string, args ...string) ([]byte, error) {
 	h.runs++
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -60,14 +67,14 @@ func (h *AgentHome) runCmd(name string, args ...string) error {
 	cmd.Env = append(os.Environ(), "HOME="+h.Home, "NO_COLOR=1", "CI=1")
 	cmd.Env = append(cmd.Env, h.env(h.Fake.URL)...)
 	cmd.Stdin = nil
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	var out, stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, &stdout), &out
 	err := cmd.Run()
 	os.WriteFile(filepath.Join(h.dir, fmt.Sprintf("run%d.out", h.runs)), out.Bytes(), 0o644)
 	if err != nil {
-		return fmt.Errorf("%s %v: %v: %s", h.cmd, args, err, tail(out.String(), 2000))
+		return nil, fmt.Errorf("%s %v: %v: %s", h.cmd, args, err, tail(out.String(), 2000))
 	}
-	return nil
+	return stdout.Bytes(), nil
 }
 
 // newHome makes dir/home and dir/proj (a file notes.txt in it, for the tool to read) and

@@ -92,6 +92,19 @@ func (h *AgentHome) OpencodeRun(id, prompt string) error {
 	return h.run(append(args, strings.Fields(prompt)...)...)
 }
 
+// OpencodeImport runs `opencode import FILE` (kilo's, for kilo) and returns what it printed.
+func (h *AgentHome) OpencodeImport(file string) (string, error) {
+	bin, _ := MoreBin(h.cmd)
+	out, err := h.runOut(filepath.Join(bin, h.cmd), "import", file)
+	return string(out), err
+}
+
+// OpencodeExport returns `opencode export ID`: the session's document, as import takes it.
+func (h *AgentHome) OpencodeExport(id string) ([]byte, error) {
+	bin, _ := MoreBin(h.cmd)
+	return h.runOut(filepath.Join(bin, h.cmd), "export", id)
+}
+
 // OpencodeSnapshot copies the store (with its -wal and -shm files, opencode not running) into
 // dir: what ctxc reads while opencode's next run changes the store.
 func (h *AgentHome) OpencodeSnapshot(dir string) (string, error) {

@@ -79,6 +79,7 @@ var converted = []Source{
 	nanocodersess.Files,
 	sweagenttraj.Files,
 	miniswetraj.Files,
+	opencodestore.Documents,
 }
 
 // IsSessionName reports whether name addresses one session of a store, or a file read as its

@@ -1,6 +1,9 @@
 package transcript
 
 import (
+	"path/filepath"
+	"strings"
+
 	"github.com/ctxc/ctxc/internal/agent/aider"
 	"github.com/ctxc/ctxc/internal/agent/claude"
 	"github.com/ctxc/ctxc/internal/agent/cline"
@@ -52,7 +55,7 @@ var agentCodes = []agentCode{
 	{format: FormatQwen, reader: qwen.NewReader, record: qwen.Record, writer: qwen.Writer{}, session: qwen.Session},
 	{format: FormatCopilot, reader: copilot.NewReader, record: copilot.Record, writer: copilot.Writer{}, session: copilot.Session, wrappers: copilot.Wrappers},
 	{format: FormatDroid, reader: droid.NewReader, record: droid.Record, writer: droid.Writer{}, wrappers: droid.Wrappers},
-	{format: FormatOpencode, reader: opencode.NewReader, record: opencode.Record, writer: readOnlyWriter{FormatOpencode, opencode.ReadOnly}, wrappers: opencode.Wrappers},
+	{format: FormatOpencode, reader: opencode.NewReader, record: opencode.Record, writer: documentWriter{readOnlyWriter{FormatOpencode, opencode.ReadOnly}, opencode.Writer{}}, wrappers: opencode.Wrappers},
 	{format: FormatKilo, reader: opencode.NewKiloReader, record: opencode.KiloRecord, writer: readOnlyWriter{FormatKilo, opencode.KiloReadOnly}, wrappers: opencode.Wrappers},
 	{format: FormatAider, reader: aider.NewReader, record: aider.Record, writer: readOnlyWriter{FormatAider, aider.ReadOnly}, lines: aider.LineTypes},
 	{format: FormatOpenhands, reader: openhands.NewReader, record: openhands.Record, writer: readOnlyWriter{FormatOpenhands, openhands.ReadOnly}, lines: openhands.LineTypes},
@@ -81,6 +84,21 @@ func (w readOnlyWriter) Append(src *Source, c *Compaction, late [][]byte) (Writt
 
 func (w readOnlyWriter) New(src *Source, c *Compaction) (Written, error) {
 	return markerWriter{source: w.source}.New(src, c)
+}
+
+// documentWriter writes for an agent that keeps its sessions in a store ctxc only reads but
+// imports a session document (opencode import): -o OUT.json writes that document (doc), any
+// other output a ctxc-format file; in place is refused.
+type documentWriter struct {
+	readOnlyWriter
+	doc Writer
+}
+
+func (w documentWriter) New(src *Source, c *Compaction) (Written, error) {
+	if strings.EqualFold(filepath.Ext(c.Output), ".json") {
+		return w.doc.New(src, c)
+	}
+	return w.readOnlyWriter.New(src, c)
 }
 
 // codeOf is the agent code of a format (ok false for a message list or an unknown format).
