@@ -48,6 +48,10 @@ func TestAgentOpencodeImportCompacted(t *testing.T) {
 
 	body, err := h.OpencodeResumeRequest(newID)
 	if err != nil {
+		reqs := h.Fake.Requests("/chat/completions")
+		if n := len(reqs); n > 0 {
+			t.Logf("%d requests; the last: %.3000s", n, reqs[n-1].Body)
+		}
 		t.Fatal(err)
 	}
 	got, err := agentcheck.FromRequest(h.Agent, body)

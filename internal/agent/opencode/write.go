@@ -163,7 +163,7 @@ func (d *docWriter) userInfo() map[string]any {
 func (d *docWriter) assistantInfo(finish string) map[string]any {
 	return map[string]any{"parentID": d.lastUser, "role": "assistant", "mode": d.def.agent, "agent": d.def.agent,
 		"path": map[string]any{"cwd": d.def.cwd, "root": d.def.root}, "cost": 0,
-		"tokens": map[string]any{"input": 0, "output": 0, "reasoning": 0, "cache": map[string]any{"read": 0, "write": 0}},
+		"tokens":  map[string]any{"input": 0, "output": 0, "reasoning": 0, "cache": map[string]any{"read": 0, "write": 0}},
 		"modelID": d.def.modelID, "providerID": d.def.providerID, "time": map[string]any{}, "finish": finish}
 }
 
