@@ -36,7 +36,9 @@ func NewOpencodeHome(dir string) (*AgentHome, error) {
 		return nil, err
 	}
 	h.env = func(url string) []string {
-		return append(opencodeEnv(h.Home), "OPENCODE_CONFIG_CONTENT="+opencodeConfig(url))
+		// (opencode takes its project folder from PWD: a session imported there, whose folder
+		// is where import ran, is then run in the same folder)
+		return append(opencodeEnv(h.Home), "PWD="+h.Proj, "OPENCODE_CONFIG_CONTENT="+opencodeConfig(url))
 	}
 	return h, nil
 }
