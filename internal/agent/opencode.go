@@ -2,7 +2,8 @@ package agent
 
 // opencode keeps its sessions in SQLite (~/.local/share/opencode/opencode.db), which ctxc reads
 // as STORE#SESSION-ID (internal/opencodestore); its TUI resumes one with --session ID. ctxc
-// writes no session of it: `compact -o` of one is a ctxc-format file.
+// never writes into the store: `compact -o OUT.json` of a session writes the document `opencode
+// import` takes in as a new session, any other `-o OUT` a ctxc-format file.
 
 // Opencode is the format's name, as --format takes it.
 const Opencode = "opencode"

@@ -60,8 +60,11 @@ func (a *Agent) NamedAsStore(path string) bool {
 // ReadOnly is the error of a command that writes into a session of the agent's store: ctxc only
 // reads the store.
 func (a *Agent) ReadOnly(name string) error {
-	return &safewrite.ReadOnlyError{Path: name, Reason: "is a session of " + a.Name + "'s SQLite store, which ctxc only reads",
-		Hint: "give -o OUT to write the result as a new ctxc-format session"}
+	hint := "give -o OUT to write the result as a new ctxc-format session"
+	if a.Name == "opencode" {
+		hint = "give -o OUT.json to write the result as a new session for `opencode import OUT.json` (any other -o OUT: a ctxc-format session)"
+	}
+	return &safewrite.ReadOnlyError{Path: name, Reason: "is a session of " + a.Name + "'s SQLite store, which ctxc only reads", Hint: hint}
 }
 
 // IsStoreFile reports whether path has a store's name and starts as an SQLite database: a

@@ -1,6 +1,7 @@
 // Package opencode is ctxc's code for opencode's sessions and Kilo's (opencode's schema), as
 // internal/opencodestore exports them: their reader and the decoder of one line. ctxc only
-// reads them: a compaction is written with -o, as a ctxc-format file (ReadOnly, KiloReadOnly).
+// reads them: a compaction is written with -o, of an opencode session as the document `opencode
+// import` takes in (-o OUT.json, Writer), else as a ctxc-format file (ReadOnly, KiloReadOnly).
 package opencode
 
 import (
@@ -82,11 +83,10 @@ func NewReader() conv.Reader { return newReader(conv.FormatOpencode) }
 func NewKiloReader() conv.Reader { return newReader(conv.FormatKilo) }
 
 // opencode keeps its sessions in its SQLite store, which ctxc never writes into, so there is
-// nothing to append to (a session is compacted with -o, on its export). A new file is a
-// ctxc-format file (a marker that holds the head and the summary, then the tail): opencode's own
-// import (`opencode import FILE`) takes one JSON document of a session and its messages, which
-// ctxc does not write yet. Kilo's sessions, in its store of opencode's schema, are written
-// alike.
+// nothing to append to (a session is compacted with -o, on its export). A new file named *.json
+// is the session document opencode's own import takes in (`opencode import FILE`, Writer); any
+// other is a ctxc-format file (a marker that holds the head and the summary, then the tail).
+// Kilo's sessions, in its store of opencode's schema, are written as ctxc-format files.
 const (
 	ReadOnly     = "is an opencode session, which ctxc only reads"
 	KiloReadOnly = "is a Kilo session, which ctxc only reads"
