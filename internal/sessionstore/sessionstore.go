@@ -6,7 +6,8 @@
 // OpenHands conversation: internal/openhandsconv; a Cline CLI session: internal/clinesess; a
 // task of Cline's extension, Cline CLI 2.x, Kilo Code's extension or Roo Code:
 // internal/clinetask; a Nanocoder session: internal/nanocodersess; SWE-agent's and mini-swe-agent's trajectories:
-// internal/sweagenttraj, internal/miniswetraj). Each is opened as a file that no other program
+// internal/sweagenttraj, internal/miniswetraj; an opencode session document, what `opencode import`
+// takes in: internal/opencodestore). Each is opened as a file that no other program
 // sees, in the format its package exports, and never written. An agent's package describes its
 // sessions as a Store or a Source, and is one line of stores or converted below; every function
 // here asks the one the name belongs to.
