@@ -21,7 +21,11 @@ import (
 // *.json, its first member "info" whose "id" is a session's, ses_...) as its export, as a session
 // of the store would be once imported: one message a line, by time created then id, each
 // message's parts by id. ctxc never writes into it.
+//
+// A directory walk does not look for them (Found): it would open every *.json file below a
+// folder (OpenHands keeps one an event) to read its first bytes; a document is read when named.
 var Documents = &storefiles.Converted{Name: "opencode-document", Is: IsDocument, Export: ExportDocument,
+	Found: func(string, string) bool { return false },
 	Refuse: func(p string) error {
 		return &safewrite.ReadOnlyError{Path: p, Reason: "is an opencode session document (opencode import takes it in), which ctxc only reads",
 			Hint: "give -o OUT.json to write the result as a new one"}
