@@ -101,12 +101,6 @@ func (h *AgentHome) OpencodeImport(file string) (string, error) {
 	return string(out), err
 }
 
-// OpencodeExport returns `opencode export ID`: the session's document, as import takes it.
-func (h *AgentHome) OpencodeExport(id string) ([]byte, error) {
-	bin, _ := MoreBin(h.cmd)
-	return h.runOut(filepath.Join(bin, h.cmd), "export", id)
-}
-
 // OpencodeSnapshot copies the store (with its -wal and -shm files, opencode not running) into
 // dir: what ctxc reads while opencode's next run changes the store.
 func (h *AgentHome) OpencodeSnapshot(dir string) (string, error) {
