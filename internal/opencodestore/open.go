@@ -19,17 +19,21 @@ type Agent struct {
 	Dir      string // its data folder's name, in XDG_DATA_HOME
 	FileName string // its store's name, in its data folder
 	line     string // how an exported line starts
-	files    *storefiles.Kind
+	// hint is what a command that would write into the store is told to do instead.
+	hint  string
+	files *storefiles.Kind
 }
 
 // Opencode is opencode's store: opencode.db (opencode-CHANNEL.db for another release channel).
-var Opencode = newAgent("opencode", "opencode", FileName, `{"info":`)
+var Opencode = newAgent("opencode", "opencode", FileName, `{"info":`,
+	"give -o OUT.json to write the result as a new session for `opencode import OUT.json` (any other -o OUT: a ctxc-format session)")
 
 // Kilo is Kilo Code CLI's store: kilo.db (kilo-CHANNEL.db for another release channel).
-var Kilo = newAgent("kilo", "kilo", "kilo.db", `{"agent":"kilo","info":`)
+var Kilo = newAgent("kilo", "kilo", "kilo.db", `{"agent":"kilo","info":`,
+	"give -o OUT to write the result as a new ctxc-format session")
 
-func newAgent(name, dir, file, line string) *Agent {
-	a := &Agent{Name: name, Dir: dir, FileName: file, line: line}
+func newAgent(name, dir, file, line, hint string) *Agent {
+	a := &Agent{Name: name, Dir: dir, FileName: file, line: line, hint: hint}
 	a.files = &storefiles.Kind{Name: name, Named: a.NamedAsStore,
 		Open:   func(store string) (storefiles.Store, error) { return a.Open(store) },
 		Refuse: func(name string) error { return a.ReadOnly(name) }}
@@ -60,11 +64,7 @@ func (a *Agent) NamedAsStore(path string) bool {
 // ReadOnly is the error of a command that writes into a session of the agent's store: ctxc only
 // reads the store.
 func (a *Agent) ReadOnly(name string) error {
-	hint := "give -o OUT to write the result as a new ctxc-format session"
-	if a.Name == "opencode" {
-		hint = "give -o OUT.json to write the result as a new session for `opencode import OUT.json` (any other -o OUT: a ctxc-format session)"
-	}
-	return &safewrite.ReadOnlyError{Path: name, Reason: "is a session of " + a.Name + "'s SQLite store, which ctxc only reads", Hint: hint}
+	return &safewrite.ReadOnlyError{Path: name, Reason: "is a session of " + a.Name + "'s SQLite store, which ctxc only reads", Hint: a.hint}
 }
 
 // IsStoreFile reports whether path has a store's name and starts as an SQLite database: a

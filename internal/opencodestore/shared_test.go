@@ -63,7 +63,7 @@ func TestSessionsOfAStoreReadWithOneOpen(t *testing.T) {
 	path, w := newStore(t)
 	manySessions(t, w)
 	for _, proto := range []*Agent{Opencode, Kilo} {
-		a := newAgent(proto.Name, proto.Dir, FileName, proto.line)
+		a := newAgent(proto.Name, proto.Dir, FileName, proto.line, proto.hint)
 		opens := 0
 		open := a.files.Open
 		a.files.Open = func(p string) (storefiles.Store, error) { opens++; return open(p) }
