@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/clinesess"
-	"github.com/ctxc/ctxc/internal/estimate"
 )
 
 // Cline CLI 3.0.65 runs the hook files of ~/.cline/hooks after each tool call (PostToolUse) and
@@ -146,19 +145,10 @@ func clineAnswered(dir, id string, state []byte) (bool, error) {
 
 // clineNote builds the note (after the memory flush, when asked for) and Cline's answer.
 func clineNote(ctx context.Context, out Outcome, o Options) ([]byte, Outcome) {
-	deadline := time.Now().Add(o.timeout())
-	input := out.Input
-	if o.Memory != "" {
-		out.Memory = flushMemory(ctx, input, o)
-	}
-	instructions := o.instructions(input.Cwd)
-	note, err := withTimeout(ctx, time.Until(deadline), func() (note, error) {
-		return noteFramed(input.TranscriptPath, instructions, o.budget(), clineFrame, false, false)
-	})
+	note, err := flushAndNote(ctx, &out, o, clineFrame, false, false)
 	if err != nil {
 		return nil, failed(out, err)
 	}
-	out.Facts, out.Carried, out.Tokens, out.Detail = note.facts, note.carried, estimate.Tokens(note.text), note.basis
 	switch {
 	case note.basis != basisLost:
 		out.Action, out.Detail = "skip", "the compaction state does not apply to the messages"

@@ -158,18 +158,10 @@ func run(ctx context.Context, agent string, pre bool, in io.Reader, o Options) (
 		out.Action, out.Detail = "skip", fmt.Sprintf("event %s, source %q: nothing to do", input.Event, input.Source)
 		return nil, out
 	}
-	deadline := time.Now().Add(o.timeout())
-	if o.Memory != "" {
-		out.Memory = flushMemory(ctx, input, o)
-	}
-	instructions := o.instructions(input.Cwd)
-	note, err := withTimeout(ctx, time.Until(deadline), func() (note, error) {
-		return noteFor(input.TranscriptPath, instructions, o.budget(), pre, input.Compacted)
-	})
+	note, err := flushAndNote(ctx, &out, o, frameFor(pre), pre, input.Compacted)
 	if err != nil {
 		return nil, failed(out, err)
 	}
-	out.Facts, out.Carried, out.Tokens, out.Detail = note.facts, note.carried, estimate.Tokens(note.text), note.basis
 	if note.carried == 0 {
 		out.Action, out.Detail = "skip", "no fact to carry ("+note.basis+")"
 		return nil, out
@@ -181,6 +173,25 @@ func run(ctx context.Context, agent string, pre bool, in io.Reader, o Options) (
 	}
 	out.Action = "note"
 	return append(b, '\n'), out
+}
+
+// flushAndNote merges the session's memory into the memory file first, when asked, then makes
+// the note opened by frame, both within the hook's time; out gets what was flushed and counted.
+func flushAndNote(ctx context.Context, out *Outcome, o Options, frame string, pre, compacted bool) (note, error) {
+	deadline := time.Now().Add(o.timeout())
+	input := out.Input
+	if o.Memory != "" {
+		out.Memory = flushMemory(ctx, input, o)
+	}
+	instructions := o.instructions(input.Cwd)
+	n, err := withTimeout(ctx, time.Until(deadline), func() (note, error) {
+		return noteFramed(input.TranscriptPath, instructions, o.budget(), frame, pre, compacted)
+	})
+	if err != nil {
+		return n, err
+	}
+	out.Facts, out.Carried, out.Tokens, out.Detail = n.facts, n.carried, estimate.Tokens(n.text), n.basis
+	return n, nil
 }
 
 func (o Options) budget() int {
@@ -289,11 +300,16 @@ const (
 // framed for the summarizer; after one that is written (compacted), what it lost, whatever came
 // after it.
 func noteFor(path, instructions string, budget int, pre, compacted bool) (note, error) {
-	frame := noteFrame
+	return noteFramed(path, instructions, budget, frameFor(pre), pre, compacted)
+}
+
+// frameFor opens the note: for the summarizer before a compaction (pre), else for the model
+// after it.
+func frameFor(pre bool) string {
 	if pre {
-		frame = preFrame
+		return preFrame
 	}
-	return noteFramed(path, instructions, budget, frame, pre, compacted)
+	return noteFrame
 }
 
 // noteFramed is noteFor with the note opened by frame.
