@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -67,7 +68,9 @@ func (h *AgentHome) runOut(name string, args ...string) ([]byte, error) {
 	cmd.Env = append(os.Environ(), "HOME="+h.Home, "NO_COLOR=1", "CI=1")
 	cmd.Env = append(cmd.Env, h.env(h.Fake.URL)...)
 	cmd.Stdin = nil
-	var out, stdout bytes.Buffer
+	// stdout and stderr are copied by two goroutines: the log both share is locked
+	var out lockedBuffer
+	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, &stdout), &out
 	err := cmd.Run()
 	os.WriteFile(filepath.Join(h.dir, fmt.Sprintf("run%d.out", h.runs)), out.Bytes(), 0o644)
@@ -76,6 +79,26 @@ func (h *AgentHome) runOut(name string, args ...string) ([]byte, error) {
 	}
 	return stdout.Bytes(), nil
 }
+
+// lockedBuffer is a buffer that two goroutines may write.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Bytes()
+}
+
+func (b *lockedBuffer) String() string { return string(b.Bytes()) }
 
 // newHome makes dir/home and dir/proj (a file notes.txt in it, for the tool to read) and
 // starts the fake.
