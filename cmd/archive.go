@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/address"
 	"github.com/ctxc/ctxc/internal/archive"
+	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/objstore"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/safewrite"
@@ -15,7 +16,7 @@ import (
 
 // ArchiveOptions are the inputs of `ctxc archive`.
 type ArchiveOptions struct {
-	IO     *IOStreams
+	IO     *iostreams.IOStreams
 	Global *GlobalOptions
 
 	Sources []string

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ctxc/ctxc/internal/archive"
+	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/objstore"
 	"github.com/ctxc/ctxc/internal/quote"
 )
@@ -59,8 +60,8 @@ func uploadStage(ctx context.Context, opts *ArchiveOptions, stage string, store 
 	if err != nil {
 		return err
 	}
-	bar := newProgress(opts.IO, opts.Global, len(man.Files))
-	bar.describe("uploading")
+	bar := iostreams.NewProgress(opts.IO, opts.Global.Bars(), len(man.Files))
+	bar.Describe("uploading")
 	defer bar.Finish()
 	u := &archive.Uploader{Stage: stage, Store: store, DryRun: opts.DryRun, Each: func(r archive.Upload) {
 		bar.Add()
@@ -74,7 +75,7 @@ func uploadStage(ctx context.Context, opts *ArchiveOptions, stage string, store 
 }
 
 // printUpload prints one upload: every archive file with --json, those sent otherwise.
-func printUpload(opts *ArchiveOptions, bar *progress, r archive.Upload) {
+func printUpload(opts *ArchiveOptions, bar *iostreams.Progress, r archive.Upload) {
 	if opts.Global.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetEscapeHTML(false)

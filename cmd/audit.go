@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/audit"
+	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/ledger"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -18,7 +19,7 @@ import (
 
 // AuditOptions are the inputs of `ctxc audit`.
 type AuditOptions struct {
-	IO        *IOStreams
+	IO        *iostreams.IOStreams
 	Global    *GlobalOptions
 	Paths     []string
 	From      string
@@ -203,7 +204,7 @@ func firstOf(first, err error) error {
 }
 
 // reportFileError says that one file could not be audited.
-func reportFileError(ios *IOStreams, asJSON bool, enc *json.Encoder, path string, err error) {
+func reportFileError(ios *iostreams.IOStreams, asJSON bool, enc *json.Encoder, path string, err error) {
 	if asJSON {
 		enc.Encode(fileError{Type: "error", Path: path, Code: exitCode(err), Message: err.Error()})
 		return

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxc/ctxc/internal/iostreams"
 )
 
 // runCLI runs ctxc in-process with the given arguments and returns the exit code and outputs.
@@ -20,7 +22,7 @@ func runCLI(t *testing.T, dir string, args ...string) (int, string, string) {
 // runCLIEnv is runCLI with environment variables (HOME and XDG_CONFIG_HOME are dir).
 func runCLIEnv(t *testing.T, dir string, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
-	ios, _, out, errOut := TestStreams()
+	ios, _, out, errOut := iostreams.Test()
 	f := &Factory{IO: ios, Getenv: func(k string) string {
 		if k == "HOME" || k == "XDG_CONFIG_HOME" {
 			return dir

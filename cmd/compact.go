@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/compact"
+	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/llm"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/safewrite"
@@ -24,7 +25,7 @@ import (
 
 // CompactOptions are the inputs of `ctxc compact`.
 type CompactOptions struct {
-	IO     *IOStreams
+	IO     *iostreams.IOStreams
 	Global *GlobalOptions
 	Getenv func(string) string
 	Now    func() time.Time
@@ -236,13 +237,13 @@ func runCompact(ctx context.Context, opts *CompactOptions) error {
 
 // fileArgs expands the path arguments (and --from) of command what, which reads files: "-" is
 // refused with stdinErr.
-func fileArgs(ios *IOStreams, args []string, from, what, stdinErr string) ([]string, error) {
+func fileArgs(ios *iostreams.IOStreams, args []string, from, what, stdinErr string) ([]string, error) {
 	return sessionArgs(ios, args, from, what, stdinErr, true)
 }
 
 // sessionArgs is fileArgs; without archived, directories stand for their plain sessions only
 // (expandSessions).
-func sessionArgs(ios *IOStreams, args []string, from, what, stdinErr string, archived bool) ([]string, error) {
+func sessionArgs(ios *iostreams.IOStreams, args []string, from, what, stdinErr string, archived bool) ([]string, error) {
 	paths, err := gatherPaths(ios, args, from, what)
 	if err != nil {
 		return nil, err
@@ -328,7 +329,7 @@ type batch struct {
 	opts  *CompactOptions
 	files int
 	enc   *json.Encoder
-	bar   *progress
+	bar   *iostreams.Progress
 	stop  context.CancelFunc // stops the run (a dead endpoint)
 	instr *instructionSource // the instructions of each file's compaction (nil: none)
 
@@ -343,7 +344,7 @@ type batch struct {
 func newBatch(opts *CompactOptions, files int) *batch {
 	enc := json.NewEncoder(opts.IO.Out)
 	enc.SetEscapeHTML(false)
-	return &batch{opts: opts, files: files, enc: enc, bar: newProgress(opts.IO, opts.Global, files),
+	return &batch{opts: opts, files: files, enc: enc, bar: iostreams.NewProgress(opts.IO, opts.Global.Bars(), files),
 		sum: batchSummary{Type: "summary", Files: files, Reasons: map[string]int{}}}
 }
 
@@ -477,7 +478,7 @@ func (b *batch) exit(ctx context.Context, files int) error {
 	return nil
 }
 
-func printOutcome(opts *CompactOptions, enc *json.Encoder, bar *progress, out *compact.Outcome, errText string) {
+func printOutcome(opts *CompactOptions, enc *json.Encoder, bar *iostreams.Progress, out *compact.Outcome, errText string) {
 	if opts.Global.JSON {
 		if errText != "" && out.Reason != "" {
 			out.Reason = errText

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/expand"
+	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/msglist"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -14,7 +15,7 @@ import (
 
 // ExpandOptions are the inputs of `ctxc expand`.
 type ExpandOptions struct {
-	IO     *IOStreams
+	IO     *iostreams.IOStreams
 	Global *GlobalOptions
 
 	Path   string

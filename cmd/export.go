@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/archive"
 	"github.com/ctxc/ctxc/internal/export"
+	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/objstore"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/safewrite"
@@ -19,7 +20,7 @@ import (
 
 // ExportOptions are the inputs of `ctxc export`.
 type ExportOptions struct {
-	IO     *IOStreams
+	IO     *iostreams.IOStreams
 	Global *GlobalOptions
 
 	Sources  []string
@@ -199,8 +200,8 @@ func exportInto(ctx context.Context, opts *ExportOptions, dest string, eo export
 	if err != nil {
 		return sum, err
 	}
-	bar := newProgress(opts.IO, opts.Global, len(srcs))
-	bar.describe("exporting")
+	bar := iostreams.NewProgress(opts.IO, opts.Global.Bars(), len(srcs))
+	bar.Describe("exporting")
 	type exported struct {
 		src export.Source
 		r   export.Result
@@ -260,7 +261,7 @@ func sameName(srcs []export.Source) [][]int {
 }
 
 // printExportResult prints one session: every one with --json, those written otherwise.
-func printExportResult(opts *ExportOptions, bar *progress, r export.Result) {
+func printExportResult(opts *ExportOptions, bar *iostreams.Progress, r export.Result) {
 	if opts.Global.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetEscapeHTML(false)
@@ -278,7 +279,7 @@ func printExportResult(opts *ExportOptions, bar *progress, r export.Result) {
 		r.Status, quote.Name(r.Path), verb, r.Messages, r.Usage, r.Compactions, r.Agent, r.Date, r.Redacted))
 }
 
-func printExportError(opts *ExportOptions, bar *progress, path string, err error) {
+func printExportError(opts *ExportOptions, bar *iostreams.Progress, path string, err error) {
 	if opts.Global.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetEscapeHTML(false)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/iostreams"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -20,7 +22,7 @@ type numericFlag struct {
 // command: a flag added tomorrow is in the list.
 func numericFlags(t *testing.T) []numericFlag {
 	t.Helper()
-	ios, _, _, _ := TestStreams()
+	ios, _, _, _ := iostreams.Test()
 	root := NewRootCmd(&Factory{IO: ios, Getenv: func(string) string { return "" }, Now: time.Now})
 	var out []numericFlag
 	var walk func(c *cobra.Command, path []string)

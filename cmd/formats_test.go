@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxc/ctxc/internal/agent"
+	"github.com/ctxc/ctxc/internal/iostreams"
 )
 
 // TestEveryFormatIsOffered: each format of the registry is named by --format's help (on the
@@ -41,7 +42,7 @@ func TestEveryFormatIsOffered(t *testing.T) {
 // mcpToolsList is what `ctxc mcp` answers to tools/list.
 func mcpToolsList(t *testing.T) string {
 	t.Helper()
-	ios, in, out, _ := TestStreams()
+	ios, in, out, _ := iostreams.Test()
 	in.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}` + "\n" +
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
 		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n")

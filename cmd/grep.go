@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/grep"
 	"github.com/ctxc/ctxc/internal/index"
+	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
@@ -22,7 +23,7 @@ import (
 
 // GrepOptions are the inputs of `ctxc grep`.
 type GrepOptions struct {
-	IO     *IOStreams
+	IO     *iostreams.IOStreams
 	Global *GlobalOptions
 
 	Pattern    string

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxc/ctxc/internal/iostreams"
 )
 
 // TestGrepHighlight: matches are highlighted on a terminal only.
@@ -18,7 +20,7 @@ func TestGrepHighlight(t *testing.T) {
 	p := filepath.Join(dir, "s.jsonl")
 	os.WriteFile(p, []byte(`{"role":"user","content":"find the quokka, then the other quokka"}`+"\n"), 0o644)
 	run := func(tty bool, env map[string]string) string {
-		ios, _, out, _ := TestStreams()
+		ios, _, out, _ := iostreams.Test()
 		ios.SetTTY(false, tty, false)
 		f := &Factory{IO: ios, Getenv: func(k string) string {
 			if k == "HOME" || k == "XDG_CONFIG_HOME" {
@@ -64,7 +66,7 @@ func TestGrepJobsKeepOrder(t *testing.T) {
 		}
 	}
 	run := func(args ...string) (string, string, int) {
-		ios, _, out, errOut := TestStreams()
+		ios, _, out, errOut := iostreams.Test()
 		f := &Factory{IO: ios, Getenv: func(k string) string {
 			if k == "HOME" || k == "XDG_CONFIG_HOME" {
 				return dir

@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/guard"
+	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
 )
 
 // HookOptions are the inputs of `ctxc hook AGENT`.
 type HookOptions struct {
-	IO      *IOStreams
+	IO      *iostreams.IOStreams
 	Getenv  func(string) string
 	Now     func() time.Time
 	Agent   string

@@ -10,13 +10,14 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/hooks"
+	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/spf13/cobra"
 )
 
 // HooksOptions are the inputs of `ctxc hooks install|uninstall|status`.
 type HooksOptions struct {
-	IO     *IOStreams
+	IO     *iostreams.IOStreams
 	Global *GlobalOptions
 	Getenv func(string) string
 	// Executable is the ctxc the hooks run (os.Executable through symbolic links).

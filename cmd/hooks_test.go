@@ -8,11 +8,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxc/ctxc/internal/iostreams"
 )
 
 func hooksFactory(t *testing.T, env map[string]string) (*Factory, *strings.Builder, *strings.Builder) {
 	t.Helper()
-	ios, _, _, _ := TestStreams()
+	ios, _, _, _ := iostreams.Test()
 	f := &Factory{IO: ios, Getenv: func(k string) string { return env[k] }, Now: time.Now,
 		Executable: func() (string, error) { return "/opt/ctxc/ctxc", nil }}
 	o, e := &strings.Builder{}, &strings.Builder{}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/index"
+	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
@@ -13,7 +14,7 @@ import (
 
 // IndexOptions are the inputs of `ctxc index`.
 type IndexOptions struct {
-	IO     *IOStreams
+	IO     *iostreams.IOStreams
 	Global *GlobalOptions
 
 	Paths []string
@@ -101,16 +102,16 @@ func runIndex(opts *IndexOptions) error {
 
 // updateIndex brings the index in dir up to date with files (found under roots by walker),
 // with a progress bar on a terminal.
-func updateIndex(ios *IOStreams, g *GlobalOptions, dir string, files, roots []string, walker *index.Walker, format transcript.Format) (index.UpdateStats, error) {
-	bar := newByteProgress(ios, g, "indexing")
-	defer bar.finish()
+func updateIndex(ios *iostreams.IOStreams, g *GlobalOptions, dir string, files, roots []string, walker *index.Walker, format transcript.Format) (index.UpdateStats, error) {
+	bar := iostreams.NewByteProgress(ios, g.Bars(), "indexing")
+	defer bar.Finish()
 	return index.Update(dir, files, roots, index.UpdateOptions{
 		Dirs:    walker.Seen,
 		Format:  format,
 		Warn:    func(err error) { fmt.Fprintln(ios.ErrOut, "ctxc: "+quote.Name(err.Error())) },
 		Notice:  func(s string) { fmt.Fprintln(ios.ErrOut, "ctxc: "+s) },
-		Planned: bar.plan,
-		Done:    bar.add,
+		Planned: bar.Plan,
+		Done:    bar.AddBytes,
 	})
 }
 

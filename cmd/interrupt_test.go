@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxc/ctxc/internal/iostreams"
 )
 
 // TestInterruptBatch sends SIGINT (and SIGTERM) to a real ctxc process in the middle of a batch
@@ -188,7 +190,7 @@ func TestStdinEndsAtFirstEOF(t *testing.T) {
 		{[]string{"grep", "-F", "end", "-"}, []string{`{"role":"user","content":"the end"}` + "\n", "", `{"role":"user","content":"typed after the end"}` + "\n"}, `the end`},
 	} {
 		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {
-			ios, _, out, errOut := TestStreams()
+			ios, _, out, errOut := iostreams.Test()
 			tty := &ttyInput{typed: tc.typed}
 			ios.In = newInput(context.Background(), tty)
 			dir := t.TempDir()

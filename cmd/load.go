@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/msglist"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/spf13/cobra"
@@ -13,7 +14,7 @@ import (
 
 // LoadOptions are the inputs of `ctxc load`.
 type LoadOptions struct {
-	IO     *IOStreams
+	IO     *iostreams.IOStreams
 	Global *GlobalOptions
 
 	Path string

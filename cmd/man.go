@@ -6,12 +6,14 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/iostreams"
+
 	"github.com/spf13/cobra"
 )
 
 // ManOptions are the inputs of ctxc man.
 type ManOptions struct {
-	IO     *IOStreams
+	IO     *iostreams.IOStreams
 	Getenv func(string) string
 	Now    func() time.Time
 	Build  BuildInfo

@@ -6,13 +6,14 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/mcpserver"
 	"github.com/spf13/cobra"
 )
 
 // MCPOptions are the inputs of `ctxc mcp`.
 type MCPOptions struct {
-	IO       *IOStreams
+	IO       *iostreams.IOStreams
 	Global   *GlobalOptions
 	Version  string
 	MaxBytes int

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/memory"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/safewrite"
@@ -16,7 +17,7 @@ import (
 
 // MemoryOptions are the inputs of `ctxc memory`.
 type MemoryOptions struct {
-	IO       *IOStreams
+	IO       *iostreams.IOStreams
 	Global   *GlobalOptions
 	Paths    []string
 	From     string

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/address"
+	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
@@ -20,18 +21,18 @@ import (
 // and every OpenClaw store (transcript.StoreSessions), by the rule of transcript.Finder
 // (recursively, in lexical order, following symbolic links, each file once; a loop of links and
 // a folder that cannot be read are said on errOut, the walk goes on, and an unreadable folder
-// makes the run partial: IOStreams.walkFailed); a pattern with glob characters that names no
+// makes the run partial: IOStreams.WalkFailed); a pattern with glob characters that names no
 // existing file is expanded, and "-" is standard input. A directory or pattern that yields no
 // file is not an error (an empty ~/.claude/projects is a normal first run), but it is said: one
 // line on errOut for each.
-func expandPaths(args []string, ios *IOStreams) ([]string, error) {
+func expandPaths(args []string, ios *iostreams.IOStreams) ([]string, error) {
 	return expandSessions(args, ios, true)
 }
 
 // expandSessions is expandPaths; without archived, a directory stands for its *.jsonl files only
 // (for the commands that write into the sessions they find: an archive named on the command
 // line is still given, and refused with the reason).
-func expandSessions(args []string, ios *IOStreams, archived bool) ([]string, error) {
+func expandSessions(args []string, ios *iostreams.IOStreams, archived bool) ([]string, error) {
 	return expandWith(args, ios, ios.ErrOut, archived, filepath.WalkDir)
 }
 
@@ -40,7 +41,7 @@ func expandSessions(args []string, ios *IOStreams, archived bool) ([]string, err
 // directory or pattern that yields no file is said on say (io.Discard for folders looked in
 // on the user's behalf rather than named). The expansion is address.Expander's, as for the MCP
 // server's tools, with the command line's rules.
-func expandWith(args []string, ios *IOStreams, say io.Writer, archived bool, walk func(string, fs.WalkDirFunc) error) ([]string, error) {
+func expandWith(args []string, ios *iostreams.IOStreams, say io.Writer, archived bool, walk func(string, fs.WalkDirFunc) error) ([]string, error) {
 	finder := transcript.NewFinder(archived, walk)
 	e := &address.Expander{Finder: finder, Say: say, CommandLine: true, Mirror: mirrorBucket}
 	out, err := e.Expand(args)
@@ -50,7 +51,7 @@ func expandWith(args []string, ios *IOStreams, say io.Writer, archived bool, wal
 	for _, p := range finder.Problems {
 		fmt.Fprintln(ios.ErrOut, "ctxc: "+quote.Name(p.Error()))
 		if p.Unreadable() {
-			ios.walkFailed.Add(1)
+			ios.WalkFailed()
 		}
 	}
 	return out, err
@@ -75,7 +76,7 @@ func readPathList(r io.Reader) ([]string, error) {
 }
 
 // gatherPaths joins the command-line paths and the --from list; none at all is a usage error.
-func gatherPaths(ios *IOStreams, args []string, from, what string) ([]string, error) {
+func gatherPaths(ios *iostreams.IOStreams, args []string, from, what string) ([]string, error) {
 	paths := args
 	if from != "" {
 		list, err := readFromList(ios, from)

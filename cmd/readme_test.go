@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxc/ctxc/internal/iostreams"
 )
 
 // TestReadmeFirstCommand runs the README's first set-up command (its `go run .` steps, in
@@ -92,7 +94,7 @@ func TestReadmeFirstCommand(t *testing.T) {
 
 func runInProcess(t *testing.T, args []string) (stdout, stderr string, code int) {
 	t.Helper()
-	ios, _, out, errOut := TestStreams()
+	ios, _, out, errOut := iostreams.Test()
 	f := &Factory{IO: ios, Getenv: func(string) string { return "" }, Now: time.Now, Build: BuildInfo{Version: "test"}.resolve()}
 	code = Run(context.Background(), f, args)
 	return out.String(), errOut.String(), code

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/report"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -19,7 +20,7 @@ import (
 
 // ReportOptions are the inputs of `ctxc report`.
 type ReportOptions struct {
-	IO     *IOStreams
+	IO     *iostreams.IOStreams
 	Global *GlobalOptions
 	Now    func() time.Time
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/config"
+	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -47,7 +48,7 @@ func (b BuildInfo) resolve() BuildInfo {
 
 // Factory holds what every command needs from the outside world; tests replace its parts.
 type Factory struct {
-	IO     *IOStreams
+	IO     *iostreams.IOStreams
 	Getenv func(string) string
 	Now    func() time.Time
 	Build  BuildInfo
@@ -71,13 +72,16 @@ type GlobalOptions struct {
 	Strict     bool
 }
 
+// Bars reports whether progress may be drawn on a terminal: neither --json nor -q.
+func (g *GlobalOptions) Bars() bool { return !g.JSON && !g.Quiet }
+
 // Main runs ctxc with the process's arguments and returns the exit code.
 func Main(build BuildInfo) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stop := exitOnInterrupt(cancel, interruptGrace, os.Stderr, os.Exit)
 	defer stop()
-	ios := System()
+	ios := iostreams.System()
 	ios.In = newInput(ctx, ios.In)
 	f := &Factory{IO: ios, Getenv: os.Getenv, Now: time.Now, Build: build.resolve()}
 	return Run(ctx, f, os.Args[1:])
@@ -117,8 +121,8 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 // walkedExit is a command's result once the folders it could not read below its arguments
 // are counted: a success, or grep's "nothing matched", is a partial run (3), since files were
 // left unread; the folders were said when met.
-func walkedExit(err error, ios *IOStreams) error {
-	n := ios.walkFailed.Load()
+func walkedExit(err error, ios *iostreams.IOStreams) error {
+	n := ios.WalksFailed()
 	if n == 0 || err != nil && !noMatch(err) {
 		return err
 	}

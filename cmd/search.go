@@ -17,6 +17,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/grep"
 	"github.com/ctxc/ctxc/internal/index"
+	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/objstore"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/sessionstore"
@@ -26,7 +27,7 @@ import (
 
 // SearchOptions are the inputs of `ctxc search`.
 type SearchOptions struct {
-	IO     *IOStreams
+	IO     *iostreams.IOStreams
 	Global *GlobalOptions
 	Now    func() time.Time
 

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"text/tabwriter"
 
+	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/ctxc/ctxc/internal/usage"
@@ -18,7 +19,7 @@ import (
 
 // StatsOptions are the inputs of `ctxc stats`.
 type StatsOptions struct {
-	IO     *IOStreams
+	IO     *iostreams.IOStreams
 	Global *GlobalOptions
 
 	Paths  []string
@@ -247,7 +248,7 @@ func (tot *statsTotals) add(st *transcript.Stats) {
 	tot.Bytes += st.Bytes
 }
 
-func readFromList(io *IOStreams, from string) ([]string, error) {
+func readFromList(io *iostreams.IOStreams, from string) ([]string, error) {
 	if from == "-" {
 		return readPathList(io.In)
 	}
@@ -259,7 +260,7 @@ func readFromList(io *IOStreams, from string) ([]string, error) {
 	return readPathList(fh)
 }
 
-func statsOne(ios *IOStreams, path string, ropts transcript.Options, prices *usage.Prices) (*transcript.Stats, *usage.Cost, error) {
+func statsOne(ios *iostreams.IOStreams, path string, ropts transcript.Options, prices *usage.Prices) (*transcript.Stats, *usage.Cost, error) {
 	var res *transcript.Result
 	var err error
 	var rs []usage.Response

@@ -6,13 +6,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxc/ctxc/internal/iostreams"
 )
 
 // runStatsTTY runs ctxc stats with standard output a terminal or not.
 func runStatsTTY(t *testing.T, tty bool, args ...string) string {
 	t.Helper()
 	dir := t.TempDir()
-	ios, _, out, errOut := TestStreams()
+	ios, _, out, errOut := iostreams.Test()
 	ios.SetTTY(false, tty, false)
 	f := &Factory{IO: ios, Getenv: func(k string) string {
 		if k == "HOME" || k == "XDG_CONFIG_HOME" {

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/llm"
 	"github.com/schollz/progressbar/v3"
 )
@@ -23,7 +24,7 @@ const waitTick = time.Second
 
 // waitWatcher reports the requests in flight to a summarizer.
 type waitWatcher struct {
-	ios    *IOStreams
+	ios    *iostreams.IOStreams
 	g      *GlobalOptions
 	notice time.Duration
 
@@ -33,7 +34,7 @@ type waitWatcher struct {
 }
 
 // watchSummarizer returns c watched by a waitWatcher; notice 0 is waitNotice.
-func watchSummarizer(c llm.Client, ios *IOStreams, g *GlobalOptions, notice time.Duration) llm.Client {
+func watchSummarizer(c llm.Client, ios *iostreams.IOStreams, g *GlobalOptions, notice time.Duration) llm.Client {
 	if c == nil {
 		return nil
 	}

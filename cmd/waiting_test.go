@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/llm/llmtest"
 )
 
@@ -43,7 +44,7 @@ func TestSilentEndpointIsSaid(t *testing.T) {
 			dir := t.TempDir()
 			p := writeSession(t, dir, "s.jsonl", 12)
 			before, _ := os.ReadFile(p)
-			ios, _, _, errOut := TestStreams()
+			ios, _, _, errOut := iostreams.Test()
 			ios.SetTTY(false, false, tty)
 			f := &Factory{IO: ios, Getenv: func(k string) string {
 				if k == "HOME" || k == "XDG_CONFIG_HOME" {
@@ -76,7 +77,7 @@ func TestQuietSilentEndpoint(t *testing.T) {
 	url := silentEndpoint(t)
 	dir := t.TempDir()
 	p := writeSession(t, dir, "s.jsonl", 12)
-	ios, _, _, errOut := TestStreams()
+	ios, _, _, errOut := iostreams.Test()
 	ios.SetTTY(false, false, true)
 	f := &Factory{IO: ios, Getenv: func(k string) string {
 		if k == "HOME" || k == "XDG_CONFIG_HOME" {
@@ -106,7 +107,7 @@ func TestStreamingSummarizerShowsTokens(t *testing.T) {
 			})
 			dir := t.TempDir()
 			p := writeSession(t, dir, "s.jsonl", 12)
-			ios, _, _, errOut := TestStreams()
+			ios, _, _, errOut := iostreams.Test()
 			ios.SetTTY(false, false, tty)
 			fac := &Factory{IO: ios, Getenv: func(k string) string {
 				if k == "HOME" || k == "XDG_CONFIG_HOME" {

@@ -1,4 +1,6 @@
-package cmd
+// Package iostreams is the command line's standard streams, which of them are terminals, and
+// the progress bars shown on a terminal only.
+package iostreams
 
 import (
 	"bytes"
@@ -19,7 +21,7 @@ type IOStreams struct {
 	stdinTTY, stdoutTTY, stderrTTY bool
 
 	// walkFailed counts the folders below a command's arguments that could not be read (said
-	// on ErrOut when met): the files found elsewhere are done, and the run is partial (Run).
+	// on ErrOut when met): the files found elsewhere are done, and the run is partial.
 	walkFailed atomic.Int32
 }
 
@@ -35,8 +37,8 @@ func System() *IOStreams {
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
-// TestStreams returns streams backed by buffers, none of them a terminal.
-func TestStreams() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
+// Test returns streams backed by buffers, none of them a terminal.
+func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
 	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
 	return &IOStreams{In: in, Out: out, ErrOut: errOut}, in, out, errOut
 }
@@ -51,3 +53,9 @@ func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
 func (s *IOStreams) SetTTY(stdin, stdout, stderr bool) {
 	s.stdinTTY, s.stdoutTTY, s.stderrTTY = stdin, stdout, stderr
 }
+
+// WalkFailed says that a folder below the command's arguments could not be read.
+func (s *IOStreams) WalkFailed() { s.walkFailed.Add(1) }
+
+// WalksFailed is the number of folders that could not be read.
+func (s *IOStreams) WalksFailed() int { return int(s.walkFailed.Load()) }
