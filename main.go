@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/ctxc/ctxc/cmd"
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	_ "github.com/ctxc/ctxc/internal/pretouch" // maps the pages ctxc is about to touch, as it starts
 )
 
@@ -17,5 +18,5 @@ var (
 )
 
 func main() {
-	os.Exit(cmd.Main(cmd.BuildInfo{Version: version, Commit: commit, Date: date}))
+	os.Exit(cmd.Main(cmdutil.BuildInfo{Version: version, Commit: commit, Date: date}))
 }

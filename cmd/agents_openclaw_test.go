@@ -19,6 +19,7 @@ import (
 	"unicode"
 
 	"github.com/ctxc/ctxc/internal/agentcheck"
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/tidwall/gjson"
 )
@@ -212,8 +213,8 @@ func compactImportedBack(t *testing.T, bin string, env []string, home string, se
 		}
 	}
 	out := filepath.Join(t.TempDir(), "compacted.jsonl")
-	if code, _, errOut := runCLI(t, t.TempDir(), "compact", "--provider", "extractive", "--threshold", "1000", "--keep-tail", "4", name); code != ExitUsage || !strings.Contains(errOut, "only reads") {
-		t.Errorf("compact in place: exit %d, %s; want the read-only refusal (exit %d)", code, errOut, ExitUsage)
+	if code, _, errOut := runCLI(t, t.TempDir(), "compact", "--provider", "extractive", "--threshold", "1000", "--keep-tail", "4", name); code != cmdutil.ExitUsage || !strings.Contains(errOut, "only reads") {
+		t.Errorf("compact in place: exit %d, %s; want the read-only refusal (exit %d)", code, errOut, cmdutil.ExitUsage)
 	}
 	code, stdout, errOut := runCLI(t, t.TempDir(), "compact", "--provider", "extractive", "--threshold", "1000", "--keep-tail", "4", "-o", out, name)
 	if code != 0 {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxc/ctxc/internal/agentcheck"
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
@@ -35,7 +36,7 @@ func TestAgentResumesRepair(t *testing.T) {
 			dir := t.TempDir()
 			p := filepath.Join(dir, name+".jsonl")
 			os.WriteFile(p, data, 0o644)
-			if code, _, _ := runCLI(t, dir, "lint", p); code != ExitFailure {
+			if code, _, _ := runCLI(t, dir, "lint", p); code != cmdutil.ExitFailure {
 				t.Fatalf("lint before repair: exit %d, want 1", code)
 			}
 			if code, _, errOut := runCLI(t, dir, "repair", p); code != 0 {

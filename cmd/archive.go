@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxc/ctxc/internal/address"
 	"github.com/ctxc/ctxc/internal/archive"
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/objstore"
 	"github.com/ctxc/ctxc/internal/quote"
@@ -17,7 +18,7 @@ import (
 // ArchiveOptions are the inputs of `ctxc archive`.
 type ArchiveOptions struct {
 	IO     *iostreams.IOStreams
-	Global *GlobalOptions
+	Global *cmdutil.GlobalOptions
 
 	Sources []string
 	Dest    string
@@ -27,7 +28,7 @@ type ArchiveOptions struct {
 }
 
 // NewCmdArchive builds `ctxc archive`. runF replaces the run function in tests.
-func NewCmdArchive(f *Factory, runF func(context.Context, *ArchiveOptions) error) *cobra.Command {
+func NewCmdArchive(f *cmdutil.Factory, runF func(context.Context, *ArchiveOptions) error) *cobra.Command {
 	opts := &ArchiveOptions{IO: f.IO, Global: &f.Global}
 	c := &cobra.Command{
 		Use:   "archive SRC... DEST",
@@ -80,17 +81,17 @@ patterns).
 func (o *ArchiveOptions) setArgs(args []string) error {
 	switch {
 	case o.Verify && len(args) != 1:
-		return &UsageError{errors.New("archive --verify needs exactly DEST")}
+		return &cmdutil.UsageError{Err: errors.New("archive --verify needs exactly DEST")}
 	case o.Verify:
 		o.Dest = args[0]
 	case len(args) < 2:
-		return &UsageError{errors.New("archive needs SRC... DEST (a session file or directory, then the archive directory)")}
+		return &cmdutil.UsageError{Err: errors.New("archive needs SRC... DEST (a session file or directory, then the archive directory)")}
 	default:
 		o.Sources, o.Dest = args[:len(args)-1], args[len(args)-1]
 	}
 	for _, s := range o.Sources {
 		if s == "-" {
-			return &UsageError{errors.New("archive copies files: standard input cannot be a SRC")}
+			return &cmdutil.UsageError{Err: errors.New("archive copies files: standard input cannot be a SRC")}
 		}
 	}
 	return nil
@@ -99,7 +100,7 @@ func (o *ArchiveOptions) setArgs(args []string) error {
 // archiveSources finds the session files under each SRC and names their archives; a glob
 // stands for each file or directory it matches.
 func archiveSources(opts *ArchiveOptions, dest string) ([]archive.Source, error) {
-	roots, err := sourceRoots(opts.Sources, opts.IO.ErrOut)
+	roots, err := cmdutil.SourceRoots(opts.Sources, opts.IO.ErrOut)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +110,7 @@ func archiveSources(opts *ArchiveOptions, dest string) ([]archive.Source, error)
 	}
 	var out []archive.Source
 	for _, root := range roots {
-		files, err := expandSessions([]string{root}, opts.IO, false)
+		files, err := cmdutil.ExpandSessions([]string{root}, opts.IO, false)
 		if err != nil {
 			return nil, err
 		}
@@ -180,7 +181,7 @@ func runArchive(ctx context.Context, opts *ArchiveOptions) error {
 		return err
 	}
 	printArchiveSummary(opts, sum)
-	return batchExit(ctx, sum.Failed, sum.Files)
+	return cmdutil.BatchExit(ctx, sum.Failed, sum.Files)
 }
 
 // archiveInto archives the sources into the local folder dest, printing a line per file.

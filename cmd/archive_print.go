@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ctxc/ctxc/internal/archive"
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/objstore"
 	"github.com/ctxc/ctxc/internal/quote"
 )
@@ -13,7 +14,7 @@ func printArchiveError(opts *ArchiveOptions, path string, err error) {
 	if opts.Global.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetEscapeHTML(false)
-		enc.Encode(fileError{Type: "error", Path: path, Code: exitCode(err), Message: err.Error()})
+		enc.Encode(fileError{Type: "error", Path: path, Code: cmdutil.ExitCode(err), Message: err.Error()})
 	}
 	fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+quote.Name(err.Error()))
 }
@@ -78,7 +79,7 @@ func printArchiveSummary(opts *ArchiveOptions, s archiveSummary) {
 func runArchiveVerify(opts *ArchiveOptions) error {
 	dest := opts.Dest
 	if objstore.IsURL(dest) {
-		dir, err := mirrorBucket(dest)
+		dir, err := cmdutil.MirrorBucket(dest)
 		if err != nil {
 			return err
 		}
@@ -113,7 +114,7 @@ func runArchiveVerify(opts *ArchiveOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "verified %d archive(s): %d mismatch(es)\n", len(checks), bad)
 	}
 	if bad > 0 {
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%d archive(s) do not match the manifest", bad)}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: fmt.Errorf("%d archive(s) do not match the manifest", bad)}
 	}
 	return nil
 }

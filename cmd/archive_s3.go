@@ -6,29 +6,16 @@ import (
 	"fmt"
 
 	"github.com/ctxc/ctxc/internal/archive"
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/objstore"
 	"github.com/ctxc/ctxc/internal/quote"
 )
 
-// openBucket opens and checks the store an s3://BUCKET/PREFIX argument names: a missing bucket,
-// refused credentials and an endpoint that does not answer are refused before any work.
-func openBucket(ctx context.Context, addr string) (*objstore.S3, error) {
-	u, err := objstore.ParseURL(addr)
-	if err != nil {
-		return nil, &UsageError{err}
-	}
-	store, err := objstore.OpenS3(ctx, u)
-	if err != nil {
-		return nil, err
-	}
-	return store, store.Check(ctx)
-}
-
 // runArchiveS3 archives into the local staging folder of the bucket, as a local archive, then
 // uploads what the bucket lacks.
 func runArchiveS3(ctx context.Context, opts *ArchiveOptions) error {
-	store, err := openBucket(ctx, opts.Dest)
+	store, err := cmdutil.OpenBucket(ctx, opts.Dest)
 	if err != nil {
 		return err
 	}
@@ -49,7 +36,7 @@ func runArchiveS3(ctx context.Context, opts *ArchiveOptions) error {
 	if upErr != nil {
 		return upErr
 	}
-	return batchExit(ctx, sum.Failed, sum.Files)
+	return cmdutil.BatchExit(ctx, sum.Failed, sum.Files)
 }
 
 // uploadStage sends the staged archive files the bucket lacks, one line each, counted in sum.
@@ -90,19 +77,4 @@ func printUpload(opts *ArchiveOptions, bar *iostreams.Progress, r archive.Upload
 	}
 	verb := map[bool]string{true: "would upload", false: "uploaded"}[opts.DryRun]
 	bar.Println(opts.IO.Out, fmt.Sprintf("%-11s %s: %d bytes", verb, quote.Name(r.Archive), r.Bytes))
-}
-
-// mirrorBucket brings the archived sessions of s3://BUCKET/PREFIX into their local mirror and
-// returns its folder, which the reading commands then walk as a local archive.
-func mirrorBucket(addr string) (string, error) {
-	ctx := context.Background()
-	store, err := openBucket(ctx, addr)
-	if err != nil {
-		return "", err
-	}
-	dir, err := archive.MirrorDir(store.Endpoint(), store.String())
-	if err != nil {
-		return "", err
-	}
-	return dir, archive.Mirror(ctx, store, dir)
 }

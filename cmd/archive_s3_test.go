@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/archive"
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/objstore"
 	"github.com/klauspost/compress/zstd"
 )
@@ -320,7 +321,7 @@ func TestS3ArchiveRefusals(t *testing.T) {
 		code       int
 		says       string
 	}{
-		{"unreachable", "s3://any/prefix", []string{"AWS_ENDPOINT_URL=http://127.0.0.1:1", "AWS_ACCESS_KEY_ID=k", "AWS_SECRET_ACCESS_KEY=s", "AWS_MAX_ATTEMPTS=1"}, ExitUnavailable, "does not answer"},
+		{"unreachable", "s3://any/prefix", []string{"AWS_ENDPOINT_URL=http://127.0.0.1:1", "AWS_ACCESS_KEY_ID=k", "AWS_SECRET_ACCESS_KEY=s", "AWS_MAX_ATTEMPTS=1"}, cmdutil.ExitUnavailable, "does not answer"},
 	}
 	if bucket := os.Getenv("CTXC_TEST_S3_BUCKET"); bucket != "" {
 		cases = append(cases,
@@ -329,13 +330,13 @@ func TestS3ArchiveRefusals(t *testing.T) {
 				env        []string
 				code       int
 				says       string
-			}{"no-bucket", "s3://no-such-bucket-ctxc/x", nil, ExitUsage, "bucket does not exist"},
+			}{"no-bucket", "s3://no-such-bucket-ctxc/x", nil, cmdutil.ExitUsage, "bucket does not exist"},
 			struct {
 				name, addr string
 				env        []string
 				code       int
 				says       string
-			}{"wrong-secret", "s3://" + bucket + "/x", []string{"AWS_SECRET_ACCESS_KEY=wrong"}, ExitConfig, "access denied"},
+			}{"wrong-secret", "s3://" + bucket + "/x", []string{"AWS_SECRET_ACCESS_KEY=wrong"}, cmdutil.ExitConfig, "access denied"},
 		)
 	}
 	for _, c := range cases {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/testsessions"
 )
 
@@ -117,7 +118,7 @@ func TestArchivedReadOnly(t *testing.T) {
 		arch := filepath.Join(archived, tc.name+".zst")
 		before, _ := os.ReadFile(arch)
 		code, _, errOut := runCLI(t, dir, append(tc.args, arch)...)
-		if code != ExitUsage || !strings.Contains(errOut, arch+": archived sessions are read-only; use -o FILE") {
+		if code != cmdutil.ExitUsage || !strings.Contains(errOut, arch+": archived sessions are read-only; use -o FILE") {
 			t.Errorf("%s in place: exit %d, %q", tc.args[0], code, errOut)
 		}
 		if after, _ := os.ReadFile(arch); string(after) != string(before) {

@@ -3,6 +3,8 @@ package cmd
 import (
 	"strings"
 	"testing"
+
+	"github.com/ctxc/ctxc/internal/cmdutil"
 )
 
 // TestWrongArgumentsAreUsage: a command given too few or too many arguments is a usage error
@@ -14,8 +16,8 @@ func TestWrongArgumentsAreUsage(t *testing.T) {
 	} {
 		t.Run(strings.Join(args, "_"), func(t *testing.T) {
 			code, _, stderr := runCLI(t, t.TempDir(), args...)
-			if code != ExitUsage {
-				t.Fatalf("ctxc %s: exit %d, want %d; stderr: %s", strings.Join(args, " "), code, ExitUsage, stderr)
+			if code != cmdutil.ExitUsage {
+				t.Fatalf("ctxc %s: exit %d, want %d; stderr: %s", strings.Join(args, " "), code, cmdutil.ExitUsage, stderr)
 			}
 			if !strings.Contains(stderr, "arg") && !strings.Contains(stderr, "unknown command") {
 				t.Errorf("ctxc %s: the arguments are not said: %s", strings.Join(args, " "), stderr)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/audit"
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/ledger"
 	"github.com/ctxc/ctxc/internal/quote"
@@ -20,7 +21,7 @@ import (
 // AuditOptions are the inputs of `ctxc audit`.
 type AuditOptions struct {
 	IO        *iostreams.IOStreams
-	Global    *GlobalOptions
+	Global    *cmdutil.GlobalOptions
 	Paths     []string
 	From      string
 	Last      bool
@@ -30,7 +31,7 @@ type AuditOptions struct {
 }
 
 // NewCmdAudit builds `ctxc audit`.
-func NewCmdAudit(f *Factory, runF func(*AuditOptions) error) *cobra.Command {
+func NewCmdAudit(f *cmdutil.Factory, runF func(*AuditOptions) error) *cobra.Command {
 	opts := &AuditOptions{IO: f.IO, Global: &f.Global}
 	c := &cobra.Command{
 		Use:   "audit [PATH...]",
@@ -70,9 +71,9 @@ compaction's context (with ctxc's notes) keeps less than R of its facts.`,
 	fl.IntVar(&opts.MaxLost, "max-lost", 20, "lost facts listed per compaction in the text output (0: all)")
 	fl.StringVar(&opts.From, "from", "", "read the paths from this file, one per line (- for standard input)")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files audited at once (the output stays in the order of the files)")
-	floatRange(fl, "min-recall", 0, 1)
-	intRange(fl, "max-lost", 0, maxCount, "all")
-	intRange(fl, "jobs", 1, maxJobs, "")
+	cmdutil.FloatRange(fl, "min-recall", 0, 1)
+	cmdutil.IntRange(fl, "max-lost", 0, cmdutil.MaxCount, "all")
+	cmdutil.IntRange(fl, "jobs", 1, cmdutil.MaxJobs, "")
 	return c
 }
 
@@ -125,7 +126,7 @@ func (t *auditTotal) finish() {
 
 func runAudit(ctx context.Context, opts *AuditOptions) error {
 	if opts.MinRecall < 0 || opts.MinRecall > 1 {
-		return &UsageError{errors.New("--min-recall takes a share between 0 and 1")}
+		return &cmdutil.UsageError{Err: errors.New("--min-recall takes a share between 0 and 1")}
 	}
 	files, format, err := auditFiles(opts)
 	if err != nil {
@@ -177,7 +178,7 @@ type fileAudit struct {
 // auditAll audits the files with jobs workers and yields their audits in the order of the files
 // (stopping at an interrupt).
 func auditAll(ctx context.Context, files []string, o audit.Options, jobs int) <-chan *fileAudit {
-	return inOrder(ctx, len(files), jobs, func(i int) *fileAudit {
+	return cmdutil.InOrder(ctx, len(files), jobs, func(i int) *fileAudit {
 		cs, err := audit.File(ctx, files[i], o)
 		return &fileAudit{path: files[i], cs: cs, err: err}
 	})
@@ -185,13 +186,13 @@ func auditAll(ctx context.Context, files []string, o audit.Options, jobs int) <-
 
 // auditFiles expands the paths and parses --format.
 func auditFiles(opts *AuditOptions) ([]string, transcript.Format, error) {
-	files, err := fileArgs(opts.IO, opts.Paths, opts.From, "audit", "audit reads files, not standard input; use --from - for a list of paths")
+	files, err := cmdutil.FileArgs(opts.IO, opts.Paths, opts.From, "audit", "audit reads files, not standard input; use --from - for a list of paths")
 	if err != nil {
 		return nil, "", err
 	}
 	format, err := transcript.ParseFormat(opts.Global.Format)
 	if err != nil {
-		return nil, "", &UsageError{err}
+		return nil, "", &cmdutil.UsageError{Err: err}
 	}
 	return files, format, nil
 }
@@ -206,7 +207,7 @@ func firstOf(first, err error) error {
 // reportFileError says that one file could not be audited.
 func reportFileError(ios *iostreams.IOStreams, asJSON bool, enc *json.Encoder, path string, err error) {
 	if asJSON {
-		enc.Encode(fileError{Type: "error", Path: path, Code: exitCode(err), Message: err.Error()})
+		enc.Encode(fileError{Type: "error", Path: path, Code: cmdutil.ExitCode(err), Message: err.Error()})
 		return
 	}
 	fmt.Fprintln(ios.ErrOut, "failed "+quote.Name(err.Error()))
@@ -215,13 +216,13 @@ func reportFileError(ios *iostreams.IOStreams, asJSON bool, enc *json.Encoder, p
 func auditExit(ctx context.Context, t *auditTotal, files int, firstErr error) error {
 	switch {
 	case ctx.Err() != nil:
-		return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
+		return &cmdutil.ExitError{Code: cmdutil.ExitInterrupted, Err: errors.New("interrupted")}
 	case files == 1 && firstErr != nil:
 		return firstErr
 	case t.Failed > 0:
-		return batchExit(ctx, t.Failed, files)
+		return cmdutil.BatchExit(ctx, t.Failed, files)
 	case t.BelowMin > 0:
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%d compaction(s) below the minimum recall", t.BelowMin)}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: fmt.Errorf("%d compaction(s) below the minimum recall", t.BelowMin)}
 	}
 	return nil
 }
@@ -229,7 +230,7 @@ func auditExit(ctx context.Context, t *auditTotal, files int, firstErr error) er
 // printAudit prints one compaction: a head line, the counts per category, the lost facts.
 func printAudit(w io.Writer, c *audit.Compaction, maxLost int) {
 	fmt.Fprintf(w, "%s:%d: compaction %d (%s, written by %s): ~%s → ~%s tokens", quote.Name(c.Path), c.Line, c.Index, c.Format, author(c.By),
-		human(int64(c.TokensBefore)), human(int64(c.TokensAfter)))
+		cmdutil.Thousands(int64(c.TokensBefore)), cmdutil.Thousands(int64(c.TokensAfter)))
 	if c.Unreadable != "" {
 		fmt.Fprintf(w, "; unreadable: %s\n", c.Unreadable)
 		return

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 )
 
@@ -23,12 +24,12 @@ func runCLI(t *testing.T, dir string, args ...string) (int, string, string) {
 func runCLIEnv(t *testing.T, dir string, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
-	f := &Factory{IO: ios, Getenv: func(k string) string {
+	f := &cmdutil.Factory{IO: ios, Getenv: func(k string) string {
 		if k == "HOME" || k == "XDG_CONFIG_HOME" {
 			return dir
 		}
 		return env[k]
-	}, Now: time.Now, Build: BuildInfo{Version: "test"}}
+	}, Now: time.Now, Build: cmdutil.BuildInfo{Version: "test"}}
 	code := Run(context.Background(), f, args)
 	return code, out.String(), errOut.String()
 }

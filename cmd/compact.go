@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/agent"
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/llm"
@@ -26,7 +27,7 @@ import (
 // CompactOptions are the inputs of `ctxc compact`.
 type CompactOptions struct {
 	IO     *iostreams.IOStreams
-	Global *GlobalOptions
+	Global *cmdutil.GlobalOptions
 	Getenv func(string) string
 	Now    func() time.Time
 	// WaitNotice is how long a summarizer may take before ctxc says it has not answered yet
@@ -65,7 +66,7 @@ type CompactOptions struct {
 }
 
 // NewCmdCompact builds `ctxc compact`.
-func NewCmdCompact(f *Factory, runF func(*CompactOptions) error) *cobra.Command {
+func NewCmdCompact(f *cmdutil.Factory, runF func(*CompactOptions) error) *cobra.Command {
 	opts := &CompactOptions{IO: f.IO, Global: &f.Global, Getenv: f.Getenv, Now: f.Now, WaitNotice: f.WaitNotice}
 	c := &cobra.Command{
 		Use:   "compact [PATH...]",
@@ -127,8 +128,8 @@ standard input.`,
 	fl.BoolVar(&opts.Force, "force", false, "compact files modified in the last --idle period, append to a ctxc or message-list file even if it grew meanwhile (never to an agent's session), and let -o replace an existing file ctxc did not write")
 	fl.BoolVar(&opts.RepairTail, "repair-tail", false, "when a file's last line was cut short (no line end, not valid JSON), move it into FILE.ctxc-tail and compact instead of refusing")
 	fl.DurationVar(&opts.Idle, "idle", compact.DefaultIdle, "a file modified more recently is live and skipped")
-	intRange(fl, "jobs", 1, maxJobs, "")
-	durationRange(fl, "idle", 0, 365*24*time.Hour, "")
+	cmdutil.IntRange(fl, "jobs", 1, cmdutil.MaxJobs, "")
+	cmdutil.DurationRange(fl, "idle", 0, 365*24*time.Hour, "")
 	fl.StringVar(&opts.NowFlag, "now", "", "timestamp written in markers (RFC 3339; also SOURCE_DATE_EPOCH), for reproducible output")
 	return c
 }
@@ -148,14 +149,14 @@ func addSummarizeFlags(c *cobra.Command, opts *CompactOptions) {
 	addProviderFlags(c, opts)
 	fl.IntVar(&opts.Parallel, "parallel", 1, "summarizer requests at once for the chunks of one file")
 	fl.StringVar(&opts.From, "from", "", "read paths from this file (- for standard input), one per line")
-	intRange(fl, "threshold", 1, maxTokens, "100000, or 75% of --window")
-	intRange(fl, "window", minWindow, maxTokens, "unknown")
-	intRange(fl, "summary-window", minWindow, maxTokens, "ask the model or 8192")
-	intRange(fl, "target", 1, maxTokens, "")
-	intRange(fl, "keep-head", 0, maxCount, "")
-	intRange(fl, "keep-tail", 0, maxCount, "")
-	intRange(fl, "keep-tail-tokens", 0, maxTokens, "")
-	intRange(fl, "parallel", 1, maxParallel, "")
+	cmdutil.IntRange(fl, "threshold", 1, cmdutil.MaxTokens, "100000, or 75% of --window")
+	cmdutil.IntRange(fl, "window", cmdutil.MinWindow, cmdutil.MaxTokens, "unknown")
+	cmdutil.IntRange(fl, "summary-window", cmdutil.MinWindow, cmdutil.MaxTokens, "ask the model or 8192")
+	cmdutil.IntRange(fl, "target", 1, cmdutil.MaxTokens, "")
+	cmdutil.IntRange(fl, "keep-head", 0, cmdutil.MaxCount, "")
+	cmdutil.IntRange(fl, "keep-tail", 0, cmdutil.MaxCount, "")
+	cmdutil.IntRange(fl, "keep-tail-tokens", 0, cmdutil.MaxTokens, "")
+	cmdutil.IntRange(fl, "parallel", 1, cmdutil.MaxParallel, "")
 }
 
 // addProviderFlags adds the flags that choose and reach the summarizer.
@@ -166,7 +167,7 @@ func addProviderFlags(c *cobra.Command, opts *CompactOptions) {
 	fl.StringVar(&opts.Endpoint, "endpoint", "", "summarizer URL (ollama default $OLLAMA_HOST or http://127.0.0.1:11434; openai default $OPENAI_BASE_URL, including /v1)")
 	fl.StringVar(&opts.APIKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key for openai (keys are never taken from flags)")
 	fl.DurationVar(&opts.Timeout, "timeout", 0, "timeout of one summarizer request (default: 2m plus 1m per 16,000 characters sent)")
-	durationRange(fl, "timeout", 100*time.Millisecond, 24*time.Hour, "in proportion to the request")
+	cmdutil.DurationRange(fl, "timeout", 100*time.Millisecond, 24*time.Hour, "in proportion to the request")
 	fl.BoolVar(&opts.NoRedact, "no-redact", false, "send text to a non-loopback endpoint without replacing secret-looking strings")
 	fl.BoolVar(&opts.Redact, "redact", false, "replace secret-looking strings even for a loopback endpoint")
 	c.MarkFlagsMutuallyExclusive("redact", "no-redact")
@@ -176,14 +177,14 @@ func (o *CompactOptions) now() (time.Time, error) {
 	if o.NowFlag != "" {
 		t, err := time.Parse(time.RFC3339, o.NowFlag)
 		if err != nil {
-			return time.Time{}, &UsageError{fmt.Errorf("--now: %w", err)}
+			return time.Time{}, &cmdutil.UsageError{Err: fmt.Errorf("--now: %w", err)}
 		}
 		return t, nil
 	}
 	if s := o.Getenv("SOURCE_DATE_EPOCH"); s != "" {
 		sec, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return time.Time{}, &UsageError{fmt.Errorf("SOURCE_DATE_EPOCH=%q: not a number of seconds", s)}
+			return time.Time{}, &cmdutil.UsageError{Err: fmt.Errorf("SOURCE_DATE_EPOCH=%q: not a number of seconds", s)}
 		}
 		return time.Unix(sec, 0).UTC(), nil
 	}
@@ -205,13 +206,13 @@ type batchSummary struct {
 func runCompact(ctx context.Context, opts *CompactOptions) error {
 	// In place, a directory stands for its plain sessions: its archives are read-only.
 	inPlace := opts.Output == "" && !opts.DryRun && !opts.Check
-	files, err := sessionArgs(opts.IO, opts.Paths, opts.From, "compact",
+	files, err := cmdutil.SessionArgs(opts.IO, opts.Paths, opts.From, "compact",
 		"compact does not read a transcript from standard input (it appends to files); use --from - for a list of paths", !inPlace)
 	if err != nil {
 		return err
 	}
 	if opts.Output != "" && len(files) != 1 {
-		return &UsageError{fmt.Errorf("-o takes exactly one input file (got %d)", len(files))}
+		return &cmdutil.UsageError{Err: fmt.Errorf("-o takes exactly one input file (got %d)", len(files))}
 	}
 	co, err := compactOptions(opts)
 	if err != nil {
@@ -235,36 +236,15 @@ func runCompact(ctx context.Context, opts *CompactOptions) error {
 	return runBatch(ctx, opts, files, co, instr)
 }
 
-// fileArgs expands the path arguments (and --from) of command what, which reads files: "-" is
-// refused with stdinErr.
-func fileArgs(ios *iostreams.IOStreams, args []string, from, what, stdinErr string) ([]string, error) {
-	return sessionArgs(ios, args, from, what, stdinErr, true)
-}
-
-// sessionArgs is fileArgs; without archived, directories stand for their plain sessions only
-// (expandSessions).
-func sessionArgs(ios *iostreams.IOStreams, args []string, from, what, stdinErr string, archived bool) ([]string, error) {
-	paths, err := gatherPaths(ios, args, from, what)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range paths {
-		if p == "-" {
-			return nil, &UsageError{errors.New(stdinErr)}
-		}
-	}
-	return expandSessions(paths, ios, archived)
-}
-
 // compactOptions are the compaction settings of the flags: format, zones, tiers, target.
 func compactOptions(opts *CompactOptions) (compact.Options, error) {
 	format, err := transcript.ParseFormat(opts.Global.Format)
 	if err != nil {
-		return compact.Options{}, &UsageError{err}
+		return compact.Options{}, &cmdutil.UsageError{Err: err}
 	}
 	tiers, err := parseTiers(opts.Tiers)
 	if err != nil {
-		return compact.Options{}, &UsageError{err}
+		return compact.Options{}, &cmdutil.UsageError{Err: err}
 	}
 	co := compact.Options{
 		Threshold: opts.Threshold, Window: opts.Window, Target: opts.Target, Tiers: tiers,
@@ -349,7 +329,7 @@ func newBatch(opts *CompactOptions, files int) *batch {
 }
 
 // compactAll compacts the files with jobs workers until they are done or stop is cancelled,
-// reports each in the order of the files (inOrder: the output of a batch is the same whatever
+// reports each in the order of the files (cmdutil.InOrder: the output of a batch is the same whatever
 // -j), and returns which files were attempted to the end.
 func (b *batch) compactAll(stop context.Context, files []string, co compact.Options, jobs int) map[string]bool {
 	type result struct {
@@ -358,7 +338,7 @@ func (b *batch) compactAll(stop context.Context, files []string, co compact.Opti
 	}
 	done := map[string]bool{}
 	i := 0
-	for r := range inOrder(stop, len(files), jobs, func(i int) result {
+	for r := range cmdutil.InOrder(stop, len(files), jobs, func(i int) result {
 		out, err := b.compactOne(stop, files[i], co)
 		return result{out, err}
 	}) {
@@ -409,7 +389,7 @@ func (b *batch) report(path string, out *compact.Outcome, err error) {
 // reportError: a busy file or one its format cannot be compacted in place is a skip; an
 // interrupted one is left untouched; a dead endpoint stops the run; anything else is a failure.
 func (b *batch) reportError(path string, out *compact.Outcome, err error) {
-	code := exitCode(err)
+	code := cmdutil.ExitCode(err)
 	switch {
 	case compact.IsBusy(err):
 		var be *safewrite.BusyError
@@ -421,7 +401,7 @@ func (b *batch) reportError(path string, out *compact.Outcome, err error) {
 		b.skip(out, reason, err)
 		b.busy++
 		return
-	case b.files > 1 && code == ExitUsage: // unsupported in place: a skip in a batch
+	case b.files > 1 && code == cmdutil.ExitUsage: // unsupported in place: a skip in a batch
 		b.skip(out, "unsupported", err)
 		return
 	case errors.Is(err, context.Canceled):
@@ -429,7 +409,7 @@ func (b *batch) reportError(path string, out *compact.Outcome, err error) {
 	}
 	b.sum.Failed++
 	b.firstErr = firstOf(b.firstErr, err)
-	if code == ExitUnavailable {
+	if code == cmdutil.ExitUnavailable {
 		b.unavailable++
 		b.stop() // a dead endpoint: stop before grinding through the rest
 	} else {
@@ -455,25 +435,25 @@ func (b *batch) exit(ctx context.Context, files int) error {
 	sum := b.sum
 	switch {
 	case ctx.Err() != nil:
-		return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted: %d compacted, %d file(s) not attempted or abandoned unwritten", sum.Compacted, sum.Untouched)}
+		return &cmdutil.ExitError{Code: cmdutil.ExitInterrupted, Err: fmt.Errorf("interrupted: %d compacted, %d file(s) not attempted or abandoned unwritten", sum.Compacted, sum.Untouched)}
 	case b.unavailable > 0:
 		msg := fmt.Sprintf("summarizer endpoint unavailable: %v", b.firstErr)
 		if sum.Untouched > 0 {
 			msg += fmt.Sprintf("; stopped early, %d file(s) not attempted", sum.Untouched)
 		}
-		return &ExitError{Code: ExitUnavailable, Err: errors.New(msg)}
+		return &cmdutil.ExitError{Code: cmdutil.ExitUnavailable, Err: errors.New(msg)}
 	case files == 1 && b.firstErr != nil:
 		return b.firstErr
 	case files == 1 && b.busy > 0:
-		return &ExitError{Code: ExitTempFail, Silent: true}
+		return &cmdutil.ExitError{Code: cmdutil.ExitTempFail, Silent: true}
 	case b.hardFail > 0 && sum.Compacted+sum.Skipped+sum.Over == 0:
-		return batchExit(ctx, b.hardFail, b.hardFail)
+		return cmdutil.BatchExit(ctx, b.hardFail, b.hardFail)
 	case b.hardFail > 0:
-		return batchExit(ctx, b.hardFail, files)
+		return cmdutil.BatchExit(ctx, b.hardFail, files)
 	case b.busy > 0:
-		return &ExitError{Code: ExitTempFail, Err: fmt.Errorf("%d file(s) locked or live: retry later", b.busy)}
+		return &cmdutil.ExitError{Code: cmdutil.ExitTempFail, Err: fmt.Errorf("%d file(s) locked or live: retry later", b.busy)}
 	case b.opts.Check && sum.Over > 0:
-		return &ExitError{Code: ExitFailure, Silent: true}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Silent: true}
 	}
 	return nil
 }
@@ -490,9 +470,9 @@ func printOutcome(opts *CompactOptions, enc *json.Encoder, bar *iostreams.Progre
 	switch {
 	case opts.Check:
 		if out.Status == compact.StatusOver {
-			fmt.Fprintf(opts.IO.Out, "over\t%s\t%s tokens > threshold %s\n", quote.Name(out.Path), human(int64(out.Plan.TokensBefore)), human(int64(out.Plan.Threshold)))
+			fmt.Fprintf(opts.IO.Out, "over\t%s\t%s tokens > threshold %s\n", quote.Name(out.Path), cmdutil.Thousands(int64(out.Plan.TokensBefore)), cmdutil.Thousands(int64(out.Plan.Threshold)))
 		} else if opts.Global.Verbose > 0 {
-			bar.Println(w, fmt.Sprintf("ok %s: %s tokens", quote.Name(out.Path), human(int64(out.TokensBefore))))
+			bar.Println(w, fmt.Sprintf("ok %s: %s tokens", quote.Name(out.Path), cmdutil.Thousands(int64(out.TokensBefore))))
 		}
 	case opts.DryRun:
 		printPlan(opts.IO.Out, out)
@@ -512,7 +492,7 @@ func printOutcome(opts *CompactOptions, enc *json.Encoder, bar *iostreams.Progre
 			dest += " → " + quote.Name(out.Output)
 		}
 		bar.Println(w, fmt.Sprintf("compacted %s: %d messages, ~%s → ~%s tokens (%s)", dest, out.Summarized,
-			human(int64(out.TokensBefore)), human(int64(out.TokensAfter)), model))
+			cmdutil.Thousands(int64(out.TokensBefore)), cmdutil.Thousands(int64(out.TokensAfter)), model))
 		if out.Session != "" {
 			bar.Println(w, fmt.Sprintf("new %s session %s: %s", out.Format, out.Session, out.Resume))
 		}
@@ -528,7 +508,7 @@ func printOutcome(opts *CompactOptions, enc *json.Encoder, bar *iostreams.Progre
 		}
 		msg := errText
 		if msg == "" {
-			msg = fmt.Sprintf("%s: %s (%s tokens)", quote.Name(out.Path), out.Reason, human(int64(out.TokensBefore)))
+			msg = fmt.Sprintf("%s: %s (%s tokens)", quote.Name(out.Path), out.Reason, cmdutil.Thousands(int64(out.TokensBefore)))
 		}
 		bar.Println(w, "skipped "+msg)
 	}
@@ -539,7 +519,7 @@ func printPlan(w io.Writer, out *compact.Outcome) {
 	if p == nil {
 		return
 	}
-	fmt.Fprintf(w, "%s (%s): %s tokens, threshold %s\n", quote.Name(p.Path), p.Format, human(int64(p.TokensBefore)), human(int64(p.Threshold)))
+	fmt.Fprintf(w, "%s (%s): %s tokens, threshold %s\n", quote.Name(p.Path), p.Format, cmdutil.Thousands(int64(p.TokensBefore)), cmdutil.Thousands(int64(p.Threshold)))
 	for _, z := range []struct {
 		name string
 		z    compact.Zone
@@ -548,7 +528,7 @@ func printPlan(w io.Writer, out *compact.Outcome) {
 		if z.z.FromLine > 0 {
 			lines = fmt.Sprintf("lines %d-%d", z.z.FromLine, z.z.ToLine)
 		}
-		fmt.Fprintf(w, "  %-6s  %4d messages  %10s tokens  %s\n", z.name, z.z.Messages, human(int64(z.z.Tokens)), lines)
+		fmt.Fprintf(w, "  %-6s  %4d messages  %10s tokens  %s\n", z.name, z.z.Messages, cmdutil.Thousands(int64(z.z.Tokens)), lines)
 	}
 	if p.Tier != "" {
 		fmt.Fprintf(w, "  tier    %s: %s\n", p.Tier, p.TierReason)
@@ -556,15 +536,15 @@ func printPlan(w io.Writer, out *compact.Outcome) {
 	if len(p.Cuts) > 0 {
 		fmt.Fprintf(w, "  cuts    %d block(s) in the kept messages: %s\n", len(p.Cuts), compact.CutSummary(p.Cuts))
 	}
-	fmt.Fprintf(w, "  result  head + summary (~%s) + tail ≈ %s tokens\n", human(int64(p.Target)), human(int64(p.PredictedAfter)))
+	fmt.Fprintf(w, "  result  head + summary (~%s) + tail ≈ %s tokens\n", cmdutil.Thousands(int64(p.Target)), cmdutil.Thousands(int64(p.PredictedAfter)))
 	if p.SummarizerWindow > 0 {
 		fit := "fits"
 		if !p.Fits {
 			fit = "does not fit"
 		}
-		fmt.Fprintf(w, "  summarizer input ~%s tokens %s its %s-token window; %d chunk(s)\n", human(int64(p.SummarizerInput)), fit, human(int64(p.SummarizerWindow)), max(p.Chunks, 1))
+		fmt.Fprintf(w, "  summarizer input ~%s tokens %s its %s-token window; %d chunk(s)\n", cmdutil.Thousands(int64(p.SummarizerInput)), fit, cmdutil.Thousands(int64(p.SummarizerWindow)), max(p.Chunks, 1))
 	} else {
-		fmt.Fprintf(w, "  summarizer input ~%s tokens\n", human(int64(p.SummarizerInput)))
+		fmt.Fprintf(w, "  summarizer input ~%s tokens\n", cmdutil.Thousands(int64(p.SummarizerInput)))
 	}
 	if p.Compact {
 		fmt.Fprintln(w, "  would compact")

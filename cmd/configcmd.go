@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/config"
 	"github.com/ctxc/ctxc/internal/llm"
@@ -37,7 +38,7 @@ func showComputedDefaults(res *config.Resolved) {
 }
 
 // NewCmdConfig builds `ctxc config`: every setting's effective value and where it came from.
-func NewCmdConfig(f *Factory) *cobra.Command {
+func NewCmdConfig(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "config",
 		Short: "Show each effective setting and where it came from",
@@ -61,7 +62,7 @@ whether the API key variable is set (its value is never printed).`,
 			if err != nil {
 				return err
 			}
-			if err := checkRanges(flags, res); err != nil {
+			if err := cmdutil.CheckRanges(flags, res); err != nil {
 				return err
 			}
 			showComputedDefaults(res)

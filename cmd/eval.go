@@ -8,6 +8,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/evaluate"
 	"github.com/ctxc/ctxc/internal/ledger"
@@ -24,7 +25,7 @@ type EvalOptions struct {
 }
 
 // NewCmdEval builds `ctxc eval`.
-func NewCmdEval(f *Factory, runF func(*EvalOptions) error) *cobra.Command {
+func NewCmdEval(f *cmdutil.Factory, runF func(*EvalOptions) error) *cobra.Command {
 	opts := &EvalOptions{Compact: CompactOptions{IO: f.IO, Global: &f.Global, Getenv: f.Getenv, Now: f.Now, WaitNotice: f.WaitNotice}}
 	co := &opts.Compact
 	c := &cobra.Command{
@@ -58,8 +59,8 @@ session's project; --no-instructions for none), and the terms they name are fact
 	addInstructionsFlags(c, &co.Instructions, &co.NoInstructions)
 	fl.Float64Var(&opts.MinRecall, "min-recall", 0, "exit 1 if a compacted file's context keeps less than this share of its facts (0-1)")
 	fl.Float64Var(&opts.MinSummaryRecall, "min-summary-recall", 0, "exit 1 if a summary alone keeps less than this share of its facts (0-1)")
-	floatRange(fl, "min-recall", 0, 1)
-	floatRange(fl, "min-summary-recall", 0, 1)
+	cmdutil.FloatRange(fl, "min-recall", 0, 1)
+	cmdutil.FloatRange(fl, "min-summary-recall", 0, 1)
 	return c
 }
 
@@ -81,9 +82,9 @@ type evalSummary struct {
 func runEval(ctx context.Context, opts *EvalOptions) error {
 	co := &opts.Compact
 	if opts.MinRecall < 0 || opts.MinRecall > 1 || opts.MinSummaryRecall < 0 || opts.MinSummaryRecall > 1 {
-		return &UsageError{errors.New("--min-recall and --min-summary-recall take a share between 0 and 1")}
+		return &cmdutil.UsageError{Err: errors.New("--min-recall and --min-summary-recall take a share between 0 and 1")}
 	}
-	files, err := fileArgs(co.IO, co.Paths, co.From, "eval", "eval reads files, not standard input; use --from - for a list of paths")
+	files, err := cmdutil.FileArgs(co.IO, co.Paths, co.From, "eval", "eval reads files, not standard input; use --from - for a list of paths")
 	if err != nil {
 		return err
 	}
@@ -111,17 +112,17 @@ func runEval(ctx context.Context, opts *EvalOptions) error {
 	}
 	switch {
 	case ctx.Err() != nil:
-		return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
+		return &cmdutil.ExitError{Code: cmdutil.ExitInterrupted, Err: errors.New("interrupted")}
 	case unavailable:
-		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("summarizer endpoint unavailable: %v", firstErr)}
+		return &cmdutil.ExitError{Code: cmdutil.ExitUnavailable, Err: fmt.Errorf("summarizer endpoint unavailable: %v", firstErr)}
 	case len(files) == 1 && firstErr != nil:
 		return firstErr
 	case sum.Failed > 0 && sum.Compacted+sum.Skipped == 0:
-		return batchExit(ctx, sum.Failed, sum.Failed)
+		return cmdutil.BatchExit(ctx, sum.Failed, sum.Failed)
 	case sum.Failed > 0:
-		return batchExit(ctx, sum.Failed, len(files))
+		return cmdutil.BatchExit(ctx, sum.Failed, len(files))
 	case sum.BelowMin > 0:
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%d file(s) below the minimum recall", sum.BelowMin)}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: fmt.Errorf("%d file(s) below the minimum recall", sum.BelowMin)}
 	}
 	return nil
 }
@@ -140,7 +141,7 @@ func evalFiles(ctx context.Context, opts *EvalOptions, files []string, copts com
 			sum.Failed++
 			firstErr = firstOf(firstErr, err)
 			reportFileError(co.IO, co.Global.JSON, enc, path, err)
-			if exitCode(err) == ExitUnavailable {
+			if cmdutil.ExitCode(err) == cmdutil.ExitUnavailable {
 				unavailable = true
 				break
 			}
@@ -201,15 +202,15 @@ func printEvalTable(w io.Writer, results []*evaluate.Result, s evalSummary) {
 	fmt.Fprint(tw, "RECALL\tSUMMARY-ONLY\tTIME\t\n")
 	for _, r := range results {
 		if r.Status != compact.StatusCompacted {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t", quote.Name(r.Path), r.Format, human(int64(r.TokensBefore)), "-")
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t", quote.Name(r.Path), r.Format, cmdutil.Thousands(int64(r.TokensBefore)), "-")
 			for range evalHeads {
 				fmt.Fprint(tw, "-\t")
 			}
 			fmt.Fprintf(tw, "%s\t\t%.2fs\t\n", r.Reason, r.Seconds)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s→%s\t%s/%s\t", quote.Name(r.Path), r.Format, human(int64(r.TokensBefore)), human(int64(r.TokensAfter)),
-			human(int64(r.SummaryTokens)), human(int64(r.Target)))
+		fmt.Fprintf(tw, "%s\t%s\t%s→%s\t%s/%s\t", quote.Name(r.Path), r.Format, cmdutil.Thousands(int64(r.TokensBefore)), cmdutil.Thousands(int64(r.TokensAfter)),
+			cmdutil.Thousands(int64(r.SummaryTokens)), cmdutil.Thousands(int64(r.Target)))
 		for _, c := range evalColumns {
 			k := r.ByCat[c]
 			if k.Facts == 0 {

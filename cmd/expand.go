@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/expand"
 	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/msglist"
@@ -16,7 +17,7 @@ import (
 // ExpandOptions are the inputs of `ctxc expand`.
 type ExpandOptions struct {
 	IO     *iostreams.IOStreams
-	Global *GlobalOptions
+	Global *cmdutil.GlobalOptions
 
 	Path   string
 	Marker int
@@ -24,7 +25,7 @@ type ExpandOptions struct {
 }
 
 // NewCmdExpand builds `ctxc expand`.
-func NewCmdExpand(f *Factory, runF func(*ExpandOptions) error) *cobra.Command {
+func NewCmdExpand(f *cmdutil.Factory, runF func(*ExpandOptions) error) *cobra.Command {
 	opts := &ExpandOptions{IO: f.IO, Global: &f.Global}
 	c := &cobra.Command{
 		Use:   "expand FILE",
@@ -48,7 +49,7 @@ prints them as API messages (JSONL); text prints "line: role: text".`,
 		},
 	}
 	c.Flags().IntVar(&opts.Marker, "marker", 0, "which compaction: 1 = the first in the file (default: the last)")
-	intRange(c.Flags(), "marker", 1, maxCount, "the last")
+	cmdutil.IntRange(c.Flags(), "marker", 1, cmdutil.MaxCount, "the last")
 	c.Flags().StringVar(&opts.As, "as", "lines", "output: lines (as stored), openai, anthropic or text")
 	return c
 }
@@ -56,15 +57,15 @@ prints them as API messages (JSONL); text prints "line: role: text".`,
 func runExpand(opts *ExpandOptions) error {
 	format, err := transcript.ParseFormat(opts.Global.Format)
 	if err != nil {
-		return &UsageError{err}
+		return &cmdutil.UsageError{Err: err}
 	}
 	if opts.Marker < 0 {
-		return &UsageError{fmt.Errorf("--marker must be 1 or more")}
+		return &cmdutil.UsageError{Err: fmt.Errorf("--marker must be 1 or more")}
 	}
 	switch opts.As {
 	case "lines", "openai", "anthropic", "text":
 	default:
-		return &UsageError{fmt.Errorf("unknown --as %q (want lines, openai, anthropic or text)", opts.As)}
+		return &cmdutil.UsageError{Err: fmt.Errorf("unknown --as %q (want lines, openai, anthropic or text)", opts.As)}
 	}
 	ex, err := expand.At(opts.Path, opts.Marker, format)
 	if err != nil {

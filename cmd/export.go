@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctxc/ctxc/internal/archive"
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/export"
 	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/objstore"
@@ -21,7 +22,7 @@ import (
 // ExportOptions are the inputs of `ctxc export`.
 type ExportOptions struct {
 	IO     *iostreams.IOStreams
-	Global *GlobalOptions
+	Global *cmdutil.GlobalOptions
 
 	Sources  []string
 	Dest     string // --parquet: a folder or s3://BUCKET/PREFIX
@@ -32,7 +33,7 @@ type ExportOptions struct {
 }
 
 // NewCmdExport builds `ctxc export`. runF replaces the run function in tests.
-func NewCmdExport(f *Factory, runF func(context.Context, *ExportOptions) error) *cobra.Command {
+func NewCmdExport(f *cmdutil.Factory, runF func(context.Context, *ExportOptions) error) *cobra.Command {
 	opts := &ExportOptions{IO: f.IO, Global: &f.Global}
 	c := &cobra.Command{
 		Use:   "export --parquet DEST SRC...",
@@ -70,20 +71,20 @@ read. The schema, the patterns and example queries: docs/team-archive.md.`,
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would be exported; write nothing")
 	c.Flags().StringVar(&opts.Prices, "prices", "", "price table (JSON, as the shipped one) whose models replace or add to the shipped prices")
 	c.Flags().IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "sessions exported at once (the output stays in the order of the files)")
-	intRange(c.Flags(), "jobs", 1, maxJobs, "")
+	cmdutil.IntRange(c.Flags(), "jobs", 1, cmdutil.MaxJobs, "")
 	return c
 }
 
 func (o *ExportOptions) setArgs(args []string) error {
 	switch {
 	case o.Dest == "":
-		return &UsageError{errors.New("export needs --parquet DEST (a folder or s3://BUCKET/PREFIX)")}
+		return &cmdutil.UsageError{Err: errors.New("export needs --parquet DEST (a folder or s3://BUCKET/PREFIX)")}
 	case len(args) == 0:
-		return &UsageError{errors.New("export needs SRC... (session files, directories or archives)")}
+		return &cmdutil.UsageError{Err: errors.New("export needs SRC... (session files, directories or archives)")}
 	}
 	for _, s := range args {
 		if s == "-" {
-			return &UsageError{errors.New("export reads files: standard input cannot be a SRC")}
+			return &cmdutil.UsageError{Err: errors.New("export reads files: standard input cannot be a SRC")}
 		}
 	}
 	o.Sources = args
@@ -135,7 +136,7 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 		return err
 	}
 	printExportSummary(opts, sum)
-	return batchExit(ctx, sum.Failed, sum.Files)
+	return cmdutil.BatchExit(ctx, sum.Failed, sum.Files)
 }
 
 // exportDest resolves --parquet: a local folder, or the staging folder of a bucket with the
@@ -147,13 +148,13 @@ func exportDest(ctx context.Context, opts *ExportOptions) (export.Options, strin
 	}
 	format, err := transcript.ParseFormat(opts.Global.Format)
 	if err != nil {
-		return export.Options{}, "", &UsageError{err}
+		return export.Options{}, "", &cmdutil.UsageError{Err: err}
 	}
 	eo := export.Options{Format: format, Redact: !opts.NoRedact, DryRun: opts.DryRun, Prices: prices}
 	if !objstore.IsURL(opts.Dest) {
 		return eo, opts.Dest, nil
 	}
-	store, err := openBucket(ctx, opts.Dest)
+	store, err := cmdutil.OpenBucket(ctx, opts.Dest)
 	if err != nil {
 		return eo, "", err
 	}
@@ -168,7 +169,7 @@ func exportDest(ctx context.Context, opts *ExportOptions) (export.Options, strin
 // exportSources finds the session files under each SRC and names them as ctxc archive does
 // (without .zst: an archived session and its source are one session).
 func exportSources(opts *ExportOptions, dest string) ([]export.Source, error) {
-	roots, err := sourceRoots(opts.Sources, opts.IO.ErrOut)
+	roots, err := cmdutil.SourceRoots(opts.Sources, opts.IO.ErrOut)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +178,7 @@ func exportSources(opts *ExportOptions, dest string) ([]export.Source, error) {
 	}
 	var out []export.Source
 	for _, root := range roots {
-		files, err := expandPaths([]string{root}, opts.IO)
+		files, err := cmdutil.ExpandPaths([]string{root}, opts.IO)
 		if err != nil {
 			return nil, err
 		}
@@ -211,7 +212,7 @@ func exportInto(ctx context.Context, opts *ExportOptions, dest string, eo export
 	// archive, or one under two SRCs) in turn, in the order given, so that the last one given
 	// is what DEST holds, as in a run on one core.
 	groups := sameName(srcs)
-	done := inOrder(ctx, len(groups), opts.Jobs, func(g int) []exported {
+	done := cmdutil.InOrder(ctx, len(groups), opts.Jobs, func(g int) []exported {
 		var out []exported
 		for _, i := range groups[g] {
 			if ctx.Err() != nil {
@@ -283,7 +284,7 @@ func printExportError(opts *ExportOptions, bar *iostreams.Progress, path string,
 	if opts.Global.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetEscapeHTML(false)
-		enc.Encode(fileError{Type: "error", Path: path, Code: exitCode(err), Message: err.Error()})
+		enc.Encode(fileError{Type: "error", Path: path, Code: cmdutil.ExitCode(err), Message: err.Error()})
 	}
 	bar.Println(opts.IO.ErrOut, "ctxc: "+quote.Name(err.Error()))
 }

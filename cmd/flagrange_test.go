@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 
 	"github.com/spf13/cobra"
@@ -23,12 +24,12 @@ type numericFlag struct {
 func numericFlags(t *testing.T) []numericFlag {
 	t.Helper()
 	ios, _, _, _ := iostreams.Test()
-	root := NewRootCmd(&Factory{IO: ios, Getenv: func(string) string { return "" }, Now: time.Now})
+	root := NewRootCmd(&cmdutil.Factory{IO: ios, Getenv: func(string) string { return "" }, Now: time.Now})
 	var out []numericFlag
 	var walk func(c *cobra.Command, path []string)
 	walk = func(c *cobra.Command, path []string) {
 		c.LocalFlags().VisitAll(func(fl *pflag.Flag) {
-			if isNumericFlag(fl) {
+			if cmdutil.IsNumericFlag(fl) {
 				out = append(out, numericFlag{path, fl})
 			}
 		})
@@ -53,7 +54,7 @@ var requiredArgs = map[string][]string{
 // outOfRange returns values just outside a flag's declared range: below its lowest and above its
 // highest, and a negative value (never a default).
 func outOfRange(t *testing.T, fl *pflag.Flag) []string {
-	r := fl.Annotations[rangeAnnotation]
+	r := fl.Annotations[cmdutil.RangeAnnotation]
 	if fl.Value.Type() == "duration" {
 		lo, _ := time.ParseDuration(r[0])
 		hi, _ := time.ParseDuration(r[1])
@@ -78,9 +79,9 @@ func outOfRange(t *testing.T, fl *pflag.Flag) []string {
 func TestEveryNumericFlagHasARange(t *testing.T) {
 	for _, nf := range numericFlags(t) {
 		name := strings.Join(append(append([]string{"ctxc"}, nf.path...), "--"+nf.flag.Name), " ")
-		r, ok := nf.flag.Annotations[rangeAnnotation]
+		r, ok := nf.flag.Annotations[cmdutil.RangeAnnotation]
 		if !ok || len(r) != 3 {
-			t.Errorf("%s: no range declared (intRange, floatRange or durationRange beside the flag)", name)
+			t.Errorf("%s: no range declared (cmdutil.IntRange, cmdutil.FloatRange or cmdutil.DurationRange beside the flag)", name)
 			continue
 		}
 		if nf.flag.Value.Type() != "duration" {
@@ -94,8 +95,8 @@ func TestEveryNumericFlagHasARange(t *testing.T) {
 				args := append(append([]string(nil), nf.path...), "--"+nf.flag.Name+"="+v)
 				args = append(args, requiredArgs[strings.Join(nf.path, " ")]...)
 				code, _, stderr := runCLI(t, dir, args...)
-				if code != ExitUsage {
-					t.Fatalf("%s=%s: exit %d, want %d; stderr: %s", name, v, code, ExitUsage, stderr)
+				if code != cmdutil.ExitUsage {
+					t.Fatalf("%s=%s: exit %d, want %d; stderr: %s", name, v, code, cmdutil.ExitUsage, stderr)
 				}
 				if !strings.Contains(stderr, "--"+nf.flag.Name+" "+v) || !strings.Contains(stderr, "want ") {
 					t.Errorf("%s=%s: the flag, its value or its range is not said: %s", name, v, stderr)
@@ -110,11 +111,11 @@ func TestEveryNumericFlagHasARange(t *testing.T) {
 func TestFlagRangesFromSettings(t *testing.T) {
 	dir := t.TempDir()
 	code, _, stderr := runCLIEnv(t, dir, map[string]string{"CTXC_KEEP_TAIL": "-1"}, "compact", "--dry-run", "x.jsonl")
-	if code != ExitConfig || !strings.Contains(stderr, "CTXC_KEEP_TAIL=-1") || !strings.Contains(stderr, "want 0 to") {
+	if code != cmdutil.ExitConfig || !strings.Contains(stderr, "CTXC_KEEP_TAIL=-1") || !strings.Contains(stderr, "want 0 to") {
 		t.Errorf("CTXC_KEEP_TAIL=-1: exit %d, stderr %q", code, stderr)
 	}
 	code, _, stderr = runCLIEnv(t, dir, map[string]string{"CTXC_TIMEOUT": "-1s"}, "compact", "--dry-run", "x.jsonl")
-	if code != ExitConfig || !strings.Contains(stderr, "CTXC_TIMEOUT=-1s") {
+	if code != cmdutil.ExitConfig || !strings.Contains(stderr, "CTXC_TIMEOUT=-1s") {
 		t.Errorf("CTXC_TIMEOUT=-1s: exit %d, stderr %q", code, stderr)
 	}
 }
@@ -123,7 +124,7 @@ func TestFlagRangesFromSettings(t *testing.T) {
 // pass the check.
 func TestFlagRangeAcceptsItsBounds(t *testing.T) {
 	for _, nf := range numericFlags(t) {
-		r := nf.flag.Annotations[rangeAnnotation]
+		r := nf.flag.Annotations[cmdutil.RangeAnnotation]
 		if len(r) != 3 {
 			continue // reported by TestEveryNumericFlagHasARange
 		}
@@ -138,7 +139,7 @@ func TestFlagRangeAcceptsItsBounds(t *testing.T) {
 			if err := fs.Set(fl.Name, v); err != nil {
 				t.Fatalf("--%s %s: %v", fl.Name, v, err)
 			}
-			if err := checkRanges(fs, nil); err != nil {
+			if err := cmdutil.CheckRanges(fs, nil); err != nil {
 				t.Errorf("%v: --%s %s refused: %v", nf.path, fl.Name, v, err)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxc/ctxc/internal/agent"
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 )
 
@@ -46,7 +47,7 @@ func mcpToolsList(t *testing.T) string {
 	in.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}` + "\n" +
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
 		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n")
-	f := &Factory{IO: ios, Getenv: func(string) string { return "" }, Build: BuildInfo{Version: "test"}.resolve()}
+	f := &cmdutil.Factory{IO: ios, Getenv: func(string) string { return "" }, Build: cmdutil.BuildInfo{Version: "test"}.Resolve()}
 	if code := Run(t.Context(), f, []string{"mcp"}); code != 0 {
 		t.Fatalf("ctxc mcp: exit %d", code)
 	}

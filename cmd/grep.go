@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/grep"
 	"github.com/ctxc/ctxc/internal/index"
 	"github.com/ctxc/ctxc/internal/iostreams"
@@ -24,7 +25,7 @@ import (
 // GrepOptions are the inputs of `ctxc grep`.
 type GrepOptions struct {
 	IO     *iostreams.IOStreams
-	Global *GlobalOptions
+	Global *cmdutil.GlobalOptions
 
 	Pattern    string
 	Paths      []string
@@ -40,7 +41,7 @@ type GrepOptions struct {
 }
 
 // NewCmdGrep builds `ctxc grep`.
-func NewCmdGrep(f *Factory, runF func(*GrepOptions) error) *cobra.Command {
+func NewCmdGrep(f *cmdutil.Factory, runF func(*GrepOptions) error) *cobra.Command {
 	opts := &GrepOptions{IO: f.IO, Global: &f.Global}
 	c := &cobra.Command{
 		Use:   "grep PATTERN PATH...",
@@ -86,8 +87,8 @@ Exit status: 0 when a message matched, 1 when none did, other codes on errors.`,
 	c.Flags().StringVar(&opts.DB, "db", "", "index folder for --index (default $XDG_CACHE_HOME/ctxc/index)")
 	c.Flags().StringVar(&opts.From, "from", "", "read the list of paths from this file (- for standard input), one per line")
 	c.Flags().IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files searched at once (a file of 64 MB or more is searched alone, by all cores)")
-	intRange(c.Flags(), "context-messages", 0, maxCount, "")
-	intRange(c.Flags(), "jobs", 1, maxJobs, "")
+	cmdutil.IntRange(c.Flags(), "context-messages", 0, cmdutil.MaxCount, "")
+	cmdutil.IntRange(c.Flags(), "jobs", 1, cmdutil.MaxJobs, "")
 	return c
 }
 
@@ -97,7 +98,7 @@ func runGrep(opts *GrepOptions) error {
 	if err != nil {
 		return err
 	}
-	paths, err := gatherPaths(opts.IO, opts.Paths, opts.From, "grep")
+	paths, err := cmdutil.GatherPaths(opts.IO, opts.Paths, opts.From, "grep")
 	if err != nil {
 		return err
 	}
@@ -112,7 +113,7 @@ func runGrep(opts *GrepOptions) error {
 		ix.Ask(p) // (answered while the folders are walked)
 		walk = ix.Walker().WalkDir
 	}
-	files, err := expandWith(paths, opts.IO, opts.IO.ErrOut, true, walk)
+	files, err := cmdutil.ExpandWith(paths, opts.IO, opts.IO.ErrOut, true, walk)
 	if err != nil {
 		return err
 	}
@@ -172,17 +173,17 @@ func grepMemoryAbove() {
 func grepPattern(opts *GrepOptions) (*grep.Pattern, grep.Options, error) {
 	p, err := grep.Compile(opts.Pattern, opts.Fixed, opts.IgnoreCase)
 	if err != nil {
-		return nil, grep.Options{}, &UsageError{err}
+		return nil, grep.Options{}, &cmdutil.UsageError{Err: err}
 	}
 	if opts.Around < 0 {
-		return nil, grep.Options{}, &UsageError{fmt.Errorf("-C must be 0 or more")}
+		return nil, grep.Options{}, &cmdutil.UsageError{Err: fmt.Errorf("-C must be 0 or more")}
 	}
 	gopts := grep.Options{Context: opts.Context, Around: opts.Around, Indexed: opts.Global.JSON}
 	if gopts.Format, err = transcript.ParseFormat(opts.Global.Format); err != nil {
-		return nil, grep.Options{}, &UsageError{err}
+		return nil, grep.Options{}, &cmdutil.UsageError{Err: err}
 	}
 	if gopts.Roles, err = grep.ParseRoles(opts.Roles); err != nil {
-		return nil, grep.Options{}, &UsageError{err}
+		return nil, grep.Options{}, &cmdutil.UsageError{Err: err}
 	}
 	return p, gopts, nil
 }
@@ -237,7 +238,7 @@ func (pr *grepPrinter) fail(path string, err error) {
 	pr.lastErr = err
 	pr.out.Flush()
 	if pr.opts.Global.JSON {
-		pr.enc.Encode(fileError{Type: "error", Path: path, Code: exitCode(err), Message: err.Error()})
+		pr.enc.Encode(fileError{Type: "error", Path: path, Code: cmdutil.ExitCode(err), Message: err.Error()})
 	}
 	fmt.Fprintln(pr.opts.IO.ErrOut, "ctxc: "+quote.Name(err.Error()))
 }
@@ -249,10 +250,10 @@ func (pr *grepPrinter) finish(n int) error {
 		return err
 	}
 	if pr.failed > 0 {
-		return searchExit(pr.failed, n, pr.lastErr)
+		return cmdutil.SearchExit(pr.failed, n, pr.lastErr)
 	}
 	if pr.matched == 0 {
-		return &ExitError{Code: ExitFailure, Err: errNoMatch, Silent: true}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: errNoMatch, Silent: true}
 	}
 	return nil
 }

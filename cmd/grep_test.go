@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 )
 
@@ -22,12 +23,12 @@ func TestGrepHighlight(t *testing.T) {
 	run := func(tty bool, env map[string]string) string {
 		ios, _, out, _ := iostreams.Test()
 		ios.SetTTY(false, tty, false)
-		f := &Factory{IO: ios, Getenv: func(k string) string {
+		f := &cmdutil.Factory{IO: ios, Getenv: func(k string) string {
 			if k == "HOME" || k == "XDG_CONFIG_HOME" {
 				return dir
 			}
 			return env[k]
-		}, Now: time.Now, Build: BuildInfo{Version: "test"}}
+		}, Now: time.Now, Build: cmdutil.BuildInfo{Version: "test"}}
 		if code := Run(context.Background(), f, []string{"grep", "quokka", p}); code != 0 {
 			t.Fatalf("exit %d", code)
 		}
@@ -67,12 +68,12 @@ func TestGrepJobsKeepOrder(t *testing.T) {
 	}
 	run := func(args ...string) (string, string, int) {
 		ios, _, out, errOut := iostreams.Test()
-		f := &Factory{IO: ios, Getenv: func(k string) string {
+		f := &cmdutil.Factory{IO: ios, Getenv: func(k string) string {
 			if k == "HOME" || k == "XDG_CONFIG_HOME" {
 				return dir
 			}
 			return ""
-		}, Now: time.Now, Build: BuildInfo{Version: "test"}}
+		}, Now: time.Now, Build: cmdutil.BuildInfo{Version: "test"}}
 		code := Run(context.Background(), f, append(args, paths...))
 		return out.String(), errOut.String(), code
 	}

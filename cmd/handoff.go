@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/handoff"
 	"github.com/spf13/cobra"
@@ -24,7 +25,7 @@ type HandoffOptions struct {
 }
 
 // NewCmdHandoff builds `ctxc handoff`.
-func NewCmdHandoff(f *Factory, runF func(*HandoffOptions) error) *cobra.Command {
+func NewCmdHandoff(f *cmdutil.Factory, runF func(*HandoffOptions) error) *cobra.Command {
 	opts := newHandoffOptions(f)
 	c := &cobra.Command{
 		Use:   "handoff --to AGENT [-o FILE] [--full] SESSION",
@@ -59,7 +60,7 @@ flags as compact), never cut silently. SESSION is only read.`,
 }
 
 // NewCmdFork builds `ctxc fork`.
-func NewCmdFork(f *Factory, runF func(*HandoffOptions) error) *cobra.Command {
+func NewCmdFork(f *cmdutil.Factory, runF func(*HandoffOptions) error) *cobra.Command {
 	opts := newHandoffOptions(f)
 	c := &cobra.Command{
 		Use:   "fork (--before-compaction N | --at LINE) [-o FILE] SESSION",
@@ -82,13 +83,13 @@ the way. SESSION is only read.`,
 	}
 	c.Flags().IntVar(&opts.Before, "before-compaction", 0, "the compaction to go back before (1 = the first)")
 	c.Flags().IntVar(&opts.At, "at", 0, "the line to go back to (the context just after it)")
-	intRange(c.Flags(), "before-compaction", 1, maxCount, "not given")
-	intRange(c.Flags(), "at", 1, maxTokens, "not given")
+	cmdutil.IntRange(c.Flags(), "before-compaction", 1, cmdutil.MaxCount, "not given")
+	cmdutil.IntRange(c.Flags(), "at", 1, cmdutil.MaxTokens, "not given")
 	addHandoffFlags(c, opts)
 	return c
 }
 
-func newHandoffOptions(f *Factory) *HandoffOptions {
+func newHandoffOptions(f *cmdutil.Factory) *HandoffOptions {
 	return &HandoffOptions{Compact: CompactOptions{IO: f.IO, Global: &f.Global, Getenv: f.Getenv, Now: f.Now, WaitNotice: f.WaitNotice,
 		Tiers: "80,85,95", Target: compact.DefaultTarget, KeepHead: 1, KeepTail: compact.DefaultKeepTail, Parallel: 1}}
 }
@@ -99,7 +100,7 @@ func addHandoffFlags(c *cobra.Command, opts *HandoffOptions) {
 	fl.StringVarP(&opts.Compact.Output, "output", "o", "", "write the new session here instead of the agent's sessions folder")
 	fl.IntVar(&opts.Compact.Window, "window", 0, "the target agent's context window in tokens (default: claude-code 200000, codex 272000, pi 128000, gemini-cli 1048576, qwen-code 262144, copilot 128000)")
 	fl.StringVar(&opts.Compact.NowFlag, "now", "", "timestamp written in the new session (RFC 3339; also SOURCE_DATE_EPOCH)")
-	intRange(fl, "window", minWindow, maxTokens, "the agent's")
+	cmdutil.IntRange(fl, "window", cmdutil.MinWindow, cmdutil.MaxTokens, "the agent's")
 	addProviderFlags(c, &opts.Compact)
 	addInstructionsFlags(c, &opts.Compact.Instructions, &opts.Compact.NoInstructions)
 	// A compaction on the way is extractive unless a model is asked for: handing a session
@@ -110,7 +111,7 @@ func addHandoffFlags(c *cobra.Command, opts *HandoffOptions) {
 
 func runHandoff(ctx context.Context, opts *HandoffOptions) error {
 	if opts.To == "" {
-		return &UsageError{errors.New("--to AGENT is required (claude-code, codex, pi, gemini-cli, qwen-code or copilot)")}
+		return &cmdutil.UsageError{Err: errors.New("--to AGENT is required (claude-code, codex, pi, gemini-cli, qwen-code or copilot)")}
 	}
 	to, err := handoff.ParseTarget(opts.To)
 	if err != nil {
@@ -130,7 +131,7 @@ func runHandoff(ctx context.Context, opts *HandoffOptions) error {
 
 func runFork(ctx context.Context, opts *HandoffOptions) error {
 	if (opts.Before > 0) == (opts.At > 0) {
-		return &UsageError{errors.New("give one of --before-compaction N and --at LINE")}
+		return &cmdutil.UsageError{Err: errors.New("give one of --before-compaction N and --at LINE")}
 	}
 	ho, err := handoffOptions(opts)
 	if err != nil {

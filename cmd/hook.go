@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/guard"
 	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -27,7 +28,7 @@ type HookOptions struct {
 }
 
 // NewCmdHook builds `ctxc hook`, the command an agent runs (installed by `ctxc hooks install`).
-func NewCmdHook(f *Factory, runF func(*HookOptions) error) *cobra.Command {
+func NewCmdHook(f *cmdutil.Factory, runF func(*HookOptions) error) *cobra.Command {
 	opts := &HookOptions{IO: f.IO, Getenv: f.Getenv, Now: f.Now}
 	c := &cobra.Command{
 		Use:   "hook claude-code|codex|opencode|kilo|cline",
@@ -65,7 +66,7 @@ happened in one line of $XDG_STATE_HOME/ctxc/hooks.log (~/.local/state/ctxc/hook
 		ValidArgs: guard.Agents(),
 		// The hook reads no configuration: a broken config file must not break the agent. Its
 		// flags, written by ctxc hooks install, are checked as every command's are.
-		PersistentPreRunE: func(c *cobra.Command, _ []string) error { return checkRanges(c.Flags(), nil) },
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error { return cmdutil.CheckRanges(c.Flags(), nil) },
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Agent = args[0]
 			if runF != nil {
@@ -76,8 +77,8 @@ happened in one line of $XDG_STATE_HOME/ctxc/hooks.log (~/.local/state/ctxc/hook
 	}
 	c.Flags().IntVar(&opts.Budget, "budget", guard.DefaultBudget, "tokens of the note at most")
 	c.Flags().DurationVar(&opts.Timeout, "timeout", guard.DefaultTimeout, "give up (print nothing) after this long")
-	intRange(c.Flags(), "budget", 1, maxTokens, "")
-	durationRange(c.Flags(), "timeout", time.Millisecond, 24*time.Hour, "")
+	cmdutil.IntRange(c.Flags(), "budget", 1, cmdutil.MaxTokens, "")
+	cmdutil.DurationRange(c.Flags(), "timeout", time.Millisecond, 24*time.Hour, "")
 	c.Flags().StringVar(&opts.Memory, "memory", "", "merge the session's memory into this file first (relative: from the session's folder)")
 	addInstructionsFlags(c, &opts.Instructions, &opts.NoInstructions)
 	return c
@@ -97,7 +98,7 @@ func runHook(ctx context.Context, opts *HookOptions) error {
 	}
 	stdout, out, ok := guard.Run(ctx, opts.Agent, opts.IO.In, o)
 	if !ok {
-		return &UsageError{Err: fmt.Errorf("unknown agent %q: ctxc hook takes %s", opts.Agent, strings.Join(guard.Agents(), " or "))}
+		return &cmdutil.UsageError{Err: fmt.Errorf("unknown agent %q: ctxc hook takes %s", opts.Agent, strings.Join(guard.Agents(), " or "))}
 	}
 	guard.Log(guard.LogPath(opts.Getenv), opts.Now(), out)
 	if len(stdout) > 0 {

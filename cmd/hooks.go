@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/hooks"
 	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/quote"
@@ -18,7 +19,7 @@ import (
 // HooksOptions are the inputs of `ctxc hooks install|uninstall|status`.
 type HooksOptions struct {
 	IO     *iostreams.IOStreams
-	Global *GlobalOptions
+	Global *cmdutil.GlobalOptions
 	Getenv func(string) string
 	// Executable is the ctxc the hooks run (os.Executable through symbolic links).
 	Executable func() (string, error)
@@ -33,7 +34,7 @@ type HooksOptions struct {
 }
 
 // NewCmdHooks builds `ctxc hooks` and its subcommands. runF replaces the run function in tests.
-func NewCmdHooks(f *Factory, runF func(*HooksOptions) error) *cobra.Command {
+func NewCmdHooks(f *cmdutil.Factory, runF func(*HooksOptions) error) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "hooks",
 		Short: "Install, remove or show ctxc's hooks in the agents' own compaction",
@@ -65,7 +66,7 @@ each change. See docs/integrations.md.`,
 	return c
 }
 
-func newCmdHooksAction(f *Factory, runF func(*HooksOptions) error, action, short string) *cobra.Command {
+func newCmdHooksAction(f *cmdutil.Factory, runF func(*HooksOptions) error, action, short string) *cobra.Command {
 	opts := &HooksOptions{IO: f.IO, Global: &f.Global, Getenv: f.Getenv, Executable: f.Executable, Action: action}
 	use, args := action+" AGENT", cobra.ExactArgs(1)
 	if action == "status" {
@@ -76,7 +77,7 @@ func newCmdHooksAction(f *Factory, runF func(*HooksOptions) error, action, short
 		Short: short,
 		Args: func(c *cobra.Command, a []string) error {
 			if err := args(c, a); err != nil {
-				return &UsageError{err}
+				return &cmdutil.UsageError{Err: err}
 			}
 			return nil
 		},
@@ -98,7 +99,7 @@ func newCmdHooksAction(f *Factory, runF func(*HooksOptions) error, action, short
 	c.Flags().StringVar(&opts.Dir, "dir", "", "codex: CODEX_HOME (default $CODEX_HOME or ~/.codex); pi: the extensions directory (default ~/.pi/agent/extensions); opencode, kilo: the plugin directory (default ~/.config/opencode/plugin, ~/.config/kilo/plugin); cline: its hooks folder (default ~/.cline/hooks)")
 	if action == "install" {
 		c.Flags().IntVar(&opts.Budget, "budget", 0, "token budget the hook passes to ctxc (0: ctxc's default)")
-		intRange(c.Flags(), "budget", 1, maxTokens, "ctxc's default")
+		cmdutil.IntRange(c.Flags(), "budget", 1, cmdutil.MaxTokens, "ctxc's default")
 		c.Flags().StringVar(&opts.Memory, "memory", "", "before each compaction, merge the session's memory into this file (ctxc memory --update); relative: from the session's folder")
 	}
 	if action != "status" {
@@ -131,7 +132,7 @@ func runHooks(opts *HooksOptions) error {
 		if err != nil {
 			// Status of every agent: one agent's unreadable file does not hide the others.
 			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+quote.Name(err.Error()))
-			failed = &ExitError{Code: exitCode(err), Err: err, Silent: true}
+			failed = &cmdutil.ExitError{Code: cmdutil.ExitCode(err), Err: err, Silent: true}
 		}
 	}
 	return failed
@@ -144,7 +145,7 @@ func hooksAgents(names []string) ([]hooks.Agent, error) {
 	}
 	a, err := hooks.For(names[0])
 	if err != nil {
-		return nil, &UsageError{err}
+		return nil, &cmdutil.UsageError{Err: err}
 	}
 	return []hooks.Agent{a}, nil
 }
@@ -169,7 +170,7 @@ func hooksBaseOptions(opts *HooksOptions) (hooks.Options, error) {
 	}
 	o.Ctxc = path
 	if opts.Budget < 0 {
-		return o, &UsageError{fmt.Errorf("--budget must be positive")}
+		return o, &cmdutil.UsageError{Err: fmt.Errorf("--budget must be positive")}
 	}
 	if opts.Budget > 0 {
 		o.Args = []string{"--budget", strconv.Itoa(opts.Budget)}
@@ -193,9 +194,9 @@ func hooksAgentOptions(opts *HooksOptions, o hooks.Options, a hooks.Agent) (hook
 	place := a.Place()
 	switch {
 	case opts.Settings != "" && !place.Settings:
-		return o, &UsageError{fmt.Errorf("--settings is for %s; use --dir for %s", strings.Join(hooks.PlaceNames(true), " and "), a.Name())}
+		return o, &cmdutil.UsageError{Err: fmt.Errorf("--settings is for %s; use --dir for %s", strings.Join(hooks.PlaceNames(true), " and "), a.Name())}
 	case opts.Dir != "" && place.Settings:
-		return o, &UsageError{fmt.Errorf("--dir is for %s; use --settings FILE for %s", strings.Join(hooks.PlaceNames(false), " and "), a.Name())}
+		return o, &cmdutil.UsageError{Err: fmt.Errorf("--dir is for %s; use --settings FILE for %s", strings.Join(hooks.PlaceNames(false), " and "), a.Name())}
 	case opts.Settings != "":
 		o.Path = opts.Settings
 	case opts.Dir != "":

@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 )
 
-func hooksFactory(t *testing.T, env map[string]string) (*Factory, *strings.Builder, *strings.Builder) {
+func hooksFactory(t *testing.T, env map[string]string) (*cmdutil.Factory, *strings.Builder, *strings.Builder) {
 	t.Helper()
 	ios, _, _, _ := iostreams.Test()
-	f := &Factory{IO: ios, Getenv: func(k string) string { return env[k] }, Now: time.Now,
+	f := &cmdutil.Factory{IO: ios, Getenv: func(k string) string { return env[k] }, Now: time.Now,
 		Executable: func() (string, error) { return "/opt/ctxc/ctxc", nil }}
 	o, e := &strings.Builder{}, &strings.Builder{}
 	ios.Out, ios.ErrOut = o, e
@@ -41,13 +42,13 @@ func TestHooksCommandJSON(t *testing.T) {
 			map[string]any{"agent": "pi", "changed": true}},
 		{[]string{"--json", "hooks", "install", "opencode", "--budget", "500"}, 0,
 			map[string]any{"agent": "opencode", "path": filepath.Join(home, "cfg", "opencode", "plugin", "ctxc-compact.ts"), "changed": true}},
-		{[]string{"hooks", "install", "opencode", "--settings", "x.json"}, ExitUsage, nil},
+		{[]string{"hooks", "install", "opencode", "--settings", "x.json"}, cmdutil.ExitUsage, nil},
 		{[]string{"--json", "hooks", "install", "cline", "--budget", "800"}, 0,
 			map[string]any{"agent": "cline", "path": filepath.Join(home, ".cline", "hooks", "PostToolUse.bash"), "changed": true}},
-		{[]string{"hooks", "install", "cline", "--settings", "x.json"}, ExitUsage, nil},
-		{[]string{"hooks", "install", "codex", "--settings", "x.json"}, ExitUsage, nil},
-		{[]string{"hooks", "install", "claude-code", "--dir", "x"}, ExitUsage, nil},
-		{[]string{"hooks", "install"}, ExitUsage, nil},
+		{[]string{"hooks", "install", "cline", "--settings", "x.json"}, cmdutil.ExitUsage, nil},
+		{[]string{"hooks", "install", "codex", "--settings", "x.json"}, cmdutil.ExitUsage, nil},
+		{[]string{"hooks", "install", "claude-code", "--dir", "x"}, cmdutil.ExitUsage, nil},
+		{[]string{"hooks", "install"}, cmdutil.ExitUsage, nil},
 	} {
 		f, out, errOut := hooksFactory(t, env)
 		code := Run(context.Background(), f, tc.args)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/index"
 	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/quote"
@@ -15,7 +16,7 @@ import (
 // IndexOptions are the inputs of `ctxc index`.
 type IndexOptions struct {
 	IO     *iostreams.IOStreams
-	Global *GlobalOptions
+	Global *cmdutil.GlobalOptions
 
 	Paths []string
 	From  string
@@ -23,7 +24,7 @@ type IndexOptions struct {
 }
 
 // NewCmdIndex builds `ctxc index`.
-func NewCmdIndex(f *Factory, runF func(*IndexOptions) error) *cobra.Command {
+func NewCmdIndex(f *cmdutil.Factory, runF func(*IndexOptions) error) *cobra.Command {
 	opts := &IndexOptions{IO: f.IO, Global: &f.Global}
 	c := &cobra.Command{
 		Use:   "index PATH...",
@@ -64,9 +65,9 @@ func indexPath(db string) (string, error) {
 func runIndex(opts *IndexOptions) error {
 	format, err := transcript.ParseFormat(opts.Global.Format)
 	if err != nil {
-		return &UsageError{err}
+		return &cmdutil.UsageError{Err: err}
 	}
-	paths, err := gatherPaths(opts.IO, opts.Paths, opts.From, "index")
+	paths, err := cmdutil.GatherPaths(opts.IO, opts.Paths, opts.From, "index")
 	if err != nil {
 		return err
 	}
@@ -76,7 +77,7 @@ func runIndex(opts *IndexOptions) error {
 	}
 	start := time.Now()
 	walker := index.NewWalker(dir)
-	files, err := expandWith(paths, opts.IO, opts.IO.ErrOut, true, walker.WalkDir)
+	files, err := cmdutil.ExpandWith(paths, opts.IO, opts.IO.ErrOut, true, walker.WalkDir)
 	if err != nil {
 		return err
 	}
@@ -95,14 +96,14 @@ func runIndex(opts *IndexOptions) error {
 			dir, st.Files, st.Indexed, st.Appended, st.Unchanged, st.Removed, st.Failed, st.Messages, humanBytes(st.Bytes), time.Since(start).Seconds())
 	}
 	if st.Failed > 0 {
-		return &ExitError{Code: ExitPartial, Err: fmt.Errorf("%d file(s) failed", st.Failed), Silent: true}
+		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("%d file(s) failed", st.Failed), Silent: true}
 	}
 	return nil
 }
 
 // updateIndex brings the index in dir up to date with files (found under roots by walker),
 // with a progress bar on a terminal.
-func updateIndex(ios *iostreams.IOStreams, g *GlobalOptions, dir string, files, roots []string, walker *index.Walker, format transcript.Format) (index.UpdateStats, error) {
+func updateIndex(ios *iostreams.IOStreams, g *cmdutil.GlobalOptions, dir string, files, roots []string, walker *index.Walker, format transcript.Format) (index.UpdateStats, error) {
 	bar := iostreams.NewByteProgress(ios, g.Bars(), "indexing")
 	defer bar.Finish()
 	return index.Update(dir, files, roots, index.UpdateOptions{

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -46,7 +47,7 @@ func newInstructionSource(instructions string, none bool, format transcript.Form
 		name := instructions[1:]
 		data, err := os.ReadFile(name)
 		if err != nil {
-			return nil, &UsageError{fmt.Errorf("--instructions @%s: %w", name, errors.Unwrap(err))}
+			return nil, &cmdutil.UsageError{Err: fmt.Errorf("--instructions @%s: %w", name, errors.Unwrap(err))}
 		}
 		s.fixed, s.from = string(data), quote.Name(name)
 	case instructions != "":
@@ -55,7 +56,7 @@ func newInstructionSource(instructions string, none bool, format transcript.Form
 		s.project = true
 	}
 	if strings.TrimSpace(s.fixed) == "" && !s.project && instructions != "" {
-		return nil, &UsageError{fmt.Errorf("--instructions %s: no instructions in it", s.from)}
+		return nil, &cmdutil.UsageError{Err: fmt.Errorf("--instructions %s: no instructions in it", s.from)}
 	}
 	return s, nil
 }

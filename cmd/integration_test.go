@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
@@ -163,7 +164,7 @@ func TestIntegrationBatchServerKilled(t *testing.T) {
 	}
 	code, stdout, stderr := runCLI(t, dir, "compact", "--provider", "ollama", "--model", env["CTXC_TEST_OLLAMA_MODEL"],
 		"--endpoint", srv.URL, "--threshold", "2000", "--target", "300", "-j", "2", "--json", dir)
-	if code != ExitUnavailable {
+	if code != cmdutil.ExitUnavailable {
 		t.Fatalf("exit %d, want 69\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	compacted, untouched := 0, 0

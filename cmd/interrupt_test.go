@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 )
 
@@ -143,10 +144,10 @@ func TestInterruptWhileReadingStdin(t *testing.T) {
 				err = cmd.Wait()
 				waited := time.Since(sent)
 				var ee *exec.ExitError
-				if !errors.As(err, &ee) || ee.ExitCode() != ExitInterrupted {
+				if !errors.As(err, &ee) || ee.ExitCode() != cmdutil.ExitInterrupted {
 					t.Fatalf("exit: %v, want 130; stderr: %s", err, stderr.String())
 				}
-				if waited >= interruptGrace {
+				if waited >= cmdutil.InterruptGrace {
 					t.Errorf("exited %s after the signal: only the grace ended it, the read was not called off", waited)
 				}
 			})
@@ -192,9 +193,9 @@ func TestStdinEndsAtFirstEOF(t *testing.T) {
 		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {
 			ios, _, out, errOut := iostreams.Test()
 			tty := &ttyInput{typed: tc.typed}
-			ios.In = newInput(context.Background(), tty)
+			ios.In = cmdutil.NewInput(context.Background(), tty)
 			dir := t.TempDir()
-			f := &Factory{IO: ios, Getenv: func(k string) string {
+			f := &cmdutil.Factory{IO: ios, Getenv: func(k string) string {
 				if k == "HOME" || k == "XDG_CONFIG_HOME" {
 					return dir
 				}
@@ -220,7 +221,7 @@ func (b blockedInput) Read([]byte) (int, error) { <-b.never; return 0, io.EOF }
 // interrupt, as an interrupt (context.Canceled, said "interrupted"), and so does every read after.
 func TestInputEndsAtInterrupt(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	in := newInput(ctx, blockedInput{make(chan struct{})})
+	in := cmdutil.NewInput(ctx, blockedInput{make(chan struct{})})
 	done := make(chan error, 1)
 	go func() {
 		_, err := in.Read(make([]byte, 10))
@@ -249,7 +250,7 @@ func TestInterruptGrace(t *testing.T) {
 			defer cancel()
 			var errOut bytes.Buffer
 			exited := make(chan int, 1)
-			stop := exitOnInterrupt(cancel, grace, &errOut, func(code int) { exited <- code })
+			stop := cmdutil.ExitOnInterrupt(cancel, grace, &errOut, func(code int) { exited <- code })
 			defer stop()
 			syscall.Kill(os.Getpid(), syscall.SIGINT)
 			select {
@@ -262,7 +263,7 @@ func TestInterruptGrace(t *testing.T) {
 			}
 			select {
 			case code := <-exited:
-				if code != ExitInterrupted || !strings.Contains(errOut.String(), "interrupted") {
+				if code != cmdutil.ExitInterrupted || !strings.Contains(errOut.String(), "interrupted") {
 					t.Errorf("exit %d, said %q", code, errOut.String())
 				}
 			case <-time.After(10 * time.Second):

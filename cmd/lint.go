@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/lint"
 	"github.com/ctxc/ctxc/internal/quote"
@@ -14,14 +15,14 @@ import (
 // LintOptions are the inputs of `ctxc lint`.
 type LintOptions struct {
 	IO     *iostreams.IOStreams
-	Global *GlobalOptions
+	Global *cmdutil.GlobalOptions
 
 	Paths []string
 	From  string
 }
 
 // NewCmdLint builds `ctxc lint`.
-func NewCmdLint(f *Factory, runF func(*LintOptions) error) *cobra.Command {
+func NewCmdLint(f *cmdutil.Factory, runF func(*LintOptions) error) *cobra.Command {
 	opts := &LintOptions{IO: f.IO, Global: &f.Global}
 	c := &cobra.Command{
 		Use:   "lint PATH...",
@@ -56,13 +57,13 @@ results that do not pair up by appending the agent's own records.`,
 func runLint(opts *LintOptions) error {
 	format, err := transcript.ParseFormat(opts.Global.Format)
 	if err != nil {
-		return &UsageError{err}
+		return &cmdutil.UsageError{Err: err}
 	}
-	paths, err := gatherPaths(opts.IO, opts.Paths, opts.From, "lint")
+	paths, err := cmdutil.GatherPaths(opts.IO, opts.Paths, opts.From, "lint")
 	if err != nil {
 		return err
 	}
-	files, err := expandPaths(paths, opts.IO)
+	files, err := cmdutil.ExpandPaths(paths, opts.IO)
 	if err != nil {
 		return err
 	}
@@ -76,7 +77,7 @@ func runLint(opts *LintOptions) error {
 			failed++
 			lastErr = err
 			if opts.Global.JSON {
-				enc.Encode(fileError{Type: "error", Path: p, Code: exitCode(err), Message: err.Error()})
+				enc.Encode(fileError{Type: "error", Path: p, Code: cmdutil.ExitCode(err), Message: err.Error()})
 			}
 			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+quote.Name(err.Error()))
 			continue
@@ -97,12 +98,12 @@ func runLint(opts *LintOptions) error {
 	}
 	switch {
 	case failed > 0:
-		return searchExit(failed, len(files), lastErr)
+		return cmdutil.SearchExit(failed, len(files), lastErr)
 	case found > 0:
 		if !opts.Global.Quiet && !opts.Global.JSON {
 			fmt.Fprintf(opts.IO.ErrOut, "%d problem(s) in %d file(s)\n", found, len(files))
 		}
-		return &ExitError{Code: ExitFailure, Silent: true}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Silent: true}
 	}
 	return nil
 }

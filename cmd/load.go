@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/msglist"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -15,7 +16,7 @@ import (
 // LoadOptions are the inputs of `ctxc load`.
 type LoadOptions struct {
 	IO     *iostreams.IOStreams
-	Global *GlobalOptions
+	Global *cmdutil.GlobalOptions
 
 	Path string
 	As   string
@@ -23,7 +24,7 @@ type LoadOptions struct {
 }
 
 // NewCmdLoad builds `ctxc load`.
-func NewCmdLoad(f *Factory, runF func(*LoadOptions) error) *cobra.Command {
+func NewCmdLoad(f *cmdutil.Factory, runF func(*LoadOptions) error) *cobra.Command {
 	opts := &LoadOptions{IO: f.IO, Global: &f.Global}
 	c := &cobra.Command{
 		Use:   "load FILE",
@@ -58,11 +59,11 @@ standard input.`,
 func runLoad(opts *LoadOptions) error {
 	as, err := msglist.ParseOutputDialect(opts.As)
 	if err != nil {
-		return &UsageError{err}
+		return &cmdutil.UsageError{Err: err}
 	}
 	format, err := transcript.ParseFormat(opts.Global.Format)
 	if err != nil {
-		return &UsageError{err}
+		return &cmdutil.UsageError{Err: err}
 	}
 	ropts := transcript.Options{Format: format, Strict: opts.Global.Strict}
 	if !opts.Global.Quiet {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 
 	"github.com/spf13/cobra"
@@ -16,7 +17,7 @@ type ManOptions struct {
 	IO     *iostreams.IOStreams
 	Getenv func(string) string
 	Now    func() time.Time
-	Build  BuildInfo
+	Build  cmdutil.BuildInfo
 	Quiet  bool
 
 	Dir  string
@@ -24,7 +25,7 @@ type ManOptions struct {
 }
 
 // NewCmdMan writes man pages for every command (used by the release build).
-func NewCmdMan(f *Factory) *cobra.Command {
+func NewCmdMan(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:         "man DIR",
 		Short:       "Write man pages for every command into DIR",
@@ -44,7 +45,7 @@ func runMan(o *ManOptions) error {
 	if s := o.Getenv("SOURCE_DATE_EPOCH"); s != "" {
 		sec, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return &UsageError{fmt.Errorf("SOURCE_DATE_EPOCH=%q: not a number of seconds", s)}
+			return &cmdutil.UsageError{Err: fmt.Errorf("SOURCE_DATE_EPOCH=%q: not a number of seconds", s)}
 		}
 		date = time.Unix(sec, 0).UTC()
 	}

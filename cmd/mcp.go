@@ -6,6 +6,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/mcpserver"
 	"github.com/spf13/cobra"
@@ -14,13 +15,13 @@ import (
 // MCPOptions are the inputs of `ctxc mcp`.
 type MCPOptions struct {
 	IO       *iostreams.IOStreams
-	Global   *GlobalOptions
+	Global   *cmdutil.GlobalOptions
 	Version  string
 	MaxBytes int
 }
 
 // NewCmdMCP builds `ctxc mcp`.
-func NewCmdMCP(f *Factory, runF func(*MCPOptions) error) *cobra.Command {
+func NewCmdMCP(f *cmdutil.Factory, runF func(*MCPOptions) error) *cobra.Command {
 	opts := &MCPOptions{IO: f.IO, Global: &f.Global, Version: f.Build.Version}
 	c := &cobra.Command{
 		Use:   "mcp",
@@ -47,7 +48,7 @@ compaction to expand) are tool errors, not protocol errors.`,
 		},
 	}
 	c.Flags().IntVar(&opts.MaxBytes, "max-bytes", 64<<10, "largest tool result, in bytes of JSON")
-	intRange(c.Flags(), "max-bytes", 1<<10, 1<<30, "")
+	cmdutil.IntRange(c.Flags(), "max-bytes", 1<<10, 1<<30, "")
 	return c
 }
 

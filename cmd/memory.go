@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/memory"
 	"github.com/ctxc/ctxc/internal/quote"
@@ -18,7 +19,7 @@ import (
 // MemoryOptions are the inputs of `ctxc memory`.
 type MemoryOptions struct {
 	IO       *iostreams.IOStreams
-	Global   *GlobalOptions
+	Global   *cmdutil.GlobalOptions
 	Paths    []string
 	From     string
 	Update   string
@@ -32,7 +33,7 @@ type MemoryOptions struct {
 }
 
 // NewCmdMemory builds `ctxc memory`.
-func NewCmdMemory(f *Factory, runF func(*MemoryOptions) error) *cobra.Command {
+func NewCmdMemory(f *cmdutil.Factory, runF func(*MemoryOptions) error) *cobra.Command {
 	opts := &MemoryOptions{IO: f.IO, Global: &f.Global}
 	opts.Summarizer = CompactOptions{IO: f.IO, Global: &f.Global, Getenv: f.Getenv, Now: f.Now, WaitNotice: f.WaitNotice}
 	c := &cobra.Command{
@@ -78,9 +79,9 @@ were extracted. Commands and files are never given to the model.`,
 	fl.IntVar(&opts.Max, "max", memory.DefaultMax, "entries per section (commands and files: at most 10)")
 	fl.StringVar(&opts.From, "from", "", "read the paths from this file, one per line (- for standard input)")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files read at once")
-	intRange(fl, "min-count", 1, maxCount, "")
-	intRange(fl, "max", 1, maxCount, "")
-	intRange(fl, "jobs", 1, maxJobs, "")
+	cmdutil.IntRange(fl, "min-count", 1, cmdutil.MaxCount, "")
+	cmdutil.IntRange(fl, "max", 1, cmdutil.MaxCount, "")
+	cmdutil.IntRange(fl, "jobs", 1, cmdutil.MaxJobs, "")
 	fl.BoolVar(&opts.LLM, "llm", false, "merge and phrase statements with the configured summarizer (checked by code)")
 	addProviderFlags(c, &opts.Summarizer)
 	return c
@@ -98,7 +99,7 @@ type memoryTotal struct {
 }
 
 func runMemory(ctx context.Context, opts *MemoryOptions) error {
-	files, err := fileArgs(opts.IO, opts.Paths, opts.From, "memory", "memory reads files, not standard input; use --from - for a list of paths")
+	files, err := cmdutil.FileArgs(opts.IO, opts.Paths, opts.From, "memory", "memory reads files, not standard input; use --from - for a list of paths")
 	if err != nil {
 		return err
 	}
@@ -141,7 +142,7 @@ func runMemory(ctx context.Context, opts *MemoryOptions) error {
 	if err := printMemory(opts, entries, total); err != nil {
 		return err
 	}
-	return batchExit(ctx, failed, len(files))
+	return cmdutil.BatchExit(ctx, failed, len(files))
 }
 
 func memoryReadOptions(opts *MemoryOptions) (memory.Options, error) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/tidwall/gjson"
 )
@@ -88,8 +89,8 @@ func TestOpenClawStoreCommands(t *testing.T) {
 		{"load of one session", []string{"load", "-q", store + "#s2"}, 0, []string{`{"role":"user","content":"where is the migration plan?"}`}, ""},
 		{"lint reads a session", []string{"lint", store + "#s1"}, 0, nil, ""},
 		{"a session that is not there", []string{"load", store + "#nope"}, 1, nil, "no such session"},
-		{"compact in place is refused", []string{"compact", "--provider", "extractive", store + "#s1"}, ExitUsage, nil, "which ctxc only reads"},
-		{"repair in place is refused", []string{"repair", store + "#s1"}, ExitUsage, nil, "which ctxc only reads"},
+		{"compact in place is refused", []string{"compact", "--provider", "extractive", store + "#s1"}, cmdutil.ExitUsage, nil, "which ctxc only reads"},
+		{"repair in place is refused", []string{"repair", store + "#s1"}, cmdutil.ExitUsage, nil, "which ctxc only reads"},
 		{"compact --check reads", []string{"compact", "--check", store}, 0, nil, ""},
 		{"search indexes the store's sessions", []string{"search", "--db", idx, "--json", "migration plan", home}, 0,
 			[]string{`"path":"` + store + `#s2","line":2,"session":"s2","agent":"pi","project":"/w"`}, ""},

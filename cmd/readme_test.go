@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 )
 
@@ -95,7 +96,7 @@ func TestReadmeFirstCommand(t *testing.T) {
 func runInProcess(t *testing.T, args []string) (stdout, stderr string, code int) {
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
-	f := &Factory{IO: ios, Getenv: func(string) string { return "" }, Now: time.Now, Build: BuildInfo{Version: "test"}.resolve()}
+	f := &cmdutil.Factory{IO: ios, Getenv: func(string) string { return "" }, Now: time.Now, Build: cmdutil.BuildInfo{Version: "test"}.Resolve()}
 	code = Run(context.Background(), f, args)
 	return out.String(), errOut.String(), code
 }

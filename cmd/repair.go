@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/lint"
 	"github.com/ctxc/ctxc/internal/quote"
@@ -14,7 +15,7 @@ import (
 // RepairOptions are the inputs of `ctxc repair`.
 type RepairOptions struct {
 	IO     *iostreams.IOStreams
-	Global *GlobalOptions
+	Global *cmdutil.GlobalOptions
 
 	Path       string
 	Output     string
@@ -24,7 +25,7 @@ type RepairOptions struct {
 }
 
 // NewCmdRepair builds `ctxc repair`.
-func NewCmdRepair(f *Factory, runF func(*RepairOptions) error) *cobra.Command {
+func NewCmdRepair(f *cmdutil.Factory, runF func(*RepairOptions) error) *cobra.Command {
 	opts := &RepairOptions{IO: f.IO, Global: &f.Global}
 	c := &cobra.Command{
 		Use:   "repair FILE",
@@ -60,7 +61,7 @@ parent chain, a second summary) is printed, with exit status 1.`,
 func runRepair(opts *RepairOptions) error {
 	format, err := transcript.ParseFormat(opts.Global.Format)
 	if err != nil {
-		return &UsageError{err}
+		return &cmdutil.UsageError{Err: err}
 	}
 	res, err := lint.Repair(opts.Path, lint.RepairOptions{Format: format, Output: opts.Output, DryRun: opts.DryRun, Force: opts.Force, RepairTail: opts.RepairTail})
 	if err != nil {
@@ -95,7 +96,7 @@ func runRepair(opts *RepairOptions) error {
 		for _, p := range res.Left {
 			fmt.Fprintln(opts.IO.ErrOut, "left: "+p.String())
 		}
-		return &ExitError{Code: ExitFailure, Silent: true}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Silent: true}
 	}
 	return nil
 }

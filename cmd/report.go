@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/report"
 	"github.com/ctxc/ctxc/internal/safewrite"
@@ -21,7 +22,7 @@ import (
 // ReportOptions are the inputs of `ctxc report`.
 type ReportOptions struct {
 	IO     *iostreams.IOStreams
-	Global *GlobalOptions
+	Global *cmdutil.GlobalOptions
 	Now    func() time.Time
 
 	Paths  []string
@@ -35,7 +36,7 @@ type ReportOptions struct {
 }
 
 // NewCmdReport builds `ctxc report`. runF replaces the run function in tests.
-func NewCmdReport(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
+func NewCmdReport(f *cmdutil.Factory, runF func(*ReportOptions) error) *cobra.Command {
 	opts := &ReportOptions{IO: f.IO, Global: &f.Global, Now: f.Now}
 	c := &cobra.Command{
 		Use:   "report [PATH...] -o FILE",
@@ -80,8 +81,8 @@ standard output.`,
 	fl.IntVar(&opts.Window, "window", 0, "context window in tokens of every session (default: each session's own)")
 	fl.StringVar(&opts.From, "from", "", "read the paths from this file, one per line (- for standard input)")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "sessions read at once")
-	intRange(fl, "window", minWindow, maxTokens, "each session's own")
-	intRange(fl, "jobs", 1, maxJobs, "")
+	cmdutil.IntRange(fl, "window", cmdutil.MinWindow, cmdutil.MaxTokens, "each session's own")
+	cmdutil.IntRange(fl, "jobs", 1, cmdutil.MaxJobs, "")
 	return c
 }
 
@@ -113,7 +114,7 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 	var sessions []*report.Session
 	var failed []report.Failure
 	var lastErr error
-	for r := range inOrder(ctx, len(files), opts.Jobs, read) {
+	for r := range cmdutil.InOrder(ctx, len(files), opts.Jobs, read) {
 		if r.err != nil {
 			failed = append(failed, report.Failure{Path: r.path, Err: r.err.Error()})
 			lastErr = r.err
@@ -123,10 +124,10 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 		sessions = append(sessions, r.s)
 	}
 	if ctx.Err() != nil {
-		return batchExit(ctx, len(failed), len(files))
+		return cmdutil.BatchExit(ctx, len(failed), len(files))
 	}
 	if len(sessions) == 0 {
-		return searchExit(len(failed), len(files), lastErr)
+		return cmdutil.SearchExit(len(failed), len(files), lastErr)
 	}
 	rep := report.New(sessions, failed, ropts.Prices, opts.Now())
 	if err := writeReport(opts, rep); err != nil {
@@ -135,7 +136,7 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 	if opts.Open && opts.Output != "-" {
 		openInBrowser(opts.IO.ErrOut, opts.Output)
 	}
-	return batchExit(ctx, len(failed), len(files))
+	return cmdutil.BatchExit(ctx, len(failed), len(files))
 }
 
 // reportInputs checks the flags and finds the sessions.
@@ -143,30 +144,30 @@ func reportInputs(opts *ReportOptions) (report.Options, []string, error) {
 	var ro report.Options
 	switch {
 	case opts.Output == "":
-		return ro, nil, &UsageError{errors.New("report needs -o FILE (or -o - for standard output)")}
+		return ro, nil, &cmdutil.UsageError{Err: errors.New("report needs -o FILE (or -o - for standard output)")}
 	case opts.Window < 0:
-		return ro, nil, &UsageError{fmt.Errorf("--window %d: a window is a positive number of tokens", opts.Window)}
+		return ro, nil, &cmdutil.UsageError{Err: fmt.Errorf("--window %d: a window is a positive number of tokens", opts.Window)}
 	case opts.Jobs < 1:
-		return ro, nil, &UsageError{fmt.Errorf("--jobs %d: at least one", opts.Jobs)}
+		return ro, nil, &cmdutil.UsageError{Err: fmt.Errorf("--jobs %d: at least one", opts.Jobs)}
 	}
 	format, err := transcript.ParseFormat(opts.Global.Format)
 	if err != nil {
-		return ro, nil, &UsageError{err}
+		return ro, nil, &cmdutil.UsageError{Err: err}
 	}
 	ro = report.Options{Prices: usage.Shipped(), Window: opts.Window, Format: format, Strict: opts.Global.Strict, Top: 10}
 	if opts.Prices != "" {
 		if ro.Prices, err = usage.LoadPrices(opts.Prices); err != nil {
-			return ro, nil, &ExitError{Code: ExitConfig, Err: err}
+			return ro, nil, &cmdutil.ExitError{Code: cmdutil.ExitConfig, Err: err}
 		}
 	}
 	if !opts.Global.Quiet {
 		ro.Warn = func(w transcript.Warning) { fmt.Fprintln(opts.IO.ErrOut, "warning: "+w.String()) }
 	}
-	paths, err := gatherPaths(opts.IO, opts.Paths, opts.From, "report")
+	paths, err := cmdutil.GatherPaths(opts.IO, opts.Paths, opts.From, "report")
 	if err != nil {
 		return ro, nil, err
 	}
-	files, err := expandPaths(paths, opts.IO)
+	files, err := cmdutil.ExpandPaths(paths, opts.IO)
 	if err != nil {
 		return ro, nil, err
 	}

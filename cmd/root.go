@@ -1,6 +1,7 @@
-// Package cmd is ctxc's command line: flags → an options struct → a run function. It formats
-// output and maps errors to exit codes; the work itself is in the packages under internal/
-// (docs/architecture.md).
+// Package cmd is ctxc's command line: flags → an options struct → a run function, and the
+// output of each command. What every command shares (the Factory, typed errors and their exit
+// codes, path arguments) is internal/cmdutil, the streams internal/iostreams; the work itself is
+// in the packages under internal/ (docs/architecture.md).
 package cmd
 
 import (
@@ -9,11 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/ctxc/ctxc/internal/agent"
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/config"
 	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/quote"
@@ -21,85 +22,31 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// BuildInfo is stamped by the release build.
-type BuildInfo struct{ Version, Commit, Date string }
-
-// resolve fills missing fields from the Go build information (go install, go build).
-func (b BuildInfo) resolve() BuildInfo {
-	if b.Version != "" {
-		return b
-	}
-	b.Version = "dev"
-	if info, ok := debug.ReadBuildInfo(); ok {
-		if v := info.Main.Version; v != "" && v != "(devel)" {
-			b.Version = v
-		}
-		for _, s := range info.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				b.Commit = s.Value
-			case "vcs.time":
-				b.Date = s.Value
-			}
-		}
-	}
-	return b
-}
-
-// Factory holds what every command needs from the outside world; tests replace its parts.
-type Factory struct {
-	IO     *iostreams.IOStreams
-	Getenv func(string) string
-	Now    func() time.Time
-	Build  BuildInfo
-	// Executable returns the running ctxc's path (nil: os.Executable through symbolic links).
-	Executable func() (string, error)
-	// WaitNotice is how long a summarizer may take before ctxc says it has not answered yet
-	// (0: 30 s; tests shorten it).
-	WaitNotice time.Duration
-
-	Global   GlobalOptions
-	Resolved *config.Resolved // effective settings of the running command
-}
-
-// GlobalOptions are the root's persistent flags.
-type GlobalOptions struct {
-	ConfigFile string
-	JSON       bool
-	Quiet      bool
-	Verbose    int
-	Format     string
-	Strict     bool
-}
-
-// Bars reports whether progress may be drawn on a terminal: neither --json nor -q.
-func (g *GlobalOptions) Bars() bool { return !g.JSON && !g.Quiet }
-
 // Main runs ctxc with the process's arguments and returns the exit code.
-func Main(build BuildInfo) int {
+func Main(build cmdutil.BuildInfo) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stop := exitOnInterrupt(cancel, interruptGrace, os.Stderr, os.Exit)
+	stop := cmdutil.ExitOnInterrupt(cancel, cmdutil.InterruptGrace, os.Stderr, os.Exit)
 	defer stop()
 	ios := iostreams.System()
-	ios.In = newInput(ctx, ios.In)
-	f := &Factory{IO: ios, Getenv: os.Getenv, Now: time.Now, Build: build.resolve()}
+	ios.In = cmdutil.NewInput(ctx, ios.In)
+	f := &cmdutil.Factory{IO: ios, Getenv: os.Getenv, Now: time.Now, Build: build.Resolve()}
 	return Run(ctx, f, os.Args[1:])
 }
 
 // Run executes one command line and returns its exit code; errors are printed to stderr (as a
 // JSON object with --json).
-func Run(ctx context.Context, f *Factory, args []string) int {
+func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	root := NewRootCmd(f)
 	root.SetArgs(args)
 	err := walkedExit(root.ExecuteContext(ctx), f.IO)
-	var ee *ExitError
-	if ctx.Err() != nil && !(errors.As(err, &ee) && ee.Code == ExitInterrupted) {
+	var ee *cmdutil.ExitError
+	if ctx.Err() != nil && !(errors.As(err, &ee) && ee.Code == cmdutil.ExitInterrupted) {
 		// Whatever the interrupted work came back with (a read cut short, or nothing when the
 		// signal came as it ended), the shell hears of the interrupt.
-		err = &ExitError{Code: ExitInterrupted, Err: errInterrupted}
+		err = &cmdutil.ExitError{Code: cmdutil.ExitInterrupted, Err: cmdutil.ErrInterrupted}
 	}
-	code := exitCode(err)
+	code := cmdutil.ExitCode(err)
 	if err != nil {
 		if errors.As(err, &ee) && ee.Silent {
 			return code
@@ -109,7 +56,7 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 			fmt.Fprintln(f.IO.ErrOut, string(b))
 		} else {
 			fmt.Fprintln(f.IO.ErrOut, "ctxc: "+quote.Name(err.Error()))
-			var ue *UsageError
+			var ue *cmdutil.UsageError
 			if errors.As(err, &ue) {
 				fmt.Fprintln(f.IO.ErrOut, "Run 'ctxc --help' for usage.")
 			}
@@ -126,11 +73,11 @@ func walkedExit(err error, ios *iostreams.IOStreams) error {
 	if n == 0 || err != nil && !noMatch(err) {
 		return err
 	}
-	return &ExitError{Code: ExitPartial, Err: fmt.Errorf("%d folder(s) could not be read; the files found elsewhere were done", n)}
+	return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("%d folder(s) could not be read; the files found elsewhere were done", n)}
 }
 
 // NewRootCmd builds the command tree.
-func NewRootCmd(f *Factory) *cobra.Command {
+func NewRootCmd(f *cmdutil.Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "ctxc",
 		Short: "Compact and inspect LLM-agent session transcripts",
@@ -151,7 +98,7 @@ compaction appends to the file (or writes a new file with -o).`,
 			if err != nil {
 				return err
 			}
-			if err := checkRanges(c.Flags(), res); err != nil {
+			if err := cmdutil.CheckRanges(c.Flags(), res); err != nil {
 				return err
 			}
 			f.Resolved = res
@@ -165,7 +112,7 @@ compaction appends to the file (or writes a new file with -o).`,
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	root.SetIn(f.IO.In)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.UsageError{Err: err} })
 
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.Global.ConfigFile, "config", "", "config file (default $XDG_CONFIG_HOME/ctxc/config.yaml)")
@@ -220,7 +167,7 @@ func argsAreUsage(c *cobra.Command) {
 	if check := c.Args; check != nil {
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if err := check(cmd, args); err != nil {
-				return &UsageError{err}
+				return &cmdutil.UsageError{Err: err}
 			}
 			return nil
 		}
@@ -246,7 +193,7 @@ func addConfigKeys(c *cobra.Command) {
 const noSettings = "ctxc:no-settings"
 
 // NewCmdVersion prints the version.
-func NewCmdVersion(f *Factory) *cobra.Command {
+func NewCmdVersion(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:         "version",
 		Short:       "Print the version",

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/internal/agentcheck"
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(agentcheck.Counted(m), map[string]func(){
 		"ctxc": func() {
-			code := Main(BuildInfo{Version: "test"})
+			code := Main(cmdutil.BuildInfo{Version: "test"})
 			if p := os.Getenv("CTXC_EXITCODE_FILE"); p != "" {
 				os.WriteFile(p, []byte(strconv.Itoa(code)), 0o644)
 			}

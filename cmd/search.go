@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/agent"
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/grep"
 	"github.com/ctxc/ctxc/internal/index"
 	"github.com/ctxc/ctxc/internal/iostreams"
@@ -28,7 +29,7 @@ import (
 // SearchOptions are the inputs of `ctxc search`.
 type SearchOptions struct {
 	IO     *iostreams.IOStreams
-	Global *GlobalOptions
+	Global *cmdutil.GlobalOptions
 	Now    func() time.Time
 
 	Query    string
@@ -44,7 +45,7 @@ type SearchOptions struct {
 }
 
 // NewCmdSearch builds `ctxc search`.
-func NewCmdSearch(f *Factory, runF func(*SearchOptions) error) *cobra.Command {
+func NewCmdSearch(f *cmdutil.Factory, runF func(*SearchOptions) error) *cobra.Command {
 	opts := &SearchOptions{IO: f.IO, Global: &f.Global, Now: f.Now}
 	c := &cobra.Command{
 		Use:   "search QUERY [PATH...]",
@@ -86,7 +87,7 @@ result. Exit status 1 when nothing matches.`,
 	fl.StringVar(&opts.Until, "until", "", "only messages before this time")
 	fl.StringSliceVar(&opts.Roles, "role", nil, "only messages of this role (repeatable)")
 	fl.IntVarP(&opts.Limit, "limit", "n", 10, "results to show")
-	intRange(fl, "limit", 1, maxCount, "")
+	cmdutil.IntRange(fl, "limit", 1, cmdutil.MaxCount, "")
 	fl.BoolVar(&opts.NoUpdate, "no-update", false, "search the index as it is, without bringing it up to date")
 	return c
 }
@@ -97,7 +98,7 @@ func runSearch(opts *SearchOptions) error {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	q, err := opts.query()
 	if err != nil {
-		return &UsageError{err}
+		return &cmdutil.UsageError{Err: err}
 	}
 	dir, err := indexPath(opts.DB)
 	if err != nil {
@@ -130,7 +131,7 @@ func runSearch(opts *SearchOptions) error {
 		return err
 	}
 	if len(results) == 0 {
-		return &ExitError{Code: ExitFailure, Silent: true}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Silent: true}
 	}
 	return nil
 }
@@ -198,7 +199,7 @@ func (opts *SearchOptions) sessions(walker *index.Walker) (roots, files []string
 	if len(roots) == 0 {
 		roots = agentSessionDirs()
 		if len(roots) == 0 {
-			return nil, nil, &UsageError{errors.New("no agent session folder found here: give the PATH of your sessions")}
+			return nil, nil, &cmdutil.UsageError{Err: errors.New("no agent session folder found here: give the PATH of your sessions")}
 		}
 		// The agents' folders are looked in because they might hold sessions: one that is empty
 		// (an agent installed and never used) is no news.
@@ -208,7 +209,7 @@ func (opts *SearchOptions) sessions(walker *index.Walker) (roots, files []string
 	} else if err := namedPathsExist(roots); err != nil {
 		return nil, nil, err
 	}
-	files, err = expandWith(roots, opts.IO, say, true, walker.WalkDir)
+	files, err = cmdutil.ExpandWith(roots, opts.IO, say, true, walker.WalkDir)
 	return roots, files, err
 }
 
@@ -219,7 +220,7 @@ func mirroredRoots(paths []string) ([]string, error) {
 	for i, p := range paths {
 		out[i] = p
 		if objstore.IsURL(p) {
-			dir, err := mirrorBucket(p)
+			dir, err := cmdutil.MirrorBucket(p)
 			if err != nil {
 				return nil, err
 			}

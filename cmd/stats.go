@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"text/tabwriter"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -20,7 +21,7 @@ import (
 // StatsOptions are the inputs of `ctxc stats`.
 type StatsOptions struct {
 	IO     *iostreams.IOStreams
-	Global *GlobalOptions
+	Global *cmdutil.GlobalOptions
 
 	Paths  []string
 	From   string
@@ -31,7 +32,7 @@ type StatsOptions struct {
 }
 
 // NewCmdStats builds `ctxc stats`. runF replaces the run function in tests.
-func NewCmdStats(f *Factory, runF func(*StatsOptions) error) *cobra.Command {
+func NewCmdStats(f *cmdutil.Factory, runF func(*StatsOptions) error) *cobra.Command {
 	opts := &StatsOptions{IO: f.IO, Global: &f.Global}
 	c := &cobra.Command{
 		Use:   "stats [PATH...]",
@@ -69,9 +70,9 @@ against real tokenizers (prose is over-estimated, code and JSON under-estimated)
 	c.Flags().IntVar(&opts.Top, "top", 0, "list the N largest messages with their line numbers")
 	c.Flags().StringVar(&opts.From, "from", "", "read the list of paths from this file (- for standard input), one per line")
 	c.Flags().IntVarP(&opts.Jobs, "jobs", "j", runtime.NumCPU(), "files read at once")
-	intRange(c.Flags(), "window", minWindow, maxTokens, "no window")
-	intRange(c.Flags(), "top", 0, maxCount, "")
-	intRange(c.Flags(), "jobs", 1, maxJobs, "")
+	cmdutil.IntRange(c.Flags(), "window", cmdutil.MinWindow, cmdutil.MaxTokens, "no window")
+	cmdutil.IntRange(c.Flags(), "top", 0, cmdutil.MaxCount, "")
+	cmdutil.IntRange(c.Flags(), "jobs", 1, cmdutil.MaxJobs, "")
 	c.Flags().StringVar(&opts.Prices, "prices", "", "price table (JSON, as the shipped one) whose models replace or add to the shipped prices")
 	return c
 }
@@ -121,17 +122,17 @@ const statsMemoryLimit = 48 << 20
 
 func runStats(opts *StatsOptions) error {
 	defer tuneGC()()
-	paths, err := gatherPaths(opts.IO, opts.Paths, opts.From, "stats")
+	paths, err := cmdutil.GatherPaths(opts.IO, opts.Paths, opts.From, "stats")
 	if err != nil {
 		return err
 	}
-	files, err := expandPaths(paths, opts.IO)
+	files, err := cmdutil.ExpandPaths(paths, opts.IO)
 	if err != nil {
 		return err
 	}
 	format, err := transcript.ParseFormat(opts.Global.Format)
 	if err != nil {
-		return &UsageError{err}
+		return &cmdutil.UsageError{Err: err}
 	}
 	ropts := transcript.Options{Format: format, Strict: opts.Global.Strict, Top: opts.Top, Window: opts.Window}
 	if !opts.Global.Quiet {
@@ -149,9 +150,9 @@ func runStats(opts *StatsOptions) error {
 	case tot.Failed == 0:
 		return nil
 	case tot.Files == 0 && tot.Failed == 1:
-		return &ExitError{Code: exitCode(lastErr), Err: lastErr, Silent: true}
+		return &cmdutil.ExitError{Code: cmdutil.ExitCode(lastErr), Err: lastErr, Silent: true}
 	}
-	return batchExit(context.Background(), tot.Failed, tot.Failed+tot.Files)
+	return cmdutil.BatchExit(context.Background(), tot.Failed, tot.Failed+tot.Files)
 }
 
 // tuneGC sets the garbage collector for a scan, unless the user set GOMEMLIMIT or GOGC, and
@@ -196,12 +197,12 @@ func printStats(opts *StatsOptions, files []string, ropts transcript.Options, pr
 		st, cost, err := statsOne(opts.IO, files[i], ropts, prices)
 		return statsResult{files[i], st, cost, err}
 	}
-	for r := range inOrder(context.Background(), len(files), opts.Jobs, read) {
+	for r := range cmdutil.InOrder(context.Background(), len(files), opts.Jobs, read) {
 		if r.err != nil {
 			tot.Failed++
 			lastErr = r.err
 			if opts.Global.JSON {
-				enc.Encode(fileError{Type: "error", Path: r.path, Code: exitCode(r.err), Message: r.err.Error()})
+				enc.Encode(fileError{Type: "error", Path: r.path, Code: cmdutil.ExitCode(r.err), Message: r.err.Error()})
 			}
 			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+quote.Name(r.err.Error()))
 			continue
@@ -246,18 +247,6 @@ func (tot *statsTotals) add(st *transcript.Stats) {
 	tot.Tokens += st.Tokens
 	tot.EffTokens += st.EffTokens
 	tot.Bytes += st.Bytes
-}
-
-func readFromList(io *iostreams.IOStreams, from string) ([]string, error) {
-	if from == "-" {
-		return readPathList(io.In)
-	}
-	fh, err := os.Open(from)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	return readPathList(fh)
 }
 
 func statsOne(ios *iostreams.IOStreams, path string, ropts transcript.Options, prices *usage.Prices) (*transcript.Stats, *usage.Cost, error) {
@@ -311,7 +300,7 @@ func printStatsTable(w io.Writer, results []statsResult, tot statsTotals, window
 	for i, st := range rows {
 		m := st.Messages
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t", st.Format, st.Lines, st.BadLines,
-			m.User, m.Assistant, m.Tool, st.ToolCalls, human(st.Tokens), human(st.EffTokens))
+			m.User, m.Assistant, m.Tool, st.ToolCalls, cmdutil.Thousands(st.Tokens), cmdutil.Thousands(st.EffTokens))
 		if window {
 			fmt.Fprintf(tw, "%.0f%%\t", st.WindowPct)
 		}
@@ -320,7 +309,7 @@ func printStatsTable(w io.Writer, results []statsResult, tot statsTotals, window
 		}
 		rec := "-"
 		if st.Usage != nil && st.Usage.LastContext > 0 {
-			rec = human(int64(st.Usage.LastContext))
+			rec = cmdutil.Thousands(int64(st.Usage.LastContext))
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t %s\n", st.Markers+st.Compactions, rec, costCell(results[i].cost), quote.Name(st.Path))
 	}
@@ -328,7 +317,7 @@ func printStatsTable(w io.Writer, results []statsResult, tot statsTotals, window
 		// One cell per column, "-" where a total means nothing (a window's share, the context
 		// a provider recorded): an empty cell reads as a shifted row.
 		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t", tot.Lines, tot.BadLines,
-			tot.user, tot.assistant, tot.tool, tot.ToolCalls, human(tot.Tokens), human(tot.EffTokens))
+			tot.user, tot.assistant, tot.tool, tot.ToolCalls, cmdutil.Thousands(tot.Tokens), cmdutil.Thousands(tot.EffTokens))
 		if window {
 			fmt.Fprint(tw, "-\t")
 		}
@@ -346,20 +335,8 @@ func printStatsTable(w io.Writer, results []statsResult, tot statsTotals, window
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "LINE\tROLE\tKIND\tTOKENS\t")
 		for _, t := range st.Top {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t\n", t.Line, t.Role, t.Kind, human(int64(t.Tokens)))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t\n", t.Line, t.Role, t.Kind, cmdutil.Thousands(int64(t.Tokens)))
 		}
 		tw.Flush()
 	}
-}
-
-// human formats a token count with thousands separators.
-func human(n int64) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return s
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

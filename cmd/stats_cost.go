@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/ctxc/ctxc/internal/usage"
 )
@@ -16,7 +17,7 @@ func statsPrices(file string) (*usage.Prices, error) {
 	}
 	p, err := usage.LoadPrices(file)
 	if err != nil {
-		return nil, &ExitError{Code: ExitConfig, Err: err}
+		return nil, &cmdutil.ExitError{Code: cmdutil.ExitConfig, Err: err}
 	}
 	return p, nil
 }

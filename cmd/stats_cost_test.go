@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 )
 
@@ -16,12 +17,12 @@ func runStatsTTY(t *testing.T, tty bool, args ...string) string {
 	dir := t.TempDir()
 	ios, _, out, errOut := iostreams.Test()
 	ios.SetTTY(false, tty, false)
-	f := &Factory{IO: ios, Getenv: func(k string) string {
+	f := &cmdutil.Factory{IO: ios, Getenv: func(k string) string {
 		if k == "HOME" || k == "XDG_CONFIG_HOME" {
 			return dir
 		}
 		return ""
-	}, Now: time.Now, Build: BuildInfo{Version: "test"}}
+	}, Now: time.Now, Build: cmdutil.BuildInfo{Version: "test"}}
 	if code := Run(context.Background(), f, append([]string{"stats"}, args...)); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

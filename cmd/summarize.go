@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/summarize"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -23,7 +24,7 @@ type SummarizeOptions struct {
 const maxRequest = 1 << 30
 
 // NewCmdSummarize builds `ctxc summarize`, the summarization step an agent's plugin asks of ctxc.
-func NewCmdSummarize(f *Factory, runF func(*SummarizeOptions) error) *cobra.Command {
+func NewCmdSummarize(f *cmdutil.Factory, runF func(*SummarizeOptions) error) *cobra.Command {
 	opts := &SummarizeOptions{Compact: CompactOptions{IO: f.IO, Global: &f.Global, Getenv: f.Getenv, Now: f.Now, WaitNotice: f.WaitNotice}}
 	c := &cobra.Command{
 		Use:   "summarize",
@@ -61,7 +62,7 @@ On any failure ctxc prints nothing on stdout and exits non-zero: the agent compa
 	addSummarizeFlags(c, &opts.Compact)
 	addInstructionsFlags(c, &opts.Compact.Instructions, &opts.Compact.NoInstructions)
 	c.Flags().IntVar(&opts.Budget, "budget", 0, "summary size in tokens (default 8000; the same as --target; set by ctxc hooks install --budget)")
-	intRange(c.Flags(), "budget", 1, maxTokens, "8000")
+	cmdutil.IntRange(c.Flags(), "budget", 1, cmdutil.MaxTokens, "8000")
 	return c
 }
 
@@ -72,14 +73,14 @@ func runSummarize(ctx context.Context, opts *SummarizeOptions) error {
 		return err
 	}
 	if len(data) > maxRequest {
-		return &UsageError{fmt.Errorf("the request on standard input is over %d bytes", maxRequest)}
+		return &cmdutil.UsageError{Err: fmt.Errorf("the request on standard input is over %d bytes", maxRequest)}
 	}
 	var req compact.SummaryRequest
 	if err := json.Unmarshal(data, &req); err != nil {
-		return &ExitError{Code: ExitData, Err: fmt.Errorf("the request on standard input: %w", err)}
+		return &cmdutil.ExitError{Code: cmdutil.ExitData, Err: fmt.Errorf("the request on standard input: %w", err)}
 	}
 	if opts.Budget < 0 {
-		return &UsageError{errors.New("--budget must be positive")}
+		return &cmdutil.UsageError{Err: errors.New("--budget must be positive")}
 	}
 	o := compact.Options{Target: co.Target, SummarizeOpts: summarize.Options{MaxParallel: co.Parallel, Window: co.SummaryWindow}}
 	if opts.Budget > 0 {

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/llm"
 	"github.com/schollz/progressbar/v3"
@@ -25,7 +26,7 @@ const waitTick = time.Second
 // waitWatcher reports the requests in flight to a summarizer.
 type waitWatcher struct {
 	ios    *iostreams.IOStreams
-	g      *GlobalOptions
+	g      *cmdutil.GlobalOptions
 	notice time.Duration
 
 	mu      sync.Mutex
@@ -34,7 +35,7 @@ type waitWatcher struct {
 }
 
 // watchSummarizer returns c watched by a waitWatcher; notice 0 is waitNotice.
-func watchSummarizer(c llm.Client, ios *iostreams.IOStreams, g *GlobalOptions, notice time.Duration) llm.Client {
+func watchSummarizer(c llm.Client, ios *iostreams.IOStreams, g *cmdutil.GlobalOptions, notice time.Duration) llm.Client {
 	if c == nil {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/iostreams"
 	"github.com/ctxc/ctxc/internal/llm/llmtest"
 )
@@ -46,7 +47,7 @@ func TestSilentEndpointIsSaid(t *testing.T) {
 			before, _ := os.ReadFile(p)
 			ios, _, _, errOut := iostreams.Test()
 			ios.SetTTY(false, false, tty)
-			f := &Factory{IO: ios, Getenv: func(k string) string {
+			f := &cmdutil.Factory{IO: ios, Getenv: func(k string) string {
 				if k == "HOME" || k == "XDG_CONFIG_HOME" {
 					return dir
 				}
@@ -55,8 +56,8 @@ func TestSilentEndpointIsSaid(t *testing.T) {
 			code := Run(context.Background(), f, []string{"compact", "--provider", "openai", "--model", "fake-model",
 				"--endpoint", url, "--timeout", "1s", "--threshold", "2000", "--target", "300", p})
 			stderr := errOut.String()
-			if code != ExitUnavailable {
-				t.Fatalf("exit %d, want %d; stderr: %s", code, ExitUnavailable, stderr)
+			if code != cmdutil.ExitUnavailable {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, cmdutil.ExitUnavailable, stderr)
 			}
 			if !strings.Contains(stderr, "openai model fake-model at "+url+" has not answered yet") {
 				t.Errorf("no notice naming the model and the endpoint: %s", stderr)
@@ -79,7 +80,7 @@ func TestQuietSilentEndpoint(t *testing.T) {
 	p := writeSession(t, dir, "s.jsonl", 12)
 	ios, _, _, errOut := iostreams.Test()
 	ios.SetTTY(false, false, true)
-	f := &Factory{IO: ios, Getenv: func(k string) string {
+	f := &cmdutil.Factory{IO: ios, Getenv: func(k string) string {
 		if k == "HOME" || k == "XDG_CONFIG_HOME" {
 			return dir
 		}
@@ -87,7 +88,7 @@ func TestQuietSilentEndpoint(t *testing.T) {
 	}, Now: time.Now, WaitNotice: 100 * time.Millisecond}
 	code := Run(context.Background(), f, []string{"compact", "-q", "--provider", "openai", "--model", "m",
 		"--endpoint", url, "--timeout", "500ms", "--threshold", "2000", "--target", "300", p})
-	if code != ExitUnavailable {
+	if code != cmdutil.ExitUnavailable {
 		t.Fatalf("exit %d; stderr: %s", code, errOut)
 	}
 	if strings.Contains(errOut.String(), "not answered yet") || strings.Contains(errOut.String(), "waiting for") {
@@ -109,7 +110,7 @@ func TestStreamingSummarizerShowsTokens(t *testing.T) {
 			p := writeSession(t, dir, "s.jsonl", 12)
 			ios, _, _, errOut := iostreams.Test()
 			ios.SetTTY(false, false, tty)
-			fac := &Factory{IO: ios, Getenv: func(k string) string {
+			fac := &cmdutil.Factory{IO: ios, Getenv: func(k string) string {
 				if k == "HOME" || k == "XDG_CONFIG_HOME" {
 					return dir
 				}

@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"bufio"
@@ -16,7 +16,7 @@ import (
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
-// expandPaths turns command-line paths into files: a directory stands for every *.jsonl below
+// ExpandPaths turns command-line paths into files: a directory stands for every *.jsonl below
 // it, every archived session *.jsonl.zst (ctxc archive), which the commands read decompressed,
 // and every OpenClaw store (transcript.StoreSessions), by the rule of transcript.Finder
 // (recursively, in lexical order, following symbolic links, each file once; a loop of links and
@@ -25,25 +25,25 @@ import (
 // existing file is expanded, and "-" is standard input. A directory or pattern that yields no
 // file is not an error (an empty ~/.claude/projects is a normal first run), but it is said: one
 // line on errOut for each.
-func expandPaths(args []string, ios *iostreams.IOStreams) ([]string, error) {
-	return expandSessions(args, ios, true)
+func ExpandPaths(args []string, ios *iostreams.IOStreams) ([]string, error) {
+	return ExpandSessions(args, ios, true)
 }
 
-// expandSessions is expandPaths; without archived, a directory stands for its *.jsonl files only
+// ExpandSessions is ExpandPaths; without archived, a directory stands for its *.jsonl files only
 // (for the commands that write into the sessions they find: an archive named on the command
 // line is still given, and refused with the reason).
-func expandSessions(args []string, ios *iostreams.IOStreams, archived bool) ([]string, error) {
-	return expandWith(args, ios, ios.ErrOut, archived, filepath.WalkDir)
+func ExpandSessions(args []string, ios *iostreams.IOStreams, archived bool) ([]string, error) {
+	return ExpandWith(args, ios, ios.ErrOut, archived, filepath.WalkDir)
 }
 
-// expandWith is expandSessions walking directories with walk (filepath.WalkDir, or the
+// ExpandWith is ExpandSessions walking directories with walk (filepath.WalkDir, or the
 // index's Walker, which reads a folder that did not change from the index's listing); a
 // directory or pattern that yields no file is said on say (io.Discard for folders looked in
 // on the user's behalf rather than named). The expansion is address.Expander's, as for the MCP
 // server's tools, with the command line's rules.
-func expandWith(args []string, ios *iostreams.IOStreams, say io.Writer, archived bool, walk func(string, fs.WalkDirFunc) error) ([]string, error) {
+func ExpandWith(args []string, ios *iostreams.IOStreams, say io.Writer, archived bool, walk func(string, fs.WalkDirFunc) error) ([]string, error) {
 	finder := transcript.NewFinder(archived, walk)
-	e := &address.Expander{Finder: finder, Say: say, CommandLine: true, Mirror: mirrorBucket}
+	e := &address.Expander{Finder: finder, Say: say, CommandLine: true, Mirror: MirrorBucket}
 	out, err := e.Expand(args)
 	if _, ok := errors.AsType[*address.PatternError](err); ok {
 		err = &UsageError{err}
@@ -57,8 +57,8 @@ func expandWith(args []string, ios *iostreams.IOStreams, say io.Writer, archived
 	return out, err
 }
 
-// readPathList reads one path per line (for `find ... | ctxc compact --from -`).
-func readPathList(r io.Reader) ([]string, error) {
+// ReadPathList reads one path per line (for `find ... | ctxc compact --from -`).
+func ReadPathList(r io.Reader) ([]string, error) {
 	var out []string
 	br := bufio.NewReader(r)
 	for {
@@ -75,11 +75,11 @@ func readPathList(r io.Reader) ([]string, error) {
 	}
 }
 
-// gatherPaths joins the command-line paths and the --from list; none at all is a usage error.
-func gatherPaths(ios *iostreams.IOStreams, args []string, from, what string) ([]string, error) {
+// GatherPaths joins the command-line paths and the --from list; none at all is a usage error.
+func GatherPaths(ios *iostreams.IOStreams, args []string, from, what string) ([]string, error) {
 	paths := args
 	if from != "" {
-		list, err := readFromList(ios, from)
+		list, err := ReadFromList(ios, from)
 		if err != nil {
 			return nil, err
 		}
@@ -95,9 +95,9 @@ func gatherPaths(ios *iostreams.IOStreams, args []string, from, what string) ([]
 	return paths, nil
 }
 
-// sourceRoots are the SRC arguments of archive and export: each as it is, or a glob (one that
+// SourceRoots are the SRC arguments of archive and export: each as it is, or a glob (one that
 // names no existing path) as every path it matches, one that matches nothing said on say.
-func sourceRoots(sources []string, say io.Writer) ([]string, error) {
+func SourceRoots(sources []string, say io.Writer) ([]string, error) {
 	var roots []string
 	for _, s := range sources {
 		if _, err := os.Stat(s); err != nil && strings.ContainsAny(s, "*?[") {
@@ -114,4 +114,37 @@ func sourceRoots(sources []string, say io.Writer) ([]string, error) {
 		roots = append(roots, s)
 	}
 	return roots, nil
+}
+
+// FileArgs expands the path arguments (and --from) of command what, which reads files: "-" is
+// refused with stdinErr.
+func FileArgs(ios *iostreams.IOStreams, args []string, from, what, stdinErr string) ([]string, error) {
+	return SessionArgs(ios, args, from, what, stdinErr, true)
+}
+
+// SessionArgs is FileArgs; without archived, directories stand for their plain sessions only
+// (ExpandSessions).
+func SessionArgs(ios *iostreams.IOStreams, args []string, from, what, stdinErr string, archived bool) ([]string, error) {
+	paths, err := GatherPaths(ios, args, from, what)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range paths {
+		if p == "-" {
+			return nil, &UsageError{errors.New(stdinErr)}
+		}
+	}
+	return ExpandSessions(paths, ios, archived)
+}
+
+func ReadFromList(io *iostreams.IOStreams, from string) ([]string, error) {
+	if from == "-" {
+		return ReadPathList(io.In)
+	}
+	fh, err := os.Open(from)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return ReadPathList(fh)
 }

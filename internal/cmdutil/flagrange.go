@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"errors"
@@ -11,50 +11,50 @@ import (
 )
 
 // Every numeric and duration flag of every command has an accepted range, declared beside the
-// flag with intRange, floatRange or durationRange and checked in one place (checkRanges), after
+// flag with IntRange, FloatRange or DurationRange and checked in one place (CheckRanges), after
 // the configuration file and the environment have had their say: a negative --keep-tail, a
 // --timeout of -1s or a --window of 1 token is refused with the flag named and its range said,
 // never read as a default. A value given on the command line is a usage error (exit 2); one from
 // the environment or a config file is a configuration error (exit 78) that names its origin.
 // The test walks the command tree: a numeric flag without a range fails it.
 
-// rangeAnnotation is the pflag annotation that holds a flag's range: its lowest and highest
+// RangeAnnotation is the pflag annotation that holds a flag's range: its lowest and highest
 // accepted values and, when 0 is accepted outside them, what 0 means.
-const rangeAnnotation = "ctxc:range"
+const RangeAnnotation = "ctxc:range"
 
 // Bounds of counts that are absurd long before they are harmful.
 const (
-	maxTokens   = 1_000_000_000 // a token count no model window comes near
-	maxCount    = 1_000_000     // messages, turns, entries, results
-	maxJobs     = 4096          // files at once
-	maxParallel = 256           // summarizer requests at once
-	minWindow   = 1024          // the smallest context window of a model worth compacting for
+	MaxTokens   = 1_000_000_000 // a token count no model window comes near
+	MaxCount    = 1_000_000     // messages, turns, entries, results
+	MaxJobs     = 4096          // files at once
+	MaxParallel = 256           // summarizer requests at once
+	MinWindow   = 1024          // the smallest context window of a model worth compacting for
 )
 
-// intRange declares the range of an int flag: min..max, and 0 too when zero says what 0 means.
-func intRange(fs *pflag.FlagSet, name string, min, max int64, zero string) {
+// IntRange declares the range of an int flag: min..max, and 0 too when zero says what 0 means.
+func IntRange(fs *pflag.FlagSet, name string, min, max int64, zero string) {
 	setRange(fs, name, strconv.FormatInt(min, 10), strconv.FormatInt(max, 10), zero)
 }
 
-// floatRange declares the range of a float flag.
-func floatRange(fs *pflag.FlagSet, name string, min, max float64) {
+// FloatRange declares the range of a float flag.
+func FloatRange(fs *pflag.FlagSet, name string, min, max float64) {
 	setRange(fs, name, strconv.FormatFloat(min, 'g', -1, 64), strconv.FormatFloat(max, 'g', -1, 64), "")
 }
 
-// durationRange declares the range of a duration flag.
-func durationRange(fs *pflag.FlagSet, name string, min, max time.Duration, zero string) {
+// DurationRange declares the range of a duration flag.
+func DurationRange(fs *pflag.FlagSet, name string, min, max time.Duration, zero string) {
 	setRange(fs, name, min.String(), max.String(), zero)
 }
 
 func setRange(fs *pflag.FlagSet, name, min, max, zero string) {
-	if err := fs.SetAnnotation(name, rangeAnnotation, []string{min, max, zero}); err != nil {
+	if err := fs.SetAnnotation(name, RangeAnnotation, []string{min, max, zero}); err != nil {
 		panic(err) // a range declared for a flag that does not exist: a programming error
 	}
 }
 
-// isNumericFlag reports whether a flag's value is a number or a duration (a repeated count such
+// IsNumericFlag reports whether a flag's value is a number or a duration (a repeated count such
 // as -v is not: it cannot be given a value).
-func isNumericFlag(fl *pflag.Flag) bool {
+func IsNumericFlag(fl *pflag.Flag) bool {
 	switch fl.Value.Type() {
 	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64",
 		"float32", "float64", "duration":
@@ -72,28 +72,28 @@ func (e *rangeError) Error() string {
 	return fmt.Sprintf("--%s %s: out of range: want %s", e.flag, e.value, e.want)
 }
 
-// checkRanges checks every flag of fs that declares a range against its effective value; res
+// CheckRanges checks every flag of fs that declares a range against its effective value; res
 // says where each value came from.
-func checkRanges(fs *pflag.FlagSet, res *config.Resolved) error {
+func CheckRanges(fs *pflag.FlagSet, res *config.Resolved) error {
 	var first error
 	if fl := fs.Lookup("output"); fl != nil && fl.Changed && fl.Value.String() == "" {
 		// -o "" (an unset shell variable) would otherwise mean no -o at all: compact in place.
 		return &UsageError{errors.New("--output: empty: give a file name (- for standard output)")}
 	}
 	fs.VisitAll(func(fl *pflag.Flag) {
-		r, ok := fl.Annotations[rangeAnnotation]
+		r, ok := fl.Annotations[RangeAnnotation]
 		if !ok || first != nil || len(r) != 3 {
 			return
 		}
-		if re := checkRange(fl, r[0], r[1], r[2]); re != nil {
+		if re := CheckRange(fl, r[0], r[1], r[2]); re != nil {
 			first = attributed(re, res)
 		}
 	})
 	return first
 }
 
-// checkRange checks one flag's value against [min, max] (and 0 when zero is said).
-func checkRange(fl *pflag.Flag, min, max, zero string) *rangeError {
+// CheckRange checks one flag's value against [min, max] (and 0 when zero is said).
+func CheckRange(fl *pflag.Flag, min, max, zero string) *rangeError {
 	val := fl.Value.String()
 	var in, isZero bool
 	switch fl.Value.Type() {
@@ -128,7 +128,7 @@ func checkRange(fl *pflag.Flag, min, max, zero string) *rangeError {
 // readableNumber prints a bound as users read it: 1,000,000 rather than 1e+06.
 func readableNumber(f float64) string {
 	if f == float64(int64(f)) {
-		return human(int64(f))
+		return Thousands(int64(f))
 	}
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
@@ -147,4 +147,16 @@ func attributed(re *rangeError, res *config.Resolved) error {
 		}
 	}
 	return &UsageError{re}
+}
+
+// Thousands formats a count with thousands separators (12,345).
+func Thousands(n int64) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return s
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"context"
@@ -15,7 +15,7 @@ func TestInOrderYieldsEveryStartedResult(t *testing.T) {
 		var mu sync.Mutex
 		var ran []int
 		var got []int
-		for r := range inOrder(ctx, 8, 3, func(i int) int {
+		for r := range InOrder(ctx, 8, 3, func(i int) int {
 			mu.Lock()
 			ran = append(ran, i)
 			mu.Unlock()

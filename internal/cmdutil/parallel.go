@@ -1,13 +1,13 @@
-package cmd
+package cmdutil
 
 import "context"
 
-// inOrder runs fn on the indexes 0..n-1 with jobs workers and yields the results in index order,
+// InOrder runs fn on the indexes 0..n-1 with jobs workers and yields the results in index order,
 // as soon as each is ready and all before it have been yielded: a command run over many files
 // reads them at once and still reports them in the order given, whatever the number of jobs.
 // An interrupt stops the feeding: the results of the indexes already given to a worker are
 // still yielded, in order (the work they stand for was done), and no other.
-func inOrder[T any](ctx context.Context, n, jobs int, fn func(i int) T) <-chan T {
+func InOrder[T any](ctx context.Context, n, jobs int, fn func(i int) T) <-chan T {
 	jobs = max(1, min(jobs, n))
 	results := make([]chan T, n)
 	for i := range results {

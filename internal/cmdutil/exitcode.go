@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 
-// Exit codes (docs/design.md §9). They are mapped from errors in one place, exitCode.
+// Exit codes (docs/design.md §9). They are mapped from errors in one place, ExitCode.
 const (
 	ExitOK          = 0
 	ExitFailure     = 1
@@ -50,7 +50,7 @@ type UsageError struct{ Err error }
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
-func exitCode(err error) int {
+func ExitCode(err error) int {
 	if err == nil {
 		return ExitOK
 	}
@@ -150,9 +150,9 @@ func storeCode(kind string) int {
 	return ExitFailure
 }
 
-// batchExit is the exit policy of a command run over many files, in one place: an interrupt
+// BatchExit is the exit policy of a command run over many files, in one place: an interrupt
 // (130), every file failed (1), some failed and the others were done (3).
-func batchExit(ctx context.Context, failed, files int) error {
+func BatchExit(ctx context.Context, failed, files int) error {
 	switch {
 	case ctx.Err() != nil:
 		return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
@@ -164,12 +164,12 @@ func batchExit(ctx context.Context, failed, files int) error {
 	return nil
 }
 
-// searchExit is batchExit for the commands whose output is the answer (grep, lint): when every
+// SearchExit is BatchExit for the commands whose output is the answer (grep, lint): when every
 // file failed, the exit code is the last file's own, its message already printed, so that one
 // unreadable file exits as that file's error does (65 for not a transcript).
-func searchExit(failed, files int, lastErr error) error {
+func SearchExit(failed, files int, lastErr error) error {
 	if failed > 0 && failed == files && lastErr != nil {
-		return &ExitError{Code: exitCode(lastErr), Err: lastErr, Silent: true}
+		return &ExitError{Code: ExitCode(lastErr), Err: lastErr, Silent: true}
 	}
-	return batchExit(context.Background(), failed, files)
+	return BatchExit(context.Background(), failed, files)
 }

@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"context"
@@ -14,28 +14,28 @@ import (
 
 // What SIGINT and SIGTERM do (docs/design.md §9): the first cancels the command's context, and
 // the command stops where it is (a compaction undoes its append, a batch reports what it did)
-// and exits 130. A command still running interruptGrace later, or a second signal, exits 130 at
+// and exits 130. A command still running InterruptGrace later, or a second signal, exits 130 at
 // once: nothing a command blocks on (standard input at a terminal, a summarizer that does not
 // answer, a slow disk) keeps a user's Ctrl-C waiting. What an exit at that point can leave
 // behind is what a kill leaves, which every write of ctxc is built to survive (§10).
 
-// interruptGrace is how long an interrupted command has to stop by itself.
-const interruptGrace = 3 * time.Second
+// InterruptGrace is how long an interrupted command has to stop by itself.
+const InterruptGrace = 3 * time.Second
 
-var errInterrupted = errors.New("interrupted")
+var ErrInterrupted = errors.New("interrupted")
 
-// errInputInterrupted is what a read of standard input returns once the command is interrupted:
+// ErrInputInterrupted is what a read of standard input returns once the command is interrupted:
 // a context.Canceled that reads as what happened.
-var errInputInterrupted error = interruptedRead{}
+var ErrInputInterrupted error = interruptedRead{}
 
 type interruptedRead struct{}
 
 func (interruptedRead) Error() string        { return "interrupted" }
 func (interruptedRead) Is(target error) bool { return target == context.Canceled }
 
-// exitOnInterrupt installs the handling of SIGINT and SIGTERM: cancel at the first, exit (through
+// ExitOnInterrupt installs the handling of SIGINT and SIGTERM: cancel at the first, exit (through
 // exit, with code 130) after grace or at the second. stop removes it.
-func exitOnInterrupt(cancel context.CancelFunc, grace time.Duration, errOut io.Writer, exit func(int)) (stop func()) {
+func ExitOnInterrupt(cancel context.CancelFunc, grace time.Duration, errOut io.Writer, exit func(int)) (stop func()) {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
@@ -68,12 +68,12 @@ func exitOnInterrupt(cancel context.CancelFunc, grace time.Duration, errOut io.W
 // every later read: at a terminal, Ctrl-D ends one read only, and a second reader of standard
 // input (a list of paths, then a transcript; a format check, then the scan) would otherwise
 // wait for a second Ctrl-D. A read waiting for input ends when ctx is cancelled (an interrupt),
-// errInputInterrupted: a blocked read(2) cannot be called off, so it is made by a goroutine that
+// ErrInputInterrupted: a blocked read(2) cannot be called off, so it is made by a goroutine that
 // the process leaves behind.
 type input struct {
 	ctx     context.Context
 	r       io.Reader
-	err     error       // the end, once reached: io.EOF, a read error or errInputInterrupted
+	err     error       // the end, once reached: io.EOF, a read error or ErrInputInterrupted
 	pending []byte      // read and not yet returned
 	buf     []byte      // what the reading goroutine reads into, once pending is used up
 	ask     chan []byte // a buffer to read into, to the reading goroutine
@@ -88,7 +88,7 @@ type readResult struct {
 // inputBuffer is what one read(2) of standard input asks for.
 const inputBuffer = 256 << 10
 
-func newInput(ctx context.Context, r io.Reader) *input {
+func NewInput(ctx context.Context, r io.Reader) *input {
 	return &input{ctx: ctx, r: r}
 }
 
@@ -117,7 +117,7 @@ func (in *input) fill() {
 	select {
 	case in.ask <- buf:
 	case <-in.ctx.Done():
-		in.err = errInputInterrupted
+		in.err = ErrInputInterrupted
 		return
 	}
 	select {
@@ -127,7 +127,7 @@ func (in *input) fill() {
 			in.err = r.err
 		}
 	case <-in.ctx.Done():
-		in.err = errInputInterrupted
+		in.err = ErrInputInterrupted
 	}
 }
 
