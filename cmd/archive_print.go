@@ -14,7 +14,7 @@ func printArchiveError(opts *ArchiveOptions, path string, err error) {
 	if opts.Global.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetEscapeHTML(false)
-		enc.Encode(fileError{Type: "error", Path: path, Code: cmdutil.ExitCode(err), Message: err.Error()})
+		enc.Encode(cmdutil.FileError{Type: "error", Path: path, Code: cmdutil.ExitCode(err), Message: err.Error()})
 	}
 	fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+quote.Name(err.Error()))
 }

@@ -207,7 +207,7 @@ func firstOf(first, err error) error {
 // reportFileError says that one file could not be audited.
 func reportFileError(ios *iostreams.IOStreams, asJSON bool, enc *json.Encoder, path string, err error) {
 	if asJSON {
-		enc.Encode(fileError{Type: "error", Path: path, Code: cmdutil.ExitCode(err), Message: err.Error()})
+		enc.Encode(cmdutil.FileError{Type: "error", Path: path, Code: cmdutil.ExitCode(err), Message: err.Error()})
 		return
 	}
 	fmt.Fprintln(ios.ErrOut, "failed "+quote.Name(err.Error()))

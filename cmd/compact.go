@@ -118,7 +118,7 @@ standard input.`,
 	}
 	fl := c.Flags()
 	addSummarizeFlags(c, opts)
-	addInstructionsFlags(c, &opts.Instructions, &opts.NoInstructions)
+	cmdutil.AddInstructionsFlags(c, &opts.Instructions, &opts.NoInstructions)
 	agentFiles := strings.Join(agent.NativeOutputNames(), ", ") + " files"
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the compacted context to a new file instead of appending (- for stdout): for "+agentFiles+" a new session of that agent (its id on stderr), else a ctxc file")
 	fl.StringVar(&opts.OutputFormat, "output-format", "native", "with -o: native (the agent's own session format for "+agentFiles+") or ctxc (a ctxc marker file, readable by any client)")
@@ -224,9 +224,9 @@ func runCompact(ctx context.Context, opts *CompactOptions) error {
 	co.Output, co.OutputFormat, co.DryRun, co.Check, co.Force, co.Idle = opts.Output, opts.OutputFormat, opts.DryRun, opts.Check, opts.Force, opts.Idle
 	co.RepairTail = opts.RepairTail
 	co.Stdout = opts.IO.Out
-	var instr *instructionSource
+	var instr *cmdutil.InstructionSource
 	if !opts.Check {
-		if instr, err = newInstructionSource(opts.Instructions, opts.NoInstructions, co.Format); err != nil {
+		if instr, err = cmdutil.NewInstructionSource(opts.Instructions, opts.NoInstructions, co.Format); err != nil {
 			return err
 		}
 		if err := useProvider(ctx, opts, &co); err != nil {
@@ -276,11 +276,11 @@ func useProvider(ctx context.Context, opts *CompactOptions, co *compact.Options)
 
 // runBatch compacts files with opts.Jobs workers, each with the instructions instr gives it
 // (nil: none), and reports per file and in total.
-func runBatch(ctx context.Context, opts *CompactOptions, files []string, co compact.Options, instr *instructionSource) error {
+func runBatch(ctx context.Context, opts *CompactOptions, files []string, co compact.Options, instr *cmdutil.InstructionSource) error {
 	b := newBatch(opts, len(files))
 	b.instr = instr
 	if instr != nil && !opts.Global.Quiet {
-		instr.say = func(s string) {
+		instr.Say = func(s string) {
 			b.mu.Lock()
 			defer b.mu.Unlock()
 			b.bar.Println(opts.IO.ErrOut, s)
@@ -310,8 +310,8 @@ type batch struct {
 	files int
 	enc   *json.Encoder
 	bar   *iostreams.Progress
-	stop  context.CancelFunc // stops the run (a dead endpoint)
-	instr *instructionSource // the instructions of each file's compaction (nil: none)
+	stop  context.CancelFunc         // stops the run (a dead endpoint)
+	instr *cmdutil.InstructionSource // the instructions of each file's compaction (nil: none)
 
 	mu          sync.Mutex
 	sum         batchSummary
@@ -416,7 +416,7 @@ func (b *batch) reportError(path string, out *compact.Outcome, err error) {
 		b.hardFail++
 	}
 	if b.opts.Global.JSON {
-		b.enc.Encode(fileError{Type: "error", Path: path, Code: code, Message: err.Error()})
+		b.enc.Encode(cmdutil.FileError{Type: "error", Path: path, Code: code, Message: err.Error()})
 	} else if b.files > 1 {
 		b.bar.Println(b.opts.IO.ErrOut, "failed "+quote.Name(err.Error()))
 	}

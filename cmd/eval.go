@@ -56,7 +56,7 @@ session's project; --no-instructions for none), and the terms they name are fact
 	}
 	fl := c.Flags()
 	addSummarizeFlags(c, co)
-	addInstructionsFlags(c, &co.Instructions, &co.NoInstructions)
+	cmdutil.AddInstructionsFlags(c, &co.Instructions, &co.NoInstructions)
 	fl.Float64Var(&opts.MinRecall, "min-recall", 0, "exit 1 if a compacted file's context keeps less than this share of its facts (0-1)")
 	fl.Float64Var(&opts.MinSummaryRecall, "min-summary-recall", 0, "exit 1 if a summary alone keeps less than this share of its facts (0-1)")
 	cmdutil.FloatRange(fl, "min-recall", 0, 1)
@@ -95,12 +95,12 @@ func runEval(ctx context.Context, opts *EvalOptions) error {
 	if err := useProvider(ctx, co, &copts); err != nil {
 		return err
 	}
-	instr, err := newInstructionSource(co.Instructions, co.NoInstructions, copts.Format)
+	instr, err := cmdutil.NewInstructionSource(co.Instructions, co.NoInstructions, copts.Format)
 	if err != nil {
 		return err
 	}
 	if !co.Global.Quiet {
-		instr.say = func(s string) { fmt.Fprintln(co.IO.ErrOut, s) }
+		instr.Say = func(s string) { fmt.Fprintln(co.IO.ErrOut, s) }
 	}
 	enc := json.NewEncoder(co.IO.Out)
 	enc.SetEscapeHTML(false)
@@ -129,7 +129,7 @@ func runEval(ctx context.Context, opts *EvalOptions) error {
 
 // evalFiles evaluates the files one after the other (stopping at an interrupt or a dead
 // endpoint), writing each result with --json, and totals them.
-func evalFiles(ctx context.Context, opts *EvalOptions, files []string, copts compact.Options, instr *instructionSource, enc *json.Encoder) (results []*evaluate.Result, sum evalSummary, firstErr error, unavailable bool) {
+func evalFiles(ctx context.Context, opts *EvalOptions, files []string, copts compact.Options, instr *cmdutil.InstructionSource, enc *json.Encoder) (results []*evaluate.Result, sum evalSummary, firstErr error, unavailable bool) {
 	co := &opts.Compact
 	sum = evalSummary{Type: "summary", Files: len(files)}
 	for _, path := range files {
@@ -162,7 +162,7 @@ func evalFiles(ctx context.Context, opts *EvalOptions, files []string, copts com
 }
 
 // evalFile evaluates one file's compaction under its instructions.
-func evalFile(ctx context.Context, path string, copts compact.Options, instr *instructionSource) (*evaluate.Result, error) {
+func evalFile(ctx context.Context, path string, copts compact.Options, instr *cmdutil.InstructionSource) (*evaluate.Result, error) {
 	text, err := instr.For(path)
 	if err != nil {
 		return nil, err

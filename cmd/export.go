@@ -142,7 +142,7 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 // exportDest resolves --parquet: a local folder, or the staging folder of a bucket with the
 // bucket to send the parts to.
 func exportDest(ctx context.Context, opts *ExportOptions) (export.Options, string, error) {
-	prices, err := statsPrices(opts.Prices)
+	prices, err := cmdutil.Prices(opts.Prices)
 	if err != nil {
 		return export.Options{}, "", err
 	}
@@ -284,7 +284,7 @@ func printExportError(opts *ExportOptions, bar *iostreams.Progress, path string,
 	if opts.Global.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetEscapeHTML(false)
-		enc.Encode(fileError{Type: "error", Path: path, Code: cmdutil.ExitCode(err), Message: err.Error()})
+		enc.Encode(cmdutil.FileError{Type: "error", Path: path, Code: cmdutil.ExitCode(err), Message: err.Error()})
 	}
 	bar.Println(opts.IO.ErrOut, "ctxc: "+quote.Name(err.Error()))
 }

@@ -238,7 +238,7 @@ func (pr *grepPrinter) fail(path string, err error) {
 	pr.lastErr = err
 	pr.out.Flush()
 	if pr.opts.Global.JSON {
-		pr.enc.Encode(fileError{Type: "error", Path: path, Code: cmdutil.ExitCode(err), Message: err.Error()})
+		pr.enc.Encode(cmdutil.FileError{Type: "error", Path: path, Code: cmdutil.ExitCode(err), Message: err.Error()})
 	}
 	fmt.Fprintln(pr.opts.IO.ErrOut, "ctxc: "+quote.Name(err.Error()))
 }

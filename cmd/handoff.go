@@ -102,7 +102,7 @@ func addHandoffFlags(c *cobra.Command, opts *HandoffOptions) {
 	fl.StringVar(&opts.Compact.NowFlag, "now", "", "timestamp written in the new session (RFC 3339; also SOURCE_DATE_EPOCH)")
 	cmdutil.IntRange(fl, "window", cmdutil.MinWindow, cmdutil.MaxTokens, "the agent's")
 	addProviderFlags(c, &opts.Compact)
-	addInstructionsFlags(c, &opts.Compact.Instructions, &opts.Compact.NoInstructions)
+	cmdutil.AddInstructionsFlags(c, &opts.Compact.Instructions, &opts.Compact.NoInstructions)
 	// A compaction on the way is extractive unless a model is asked for: handing a session
 	// over needs no model.
 	opts.Compact.Provider = "extractive"
@@ -160,12 +160,12 @@ func handoffOptions(opts *HandoffOptions) (handoff.Options, error) {
 			return handoff.Options{}, err
 		}
 	}
-	instr, err := newInstructionSource(opts.Compact.Instructions, opts.Compact.NoInstructions, co.Format)
+	instr, err := cmdutil.NewInstructionSource(opts.Compact.Instructions, opts.Compact.NoInstructions, co.Format)
 	if err != nil {
 		return handoff.Options{}, err
 	}
 	if !opts.Compact.Global.Quiet {
-		instr.say = func(s string) { fmt.Fprintln(opts.Compact.IO.ErrOut, s) }
+		instr.Say = func(s string) { fmt.Fprintln(opts.Compact.IO.ErrOut, s) }
 	}
 	return handoff.Options{Output: opts.Compact.Output, Window: opts.Compact.Window, Now: now, Getenv: opts.Compact.Getenv,
 		Home: home, Format: co.Format, Compact: co,
@@ -176,7 +176,7 @@ func handoffOptions(opts *HandoffOptions) (handoff.Options, error) {
 
 // compactOnTheWay puts the summarizer and the instructions of the session's project into the
 // options of a compaction on the way.
-func compactOnTheWay(ctx context.Context, opts *HandoffOptions, instr *instructionSource, co *compact.Options) error {
+func compactOnTheWay(ctx context.Context, opts *HandoffOptions, instr *cmdutil.InstructionSource, co *compact.Options) error {
 	text, err := instr.For(opts.Path)
 	if err != nil {
 		return err

@@ -80,7 +80,7 @@ happened in one line of $XDG_STATE_HOME/ctxc/hooks.log (~/.local/state/ctxc/hook
 	cmdutil.IntRange(c.Flags(), "budget", 1, cmdutil.MaxTokens, "")
 	cmdutil.DurationRange(c.Flags(), "timeout", time.Millisecond, 24*time.Hour, "")
 	c.Flags().StringVar(&opts.Memory, "memory", "", "merge the session's memory into this file first (relative: from the session's folder)")
-	addInstructionsFlags(c, &opts.Instructions, &opts.NoInstructions)
+	cmdutil.AddInstructionsFlags(c, &opts.Instructions, &opts.NoInstructions)
 	return c
 }
 
@@ -109,7 +109,7 @@ func runHook(ctx context.Context, opts *HookOptions) error {
 
 // hookInstructions are the instructions of the flags (@FILE read now; none with --no-instructions).
 func hookInstructions(opts *HookOptions) (string, error) {
-	instr, err := newInstructionSource(opts.Instructions, opts.NoInstructions, transcript.FormatUnknown)
+	instr, err := cmdutil.NewInstructionSource(opts.Instructions, opts.NoInstructions, transcript.FormatUnknown)
 	if err != nil {
 		return "", err
 	}

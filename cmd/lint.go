@@ -77,7 +77,7 @@ func runLint(opts *LintOptions) error {
 			failed++
 			lastErr = err
 			if opts.Global.JSON {
-				enc.Encode(fileError{Type: "error", Path: p, Code: cmdutil.ExitCode(err), Message: err.Error()})
+				enc.Encode(cmdutil.FileError{Type: "error", Path: p, Code: cmdutil.ExitCode(err), Message: err.Error()})
 			}
 			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+quote.Name(err.Error()))
 			continue

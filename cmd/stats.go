@@ -77,14 +77,6 @@ against real tokenizers (prose is over-estimated, code and JSON under-estimated)
 	return c
 }
 
-// fileError is the --json object for a file that failed.
-type fileError struct {
-	Type    string `json:"type"`
-	Path    string `json:"path"`
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-}
-
 // statsLine is one --json object.
 type statsLine struct {
 	Type string `json:"type"`
@@ -138,7 +130,7 @@ func runStats(opts *StatsOptions) error {
 	if !opts.Global.Quiet {
 		ropts.Warn = func(w transcript.Warning) { fmt.Fprintln(opts.IO.ErrOut, "warning: "+w.String()) }
 	}
-	prices, err := statsPrices(opts.Prices)
+	prices, err := cmdutil.Prices(opts.Prices)
 	if err != nil {
 		return err
 	}
@@ -202,7 +194,7 @@ func printStats(opts *StatsOptions, files []string, ropts transcript.Options, pr
 			tot.Failed++
 			lastErr = r.err
 			if opts.Global.JSON {
-				enc.Encode(fileError{Type: "error", Path: r.path, Code: cmdutil.ExitCode(r.err), Message: r.err.Error()})
+				enc.Encode(cmdutil.FileError{Type: "error", Path: r.path, Code: cmdutil.ExitCode(r.err), Message: r.err.Error()})
 			}
 			fmt.Fprintln(opts.IO.ErrOut, "ctxc: "+quote.Name(r.err.Error()))
 			continue

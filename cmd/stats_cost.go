@@ -5,22 +5,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/transcript"
 	"github.com/ctxc/ctxc/internal/usage"
 )
-
-// statsPrices is the price table of stats and report: the shipped one, or --prices over it.
-func statsPrices(file string) (*usage.Prices, error) {
-	if file == "" {
-		return usage.Shipped(), nil
-	}
-	p, err := usage.LoadPrices(file)
-	if err != nil {
-		return nil, &cmdutil.ExitError{Code: cmdutil.ExitConfig, Err: err}
-	}
-	return p, nil
-}
 
 // teeUsage reads the recorded usage of a stream while the scan reads it: the stream cannot be
 // read twice. wait, called once the scan is done, gives the responses.

@@ -60,7 +60,7 @@ On any failure ctxc prints nothing on stdout and exits non-zero: the agent compa
 		},
 	}
 	addSummarizeFlags(c, &opts.Compact)
-	addInstructionsFlags(c, &opts.Compact.Instructions, &opts.Compact.NoInstructions)
+	cmdutil.AddInstructionsFlags(c, &opts.Compact.Instructions, &opts.Compact.NoInstructions)
 	c.Flags().IntVar(&opts.Budget, "budget", 0, "summary size in tokens (default 8000; the same as --target; set by ctxc hooks install --budget)")
 	cmdutil.IntRange(c.Flags(), "budget", 1, cmdutil.MaxTokens, "8000")
 	return c
@@ -109,12 +109,12 @@ func runSummarize(ctx context.Context, opts *SummarizeOptions) error {
 // summaryInstructions are the instructions of the summary an agent asks for: --instructions, or
 // the project's section (the folder the agent runs ctxc in); the request's own are added to them.
 func summaryInstructions(co *CompactOptions) (string, error) {
-	instr, err := newInstructionSource(co.Instructions, co.NoInstructions, transcript.FormatUnknown)
+	instr, err := cmdutil.NewInstructionSource(co.Instructions, co.NoInstructions, transcript.FormatUnknown)
 	if err != nil {
 		return "", err
 	}
 	if !co.Global.Quiet {
-		instr.say = func(s string) { fmt.Fprintln(co.IO.ErrOut, s) }
+		instr.Say = func(s string) { fmt.Fprintln(co.IO.ErrOut, s) }
 	}
 	return instr.Here()
 }

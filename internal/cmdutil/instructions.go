@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"errors"
@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/quote"
 	"github.com/ctxc/ctxc/internal/transcript"
@@ -15,31 +14,33 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// addInstructionsFlags adds the flags that give a compaction its instructions.
-func addInstructionsFlags(c *cobra.Command, instructions *string, none *bool) {
+// AddInstructionsFlags adds the flags that give a compaction its instructions.
+func AddInstructionsFlags(c *cobra.Command, instructions *string, none *bool) {
 	fl := c.Flags()
 	fl.StringVar(instructions, "instructions", "", `instructions for the compaction, or @FILE to read them from FILE (default: the "`+compact.InstructionsHeading+`" section of the project's CLAUDE.md or AGENTS.md)`)
 	fl.BoolVar(none, "no-instructions", false, "follow no instructions, not even the project's")
 	c.MarkFlagsMutuallyExclusive("instructions", "no-instructions")
 }
 
-// instructionSource tells the instructions each file's compaction follows: those of the flag, or
+// InstructionSource tells the instructions each file's compaction follows: those of the flag, or
 // the section of the file's project (the folder the session records, else the current one).
-type instructionSource struct {
+type InstructionSource struct {
+	// Say is told each source of instructions once, to be named on stderr (nil: quiet).
+	Say func(string)
+
 	fixed   string // the flag's; "" with byProject
 	from    string // where the flag's came from, as said on stderr
 	project bool   // the project's section by default
 	format  transcript.Format
-	say     func(string) // nil: quiet
 
 	mu    sync.Mutex
 	byDir map[string]string // project folder → its instructions
 	told  map[string]bool   // sources already named on stderr
 }
 
-// newInstructionSource reads the flags: @FILE is read now, a missing FILE is a usage error.
-func newInstructionSource(instructions string, none bool, format transcript.Format) (*instructionSource, error) {
-	s := &instructionSource{format: format, byDir: map[string]string{}, told: map[string]bool{}}
+// NewInstructionSource reads the flags: @FILE is read now, a missing FILE is a usage error.
+func NewInstructionSource(instructions string, none bool, format transcript.Format) (*InstructionSource, error) {
+	s := &InstructionSource{format: format, byDir: map[string]string{}, told: map[string]bool{}}
 	switch {
 	case none:
 		return s, nil
@@ -47,7 +48,7 @@ func newInstructionSource(instructions string, none bool, format transcript.Form
 		name := instructions[1:]
 		data, err := os.ReadFile(name)
 		if err != nil {
-			return nil, &cmdutil.UsageError{Err: fmt.Errorf("--instructions @%s: %w", name, errors.Unwrap(err))}
+			return nil, &UsageError{Err: fmt.Errorf("--instructions @%s: %w", name, errors.Unwrap(err))}
 		}
 		s.fixed, s.from = string(data), quote.Name(name)
 	case instructions != "":
@@ -56,13 +57,13 @@ func newInstructionSource(instructions string, none bool, format transcript.Form
 		s.project = true
 	}
 	if strings.TrimSpace(s.fixed) == "" && !s.project && instructions != "" {
-		return nil, &cmdutil.UsageError{Err: fmt.Errorf("--instructions %s: no instructions in it", s.from)}
+		return nil, &UsageError{Err: fmt.Errorf("--instructions %s: no instructions in it", s.from)}
 	}
 	return s, nil
 }
 
 // For is the instructions of the compaction of path ("" for none).
-func (s *instructionSource) For(path string) (string, error) {
+func (s *InstructionSource) For(path string) (string, error) {
 	if !s.project {
 		s.tell(s.from)
 		return s.fixed, nil
@@ -72,7 +73,7 @@ func (s *instructionSource) For(path string) (string, error) {
 
 // Here is the instructions of a compaction of the project ctxc runs in (the current folder):
 // what an agent's plugin, run there, asks ctxc to summarize.
-func (s *instructionSource) Here() (string, error) {
+func (s *InstructionSource) Here() (string, error) {
 	if !s.project {
 		s.tell(s.from)
 		return s.fixed, nil
@@ -82,7 +83,7 @@ func (s *instructionSource) Here() (string, error) {
 }
 
 // ofProject is the section of project folder dir, read once.
-func (s *instructionSource) ofProject(dir string) (string, error) {
+func (s *InstructionSource) ofProject(dir string) (string, error) {
 	s.mu.Lock()
 	text, ok := s.byDir[dir]
 	s.mu.Unlock()
@@ -103,7 +104,7 @@ func (s *instructionSource) ofProject(dir string) (string, error) {
 }
 
 // projectOf is the project folder of session path: the one it records, else the current one.
-func (s *instructionSource) projectOf(path string) string {
+func (s *InstructionSource) projectOf(path string) string {
 	if p, err := usage.FileProject(path, s.format); err == nil && p != "" {
 		return p
 	}
@@ -112,12 +113,12 @@ func (s *instructionSource) projectOf(path string) string {
 }
 
 // tell names a source of instructions on stderr, once.
-func (s *instructionSource) tell(from string) {
+func (s *InstructionSource) tell(from string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.say == nil || from == "" || s.told[from] {
+	if s.Say == nil || from == "" || s.told[from] {
 		return
 	}
 	s.told[from] = true
-	s.say("instructions: " + from)
+	s.Say("instructions: " + from)
 }
