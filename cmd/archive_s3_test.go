@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/cmd/archivecmd"
 	"github.com/ctxc/ctxc/internal/archive"
 	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/objstore"
@@ -171,9 +172,9 @@ func checkRoundTrip(t *testing.T, store objstore.Store, src string, files []stri
 }
 
 // archiveSummaryOf is the summary line of `ctxc archive --json`.
-func archiveSummaryOf(t *testing.T, out string) archiveSummary {
+func archiveSummaryOf(t *testing.T, out string) archivecmd.Summary {
 	t.Helper()
-	var s archiveSummary
+	var s archivecmd.Summary
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		if strings.Contains(sc.Text(), `"type":"summary"`) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/cmd/exportcmd"
 	"github.com/ctxc/ctxc/internal/redact"
 	"github.com/klauspost/compress/zstd"
 )
@@ -351,7 +352,7 @@ func TestS3ExportParquet(t *testing.T) {
 	prefix := s3Bucket(t)
 	duckdb(t, "select 1")
 	env := s3Env(t, t.TempDir())
-	run := func() (parts []string, messages int, sum exportSummary) {
+	run := func() (parts []string, messages int, sum exportcmd.Summary) {
 		out := runS3(t, env, "export", "--json", "--parquet", prefix, "../testdata/fixtures")
 		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 			if strings.Contains(line, `"type":"summary"`) {

@@ -13,6 +13,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxc/ctxc/cmd/archivecmd"
+	"github.com/ctxc/ctxc/cmd/exportcmd"
+	"github.com/ctxc/ctxc/cmd/hookscmd"
+	"github.com/ctxc/ctxc/cmd/reportcmd"
 	"github.com/ctxc/ctxc/internal/agent"
 	"github.com/ctxc/ctxc/internal/cmdutil"
 	"github.com/ctxc/ctxc/internal/config"
@@ -133,7 +137,7 @@ compaction appends to the file (or writes a new file with -o).`,
 		NewCmdCompact(f, nil),
 		NewCmdSummarize(f, nil),
 		NewCmdAudit(f, nil),
-		NewCmdReport(f, nil),
+		reportcmd.NewCmdReport(f, nil),
 		NewCmdEval(f, nil),
 		NewCmdHandoff(f, nil),
 		NewCmdFork(f, nil),
@@ -143,15 +147,15 @@ compaction appends to the file (or writes a new file with -o).`,
 		NewCmdIndex(f, nil),
 		NewCmdSearch(f, nil),
 		NewCmdMCP(f, nil),
-		NewCmdArchive(f, nil),
-		NewCmdExport(f, nil),
+		archivecmd.NewCmdArchive(f, nil),
+		exportcmd.NewCmdExport(f, nil),
 		// Structure
 		NewCmdLint(f, nil),
 		NewCmdRepair(f, nil),
 		// Memory and the agents
 		NewCmdMemory(f, nil),
-		NewCmdHooks(f, nil),
-		NewCmdHook(f, nil),
+		hookscmd.NewCmdHooks(f, nil),
+		hookscmd.NewCmdHook(f, nil),
 		// Setup
 		NewCmdConfig(f),
 		NewCmdMan(f),

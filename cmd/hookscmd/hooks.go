@@ -1,4 +1,7 @@
-package cmd
+// Package hookscmd is `ctxc hooks` (install, uninstall and status of ctxc inside each agent's
+// own compaction) and `ctxc hook`, which the agents run: it answers each agent's event, and
+// never breaks the agent.
+package hookscmd
 
 import (
 	"encoding/json"

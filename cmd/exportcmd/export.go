@@ -1,4 +1,6 @@
-package cmd
+// Package exportcmd is `ctxc export`: sessions written as Parquet tables, locally or into a
+// bucket, for the query engines teams already run.
+package exportcmd
 
 import (
 	"context"
@@ -91,8 +93,8 @@ func (o *ExportOptions) setArgs(args []string) error {
 	return nil
 }
 
-// exportSummary is the last --json object of a run.
-type exportSummary struct {
+// Summary is the last --json object of a run.
+type Summary struct {
 	Type      string `json:"type"`
 	Files     int    `json:"files"`
 	New       int    `json:"new"`
@@ -106,7 +108,7 @@ type exportSummary struct {
 	DryRun    bool   `json:"dry_run,omitempty"`
 }
 
-func (s *exportSummary) add(r export.Result) {
+func (s *Summary) add(r export.Result) {
 	switch r.Status {
 	case export.StatusNew:
 		s.New++
@@ -195,8 +197,8 @@ func exportSources(opts *ExportOptions, dest string) ([]export.Source, error) {
 }
 
 // exportInto exports the sources into dest, printing a line per session exported.
-func exportInto(ctx context.Context, opts *ExportOptions, dest string, eo export.Options, srcs []export.Source) (exportSummary, error) {
-	sum := exportSummary{Type: "summary", Files: len(srcs), DryRun: opts.DryRun}
+func exportInto(ctx context.Context, opts *ExportOptions, dest string, eo export.Options, srcs []export.Source) (Summary, error) {
+	sum := Summary{Type: "summary", Files: len(srcs), DryRun: opts.DryRun}
 	e, err := export.Open(dest, eo)
 	if err != nil {
 		return sum, err
@@ -289,7 +291,7 @@ func printExportError(opts *ExportOptions, bar *iostreams.Progress, path string,
 	bar.Println(opts.IO.ErrOut, "ctxc: "+quote.Name(err.Error()))
 }
 
-func printExportSummary(opts *ExportOptions, s exportSummary) {
+func printExportSummary(opts *ExportOptions, s Summary) {
 	if opts.Global.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetEscapeHTML(false)

@@ -1,4 +1,6 @@
-package cmd
+// Package reportcmd is `ctxc report`: one HTML page of sessions (context over time, compactions,
+// cost).
+package reportcmd
 
 import (
 	"context"

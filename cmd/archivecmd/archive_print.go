@@ -1,4 +1,4 @@
-package cmd
+package archivecmd
 
 import (
 	"encoding/json"
@@ -53,7 +53,7 @@ func printArchiveResult(opts *ArchiveOptions, r archive.Result) error {
 	return err
 }
 
-func printArchiveSummary(opts *ArchiveOptions, s archiveSummary) {
+func printArchiveSummary(opts *ArchiveOptions, s Summary) {
 	if opts.Global.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetEscapeHTML(false)

@@ -1,4 +1,6 @@
-package cmd
+// Package archivecmd is `ctxc archive`: sessions kept compressed, once each, in a local folder
+// or an S3-compatible bucket, and what a run archived, printed.
+package archivecmd
 
 import (
 	"context"
@@ -135,8 +137,8 @@ func archiveSources(opts *ArchiveOptions, dest string) ([]archive.Source, error)
 	return out, nil
 }
 
-// archiveSummary is the last --json object of a run.
-type archiveSummary struct {
+// Summary is the last --json object of a run.
+type Summary struct {
 	Type       string `json:"type"`
 	Files      int    `json:"files"`
 	New        int    `json:"new"`
@@ -152,7 +154,7 @@ type archiveSummary struct {
 	DryRun     bool   `json:"dry_run,omitempty"`
 }
 
-func (s *archiveSummary) add(r archive.Result) {
+func (s *Summary) add(r archive.Result) {
 	switch r.Status {
 	case archive.StatusNew:
 		s.New++
@@ -185,8 +187,8 @@ func runArchive(ctx context.Context, opts *ArchiveOptions) error {
 }
 
 // archiveInto archives the sources into the local folder dest, printing a line per file.
-func archiveInto(ctx context.Context, opts *ArchiveOptions, dest string, srcs []archive.Source) (archiveSummary, error) {
-	sum := archiveSummary{Type: "summary", Files: len(srcs), DryRun: opts.DryRun}
+func archiveInto(ctx context.Context, opts *ArchiveOptions, dest string, srcs []archive.Source) (Summary, error) {
+	sum := Summary{Type: "summary", Files: len(srcs), DryRun: opts.DryRun}
 	a, err := archive.Open(dest, opts.DryRun)
 	if err != nil {
 		return sum, err

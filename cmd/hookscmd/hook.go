@@ -1,4 +1,4 @@
-package cmd
+package hookscmd
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package cmd
+package archivecmd
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func runArchiveS3(ctx context.Context, opts *ArchiveOptions) error {
 }
 
 // uploadStage sends the staged archive files the bucket lacks, one line each, counted in sum.
-func uploadStage(ctx context.Context, opts *ArchiveOptions, stage string, store objstore.Store, sum *archiveSummary) error {
+func uploadStage(ctx context.Context, opts *ArchiveOptions, stage string, store objstore.Store, sum *Summary) error {
 	sent := 0
 	sum.Uploaded = &sent
 	man, err := archive.ReadManifest(stage)
