@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/agent/cline/clinesess"
 	"github.com/ctxc/ctxc/internal/agentcheck"
 	"github.com/ctxc/ctxc/internal/audit"
-	"github.com/ctxc/ctxc/internal/clinesess"
 	"github.com/ctxc/ctxc/internal/hooks"
 )
 

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/agent/goose/goosestore"
 	"github.com/ctxc/ctxc/internal/agentcheck"
-	"github.com/ctxc/ctxc/internal/goosestore"
 )
 
 // Goose as a judge (scripts/agent-packages.txt; CTXC_MORE_AGENTS_BIN): run headless, offline

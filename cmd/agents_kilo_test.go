@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/agent/opencode/opencodestore"
 	"github.com/ctxc/ctxc/internal/agentcheck"
-	"github.com/ctxc/ctxc/internal/opencodestore"
 )
 
 // Kilo Code's CLI as a judge (scripts/agent-packages.txt; CTXC_MORE_AGENTS_BIN), run as opencode

@@ -18,9 +18,9 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/ctxc/ctxc/internal/agent/pi/openclawstore"
 	"github.com/ctxc/ctxc/internal/agentcheck"
 	"github.com/ctxc/ctxc/internal/cmdutil"
-	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/tidwall/gjson"
 )
 

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/agent/opencode/opencodestore"
 	"github.com/ctxc/ctxc/internal/agentcheck"
 	"github.com/ctxc/ctxc/internal/guard"
 	"github.com/ctxc/ctxc/internal/hooks"
-	"github.com/ctxc/ctxc/internal/opencodestore"
 	"github.com/tidwall/gjson"
 )
 

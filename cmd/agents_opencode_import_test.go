@@ -9,8 +9,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctxc/ctxc/internal/agent/opencode/opencodestore"
 	"github.com/ctxc/ctxc/internal/agentcheck"
-	"github.com/ctxc/ctxc/internal/opencodestore"
 )
 
 // The session document compact -o OUT.json writes of an opencode session, judged by opencode:

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/agent/opencode/opencodestore"
 	"github.com/ctxc/ctxc/internal/agentcheck"
-	"github.com/ctxc/ctxc/internal/opencodestore"
 )
 
 // opencode as a judge (scripts/agent-packages.txt; CTXC_MORE_AGENTS_BIN): it runs offline

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/agent/opencode/opencodestore"
 	"github.com/ctxc/ctxc/internal/agentcheck"
-	"github.com/ctxc/ctxc/internal/opencodestore"
 )
 
 // The model calls a tool the agent does not have: every agent answers the call with an error

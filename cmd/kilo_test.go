@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxc/ctxc/internal/opencodestore"
+	"github.com/ctxc/ctxc/internal/agent/opencode/opencodestore"
 )
 
 // TestKiloStoreCommands: a session of Kilo's store (opencode's schema, kilo.db), STORE#SESSION-ID,

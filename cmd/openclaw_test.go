@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxc/ctxc/internal/agent/pi/openclawstore"
 	"github.com/ctxc/ctxc/internal/cmdutil"
-	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/tidwall/gjson"
 )
 

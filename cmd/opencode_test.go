@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxc/ctxc/internal/opencodestore"
+	"github.com/ctxc/ctxc/internal/agent/opencode/opencodestore"
 )
 
 // opencodeDataHome is an XDG data folder with an opencode store holding the messages of

@@ -11,9 +11,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/ctxc/ctxc/internal/aiderhist"
-	"github.com/ctxc/ctxc/internal/openclawstore"
-	"github.com/ctxc/ctxc/internal/openhandsconv"
+	"github.com/ctxc/ctxc/internal/agent/aider/aiderhist"
+	"github.com/ctxc/ctxc/internal/agent/openhands/openhandsconv"
+	"github.com/ctxc/ctxc/internal/agent/pi/openclawstore"
 	"github.com/ctxc/ctxc/internal/safewrite"
 	"github.com/ctxc/ctxc/internal/testsessions"
 	"github.com/ctxc/ctxc/internal/transcript"

@@ -3,7 +3,7 @@ package agent
 // aider is Aider's chat history, the Markdown file it appends to as it runs
 // (.aider.chat.history.md in the git root of the folder it runs in, or --chat-history-file): one
 // file of all the sessions run there, which ctxc reads as one transcript
-// (internal/aiderhist). Aider restores it with --restore-chat-history, the file named by
+// (internal/agent/aider/aiderhist). Aider restores it with --restore-chat-history, the file named by
 // --chat-history-file. ctxc writes no session of it: `compact -o` of one is a ctxc-format file.
 
 // Aider is the format's name, as --format takes it.

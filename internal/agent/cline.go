@@ -3,7 +3,7 @@ package agent
 // cline is the Cline CLI (npm cline, on @cline/core): each session is a folder,
 // ~/.cline/data/sessions/<id>/, whose <id>.messages.json holds the whole conversation and whose
 // <id>.compaction.json, once Cline compacted it, the messages that stand for its first ones;
-// ctxc reads it through its messages file (internal/clinesess). Its TUI resumes one with
+// ctxc reads it through its messages file (internal/agent/cline/clinesess). Its TUI resumes one with
 // --id ID. ctxc writes nothing into it: `compact -o SESSIONS/<new-id>/<new-id>.messages.json`
 // writes a new session of Cline's, ctxc's summary and tail as its compaction state.
 

@@ -3,7 +3,7 @@ package agent
 // clineTask is Cline's extension (VS Code and its forks), the Cline CLI 2.x (which runs the
 // extension's core) and Kilo Code's extension, Cline's descendant: each task is a folder,
 // <storage>/tasks/<task-id>/, whose api_conversation_history.json holds the messages it sends
-// its model (internal/clinetask reads it with the deleted range its task list keeps and its
+// its model (internal/agent/clinetask/clinetask reads it with the deleted range its task list keeps and its
 // context_history.json edits). The CLI 2.x resumes one with -T ID; the extensions from their
 // history panel. ctxc writes nothing into it: `compact -o` of one is a ctxc-format file.
 

@@ -2,7 +2,7 @@ package agent
 
 // goose is Block's Goose agent (1.x): its sessions are rows of one SQLite store,
 // ~/.local/share/goose/sessions/sessions.db (tables sessions and messages), which ctxc reads as
-// STORE#SESSION-ID (internal/goosestore); `goose session --resume --session-id ID` resumes one.
+// STORE#SESSION-ID (internal/agent/goose/goosestore); `goose session --resume --session-id ID` resumes one.
 // ctxc writes no session of it: `compact -o` of one is a ctxc-format file.
 
 // Goose is the format's name, as --format takes it.

@@ -2,7 +2,7 @@ package agent
 
 // Kilo Code's CLI (kilo), a descendant of opencode, keeps its sessions in an SQLite store of
 // opencode's schema (~/.local/share/kilo/kilo.db), which ctxc reads as STORE#SESSION-ID
-// (internal/opencodestore, its Kilo kind); its TUI resumes one with --session ID. ctxc writes no
+// (internal/agent/opencode/opencodestore, its Kilo kind); its TUI resumes one with --session ID. ctxc writes no
 // session of it: `compact -o` of one is a ctxc-format file.
 
 // Kilo is the format's name, as --format takes it.

@@ -4,7 +4,7 @@ package agent
 // task and writes its run as one JSON document, <instance>.traj.json (its `mini` command's last
 // run: ~/.config/mini-swe-agent/last_mini_run.traj.json, $MSWEA_GLOBAL_CONFIG_DIR in place of
 // the folder; a benchmark run's: <output>/<instance>/<instance>.traj.json), rewritten whole
-// after each step. ctxc reads it through its export (internal/miniswetraj). mini-swe-agent takes
+// after each step. ctxc reads it through its export (internal/agent/miniswe/miniswetraj). mini-swe-agent takes
 // no trajectory back to continue it: `mini-extra inspector FILE` shows one. ctxc writes nothing
 // into it: `compact -o` of one is a ctxc-format file.
 

@@ -4,7 +4,7 @@ package agent
 // <data>/nanocoder/sessions/<id>.json (<data>: ~/.local/share, $XDG_DATA_HOME, or
 // $NANOCODER_DATA_DIR in place of <data>/nanocoder; nanocoder.sessions.directory in its
 // agents.config.json moves the folder), written whole as the session grows, beside the index of
-// its sessions, sessions.json. ctxc reads it through its export (internal/nanocodersess). Its
+// its sessions, sessions.json. ctxc reads it through its export (internal/agent/nanocoder/nanocodersess). Its
 // TUI resumes one with `nanocoder --resume ID` (`/resume` inside it). ctxc writes nothing into
 // it: `compact -o` of one is a ctxc-format file.
 

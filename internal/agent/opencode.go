@@ -1,7 +1,7 @@
 package agent
 
 // opencode keeps its sessions in SQLite (~/.local/share/opencode/opencode.db), which ctxc reads
-// as STORE#SESSION-ID (internal/opencodestore); its TUI resumes one with --session ID. ctxc
+// as STORE#SESSION-ID (internal/agent/opencode/opencodestore); its TUI resumes one with --session ID. ctxc
 // never writes into the store: `compact -o OUT.json` of a session writes the document `opencode
 // import` takes in as a new session, any other `-o OUT` a ctxc-format file.
 

@@ -2,7 +2,7 @@ package agent
 
 // openhands is OpenHands: its software agent SDK, which the OpenHands CLI runs, keeps each
 // conversation in a folder, ~/.openhands/conversations/<id>/ (base_state.json and events/, one
-// JSON event a file), which ctxc reads through its base_state.json (internal/openhandsconv). The
+// JSON event a file), which ctxc reads through its base_state.json (internal/agent/openhands/openhandsconv). The
 // CLI resumes one with --resume ID. ctxc writes no event into it: `compact -o` of one is a
 // ctxc-format file.
 

@@ -4,7 +4,7 @@ package agent
 // issue, a benchmark instance) and writes its run as one JSON document, <instance>.traj, in its
 // output folder (by default <checkout>/trajectories/<user>/<run>/, $SWE_AGENT_TRAJECTORY_DIR in
 // place of <checkout>/trajectories; --output_dir moves it), rewritten whole after each step.
-// ctxc reads it through its export (internal/sweagenttraj). SWE-agent takes no session back to
+// ctxc reads it through its export (internal/agent/sweagent/sweagenttraj). SWE-agent takes no session back to
 // continue it: `sweagent run-replay --traj_path FILE` runs its actions again. ctxc writes
 // nothing into it: `compact -o` of one is a ctxc-format file.
 

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/ctxc/ctxc/internal/address"
-	"github.com/ctxc/ctxc/internal/clinesess"
+	"github.com/ctxc/ctxc/internal/agent/cline/clinesess"
 	"github.com/ctxc/ctxc/internal/estimate"
 	"github.com/ctxc/ctxc/internal/ledger"
 	"github.com/ctxc/ctxc/internal/llm"

@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/ctxc/ctxc/internal/clinesess"
+	"github.com/ctxc/ctxc/internal/agent/cline/clinesess"
 )
 
 // Cline CLI 3.0.65 runs the hook files of ~/.cline/hooks after each tool call (PostToolUse) and

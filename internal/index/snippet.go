@@ -5,8 +5,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ctxc/ctxc/internal/agent/pi/openclawstore"
 	"github.com/ctxc/ctxc/internal/jsonl"
-	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/transcript"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxc/ctxc/internal/openclawstore"
+	"github.com/ctxc/ctxc/internal/agent/pi/openclawstore"
 )
 
 // TestRepairExportedNamesTheSession: a session of a store is repaired on its export, a

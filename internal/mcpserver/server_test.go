@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxc/ctxc/internal/agent/pi/openclawstore"
 	"github.com/ctxc/ctxc/internal/compact"
 	"github.com/ctxc/ctxc/internal/grep"
-	"github.com/ctxc/ctxc/internal/openclawstore"
 	"github.com/ctxc/ctxc/internal/testsessions"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

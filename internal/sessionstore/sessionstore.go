@@ -1,13 +1,13 @@
 // Package sessionstore is where the commands meet the sessions that ctxc reads through an
 // export rather than as the files they are: the sessions of an agent's SQLite store, each named
-// STORE#SESSION-ID (OpenClaw: internal/openclawstore; opencode and Kilo Code's CLI:
-// internal/opencodestore; Goose: internal/goosestore), and the session files that are not JSON
-// lines, each named by its path (Aider's Markdown chat history: internal/aiderhist; an
-// OpenHands conversation: internal/openhandsconv; a Cline CLI session: internal/clinesess; a
+// STORE#SESSION-ID (OpenClaw: internal/agent/pi/openclawstore; opencode and Kilo Code's CLI:
+// internal/agent/opencode/opencodestore; Goose: internal/agent/goose/goosestore), and the session files that are not JSON
+// lines, each named by its path (Aider's Markdown chat history: internal/agent/aider/aiderhist; an
+// OpenHands conversation: internal/agent/openhands/openhandsconv; a Cline CLI session: internal/agent/cline/clinesess; a
 // task of Cline's extension, Cline CLI 2.x, Kilo Code's extension or Roo Code:
-// internal/clinetask; a Nanocoder session: internal/nanocodersess; SWE-agent's and mini-swe-agent's trajectories:
-// internal/sweagenttraj, internal/miniswetraj; an opencode session document, what `opencode import`
-// takes in: internal/opencodestore). Each is opened as a file that no other program
+// internal/agent/clinetask/clinetask; a Nanocoder session: internal/agent/nanocoder/nanocodersess; SWE-agent's and mini-swe-agent's trajectories:
+// internal/agent/sweagent/sweagenttraj, internal/agent/miniswe/miniswetraj; an opencode session document, what `opencode import`
+// takes in: internal/agent/opencode/opencodestore). Each is opened as a file that no other program
 // sees, in the format its package exports, and never written. An agent's package describes its
 // sessions as a Store or a Source, and is one line of stores or converted below; every function
 // here asks the one the name belongs to.
@@ -17,16 +17,16 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/ctxc/ctxc/internal/aiderhist"
-	"github.com/ctxc/ctxc/internal/clinesess"
-	"github.com/ctxc/ctxc/internal/clinetask"
-	"github.com/ctxc/ctxc/internal/goosestore"
-	"github.com/ctxc/ctxc/internal/miniswetraj"
-	"github.com/ctxc/ctxc/internal/nanocodersess"
-	"github.com/ctxc/ctxc/internal/openclawstore"
-	"github.com/ctxc/ctxc/internal/opencodestore"
-	"github.com/ctxc/ctxc/internal/openhandsconv"
-	"github.com/ctxc/ctxc/internal/sweagenttraj"
+	"github.com/ctxc/ctxc/internal/agent/aider/aiderhist"
+	"github.com/ctxc/ctxc/internal/agent/cline/clinesess"
+	"github.com/ctxc/ctxc/internal/agent/clinetask/clinetask"
+	"github.com/ctxc/ctxc/internal/agent/goose/goosestore"
+	"github.com/ctxc/ctxc/internal/agent/miniswe/miniswetraj"
+	"github.com/ctxc/ctxc/internal/agent/nanocoder/nanocodersess"
+	"github.com/ctxc/ctxc/internal/agent/opencode/opencodestore"
+	"github.com/ctxc/ctxc/internal/agent/openhands/openhandsconv"
+	"github.com/ctxc/ctxc/internal/agent/pi/openclawstore"
+	"github.com/ctxc/ctxc/internal/agent/sweagent/sweagenttraj"
 )
 
 // A Source is an agent's kind of session that ctxc reads as its export.

@@ -3,7 +3,7 @@
 // without being opened (StatSession: the sizes of all of a store's sessions measured together,
 // once for each state of the store), or exported into a private temporary file for a command
 // that works on a file of its own (ExportTemp). What a store is, how its sessions are named and
-// how one is exported is its own package's (internal/openclawstore, internal/opencodestore):
+// how one is exported is its own package's (internal/agent/pi/openclawstore, internal/agent/opencode/opencodestore):
 // each gives a Kind.
 package storefiles
 

@@ -73,7 +73,7 @@ type lineMembers struct {
 	// Gemini CLI and Qwen Code: "$set", "$rewindTo", "projectHash", "systemPayload" and
 	// whether the "message" object has "parts".
 	set, rewindTo, projectHash, systemPayload, messageParts jsonl.Value
-	// opencode and Kilo (as internal/opencodestore exports them): "info" and "parts", and the
+	// opencode and Kilo (as internal/agent/opencode/opencodestore exports them): "info" and "parts", and the
 	// "agent" an export of Kilo's store names.
 	info, parts, agent jsonl.Value
 	// Continue CLI (as continueSnapshot lays its sessions out): "workspaceDirectory",

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/ctxc/ctxc/internal/aiderhist"
-	"github.com/ctxc/ctxc/internal/clinesess"
+	"github.com/ctxc/ctxc/internal/agent/aider/aiderhist"
+	"github.com/ctxc/ctxc/internal/agent/cline/clinesess"
+	"github.com/ctxc/ctxc/internal/agent/openhands/openhandsconv"
 	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
-	"github.com/ctxc/ctxc/internal/openhandsconv"
 	"github.com/tidwall/gjson"
 )
 
@@ -92,14 +92,14 @@ func FuzzDroidReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatDroid) })
 }
 
-// FuzzOpencodeReader: opencode's messages as internal/opencodestore exports them, the reload
+// FuzzOpencodeReader: opencode's messages as internal/agent/opencode/opencodestore exports them, the reload
 // rule (filterCompacted) included.
 func FuzzOpencodeReader(f *testing.F) {
 	addSeeds(f, "../../testdata/fixtures/opencode-*.jsonl")
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatOpencode) })
 }
 
-// FuzzAiderReader: Aider's chat history as internal/aiderhist exports it.
+// FuzzAiderReader: Aider's chat history as internal/agent/aider/aiderhist exports it.
 func FuzzAiderReader(f *testing.F) {
 	for _, p := range []string{"../../testdata/aider/zen-mcp-server/.aider.chat.history.md"} {
 		if md, err := os.ReadFile(p); err == nil {
@@ -113,7 +113,7 @@ func FuzzAiderReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatAider) })
 }
 
-// FuzzOpenhandsReader: OpenHands' events as internal/openhandsconv exports them, its
+// FuzzOpenhandsReader: OpenHands' events as internal/agent/openhands/openhandsconv exports them, its
 // Condensation view included.
 func FuzzOpenhandsReader(f *testing.F) {
 	for _, p := range []string{"../../testdata/openhands/conversations/cd94562403b9487ebdd4018e3f531dfd/base_state.json"} {
@@ -128,7 +128,7 @@ func FuzzOpenhandsReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatOpenhands) })
 }
 
-// FuzzClineReader: Cline's sessions as internal/clinesess exports them, its compaction state
+// FuzzClineReader: Cline's sessions as internal/agent/cline/clinesess exports them, its compaction state
 // included.
 func FuzzClineReader(f *testing.F) {
 	addSeeds(f, "../../testdata/fixtures/cline-*.jsonl")
@@ -145,7 +145,7 @@ func FuzzClineReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatCline) })
 }
 
-// FuzzNanocoderReader: Nanocoder's sessions as internal/nanocodersess exports them.
+// FuzzNanocoderReader: Nanocoder's sessions as internal/agent/nanocoder/nanocodersess exports them.
 func FuzzNanocoderReader(f *testing.F) {
 	addSeeds(f, "../../testdata/fixtures/nanocoder-*.jsonl")
 	f.Add([]byte(`{"type":"nanocoder","sessionId":"s","messages":4}` + "\n" +
@@ -156,7 +156,7 @@ func FuzzNanocoderReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatNanocoder) })
 }
 
-// FuzzSWEAgentReader: SWE-agent's trajectories as internal/sweagenttraj exports them, its
+// FuzzSWEAgentReader: SWE-agent's trajectories as internal/agent/sweagent/sweagenttraj exports them, its
 // last_n_observations elision, a subroutine's messages and the system prompt as a user's.
 func FuzzSWEAgentReader(f *testing.F) {
 	f.Add([]byte(`{"type":"swe-agent","sessionId":"i","messages":6,"modelStats":{"tokens_sent":9,"tokens_received":2,"api_calls":1},` +
@@ -170,7 +170,7 @@ func FuzzSWEAgentReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatSWEAgent) })
 }
 
-// FuzzMiniSWEReader: mini-swe-agent's trajectories as internal/miniswetraj exports them: its
+// FuzzMiniSWEReader: mini-swe-agent's trajectories as internal/agent/miniswe/miniswetraj exports them: its
 // messages, their usage in "extra", the run's exit.
 func FuzzMiniSWEReader(f *testing.F) {
 	f.Add([]byte(`{"type":"mini-swe-agent","sessionId":"i","messages":5}` + "\n" +
@@ -195,7 +195,7 @@ func FuzzOmpReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatOmp) })
 }
 
-// FuzzKiloReader: Kilo's messages as internal/opencodestore exports them (opencode's reader,
+// FuzzKiloReader: Kilo's messages as internal/agent/opencode/opencodestore exports them (opencode's reader,
 // with Kilo's transient texts and board notices), opencode's seeds taken as Kilo's too.
 func FuzzKiloReader(f *testing.F) {
 	addSeeds(f, "../../testdata/fixtures/kilo-*.jsonl")
@@ -375,7 +375,7 @@ func FuzzContinueReader(f *testing.F) {
 	})
 }
 
-// FuzzGooseReader: Goose's sessions as internal/goosestore exports them.
+// FuzzGooseReader: Goose's sessions as internal/agent/goose/goosestore exports them.
 func FuzzGooseReader(f *testing.F) {
 	addSeeds(f, "../../testdata/fixtures/goose-*.jsonl")
 	f.Add([]byte(`{"type":"goose","sessionId":"s"}` + "\n" +
@@ -385,7 +385,7 @@ func FuzzGooseReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data, FormatGoose) })
 }
 
-// FuzzClineTaskReader: the tasks of Cline's extension and its descendants as internal/clinetask
+// FuzzClineTaskReader: the tasks of Cline's extension and its descendants as internal/agent/clinetask/clinetask
 // exports them.
 func FuzzClineTaskReader(f *testing.F) {
 	addSeeds(f, "../../testdata/fixtures/cline-task-*.jsonl")

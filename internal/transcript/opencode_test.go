@@ -9,7 +9,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent/opencode"
 )
 
-// opencodeLine is one message as internal/opencodestore exports it.
+// opencodeLine is one message as internal/agent/opencode/opencodestore exports it.
 func opencodeLine(id, role, info, parts string) string {
 	if info != "" {
 		info = "," + info
@@ -163,7 +163,7 @@ func TestOpencodeRecordedUsage(t *testing.T) {
 	}
 }
 
-// kiloLine is one message as internal/opencodestore exports a store of Kilo's.
+// kiloLine is one message as internal/agent/opencode/opencodestore exports a store of Kilo's.
 func kiloLine(id, role, info, parts string) string {
 	return `{"agent":"kilo",` + opencodeLine(id, role, info, parts)[1:]
 }

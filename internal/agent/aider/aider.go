@@ -1,4 +1,4 @@
-// Package aider is ctxc's code for Aider's chat history, as internal/aiderhist exports it: its
+// Package aider is ctxc's code for Aider's chat history, as internal/agent/aider/aiderhist exports it: its
 // reader, the decoder of one line and the writer of a compaction.
 package aider
 
@@ -10,7 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// reader reads Aider's chat history (.aider.chat.history.md) as internal/aiderhist exports
+// reader reads Aider's chat history (.aider.chat.history.md) as internal/agent/aider/aiderhist exports
 // it: one record a line, each on the line of the export numbered as the Markdown line it starts
 // at, {"type":"aider","started":"<time>","session":N,"line":L} where a session starts (Aider's
 // "# aider chat started at" line) and {"type":"aider","role":R,"content":C,"session":N,"line":L}

@@ -1,4 +1,4 @@
-// Package cline is ctxc's code for Cline CLI's sessions, as internal/clinesess exports them: their
+// Package cline is ctxc's code for Cline CLI's sessions, as internal/agent/cline/clinesess exports them: their
 // reader, the decoder of one line, the cut Cline makes of long tool results, and the writer of a
 // compaction as a new Cline session.
 package cline
@@ -7,14 +7,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ctxc/ctxc/internal/clinesess"
+	"github.com/ctxc/ctxc/internal/agent/cline/clinesess"
 	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
 
 // reader reads Cline CLI sessions (~/.cline/data/sessions/<id>/<id>.messages.json) as
-// internal/clinesess exports them: a header {"type":"cline","sessionId","messages",
+// internal/agent/cline/clinesess exports them: a header {"type":"cline","sessionId","messages",
 // "compactedThrough":K}, each message of the session on a line ({id, role, content:[...], ts,
 // metadata, modelInfo, metrics}), then, when its compaction applies, the compaction's messages,
 // each as {"type":"cline_compacted","index":I,"message":M}.

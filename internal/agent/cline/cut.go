@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
-	"github.com/ctxc/ctxc/internal/clinesess"
+	"github.com/ctxc/ctxc/internal/agent/cline/clinesess"
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 

@@ -9,7 +9,7 @@ import (
 )
 
 // TestClineFixtures: the sessions Cline 3.0.65 wrote (cmd's TestAgentCline*, which compare `ctxc
-// load` with what it sends on resume), as internal/clinesess exports them.
+// load` with what it sends on resume), as internal/agent/cline/clinesess exports them.
 func TestClineFixtures(t *testing.T) {
 	for _, tc := range []struct {
 		name                         string

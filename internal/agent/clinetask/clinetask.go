@@ -1,5 +1,5 @@
 // Package clinetask is ctxc's code for the tasks of Cline's extension, the Cline CLI 2.x, Kilo
-// Code's extension and Roo Code, as internal/clinetask exports them: their reader and the
+// Code's extension and Roo Code, as internal/agent/clinetask/clinetask exports them: their reader and the
 // decoder of one line. ctxc only reads them.
 package clinetask
 
@@ -8,13 +8,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ctxc/ctxc/internal/clinetask"
+	"github.com/ctxc/ctxc/internal/agent/clinetask/clinetask"
 	"github.com/ctxc/ctxc/internal/conv"
 	"github.com/ctxc/ctxc/internal/jsonl"
 	"github.com/tidwall/gjson"
 )
 
-// reader reads a task as internal/clinetask exports it: a header {"type":"cline_task" or
+// reader reads a task as internal/agent/clinetask/clinetask exports it: a header {"type":"cline_task" or
 // "roo_task","taskId","messages","deletedRange"}, then each message of
 // api_conversation_history.json as {"type":"task_message","index","sent","edits","dropResults",
 // "drop","calls","message":M} (M an Anthropic message param: role, content as a string or
@@ -276,7 +276,7 @@ func Record(v jsonl.Value) conv.Record {
 // extension rewrites whole).
 const ReadOnly = "is a task of Cline, Roo Code or Kilo Code's extension, which ctxc only reads"
 
-// The types of the export's lines (internal/clinetask's), for detection.
+// The types of the export's lines (internal/agent/clinetask/clinetask's), for detection.
 const (
 	ClineHeader = clinetask.ClineHeader
 	RooHeader   = clinetask.RooHeader

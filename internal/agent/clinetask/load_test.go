@@ -9,7 +9,7 @@ import (
 )
 
 // TestClineTaskFixtures: a task the Cline CLI 2.18.0 wrote (cmd's TestAgentClineTaskResume, which
-// compares `ctxc load` with what it sends on resume), as internal/clinetask exports it: its
+// compares `ctxc load` with what it sends on resume), as internal/agent/clinetask/clinetask exports it: its
 // results are texts of the user messages, and Cline answers each call "result missing".
 func TestClineTaskFixtures(t *testing.T) {
 	for _, tc := range []struct {

@@ -1,4 +1,4 @@
-// Package goose is ctxc's code for Goose's sessions, as internal/goosestore exports them: their
+// Package goose is ctxc's code for Goose's sessions, as internal/agent/goose/goosestore exports them: their
 // reader, the decoder of one line and the writer of a compaction.
 package goose
 
@@ -11,7 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// reader reads Goose sessions as internal/goosestore exports them from Goose's SQLite store:
+// reader reads Goose sessions as internal/agent/goose/goosestore exports them from Goose's SQLite store:
 // a header {"type":"goose","sessionId","name","workingDir"}, then each message row in the order
 // Goose reads them: {"role","content":[...],"metadata":{...},"created","messageId"}.
 //

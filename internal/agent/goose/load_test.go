@@ -9,7 +9,7 @@ import (
 )
 
 // TestGooseFixtures: the session Goose 1.52.0 wrote (cmd's TestAgentGoose*, which compare `ctxc
-// load` with what it sends on resume), as internal/goosestore exports it.
+// load` with what it sends on resume), as internal/agent/goose/goosestore exports it.
 func TestGooseFixtures(t *testing.T) {
 	res, msgs, err := transcript.LoadFile(filepath.Join("../../../testdata/fixtures", "goose-1.52-tool-resumed.jsonl"), transcript.Options{})
 	if err != nil {

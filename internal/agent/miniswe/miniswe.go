@@ -1,4 +1,4 @@
-// Package miniswe is ctxc's code for mini-swe-agent's trajectories, as internal/miniswetraj
+// Package miniswe is ctxc's code for mini-swe-agent's trajectories, as internal/agent/miniswe/miniswetraj
 // exports them: their reader and the decoder of one line.
 package miniswe
 
@@ -11,7 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// reader reads mini-swe-agent trajectories (<instance>.traj.json) as internal/miniswetraj
+// reader reads mini-swe-agent trajectories (<instance>.traj.json) as internal/agent/miniswe/miniswetraj
 // exports them: a header {"type":"mini-swe-agent","sessionId","exitStatus","modelStats":{...},
 // "miniVersion","trajectoryFormat","messages":N}, then each message on a line: OpenAI chat
 // messages {"role","content","tool_calls":[{"id","function":{"name","arguments"}}],

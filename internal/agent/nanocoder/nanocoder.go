@@ -1,4 +1,4 @@
-// Package nanocoder is ctxc's code for Nanocoder's sessions, as internal/nanocodersess exports
+// Package nanocoder is ctxc's code for Nanocoder's sessions, as internal/agent/nanocoder/nanocodersess exports
 // them: their reader, the decoder of one line and the writer of a compaction.
 package nanocoder
 
@@ -14,7 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// reader reads Nanocoder sessions (<sessions>/<id>.json) as internal/nanocodersess
+// reader reads Nanocoder sessions (<sessions>/<id>.json) as internal/agent/nanocoder/nanocodersess
 // exports them: a header {"type":"nanocoder","sessionId","cwd","messages":N,...}, then each
 // message of the session on a line: {"role","content":"...","tool_calls":[{"id","function":
 // {"name","arguments":{...}}}],"tool_call_id","name","reasoning","structuredContent","images"}.

@@ -13,7 +13,7 @@ import (
 )
 
 // TestNanocoderFixtures: the sessions Nanocoder 1.30.0 wrote (cmd's TestAgentNanocoder*, which
-// compare `ctxc load` with what it sends on resume), as internal/nanocodersess exports them.
+// compare `ctxc load` with what it sends on resume), as internal/agent/nanocoder/nanocodersess exports them.
 func TestNanocoderFixtures(t *testing.T) {
 	for _, tc := range []struct {
 		name                         string

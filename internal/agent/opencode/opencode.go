@@ -1,5 +1,5 @@
 // Package opencode is ctxc's code for opencode's sessions and Kilo's (opencode's schema), as
-// internal/opencodestore exports them: their reader and the decoder of one line. ctxc only
+// internal/agent/opencode/opencodestore exports them: their reader and the decoder of one line. ctxc only
 // reads them: a compaction is written with -o, of an opencode session as the document `opencode
 // import` takes in (-o OUT.json, Writer), else as a ctxc-format file (ReadOnly, KiloReadOnly).
 package opencode
@@ -15,7 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// reader reads opencode sessions as internal/opencodestore exports them from opencode's
+// reader reads opencode sessions as internal/agent/opencode/opencodestore exports them from opencode's
 // SQLite store (opencode.db, tables message and part): one message a line, in the order opencode
 // reads them (time created, then id), as opencode's own MessageV2.WithParts, {"info":{...},
 // "parts":[...]} (docs/formats.md, opencode).

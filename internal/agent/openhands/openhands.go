@@ -1,4 +1,4 @@
-// Package openhands is ctxc's code for OpenHands conversations, as internal/openhandsconv exports
+// Package openhands is ctxc's code for OpenHands conversations, as internal/agent/openhands/openhandsconv exports
 // them: their reader, the decoder of one line and the writer of a compaction.
 package openhands
 
@@ -15,7 +15,7 @@ import (
 
 // reader reads OpenHands conversations (its software agent SDK's, which the OpenHands
 // CLI runs: ~/.openhands/conversations/<id>/events/event-<index>-<id>.json) as
-// internal/openhandsconv exports them: a header {"type":"openhands","sessionId",...}, then each
+// internal/agent/openhands/openhandsconv exports them: a header {"type":"openhands","sessionId",...}, then each
 // event on a line, in index order. An event's "kind" says what it is.
 //
 // Conversation (SDK's LLMConvertibleEvent.to_llm_message and events_to_messages):

@@ -1,4 +1,4 @@
-// Package sweagent is ctxc's code for SWE-agent's trajectories, as internal/sweagenttraj exports
+// Package sweagent is ctxc's code for SWE-agent's trajectories, as internal/agent/sweagent/sweagenttraj exports
 // them: their reader and the decoder of one line.
 package sweagent
 
@@ -12,7 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// reader reads SWE-agent trajectories (<instance>.traj) as internal/sweagenttraj exports them:
+// reader reads SWE-agent trajectories (<instance>.traj) as internal/agent/sweagent/sweagenttraj exports them:
 // a header {"type":"swe-agent","sessionId","environment","exitStatus","modelStats":{...},
 // "messages":N}, then each message of the trajectory's history on a line: {"role","content",
 // "agent","message_type","thought","action","tool_calls":[{"id","function":{"name",

@@ -17,10 +17,10 @@ func TestExportPublicConversations(t *testing.T) {
 		events         int
 		kinds          string
 	}{
-		{"../../testdata/openhands/conversations/cd94562403b9487ebdd4018e3f531dfd/" + StateFile,
+		{"../../../../testdata/openhands/conversations/cd94562403b9487ebdd4018e3f531dfd/" + StateFile,
 			"cd94562403b9487ebdd4018e3f531dfd", "/workspace/project/software-agent-sdk", 8,
 			"SystemPromptEvent MessageEvent ActionEvent ObservationEvent ActionEvent ObservationEvent MessageEvent MessageEvent"},
-		{"../../testdata/openhands/persistence/00000000000000000000000000000203/" + StateFile,
+		{"../../../../testdata/openhands/persistence/00000000000000000000000000000203/" + StateFile,
 			"00000000000000000000000000000203", "/workspace/project/software-agent-sdk/.pr/local_plugin_install_test", 5,
 			"SystemPromptEvent MessageEvent MessageEvent MessageEvent MessageEvent"},
 	}

@@ -86,7 +86,7 @@ func TestExport(t *testing.T) {
 // TestExportKeepsEachMessage: each history message of a trajectory SWE-agent wrote is one line,
 // its JSON unchanged but for its spaces.
 func TestExportKeepsEachMessage(t *testing.T) {
-	p := "../../testdata/sweagent/replay__marshmallow-code__marshmallow-1867__function_calling_replace__install-1/marshmallow-code__marshmallow-1867.traj"
+	p := "../../../../testdata/sweagent/replay__marshmallow-code__marshmallow-1867__function_calling_replace__install-1/marshmallow-code__marshmallow-1867.traj"
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 
 // session is a session Nanocoder 1.30.0 wrote offline through its ACP mode: a read_file call,
 // then a resumed turn.
-const session = "../../testdata/nanocoder/sessions/2e8ad5ce-ca6d-45e3-b8e7-f38a9ee5d892.json"
+const session = "../../../../testdata/nanocoder/sessions/2e8ad5ce-ca6d-45e3-b8e7-f38a9ee5d892.json"
 
 func TestExportOfASessionNanocoderWrote(t *testing.T) {
 	if !IsSession(session) {

@@ -8,10 +8,10 @@ import (
 
 // fixtureTask is a task the Cline CLI 2.18.0 wrote (cmd's TestAgentClineTaskResume, kept with
 // CTXC_KEEP_AGENT_SESSIONS): a read_file call, its completion, a resumed turn.
-const fixtureTask = "../../testdata/cline-task/tasks/1795924009252/" + HistoryFile
+const fixtureTask = "../../../../testdata/cline-task/tasks/1795924009252/" + HistoryFile
 
 // fixtureExport is its export, which the reader's tests read.
-const fixtureExport = "../../testdata/fixtures/cline-task-2.18-tool-resumed.jsonl"
+const fixtureExport = "../../../../testdata/fixtures/cline-task-2.18-tool-resumed.jsonl"
 
 // TestExportOfTheTaskClineWrote: the export of the task is the fixture the readers read (run
 // with CTXC_UPDATE_FIXTURES=1 to write it anew, then read its diff).

@@ -84,8 +84,8 @@ func TestPublicHistories(t *testing.T) {
 		path string
 		want Counts
 	}{
-		{"../../testdata/aider/aider/chat-history.md", Counts{Sessions: 1133, User: 1776, Assistant: 1214, Tool: 2816}},
-		{"../../testdata/aider/zen-mcp-server/.aider.chat.history.md", Counts{Sessions: 4, User: 8, Assistant: 0, Tool: 12}},
+		{"../../../../testdata/aider/aider/chat-history.md", Counts{Sessions: 1133, User: 1776, Assistant: 1214, Tool: 2816}},
+		{"../../../../testdata/aider/zen-mcp-server/.aider.chat.history.md", Counts{Sessions: 4, User: 8, Assistant: 0, Tool: 12}},
 	}
 	for _, c := range cases {
 		md, err := os.ReadFile(c.path)
@@ -135,7 +135,7 @@ func TestIsHistory(t *testing.T) {
 // FuzzExport: any text exports as JSON lines, each record on the line numbered as the Markdown
 // line it starts at (or later, when a line starts two), in order.
 func FuzzExport(f *testing.F) {
-	for _, p := range []string{"../../testdata/aider/zen-mcp-server/.aider.chat.history.md"} {
+	for _, p := range []string{"../../../../testdata/aider/zen-mcp-server/.aider.chat.history.md"} {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}

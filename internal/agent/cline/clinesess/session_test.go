@@ -13,7 +13,7 @@ import (
 
 // session is a session Cline 3.0.65 wrote offline: a read_files call, then a turn resumed
 // through its ACP mode.
-const session = "../../testdata/cline/sessions/1795898039634_e06ml/1795898039634_e06ml.messages.json"
+const session = "../../../../testdata/cline/sessions/1795898039634_e06ml/1795898039634_e06ml.messages.json"
 
 func TestExportOfASessionClineWrote(t *testing.T) {
 	if !IsSession(session) {
