@@ -69,20 +69,19 @@ func TestArchitectureMatchesPackages(t *testing.T) {
 		t.Fatal("docs/architecture.md: no internal/ tree")
 	}
 	tree, _, _ = strings.Cut(tree, "```")
-	var listed []string
-	parent := ""
+	// Each level of the tree is indented two spaces more than its parent's.
+	var listed, path []string
 	for _, line := range strings.Split(tree, "\n") {
 		f := strings.Fields(line)
 		if len(f) == 0 || !strings.HasPrefix(line, "  ") || !strings.HasSuffix(f[0], "/") {
 			continue
 		}
-		name := strings.TrimSuffix(f[0], "/")
-		if strings.HasPrefix(line, "    ") {
-			listed = append(listed, parent+"/"+name)
-			continue
+		level := (len(line)-len(strings.TrimLeft(line, " ")))/2 - 1
+		if level > len(path) {
+			t.Fatalf("docs/architecture.md: %q is indented below no folder", line)
 		}
-		parent = name
-		listed = append(listed, name)
+		path = append(path[:level], strings.TrimSuffix(f[0], "/"))
+		listed = append(listed, strings.Join(path, "/"))
 	}
 	dirs := internalPackageDirs(t)
 	sort.Strings(listed)
