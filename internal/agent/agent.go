@@ -134,6 +134,7 @@ var all = sync.OnceValue(func() []Agent {
 		clineTask,
 		rooCode,
 		omp,
+		kimiCode,
 	}
 })
 
