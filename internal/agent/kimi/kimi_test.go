@@ -1,6 +1,7 @@
 package kimi_test
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -172,13 +173,13 @@ func FuzzKimiReader(f *testing.F) {
 		result("c", `{"output":[{"type":"image_url"},{"type":"text","text":"t"}],"durationMs":5,"note":"n"}`),
 		`{"type":"context.undo","count":1}`}, "\n")))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		path := filepath.Join(t.TempDir(), "wire.jsonl")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		res, msgs, err := transcript.LoadFile(path, transcript.Options{Format: kimi.Format})
+		res, err := transcript.Scan(bytes.NewReader(data), "fuzz", transcript.Options{Format: kimi.Format})
 		if err != nil {
 			return
+		}
+		msgs, err := res.Messages(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("Messages: %v", err)
 		}
 		tok := 0
 		for i := range msgs {
