@@ -106,13 +106,13 @@ func NewReader() conv.Reader { return &reader{vacuous: true} }
 func (r *reader) Add(l *conv.Line, doc gjson.Result, st *conv.Stats) {
 	v := jsonl.Value(doc.Raw)
 	var typ, message, event jsonl.Value
-	v.Each(func(k string, val jsonl.Value) bool {
-		switch k {
-		case "type":
+	v.Each(func(k string, val jsonl.Value) bool { // (a key's first value, as Get and Materialize read it)
+		switch {
+		case k == "type" && typ == "":
 			typ = val
-		case "message":
+		case k == "message" && message == "":
 			message = val
-		case "event":
+		case k == "event" && event == "":
 			event = val
 		}
 		return true
