@@ -29,6 +29,9 @@ type Agent struct {
 	// has none (a message list). ByPath says the argument is the file's path, not the session id.
 	Resume string
 	ByPath bool
+	// SessionOf is the session id a file's path names, for an agent whose records name none
+	// (nil: its records name it, as "sessionId" or its header's id).
+	SessionOf func(path string) string
 	// ResumeIn says where a session is resumed when no command does it (an editor's panel).
 	ResumeIn string
 	// Generic is a plain message list, written by any client, that ctxc may append markers to.
@@ -131,6 +134,7 @@ var all = sync.OnceValue(func() []Agent {
 		clineTask,
 		rooCode,
 		omp,
+		kimiCode,
 	}
 })
 
@@ -217,6 +221,14 @@ func (a Agent) ResumeCommand(session, path string, quote func(string) string) st
 		return a.Resume + quote(arg)
 	}
 	return a.Resume + " " + quote(arg)
+}
+
+// SessionID is the session id a file's records name, else the one its path names (SessionOf).
+func (a Agent) SessionID(recorded, path string) string {
+	if recorded == "" && a.SessionOf != nil {
+		return a.SessionOf(path)
+	}
+	return recorded
 }
 
 // Probe is CompactionProbe, or the default one.

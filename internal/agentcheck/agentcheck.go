@@ -106,6 +106,11 @@ func injectedText(agent, role, text string) bool {
 	return false
 }
 
+// requestTurns are the request reducers of the agents whose own file registers one (requestTurns
+// from its init), for an agent FromRequest does not name: FromLoad reads their loads as chat
+// messages.
+var requestTurns = map[string]func(body []byte) ([]Turn, error){}
+
 // FromRequest reduces an agent's request body to its turns, leaving out the agent's own system
 // prompt and the new prompt.
 func FromRequest(agent string, body []byte) ([]Turn, error) {
@@ -160,6 +165,9 @@ func FromRequest(agent string, body []byte) ([]Turn, error) {
 		return gooseRequestTurns(body)
 	case ClineTask:
 		return clineTaskRequestTurns(body)
+	}
+	if reduce, ok := requestTurns[agent]; ok {
+		return reduce(body)
 	}
 	return nil, fmt.Errorf("unknown agent %q", agent)
 }
@@ -257,6 +265,11 @@ func FromLoad(agent string, jsonl []byte) ([]Turn, error) {
 			turns = turns[1:]
 		}
 		return turns, nil
+	default:
+		if _, ok := requestTurns[agent]; !ok {
+			return nil, fmt.Errorf("unknown agent %q", agent)
+		}
+		fallthrough // an agent of its own file: its load is read as chat messages
 	case Codex, Pi, Copilot, Droid, Gemini, Qwen, Opencode, Continue, Kilo, Cline, Goose, Nanocoder, ClineTask, Omp:
 		ms := make([]chatMessage, len(lines))
 		for i, l := range lines {
@@ -279,7 +292,6 @@ func FromLoad(agent string, jsonl []byte) ([]Turn, error) {
 		}
 		return turns, nil
 	}
-	return nil, fmt.Errorf("unknown agent %q", agent)
 }
 
 func flatten(turns []Turn) []Turn {

@@ -32,10 +32,11 @@ type FakeAPI struct {
 	// place of a text answer (an agent whose turns end with a tool: Cline 2.x).
 	Done string
 
-	inputTokens int  // the prompt usage each answer reports (0: 100): SetInputTokens
-	undeclared  bool // CallUndeclared: the tool is called though the agent did not declare it
-	snapshot    bool // the fake answered an agent's compression request
-	compacted   bool // and a request came after it: usage 100 from then on
+	inputTokens int      // the prompt usage each answer reports (0: 100): SetInputTokens
+	cues        []string // further texts that ask for an agent's own compaction summary: AddSummaryCue
+	undeclared  bool     // CallUndeclared: the tool is called though the agent did not declare it
+	snapshot    bool     // the fake answered an agent's compression request
+	compacted   bool     // and a request came after it: usage 100 from then on
 
 	srv  *http.Server
 	ln   net.Listener
@@ -128,6 +129,9 @@ func (f *FakeAPI) decide(lastResult bool, results int, lastUser string, tools []
 		strings.Contains(lastUser, ContinueSummaryCue) || strings.Contains(lastUser, GooseSummaryCue) ||
 		strings.Contains(lastUser, NanocoderSummaryCue)
 	f.mu.Lock()
+	for _, c := range f.cues {
+		snapshot = snapshot || strings.Contains(lastUser, c)
+	}
 	if f.snapshot && !snapshot {
 		f.compacted = true // a request after the agent's compression: its context is the summary
 	}
@@ -160,6 +164,14 @@ func (f *FakeAPI) decide(lastResult bool, results int, lastUser string, tools []
 func (f *FakeAPI) CallUndeclared(tool string) {
 	f.mu.Lock()
 	f.Tool, f.undeclared = tool, true
+	f.mu.Unlock()
+}
+
+// AddSummaryCue makes the fake answer a last user text that contains cue as an agent's request
+// for its own compaction summary (SnapshotReply), as it answers the cues it knows.
+func (f *FakeAPI) AddSummaryCue(cue string) {
+	f.mu.Lock()
+	f.cues = append(f.cues, cue)
 	f.mu.Unlock()
 }
 
@@ -244,12 +256,14 @@ func (f *FakeAPI) chatAnswer(body []byte) answer {
 			continue
 		}
 		if c := m.Get("content"); c.Type == gjson.String {
-			lastUser = c.Str
+			if !reminderOnly(c.Str) {
+				lastUser = c.Str
+			}
 		} else {
 			c.ForEach(func(_, p gjson.Result) bool {
 				// (not the details kilo adds after every user message's own texts)
-				if p.Get("type").Str == "text" && !kiloInjected(p.Get("text").Str) && !clineTaskInjected(p.Get("text").Str) {
-					lastUser = p.Get("text").Str
+				if t := p.Get("text").Str; p.Get("type").Str == "text" && !kiloInjected(t) && !clineTaskInjected(t) && !reminderOnly(t) {
+					lastUser = t
 				}
 				return true
 			})
@@ -269,6 +283,14 @@ func (f *FakeAPI) chatAnswer(body []byte) answer {
 		a = answer{call: true, tool: f.Done, args: map[string]any{"result": a.text}}
 	}
 	return a
+}
+
+// reminderOnly: a user text that is nothing but a <system-reminder>, which an agent may add
+// after the prompt as a user message of its own (the date, its permission mode): not what the
+// user asked.
+func reminderOnly(text string) bool {
+	t := strings.TrimSpace(text)
+	return strings.HasPrefix(t, "<system-reminder>") && strings.HasSuffix(t, "</system-reminder>")
 }
 
 // clineTaskInjected: the note Cline 2.x adds after a user message's texts (its task_progress

@@ -69,6 +69,7 @@ func (fr *fileReader) read(path string, from, size int64) error {
 		}
 	}
 	fr.e.Lines, fr.e.Done = lines, done
+	fr.e.Session = fr.format.Agent().SessionID(fr.e.Session, path)
 	fr.e.Tail, err = tailHash(path, done)
 	return err
 }

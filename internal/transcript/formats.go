@@ -14,6 +14,7 @@ import (
 	"github.com/ctxc/ctxc/internal/agent/droid"
 	"github.com/ctxc/ctxc/internal/agent/gemini"
 	"github.com/ctxc/ctxc/internal/agent/goose"
+	"github.com/ctxc/ctxc/internal/agent/kimi"
 	"github.com/ctxc/ctxc/internal/agent/miniswe"
 	"github.com/ctxc/ctxc/internal/agent/nanocoder"
 	"github.com/ctxc/ctxc/internal/agent/omp"
@@ -68,6 +69,7 @@ var agentCodes = []agentCode{
 	{format: FormatClineTask, reader: clinetask.NewReader, record: clinetask.Record, writer: readOnlyWriter{FormatClineTask, clinetask.ReadOnly}, lines: clinetask.LineTypes},
 	{format: FormatRooCode, reader: clinetask.NewReader, record: clinetask.Record, writer: readOnlyWriter{FormatRooCode, clinetask.ReadOnly}, lines: clinetask.RooLineTypes},
 	{format: FormatOmp, reader: omp.NewReader, record: omp.Record, writer: omp.Writer{}, lines: omp.LineTypes, wrappers: omp.Wrappers},
+	{format: kimi.Format, reader: kimi.NewReader, record: kimi.Record, writer: readOnlyWriter{kimi.Format, kimi.ReadOnly}, lines: kimi.LineTypes, wrappers: kimi.Wrappers},
 }
 
 // readOnlyWriter writes for an agent whose sessions ctxc only reads: never into them (Append

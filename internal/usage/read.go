@@ -78,7 +78,11 @@ func FileSession(path string, format transcript.Format) (*Session, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadSession(f, format)
+	s, err := ReadSession(f, format)
+	if err == nil {
+		s.ID = format.Agent().SessionID(s.ID, path)
+	}
+	return s, err
 }
 
 // FileProject is the project folder a session file records (Claude Code's cwd, Codex's
