@@ -41,22 +41,7 @@ func clineSession(t *testing.T, h *agentcheck.AgentHome) (id, path string) {
 // of it just before.
 func clineAgrees(t *testing.T, h *agentcheck.AgentHome, id, path string) []agentcheck.Turn {
 	t.Helper()
-	want := loadAs(t, h.Agent, path)
-	body, err := h.ClineResume(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := agentcheck.FromRequest(h.Agent, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := agentcheck.Compare(h.Agent, want, got); diff != "" {
-		t.Errorf("ctxc load of %s disagrees with Cline (%d agent turns, %d ctxc turns):\n%s", path, len(got), len(want), diff)
-	}
-	if len(got) == 0 {
-		t.Error("Cline resumed an empty context")
-	}
-	return got
+	return resumeAgrees(t, h, path, func() ([]byte, error) { return h.ClineResume(id) })
 }
 
 func TestAgentClineSession(t *testing.T) {

@@ -26,22 +26,7 @@ func clineTaskHome(t *testing.T) *agentcheck.AgentHome {
 // of the task just before.
 func clineTaskAgrees(t *testing.T, h *agentcheck.AgentHome, id, path string) []agentcheck.Turn {
 	t.Helper()
-	want := loadAs(t, h.Agent, path)
-	body, err := h.ClineTaskResume(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := agentcheck.FromRequest(h.Agent, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := agentcheck.Compare(h.Agent, want, got); diff != "" {
-		t.Errorf("ctxc load of %s disagrees with Cline 2.x (%d agent turns, %d ctxc turns):\n%s", path, len(got), len(want), diff)
-	}
-	if len(got) == 0 {
-		t.Error("Cline 2.x resumed an empty context")
-	}
-	return got
+	return resumeAgrees(t, h, path, func() ([]byte, error) { return h.ClineTaskResume(id) })
 }
 
 func TestAgentClineTaskResume(t *testing.T) {

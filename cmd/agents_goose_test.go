@@ -101,19 +101,7 @@ func TestAgentGooseSession(t *testing.T) {
 // when it resumes the session it named sessionName with a new prompt; it returns that context.
 func gooseAgrees(t *testing.T, h *agentcheck.AgentHome, sessionName, name string) []agentcheck.Turn {
 	t.Helper()
-	want := loadAs(t, h.Agent, name)
-	body, err := h.GooseResumeRequest(sessionName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := agentcheck.FromRequest(h.Agent, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := agentcheck.Compare(h.Agent, want, got); diff != "" {
-		t.Errorf("ctxc load of %s disagrees with goose (%d agent turns, %d ctxc turns):\n%s", name, len(got), len(want), diff)
-	}
-	return got
+	return resumeAgrees(t, h, name, func() ([]byte, error) { return h.GooseResumeRequest(sessionName) })
 }
 
 // TestAgentGooseCompaction: goose compacts a session itself (its context limit small, the last

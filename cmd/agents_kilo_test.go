@@ -24,17 +24,7 @@ func kiloHome(t *testing.T) *agentcheck.AgentHome {
 // request body.
 func kiloAgrees(t *testing.T, h *agentcheck.AgentHome, name string, body []byte) {
 	t.Helper()
-	got, err := agentcheck.FromRequest(h.Agent, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := loadAs(t, h.Agent, name)
-	if diff := agentcheck.Compare(h.Agent, want, got); diff != "" {
-		t.Errorf("ctxc load of %s disagrees with kilo (%d agent turns, %d ctxc turns):\n%s", name, len(got), len(want), diff)
-	}
-	if len(got) == 0 {
-		t.Error("kilo resumed an empty context")
-	}
+	requestAgrees(t, h.Agent, name, loadAs(t, h.Agent, name), body)
 }
 
 func TestAgentKiloSession(t *testing.T) {

@@ -107,22 +107,7 @@ func kimiSession(t *testing.T, h *agentcheck.AgentHome, prompts ...string) (stri
 // of its log just before; it returns that context.
 func kimiAgrees(t *testing.T, h *agentcheck.AgentHome, path, id string) []agentcheck.Turn {
 	t.Helper()
-	want := loadAs(t, h.Agent, path)
-	body, err := h.KimiResume(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := agentcheck.FromRequest(h.Agent, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := agentcheck.Compare(h.Agent, want, got); diff != "" {
-		t.Errorf("ctxc load of %s disagrees with kimi (%d agent turns, %d ctxc turns):\n%s", path, len(got), len(want), diff)
-	}
-	if len(got) == 0 {
-		t.Error("kimi resumed an empty context")
-	}
-	return got
+	return resumeAgrees(t, h, path, func() ([]byte, error) { return h.KimiResume(id) })
 }
 
 // keepKimi copies a log kimi wrote where CTXC_KEEP_AGENT_SESSIONS says (the fixtures).

@@ -95,16 +95,35 @@ func agreesOnResume(t *testing.T, agent string, path string) []agentcheck.Turn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := agentcheck.FromRequest(h.Agent, body)
+	return requestAgrees(t, h.Agent, path, loadAs(t, h.Agent, path), body)
+}
+
+// resumeAgrees reads `ctxc load` of the session name, then has the agent resume it (resume
+// returns the request it sent), and checks that the request is that context, text for text; it
+// returns the agent's context.
+func resumeAgrees(t *testing.T, h *agentcheck.AgentHome, name string, resume func() ([]byte, error)) []agentcheck.Turn {
+	t.Helper()
+	want := loadAs(t, h.Agent, name)
+	body, err := resume()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := loadAs(t, h.Agent, path)
-	if diff := agentcheck.Compare(h.Agent, want, got); diff != "" {
-		t.Errorf("ctxc load disagrees with %s (%d agent turns, %d ctxc turns):\n%s", h.Agent, len(got), len(want), diff)
+	return requestAgrees(t, h.Agent, name, want, body)
+}
+
+// requestAgrees checks that the context of agent's request body is want, ctxc's load of the
+// session name, and not empty; it returns the agent's context.
+func requestAgrees(t *testing.T, agent, name string, want []agentcheck.Turn, body []byte) []agentcheck.Turn {
+	t.Helper()
+	got, err := agentcheck.FromRequest(agent, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := agentcheck.Compare(agent, want, got); diff != "" {
+		t.Errorf("ctxc load of %s disagrees with %s (%d agent turns, %d ctxc turns):\n%s", name, agent, len(got), len(want), diff)
 	}
 	if len(got) == 0 {
-		t.Errorf("%s resumed an empty context", h.Agent)
+		t.Errorf("%s resumed an empty context", agent)
 	}
 	return got
 }

@@ -82,19 +82,7 @@ func TestAgentNanocoderSession(t *testing.T) {
 // read of it just before; it returns that context.
 func nanocoderAgrees(t *testing.T, h *agentcheck.AgentHome, id, path string) []agentcheck.Turn {
 	t.Helper()
-	want := loadAs(t, h.Agent, path)
-	body, err := h.NanocoderResume(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := agentcheck.FromRequest(h.Agent, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := agentcheck.Compare(h.Agent, want, got); diff != "" {
-		t.Errorf("ctxc load of %s disagrees with Nanocoder (%d agent turns, %d ctxc turns):\n%s", path, len(got), len(want), diff)
-	}
-	return got
+	return resumeAgrees(t, h, path, func() ([]byte, error) { return h.NanocoderResume(id) })
 }
 
 // TestAgentNanocoderCompaction: Nanocoder compacts a session itself (its context set small, its

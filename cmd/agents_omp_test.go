@@ -82,22 +82,7 @@ func ompSession(t *testing.T, h *agentcheck.AgentHome, pad string) string {
 // load` read of it just before; it returns that context.
 func ompAgrees(t *testing.T, h *agentcheck.AgentHome, path string) []agentcheck.Turn {
 	t.Helper()
-	want := loadAs(t, h.Agent, path)
-	body, err := h.OmpResume(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := agentcheck.FromRequest(h.Agent, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := agentcheck.Compare(h.Agent, want, got); diff != "" {
-		t.Errorf("ctxc load of %s disagrees with omp (%d agent turns, %d ctxc turns):\n%s", path, len(got), len(want), diff)
-	}
-	if len(got) == 0 {
-		t.Error("omp resumed an empty context")
-	}
-	return got
+	return resumeAgrees(t, h, path, func() ([]byte, error) { return h.OmpResume(path) })
 }
 
 // checkOmpStats: ctxc stats counts what the session holds (a compaction's summary as a user

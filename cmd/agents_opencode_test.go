@@ -90,17 +90,7 @@ func TestAgentOpencodeSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := agentcheck.FromRequest(h.Agent, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := loadAs(t, h.Agent, name)
-	if diff := agentcheck.Compare(h.Agent, want, got); diff != "" {
-		t.Errorf("ctxc load disagrees with opencode (%d agent turns, %d ctxc turns):\n%s", len(got), len(want), diff)
-	}
-	if len(got) == 0 {
-		t.Error("opencode resumed an empty context")
-	}
+	requestAgrees(t, h.Agent, name, loadAs(t, h.Agent, name), body)
 	if code, out, _ := runCLI(t, t.TempDir(), "load", "-q", name); code != 0 || strings.Count(out, "\n") != st.EffMessages {
 		t.Errorf("ctxc load (exit %d) gives %d messages, its stats say %d", code, strings.Count(out, "\n"), st.EffMessages)
 	}
