@@ -175,17 +175,9 @@ func FromRequest(agent string, body []byte) ([]Turn, error) {
 // chatRequestTurns reduces a Chat Completions request of Copilot CLI or droid: their system
 // prompts are left out, and Copilot's <current_datetime> line before the new prompt.
 func chatRequestTurns(agent string, body []byte) ([]Turn, error) {
-	var req struct {
-		Messages []chatMessage `json:"messages"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
+	ms, err := chatMessagesButSystem(body)
+	if err != nil {
 		return nil, err
-	}
-	var ms []chatMessage
-	for _, m := range req.Messages {
-		if m.Role != "system" {
-			ms = append(ms, m)
-		}
 	}
 	turns := chatTurns(ms)
 	if agent == Droid {
@@ -634,4 +626,22 @@ func clip(s string) string {
 		return s[:300] + "…"
 	}
 	return s
+}
+
+// chatMessagesButSystem is the messages of a Chat Completions request, its system prompts left
+// out.
+func chatMessagesButSystem(body []byte) ([]chatMessage, error) {
+	var req struct {
+		Messages []chatMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, err
+	}
+	var ms []chatMessage
+	for _, m := range req.Messages {
+		if m.Role != "system" {
+			ms = append(ms, m)
+		}
+	}
+	return ms, nil
 }

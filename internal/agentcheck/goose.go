@@ -88,17 +88,9 @@ func gooseEndsWithPrompt(body []byte) bool {
 // gooseRequestTurns reduces a Chat Completions request of goose: its system prompt and the new
 // prompt's message (Prompt and the <turn-context> after it) are left out.
 func gooseRequestTurns(body []byte) ([]Turn, error) {
-	var req struct {
-		Messages []chatMessage `json:"messages"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
+	ms, err := chatMessagesButSystem(body)
+	if err != nil {
 		return nil, err
-	}
-	var ms []chatMessage
-	for _, m := range req.Messages {
-		if m.Role != "system" {
-			ms = append(ms, m)
-		}
 	}
 	if n := len(ms); n > 0 && ms[n-1].Role == "user" && strings.HasPrefix(chatText(ms[n-1].Content), Prompt) {
 		ms = ms[:n-1]

@@ -1,7 +1,6 @@
 package agentcheck
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -114,17 +113,9 @@ func kimiEndsWithPrompt(body []byte) bool {
 // out, and the new prompt with the reminders it sent after it (which are not in the log before
 // the resume).
 func kimiRequestTurns(body []byte) ([]Turn, error) {
-	var req struct {
-		Messages []chatMessage `json:"messages"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
+	ms, err := chatMessagesButSystem(body)
+	if err != nil {
 		return nil, err
-	}
-	var ms []chatMessage
-	for _, m := range req.Messages {
-		if m.Role != "system" {
-			ms = append(ms, m)
-		}
 	}
 	turns := chatTurns(ms)
 	n := len(turns)

@@ -131,17 +131,9 @@ func (h *AgentHome) OpencodeResumeRequest(id string) ([]byte, error) {
 // opencodeRequestTurns reduces a Chat Completions request of opencode: its system prompt (the
 // agent's prompt, environment and instructions) is left out, and the new prompt.
 func opencodeRequestTurns(body []byte) ([]Turn, error) {
-	var req struct {
-		Messages []chatMessage `json:"messages"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
+	ms, err := chatMessagesButSystem(body)
+	if err != nil {
 		return nil, err
-	}
-	var ms []chatMessage
-	for _, m := range req.Messages {
-		if m.Role != "system" {
-			ms = append(ms, m)
-		}
 	}
 	return dropPrompt(chatTurns(ms)), nil
 }
