@@ -250,21 +250,25 @@ func (rd *reader) line(num int, b []byte) {
 		return
 	}
 	v := view(b)
+	// The record types first: each key looked for that a line lacks is a walk of the whole line,
+	// and opencode's and Goose's lines have no "type".
+	switch v.Get("type").Str() {
+	case "assistant":
+		rd.claude(num, v)
+		return
+	case "message":
+		rd.pi(num, v)
+		return
+	case "turn_context", "event_msg":
+		rd.codex(num, v)
+		return
+	}
 	if info := v.Get("info"); info.IsObject() {
 		rd.opencode(num, info, v.Get("parts"))
 		return
 	}
 	if meta := v.Get("metadata"); meta.IsObject() && v.Get("role").Str() == "assistant" {
 		rd.goose(num, v, meta)
-		return
-	}
-	switch v.Get("type").Str() {
-	case "assistant":
-		rd.claude(num, v)
-	case "message":
-		rd.pi(num, v)
-	case "turn_context", "event_msg":
-		rd.codex(num, v)
 	}
 }
 
