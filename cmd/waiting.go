@@ -48,7 +48,7 @@ func watchSummarizer(c llm.Client, ios *iostreams.IOStreams, g *cmdutil.GlobalOp
 
 // showsProgress reports whether the time waited is drawn: on a terminal, without -q or --json.
 func (w *waitWatcher) showsProgress() bool {
-	return w.ios.IsStderrTTY() && !w.g.Quiet && !w.g.JSON
+	return w.ios.IsStderrTTY() && w.g.Bars()
 }
 
 func (w *waitWatcher) tick(ev llm.Waiting) {

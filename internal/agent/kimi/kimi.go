@@ -274,8 +274,11 @@ func (r *reader) settle() {
 	r.pending = nil
 	r.flush()
 	if !r.hasCalls && r.vacuous {
-		if i := slices.Index(r.ctx, r.open); i >= 0 {
-			r.ctx = slices.Delete(r.ctx, i, i+1)
+		for i := len(r.ctx) - 1; i >= 0; i-- { // (the open step is near the end)
+			if r.ctx[i] == r.open {
+				r.ctx = slices.Delete(r.ctx, i, i+1)
+				break
+			}
 		}
 	}
 	r.open, r.openStep = nil, ""
