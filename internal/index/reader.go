@@ -32,12 +32,7 @@ type Reader struct {
 	segs   []*segment
 	ids    map[uint32]string // with m: the current id of each file (documents of other ids are dead)
 
-	// Buffers a search reuses from segment to segment.
-	scores  []float32
-	touched []int32
-	lens    []byte
-	sample  []byte
-	posts   []byte
+	sample []byte // the buffer of a search's lookups, from segment to segment
 	// and that grep's candidates reuse.
 	table, buf, placeBuf []byte
 	cur, next            []uint32

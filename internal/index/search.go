@@ -4,6 +4,8 @@ import (
 	"container/heap"
 	"encoding/binary"
 	"math"
+	"runtime"
+	"sync/atomic"
 	"time"
 )
 
@@ -52,9 +54,7 @@ func (r *Reader) Search(q Query) []Result {
 	found := r.lookup(terms)
 	top := &resultHeap{}
 	limit := max(q.Limit, 1)
-	for i, s := range r.segs {
-		r.rankSegment(s, found[i], avg, q, limit, top)
-	}
+	r.scoreSegments(found, avg, func(s *segment, sc *scorer) { r.keepBest(s, sc, q, limit, top) })
 	out := make([]Result, top.Len())
 	for i := len(out) - 1; i >= 0; i-- {
 		out[i] = heap.Pop(top).(Result)
@@ -114,21 +114,50 @@ func (r *Reader) lookup(terms []string) [][]queryTerm {
 	return found
 }
 
-// rankSegment scores the documents of one segment and keeps the best that pass the filters.
-func (r *Reader) rankSegment(s *segment, terms []queryTerm, avg float64, q Query, limit int, top *resultHeap) {
-	if len(terms) == 0 {
-		return
+// scoreSegments scores the segments on as many goroutines as there are cores (a common
+// word's postings are most of a query's time), and hands each segment's scores to keep, in
+// the segments' order: the results, ties among them too, are the same on any machine. A
+// segment is scored into one of a few scorers, which keep reuses and returns.
+func (r *Reader) scoreSegments(found [][]queryTerm, avg float64, keep func(*segment, *scorer)) {
+	n := len(r.segs)
+	workers := min(runtime.GOMAXPROCS(0), n)
+	scored := make([]chan *scorer, n)
+	for i := range scored {
+		scored[i] = make(chan *scorer, 1)
 	}
-	lens := s.lengths(r.lens)
-	if len(lens) != 2*s.nDocs {
-		return // a damaged segment: its documents are not ranked
+	// A worker takes a scorer before it claims the next segment: the first segment not yet
+	// kept is then always being scored, or about to be.
+	free := make(chan *scorer, workers+1)
+	for range workers + 1 {
+		free <- &scorer{}
 	}
-	r.lens = lens
-	scores, touched := r.score(s, terms, lens, avg)
-	for _, d := range touched {
-		sc := float64(scores[d])
-		scores[d] = 0 // the buffer is clean for the next segment
-		if top.Len() >= limit && sc <= (*top)[0].Score {
+	var next atomic.Int64
+	for range workers {
+		go func() {
+			for sc := range free {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				sc.score(r.segs[i], found[i], avg)
+				scored[i] <- sc
+			}
+		}()
+	}
+	for i, s := range r.segs {
+		sc := <-scored[i]
+		keep(s, sc)
+		sc.clear()
+		free <- sc
+	}
+	close(free)
+}
+
+// keepBest keeps the best documents of one segment's scores that pass the filters.
+func (r *Reader) keepBest(s *segment, sc *scorer, q Query, limit int, top *resultHeap) {
+	for _, d := range sc.touched {
+		v := float64(sc.scores[d])
+		if top.Len() >= limit && v <= (*top)[0].Score {
 			continue
 		}
 		dc, ok := s.doc(int(d))
@@ -139,7 +168,7 @@ func (r *Reader) rankSegment(s *segment, terms []queryTerm, avg float64, q Query
 		if !ok {
 			continue
 		}
-		res.Score = sc
+		res.Score = v
 		heap.Push(top, res)
 		if top.Len() > limit {
 			heap.Pop(top)
@@ -147,24 +176,47 @@ func (r *Reader) rankSegment(s *segment, terms []queryTerm, avg float64, q Query
 	}
 }
 
-// score sums the BM25 scores of the terms' postings in one segment; touched lists the
-// documents with a score. Both are the Reader's buffers, kept between segments (rankSegment
-// zeroes the scores it touched). A term's share of a document's score is
-// w·tf / (tf + k1·(1−b) + k1·b·len/avglen), w = idf·(k1+1): one division a posting.
-func (r *Reader) score(s *segment, terms []queryTerm, lens []byte, avg float64) (scores []float32, touched []int32) {
-	n := len(lens) / 2
-	if cap(r.scores) < n {
-		r.scores = make([]float32, n, n+n/2)
+// scorer holds the scores of one segment's documents, and the buffers that read them; a
+// search reuses it from segment to segment.
+type scorer struct {
+	scores  []float32 // by document; zero where touched has none
+	touched []int32   // the documents with a score
+	lens    []byte
+	posts   []byte
+}
+
+// clear zeroes the scores, for the next segment.
+func (sc *scorer) clear() {
+	for _, d := range sc.touched {
+		sc.scores[d] = 0
 	}
-	scores, touched = r.scores[:n], r.touched[:0]
-	defer func() { r.touched = touched }()
+	sc.touched = sc.touched[:0]
+}
+
+// score sums the BM25 scores of the terms' postings in one segment. A term's share of a
+// document's score is w·tf / (tf + k1·(1−b) + k1·b·len/avglen), w = idf·(k1+1): one division
+// a posting. A damaged segment's documents are not ranked.
+func (sc *scorer) score(s *segment, terms []queryTerm, avg float64) {
+	if len(terms) == 0 {
+		return
+	}
+	lens := s.lengths(sc.lens)
+	if len(lens) != 2*s.nDocs {
+		return
+	}
+	sc.lens = lens
+	n := s.nDocs
+	if cap(sc.scores) < n {
+		sc.scores = make([]float32, n, n+n/2)
+	}
+	scores, touched := sc.scores[:n], sc.touched[:0]
 	base, perLen := bm25K1*(1-bm25B), bm25K1*bm25B/avg
 	for _, t := range terms {
-		post, ok := s.postings(r.posts, t.post)
+		post, ok := s.postings(sc.posts, t.post)
 		if !ok {
 			continue
 		}
-		r.posts = post
+		sc.posts = post
 		w := t.idf * (bm25K1 + 1)
 		d := -1
 		for i := 0; i < len(post); {
@@ -198,7 +250,7 @@ func (r *Reader) score(s *segment, terms []queryTerm, lens []byte, avg float64) 
 			scores[d] += float32(w * ftf / (ftf + norm))
 		}
 	}
-	return scores, touched
+	sc.scores, sc.touched = scores, touched
 }
 
 // result describes a document, or false when it is dead or filtered out.
