@@ -2,6 +2,7 @@ package index
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -19,7 +20,7 @@ const triChunk = 1 << 20
 
 // initialTerms is the room a builder makes for terms at first (a segment of generated or real
 // sessions holds hundreds of thousands).
-const initialTerms = 1 << 17
+const initialTerms = 1 << 14
 
 // builder gathers one segment in memory: the documents, their terms' postings, and the
 // trigrams of each file's bytes.
@@ -289,14 +290,44 @@ func (b *builder) writeDocs(w *countWriter) {
 	}
 }
 
-// sortedTerms lists the term ids in the order of their strings.
+// sortedTerms lists the term ids in the order of their strings. They are sorted by their
+// first 8 bytes (a term's slot holds them: no string is read) and only terms that share
+// those by the rest: a segment holds hundreds of thousands of terms, and comparing their
+// strings spent a tenth of a build in cache misses.
 func (b *builder) sortedTerms() []int32 {
-	order := make([]int32, len(b.strs))
-	for i := range order {
-		order[i] = int32(i)
+	keys := make([]termSortKey, len(b.strs))
+	for i, s := range b.strs {
+		keys[i] = termSortKey{prefixKey(s), int32(i)}
 	}
-	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(b.strs[x], b.strs[y]) })
+	slices.SortFunc(keys, func(x, y termSortKey) int {
+		if x.prefix != y.prefix {
+			return cmp.Compare(x.prefix, y.prefix)
+		}
+		return strings.Compare(b.strs[x.id], b.strs[y.id])
+	})
+	order := make([]int32, len(keys))
+	for i, k := range keys {
+		order[i] = k.id
+	}
 	return order
+}
+
+// termSortKey is a term's first 8 bytes, big-endian (zero past its end: a term sorts before
+// the longer terms it starts), and its id.
+type termSortKey struct {
+	prefix uint64
+	id     int32
+}
+
+func prefixKey(s string) uint64 {
+	var k uint64
+	for i := range 8 {
+		k <<= 8
+		if i < len(s) {
+			k |= uint64(s[i])
+		}
+	}
+	return k
 }
 
 // writeTermTable writes the fixed-size entries of the terms, and an entry that ends the last.

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"sort"
+	"sync"
 )
 
 // Merging. An update writes new segments for what it read and never rewrites the others, so
@@ -28,6 +30,7 @@ var (
 	smallTier    int64 = 1 << 20 // the text of a segment of the lowest tier is below this
 	topTier            = 4       // a segment of this tier (smallTier × mergeFactor^4: 512 MiB) is never merged
 	maxMergeText int64 = 1 << 30 // the text a merge's inputs cover at most
+	mergeBudget  int64 = 1 << 30 // the text the merges running at once cover at most
 )
 
 // tierOf is the tier of a segment that covers text bytes; -1: it is never merged.
@@ -45,9 +48,41 @@ func tierOf(text int64) int {
 // nextMerge picks the segments of segs to merge next: in the lowest tier holding mergeFactor
 // segments, its smallest, as many as fit in maxMergeText (at most mergeFactor, at least 2); nil
 // when no tier holds enough.
-func nextMerge(segs []SegmentInfo) []int {
+func nextMerge(segs []SegmentInfo) []int { return nextFreeMerge(segs, nil) }
+
+// nextMerges picks up to n merges of segs that share no segment, to run at once: together
+// they read at most mergeBudget of text (the first alone may read maxMergeText), which bounds
+// their memory on any number of cores.
+func nextMerges(segs []SegmentInfo, n int) [][]int {
+	taken := make([]bool, len(segs))
+	var picks [][]int
+	var text int64
+	for len(picks) < n {
+		pick := nextFreeMerge(segs, taken)
+		if pick == nil {
+			break
+		}
+		var t int64
+		for _, i := range pick {
+			taken[i] = true
+			t += segs[i].Text
+		}
+		if len(picks) > 0 && text+t > mergeBudget {
+			break
+		}
+		text += t
+		picks = append(picks, pick)
+	}
+	return picks
+}
+
+// nextFreeMerge is nextMerge among the segments not taken (nil: none is).
+func nextFreeMerge(segs []SegmentInfo, taken []bool) []int {
 	tiers := make([][]int, topTier)
 	for i, s := range segs {
+		if taken != nil && taken[i] {
+			continue
+		}
 		if t := tierOf(s.Text); t >= 0 {
 			tiers[t] = append(tiers[t], i)
 		}
@@ -72,8 +107,10 @@ func nextMerge(segs []SegmentInfo) []int {
 	return nil
 }
 
-// mergeSegments merges the manifest's segments while a tier is full (nextMerge). A merge that
-// fails (a damaged segment) leaves its inputs as they are: the update goes on without it.
+// mergeSegments merges the manifest's segments while a tier is full (nextMerge), as many
+// merges at once as there are cores (a first build of 10 GB ends with twenty merges, which
+// one core made a seventh of the build). A merge that fails (a damaged segment) leaves its
+// inputs as they are: the update goes on without merging more.
 func (u *updater) mergeSegments() {
 	if len(u.segs) > 0 {
 		u.changed = true
@@ -82,34 +119,63 @@ func (u *updater) mergeSegments() {
 	u.segs = nil
 	var live map[uint32]bool
 	for {
-		pick := nextMerge(u.m.Segments)
-		if pick == nil {
+		picks := nextMerges(u.m.Segments, runtime.GOMAXPROCS(0))
+		if picks == nil {
 			return
 		}
 		if live == nil {
 			live = u.liveIDs()
 			// The builders of the files read are gone: give their memory back before the
-			// merge maps its inputs, so that the peak is the larger of the two, not their sum.
+			// merges map their inputs, so that the peak is the larger of the two, not their sum.
 			debug.FreeOSMemory()
 		}
-		name := fmt.Sprintf("seg-%06d.idx", u.m.NextSeg)
-		u.m.NextSeg++
-		inputs := make([]string, len(pick))
-		for i, k := range pick {
-			inputs[i] = u.m.Segments[k].Name
-		}
-		info, err := mergeFiles(u.dir, inputs, name, func(id uint32) bool { return live[id] })
-		if err != nil {
-			if u.opts.Warn != nil {
-				u.opts.Warn(fmt.Errorf("index %s: segments left unmerged: %w", u.dir, err))
-			}
+		if !u.mergeAll(picks, func(id uint32) bool { return live[id] }) {
 			return
 		}
-		u.replace(pick, info)
-		u.old = append(u.old, inputs...)
+	}
+}
+
+// mergeAll runs the merges picks at once and puts each merged segment in the place of its
+// inputs; false when one failed.
+func (u *updater) mergeAll(picks [][]int, live func(uint32) bool) bool {
+	infos := make([]SegmentInfo, len(picks))
+	errs := make([]error, len(picks))
+	inputs := make([][]string, len(picks))
+	var wg sync.WaitGroup
+	for k, pick := range picks {
+		name := fmt.Sprintf("seg-%06d.idx", u.m.NextSeg)
+		u.m.NextSeg++
+		for _, i := range pick {
+			inputs[k] = append(inputs[k], u.m.Segments[i].Name)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			infos[k], errs[k] = mergeFiles(u.dir, inputs[k], name, live)
+		}()
+	}
+	wg.Wait()
+	merged := map[int]SegmentInfo{} // the first input of each merge that succeeded: its segment
+	gone := map[int]bool{}
+	ok := true
+	for k, pick := range picks {
+		if errs[k] != nil {
+			if u.opts.Warn != nil {
+				u.opts.Warn(fmt.Errorf("index %s: segments left unmerged: %w", u.dir, errs[k]))
+			}
+			ok = false
+			continue
+		}
+		merged[pick[0]] = infos[k]
+		for _, i := range pick {
+			gone[i] = true
+		}
+		u.old = append(u.old, inputs[k]...)
 		u.st.Merged += len(pick)
 		u.changed = true
 	}
+	u.replace(merged, gone)
+	return ok
 }
 
 // liveIDs is the set of the ids of the files the manifest names: documents of other ids are
@@ -128,19 +194,16 @@ func (u *updater) sortedNew() []SegmentInfo {
 	return u.segs
 }
 
-// replace puts merged in the place of the segments pick (ascending) in the manifest's list.
-func (u *updater) replace(pick []int, merged SegmentInfo) {
-	out := make([]SegmentInfo, 0, len(u.m.Segments)-len(pick)+1)
-	k := 0
+// replace puts each merged segment in the place of its first input (merged, by that input's
+// index in the manifest's list) and drops the other inputs (gone).
+func (u *updater) replace(merged map[int]SegmentInfo, gone map[int]bool) {
+	out := make([]SegmentInfo, 0, len(u.m.Segments))
 	for i, s := range u.m.Segments {
-		if k < len(pick) && pick[k] == i {
-			if k == 0 {
-				out = append(out, merged)
-			}
-			k++
-			continue
+		if m, ok := merged[i]; ok {
+			out = append(out, m)
+		} else if !gone[i] {
+			out = append(out, s)
 		}
-		out = append(out, s)
 	}
 	u.m.Segments = out
 }

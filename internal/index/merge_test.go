@@ -204,6 +204,42 @@ func TestNextMergeBounds(t *testing.T) {
 	}
 }
 
+// TestNextMergesShareNoSegment: the merges that run at once take no segment twice, and
+// together cover at most mergeBudget of text (the first alone may cover more).
+func TestNextMergesShareNoSegment(t *testing.T) {
+	const mib = 1 << 20
+	seg := func(n int, text int64) []SegmentInfo {
+		var out []SegmentInfo
+		for range n {
+			out = append(out, SegmentInfo{Name: fmt.Sprint(len(out)), Text: text})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name  string
+		segs  []SegmentInfo
+		cores int
+		want  [][]int
+	}{
+		{"one tier, 16 segments", seg(16, 64*mib), 2, [][]int{{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}}},
+		{"one core", seg(16, 64*mib), 1, [][]int{{0, 1, 2, 3, 4, 5, 6, 7}}},
+		{"past the budget", seg(16, 100*mib), 4, [][]int{{0, 1, 2, 3, 4, 5, 6, 7}}},
+		{"two tiers", append(seg(8, 10), seg(8, 64*mib)...), 2, [][]int{{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}}},
+		{"none full", seg(7, 64*mib), 2, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			segs := c.segs
+			for i := range segs {
+				segs[i].Name = fmt.Sprint(i)
+			}
+			got := nextMerges(segs, c.cores)
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("merges %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
 // TestIndexPast4GiB: a session of 5 GiB (sparse: its first 5 GiB are a hole, already indexed as
 // 5 billion lines) grows; the update reads only the appended lines, and grep and search place
 // them past 4 GiB and past line 2^32, through merges too.

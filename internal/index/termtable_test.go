@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -63,5 +64,42 @@ func TestStopwordsAreShort(t *testing.T) {
 		if len(w) > maxShortTerm {
 			t.Errorf("stopword %q is longer than %d bytes", w, maxShortTerm)
 		}
+	}
+}
+
+// TestSortedTermsIsStringOrder checks the builder's order of terms (by their first 8 bytes,
+// then the rest) against a sort of their strings: terms of every length, terms that start
+// others, terms sharing their first 8 bytes, UTF-8 letters.
+func TestSortedTermsIsStringOrder(t *testing.T) {
+	tests := []struct {
+		name  string
+		terms []string
+	}{
+		{"prefixes of each other", []string{"abcdefghij", "abcdefgh", "abcdefg", "ab", "abcdefghi", "abd"}},
+		{"shared first 8 bytes", []string{"prefix00z", "prefix00a", "prefix00", "prefix001", "prefix00aa"}},
+		{"utf-8", []string{"ärger", "zebra", "über", "aé", "ae", "日本語", "日本"}},
+		{"digits and letters", []string{"9", "10", "a1", "a", "z9", "00"}},
+	}
+	var many []string
+	for i := range 5000 {
+		many = append(many, fmt.Sprintf("%0*x", 2+i%31, i*7919))
+	}
+	tests = append(tests, struct {
+		name  string
+		terms []string
+	}{"every length", many})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &builder{strs: tt.terms}
+			var got []string
+			for _, id := range b.sortedTerms() {
+				got = append(got, b.strs[id])
+			}
+			want := slices.Clone(tt.terms)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("order %q, want %q", got, want)
+			}
+		})
 	}
 }
