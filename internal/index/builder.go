@@ -180,25 +180,43 @@ func (b *builder) endFile(file uint32) {
 // empty reports whether nothing was added.
 func (b *builder) empty() bool { return len(b.files) == 0 }
 
-// write writes the segment to path (a new file).
+// write writes the segment to path (a new file), synced.
 func (b *builder) write(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := b.writeUnsynced(path)
 	if err != nil {
 		return err
+	}
+	return syncClose(f)
+}
+
+// writeUnsynced writes the segment to path (a new file) and gives it open: syncClose syncs and
+// closes it. Nothing is left at path when it fails.
+func (b *builder) writeUnsynced(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
 	}
 	w := &countWriter{w: bufio.NewWriterSize(f, 1<<20)}
 	err = b.writeTo(w)
 	if err == nil {
 		err = w.w.(*bufio.Writer).Flush()
 	}
-	if err == nil {
-		err = f.Sync()
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
 	}
+	return f, nil
+}
+
+// syncClose syncs a segment written and closes it; a segment that cannot be synced is removed.
+func syncClose(f *os.File) error {
+	err := f.Sync()
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(path)
+		os.Remove(f.Name())
 	}
 	return err
 }

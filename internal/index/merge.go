@@ -30,7 +30,9 @@ var (
 	smallTier    int64 = 1 << 20 // the text of a segment of the lowest tier is below this
 	topTier            = 4       // a segment of this tier (smallTier × mergeFactor^4: 512 MiB) is never merged
 	maxMergeText int64 = 1 << 30 // the text a merge's inputs cover at most
-	mergeBudget  int64 = 1 << 30 // the text the merges running at once cover at most
+	// mergeBudget is the text the merges running at once cover at most: two merges of a
+	// first build's segments (8 × 64 MiB and a line each), not two of maxMergeText.
+	mergeBudget int64 = 3 << 29
 )
 
 // tierOf is the tier of a segment that covers text bytes; -1: it is never merged.

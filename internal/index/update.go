@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -92,9 +93,13 @@ func Update(dir string, files, roots []string, opts UpdateOptions) (UpdateStats,
 	removeStrays(dir, u.m)
 	jobs := u.plan(files, roots)
 	if err := u.run(jobs); err != nil {
+		u.syncs.Wait() // (what was written is a stray: the next update removes it)
 		return u.st, err
 	}
 	u.mergeSegments()
+	if err := u.synced(); err != nil {
+		return u.st, err
+	}
 	return u.st, u.commit()
 }
 
@@ -132,6 +137,9 @@ type updater struct {
 
 	mu   sync.Mutex
 	segs []SegmentInfo
+
+	syncs   sync.WaitGroup // the syncs of the segments written (syncLater)
+	syncErr error          // the first that failed
 }
 
 // plan sorts files into those to read (whole or their appended lines) and unchanged ones, and
@@ -382,12 +390,39 @@ func (u *updater) flush(b *builder) error {
 	name := fmt.Sprintf("seg-%06d.idx", u.m.NextSeg)
 	u.m.NextSeg++
 	u.mu.Unlock()
-	if err := b.write(filepath.Join(u.dir, name)); err != nil {
+	f, err := b.writeUnsynced(filepath.Join(u.dir, name))
+	if err != nil {
 		return err
 	}
+	u.syncLater(f)
 	u.mu.Lock()
 	u.segs = append(u.segs, SegmentInfo{Name: name, Docs: len(b.docs), Length: b.totalLn, Text: b.text})
 	u.mu.Unlock()
+	return nil
+}
+
+// syncLater syncs a segment written while the worker that wrote it reads on (a sync waits for
+// the disk); synced waits for every sync, before a manifest names the segments.
+func (u *updater) syncLater(f *os.File) {
+	u.syncs.Add(1)
+	go func() {
+		defer u.syncs.Done()
+		if err := syncClose(f); err != nil {
+			u.mu.Lock()
+			u.syncErr = cmp.Or(u.syncErr, err)
+			u.mu.Unlock()
+		}
+	}()
+}
+
+// synced waits for the segments' syncs; an error when one failed.
+func (u *updater) synced() error {
+	u.syncs.Wait()
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.syncErr != nil {
+		return fmt.Errorf("index %s: %w", u.dir, u.syncErr)
+	}
 	return nil
 }
 
