@@ -237,3 +237,26 @@ func FuzzCleanPath(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTrigramChunks: the trigrams and escapes of bytes taken in two chunks, cut anywhere (an
+// escape too), are those of the bytes taken whole.
+func FuzzTrigramChunks(f *testing.F) {
+	f.Add([]byte(`{"a":"x\u0041y\/z \\u0042"}`), 9)
+	f.Add([]byte(`ab\u00`), 4)
+	f.Fuzz(func(t *testing.T, b []byte, cut int) {
+		if cut < 0 || cut > len(b) {
+			cut = len(b) / 2
+		}
+		whole, split := newTrigramSet(), newTrigramSet()
+		whole.add(b)
+		split.add(b[:cut])
+		split.add(b[cut:])
+		if whole.escaped != split.escaped {
+			t.Errorf("escapes %v whole, %v in chunks cut at %d", whole.escaped, split.escaped, cut)
+		}
+		got, want := slices.Sorted(slices.Values(split.list)), slices.Sorted(slices.Values(whole.list))
+		if !slices.Equal(got, want) {
+			t.Errorf("trigrams %v whole, %v in chunks cut at %d", want, got, cut)
+		}
+	})
+}

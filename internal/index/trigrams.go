@@ -1,6 +1,10 @@
 package index
 
-import "github.com/ctxc/ctxc/internal/jsonl"
+import (
+	"bytes"
+
+	"github.com/ctxc/ctxc/internal/jsonl"
+)
 
 // triBits is the number of distinct trigrams: three bytes.
 const triBits = 24
@@ -17,6 +21,7 @@ type trigramSet struct {
 	t       uint32 // the last two bytes seen
 	n       int    // bytes seen since reset (up to 2)
 	esc     []byte // the bytes of an escape cut by the end of a chunk
+	joined  []byte // those bytes and the next chunk's first (completeEscapes)
 }
 
 // escapeMask has a bit for each printable ASCII character (lower-cased) written as an escape.
@@ -37,10 +42,7 @@ func (s *trigramSet) contains(t uint32) bool { return s.bits[t>>6]&(1<<(t&63)) !
 func (s *trigramSet) add(b []byte) {
 	t, n := s.t, s.n
 	for _, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		t = (t<<8 | uint32(c)) & (1<<triBits - 1)
+		t = (t<<8 | uint32(lowerASCII[c])) & (1<<triBits - 1)
 		if n < 2 {
 			n++
 			continue
@@ -54,48 +56,73 @@ func (s *trigramSet) add(b []byte) {
 	s.addEscapes(b)
 }
 
-// addEscapes records the characters b spells as \u00XX or \/ escapes. An escape cut by the
-// end of b is completed by the next chunk.
+// addEscapes records the characters b spells as \u00XX or \/ escapes. An escape that may go
+// on past the end of b waits for the next chunk (s.esc), so that bytes cut anywhere give the
+// escapes of the bytes whole.
 func (s *trigramSet) addEscapes(b []byte) {
+	i := 0
 	if len(s.esc) > 0 {
-		need := 6 - len(s.esc)
-		if need > len(b) {
-			need = len(b)
+		if i = s.completeEscapes(b); i < 0 {
+			return
 		}
-		joined := append(append([]byte{}, s.esc...), b[:need]...)
-		s.esc = s.esc[:0]
-		s.escapeAt(joined, 0, true)
 	}
-	for i := 0; i < len(b); i++ {
-		if b[i] != '\\' {
-			continue
+	for i < len(b) {
+		k := bytes.IndexByte(b[i:], '\\') // (most bytes are not escapes: found a word at a time)
+		if k < 0 {
+			return
 		}
-		if i+1 >= len(b) || b[i+1] == 'u' && i+6 > len(b) {
+		i += k
+		if escapeCut(b, i) {
 			s.esc = append(s.esc[:0], b[i:]...)
 			return
 		}
-		i = s.escapeAt(b, i, false)
+		i = s.escapeAt(b, i) + 1
 	}
 }
 
-// escapeAt reads the escape at b[i] (a backslash) and returns the index of its last byte.
-func (s *trigramSet) escapeAt(b []byte, i int, joined bool) int {
-	if i+1 >= len(b) {
-		return i
+// escapeCut reports whether the escape at b[i] may go on past the end of b.
+func escapeCut(b []byte, i int) bool { return i+1 >= len(b) || b[i+1] == 'u' && i+6 > len(b) }
+
+// completeEscapes reads the escapes of the bytes kept from the last chunk (s.esc, at most 5)
+// followed by b's first bytes; it says where in b the scan goes on, or -1 when b was kept too
+// (an escape still cut: b is shorter than one).
+func (s *trigramSet) completeEscapes(b []byte) int {
+	old := len(s.esc)
+	joined := append(append(s.joined[:0], s.esc...), b[:min(6, len(b))]...)
+	s.joined, s.esc = joined, s.esc[:0]
+	j := 0
+	for j < old {
+		k := bytes.IndexByte(joined[j:old], '\\')
+		if k < 0 {
+			break
+		}
+		j += k
+		if escapeCut(joined, j) { // (b is shorter than 6 bytes: all of it is in joined)
+			s.esc = append(s.esc, joined[j:]...)
+			return -1
+		}
+		j = s.escapeAt(joined, j) + 1
 	}
+	return max(j-old, 0)
+}
+
+// escapeAt reads the escape at b[i] (a backslash, with the bytes escapeCut asks for) and
+// returns the index of its last byte. A \u not followed by four hex digits is no escape: the
+// scan goes on after the u.
+func (s *trigramSet) escapeAt(b []byte, i int) int {
 	switch b[i+1] {
 	case '/':
 		s.escaped.set('/')
 	case 'u':
-		if i+6 <= len(b) && b[i+2] == '0' && b[i+3] == '0' {
-			if c, ok := jsonl.HexByte(b[i+4], b[i+5]); ok && c >= 0x20 && c < 0x7f {
-				if 'A' <= c && c <= 'Z' {
-					c += 'a' - 'A'
-				}
-				s.escaped.set(c)
-			}
+		hi, ok1 := jsonl.HexByte(b[i+2], b[i+3])
+		lo, ok2 := jsonl.HexByte(b[i+4], b[i+5])
+		if !ok1 || !ok2 {
+			return i + 1
 		}
-		return min(i+5, len(b)-1)
+		if c := lo; hi == 0 && c >= 0x20 && c < 0x7f {
+			s.escaped.set(lower(c))
+		}
+		return i + 5
 	}
 	return i + 1
 }
@@ -127,6 +154,14 @@ func litTrigrams(lit []byte) []uint32 {
 	}
 	return out
 }
+
+// lowerASCII lower-cases a byte (ASCII letters only), without a branch.
+var lowerASCII = func() (t [256]byte) {
+	for i := range t {
+		t[i] = lower(byte(i))
+	}
+	return t
+}()
 
 func lower(c byte) byte {
 	if 'A' <= c && c <= 'Z' {
