@@ -81,12 +81,14 @@ func (t *termTable) get(term []byte, k termKey, strs []string) (val int32, slot 
 }
 
 // put inserts a term get did not find, at the slot it gave, with its id (-1: none, for a
-// term of at most maxShortTerm bytes); strs are the terms by id, val's among them.
+// term of at most maxShortTerm bytes); strs are the terms by id, val's among them. The table
+// doubles when three quarters of its slots are used: a lookup is a miss of the caches more
+// often than a probe too many (a table grown at half full made a build 4% slower).
 func (t *termTable) put(slot int, k termKey, val int32, strs []string) {
 	t.slots[2*slot] = k.prefix
 	t.slots[2*slot+1] = k.tag<<32 | uint64(uint32(val)+2)
 	t.n++
-	if 2*t.n > len(t.slots)/2 {
+	if 4*t.n > 3*(len(t.slots)/2) {
 		t.grow(strs)
 	}
 }
