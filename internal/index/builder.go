@@ -18,8 +18,9 @@ import (
 // would copy it over and over).
 const triChunk = 1 << 20
 
-// initialTerms is the room a builder makes for terms at first (a segment of generated or real
-// sessions holds hundreds of thousands).
+// initialTerms is the room a builder makes for terms at first; its term table doubles as it
+// fills. A segment holds a hundred thousand terms or more, but a table made for them at once
+// spread the words read most over more cache lines than one grown to fit.
 const initialTerms = 1 << 14
 
 // builder gathers one segment in memory: the documents, their terms' postings, and the
@@ -309,9 +310,9 @@ func (b *builder) writeDocs(w *countWriter) {
 }
 
 // sortedTerms lists the term ids in the order of their strings. They are sorted by their
-// first 8 bytes (a term's slot holds them: no string is read) and only terms that share
-// those by the rest: a segment holds hundreds of thousands of terms, and comparing their
-// strings spent a tenth of a build in cache misses.
+// first 8 bytes as a number, each string read once for it, and only terms that share those
+// are compared by their strings: a segment holds hundreds of thousands of terms, and reading
+// two scattered strings at every comparison spent a tenth of a build in cache misses.
 func (b *builder) sortedTerms() []int32 {
 	keys := make([]termSortKey, len(b.strs))
 	for i, s := range b.strs {
