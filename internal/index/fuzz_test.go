@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
@@ -107,11 +109,15 @@ func FuzzSegment(f *testing.F) {
 	})
 }
 
-// FuzzTerms: terms are lower-case runs of letters and digits of minTerm to maxTerm bytes.
+// FuzzTerms: terms are lower-case runs of letters and digits of minTerm to maxTerm bytes, the
+// same as the rune-by-rune reading (termsByRune) finds.
 func FuzzTerms(f *testing.F) {
 	f.Add("Fix the Reconnect bug, naïve CAFÉ 42 tests")
+	f.Add("abcdefghijklmnopqrstuvwxyz0123456é a1b2c3d4 ΑΒΓΔabc x\xffyz İstanbul ǅemal")
 	f.Fuzz(func(t *testing.T, text string) {
+		var got []string
 		eachTerm(text, nil, func(term []byte) {
+			got = append(got, string(term))
 			if len(term) < minTerm-1 || len(term) > maxTerm {
 				t.Errorf("term %q of %d bytes", term, len(term))
 			}
@@ -123,7 +129,37 @@ func FuzzTerms(f *testing.F) {
 				}
 			}
 		})
+		if want := termsByRune(text); !slices.Equal(got, want) {
+			t.Errorf("%q: terms %q, read rune by rune %q", text, got, want)
+		}
 	})
+}
+
+// termsByRune reads the terms of text one rune at a time: what eachTerm must find.
+func termsByRune(text string) []string {
+	var term []byte
+	var terms []string
+	long := false
+	flush := func() {
+		if !long && len(term) >= minTerm && !noise(term) {
+			terms = append(terms, string(stem(term)))
+		}
+		term, long = term[:0], false
+	}
+	for _, r := range text {
+		if !(r < utf8.RuneSelf && termLower[r] != 0 || r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))) {
+			flush()
+			continue
+		}
+		if !long {
+			term = utf8.AppendRune(term, unicode.ToLower(r))
+		}
+		if len(term) > maxTerm {
+			term, long = term[:0], true
+		}
+	}
+	flush()
+	return terms
 }
 
 // FuzzManifest: any bytes are a manifest or an error, never a panic; a manifest written is

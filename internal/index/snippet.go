@@ -128,7 +128,7 @@ func ResumeCommand(agent, session, project, path string) string {
 // shellQuote quotes s for a POSIX shell when it needs it.
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r < utf8.RuneSelf && (wordByte[r] || strings.ContainsRune("-_./:@%+=,", r)))
+		return !(r < utf8.RuneSelf && (termLower[r] != 0 || strings.ContainsRune("-_./:@%+=,", r)))
 	}) < 0 {
 		return s
 	}

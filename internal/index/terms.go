@@ -1,6 +1,8 @@
 package index
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"unicode"
 	"unicode/utf8"
 )
@@ -24,78 +26,113 @@ func init() {
 	}
 }
 
-// wordByte says which ASCII bytes are part of a term: letters and digits.
-var wordByte = func() (t [128]bool) {
+// termLower maps each ASCII byte that is part of a term (a letter or a digit) to itself
+// lower-cased, every other byte to 0 (bytes of 0x80 and above begin runes: termRun reads them).
+var termLower = func() (t [256]byte) {
 	for c := '0'; c <= '9'; c++ {
-		t[c] = true
+		t[c] = byte(c)
 	}
 	for c := 'a'; c <= 'z'; c++ {
-		t[c] = true
-		t[c-'a'+'A'] = true
+		t[c] = byte(c)
+		t[c-'a'+'A'] = byte(c)
 	}
 	return t
 }()
 
 // eachTerm calls fn with each term of text: a run of letters and digits, lower-cased, of
 // minTerm to maxTerm bytes (stopwords are the caller's to drop). The term's bytes are valid
-// only during the call.
+// only during the call. A run of ASCII letters and digits is found with a table and lowered as
+// it is copied; a run with other bytes (a letter of another script) is read rune by rune
+// (termRun).
 func eachTerm(text string, buf []byte, fn func(term []byte)) []byte {
 	term := buf[:0]
-	long := false
-	flush := func() {
-		if !long && len(term) >= minTerm && !noise(term) {
-			fn(stem(term))
-		}
-		term, long = term[:0], false
+	if cap(term) < maxTerm+8 { // (lowerTerm reads words past the term's end)
+		term = make([]byte, 0, 2*maxTerm)
 	}
 	for i := 0; i < len(text); {
 		c := text[i]
-		if c < utf8.RuneSelf {
+		if c >= utf8.RuneSelf {
+			i, term = termRun(text, i, term, fn)
+			continue
+		}
+		if termLower[c] == 0 {
 			i++
-			if !wordByte[c] {
-				if len(term) > 0 || long {
-					flush()
+			continue
+		}
+		j := i + 1
+		for j < len(text) && termLower[text[j]] != 0 {
+			j++
+		}
+		if j < len(text) && text[j] >= utf8.RuneSelf {
+			i, term = termRun(text, i, term, fn) // (the run may go on in another script)
+			continue
+		}
+		if n := j - i; n >= minTerm && n <= maxTerm {
+			term = term[:n]
+			copy(term, text[i:j])
+			if !noisy(lowerTerm(term), n) {
+				fn(stem(term))
+			}
+		}
+		i = j
+	}
+	return term[:0]
+}
+
+// lowerTerm lower-cases a term of ASCII letters and digits in place, 8 bytes at a time (its
+// slice has room for a word past its end), and counts its digits. A letter gets bit 0x20 (its
+// lower case), which a digit has; a digit is then the byte without bit 0x40.
+func lowerTerm(term []byte) (digits int) {
+	n := len(term)
+	for k := 0; k < n; k += 8 {
+		mask := ^uint64(0)
+		if n-k < 8 {
+			mask = 1<<(8*(n-k)) - 1
+		}
+		w := binary.LittleEndian.Uint64(term[k:k+8]) | 0x2020202020202020
+		binary.LittleEndian.PutUint64(term[k:k+8], w)
+		digits += bits.OnesCount64(^w & 0x4040404040404040 & mask)
+	}
+	return digits
+}
+
+// termRun reads the run of letters and digits (of any script) at text[i], or the one rune
+// there that is neither, calls fn with its term, and says where the text goes on.
+func termRun(text string, i int, term []byte, fn func(term []byte)) (int, []byte) {
+	term = term[:0]
+	long := false
+	for i < len(text) {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			l := termLower[c]
+			if l == 0 {
+				break
+			}
+			i++
+			if !long {
+				term = append(term, l)
+			}
+		} else {
+			r, n := utf8.DecodeRuneInString(text[i:])
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				if len(term) == 0 && !long {
+					return i + n, term // not part of a term
 				}
-				continue
+				break
 			}
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
+			i += n
+			if !long {
+				term = utf8.AppendRune(term, unicode.ToLower(r))
 			}
-			term = appendTermByte(term, c, &long)
-			continue
 		}
-		r, n := utf8.DecodeRuneInString(text[i:])
-		i += n
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			if len(term) > 0 || long {
-				flush()
-			}
-			continue
-		}
-		if long {
-			continue
-		}
-		term = utf8.AppendRune(term, unicode.ToLower(r))
 		if len(term) > maxTerm {
 			term, long = term[:0], true
 		}
 	}
-	if len(term) > 0 || long {
-		flush()
+	if !long && len(term) >= minTerm && !noise(term) {
+		fn(stem(term))
 	}
-	return term
-}
-
-// appendTermByte adds c to term, or marks the run too long to be a term.
-func appendTermByte(term []byte, c byte, long *bool) []byte {
-	if *long {
-		return term
-	}
-	if len(term) == maxTerm {
-		*long = true
-		return term[:0]
-	}
-	return append(term, c)
+	return i, term[:0]
 }
 
 // queryTerms are the distinct terms of a query, in order.
@@ -140,5 +177,8 @@ func noise(t []byte) bool {
 			digits++
 		}
 	}
-	return digits > 8 || digits >= 2 && digits < len(t) && len(t) >= 7
+	return noisy(digits, len(t))
 }
+
+// noisy is noise of a term of n bytes, digits of them digits.
+func noisy(digits, n int) bool { return digits > 8 || digits >= 2 && digits < n && n >= 7 }

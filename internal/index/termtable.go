@@ -55,6 +55,9 @@ func loadPart(t []byte) uint64 {
 	if len(t) >= 8 {
 		return binary.LittleEndian.Uint64(t)
 	}
+	if cap(t) >= 8 { // (eachTerm's terms: a word read and its bytes past the term masked off)
+		return binary.LittleEndian.Uint64(t[:8]) & (1<<(8*len(t)) - 1)
+	}
 	var w uint64
 	for i := len(t) - 1; i >= 0; i-- {
 		w = w<<8 | uint64(t[i])
