@@ -14,9 +14,9 @@ import (
 	"github.com/ctxc/ctxc/internal/jsonl"
 )
 
-// triChunk is the length of the chunks the trigram pairs are gathered in (growing one slice
-// would copy it over and over).
-const triChunk = 1 << 20
+// pairChunk is the length of the chunks the pairs of terms and documents, and of trigrams and
+// blocks, are gathered in (growing one slice would copy it over and over).
+const pairChunk = 1 << 20
 
 // initialTerms is the room a builder makes for terms at first; its term table doubles as it
 // fills. A segment holds a hundred thousand terms or more, but a table made for them at once
@@ -28,70 +28,48 @@ const initialTerms = 1 << 14
 type builder struct {
 	terms termTable
 	strs  []string
-	post  []termPostings // by term id
-	docs  []doc
-	tris  [][]uint64 // trigram<<32 | block, in the order blocks were added, in chunks
-	// triCount counts the pairs by each half of their trigram (its low and its high 12 bits):
-	// the counts of the radix sort's two passes, kept as the pairs are added.
-	triCount *[2][1 << 12]int
-	blocks   []uint32 // by block: its file
-	places   []blockPlace
-	inBlock  int        // bytes added to the block being filled
-	filling  blockPlace // where the block being filled is (from its first line to its last)
-	files    []uint32
-	masks    []escapeMask
-	text     int64 // bytes of raw text taken in
-	totalLn  uint64
-	open     bool // lines of a file were added since the last endFile
+	// occs are the terms' occurrences, term<<32 | document, in the order they were read: sorted
+	// by term when the segment is written, they are its postings (a document's occurrences of a
+	// term, one after the other, are its count). Appending them one after the other costs less
+	// than appending to each term's postings as documents end, which read and wrote a place of
+	// memory of its own for every term of every document.
+	occs    pairs
+	docs    []doc
+	tris    pairs      // trigram<<32 | block, in the order blocks were added
+	spare   [][]uint64 // chunks of pairs sorted and read, for the next sort
+	blocks  []uint32   // by block: its file
+	places  []blockPlace
+	inBlock int        // bytes added to the block being filled
+	filling blockPlace // where the block being filled is (from its first line to its last)
+	files   []uint32
+	masks   []escapeMask
+	text    int64 // bytes of raw text taken in
+	totalLn uint64
+	open    bool // lines of a file were added since the last endFile
 
 	set     *trigramSet
 	termBuf []byte
-	docTerm []int32 // the distinct terms of the document being added
-}
-
-// termPostings is what a segment gathers of a term: its postings (doc delta, tf as uvarints),
-// its document frequency, the last document it was in, and its count in the document being
-// added.
-type termPostings struct {
-	posts   []byte
-	df      uint32
-	lastDoc int32
-	tf      int32
 }
 
 func newBuilder() *builder {
-	return &builder{terms: newTermTable(), set: newTrigramSet(), triCount: new([2][1 << 12]int),
-		strs: make([]string, 0, initialTerms), post: make([]termPostings, 0, initialTerms)}
+	return &builder{terms: newTermTable(), set: newTrigramSet(), strs: make([]string, 0, initialTerms)}
 }
 
 // addDoc indexes one message's texts.
 func (b *builder) addDoc(d doc, texts []string) {
-	id := int32(len(b.docs))
-	b.docTerm = b.docTerm[:0]
+	id := uint64(len(b.docs))
 	var length int
 	for _, t := range texts {
 		b.termBuf = eachTerm(t, b.termBuf, func(term []byte) {
-			tid := b.termID(term)
-			if tid < 0 {
-				return
+			if tid := b.termID(term); tid >= 0 {
+				length++
+				b.occs.add(uint64(tid)<<32 | id)
 			}
-			length++
-			if b.post[tid].tf == 0 {
-				b.docTerm = append(b.docTerm, tid)
-			}
-			b.post[tid].tf++
 		})
 	}
 	d.length = uint32(min(length, maxLength))
 	b.totalLn += uint64(d.length)
 	b.docs = append(b.docs, d)
-	for _, t := range b.docTerm {
-		tp := &b.post[t]
-		tp.posts = binary.AppendUvarint(tp.posts, uint64(id-tp.lastDoc))
-		tp.posts = binary.AppendUvarint(tp.posts, uint64(tp.tf))
-		tp.lastDoc, tp.tf = id, 0
-		tp.df++
-	}
 }
 
 // termID is a term's id in the segment, a new one for a term not seen yet; -1 for a stopword
@@ -107,7 +85,6 @@ func (b *builder) termID(term []byte) int32 {
 	if !stopwords[s] {
 		tid = int32(len(b.strs))
 		b.strs = append(b.strs, s)
-		b.post = append(b.post, termPostings{lastDoc: -1})
 	}
 	b.terms.put(slot, k, tid, b.strs)
 	return tid
@@ -143,19 +120,8 @@ var newline = []byte{'\n'}
 // endBlock records the trigrams of the lines added since the last block, as a block of file.
 func (b *builder) endBlock(file uint32) {
 	block := uint64(len(b.blocks))
-	list := b.set.list
-	for len(list) > 0 {
-		if n := len(b.tris); n == 0 || len(b.tris[n-1]) == cap(b.tris[n-1]) {
-			b.tris = append(b.tris, make([]uint64, 0, triChunk))
-		}
-		last := &b.tris[len(b.tris)-1]
-		room := min(cap(*last)-len(*last), len(list))
-		for _, t := range list[:room] {
-			*last = append(*last, uint64(t)<<32|block)
-			b.triCount[0][t&(1<<12-1)]++
-			b.triCount[1][t>>12]++
-		}
-		list = list[room:]
+	for _, t := range b.set.list {
+		b.tris.add(uint64(t)<<32 | block)
 	}
 	b.blocks = append(b.blocks, file)
 	b.places = append(b.places, b.filling)
@@ -232,14 +198,15 @@ func (b *builder) writeTo(w *countWriter) error {
 	b.writeDocs(w)
 	ft.terms, ft.nTerms = w.n, uint64(len(b.strs))
 	order := b.sortedTerms()
-	b.writeTermTable(w, order)
+	post := b.postings()
+	b.writeTermTable(w, order, post)
 	ft.strs = w.n
 	for _, t := range order {
 		w.WriteString(b.strs[t])
 	}
 	ft.posts = w.n
 	for _, t := range order {
-		w.Write(b.post[t].posts)
+		w.Write(post.of(t))
 	}
 	ft.tris = w.n
 	ft.nTris = b.writeTrigrams(w, &ft)
@@ -349,16 +316,74 @@ func prefixKey(s string) uint64 {
 	return k
 }
 
+// termPostings are the postings of a segment's terms, by term id: document deltas and counts
+// (uvarints), one term's after the other's.
+type termPostings struct {
+	enc []byte
+	at  []uint64 // where each term's postings start in enc (and where the last end)
+	df  []uint32
+}
+
+func (p *termPostings) of(t int32) []byte { return p.enc[p.at[t]:p.at[t+1]] }
+
+// postings sorts the occurrences by term (documents in order within a term) and encodes each
+// term's postings: the delta to its last document (the first counted from -1), and the count.
+func (b *builder) postings() termPostings {
+	occs := b.occs.sorted(&b.spare)
+	b.occs = pairs{}
+	defer func() { b.spare = append(b.spare, occs...) }()
+	p := termPostings{at: make([]uint64, len(b.strs)+1), df: make([]uint32, len(b.strs))}
+	var enc []byte
+	term, doc, last, tf := int64(-1), uint32(0), int64(-1), uint64(0)
+	flush := func() {
+		enc = binary.AppendUvarint(enc, uint64(int64(doc)-last))
+		enc = binary.AppendUvarint(enc, tf)
+		p.df[term]++
+		last = int64(doc)
+	}
+	for _, c := range occs {
+		for _, v := range c {
+			t, d := int64(v>>32), uint32(v)
+			switch {
+			case t == term && d == doc:
+				tf++
+				continue
+			case t != term:
+				if term >= 0 {
+					flush()
+				}
+				for term < t { // (a term without occurrences, were there one, has no postings)
+					term++
+					p.at[term] = uint64(len(enc))
+				}
+				last = -1
+			default:
+				flush()
+			}
+			doc, tf = d, 1
+		}
+	}
+	if term >= 0 {
+		flush()
+	}
+	for term < int64(len(b.strs)) {
+		term++
+		p.at[term] = uint64(len(enc))
+	}
+	p.enc = enc
+	return p
+}
+
 // writeTermTable writes the fixed-size entries of the terms, and an entry that ends the last.
-func (b *builder) writeTermTable(w *countWriter, order []int32) {
+func (b *builder) writeTermTable(w *countWriter, order []int32, post termPostings) {
 	var so uint32
 	var po uint64
 	for _, t := range order {
 		w.u32(so)
-		w.u32(b.post[t].df)
+		w.u32(post.df[t])
 		w.u64(po)
 		so += uint32(len(b.strs[t]))
-		po += uint64(len(b.post[t].posts))
+		po += uint64(len(post.of(t)))
 	}
 	w.u32(so)
 	w.u32(0)
@@ -367,11 +392,13 @@ func (b *builder) writeTermTable(w *countWriter, order []int32) {
 
 // writeTrigrams writes the trigram table and the file lists; it returns the trigrams' count.
 func (b *builder) writeTrigrams(w *countWriter, ft *segmentFooter) uint64 {
-	b.sortTrigrams()
+	tris := b.tris.sorted(&b.spare)
+	b.tris = pairs{}
+	b.spare = nil
 	var lists []byte
 	var n uint64
 	t, last := uint32(0), uint32(0)
-	for _, c := range b.tris {
+	for _, c := range tris {
 		for _, v := range c {
 			if n == 0 || uint32(v>>32) != t {
 				t, last = uint32(v>>32), 0
@@ -384,49 +411,11 @@ func (b *builder) writeTrigrams(w *countWriter, ft *segmentFooter) uint64 {
 			last = id
 		}
 	}
-	b.tris = nil
 	w.u32(0)
 	w.u64(uint64(len(lists)))
 	ft.triPost = w.n
 	w.Write(lists)
 	return n
-}
-
-// sortTrigrams sorts the trigram pairs, in their chunks, by trigram, the blocks of a trigram
-// in the order they were added (ascending): a radix sort of two passes of 12 bits, with the
-// counts endBlock kept, from the chunks to a buffer and back.
-func (b *builder) sortTrigrams() {
-	total := 0
-	for _, c := range b.tris {
-		total += len(c)
-	}
-	tmp := make([]uint64, total)
-	var at [1 << 12]int
-	offsets(&at, &b.triCount[0])
-	for _, c := range b.tris {
-		for _, v := range c {
-			k := (v >> 32) & (1<<12 - 1)
-			tmp[at[k]] = v
-			at[k]++
-		}
-	}
-	// Every chunk but the last is full: pair p goes to chunk p/triChunk.
-	offsets(&at, &b.triCount[1])
-	for _, v := range tmp {
-		k := (v >> 44) & (1<<12 - 1)
-		p := at[k]
-		b.tris[p/triChunk][p%triChunk] = v
-		at[k]++
-	}
-}
-
-// offsets sets at to where each key's run starts, given the keys' counts.
-func offsets(at, count *[1 << 12]int) {
-	sum := 0
-	for k, c := range count {
-		at[k] = sum
-		sum += c
-	}
 }
 
 // countWriter writes and counts, keeping the first error.

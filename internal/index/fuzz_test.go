@@ -274,6 +274,39 @@ func FuzzCleanPath(f *testing.F) {
 	})
 }
 
+// FuzzTrigramSet: the set holds the distinct trigrams of the bytes (lower-cased), in the order
+// first seen, and after a reset those of the bytes that follow only.
+func FuzzTrigramSet(f *testing.F) {
+	f.Add([]byte("Fix the Reconnect bug"), []byte("naïve CAFÉ $x% ~~~ {\"a\":1}\n"))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		s := newTrigramSet()
+		for _, text := range [][]byte{a, b} {
+			s.add(text)
+			var want []uint32
+			seen := map[uint32]bool{}
+			for i := 0; i+3 <= len(text); i++ {
+				tri := uint32(lower(text[i]))<<16 | uint32(lower(text[i+1]))<<8 | uint32(lower(text[i+2]))
+				if !seen[tri] {
+					seen[tri] = true
+					want = append(want, tri)
+				}
+				if !s.contains(tri) {
+					t.Errorf("%q: lacks %06x", text, tri)
+				}
+			}
+			if !slices.Equal(s.list, want) {
+				t.Errorf("%q: trigrams %x, want %x", text, s.list, want)
+			}
+			s.reset() // (clears the trigrams as resetGrams does, and the next text starts anew)
+			for i := 0; i+3 <= len(text); i++ {
+				if tri := uint32(lower(text[i]))<<16 | uint32(lower(text[i+1]))<<8 | uint32(lower(text[i+2])); s.contains(tri) {
+					t.Errorf("%q: %06x left after resetGrams", text, tri)
+				}
+			}
+		}
+	})
+}
+
 // FuzzTrigramChunks: the trigrams and escapes of bytes taken in two chunks, cut anywhere (an
 // escape too), are those of the bytes taken whole.
 func FuzzTrigramChunks(f *testing.F) {
