@@ -5,8 +5,8 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math"
+	"math/bits"
 	"os"
 	"slices"
 	"strings"
@@ -166,7 +166,7 @@ func (b *builder) writeUnsynced(path string) (*os.File, error) {
 	w := &countWriter{w: bufio.NewWriterSize(f, 1<<20)}
 	err = b.writeTo(w)
 	if err == nil {
-		err = w.w.(*bufio.Writer).Flush()
+		err = w.w.Flush()
 	}
 	if err != nil {
 		f.Close()
@@ -329,11 +329,12 @@ func (p *termPostings) of(t int32) []byte { return p.enc[p.at[t]:p.at[t+1]] }
 // postings sorts the occurrences by term (documents in order within a term) and encodes each
 // term's postings: the delta to its last document (the first counted from -1), and the count.
 func (b *builder) postings() termPostings {
-	occs := b.occs.sorted(&b.spare)
+	n := b.occs.len()
+	occs := b.occs.sorted(bits.Len(uint(len(b.strs))), &b.spare)
 	b.occs = pairs{}
 	defer func() { b.spare = append(b.spare, occs...) }()
 	p := termPostings{at: make([]uint64, len(b.strs)+1), df: make([]uint32, len(b.strs))}
-	var enc []byte
+	enc := make([]byte, 0, n+n/2) // (a posting is a byte or two of delta and one of count; a term's occurrences in a document, one posting)
 	term, doc, last, tf := int64(-1), uint32(0), int64(-1), uint64(0)
 	flush := func() {
 		enc = binary.AppendUvarint(enc, uint64(int64(doc)-last))
@@ -392,10 +393,10 @@ func (b *builder) writeTermTable(w *countWriter, order []int32, post termPosting
 
 // writeTrigrams writes the trigram table and the file lists; it returns the trigrams' count.
 func (b *builder) writeTrigrams(w *countWriter, ft *segmentFooter) uint64 {
-	tris := b.tris.sorted(&b.spare)
+	lists := make([]byte, 0, b.tris.len()) // (a block's delta: a byte, mostly)
+	tris := b.tris.sorted(triBits, &b.spare)
 	b.tris = pairs{}
 	b.spare = nil
-	var lists []byte
 	var n uint64
 	t, last := uint32(0), uint32(0)
 	for _, c := range tris {
@@ -420,7 +421,7 @@ func (b *builder) writeTrigrams(w *countWriter, ft *segmentFooter) uint64 {
 
 // countWriter writes and counts, keeping the first error.
 type countWriter struct {
-	w   io.Writer
+	w   *bufio.Writer
 	n   uint64
 	err error
 }
@@ -435,7 +436,14 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func (c *countWriter) WriteString(s string) { c.Write([]byte(s)) }
+func (c *countWriter) WriteString(s string) {
+	if c.err != nil {
+		return
+	}
+	n, err := c.w.WriteString(s)
+	c.n += uint64(n)
+	c.err = err
+}
 
 func (c *countWriter) u32(v uint32) {
 	var b [4]byte

@@ -1,38 +1,55 @@
 package index
 
-import "math/bits"
-
 // pairs gathers pairs of a key (the upper 32 bits) and a value (the lower 32), in chunks of
 // pairChunk, and sorts them by key, the pairs of a key in the order they were added: a radix
 // sort, 12 bits of the key a pass, from the chunks to as many more and back.
 type pairs struct {
-	chunks [][]uint64
-	most   uint64 // the largest key added
+	full [][]uint64 // the chunks filled
+	last []uint64   // the chunk being filled (pairChunk long)
+	n    int        // its pairs
 }
 
 func (p *pairs) add(v uint64) {
-	n := len(p.chunks)
-	if n == 0 || len(p.chunks[n-1]) == pairChunk {
-		p.chunks = append(p.chunks, make([]uint64, 0, pairChunk))
-		n++
+	if p.n == len(p.last) {
+		p.next()
 	}
-	p.chunks[n-1] = append(p.chunks[n-1], v)
-	p.most = max(p.most, v>>32)
+	p.last[p.n] = v
+	p.n++
 }
+
+// next starts a chunk.
+func (p *pairs) next() {
+	if p.last != nil {
+		p.full = append(p.full, p.last)
+	}
+	p.last, p.n = make([]uint64, pairChunk), 0
+}
+
+// chunks are the pairs' chunks, every one but the last full.
+func (p *pairs) chunks() [][]uint64 {
+	if p.n == 0 {
+		return p.full
+	}
+	return append(p.full, p.last[:p.n])
+}
+
+// len is the number of pairs.
+func (p *pairs) len() int { return len(p.full)*pairChunk + p.n }
 
 // radixBits are the bits of the key a pass of the sort places.
 const radixBits = 12
 
-// sorted sorts the pairs and gives them in chunks (every one but the last full). The chunks
-// the sort needs besides the pairs' it takes from free, and puts there those it no longer needs:
-// a segment's two sorts share them.
-func (p *pairs) sorted(free *[][]uint64) [][]uint64 {
-	passes := (bits.Len64(p.most) + radixBits - 1) / radixBits
-	if passes == 0 || len(p.chunks) == 0 {
-		return p.chunks
+// sorted sorts the pairs, whose keys are below 1<<keyBits, and gives them in chunks (every one
+// but the last full). The chunks the sort needs besides the pairs' it takes from free, and puts
+// there those it no longer needs: a segment's two sorts share them.
+func (p *pairs) sorted(keyBits int, free *[][]uint64) [][]uint64 {
+	chunks := p.chunks()
+	passes := (keyBits + radixBits - 1) / radixBits
+	if passes == 0 || len(chunks) == 0 {
+		return chunks
 	}
 	counts := make([][1 << radixBits]int, passes)
-	for _, c := range p.chunks {
+	for _, c := range chunks {
 		for _, v := range c {
 			k := v >> 32
 			for i := range counts {
@@ -40,7 +57,7 @@ func (p *pairs) sorted(free *[][]uint64) [][]uint64 {
 			}
 		}
 	}
-	src := p.chunks
+	src := chunks
 	dst := make([][]uint64, len(src))
 	for i, c := range src {
 		if n := len(*free); n > 0 {

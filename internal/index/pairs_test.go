@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math/bits"
 	"math/rand"
 	"slices"
 	"testing"
@@ -31,7 +32,7 @@ func TestPairsSorted(t *testing.T) {
 		slices.SortStableFunc(want, func(a, b uint64) int { return int(a>>32) - int(b>>32) })
 		var free [][]uint64
 		var got []uint64
-		for _, ch := range p.sorted(&free) {
+		for _, ch := range p.sorted(bits.Len32(c.keys-1), &free) {
 			if len(ch) > pairChunk {
 				t.Fatalf("%s: a chunk of %d pairs", c.name, len(ch))
 			}
@@ -40,8 +41,8 @@ func TestPairsSorted(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: pairs not sorted by key, in the order added", c.name)
 		}
-		if c.n > 0 && c.keys > 1 && len(free) != len(p.chunks) {
-			t.Errorf("%s: %d chunks handed back, want %d", c.name, len(free), len(p.chunks))
+		if c.n > 0 && c.keys > 1 && len(free) != len(p.chunks()) {
+			t.Errorf("%s: %d chunks handed back, want %d", c.name, len(free), len(p.chunks()))
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -82,10 +83,9 @@ func TestUnreadableSegmentReadsEveryFile(t *testing.T) {
 	line := `{"text":"reconnect backoff"}`
 	b.addRaw(jsonl.Line{Bytes: []byte(line), Num: 1, Size: len(line) + 1}, 1)
 	b.endFile(1)
-	var buf countWriter
 	var out bytes.Buffer
-	buf.w = &out
-	if err := b.writeTo(&buf); err != nil {
+	buf := countWriter{w: bufio.NewWriter(&out)}
+	if err := b.writeTo(&buf); err != nil || buf.w.Flush() != nil {
 		t.Fatal(err)
 	}
 	for after := 2; after < 6; after++ {
