@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxc/ctxc/internal/jsonl"
+	"github.com/tidwall/gjson"
 )
 
 // FuzzSegment: a segment built from any texts opens, every term of the texts is found with the
@@ -326,6 +327,27 @@ func FuzzTrigramChunks(f *testing.F) {
 		got, want := slices.Sorted(slices.Values(split.list)), slices.Sorted(slices.Values(whole.list))
 		if !slices.Equal(got, want) {
 			t.Errorf("trigrams %v whole, %v in chunks cut at %d", want, got, cut)
+		}
+	})
+}
+
+// FuzzLineTime: the time of any valid JSON line is what gjson reads of the line whole (its
+// first "timestamp", else its "info.time.created").
+func FuzzLineTime(f *testing.F) {
+	f.Add(`{"message":{"timestamp":1},"timestamp":"2026-11-01T10:00:00Z"}`)
+	f.Add(`{"time\u0073tamp":1793527200,"info":{"time":{"created":1}}}`)
+	f.Add(`{"info":{"time":{"created":1793527200123}}}`)
+	f.Fuzz(func(t *testing.T, line string) {
+		if !jsonl.Valid([]byte(line)) {
+			return
+		}
+		d := gjson.Parse(line)
+		ref := d.Get("timestamp")
+		if !ref.Exists() {
+			ref = d.Get("info.time.created")
+		}
+		if got, want := lineTime([]byte(line)), timeOf(ref); got != want {
+			t.Errorf("%q: %d, gjson reads %d", line, got, want)
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -129,7 +130,7 @@ func (fr *fileReader) line(l jsonl.Line) {
 	if rec.Compaction {
 		fr.b.set.escaped.setCompactions() // (grep then reads a generic file whole)
 	}
-	at := lineTime(rd)
+	at := lineTime(line)
 	for i := range rec.Messages {
 		m := &rec.Messages[i]
 		fr.texts = messageTexts(m, fr.texts[:0])
@@ -165,17 +166,49 @@ func (fr *fileReader) describe(d gjson.Result) {
 		fr.e.Project = strings.Clone(cwd.String())
 	}
 	if fr.e.Start == 0 {
-		fr.e.Start = int64(lineTime(d))
+		fr.e.Start = int64(lineTime([]byte(d.Raw)))
 	}
 }
 
 // lineTime is a record's timestamp in unix seconds (0: none): its "timestamp", or the time an
-// opencode message was created.
-func lineTime(d gjson.Result) uint32 {
-	ts := d.Get("timestamp")
-	if !ts.Exists() {
-		ts = d.Get("info.time.created")
+// opencode message was created ("info.time.created"); line is valid JSON. Its members are read
+// in one walk that skips their values (a "timestamp" after a message of 100 KB is found without
+// parsing the message), and gjson reads only the member found; a line whose keys hold an escape,
+// which gjson matches unescaped, is read by gjson whole.
+func lineTime(line []byte) uint32 {
+	var ts, info jsonl.Value
+	sure := true
+	line = bytes.TrimSpace(line)
+	jsonl.Value(unsafe.String(unsafe.SliceData(line), len(line))).Each(func(k string, v jsonl.Value) bool {
+		switch {
+		case strings.IndexByte(k, '\\') >= 0:
+			sure = false
+			return false
+		case k == "timestamp" && ts == "":
+			ts = v
+		case k == "info" && info == "":
+			info = v
+		}
+		return true
+	})
+	var r gjson.Result
+	switch {
+	case !sure:
+		d := gjson.ParseBytes(line)
+		if r = d.Get("timestamp"); !r.Exists() {
+			r = d.Get("info.time.created")
+		}
+	case ts != "":
+		r = gjson.Parse(string(ts))
+	case info != "":
+		r = gjson.Get(string(info), "time.created")
 	}
+	return timeOf(r)
+}
+
+// timeOf is a timestamp's unix seconds: an RFC 3339 string, or a number of seconds or
+// milliseconds (0: neither).
+func timeOf(ts gjson.Result) uint32 {
 	switch ts.Type {
 	case gjson.String:
 		if t, err := time.Parse(time.RFC3339Nano, ts.String()); err == nil && t.Unix() > 0 {

@@ -87,9 +87,24 @@ func TestLineTime(t *testing.T) {
 		{`{"timestamp":1793527200}`, 1793527200},
 		{`{"timestamp":"yesterday"}`, 0},
 		{`{"role":"user"}`, 0},
+		{`{"message":{"timestamp":1,"content":"a \"timestamp\": 2"},"timestamp":"2026-11-01T10:00:00Z"}`, 1793527200},
+		{`{"timestamp":"2026-11-01T10:00:00Z","timestamp":"2027-01-01T00:00:00Z"}`, 1793527200},
+		{`{"time\u0073tamp":"2026-11-01T10:00:00Z"}`, 1793527200},
+		{`{"info":{"role":"user","time":{"created":1793527200123}}}`, 1793527200},
+		{`{"info":"x","timestamp":1793527200}`, 1793527200},
+		{`{"info":[1,2]}`, 0},
+		{` { "timestamp" : 1793527200 } `, 1793527200},
 	}
 	for _, c := range cases {
-		if got := lineTime(gjson.Parse(c.line)); got != c.want {
+		d := gjson.Parse(c.line) // (what gjson reads of the whole line: the reading lineTime must match)
+		ref := d.Get("timestamp")
+		if !ref.Exists() {
+			ref = d.Get("info.time.created")
+		}
+		if got := timeOf(ref); got != c.want {
+			t.Errorf("%s: gjson reads %d, want %d", c.line, got, c.want)
+		}
+		if got := lineTime([]byte(c.line)); got != c.want {
 			t.Errorf("%s: %d, want %d (%v)", c.line, got, c.want, time.Unix(int64(c.want), 0).UTC())
 		}
 	}
