@@ -33,7 +33,11 @@ type builder struct {
 	// term, one after the other, are its count). Appending them one after the other costs less
 	// than appending to each term's postings as documents end, which read and wrote a place of
 	// memory of its own for every term of every document.
-	occs    pairs
+	occs pairs
+	// extra are the counts past one of a term in a document whose occurrences were counted as it
+	// was read (countDoc), by the pair left for them; counted has a bit for each such document.
+	extra   map[uint64]uint32
+	counted []uint64
 	docs    []doc
 	tris    pairs      // trigram<<32 | block, in the order blocks were added
 	spare   [][]uint64 // chunks of pairs sorted and read, for the next sort
@@ -55,21 +59,61 @@ func newBuilder() *builder {
 	return &builder{terms: newTermTable(), set: newTrigramSet(), strs: make([]string, 0, initialTerms)}
 }
 
+// bigDoc is how many occurrences of its terms a document adds before they are counted, one
+// pair left for each term (countDoc): a message of megabytes (a log pasted, a file written)
+// holds its distinct terms, not each of its words. A variable for tests.
+var bigDoc = 1 << 16
+
 // addDoc indexes one message's texts.
 func (b *builder) addDoc(d doc, texts []string) {
 	id := uint64(len(b.docs))
+	from := b.occs.len()
+	limit := from + bigDoc
 	var length int
 	for _, t := range texts {
 		b.termBuf = eachTerm(t, b.termBuf, func(term []byte) {
 			if tid := b.termID(term); tid >= 0 {
 				length++
 				b.occs.add(uint64(tid)<<32 | id)
+				if b.occs.len() > limit {
+					limit = b.countDoc(from, id) + bigDoc
+				}
 			}
 		})
 	}
 	d.length = uint32(min(length, maxLength))
 	b.totalLn += uint64(d.length)
 	b.docs = append(b.docs, d)
+}
+
+// countDoc counts the occurrences of document id, those added since from: one pair is left for
+// each of its terms, its count past one kept in extra. It returns the pairs' number.
+func (b *builder) countDoc(from int, id uint64) int {
+	counts := map[uint64]uint32{}
+	var terms []uint64
+	for i := from; i < b.occs.len(); i++ {
+		v := b.occs.at(i)
+		if _, ok := counts[v]; !ok {
+			terms = append(terms, v)
+		}
+		counts[v] += 1 + b.extra[v]
+		delete(b.extra, v)
+	}
+	b.occs.truncate(from)
+	if b.extra == nil {
+		b.extra = map[uint64]uint32{}
+	}
+	for len(b.counted) <= int(id/64) {
+		b.counted = append(b.counted, 0)
+	}
+	b.counted[id/64] |= 1 << (id % 64)
+	for _, v := range terms {
+		b.occs.add(v)
+		if c := counts[v]; c > 1 {
+			b.extra[v] = c - 1
+		}
+	}
+	return b.occs.len()
 }
 
 // termID is a term's id in the segment, a new one for a term not seen yet; -1 for a stopword
@@ -337,6 +381,9 @@ func (b *builder) postings() termPostings {
 	enc := make([]byte, 0, n+n/2) // (a posting is a byte or two of delta and one of count; a term's occurrences in a document, one posting)
 	term, doc, last, tf := int64(-1), uint32(0), int64(-1), uint64(0)
 	flush := func() {
+		if int(doc/64) < len(b.counted) && b.counted[doc/64]&(1<<(doc%64)) != 0 {
+			tf += uint64(b.extra[uint64(term)<<32|uint64(doc)])
+		}
 		enc = binary.AppendUvarint(enc, uint64(int64(doc)-last))
 		enc = binary.AppendUvarint(enc, tf)
 		p.df[term]++

@@ -33,6 +33,22 @@ func (p *pairs) chunks() [][]uint64 {
 	return append(p.full, p.last[:p.n])
 }
 
+// at is the i-th pair added.
+func (p *pairs) at(i int) uint64 {
+	if k := i / pairChunk; k < len(p.full) {
+		return p.full[k][i%pairChunk]
+	}
+	return p.last[i%pairChunk]
+}
+
+// truncate drops the pairs added after the first n.
+func (p *pairs) truncate(n int) {
+	if k := n / pairChunk; k < len(p.full) {
+		p.last, p.full = p.full[k], p.full[:k]
+	}
+	p.n = n - len(p.full)*pairChunk
+}
+
 // len is the number of pairs.
 func (p *pairs) len() int { return len(p.full)*pairChunk + p.n }
 
