@@ -122,7 +122,7 @@ func (fr *fileReader) line(l jsonl.Line) {
 		return
 	}
 	rd := gjson.Parse(unsafe.String(unsafe.SliceData(line), len(line))) // (describe copies what it keeps)
-	fr.describe(rd)
+	fr.describe(rd, line)
 	rec, ok := transcript.DecodeRecordTransient(fr.format, line, num)
 	if !ok {
 		return
@@ -142,8 +142,9 @@ func (fr *fileReader) line(l jsonl.Line) {
 	}
 }
 
-// describe fills the session's id, project folder and start from the records that say them.
-func (fr *fileReader) describe(d gjson.Result) {
+// describe fills the session's id, project folder and start from the records that say them
+// (d is line parsed).
+func (fr *fileReader) describe(d gjson.Result, line []byte) {
 	if fr.e.Session != "" && fr.e.Project != "" && fr.e.Start != 0 {
 		return
 	}
@@ -166,7 +167,7 @@ func (fr *fileReader) describe(d gjson.Result) {
 		fr.e.Project = strings.Clone(cwd.String())
 	}
 	if fr.e.Start == 0 {
-		fr.e.Start = int64(lineTime([]byte(d.Raw)))
+		fr.e.Start = int64(lineTime(line))
 	}
 }
 
