@@ -24,6 +24,8 @@ func TestPairsSorted(t *testing.T) {
 		{"one key", 1000, 1},
 		{"one pass", 5000, 1 << 12},
 		{"two passes, chunks", pairChunk + 12345, 1 << 18},
+		{"two passes, a bit past one", 30000, 1 << 13},
+		{"two passes, whole", 30000, 1 << 24},
 		{"three passes", 20000, 1 << 31},
 	} {
 		r := rand.New(rand.NewSource(1))
