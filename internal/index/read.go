@@ -121,8 +121,9 @@ func (fr *fileReader) line(l jsonl.Line) {
 		fr.e.Scan = true
 		return
 	}
+	at := lineTime(line)
 	rd := gjson.Parse(unsafe.String(unsafe.SliceData(line), len(line))) // (describe copies what it keeps)
-	fr.describe(rd, line)
+	fr.describe(rd, at)
 	rec, ok := transcript.DecodeRecordTransient(fr.format, line, num)
 	if !ok {
 		return
@@ -130,7 +131,6 @@ func (fr *fileReader) line(l jsonl.Line) {
 	if rec.Compaction {
 		fr.b.set.escaped.setCompactions() // (grep then reads a generic file whole)
 	}
-	at := lineTime(line)
 	for i := range rec.Messages {
 		m := &rec.Messages[i]
 		fr.texts = messageTexts(m, fr.texts[:0])
@@ -143,8 +143,8 @@ func (fr *fileReader) line(l jsonl.Line) {
 }
 
 // describe fills the session's id, project folder and start from the records that say them
-// (d is line parsed).
-func (fr *fileReader) describe(d gjson.Result, line []byte) {
+// (d is the line parsed, at its time).
+func (fr *fileReader) describe(d gjson.Result, at uint32) {
 	if fr.e.Session != "" && fr.e.Project != "" && fr.e.Start != 0 {
 		return
 	}
@@ -167,7 +167,7 @@ func (fr *fileReader) describe(d gjson.Result, line []byte) {
 		fr.e.Project = strings.Clone(cwd.String())
 	}
 	if fr.e.Start == 0 {
-		fr.e.Start = int64(lineTime(line))
+		fr.e.Start = int64(at)
 	}
 }
 
