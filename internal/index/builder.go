@@ -242,16 +242,14 @@ func (b *builder) writeTo(w *countWriter) error {
 	b.writeDocs(w)
 	ft.terms, ft.nTerms = w.n, uint64(len(b.strs))
 	order := b.sortedTerms()
-	post := b.postings()
+	post := b.postings(order)
 	b.writeTermTable(w, order, post)
 	ft.strs = w.n
 	for _, t := range order {
 		w.WriteString(b.strs[t])
 	}
 	ft.posts = w.n
-	for _, t := range order {
-		w.Write(post.of(t))
-	}
+	w.Write(post.enc)
 	ft.tris = w.n
 	ft.nTris = b.writeTrigrams(w, &ft)
 	ft.files, ft.nFiles = w.n, uint64(len(b.files))
@@ -360,20 +358,21 @@ func prefixKey(s string) uint64 {
 	return k
 }
 
-// termPostings are the postings of a segment's terms, by term id: document deltas and counts
-// (uvarints), one term's after the other's.
+// termPostings are the postings of a segment's terms in the order of their strings: document
+// deltas and counts (uvarints), one term's after the other's.
 type termPostings struct {
 	enc []byte
 	at  []uint64 // where each term's postings start in enc (and where the last end)
 	df  []uint32
 }
 
-func (p *termPostings) of(t int32) []byte { return p.enc[p.at[t]:p.at[t+1]] }
-
-// postings sorts the occurrences by term (documents in order within a term) and encodes each
-// term's postings: the delta to its last document (the first counted from -1), and the count.
-func (b *builder) postings() termPostings {
+// postings sorts the occurrences by term, in the order of the terms' strings (order), the
+// documents in order within a term, and encodes each term's postings: the delta to its last
+// document (the first counted from -1), and the count. The postings come out in the order
+// the segment holds them, written as one.
+func (b *builder) postings(order []int32) termPostings {
 	n := b.occs.len()
+	b.occs.rekey(ranks(order))
 	occs := b.occs.sorted(bits.Len(uint(len(b.strs))), &b.spare)
 	b.occs = pairs{}
 	defer func() { b.spare = append(b.spare, occs...) }()
@@ -382,7 +381,7 @@ func (b *builder) postings() termPostings {
 	term, doc, last, tf := int64(-1), uint32(0), int64(-1), uint64(0)
 	flush := func() {
 		if int(doc/64) < len(b.counted) && b.counted[doc/64]&(1<<(doc%64)) != 0 {
-			tf += uint64(b.extra[uint64(term)<<32|uint64(doc)])
+			tf += uint64(b.extra[uint64(order[term])<<32|uint64(doc)])
 		}
 		enc = binary.AppendUvarint(enc, uint64(int64(doc)-last))
 		enc = binary.AppendUvarint(enc, tf)
@@ -422,20 +421,28 @@ func (b *builder) postings() termPostings {
 	return p
 }
 
-// writeTermTable writes the fixed-size entries of the terms, and an entry that ends the last.
+// ranks are the places of the term ids in order.
+func ranks(order []int32) []uint32 {
+	r := make([]uint32, len(order))
+	for i, t := range order {
+		r[t] = uint32(i)
+	}
+	return r
+}
+
+// writeTermTable writes the fixed-size entries of the terms (in order), and an entry that
+// ends the last.
 func (b *builder) writeTermTable(w *countWriter, order []int32, post termPostings) {
 	var so uint32
-	var po uint64
-	for _, t := range order {
+	for i, t := range order {
 		w.u32(so)
-		w.u32(post.df[t])
-		w.u64(po)
+		w.u32(post.df[i])
+		w.u64(post.at[i])
 		so += uint32(len(b.strs[t]))
-		po += uint64(len(post.of(t)))
 	}
 	w.u32(so)
 	w.u32(0)
-	w.u64(po)
+	w.u64(post.at[len(order)])
 }
 
 // writeTrigrams writes the trigram table and the file lists; it returns the trigrams' count.

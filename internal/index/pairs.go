@@ -51,6 +51,15 @@ func (p *pairs) truncate(n int) {
 	p.n = n - len(p.full)*pairChunk
 }
 
+// rekey replaces each pair's key k by keys[k].
+func (p *pairs) rekey(keys []uint32) {
+	for _, c := range p.chunks() {
+		for i, v := range c {
+			c[i] = uint64(keys[v>>32])<<32 | v&(1<<32-1)
+		}
+	}
+}
+
 // len is the number of pairs.
 func (p *pairs) len() int { return len(p.full)*pairChunk + p.n }
 
