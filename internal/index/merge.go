@@ -218,6 +218,9 @@ type mergeInput struct {
 	unmap  func()
 	docs   []int32
 	blocks []int32
+	// allDocs and allBlocks say that none of the input's documents, or blocks, is dead: its
+	// lists are copied, only their first delta written anew (a first build's merges).
+	allDocs, allBlocks bool
 }
 
 // section is the bytes [from, to) of the input.
@@ -376,10 +379,11 @@ func (m *merged) writeDocs(ins []*mergeInput, live func(uint32) bool) error {
 	for _, in := range ins {
 		docs := in.section(in.f.docs, in.f.terms)
 		in.docs = make([]int32, in.f.nDocs)
+		in.allDocs = true
 		for d := range in.docs {
 			b := docs[d*docSize : (d+1)*docSize]
 			if !live(binary.LittleEndian.Uint32(b)) {
-				in.docs[d] = -1
+				in.docs[d], in.allDocs = -1, false
 				continue
 			}
 			in.docs[d] = n
@@ -400,9 +404,10 @@ func (m *merged) mapBlocks(ins []*mergeInput, live func(uint32) bool) {
 		files := in.section(in.f.blocks, in.f.places)
 		places := in.section(in.f.places, in.f.sample)
 		in.blocks = make([]int32, in.f.nBlocks)
+		in.allBlocks = true
 		for i := range in.blocks {
 			if !live(binary.LittleEndian.Uint32(files[4*i:])) {
-				in.blocks[i] = -1
+				in.blocks[i], in.allBlocks = -1, false
 				continue
 			}
 			in.blocks[i] = n
@@ -505,6 +510,17 @@ func (m *merged) mergeTerms(ins []*mergeInput) error {
 // and the dead ones dropped; df and last (the last document appended) carry from input to
 // input.
 func (m *merged) renumber(in *mergeInput, list []byte, df uint32, last int64) (uint32, int64, error) {
+	if in.allDocs && copyLiveLists {
+		n, end, err := checkList(list, true, -1, len(in.docs))
+		if err != nil || n == 0 {
+			return df, last, err
+		}
+		first, k := binary.Uvarint(list)
+		nd := int64(in.docs[first-1])
+		m.posts = binary.AppendUvarint(m.posts, uint64(nd-last))
+		m.posts = append(m.posts, list[k:]...)
+		return df + uint32(n), nd - int64(first-1) + end, nil
+	}
 	old := int64(-1)
 	for len(list) > 0 {
 		delta, k := binary.Uvarint(list)
@@ -530,6 +546,37 @@ func (m *merged) renumber(in *mergeInput, list []byte, df uint32, last int64) (u
 		df++
 	}
 	return df, last, nil
+}
+
+// copyLiveLists turns on the copy of the lists of inputs whose items all live (a variable
+// for tests, which compare the merge without it).
+var copyLiveLists = true
+
+// checkList walks a list of deltas (each followed by a count when counted), the first
+// counted from start, and checks that every item is below n; it gives the items' number and the
+// last. The lists of an input whose items all live are copied once checked (renumber,
+// mergeTrigrams), as the renumbered bytes would be the same but for the first delta.
+func checkList(list []byte, counted bool, start int64, n int) (int, int64, error) {
+	items, at := 0, start
+	for len(list) > 0 {
+		delta, k := binary.Uvarint(list)
+		if k <= 0 {
+			return 0, 0, errBadSegment
+		}
+		list = list[k:]
+		if counted {
+			if _, k = binary.Uvarint(list); k <= 0 {
+				return 0, 0, errBadSegment
+			}
+			list = list[k:]
+		}
+		at += int64(delta)
+		if at < 0 || at >= int64(n) {
+			return 0, 0, errBadSegment
+		}
+		items++
+	}
+	return items, at, nil
 }
 
 // mergeTrigrams merges the inputs' trigram tables, each trigram's blocks renumbered (dead
@@ -575,6 +622,14 @@ func (m *merged) mergeTrigrams(ins []*mergeInput) error {
 			if from > to || to > uint64(len(c.list)) {
 				return errBadSegment
 			}
+			if c.in.allBlocks && copyLiveLists {
+				var err error
+				if last, err = m.copyBlocks(c.in, c.list[from:to], last); err != nil {
+					return err
+				}
+				c.i++
+				continue
+			}
 			var block uint32
 			for b := c.list[from:to]; len(b) > 0; {
 				d, k := binary.Uvarint(b)
@@ -603,6 +658,20 @@ func (m *merged) mergeTrigrams(ins []*mergeInput) error {
 	m.tris = binary.LittleEndian.AppendUint32(m.tris, 0)
 	m.tris = binary.LittleEndian.AppendUint64(m.tris, uint64(len(m.triPost)))
 	return nil
+}
+
+// copyBlocks appends a trigram's blocks of an input whose blocks all live: checked, and
+// copied but for the first delta; it gives the last block appended.
+func (m *merged) copyBlocks(in *mergeInput, list []byte, last uint32) (uint32, error) {
+	n, end, err := checkList(list, false, 0, len(in.blocks))
+	if err != nil || n == 0 {
+		return last, err
+	}
+	first, k := binary.Uvarint(list)
+	nb := uint32(in.blocks[first])
+	m.triPost = binary.AppendUvarint(m.triPost, uint64(nb-last))
+	m.triPost = append(m.triPost, list[k:]...)
+	return nb - uint32(first) + uint32(end), nil
 }
 
 // writeTables writes the files, blocks and places of the live files.

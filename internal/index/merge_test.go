@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -172,6 +173,61 @@ func TestSegmentsSpillAndMerge(t *testing.T) {
 	}
 	if docs >= wholeDocs+3*mergeFactor {
 		t.Errorf("%d documents in the merged segments, %d in those never merged: the dead ones were kept", docs, wholeDocs)
+	}
+}
+
+// TestMergeCopiesListsAsRenumbered: a merge copies the lists of an input whose documents and
+// blocks all live, writing only their first delta anew; the merged segment is byte for byte
+// the one renumbering every item writes, whether every input lives or one file's documents
+// are dead.
+func TestMergeCopiesListsAsRenumbered(t *testing.T) {
+	src := t.TempDir()
+	files := genArchive(t, src, 24)
+	lowerLimits(t, 2<<10)
+	defer func(f int) { mergeFactor = f }(mergeFactor)
+	mergeFactor = 1 << 20 // (no merge during the update)
+	dir := filepath.Join(t.TempDir(), "index")
+	if _, err := Update(dir, files, []string{src}, UpdateOptions{Jobs: 1}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := readManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range m.Segments {
+		names = append(names, s.Name)
+	}
+	if len(names) < 3 {
+		t.Fatalf("%d segments, want several", len(names))
+	}
+	tests := []struct {
+		name string
+		live func(uint32) bool
+	}{
+		{"every file lives", func(uint32) bool { return true }},
+		{"a file is dead", func(id uint32) bool { return id != 3 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			merge := func(copying bool, name string) []byte {
+				copyLiveLists = copying
+				defer func() { copyLiveLists = true }()
+				if _, err := mergeFiles(dir, names, name, tt.live); err != nil {
+					t.Fatal(err)
+				}
+				b, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				os.Remove(filepath.Join(dir, name))
+				return b
+			}
+			copied, renumbered := merge(true, "copied.idx"), merge(false, "renumbered.idx")
+			if !bytes.Equal(copied, renumbered) {
+				t.Errorf("the merge that copies lists wrote %d bytes, unlike the %d of the merge that renumbers", len(copied), len(renumbered))
+			}
+		})
 	}
 }
 
