@@ -1,6 +1,7 @@
 package index
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -344,4 +345,45 @@ func FuzzLineTime(f *testing.F) {
 			t.Errorf("%q: %d, gjson reads %d", line, got, want)
 		}
 	})
+}
+
+// FuzzCheckList: a merge's check of a list, which reads 8 one-byte varints at once, gives what
+// reading the list item by item gives: the items, the last, and an error for the same lists.
+func FuzzCheckList(f *testing.F) {
+	f.Add([]byte{1, 1, 2, 3, 1, 1, 5, 2, 1, 1, 1, 1}, true, 40)
+	f.Add([]byte{0, 1, 1, 1, 1, 1, 1, 1, 1, 0x81, 1, 2}, false, 300)
+	f.Add([]byte{0, 1, 0x7f, 1, 0x7f, 1, 0x7f, 1, 0x7f, 1}, true, 300)
+	f.Fuzz(func(t *testing.T, list []byte, counted bool, n int) {
+		for _, start := range []int64{-1, 0} {
+			items, last, err := checkList(list, counted, start, n)
+			wantItems, wantLast, wantErr := checkListByItem(list, counted, start, n)
+			if (err != nil) != (wantErr != nil) || err == nil && (items != wantItems || last != wantLast) {
+				t.Errorf("%x counted %v from %d below %d: %d items, last %d, %v; item by item %d, %d, %v",
+					list, counted, start, n, items, last, err, wantItems, wantLast, wantErr)
+			}
+		}
+	})
+}
+
+// checkListByItem is checkList read one varint at a time.
+func checkListByItem(list []byte, counted bool, at int64, n int) (int, int64, error) {
+	items := 0
+	for len(list) > 0 {
+		delta, k := binary.Uvarint(list)
+		if k <= 0 {
+			return 0, 0, errBadSegment
+		}
+		list = list[k:]
+		if counted {
+			if _, k = binary.Uvarint(list); k <= 0 {
+				return 0, 0, errBadSegment
+			}
+			list = list[k:]
+		}
+		if at += int64(delta); at < 0 || at >= int64(n) {
+			return 0, 0, errBadSegment
+		}
+		items++
+	}
+	return items, at, nil
 }
