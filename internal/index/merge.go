@@ -511,15 +511,10 @@ func (m *merged) mergeTerms(ins []*mergeInput) error {
 // input.
 func (m *merged) renumber(in *mergeInput, list []byte, df uint32, last int64) (uint32, int64, error) {
 	if in.allDocs && copyLiveLists {
-		n, end, err := checkList(list, true, -1, len(in.docs))
-		if err != nil || n == 0 {
-			return df, last, err
-		}
-		first, k := binary.Uvarint(list)
-		nd := int64(in.docs[first-1])
-		m.posts = binary.AppendUvarint(m.posts, uint64(nd-last))
-		m.posts = append(m.posts, list[k:]...)
-		return df + uint32(n), nd - int64(first-1) + end, nil
+		var n int
+		var err error
+		m.posts, n, last, err = copyList(m.posts, list, true, -1, in.docs, last)
+		return df + uint32(n), last, err
 	}
 	old := int64(-1)
 	for len(list) > 0 {
@@ -552,10 +547,26 @@ func (m *merged) renumber(in *mergeInput, list []byte, df uint32, last int64) (u
 // for tests, which compare the merge without it).
 var copyLiveLists = true
 
+// copyList appends list, the list of an input whose items all live (ids: their numbers in
+// the merged segment), to dst: checked whole, then copied but for its first delta, written
+// anew from last (the item appended last; start is where a list's first delta counts from).
+// It gives dst, the list's items and the item now appended last.
+func copyList(dst, list []byte, counted bool, start int64, ids []int32, last int64) ([]byte, int, int64, error) {
+	n, end, err := checkList(list, counted, start, len(ids))
+	if err != nil || n == 0 {
+		return dst, 0, last, err
+	}
+	first, k := binary.Uvarint(list)
+	old := start + int64(first)
+	id := int64(ids[old])
+	dst = binary.AppendUvarint(dst, uint64(id-last))
+	return append(dst, list[k:]...), n, id - old + end, nil
+}
+
 // checkList walks a list of deltas (each followed by a count when counted), the first
 // counted from start, and checks that every item is below n; it gives the items' number and the
-// last. The lists of an input whose items all live are copied once checked (renumber,
-// mergeTrigrams), as the renumbered bytes would be the same but for the first delta.
+// last. The lists of an input whose items all live are copied once checked (copyList), as
+// the renumbered bytes would be the same but for the first delta.
 func checkList(list []byte, counted bool, start int64, n int) (int, int64, error) {
 	items, at := 0, start
 	for len(list) > 0 {
@@ -647,10 +658,12 @@ func (m *merged) mergeTrigrams(ins []*mergeInput) error {
 				return errBadSegment
 			}
 			if c.in.allBlocks && copyLiveLists {
+				var l int64
 				var err error
-				if last, err = m.copyBlocks(c.in, c.list[from:to], last); err != nil {
+				if m.triPost, _, l, err = copyList(m.triPost, c.list[from:to], false, 0, c.in.blocks, int64(last)); err != nil {
 					return err
 				}
+				last = uint32(l)
 				c.i++
 				continue
 			}
@@ -682,20 +695,6 @@ func (m *merged) mergeTrigrams(ins []*mergeInput) error {
 	m.tris = binary.LittleEndian.AppendUint32(m.tris, 0)
 	m.tris = binary.LittleEndian.AppendUint64(m.tris, uint64(len(m.triPost)))
 	return nil
-}
-
-// copyBlocks appends a trigram's blocks of an input whose blocks all live: checked, and
-// copied but for the first delta; it gives the last block appended.
-func (m *merged) copyBlocks(in *mergeInput, list []byte, last uint32) (uint32, error) {
-	n, end, err := checkList(list, false, 0, len(in.blocks))
-	if err != nil || n == 0 {
-		return last, err
-	}
-	first, k := binary.Uvarint(list)
-	nb := uint32(in.blocks[first])
-	m.triPost = binary.AppendUvarint(m.triPost, uint64(nb-last))
-	m.triPost = append(m.triPost, list[k:]...)
-	return nb - uint32(first) + uint32(end), nil
 }
 
 // writeTables writes the files, blocks and places of the live files.
